@@ -1,0 +1,55 @@
+"""The ``audit`` command line: a thin layer over the public Python API.
+Each command calls one public function and prints what it returns."""
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from audit.errors import AuditError
+
+app = typer.Typer(
+    name="audit",
+    help="Find and fix wrong answer keys in multiple-choice LLM benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+import_app = typer.Typer(help="Import questions, predictions, reference data and judge files.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+def _register_groups() -> None:
+    # Each module adds its own commands; the order here is the help order.
+    from audit.cli import analyze, demo, export, ingest, judge, models, review, sync
+
+    for module in (demo, ingest, models, analyze, review, judge, sync, export):
+        module.register(app, import_app)
+
+
+_register_groups()
+
+
+def main() -> None:
+    """Entry point: AuditError → one line on stderr and exit code 1."""
+    try:
+        app(standalone_mode=False)
+    except AuditError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        typer.echo("interrupted; nothing was half-written (the open transaction was rolled back)", err=True)
+        sys.exit(130)
+    except Exception as exc:  # click usage errors come through here in standalone_mode=False
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

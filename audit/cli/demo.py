@@ -1,0 +1,8 @@
+"""``audit demo``."""
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer, import_app: typer.Typer) -> None:
+    pass

@@ -1,0 +1,58 @@
+"""``audit init`` and ``audit models …``."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from audit.cli._common import BenchmarkOption, DbOption, echo
+
+models_app = typer.Typer(help="List models and set their families.", no_args_is_help=True)
+
+
+def register(app: typer.Typer, import_app: typer.Typer) -> None:
+    app.command("init")(init)
+    app.add_typer(models_app, name="models")
+
+
+def init(db: DbOption = None) -> None:
+    """Create the database (or bring an existing one up to the current schema)."""
+    from audit.store import init_db
+
+    path = init_db(db)
+    echo(f"database ready: {path}")
+
+
+@models_app.command("list")
+def list_cmd(db: DbOption = None, benchmark: BenchmarkOption = None) -> None:
+    """Models with their family and provider."""
+    from audit.ingest.models import list_models
+
+    df = list_models(db=db, benchmark=benchmark)
+    echo(df.to_string(index=False) if not df.empty else "no models yet")
+
+
+@models_app.command("set-family")
+def set_family_cmd(
+    name: Annotated[str, typer.Argument(help="Model name as imported.")],
+    family: Annotated[str, typer.Argument(help="Family, e.g. anthropic, google, openai.")],
+    db: DbOption = None,
+) -> None:
+    """Override the family inferred from a model's name."""
+    from audit.ingest.models import set_family
+
+    set_family(name, family, db=db)
+    echo(f"{name}: family = {family}")
+
+
+@models_app.command("import")
+def import_cmd(
+    path: Annotated[Path, typer.Argument(help="CSV/JSONL with columns name, family[, provider].")],
+    db: DbOption = None,
+) -> None:
+    """Set families for many models from a file."""
+    from audit.ingest.models import import_models
+
+    n = import_models(path, db=db)
+    echo(f"{n} model families set")

@@ -1,0 +1,4 @@
+"""Store: the DuckDB file, its schema and typed records of what it holds."""
+from audit.store.db import connect, default_db_path, init_db, migrate, resolve_db_path, schema_version, transaction
+
+__all__ = ["connect", "default_db_path", "init_db", "migrate", "resolve_db_path", "schema_version", "transaction"]

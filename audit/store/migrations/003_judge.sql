@@ -1,0 +1,1 @@
+-- LLM-judge verdicts (issue 5).

@@ -1,0 +1,1 @@
+-- Label Studio sync state (issue 4).

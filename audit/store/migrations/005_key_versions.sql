@@ -1,0 +1,1 @@
+-- Corrected answer-key versions (issue 6).

@@ -1,0 +1,62 @@
+"""Shared fixtures: temporary databases and the real reference data in
+../shared/data (tests that need it skip with a message naming what is missing)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("AUDIT_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+def shared_path(name: str) -> Path:
+    """Path of a set in ../shared/data; skips the test when it is absent."""
+    p = SHARED_DATA / name
+    if not p.exists():
+        pytest.skip(f"needs the reference data {p} (../shared/data/{name}); it is not present on this machine")
+    return p
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    """A fresh, migrated DuckDB file."""
+    from audit.store import init_db
+
+    path = tmp_path / "test.duckdb"
+    init_db(path)
+    return path
+
+
+@pytest.fixture
+def tlue_dir() -> Path:
+    return shared_path("tlue_subset670")
+
+
+@pytest.fixture
+def cmmlu_dir() -> Path:
+    return shared_path("cmmlu_subset670")
+
+
+@pytest.fixture
+def mmlu_redux_dir() -> Path:
+    return shared_path("mmlu_redux_dev")
+
+
+@pytest.fixture
+def helm_dir() -> Path:
+    return shared_path("helm_global_facts")
+
+
+def db_snapshot(path) -> dict:
+    """Every table's full content, to assert a failed operation changed nothing."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
+    finally:
+        con.close()
