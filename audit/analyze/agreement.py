@@ -1,0 +1,232 @@
+"""Agreement between raters: Cohen's kappa (two raters), Fleiss' kappa (three
+or more), and pairwise agreement matrices.
+
+A *rater* is anything that puts one label on an item: an expert reviewer, an
+LLM judge, a model answering the question.  All functions work on label
+sequences or on a long DataFrame ``[item, rater, label]`` and never touch the
+database, so every stage (review, judge, analyze, the workbench) can use them.
+
+Methods
+-------
+* Cohen's kappa: ``statsmodels.stats.inter_rater.cohens_kappa`` on the
+  two-way contingency table (Cohen 1960).  The standard error reported is the
+  *asymptotic standard error of kappa itself* (statsmodels ``std_kappa``,
+  Fleiss, Cohen & Everitt 1969) — the one used for a confidence interval —
+  not the standard error under H0 (kappa = 0) that the z-test uses.  The CI
+  is the Wald interval ``kappa ± z(1-alpha/2) · se``, clipped to [-1, 1].
+* Fleiss' kappa: ``statsmodels.stats.inter_rater.fleiss_kappa``
+  (``method="fleiss"``) on the item × category count table made by
+  ``aggregate_raters``.  Fleiss' kappa needs the same number of ratings per
+  item, so only items rated by *every* rater are used; ``n_items`` says how
+  many.
+
+Missing labels (None / NaN) are dropped pairwise.  When both raters use one
+single category on every item, chance agreement is 1 and kappa is undefined:
+the functions return NaN rather than a number that means nothing.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from statsmodels.stats import inter_rater
+
+__all__ = [
+    "KappaResult",
+    "FleissResult",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "agreement_matrix",
+]
+
+_LONG_COLUMNS = ("item", "rater", "label")
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    """Cohen's kappa between two raters on ``n`` common items.
+
+    ``se`` is the asymptotic standard error of kappa (used for the CI);
+    ``agreement`` is the observed proportion of identical labels."""
+
+    kappa: float
+    se: float
+    ci_low: float
+    ci_high: float
+    n: int
+    agreement: float = math.nan
+
+    def as_dict(self) -> dict:
+        return {
+            "kappa": self.kappa, "se": self.se, "ci_low": self.ci_low,
+            "ci_high": self.ci_high, "n": self.n, "agreement": self.agreement,
+        }
+
+
+@dataclass(frozen=True)
+class FleissResult:
+    """Fleiss' kappa over ``n_items`` items each rated by all ``n_raters`` raters."""
+
+    kappa: float
+    n_items: int
+    n_raters: int
+
+
+def _is_missing(x) -> bool:
+    if x is None:
+        return True
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _nan_result(n: int, agreement: float = math.nan) -> KappaResult:
+    return KappaResult(math.nan, math.nan, math.nan, math.nan, n, agreement)
+
+
+def cohen_kappa(
+    a: Sequence | Iterable,
+    b: Sequence | Iterable,
+    *,
+    labels: Sequence | None = None,
+    confidence: float = 0.95,
+) -> KappaResult:
+    """Cohen's kappa between two aligned label sequences.
+
+    ``a[i]`` and ``b[i]`` are the two raters' labels for item ``i``; pairs
+    where either label is missing are dropped (``n`` counts the pairs used).
+    ``labels`` fixes the category set (labels outside it raise ValueError);
+    by default it is the union of the observed labels.
+
+    Computed with ``statsmodels.stats.inter_rater.cohens_kappa`` on the
+    contingency table.  ``se`` is the asymptotic SE of kappa (Fleiss, Cohen &
+    Everitt 1969; statsmodels ``std_kappa``), and the CI is
+    ``kappa ± z·se`` clipped to [-1, 1].  Returns NaN kappa when there are
+    no pairs or when chance agreement is 1 (a single category throughout).
+
+    >>> r = cohen_kappa(list("AABBA"), list("AABBB"))
+    >>> round(r.kappa, 3), r.n
+    (0.615, 5)
+    """
+    a = list(a)
+    b = list(b)
+    if len(a) != len(b):
+        raise ValueError(f"cohen_kappa: the sequences differ in length ({len(a)} vs {len(b)})")
+    pairs = [(x, y) for x, y in zip(a, b) if not _is_missing(x) and not _is_missing(y)]
+    n = len(pairs)
+    if n == 0:
+        return _nan_result(0)
+    if labels is None:
+        cats = sorted({x for x, _ in pairs} | {y for _, y in pairs}, key=str)
+    else:
+        cats = list(dict.fromkeys(labels))
+        unknown = ({x for x, _ in pairs} | {y for _, y in pairs}) - set(cats)
+        if unknown:
+            raise ValueError(f"cohen_kappa: labels {sorted(map(str, unknown))} are not in labels={cats}")
+    index = {c: i for i, c in enumerate(cats)}
+    table = np.zeros((len(cats), len(cats)), dtype=float)
+    for x, y in pairs:
+        table[index[x], index[y]] += 1
+    agreement = float(np.trace(table) / n)
+    p = table / n
+    pe = float(p.sum(axis=1) @ p.sum(axis=0))
+    if pe >= 1.0 - 1e-12:
+        return _nan_result(n, agreement)
+    with np.errstate(divide="ignore", invalid="ignore"):  # z-test fields we do not use
+        res = inter_rater.cohens_kappa(table)
+    kappa = float(res["kappa"])
+    se = float(res["std_kappa"])
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    low = max(-1.0, kappa - z * se)
+    high = min(1.0, kappa + z * se)
+    return KappaResult(kappa, se, low, high, n, agreement)
+
+
+def _check_long(ratings: pd.DataFrame, where: str) -> pd.DataFrame:
+    missing = [c for c in _LONG_COLUMNS if c not in ratings.columns]
+    if missing:
+        raise ValueError(f"{where}: missing columns {missing}; expected [item, rater, label]")
+    df = ratings.loc[:, list(_LONG_COLUMNS)]
+    df = df[~df["label"].isna()]
+    dup = df.duplicated(subset=["item", "rater"], keep=False)
+    if dup.any():
+        first = df[dup].iloc[0]
+        raise ValueError(
+            f"{where}: rater {first['rater']!r} has more than one label for item {first['item']!r}; "
+            "pass one label per (item, rater)"
+        )
+    return df
+
+
+def fleiss_kappa(ratings: pd.DataFrame) -> FleissResult:
+    """Fleiss' kappa for three or more raters.
+
+    ``ratings`` is long: one row per (item, rater) with columns
+    ``item, rater, label``.  Only items rated by every rater are used (Fleiss'
+    kappa needs a constant number of ratings per item); ``n_items`` reports
+    how many.  Computed with statsmodels ``aggregate_raters`` and
+    ``fleiss_kappa(method="fleiss")``.  NaN when no item is complete or all
+    ratings fall in one category.
+
+    >>> df = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...                    "rater": ["x", "y", "z"] * 3,
+    ...                    "label": list("AAABBBABA")})
+    >>> r = fleiss_kappa(df)
+    >>> round(r.kappa, 3), r.n_items, r.n_raters
+    (0.55, 3, 3)
+    """
+    df = _check_long(ratings, "fleiss_kappa")
+    raters = sorted(df["rater"].unique(), key=str)
+    wide = df.pivot(index="item", columns="rater", values="label").reindex(columns=raters)
+    complete = wide.dropna(how="any")
+    n_items = len(complete)
+    if n_items == 0 or len(raters) < 2:
+        return FleissResult(math.nan, n_items, len(raters))
+    values = complete.to_numpy(dtype=object).astype(str)
+    counts, _cats = inter_rater.aggregate_raters(values)
+    if counts.shape[1] < 2:
+        return FleissResult(math.nan, n_items, len(raters))
+    kappa = float(inter_rater.fleiss_kappa(counts, method="fleiss"))
+    return FleissResult(kappa, n_items, len(raters))
+
+
+def agreement_matrix(ratings: pd.DataFrame, *, labels: Sequence | None = None, square: bool = False) -> pd.DataFrame:
+    """Pairwise Cohen's kappa between every two raters on their common items.
+
+    ``ratings`` is long ``[item, rater, label]``.  Returns one row per
+    unordered pair of raters (sorted by name) with columns
+    ``rater_a, rater_b, n, agreement, kappa, se, ci_low, ci_high`` — ``n`` is
+    the number of items both raters labelled.  With ``square=True`` returns
+    the symmetric rater × rater matrix of kappa instead (diagonal 1.0).
+
+    >>> df = pd.DataFrame({"item": [1, 2, 3, 1, 2, 3],
+    ...                    "rater": ["x"] * 3 + ["y"] * 3,
+    ...                    "label": list("ABAABB")})
+    >>> agreement_matrix(df)[["rater_a", "rater_b", "n"]].values.tolist()
+    [['x', 'y', 3]]
+    """
+    df = _check_long(ratings, "agreement_matrix")
+    raters = sorted(df["rater"].unique(), key=str)
+    by_rater = {r: g.set_index("item")["label"] for r, g in df.groupby("rater", sort=False)}
+    rows = []
+    for ra, rb in combinations(raters, 2):
+        common = by_rater[ra].index.intersection(by_rater[rb].index)
+        res = cohen_kappa(by_rater[ra].loc[common].tolist(), by_rater[rb].loc[common].tolist(), labels=labels)
+        rows.append({"rater_a": ra, "rater_b": rb, **res.as_dict()})
+    cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
+    out = pd.DataFrame(rows, columns=cols)
+    out["n"] = out["n"].astype("int64")
+    if not square:
+        return out
+    mat = pd.DataFrame(np.eye(len(raters)), index=raters, columns=raters)
+    for r in rows:
+        mat.loc[r["rater_a"], r["rater_b"]] = r["kappa"]
+        mat.loc[r["rater_b"], r["rater_a"]] = r["kappa"]
+    mat.index.name = "rater"
+    return mat
