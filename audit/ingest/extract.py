@@ -1,0 +1,235 @@
+"""Answer extraction from raw model responses: TLUE's two algorithms.
+
+TLUE (Gao et al. 2025, "TLUE: A Tibetan Language Understanding Evaluation
+Benchmark") scores free-text responses with two rules:
+
+* **Direct Answer** (``method="da"``): after removing the exclude list, the
+  set of valid option letters present in the response must contain exactly
+  one letter; that letter is the answer, anything else is invalid.
+* **Concern All Answer** (``method="caa"``, the default): collect the valid
+  letters in reading order, remove every complete run of all option letters
+  in any order (a model echoing "A B C D" or "D, C, B, A" is listing the
+  options, not answering), and answer when exactly one distinct letter remains.
+
+Both apply the same pre-processing:
+
+1. **Reasoning filter** – ``<think>…</think>`` blocks are removed (an
+   unclosed ``<think>`` removes the rest of the response, a lone ``</think>``
+   removes everything before it), and so are ChatGPT-style traces
+   "Reasoning … Reasoned for N seconds".
+2. **Exclude list** – phrases whose capital letter is not an option letter
+   are blanked: the English article "A" ("A plant is …"), "°C"/"°F"/"℃",
+   "B.C."/"A.D."/"C.E.", "Q&A", "C++"/"C#"/"F#", "vitamin C", "hepatitis B",
+   "Plan B", "E. coli", hyphenated words ("B-cell", "Type-A").
+3. **Letter search** – a Latin capital A–F counts only as a free-standing
+   token: not touching another Latin letter or digit (so "CaCO3", "C4",
+   "ABC-transporter" do not count, while "**C**", "(C)", "Answer: C",
+   "答案：C", "ལན་ནི་C་རེད" do).  Only the first ``n_options`` letters are valid
+   (2 ≤ n ≤ 6).  Tibetan letters ཀ ཁ ག ང (→ A–D) are searched **only when no
+   valid Latin letter was found**, and only as a free-standing syllable
+   followed by punctuation, the end of the text, or a copula (རེད, ཡིན …), so
+   that ཀ inside བཀའ or the pronoun ང in ང་ཚོ do not count.
+
+Lower-case letters never count (the English article "a" would swamp them).
+
+>>> extract_answer("**Answer: (C)**")
+'C'
+>>> extract_answer("A. 36°C\\nB. 37.8°C\\nC. 36.5°C\\nD. 37°C\\nThe answer is B.")
+'B'
+>>> extract_answer("A. 36°C\\nB. 37.8°C\\nC. 36.5°C\\nD. 37°C\\nThe answer is B.", method="da") is None
+True
+>>> extract_answer("ལན་ནི་ག་རེད།")
+'C'
+"""
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Iterable, Sequence
+
+from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
+
+__all__ = ["METHODS", "extract_answer", "extract_answers", "strip_reasoning", "candidate_letters"]
+
+METHODS: tuple[str, ...] = ("caa", "da")
+
+# --- reasoning filter -------------------------------------------------------
+_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
+_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
+_REASONED = re.compile(
+    r"\bReasoning\b.*?\bReasoned\b[^\n]{0,120}?\bseconds?\b", re.S
+)
+
+# --- exclude list ------------------------------------------------------------
+# Words after "A" that show it is the option letter, not the article.
+_LETTER_FOLLOWERS = (
+    "is|was|were|are|be|would|will|should|could|can|might|may|must|seems|seem|"
+    "appears|appear|fits|fit|matches|match|says|states|describes|refers|represents|"
+    "contains|gives|provides|remains|correctly|best|only|alone|too|also|then|here|"
+    "and|or|nor|but|because|since|as|vs|versus|which|whereas|while|if|"
+    "option|choice|answer|seems|looks"
+)
+_EXCLUDE = re.compile(
+    "|".join(
+        [
+            # English indefinite article: "A plant", "A very ..." (not "A is").
+            rf"(?<![A-Za-z0-9À-ɏ])A(?=[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])",
+            # Temperatures.
+            r"°\s?[CF](?![A-Za-z])",
+            r"[℃℉]",
+            # Era and time abbreviations.
+            r"(?<![A-Za-z])(?:B\.\s?C\.(?:\s?E\.)?|A\.\s?D\.|C\.\s?E\.|A\.\s?M\.|P\.\s?M\.)",
+            # Common phrases with a capital letter that is no option.
+            r"Q\s?&\s?A",
+            r"(?<![A-Za-z])(?:C\+\+|C#|F#)",
+            r"(?i:\bvitamins?)\s+[A-F](?![A-Za-z0-9])",
+            r"(?i:\bhepatitis)\s+[A-F](?![A-Za-z0-9])",
+            r"\bPlan\s+B\b",
+            r"\bE\.\s?coli\b",
+            # Hyphenated words: "B-cell", "X-ray", "Type-A", "A-level".
+            r"(?<![A-Za-z0-9])[A-F]-(?=[A-Za-z])",
+            r"(?<=[A-Za-z]-)[A-F](?![A-Za-z0-9])",
+        ]
+    )
+)
+
+# --- letter search -----------------------------------------------------------
+_FULLWIDTH = str.maketrans({chr(0xFF21 + i): chr(0x41 + i) for i in range(6)})  # Ａ–Ｆ
+_LATIN = re.compile(r"(?<![A-Za-z0-9À-ɏ])([A-F])(?![A-Za-z0-9À-ɏ])")
+_TIB_LETTER = "ཀཁགང"
+_TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
+_TIBETAN = re.compile(
+    r"(?<![\u0F40-\u0FBC])([ཀཁགང])(?![\u0F40-\u0FBC])"
+    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|[ཀཁགང](?![\u0F40-\u0FBC])|རེད|ཡིན|ལགས|ནོ|འོ|ཡོད))"
+)
+
+
+def strip_reasoning(text: str) -> str:
+    """Remove reasoning traces (``<think>…</think>``; "Reasoning … Reasoned … seconds").
+
+    >>> strip_reasoning("<think>A or B?</think>B").strip()
+    'B'
+    """
+    if "think" in text or "THINK" in text or "Think" in text:
+        text = _THINK_BLOCK.sub(" ", text)
+        m = _THINK_CLOSE.search(text)
+        if m:  # a closing tag without its opening: all before it is reasoning
+            text = text[m.end():]
+        m = _THINK_OPEN.search(text)
+        if m:  # unfinished reasoning: nothing after it is an answer
+            text = text[: m.start()]
+    if "Reasoned" in text:
+        text = _REASONED.sub(" ", text)
+    return text
+
+
+def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
+    """The valid option letters found in ``response``, in reading order,
+    after the reasoning filter and the exclude list (Latin first; Tibetan
+    letters mapped to A–D only when no Latin letter is present).
+
+    >>> candidate_letters("A plant is B or D, not E", 4)
+    ['B', 'D']
+    """
+    n_options = _check_n(n_options)
+    if not response:
+        return []
+    text = strip_reasoning(response).translate(_FULLWIDTH)
+    text = _EXCLUDE.sub(" ", text)
+    valid = LATIN_LABELS[:n_options]
+    letters = [m for m in _LATIN.findall(text) if m in valid]
+    if letters:
+        return letters
+    if any(ch in text for ch in _TIB_LETTER):
+        letters = [TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)]
+        return [x for x in letters if x in valid]
+    return []
+
+
+def _remove_full_runs(letters: list[str], n: int) -> list[str]:
+    """Drop every window of ``n`` consecutive letters that is a permutation of
+    all ``n`` option letters (scanning left to right, non-overlapping)."""
+    if len(letters) < n:
+        return letters
+    full = set(LATIN_LABELS[:n])
+    out: list[str] = []
+    i, size = 0, len(letters)
+    while i < size:
+        if i + n <= size and letters[i] in full:
+            window = letters[i : i + n]
+            if set(window) == full:
+                i += n
+                continue
+        out.append(letters[i])
+        i += 1
+    return out
+
+
+def _check_n(n_options) -> int:
+    try:
+        n = operator.index(n_options)
+    except TypeError:
+        n = None
+    if n is None or isinstance(n_options, bool) or not MIN_OPTIONS <= n <= MAX_OPTIONS:
+        raise ValueError(f"n_options must be an integer from {MIN_OPTIONS} to {MAX_OPTIONS}, not {n_options!r}")
+    return n
+
+
+def _check_method(method: str) -> str:
+    m = str(method).lower()
+    if m not in METHODS:
+        raise ValueError(f"unknown extraction method {method!r} (use 'caa' or 'da')")
+    return m
+
+
+def _decide(letters: list[str], n_options: int, method: str) -> str | None:
+    if not letters:
+        return None
+    if method == "caa":
+        letters = _remove_full_runs(letters, n_options)
+    distinct = set(letters)
+    return letters[0] if len(distinct) == 1 else None
+
+
+def extract_answer(response: str | None, n_options: int = 4, method: str = "caa") -> str | None:
+    """The Latin option letter a response chooses, or None when it is invalid.
+
+    ``method`` is "caa" (Concern All Answer, default) or "da" (Direct Answer);
+    see the module docstring for both rules.
+
+    >>> extract_answer("The options are A, B, C and D. I choose D.")
+    'D'
+    >>> extract_answer("The options are A, B, C and D. I choose D.", method="da") is None
+    True
+    >>> extract_answer("E", n_options=5), extract_answer("E", n_options=4)
+    ('E', None)
+    """
+    method = _check_method(method)
+    return _decide(candidate_letters(response, n_options), n_options, method)
+
+
+def extract_answers(
+    responses: Iterable[str | None],
+    n_options: int | Sequence[int] = 4,
+    method: str = "caa",
+) -> list[str | None]:
+    """``extract_answer`` over many responses (``n_options`` one int for all,
+    or one per response).
+
+    >>> extract_answers(["B", "ཁ།", None, "A or B"], [4, 4, 4, 2], "da")
+    ['B', 'B', None, None]
+    """
+    method = _check_method(method)
+    responses = list(responses)
+    if not isinstance(n_options, Iterable) or isinstance(n_options, str):
+        n_options = _check_n(n_options)
+        return [_decide(candidate_letters(r, n_options), n_options, method) for r in responses]
+    ns = list(n_options)
+    if len(ns) != len(responses):
+        raise ValueError(f"{len(responses)} responses but {len(ns)} option counts")
+    out: list[str | None] = []
+    for r, n in zip(responses, ns):
+        n = _check_n(n)
+        out.append(_decide(candidate_letters(r, n), n, method))
+    return out
