@@ -1,0 +1,375 @@
+"""Cross-model agreement tiers: which answer keys several independent models
+contradict in the same way.
+
+For a model set of N models and each question:
+
+* A model's prediction counts only when it is valid (a letter among the
+  item's options).  Invalid or missing predictions never agree with anything.
+* Candidates are the non-key letters chosen by at least one model, ranked by
+  (number of models desc, number of distinct families desc, letter asc).
+  ``top`` is the first candidate and ``c`` its number of models.
+* Tier 1: c ≥ t1 (default t1 = N — every model agrees on one wrong answer).
+* Tier 2: c ≥ t2 (default t2 = N − 1).
+* Tier 3: c ≥ 2 and the models choosing ``top`` span ≥ 2 families.
+* Tier 4: c ≥ 2, all within one family.
+* Tier 5: some model chose a non-key letter, but no two agree (c = 1).
+* Tier 0 ("key consensus"): no valid prediction differs from the key.
+
+With ``incomplete="separate"`` a question with any invalid or missing
+prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
+
+The whole rule runs as one DuckDB query (aggregates and ``max`` over a
+ranking struct); no Python loop over questions.  Results are written to
+``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql
+from audit.errors import InputError, NotFoundError
+from audit.store import connect, transaction
+
+TIERS = (0, 1, 2, 3, 4, 5)
+BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete",)
+TIER_NAMES = {
+    0: "key consensus",
+    1: "all models agree on one non-key answer",
+    2: "all but one model agree on one non-key answer",
+    3: "two or more models of different families agree on a non-key answer",
+    4: "two or more models of one family agree on a non-key answer",
+    5: "non-key answers, but no two models agree",
+}
+CONSTANT_PREDICTOR_SHARE = 0.9
+RULE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BenchmarkRun:
+    """One audit run (one benchmark)."""
+
+    benchmark: str
+    run_id: int
+    models: tuple[str, ...]
+    t1: int
+    t2: int
+    incomplete: str
+    n_questions: int
+    counts: dict[str, int]  # bucket -> number of questions (all buckets, zeros included)
+    n_lint: int
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+
+@dataclass(frozen=True)
+class AnalyzeSummary:
+    """What :func:`analyze` wrote: one :class:`BenchmarkRun` per benchmark,
+    and the benchmarks skipped because they have no predictions."""
+
+    runs: tuple[BenchmarkRun, ...]
+    skipped: tuple[str, ...] = field(default_factory=tuple)
+
+    def counts(self) -> pd.DataFrame:
+        """Columns benchmark, run_id, tier (nullable int), bucket, n."""
+        rows = [
+            (r.benchmark, r.run_id, (None if b == "incomplete" else int(b[4:])), b, n)
+            for r in self.runs
+            for b, n in r.counts.items()
+            if b != "incomplete" or r.incomplete == "separate"
+        ]
+        df = pd.DataFrame(rows, columns=["benchmark", "run_id", "tier", "bucket", "n"])
+        df["tier"] = df["tier"].astype("Int64")
+        return df
+
+    @property
+    def run_id(self) -> int:
+        """The run id when exactly one benchmark was analysed."""
+        if len(self.runs) != 1:
+            raise ValueError(f"{len(self.runs)} runs; use .runs")
+        return self.runs[0].run_id
+
+
+def _thresholds(n: int, t1: int | None, t2: int | None) -> tuple[int, int]:
+    t1v = n if t1 is None else int(t1)
+    t2v = (max(t1v - 1, 1) if t1 is not None else max(n - 1, 1)) if t2 is None else int(t2)
+    if not 1 <= t1v <= n:
+        raise InputError(f"t1 must be between 1 and the number of models ({n}), not {t1v}")
+    if not 1 <= t2v <= t1v:
+        raise InputError(f"t2 must be between 1 and t1 ({t1v}), not {t2v}")
+    return t1v, t2v
+
+
+_RESULTS_SQL = f"""
+WITH _q AS ({QUESTIONS_SQL}),
+p AS ({usable_predictions_sql()}),
+-- one row per (question, chosen letter): how many models, how many families
+votes AS (
+    SELECT qn, answer, any_value(is_key) AS is_key, count(*) AS cnt, count(DISTINCT fam_id) AS nfam
+    FROM p GROUP BY qn, answer
+),
+per_q AS (
+    SELECT qn,
+           sum(cnt)::INTEGER AS n_valid,
+           coalesce(sum(cnt) FILTER (WHERE is_key), 0)::INTEGER AS n_correct,
+           -- ranking: models desc, families desc, letter asc (ascii negated)
+           max({{'c': cnt, 'f': nfam, 'l': -ascii(answer), 'a': answer}}) FILTER (WHERE NOT is_key) AS top
+    FROM votes GROUP BY qn
+),
+tiered AS (
+    SELECT q.question_id,
+           coalesce(pq.n_valid, 0) AS n_valid,
+           coalesce(pq.n_correct, 0) AS n_correct,
+           pq.top.a AS top_answer,
+           coalesce(pq.top.c, 0)::INTEGER AS c,
+           coalesce(pq.top.f, 0)::INTEGER AS f
+    FROM _q q LEFT JOIN per_q pq USING (qn)
+),
+ruled AS (
+    SELECT *,
+           CASE WHEN $separate AND n_valid < $n THEN NULL
+                WHEN c >= $t1 THEN 1
+                WHEN c >= $t2 THEN 2
+                WHEN c >= 2 AND f >= 2 THEN 3
+                WHEN c >= 2 THEN 4
+                WHEN c >= 1 THEN 5
+                ELSE 0 END AS tier
+    FROM tiered
+)
+INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
+                           agreeing_families, n_models, n_valid, n_correct)
+SELECT $run_id, $benchmark, question_id, tier,
+       CASE WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
+       top_answer, c, f, $n, n_valid, n_correct
+FROM ruled
+"""
+
+_LINT_SQL = f"""
+INSERT INTO audit_lint (run_id, benchmark, kind, question_id, model, detail)
+WITH _q AS ({QUESTIONS_SQL}),
+key_lint AS (
+    SELECT 'key_not_in_options' AS kind, question_id, NULL::VARCHAR AS model,
+           CASE WHEN answer_key IS NULL THEN 'the item has no answer key'
+                ELSE 'key ''' || answer_key || ''' is not one of the options ' || array_to_string(labels, ', ') END AS detail,
+           qn AS ord
+    FROM _q WHERE answer_key IS NULL OR NOT list_contains(labels, answer_key)
+),
+opts AS (
+    SELECT q.question_id, o.opt.label AS label,
+           lower(trim(regexp_replace(o.opt.text, '\\s+', ' ', 'g'))) AS norm
+    FROM questions q, LATERAL (SELECT unnest(q.options) AS opt) o
+    WHERE q.benchmark = $benchmark
+),
+dup_lint AS (
+    SELECT 'duplicate_options' AS kind, d.question_id, NULL::VARCHAR AS model,
+           string_agg('options ' || d.labels || ' have the same text', '; ' ORDER BY d.labels) AS detail,
+           any_value(q.qn) AS ord
+    FROM (SELECT question_id, array_to_string(list(label ORDER BY label), ' = ') AS labels
+          FROM opts GROUP BY question_id, norm HAVING count(*) > 1) d
+    JOIN _q q USING (question_id)
+    GROUP BY d.question_id
+),
+p AS ({usable_predictions_sql()}),
+per_model AS (
+    SELECT model, answer, count(*) AS cnt FROM p GROUP BY model, answer
+),
+const_lint AS (
+    SELECT 'constant_predictor' AS kind, NULL::VARCHAR AS question_id, model,
+           'answers ''' || top.a || ''' on ' || top.c || ' of ' || $n_questions || ' items ('
+             || round(100.0 * top.c / $n_questions, 1) || '%)' AS detail,
+           0 AS ord
+    FROM (SELECT model, max({{'c': cnt, 'l': -ascii(answer), 'a': answer}}) AS top FROM per_model GROUP BY model)
+    WHERE $n_questions > 0 AND top.c >= $share * $n_questions
+)
+SELECT $run_id, $benchmark, kind, question_id, model, detail
+FROM (SELECT * FROM key_lint UNION ALL SELECT * FROM dup_lint UNION ALL SELECT * FROM const_lint)
+ORDER BY kind, ord, model
+"""
+
+
+def _analyze_one(con, benchmark: str, ms: ModelSet, t1: int, t2: int, incomplete: str) -> BenchmarkRun:
+    n_questions = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
+    config = {
+        "rule": "cross-model agreement tiers",
+        "rule_version": RULE_VERSION,
+        "t1": t1,
+        "t2": t2,
+        "incomplete": incomplete,
+        "n_models": ms.n,
+        "models": list(ms.models),
+        "families": ms.families,
+        "runs": ms.runs,
+        "ranking": ["models desc", "families desc", "letter asc"],
+        "constant_predictor_share": CONSTANT_PREDICTOR_SHARE,
+    }
+    run_id = con.execute("SELECT nextval('audit_run_seq')").fetchall()[0][0]
+    con.execute(
+        "INSERT INTO audit_runs (run_id, benchmark, config, models) VALUES (?, ?, ?, ?)",
+        [run_id, benchmark, json.dumps(config, ensure_ascii=False), list(ms.models)],
+    )
+    params = {
+        "run_id": run_id,
+        "benchmark": benchmark,
+        "n": ms.n,
+        "t1": t1,
+        "t2": t2,
+        "separate": incomplete == "separate",
+    }
+    con.execute(_RESULTS_SQL, params)
+    con.execute(
+        _LINT_SQL,
+        {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
+    )
+    counts = dict.fromkeys(BUCKETS, 0)
+    counts.update(
+        dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
+    )
+    n_lint = con.execute("SELECT count(*) FROM audit_lint WHERE run_id = ?", [run_id]).fetchall()[0][0]
+    return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint)
+
+
+def analyze(
+    benchmark: str | None = None,
+    *,
+    db=None,
+    models=None,
+    t1: int | None = None,
+    t2: int | None = None,
+    incomplete: str = "tier",
+    progress: bool = False,
+) -> AnalyzeSummary:
+    """Assign every question of a benchmark (``None``: of every benchmark
+    with predictions) to an agreement tier and record the run.
+
+    ``models``: names (list or comma-separated string); default every model
+    with predictions for the benchmark.  ``t1`` / ``t2``: agreement counts
+    for Tier 1 / Tier 2 (defaults N and N − 1; the methodology's 8-model run
+    used N − 1 and N − 2); when only ``t1`` is given, ``t2`` defaults to
+    t1 − 1.  ``incomplete``: ``"tier"`` (tier by the valid predictions) or
+    ``"separate"`` (questions with any invalid/missing prediction go to the
+    ``incomplete`` bucket).  Also records structural lint: key not in the
+    options, duplicate option texts, and constant predictors (a model giving
+    the same letter on ≥ 90% of the benchmark's items).
+
+    Writes ``audit_runs``, ``audit_results`` and ``audit_lint`` in one
+    transaction: on any error nothing is written.
+
+    >>> import tempfile, os, pandas as pd
+    >>> from audit.store import connect
+    >>> db = os.path.join(tempfile.mkdtemp(), "t.duckdb")
+    >>> with connect(db) as con:
+    ...     _ = con.execute("INSERT INTO benchmarks VALUES ('b', 'demo', NULL, now())")
+    ...     _ = con.execute("INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) "
+    ...         "SELECT 'b', 'q' || i, i, 'stem', [{'label': 'A', 'text': 'x'}, {'label': 'B', 'text': 'y'}], 'A' "
+    ...         "FROM range(2) t(i)")
+    ...     _ = con.execute("INSERT INTO models VALUES ('m1', 'f1', NULL, 'set'), ('m2', 'f2', NULL, 'set')")
+    ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m1','default',NULL,'B','given',true), "
+    ...         "('b','q0','m2','default',NULL,'B','given',true), ('b','q1','m1','default',NULL,'A','given',true), "
+    ...         "('b','q1','m2','default',NULL,'B','given',true)")
+    >>> s = analyze("b", db=db)
+    >>> {k: v for k, v in s.runs[0].counts.items() if v}
+    {'tier1': 1, 'tier2': 1}
+    """
+    if incomplete not in ("tier", "separate"):
+        raise InputError(f"incomplete must be 'tier' or 'separate', not '{incomplete}'")
+    with connect(db) as con:
+        if benchmark is None:
+            names = all_benchmarks(con)
+            if not names:
+                raise NotFoundError("the database holds no benchmark yet; import one first")
+        else:
+            names = [resolve_benchmark(con, benchmark)]
+        plans, skipped = [], []
+        for name in names:
+            has_preds = con.execute("SELECT 1 FROM predictions WHERE benchmark = ? LIMIT 1", [name]).fetchall()
+            if benchmark is None and not has_preds and models is None:
+                skipped.append(name)
+                continue
+            ms = model_set(con, name, models)
+            plans.append((name, ms, *_thresholds(ms.n, t1, t2)))
+        if not plans:
+            raise NotFoundError(f"no benchmark has predictions ({', '.join(skipped)}); import predictions first")
+        runs = []
+        from tqdm import tqdm
+
+        bar = tqdm(plans, desc="analyze", unit="benchmark", disable=not progress, leave=False)
+        with transaction(con):
+            for name, ms, t1v, t2v in bar:
+                con.register("_ms", ms.arrow())
+                try:
+                    runs.append(_analyze_one(con, name, ms, t1v, t2v, incomplete))
+                finally:
+                    con.unregister("_ms")
+        return AnalyzeSummary(tuple(runs), tuple(skipped))
+
+
+def latest_run(con, benchmark: str) -> dict:
+    """run_id, created_at, config (dict) and models of the latest audit run."""
+    row = con.execute(
+        "SELECT run_id, created_at, config, models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1",
+        [benchmark],
+    ).fetchall()
+    if not row:
+        raise NotFoundError(f"benchmark '{benchmark}' has not been analysed yet; run 'audit analyze --benchmark {benchmark}'")
+    run_id, created_at, config, models = row[0]
+    return {"run_id": run_id, "created_at": created_at, "config": json.loads(config), "models": list(models)}
+
+
+def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+    """Questions per tier in the latest audit run of ``benchmark``.
+
+    Columns: tier (nullable Int64; <NA> for the ``incomplete`` bucket),
+    bucket ('tier0'..'tier5', 'incomplete'), n.  Every tier appears, with 0
+    when empty; ``incomplete`` only when the run used ``incomplete="separate"``.
+    """
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        got = dict(
+            con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]).fetchall()
+        )
+    buckets = [b for b in BUCKETS if b != "incomplete" or run["config"].get("incomplete") == "separate"]
+    df = pd.DataFrame(
+        {
+            "tier": pd.array([None if b == "incomplete" else int(b[4:]) for b in buckets], dtype="Int64"),
+            "bucket": buckets,
+            "n": [int(got.get(b, 0)) for b in buckets],
+        }
+    )
+    return df
+
+
+def audit_lint(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+    """Structural lint of the latest audit run: columns kind, question_id,
+    model, detail."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute(
+            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? ORDER BY kind, question_id, model",
+            [run["run_id"]],
+        ).df()
+
+
+def audit_results(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+    """Per-question results of the latest audit run (the ``current_audit``
+    view): question_id, tier, bucket, top_answer, agreement_count,
+    agreeing_families, n_models, n_valid, n_correct."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute(
+            "SELECT r.question_id, r.tier, r.bucket, r.top_answer, r.agreement_count, r.agreeing_families, "
+            "r.n_models, r.n_valid, r.n_correct FROM audit_results r JOIN questions q "
+            "ON q.benchmark = r.benchmark AND q.question_id = r.question_id "
+            "WHERE r.run_id = ? ORDER BY q.seq",
+            [run["run_id"]],
+        ).df()
+
+
+__all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary", "BenchmarkRun", "TIER_NAMES"]
