@@ -47,7 +47,7 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
             raise InputError(f"duplicate question id '{q.question_id}'", path=source_path)
         seen.add(q.question_id)
     ensure_benchmark(con, benchmark, source, source_path)
-    start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?", [benchmark]).fetchone()[0]
+    start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
     table = pa.table(
         {
             "benchmark": pa.array([benchmark] * len(questions), pa.string()),

@@ -1,0 +1,147 @@
+"""Tabular files opened directly by DuckDB (for large prediction files).
+
+The pandas readers in ``_read`` are fine for question files; prediction
+files can hold ten million rows, so they are scanned by DuckDB and never
+become Python objects.  Every problem is an ``InputError`` naming the file
+(and the line when there is one).
+"""
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from audit.errors import InputError
+from audit.ingest._read import read_table
+
+
+def sql_str(value: str) -> str:
+    """A SQL string literal (for DDL, where prepared parameters are not allowed)."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def sql_ident(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
+    """Stream the file through a strict UTF-8 decoder; raise with the line
+    number of the first bad byte.  Constant memory for any file size."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    line, offset, seen_text = 1, 0, False
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(chunk_size)
+            final = not chunk
+            try:
+                decoder.decode(chunk, final=final)
+            except UnicodeDecodeError as exc:
+                # exc.start is relative to the decoder's buffered input: re-decode
+                # this chunk alone to find the bad byte's position in it.
+                pos = _first_bad_byte(chunk)
+                bad = chunk[pos] if pos < len(chunk) else 0
+                raise InputError(
+                    f"not UTF-8 text (byte 0x{bad:02x} at offset {offset + pos}); save the file as UTF-8",
+                    path=path, line=line + chunk[:pos].count(b"\n"),
+                ) from None
+            if final:
+                break
+            if chunk.strip(b" \t\r\n\xef\xbb\xbf"):
+                seen_text = True
+            line += chunk.count(b"\n")
+            offset += len(chunk)
+    if not seen_text:
+        raise InputError("the file is empty", path=path)
+
+
+def _first_bad_byte(chunk: bytes) -> int:
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the chunk end is not an error.
+        if exc.reason == "unexpected end of data" and exc.start >= len(chunk) - 3:
+            return len(chunk)
+        return exc.start
+    return len(chunk)
+
+
+def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: str) -> list[str]:
+    """Make ``name`` a temporary view (or table) over the file with its own
+    columns plus ``_line`` (CSV: record number, header = 1; JSONL: physical
+    line; Parquet: row number from 1).  Returns the file's column names.
+
+    Parquet and CSV are read by DuckDB itself; JSONL goes through the strict
+    line-by-line JSON reader (so a bad line is reported as file:line).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    if p.is_dir():
+        raise InputError("is a folder, expected a file", path=p)
+    suffix = p.suffix.lower()
+    if suffix == ".parquet":
+        try:
+            cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({sql_str(p)})").fetchall()]
+        except duckdb.Error as exc:
+            raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
+            f"file_row_number + 1 AS _line FROM read_parquet({sql_str(p)}, file_row_number = true)"
+        )
+    elif suffix in (".csv", ".tsv"):
+        check_utf8(p)
+        sep = "\\t" if suffix == ".tsv" else ","
+        try:
+            # A temp table keeps the file order in rowid, which gives the record number.
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {name}_raw AS SELECT * FROM read_csv({sql_str(p)}, "
+                f"all_varchar = true, header = true, delim = E'{sep}', quote = '\"', escape = '\"', "
+                "strict_mode = true, null_padding = false, auto_detect = true)"
+            )
+        except duckdb.Error as exc:
+            raise InputError(f"not a valid CSV file: {_first_line(exc)}", path=p) from None
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *, rowid + 2 AS _line FROM {name}_raw")
+        cols = [r[0] for r in con.execute(f"DESCRIBE {name}_raw").fetchall()]
+    elif suffix in (".jsonl", ".ndjson", ".json"):
+        df = read_table(p)
+        cols = [c for c in df.columns if c != "_line"]
+        table = pa.table(
+            {c: pa.array([_as_text(v) for v in df[c]], pa.string()) for c in cols}
+            | {"_line": pa.array(df["_line"], pa.int64())}
+        )
+        con.register(f"{name}_arrow", table)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM {name}_arrow")
+    else:
+        raise InputError(f"unsupported file type '{suffix}' (use .csv, .jsonl or .parquet)", path=p)
+    n = one(con, f"SELECT count(*) FROM {name}")[0]
+    if n == 0:
+        raise InputError("the file has no rows", path=p)
+    return cols
+
+
+def _as_text(v) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, float) and v != v:  # NaN from pandas for a missing key
+        return None
+    if isinstance(v, (list, dict)):
+        import json
+
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params=None):
+    """The first row of a query (or None), with the result fully consumed:
+    DuckDB ≥ 2 refuses ``register``/``create_function`` while a partly
+    fetched result is open on the connection."""
+    rows = con.execute(sql, params if params is not None else []).fetchall()
+    return rows[0] if rows else None

@@ -1,0 +1,356 @@
+"""``audit import predictions``: model answers in long, wide or seed layout.
+
+Layouts
+-------
+``long``  one row per (question, model): ``question_id``, ``model``, ``response``
+          (raw text, extracted on import) and/or ``answer`` (a given letter),
+          optional ``run``.  When a row has both, the given ``answer`` is used
+          and the response is kept as raw text.
+``wide``  ``question_id`` plus one column per model holding its given letter
+          (an empty cell is an invalid prediction).
+``seed``  the methodology pipeline's ``<model>_combined_results.jsonl``:
+          ``loc`` (question id), ``extracted_answer`` (list; first item used),
+          ``answer`` (the key the pipeline saw), ``polished_ti_content``.
+
+All set-based work runs in DuckDB: the file is scanned in place (Parquet/CSV),
+joined against ``questions`` for the unknown-id check and the option counts,
+wide files are unpivoted in SQL, and only the rows that carry a raw response
+are passed (in vectors of 2,048) to :func:`audit.ingest.extract.extract_answers`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from audit.errors import InputError
+from audit.ingest._duck import one, open_source, sql_ident
+from audit.ingest._read import read_jsonl
+from audit.ingest.models import register_models
+from audit.store import connect, transaction
+
+LAYOUTS = ("long", "wide", "seed")
+METHODS = ("caa", "da")
+LONG_COLUMNS = {"question_id", "model", "response", "answer", "run"}
+
+# A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
+_GIVEN_SQL = (
+    "CASE trim({c}) WHEN 'ཀ' THEN 'A' WHEN 'ཁ' THEN 'B' WHEN 'ག' THEN 'C' WHEN 'ང' THEN 'D' "
+    "ELSE upper(trim({c})) END"
+)
+
+
+@dataclass
+class PredictionImportSummary:
+    """What an import wrote.  ``replaced`` = earlier rows of the same
+    (benchmark, model, run) that the import replaced."""
+
+    benchmark: str
+    path: str
+    layout: str
+    models: list[str]
+    predictions: int
+    valid: int
+    extracted: int
+    method: str
+    replaced: int = 0
+    seconds: float = 0.0
+    key_mismatches: int | None = None  # seed files: their 'answer' differs from the stored key
+    examples: list[str] = field(default_factory=list)
+
+    @property
+    def invalid(self) -> int:
+        return self.predictions - self.valid
+
+    def __str__(self) -> str:
+        s = (f"imported {self.predictions:,} predictions of {len(self.models)} model(s) into "
+             f"'{self.benchmark}': {self.valid:,} valid, {self.invalid:,} invalid; "
+             f"{self.extracted:,} extracted from raw responses ({self.method})")
+        if self.replaced:
+            s += f"; replaced {self.replaced:,} earlier rows"
+        if self.key_mismatches:
+            s += f"; {self.key_mismatches} seed keys differ from the stored keys"
+        return s + f" [{self.seconds:.1f} s]"
+
+
+def import_predictions(
+    path: str | os.PathLike,
+    *,
+    benchmark: str,
+    layout: str = "long",
+    method: str = "caa",
+    model: str | None = None,
+    run: str | None = None,
+    db=None,
+    progress: bool | None = None,
+) -> PredictionImportSummary:
+    """Import model predictions for questions already in ``benchmark``.
+
+    All-or-nothing, in one transaction.  Refused (nothing written) when any
+    row names a question id the benchmark does not have, when a (question,
+    model, run) appears twice, or when a model has no answer in any row.
+    Re-importing a (benchmark, model, run) replaces its earlier rows.
+
+    ``method`` ('caa' or 'da') extracts letters from raw responses; given
+    letters are stored with method 'given'.  A given letter that is not a
+    label of the item (by its option count) is an invalid prediction (answer
+    NULL, the raw cell kept in ``response``).  ``model`` names the model of a
+    long file without a ``model`` column (and of a seed file when its name
+    does not say); ``run`` is used for rows without a run (default 'default').
+    ``progress`` shows a tqdm bar on stderr (None = only on a terminal).
+
+    >>> import tempfile, os, pathlib
+    >>> from audit.ingest.questions import import_questions
+    >>> d = pathlib.Path(tempfile.mkdtemp()); db = d / "x.duckdb"
+    >>> _ = (d / "q.csv").write_text("id,question,A,B,answer\\nq1,1+1?,2,3,A\\n")
+    >>> _ = import_questions(d / "q.csv", benchmark="toy", db=db)
+    >>> _ = (d / "p.csv").write_text("question_id,m1,m2\\nq1,A,b\\n")
+    >>> s = import_predictions(d / "p.csv", benchmark="toy", layout="wide", db=db)
+    >>> (s.predictions, s.valid, s.models)
+    (2, 2, ['m1', 'm2'])
+    """
+    t0 = time.perf_counter()
+    if layout not in LAYOUTS:
+        raise InputError(f"unknown layout '{layout}' (use {', '.join(LAYOUTS)})")
+    if method not in METHODS:
+        raise InputError(f"unknown extraction method '{method}' (use caa or da)")
+    p = Path(path)
+    with connect(db) as con, transaction(con):
+        _require_questions(con, benchmark)
+        key_mismatches = None
+        if layout == "long":
+            _long_source(con, p, model=model, run=run)
+        elif layout == "wide":
+            _wide_source(con, p, run=run)
+        else:
+            key_mismatches = _seed_source(con, p, benchmark=benchmark, model=model, run=run)
+        summary = store_predictions(con, benchmark, "_pred_src", p, method=method, layout=layout,
+                                    progress=progress)
+    summary.key_mismatches = key_mismatches
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _require_questions(con, benchmark: str) -> None:
+    if not benchmark or not str(benchmark).strip():
+        raise InputError("a benchmark name is required (--benchmark)")
+    n = one(con, "SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark])[0]
+    if n == 0:
+        raise InputError(f"benchmark '{benchmark}' has no questions; import its questions first")
+
+
+def _run_sql(run: str | None) -> str:
+    from audit.ingest._duck import sql_str
+
+    return sql_str(run.strip() if run and run.strip() else "default")
+
+
+def _long_source(con, p: Path, *, model: str | None, run: str | None) -> None:
+    cols = open_source(con, p, "_pred_file")
+    unknown = [c for c in cols if c not in LONG_COLUMNS]
+    if unknown:
+        raise InputError(
+            f"unknown column(s) for the long layout: {', '.join(unknown)} (allowed: "
+            f"{', '.join(sorted(LONG_COLUMNS))}; a file with one column per model needs --layout wide)",
+            path=p)
+    missing = [c for c in ("question_id",) if c not in cols]
+    if "model" not in cols and not model:
+        missing.append("model (or pass --model)")
+    if "response" not in cols and "answer" not in cols:
+        missing.append("response or answer")
+    if missing:
+        raise InputError(f"missing required column(s): {', '.join(missing)} (found: {', '.join(cols)})", path=p)
+    from audit.ingest._duck import sql_str
+
+    model_expr = "nullif(trim(model::VARCHAR), '')" if "model" in cols else sql_str(model.strip())
+    if "model" in cols and model:
+        model_expr = f"coalesce({model_expr}, {sql_str(model.strip())})"
+    run_expr = f"coalesce(nullif(trim(run::VARCHAR), ''), {_run_sql(run)})" if "run" in cols else _run_sql(run)
+    resp = "nullif(response::VARCHAR, '')" if "response" in cols else "NULL::VARCHAR"
+    given = "nullif(trim(answer::VARCHAR), '')" if "answer" in cols else "NULL::VARCHAR"
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT "
+        f"nullif(trim(question_id::VARCHAR), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
+        f"{resp} AS response, {given} AS given, _line FROM _pred_file"
+    )
+
+
+def _wide_source(con, p: Path, *, run: str | None) -> None:
+    cols = open_source(con, p, "_pred_file")
+    if "question_id" not in cols:
+        raise InputError(f"missing required column: question_id (found: {', '.join(cols)})", path=p)
+    models = [c for c in cols if c != "question_id"]
+    if not models:
+        raise InputError("no model columns: the wide layout is question_id plus one column per model", path=p)
+    blank = [c for c in models if not c.strip() or re.fullmatch(r"(column|Unnamed: )\d+", c)]
+    if blank:
+        raise InputError(f"model column(s) without a name: {', '.join(blank)}", path=p)
+    casts = ", ".join(f"nullif(trim({sql_ident(m)}::VARCHAR), '') AS {sql_ident(m)}" for m in models)
+    on = ", ".join(sql_ident(m) for m in models)
+    # INCLUDE NULLS: an empty cell is kept as an invalid prediction (the model
+    # gave no usable answer to that question).
+    con.execute(
+        "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, model, "
+        f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, given, _line FROM ("
+        f"SELECT nullif(trim(question_id::VARCHAR), '') AS question_id, _line, {casts} FROM _pred_file"
+        f") UNPIVOT INCLUDE NULLS (given FOR model IN ({on}))"
+    )
+
+
+_SEED_NAME = re.compile(r"^(?P<model>.+?)_combined_results$")
+
+
+def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | None) -> int:
+    """The pipeline's JSONL: loc, extracted_answer (list; first item), answer (key)."""
+    if not model:
+        m = _SEED_NAME.match(p.stem)
+        if not m:
+            raise InputError("cannot tell the model from the file name (expected <model>_combined_results.jsonl); "
+                             "pass --model", path=p)
+        model = m.group("model")
+    qids, givens, keys, lines = [], [], [], []
+    for no, obj in read_jsonl(p):
+        if "loc" not in obj or "extracted_answer" not in obj:
+            missing = [f for f in ("loc", "extracted_answer") if f not in obj]
+            raise InputError(f"missing field(s): {', '.join(missing)}", path=p, line=no)
+        ext = obj["extracted_answer"]
+        if isinstance(ext, str):
+            ext = [ext]
+        if ext is not None and not isinstance(ext, list):
+            raise InputError("extracted_answer must be a list of letters", path=p, line=no)
+        first = ext[0] if ext else None
+        qids.append(str(obj["loc"]).strip())
+        givens.append(None if first is None else str(first))
+        keys.append(None if obj.get("answer") is None else str(obj["answer"]).strip().upper())
+        lines.append(no)
+    table = pa.table({"question_id": pa.array(qids, pa.string()), "given": pa.array(givens, pa.string()),
+                      "seed_key": pa.array(keys, pa.string()), "_line": pa.array(lines, pa.int64())})
+    con.register("_seed_arrow", table)
+    from audit.ingest._duck import sql_str
+
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, {sql_str(model)} AS model, "
+        f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, nullif(trim(given), '') AS given, _line FROM _seed_arrow"
+    )
+    return one(con, 
+        "SELECT count(*) FROM _seed_arrow s JOIN questions q ON q.benchmark = ? AND q.question_id = s.question_id "
+        "WHERE s.seed_key IS NOT NULL AND s.seed_key IS DISTINCT FROM q.answer_key",
+        [benchmark],
+    )[0]
+
+
+def _extract_udf(method: str, bar):
+    """A vectorised DuckDB UDF: (response, n_options) → letter or NULL."""
+    from audit.ingest.extract import extract_answers
+
+    def udf(responses: pa.Array, ks: pa.Array) -> pa.Array:
+        texts = responses.to_pylist()
+        out: list[str | None] = [None] * len(texts)
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i, k in enumerate(ks.to_pylist()):
+            if k is not None and 2 <= k <= 6:
+                groups[k].append(i)
+        for k, idx in groups.items():
+            for i, letter in zip(idx, extract_answers([texts[i] for i in idx], k, method)):
+                out[i] = letter
+        if bar is not None:
+            bar.update(len(texts))
+        return pa.array(out, pa.string())
+
+    return udf
+
+
+def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
+                      progress: bool | None = None) -> PredictionImportSummary:
+    """Validate and write the predictions of view ``src`` (columns question_id,
+    model, run, response, given, _line) inside the caller's transaction."""
+    where = str(path)
+    bad = one(con, f"SELECT _line FROM {src} WHERE question_id IS NULL ORDER BY _line LIMIT 1")
+    if bad:
+        raise InputError("empty question_id", path=where, line=int(bad[0]))
+    bad = one(con, f"SELECT _line FROM {src} WHERE model IS NULL ORDER BY _line LIMIT 1")
+    if bad:
+        raise InputError("empty model name", path=where, line=int(bad[0]))
+
+    con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k "
+                "FROM questions WHERE benchmark = ?", [benchmark])
+    n_unknown, n_ids = one(con, 
+        f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)"
+    )
+    if n_unknown:
+        ex = con.execute(
+            f"SELECT question_id, min(_line) AS l FROM {src} s ANTI JOIN _bench_q q USING (question_id) "
+            "GROUP BY question_id ORDER BY l LIMIT 5").fetchall()
+        examples = ", ".join(f"'{q}' (line {l})" for q, l in ex)
+        raise InputError(
+            f"{n_unknown:,} prediction(s) for {n_ids:,} question id(s) that benchmark '{benchmark}' does not have, "
+            f"e.g. {examples}; nothing was imported (import the questions first or fix the ids)",
+            path=where)
+    dup = one(con, 
+        f"SELECT question_id, model, run, min(_line), max(_line) FROM {src} "
+        "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4 LIMIT 1")
+    if dup:
+        raise InputError(
+            f"lines {dup[3]} and {dup[4]} both give a prediction for question '{dup[0]}', model '{dup[1]}', "
+            f"run '{dup[2]}'", path=where, line=int(dup[3]))
+    stats = con.execute(
+        f"SELECT model, count(*) AS n, count(given) + count(response) AS filled FROM {src} GROUP BY model ORDER BY model"
+    ).fetchall()
+    empty = [m for m, n, filled in stats if filled == 0]
+    if empty:
+        what = "model column" if layout == "wide" else "model"
+        raise InputError(
+            f"{what}(s) {', '.join(repr(m) for m in empty)} entirely empty (no answer in any of "
+            f"{stats[[s[0] for s in stats].index(empty[0])][1]:,} rows)", path=where)
+    models = [m for m, _, _ in stats]
+
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _pairs AS SELECT DISTINCT model, run FROM {src}")
+    replaced = one(con, 
+        "SELECT count(*) FROM predictions p SEMI JOIN _pairs USING (model, run) WHERE p.benchmark = ?", [benchmark]
+    )[0]
+    if replaced:
+        con.execute("DELETE FROM predictions WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
+                    [benchmark])
+    register_models(con, models)
+
+    n_extract = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
+    bar = None
+    if n_extract:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n_extract, desc=f"extracting ({method})", unit=" responses", unit_scale=True,
+                   disable=(not progress) if progress is not None else None, leave=False)
+        con.create_function("_audit_extract", _extract_udf(method, bar), ["VARCHAR", "INTEGER"], "VARCHAR",
+                            type="arrow", null_handling="special", side_effects=False)
+    given = _GIVEN_SQL.format(c="s.given")
+    letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
+        "WHEN s.response IS NOT NULL THEN _audit_extract(s.response, q.k::INTEGER) " if n_extract else "") + "END"
+    try:
+        con.execute(
+            "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
+            "SELECT $b, question_id, model, run, "
+            "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
+            "  CASE WHEN ok THEN letter END, "
+            "  CASE WHEN given IS NULL AND response IS NOT NULL THEN $m ELSE 'given' END, ok "
+            "FROM (SELECT *, coalesce(length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k, false) AS ok "
+            f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter "
+            f"            FROM {src} s JOIN _bench_q q USING (question_id)))",
+            {"b": benchmark, "m": method},
+        )
+    except duckdb.Error as exc:
+        raise InputError(f"could not store the predictions: {str(exc).splitlines()[0]}", path=where) from None
+    finally:
+        if n_extract:
+            con.remove_function("_audit_extract")
+            bar.close()
+    n, n_valid = one(con, 
+        "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
+        "WHERE p.benchmark = ?", [benchmark])
+    return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=models, predictions=n,
+                                   valid=n_valid, extracted=n_extract, method=method, replaced=replaced)
