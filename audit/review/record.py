@@ -1,0 +1,295 @@
+"""Recording expert verdicts: one validated, append-only code path shared by
+the workbench, the CLI (``audit review add`` / ``audit review import``) and
+Label Studio sync.
+
+Rows of ``reviews`` are only ever inserted.  A reviewer who changes their
+mind saves a new row; their latest row is their current verdict and the full
+history stays visible.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from audit._version import __version__
+from audit.errors import AuditError, InputError, NotFoundError
+from audit.labels import normalize_label
+from audit.records import Review
+from audit.review._common import clean_name, clean_text, to_utc, utc_now
+from audit.review.settings import is_lead, leads_from
+from audit.store import connect, transaction
+from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
+
+REVIEW_COLUMNS = [
+    "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
+    "cause", "rationale", "proposed_fix", "is_adjudication", "source", "app_version", "external_id",
+]
+IMPORT_REQUIRED = ["question_id", "reviewer", "verdict"]
+IMPORT_ALLOWED = {
+    "question_id", "reviewer", "verdict", "corrected_answer", "cause", "rationale",
+    "proposed_fix", "created_at", "is_adjudication",
+}
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"", "0", "false", "no", "n", "f"}
+
+
+def _vocab_key(value) -> str:
+    """'Key wrong', 'key-wrong', ' KEY_WRONG ' → 'key_wrong'."""
+    return "_".join(str(value).strip().lower().replace("-", " ").split())
+
+
+@dataclass
+class _Where:
+    """Where a row came from, for error messages (file:line or nothing)."""
+
+    path: str | None = None
+    line: int | None = None
+
+    def fail(self, message: str, *, not_found: bool = False):
+        if self.path is None and not_found:
+            return NotFoundError(message)
+        return InputError(message, path=self.path, line=self.line)
+
+
+def _is_blank(v) -> bool:
+    if v is None:
+        return True
+    try:
+        if pd.isna(v):
+            return True
+    except (TypeError, ValueError):
+        pass
+    return isinstance(v, str) and not v.strip()
+
+
+def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> list[dict]:
+    """Check every row against the vocabulary, the item and the lead list;
+    return the rows ready to insert.  Raises at the first bad row."""
+    if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
+        raise NotFoundError(f"unknown benchmark '{benchmark}'")
+    ids = sorted({str(r.get("question_id")).strip() for r in rows if not _is_blank(r.get("question_id"))})
+    items = {
+        qid: (key, labels)
+        for qid, key, labels in con.execute(
+            "SELECT question_id, answer_key, list_transform(options, lambda o: o.label) FROM questions "
+            "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))",
+            [benchmark, ids],
+        ).fetchall()
+    }
+    leads = leads_from(con)
+    known_external = set()
+    ext = sorted({str(r["external_id"]) for r in rows if not _is_blank(r.get("external_id"))})
+    if ext:
+        known_external = {e for (e,) in con.execute(
+            "SELECT external_id FROM reviews WHERE benchmark = ? AND external_id IN (SELECT unnest(?::VARCHAR[]))",
+            [benchmark, ext]).fetchall()}
+    now = utc_now()
+    out = []
+    for row, where in zip(rows, wheres):
+        qid = "" if _is_blank(row.get("question_id")) else str(row["question_id"]).strip()
+        if not qid:
+            raise where.fail("question_id is empty")
+        if qid not in items:
+            raise where.fail(f"unknown question '{qid}' in benchmark '{benchmark}'", not_found=True)
+        key, labels = items[qid]
+        reviewer = clean_name(row.get("reviewer"))
+        if not reviewer:
+            raise where.fail("reviewer name is empty; every verdict is attributed")
+        raw_verdict = row.get("verdict")
+        verdict = "" if _is_blank(raw_verdict) else _vocab_key(raw_verdict)
+        if verdict not in VERDICTS:
+            raise where.fail(f"unknown verdict '{'' if raw_verdict is None else raw_verdict}' "
+                             f"(use one of: {', '.join(VERDICTS)})")
+        raw_cause = row.get("cause")
+        cause = None if _is_blank(raw_cause) else _vocab_key(raw_cause)
+        if cause is not None and cause not in CAUSES:
+            raise where.fail(f"unknown cause '{raw_cause}' (use one of: {', '.join(CAUSES)})")
+        raw_answer = row.get("corrected_answer")
+        answer = None
+        if not _is_blank(raw_answer):
+            answer = normalize_label(str(raw_answer))
+            if answer is None or answer not in labels:
+                raise where.fail(f"corrected answer '{raw_answer}' is not one of the item's options "
+                                 f"({', '.join(labels)}) for question '{qid}'")
+        if verdict == "key_wrong":
+            if answer is None:
+                raise where.fail(f"verdict key_wrong needs the corrected answer (one of {', '.join(labels)})")
+            if answer == key:
+                raise where.fail(f"corrected answer {answer} is the current key of question '{qid}'; "
+                                 "use verdict key_correct if the key is right")
+        elif answer is not None:
+            raise where.fail(f"a corrected answer only goes with verdict key_wrong, not {verdict}")
+        adj = row.get("is_adjudication", False)
+        if isinstance(adj, str):
+            low = adj.strip().lower()
+            if low not in _TRUE | _FALSE:
+                raise where.fail(f"is_adjudication must be true or false, not '{adj}'")
+            adj = low in _TRUE
+        adj = False if _is_blank(adj) else bool(adj)
+        if adj and verdict == "skip":
+            raise where.fail("an adjudication must decide: skip is not an adjudicated verdict")
+        if adj and leads and not is_lead(reviewer, leads):
+            raise where.fail(f"'{reviewer}' is not a lead reviewer and may not adjudicate "
+                             f"(leads: {', '.join(leads)})")
+        source = row.get("source") or "cli"
+        if source not in REVIEW_SOURCES:
+            raise where.fail(f"unknown review source '{source}' (one of: {', '.join(REVIEW_SOURCES)})")
+        created = row.get("created_at")
+        if _is_blank(created):
+            created = now
+        else:
+            try:
+                created = to_utc(created)
+            except (ValueError, TypeError):
+                raise where.fail(f"created_at '{created}' is not a date and time (use ISO 8601)") from None
+        external_id = None if _is_blank(row.get("external_id")) else str(row["external_id"])
+        if external_id is not None:
+            if external_id in known_external:
+                raise where.fail(f"a review with external id '{external_id}' is already recorded")
+            known_external.add(external_id)
+        out.append({
+            "benchmark": benchmark, "question_id": qid, "reviewer": reviewer, "created_at": created,
+            "verdict": verdict, "corrected_answer": answer, "cause": cause,
+            "rationale": clean_text(row.get("rationale")), "proposed_fix": clean_text(row.get("proposed_fix")),
+            "is_adjudication": adj, "source": source,
+            "app_version": clean_text(row.get("app_version")) or __version__, "external_id": external_id,
+        })
+    return out
+
+
+def _insert(con, rows: list[dict]) -> list[Review]:
+    cols = REVIEW_COLUMNS[1:]
+    df = pd.DataFrame(rows, columns=cols)
+    df["created_at"] = pd.to_datetime(df["created_at"])
+    df["is_adjudication"] = df["is_adjudication"].astype(bool)
+    con.register("_incoming_reviews", df)
+    try:
+        got = con.execute(
+            f"INSERT INTO reviews ({', '.join(cols)}) "
+            f"SELECT {', '.join(cols)} FROM _incoming_reviews RETURNING {', '.join(REVIEW_COLUMNS)}"
+        ).fetchall()
+    finally:
+        con.unregister("_incoming_reviews")
+    return sorted((_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in got), key=lambda r: r.review_id)
+
+
+def _to_review(d: Mapping) -> Review:
+    return Review(
+        benchmark=d["benchmark"], question_id=d["question_id"], reviewer=d["reviewer"], verdict=d["verdict"],
+        created_at=d["created_at"], corrected_answer=d["corrected_answer"], cause=d["cause"],
+        rationale=d["rationale"], proposed_fix=d["proposed_fix"], is_adjudication=bool(d["is_adjudication"]),
+        source=d["source"], app_version=d["app_version"], review_id=d["review_id"], external_id=d["external_id"],
+    )
+
+
+def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
+                db=None, path: str | os.PathLike | None = None) -> list[Review]:
+    """Append many reviews in one transaction (all or nothing).
+
+    ``rows`` are mappings (or a DataFrame) with the keyword arguments of
+    :func:`add_review`; a ``_line`` key names the row's line in ``path`` for
+    error messages, and a per-row ``source`` overrides ``source``.
+    """
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict("records")
+    rows = [dict(r) for r in rows]
+    for r in rows:
+        r.setdefault("source", source)
+    wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in rows]
+    with connect(db) as con, transaction(con):
+        clean = _validate(con, benchmark, rows, wheres)
+        return _insert(con, clean) if clean else []
+
+
+def add_review(
+    benchmark: str,
+    question_id: str,
+    reviewer: str,
+    verdict: str,
+    *,
+    corrected_answer: str | None = None,
+    cause: str | None = None,
+    rationale: str | None = None,
+    proposed_fix: str | None = None,
+    is_adjudication: bool = False,
+    source: str = "cli",
+    app_version: str | None = None,
+    created_at=None,
+    external_id: str | None = None,
+    db=None,
+) -> Review:
+    """Append one expert verdict and return it (with its ``review_id``).
+
+    Validation (an :class:`~audit.errors.AuditError` and nothing appended):
+    the benchmark and question exist; ``reviewer`` is not empty; ``verdict``
+    is one of ``audit.vocab.VERDICTS`` and ``cause`` (optional) one of
+    ``CAUSES``; ``corrected_answer`` (Latin or Tibetan label) is one of the
+    item's options, is given exactly when the verdict is ``key_wrong``, and
+    differs from the current key; an adjudication is not ``skip`` and, when
+    lead reviewers are configured, is made by a lead.  ``created_at`` defaults
+    to now (UTC); an aware time is converted to UTC.
+
+    >>> import tempfile, os
+    >>> from audit.records import Question, Option
+    >>> from audit.ingest._store import store_questions
+    >>> from audit.store import connect
+    >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
+    >>> with connect(db) as con:
+    ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
+    ...         [Option("A", "3"), Option("B", "4")], "A")])
+    >>> r = add_review("demo", "q1", "Dolma", "key_wrong", corrected_answer="b", cause="key_slip", db=db)
+    >>> r.review_id, r.verdict, r.corrected_answer
+    (1, 'key_wrong', 'B')
+    >>> add_review("demo", "q1", "Dolma", "key_wrong", corrected_answer="A", db=db)
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: corrected answer A is the current key of question 'q1'; use verdict key_correct if the key is right
+    """
+    row = {
+        "question_id": question_id, "reviewer": reviewer, "verdict": verdict,
+        "corrected_answer": corrected_answer, "cause": cause, "rationale": rationale,
+        "proposed_fix": proposed_fix, "is_adjudication": is_adjudication, "source": source,
+        "app_version": app_version, "created_at": created_at, "external_id": external_id,
+    }
+    return add_reviews(benchmark, [row], source=source, db=db)[0]
+
+
+def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[Review]:
+    """Append the reviews in a CSV or JSONL file (experts reviewing offline in
+    a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
+    ``corrected_answer, cause, rationale`` and optionally ``proposed_fix,
+    created_at, is_adjudication``.  Same validation as :func:`add_review`;
+    all or nothing; errors name ``file:line``.  Rows are stored with
+    ``source='import'``."""
+    from audit.ingest._read import read_table, require_columns
+
+    p = Path(path)
+    df = read_table(p)
+    require_columns(df, IMPORT_REQUIRED, p, allowed=IMPORT_ALLOWED)
+    df = df.astype(object).where(df.notna(), None)
+    return add_reviews(benchmark, df.to_dict("records"), source="import", db=db, path=p)
+
+
+def list_reviews(benchmark: str, question_id: str | None = None, *, reviewer: str | None = None,
+                 db=None) -> pd.DataFrame:
+    """Every review row of a benchmark (or of one item / one reviewer), oldest
+    first: columns ``review_id, benchmark, question_id, reviewer, created_at
+    (UTC), verdict, corrected_answer, cause, rationale, proposed_fix,
+    is_adjudication, source, app_version, external_id``.  This is the full
+    history, nothing hidden (for the CLI and exports; the workbench item page
+    uses :func:`audit.review.item_view`, which hides others' verdicts)."""
+    sql = f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews WHERE benchmark = $b"
+    params: dict = {"b": benchmark}
+    if question_id is not None:
+        sql += " AND question_id = $q"
+        params["q"] = question_id
+    if reviewer is not None:
+        sql += " AND reviewer = $r"
+        params["r"] = clean_name(reviewer)
+    sql += " ORDER BY created_at, review_id"
+    with connect(db, read_only=True) as con:
+        return con.execute(sql, params).df()

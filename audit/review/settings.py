@@ -1,0 +1,124 @@
+"""Review settings: who may adjudicate (lead reviewers) and how many
+independent reviews an item needs before it is settled.
+
+Settings live in the ``review_settings`` table (JSON values).  Lead reviewers
+may also come from the environment variable ``WORKBENCH_LEADS``
+(comma-separated); the leads are the union of both.  Names compare without
+regard to case or surrounding spaces.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from audit.errors import InputError
+from audit.review._common import clean_name, utc_now
+from audit.store import connect, transaction
+
+LEADS_ENV = "WORKBENCH_LEADS"
+FLAGGED_TIERS = (1, 2)
+
+
+@dataclass(frozen=True)
+class RequiredReviews:
+    """Independent reviews an item needs to be settled: ``flagged`` for items
+    in Tier 1–2 of the benchmark's current audit, ``other`` for the rest."""
+
+    flagged: int = 2
+    other: int = 1
+
+    def for_tier(self, tier: int | None) -> int:
+        return self.flagged if tier in FLAGGED_TIERS else self.other
+
+
+def _read_setting(con, name: str):
+    rows = con.execute("SELECT value FROM review_settings WHERE name = ?", [name]).fetchall()
+    return json.loads(rows[0][0]) if rows else None
+
+
+def _write_setting(con, name: str, value) -> None:
+    con.execute(
+        "INSERT INTO review_settings (name, value, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        [name, json.dumps(value, ensure_ascii=False), utc_now()],
+    )
+
+
+def env_leads() -> list[str]:
+    """Lead reviewers named in ``$WORKBENCH_LEADS`` (comma-separated)."""
+    raw = os.environ.get(LEADS_ENV, "")
+    return [n for n in (clean_name(x) for x in raw.split(",")) if n]
+
+
+def leads_from(con) -> list[str]:
+    """Lead reviewers from the settings table and the environment (union,
+    first spelling kept, sorted case-insensitively)."""
+    names = list(_read_setting(con, "leads") or []) + env_leads()
+    seen: dict[str, str] = {}
+    for n in names:
+        seen.setdefault(n.casefold(), n)
+    return sorted(seen.values(), key=str.casefold)
+
+
+def is_lead(name: str, leads: list[str]) -> bool:
+    return clean_name(name).casefold() in {l.casefold() for l in leads}
+
+
+def get_leads(*, db=None) -> list[str]:
+    """Lead reviewers (may adjudicate disputed items).  Empty list = no lead
+    list configured, and then anyone may adjudicate.
+
+    >>> import tempfile, os
+    >>> db = os.path.join(tempfile.mkdtemp(), "s.duckdb")
+    >>> set_leads(["Tenzin", "dolma"], db=db)
+    ['dolma', 'Tenzin']
+    >>> get_leads(db=db) == ['dolma', 'Tenzin'] or bool(os.environ.get("WORKBENCH_LEADS"))
+    True
+    """
+    with connect(db) as con:
+        return leads_from(con)
+
+
+def set_leads(names, *, db=None) -> list[str]:
+    """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
+    them).  Returns the stored list."""
+    if isinstance(names, str):
+        names = names.split(",")
+    cleaned = [clean_name(n) for n in names]
+    cleaned = [n for n in cleaned if n]
+    uniq: dict[str, str] = {}
+    for n in cleaned:
+        uniq.setdefault(n.casefold(), n)
+    stored = sorted(uniq.values(), key=str.casefold)
+    with connect(db) as con, transaction(con):
+        _write_setting(con, "leads", stored)
+    return stored
+
+
+def required_reviews_from(con) -> RequiredReviews:
+    v = _read_setting(con, "required_reviews")
+    return RequiredReviews(**v) if v else RequiredReviews()
+
+
+def get_required_reviews(*, db=None) -> RequiredReviews:
+    """How many independent reviews settle an item (default: 2 for Tier 1–2,
+    1 otherwise)."""
+    with connect(db) as con:
+        return required_reviews_from(con)
+
+
+def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db=None) -> RequiredReviews:
+    """Store the number of independent reviews required for Tier 1–2 items
+    (``flagged``) and for the others (``other``); each at least 1."""
+    with connect(db) as con, transaction(con):
+        cur = required_reviews_from(con)
+        new = RequiredReviews(
+            flagged=cur.flagged if flagged is None else flagged,
+            other=cur.other if other is None else other,
+        )
+        for label, n in (("flagged", new.flagged), ("other", new.other)):
+            if not isinstance(n, int) or isinstance(n, bool) or n < 1 or n > 20:
+                raise InputError(f"required reviews ({label}) must be a whole number from 1 to 20, not {n!r}")
+        _write_setting(con, "required_reviews", {"flagged": new.flagged, "other": new.other})
+    return new

@@ -1,0 +1,190 @@
+"""Review status and settlement of every item, computed from the append-only
+history in SQL.
+
+Settlement rule (shared with exports and the judge analysis):
+
+* An item with an **adjudication** (a lead's verdict recorded with
+  ``is_adjudication``) is settled: its latest adjudication wins.
+* Otherwise each reviewer's **current verdict** is their latest non-skip,
+  non-adjudication row.  Two current verdicts *agree* when they have the same
+  verdict and, for ``key_wrong``, the same corrected answer.
+* Current verdicts that disagree → ``disputed`` (until a lead adjudicates).
+* All agree and there are at least the *required* number of them (default 2
+  for items in Tier 1–2 of the current audit, 1 otherwise; see
+  :func:`audit.review.set_required_reviews`) → ``done`` (settled).
+* All agree but fewer than required → ``needs_second_review``.
+* No current verdict (no review, or only skips) → ``unreviewed``.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from audit.review._common import clean_name, run
+from audit.review.settings import FLAGGED_TIERS, required_reviews_from
+from audit.store import connect
+
+UNREVIEWED = "unreviewed"
+NEEDS_SECOND_REVIEW = "needs_second_review"
+DISPUTED = "disputed"
+DONE = "done"
+STATUSES = (UNREVIEWED, NEEDS_SECOND_REVIEW, DISPUTED, DONE)
+STATUS_LABELS = {
+    UNREVIEWED: "Unreviewed",
+    NEEDS_SECOND_REVIEW: "Needs a second review",
+    DISPUTED: "Disputed",
+    DONE: "Done (settled)",
+}
+
+# Per-item review summary, only for items that have review rows.  Parameters:
+# $benchmark, $reviewer (may be NULL).  Relation name: review_summary.
+SUMMARY_CTES = """
+rv AS (
+    SELECT * FROM reviews WHERE benchmark = $benchmark
+),
+cur AS (   -- each reviewer's current verdict on an item
+    SELECT *, verdict || coalesce(':' || corrected_answer, '') AS opinion
+    FROM rv
+    WHERE verdict <> 'skip' AND NOT is_adjudication
+    QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY created_at DESC, review_id DESC) = 1
+),
+cur_agg AS (
+    SELECT question_id,
+           count(*) AS n_verdicts,
+           count(DISTINCT opinion) AS n_opinions,
+           min(verdict) AS verdict,
+           min(corrected_answer) AS corrected_answer,
+           string_agg(reviewer || ': ' || rationale, ' | ' ORDER BY reviewer) AS rationale,
+           string_agg(reviewer || ': ' || proposed_fix, ' | ' ORDER BY reviewer) AS proposed_fix
+    FROM cur GROUP BY question_id
+),
+cur_cause AS (   -- the cause most current verdicts name (ties: the latest)
+    SELECT question_id, cause
+    FROM (SELECT question_id, cause, count(*) AS k, max(review_id) AS last_id
+          FROM cur WHERE cause IS NOT NULL GROUP BY question_id, cause)
+    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY k DESC, last_id DESC) = 1
+),
+adj AS (   -- the latest adjudication of an item
+    SELECT * FROM rv WHERE is_adjudication
+    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY created_at DESC, review_id DESC) = 1
+),
+all_agg AS (
+    SELECT question_id,
+           count(*) FILTER (WHERE verdict <> 'skip') AS n_reviews,
+           count(DISTINCT reviewer) FILTER (WHERE verdict <> 'skip') AS n_reviewers,
+           array_to_string(list_sort(list_distinct(list(reviewer) FILTER (WHERE verdict <> 'skip'))), ', ') AS reviewers,
+           min(created_at) FILTER (WHERE verdict <> 'skip') AS first_reviewed_at,
+           max(created_at) AS last_reviewed_at,
+           coalesce(bool_or(reviewer = $reviewer AND verdict <> 'skip'), false) AS reviewed_by_me,
+           coalesce(bool_or(reviewer = $reviewer), false) AS seen_by_me
+    FROM rv GROUP BY question_id
+),
+review_summary AS (
+    SELECT g.question_id, g.n_reviews, g.n_reviewers, g.reviewers, g.first_reviewed_at, g.last_reviewed_at,
+           g.reviewed_by_me, g.seen_by_me,
+           coalesce(c.n_verdicts, 0) AS n_verdicts,
+           coalesce(c.n_opinions, 0) AS n_opinions,
+           a.review_id IS NOT NULL AS adjudicated,
+           a.reviewer AS adjudicator,
+           CASE WHEN a.review_id IS NOT NULL THEN a.verdict WHEN c.n_opinions = 1 THEN c.verdict END AS verdict,
+           CASE WHEN a.review_id IS NOT NULL THEN a.corrected_answer
+                WHEN c.n_opinions = 1 THEN c.corrected_answer END AS corrected_answer,
+           CASE WHEN a.review_id IS NOT NULL THEN a.cause WHEN c.n_opinions = 1 THEN cc.cause END AS cause,
+           CASE WHEN a.review_id IS NOT NULL THEN a.rationale WHEN c.n_opinions = 1 THEN c.rationale END AS rationale,
+           CASE WHEN a.review_id IS NOT NULL THEN a.proposed_fix WHEN c.n_opinions = 1 THEN c.proposed_fix END AS proposed_fix
+    FROM all_agg g
+    LEFT JOIN cur_agg c USING (question_id)
+    LEFT JOIN cur_cause cc USING (question_id)
+    LEFT JOIN adj a USING (question_id)
+)"""
+
+# The current audit's tier per item ($benchmark).  Relation name: cur_audit.
+AUDIT_CTE = """
+cur_audit AS (
+    SELECT question_id, tier, bucket, top_answer, agreement_count, agreeing_families, n_models, n_valid, n_correct
+    FROM audit_results
+    WHERE benchmark = $benchmark
+      AND run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark)
+)"""
+
+FLAGGED_SQL = ", ".join(str(t) for t in FLAGGED_TIERS)
+
+
+def required_expr(tier: str = "a.tier") -> str:
+    """SQL for the number of reviews an item needs ($req_flagged, $req_other)."""
+    return f"(CASE WHEN {tier} IN ({FLAGGED_SQL}) THEN $req_flagged ELSE $req_other END)"
+
+
+def status_expr(s: str = "s", tier: str = "a.tier") -> str:
+    """SQL CASE giving an item's status from ``review_summary`` alias ``s``."""
+    return (
+        f"(CASE WHEN coalesce({s}.adjudicated, false) THEN '{DONE}'"
+        f" WHEN coalesce({s}.n_verdicts, 0) = 0 THEN '{UNREVIEWED}'"
+        f" WHEN {s}.n_opinions > 1 THEN '{DISPUTED}'"
+        f" WHEN {s}.n_verdicts >= {required_expr(tier)} THEN '{DONE}'"
+        f" ELSE '{NEEDS_SECOND_REVIEW}' END)"
+    )
+
+
+def base_params(con, benchmark: str, reviewer: str | None = None) -> dict:
+    req = required_reviews_from(con)
+    return {
+        "benchmark": benchmark,
+        "reviewer": clean_name(reviewer) or None,
+        "req_flagged": req.flagged,
+        "req_other": req.other,
+    }
+
+
+def review_status(benchmark: str, *, reviewer: str | None = None, db=None) -> pd.DataFrame:
+    """Review status of every item of a benchmark, in import order.
+
+    Columns: ``question_id, subject, tier, required, n_reviews`` (non-skip
+    review rows, adjudications included), ``n_reviewers`` (distinct people
+    with a non-skip review), ``n_verdicts`` (current verdicts counted by the
+    settlement rule), ``status`` (unreviewed / needs_second_review / disputed
+    / done), ``adjudicated, reviewed_by_me`` (``reviewer`` has a non-skip
+    review of the item; False when ``reviewer`` is None), ``last_reviewed_at``.
+    """
+    with connect(db, read_only=True) as con:
+        params = base_params(con, benchmark, reviewer)
+        sql = f"""
+        WITH {SUMMARY_CTES}, {AUDIT_CTE}
+        SELECT q.question_id, q.subject, a.tier, {required_expr()} AS required,
+               coalesce(s.n_reviews, 0) AS n_reviews, coalesce(s.n_reviewers, 0) AS n_reviewers,
+               coalesce(s.n_verdicts, 0) AS n_verdicts, {status_expr()} AS status,
+               coalesce(s.adjudicated, false) AS adjudicated, coalesce(s.reviewed_by_me, false) AS reviewed_by_me,
+               s.last_reviewed_at
+        FROM questions q
+        LEFT JOIN cur_audit a USING (question_id)
+        LEFT JOIN review_summary s USING (question_id)
+        WHERE q.benchmark = $benchmark
+        ORDER BY q.seq, q.question_id"""
+        return run(con, sql, params).df()
+
+
+def settled_verdicts(benchmark: str, *, db=None) -> pd.DataFrame:
+    """The settled verdict of every settled item (status ``done``), in import order.
+
+    Columns: ``question_id, verdict`` (key_correct / key_wrong / ambiguous /
+    defective), ``corrected_answer`` (set for key_wrong), ``cause`` (the
+    adjudication's, else the cause most current verdicts name),
+    ``reviewers`` (everyone with a non-skip review, sorted, comma-separated),
+    ``n_reviews`` (non-skip review rows), ``adjudicated``,
+    ``last_reviewed_at`` (UTC) and further ``first_reviewed_at,
+    adjudicator, rationale, proposed_fix`` (rationales as
+    ``"name: text | name: text"`` unless adjudicated), ``answer_key`` (the
+    original key), ``tier``.  Exports derive corrected versions from this.
+    """
+    with connect(db, read_only=True) as con:
+        params = base_params(con, benchmark)
+        sql = f"""
+        WITH {SUMMARY_CTES}, {AUDIT_CTE}
+        SELECT q.question_id, s.verdict, s.corrected_answer, s.cause, s.reviewers, s.n_reviews,
+               s.adjudicated, s.last_reviewed_at, s.first_reviewed_at, s.adjudicator,
+               s.rationale, s.proposed_fix, q.answer_key, a.tier
+        FROM questions q
+        JOIN review_summary s USING (question_id)
+        LEFT JOIN cur_audit a USING (question_id)
+        WHERE q.benchmark = $benchmark AND {status_expr()} = '{DONE}'
+        ORDER BY q.seq, q.question_id"""
+        return run(con, sql, params).df()
