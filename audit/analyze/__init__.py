@@ -1,5 +1,19 @@
 __all__: list[str] = []
 
+# Metrics, agreement tiers, scenarios and the report (analyze-C).
+from audit.analyze.stats import significance_stars, wilson_interval  # noqa: E402
+from audit.analyze.metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics  # noqa: E402
+from audit.analyze.tiers import (  # noqa: E402
+    TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze, audit_lint, audit_results, tier_counts,
+)
+from audit.analyze.scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
+
+__all__ += [
+    "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
+    "DIFFICULTY_BANDS", "analyze", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
+    "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS",
+]
+
 # Agreement statistics (judge-G): Cohen's / Fleiss' kappa, pairwise matrices.
 from audit.analyze.agreement import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa  # noqa: E402
 

@@ -1,0 +1,277 @@
+"""Filtering scenarios and pairwise model comparisons.
+
+A scenario is a set of questions left out of the scoring.  Built in
+(from the latest audit run's tiers):
+
+===============  ===========================
+baseline         nothing excluded
+excl_tier1       Tier 1 excluded
+excl_tier1-2     Tiers 1–2 excluded
+excl_tier1-3     Tiers 1–3 excluded
+excl_tier1-4     Tiers 1–4 excluded
+===============  ===========================
+
+Questions in the ``incomplete`` bucket (``analyze(incomplete="separate")``)
+have no tier and are never excluded by these.  More scenarios (e.g. the
+judge's) come in through ``extra_exclusions={name: {question_id, …}}``.
+
+Per model × scenario the accuracy is the conditional accuracy (correct /
+valid) over the remaining questions, with a Wilson interval (statsmodels
+``proportion_confint(method="wilson")``).  Pairwise comparisons report the
+two-proportion z-test of the methodology (statsmodels
+``proportions_ztest``, pooled variance) and McNemar's exact test on paired
+per-question correctness over the questions both models answered
+(statsmodels ``mcnemar(exact=True)``: a two-sided exact binomial test on the
+discordant pairs), which is the right test when both models answered the
+same questions.
+"""
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze.metrics import add_wilson
+from audit.analyze.stats import significance_stars
+from audit.analyze.tiers import latest_run
+from audit.errors import InputError, NotFoundError
+from audit.store import connect
+
+# name -> highest tier excluded (tiers 1..k); 0 = nothing
+SCENARIOS: dict[str, int] = {
+    "baseline": 0,
+    "excl_tier1": 1,
+    "excl_tier1-2": 2,
+    "excl_tier1-3": 3,
+    "excl_tier1-4": 4,
+}
+SCENARIO_LABELS = {
+    "baseline": "all questions",
+    "excl_tier1": "without Tier 1",
+    "excl_tier1-2": "without Tiers 1–2",
+    "excl_tier1-3": "without Tiers 1–3",
+    "excl_tier1-4": "without Tiers 1–4",
+}
+
+
+def _scenario_tables(extra_exclusions) -> tuple[pa.Table, pa.Table]:
+    names = list(SCENARIOS)
+    max_tier = list(SCENARIOS.values())
+    ex_s, ex_q = [], []
+    for name, ids in (extra_exclusions or {}).items():
+        name = str(name)
+        if not name.strip():
+            raise InputError("a scenario name must not be empty")
+        if name in names:
+            raise InputError(f"scenario '{name}' already exists; choose another name")
+        names.append(name)
+        max_tier.append(0)
+        for qid in sorted({str(q) for q in ids}):
+            ex_s.append(name)
+            ex_q.append(qid)
+    sc = pa.table(
+        {
+            "scenario": pa.array(names, pa.string()),
+            "ord": pa.array(range(len(names)), pa.int32()),
+            "max_tier": pa.array(max_tier, pa.int32()),
+        }
+    )
+    scx = pa.table({"scenario": pa.array(ex_s, pa.string()), "question_id": pa.array(ex_q, pa.string())})
+    return sc, scx
+
+
+# `qs` = (scenario, question) pairs that remain in each scenario; `p` = usable predictions.
+_SCOPE_SQL = f"""
+    _q AS ({QUESTIONS_SQL}),
+    p AS ({usable_predictions_sql()}),
+    res AS (SELECT question_id, tier FROM audit_results WHERE run_id = $run_id),
+    ex AS (
+        SELECT s.scenario, r.question_id FROM _sc s JOIN res r ON r.tier BETWEEN 1 AND s.max_tier
+        UNION
+        SELECT scenario, question_id FROM _scx
+    ),
+    qs AS (
+        SELECT s.scenario, s.ord, q.qn, q.question_id
+        FROM _sc s CROSS JOIN _q q
+        ANTI JOIN ex ON ex.scenario = s.scenario AND ex.question_id = q.question_id
+    )
+"""
+
+
+class _ScenarioScope:
+    def __init__(self, con, benchmark, models, extra_exclusions):
+        self.con = con
+        self.run = latest_run(con, benchmark)
+        self.ms = model_set(con, benchmark, models if models is not None else self.run["models"])
+        sc, scx = _scenario_tables(extra_exclusions)
+        self.scenarios = sc.column("scenario").to_pylist()
+        self.tables = {"_ms": self.ms.arrow(), "_sc": sc, "_scx": scx}
+        self.params = {"benchmark": benchmark, "run_id": self.run["run_id"]}
+
+    def __enter__(self):
+        for name, t in self.tables.items():
+            self.con.register(name, t)
+        return self
+
+    def __exit__(self, *exc):
+        for name in self.tables:
+            self.con.unregister(name)
+
+
+def scenario_table(
+    benchmark: str | None = None,
+    *,
+    db=None,
+    models=None,
+    extra_exclusions: dict[str, set] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Per model × scenario: questions remaining, valid answers, correct
+    answers, conditional accuracy with a Wilson interval, and the change from
+    the baseline in percentage points.
+
+    Uses the tiers of the latest audit run (run ``analyze`` first) and, by
+    default, that run's model set.  ``extra_exclusions`` adds scenarios:
+    ``{"excl_judge": {"q1", "q7"}}`` excludes those question ids.
+
+    Columns: scenario, model, family, n_questions, n_excluded, n_valid,
+    n_correct, conditional_accuracy, conditional_accuracy_low,
+    conditional_accuracy_high, delta_points (conditional accuracy minus the
+    baseline's, × 100).  Rows are ordered by scenario (built-ins first,
+    then the extra ones in the given order), then model.
+    """
+    sql = f"""
+        WITH {_SCOPE_SQL},
+        nq AS (SELECT scenario, count(*) AS n_questions FROM qs GROUP BY scenario),
+        per AS (
+            SELECT qs.scenario, p.model, count(*) AS n_valid, count(*) FILTER (WHERE p.is_key) AS n_correct
+            FROM qs JOIN p USING (qn) GROUP BY ALL
+        )
+        SELECT s.scenario, ms.model, ms.family,
+               coalesce(nq.n_questions, 0)::BIGINT AS n_questions,
+               coalesce(per.n_valid, 0)::BIGINT AS n_valid,
+               coalesce(per.n_correct, 0)::BIGINT AS n_correct
+        FROM _sc s CROSS JOIN _ms ms
+        LEFT JOIN nq ON nq.scenario = s.scenario
+        LEFT JOIN per ON per.scenario = s.scenario AND per.model = ms.model
+        ORDER BY s.ord, ms.model
+    """
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        with _ScenarioScope(con, benchmark, models, extra_exclusions) as scope:
+            df = con.execute(sql, scope.params).df()
+    base_n = df.loc[df["scenario"] == "baseline", "n_questions"]
+    df.insert(4, "n_excluded", (int(base_n.iloc[0]) if len(base_n) else 0) - df["n_questions"])
+    add_wilson(df, "conditional_accuracy", "n_correct", "n_valid", confidence)
+    base = df.loc[df["scenario"] == "baseline"].set_index("model")["conditional_accuracy"]
+    df["delta_points"] = (df["conditional_accuracy"] - df["model"].map(base)) * 100.0
+    return df
+
+
+def _ztest(k1, n1, k2, n2) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportions_ztest
+
+    if n1 == 0 or n2 == 0:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        z, p = proportions_ztest(np.array([k1, k2]), np.array([n1, n2]))
+    return float(z), float(p)
+
+
+def _mcnemar_exact(both, a_only, b_only, neither) -> float:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    if both + a_only + b_only + neither == 0:
+        return float("nan")
+    return float(mcnemar(np.array([[both, a_only], [b_only, neither]]), exact=True).pvalue)
+
+
+def compare_models(
+    benchmark: str | None = None,
+    *,
+    db=None,
+    scenario: str | None = "baseline",
+    models=None,
+    extra_exclusions: dict[str, set] | None = None,
+) -> pd.DataFrame:
+    """Pairwise model comparisons in one scenario (``None``: every scenario).
+
+    Unpaired: each model's conditional accuracy over its valid answers in the
+    scenario, compared with the two-proportion z-test (statsmodels
+    ``proportions_ztest``, pooled).  Paired: over the questions both models
+    answered validly, the 2×2 table of per-question correctness and
+    McNemar's exact test (statsmodels ``mcnemar(exact=True)``).  Stars:
+    ``*`` p < 0.05, ``**`` p < 0.01, ``***`` p < 0.001.
+
+    Columns: scenario, model_a, model_b, n_a, correct_a, acc_a, n_b,
+    correct_b, acc_b, diff_points ((acc_a − acc_b) × 100), z, p_ztest,
+    sig_ztest, n_paired, both_correct, a_only, b_only, neither, p_mcnemar,
+    sig_mcnemar.  ``model_a`` < ``model_b`` alphabetically.
+    """
+    sql = f"""
+        WITH {_SCOPE_SQL},
+        pm AS (SELECT qs.scenario, p.qn, p.model_id, p.model, p.is_key FROM qs JOIN p USING (qn)),
+        single AS (SELECT scenario, model, count(*) AS n, count(*) FILTER (WHERE is_key) AS k FROM pm GROUP BY ALL),
+        paired AS (
+            SELECT a.scenario, a.model AS model_a, b.model AS model_b, count(*) AS n_paired,
+                   count(*) FILTER (WHERE a.is_key AND b.is_key) AS both_correct,
+                   count(*) FILTER (WHERE a.is_key AND NOT b.is_key) AS a_only,
+                   count(*) FILTER (WHERE NOT a.is_key AND b.is_key) AS b_only,
+                   count(*) FILTER (WHERE NOT a.is_key AND NOT b.is_key) AS neither
+            FROM pm a JOIN pm b ON a.scenario = b.scenario AND a.qn = b.qn AND a.model < b.model
+            GROUP BY ALL
+        )
+        SELECT 'single' AS kind, scenario, model AS model_a, NULL AS model_b, n, k,
+               NULL::BIGINT AS n_paired, NULL::BIGINT AS both_correct, NULL::BIGINT AS a_only,
+               NULL::BIGINT AS b_only, NULL::BIGINT AS neither
+        FROM single
+        UNION ALL
+        SELECT 'paired', scenario, model_a, model_b, NULL, NULL, n_paired, both_correct, a_only, b_only, neither
+        FROM paired
+    """
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        scope_obj = _ScenarioScope(con, benchmark, models, extra_exclusions)
+        if scenario is not None and scenario not in scope_obj.scenarios:
+            raise NotFoundError(f"no scenario '{scenario}' (known: {', '.join(scope_obj.scenarios)})")
+        with scope_obj as scope:
+            raw = con.execute(sql, scope.params).df()
+        scenarios = scope.scenarios if scenario is None else [scenario]
+        model_names = sorted(scope.ms.models)
+    single = {(r.scenario, r.model_a): (int(r.n), int(r.k)) for r in raw[raw["kind"] == "single"].itertuples()}
+    paired = {(r.scenario, r.model_a, r.model_b): r for r in raw[raw["kind"] == "paired"].itertuples()}
+    rows = []
+    for sc in scenarios:
+        for a, b in combinations(model_names, 2):
+            n_a, k_a = single.get((sc, a), (0, 0))
+            n_b, k_b = single.get((sc, b), (0, 0))
+            pr = paired.get((sc, a, b))
+            cells = (0, 0, 0, 0) if pr is None else (int(pr.both_correct), int(pr.a_only), int(pr.b_only), int(pr.neither))
+            acc_a = k_a / n_a if n_a else float("nan")
+            acc_b = k_b / n_b if n_b else float("nan")
+            z, p_z = _ztest(k_a, n_a, k_b, n_b)
+            p_m = _mcnemar_exact(*cells)
+            rows.append(
+                {
+                    "scenario": sc, "model_a": a, "model_b": b,
+                    "n_a": n_a, "correct_a": k_a, "acc_a": acc_a,
+                    "n_b": n_b, "correct_b": k_b, "acc_b": acc_b,
+                    "diff_points": (acc_a - acc_b) * 100.0,
+                    "z": z, "p_ztest": p_z, "sig_ztest": significance_stars(p_z),
+                    "n_paired": sum(cells), "both_correct": cells[0], "a_only": cells[1],
+                    "b_only": cells[2], "neither": cells[3],
+                    "p_mcnemar": p_m, "sig_mcnemar": significance_stars(p_m),
+                }
+            )
+    cols = ["scenario", "model_a", "model_b", "n_a", "correct_a", "acc_a", "n_b", "correct_b", "acc_b",
+            "diff_points", "z", "p_ztest", "sig_ztest", "n_paired", "both_correct", "a_only", "b_only",
+            "neither", "p_mcnemar", "sig_mcnemar"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+__all__ = ["scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS"]
