@@ -8,9 +8,13 @@ from audit.analyze.tiers import (  # noqa: E402
 )
 from audit.analyze.scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
 
+# `analyze` is deliberately NOT in __all__: `audit/__init__.py` star-imports this
+# package, and a function named `analyze` would then replace the sub-package
+# attribute `audit.analyze`.  Call it as `audit.analyze.analyze(...)` or
+# `from audit.analyze import analyze`.
 __all__ += [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
-    "DIFFICULTY_BANDS", "analyze", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
+    "DIFFICULTY_BANDS", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
     "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS",
 ]
 
