@@ -12,3 +12,17 @@ __all__ = [
     "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
     "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
 ]
+from audit.review.queue import (
+    QUEUE_ORDERS, QUEUE_STATUSES, QueueOrder, QueueProgress, neighbours, queue_progress, register_order,
+    review_queue,
+)
+from audit.review.item import (
+    AuditInfo, FamilyAnswers, ItemView, JudgeVerdict, ModelAnswer, OptionCount, ParallelItem, item_view,
+)
+
+__all__ += [
+    "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
+    "register_order", "review_queue",
+    "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
+    "item_view",
+]

@@ -39,7 +39,7 @@ STATUS_LABELS = {
 # $benchmark, $reviewer (may be NULL).  Relation name: review_summary.
 SUMMARY_CTES = """
 rv AS (
-    SELECT * FROM reviews WHERE benchmark = $benchmark
+    SELECT * FROM reviews WHERE benchmark = $benchmark {item_filter}
 ),
 cur AS (   -- each reviewer's current verdict on an item
     SELECT *, verdict || coalesce(':' || corrected_answer, '') AS opinion
@@ -97,6 +97,12 @@ review_summary AS (
     LEFT JOIN adj a USING (question_id)
 )"""
 
+
+def summary_ctes(*, one_item: bool = False) -> str:
+    """The ``review_summary`` CTEs for a whole benchmark, or for the one item
+    ``$question_id`` (fast path of the item page)."""
+    return SUMMARY_CTES.replace("{item_filter}", "AND question_id = $question_id" if one_item else "")
+
 # The current audit's tier per item ($benchmark).  Relation name: cur_audit.
 AUDIT_CTE = """
 cur_audit AS (
@@ -148,7 +154,7 @@ def review_status(benchmark: str, *, reviewer: str | None = None, db=None) -> pd
     with connect(db, read_only=True) as con:
         params = base_params(con, benchmark, reviewer)
         sql = f"""
-        WITH {SUMMARY_CTES}, {AUDIT_CTE}
+        WITH {summary_ctes()}, {AUDIT_CTE}
         SELECT q.question_id, q.subject, a.tier, {required_expr()} AS required,
                coalesce(s.n_reviews, 0) AS n_reviews, coalesce(s.n_reviewers, 0) AS n_reviewers,
                coalesce(s.n_verdicts, 0) AS n_verdicts, {status_expr()} AS status,
@@ -178,7 +184,7 @@ def settled_verdicts(benchmark: str, *, db=None) -> pd.DataFrame:
     with connect(db, read_only=True) as con:
         params = base_params(con, benchmark)
         sql = f"""
-        WITH {SUMMARY_CTES}, {AUDIT_CTE}
+        WITH {summary_ctes()}, {AUDIT_CTE}
         SELECT q.question_id, s.verdict, s.corrected_answer, s.cause, s.reviewers, s.n_reviews,
                s.adjudicated, s.last_reviewed_at, s.first_reviewed_at, s.adjudicator,
                s.rationale, s.proposed_fix, q.answer_key, a.tier
