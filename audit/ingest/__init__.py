@@ -1,4 +1,12 @@
 """Ingest: importers for every source format, answer extraction, model families."""
+from audit.ingest.helm import HelmImportSummary, import_helm
+from audit.ingest.mmlu_redux import MmluReduxImportSummary, import_mmlu_redux
 from audit.ingest.models import import_models, infer_family, list_models, set_family
+from audit.ingest.parallel import ParallelImportSummary, import_parallel
+from audit.ingest.predictions import PredictionImportSummary, import_predictions
+from audit.ingest.questions import QuestionImportSummary, import_questions, script_of
 
-__all__ = ["import_models", "infer_family", "list_models", "set_family"]
+__all__ = ["import_models", "infer_family", "list_models", "set_family",
+           "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
+           "script_of", "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary",
+           "MmluReduxImportSummary", "ParallelImportSummary"]

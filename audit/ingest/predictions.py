@@ -319,7 +319,12 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
                     [benchmark])
     register_models(con, models)
 
+    # A source may bring letters already extracted (and mapped), e.g. HELM,
+    # in columns `letter` and `method`; then nothing is extracted here.
+    src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
+    pre = "letter" in src_cols
     n_extract = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
+    n_responses, n_extract = n_extract, (0 if pre else n_extract)
     bar = None
     if n_extract:
         from tqdm import tqdm
@@ -330,16 +335,19 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
                             type="arrow", null_handling="special", side_effects=False)
     given = _GIVEN_SQL.format(c="s.given")
     letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
-        "WHEN s.response IS NOT NULL THEN _audit_extract(s.response, q.k::INTEGER) " if n_extract else "") + "END"
+        "WHEN s.response IS NOT NULL THEN _audit_extract(s.response, q.k::INTEGER) " if n_extract else "") + (
+        "ELSE s.letter " if pre else "") + "END"
+    method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
     try:
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
             "SELECT $b, question_id, model, run, "
             "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
             "  CASE WHEN ok THEN letter END, "
-            "  CASE WHEN given IS NULL AND response IS NOT NULL THEN $m ELSE 'given' END, ok "
+            "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
             "FROM (SELECT *, coalesce(length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k, false) AS ok "
-            f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter "
+            f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter, "
+            f"                   {method_expr} AS src_method "
             f"            FROM {src} s JOIN _bench_q q USING (question_id)))",
             {"b": benchmark, "m": method},
         )
@@ -353,4 +361,4 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
         "WHERE p.benchmark = ?", [benchmark])
     return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=models, predictions=n,
-                                   valid=n_valid, extracted=n_extract, method=method, replaced=replaced)
+                                   valid=n_valid, extracted=n_responses, method=method, replaced=replaced)
