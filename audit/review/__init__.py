@@ -26,3 +26,7 @@ __all__ += [
     "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
     "item_view",
 ]
+from audit.review.agreement import ReviewerAgreement, reviewer_agreement
+from audit.review.dashboard import progress_by_reviewer, tier_by_subject
+
+__all__ += ["ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject"]
