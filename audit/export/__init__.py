@@ -1,1 +1,22 @@
-__all__: list[str] = []
+"""Corrected answer-key versions: derive, publish, list and diff.
+
+One concept per module: :mod:`~audit.export.names` (validation of benchmark
+and version names), :mod:`~audit.export.policy` (named policies),
+:mod:`~audit.export.derive` (items → key and inclusion, in SQL),
+:mod:`~audit.export.write` (atomic staging, native formats, Parquet,
+changelog, exclusion lists), :mod:`~audit.export.manifest`,
+:mod:`~audit.export.datasheet`, :mod:`~audit.export.create`,
+:mod:`~audit.export.diff`, :mod:`~audit.export.listing`.
+"""
+from audit.export.create import VersionSummary, create_version, exports_root
+from audit.export.diff import diff_versions
+from audit.export.listing import list_versions
+from audit.export.manifest import read_manifest, verify_version
+from audit.export.names import validate_benchmark, validate_version
+from audit.export.policy import POLICIES, Policy, get_policy, list_policies, register_policy
+
+__all__: list[str] = [
+    "VersionSummary", "create_version", "exports_root", "diff_versions", "list_versions", "read_manifest",
+    "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
+    "list_policies", "register_policy",
+]

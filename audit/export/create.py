@@ -1,0 +1,352 @@
+"""``create_version``: derive a corrected answer-key version and publish it
+under ``<exports>/<benchmark>/<version>/`` with its database record.
+
+Lineage.  Version ``1.0`` is always the benchmark's *original* keys (policy
+``original``).  It is created explicitly with ``create_version(B, "1.0")``,
+or automatically — as its own immutable version, committed first — when the
+first later version of a benchmark is created, so every corrected version
+has a parent.  Each later version's parent is the benchmark's latest
+version, and a new version must be numerically greater than it (``1.1``
+after ``1.0``, ``1.10`` after ``1.9``).
+
+Immutability.  A version that exists (in the database or as a folder) is
+never overwritten: creating it again fails with a clear message.
+
+Determinism.  Every data file is a pure function of the database state and
+the policy (items in import order, fixed encodings, no timestamps); only
+``manifest.json`` carries the creation time.  Two derivations of the same
+state are byte-identical.
+
+Atomicity.  Files are written to a hidden temporary folder beside the target
+while no database lock is held; then, in one transaction, the version's rows
+are inserted, the folder is renamed into place, and the transaction commits.
+Any failure before the commit removes the folder and rolls the rows back, so
+a crash leaves neither a half-written version folder nor a database record.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from audit._version import __version__
+from audit.errors import AuditError, InputError, NotFoundError
+from audit.export.datasheet import DATASHEET_NAME, METRIC_COLUMNS, render_datasheet
+from audit.export.derive import counts as count_items
+from audit.export.derive import derive_items
+from audit.export.manifest import build_manifest, file_hashes, write_manifest
+from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
+from audit.export.policy import ORIGINAL, Policy, get_policy
+from audit.export.write import (
+    publish,
+    remove_stale_partials,
+    staged_directory,
+    write_changelog,
+    write_exclusions,
+    write_generic_native,
+    write_parquet,
+    write_tlue_native,
+)
+from audit.store import connect, transaction
+
+EXPORTS_ENV = "AUDIT_EXPORTS"
+#: Benchmarks whose native format is TLUE JSONL (``benchmarks.source``).
+TLUE_SOURCES = ("tlue",)
+
+
+@dataclass(frozen=True)
+class VersionSummary:
+    """What :func:`create_version` published."""
+
+    benchmark: str
+    version: str
+    parent: str | None
+    policy: str
+    path: Path
+    counts: dict
+    files: tuple[str, ...]
+    created_at: str
+    data_sha256: str
+    auto_created: tuple[str, ...] = field(default=())  # versions created first (1.0)
+
+    def __str__(self) -> str:
+        c = self.counts
+        pre = "".join(f"created {self.benchmark} {v} (original keys) first; " for v in self.auto_created)
+        return (f"{pre}created {self.benchmark} {self.version} (parent {self.parent or 'none'}, policy "
+                f"'{self.policy}'): {c['corrected']} corrected, {c['excluded']} excluded, {c['unchanged']} "
+                f"unchanged, {c['reviewed']} reviewed of {c['items']} items → {self.path}")
+
+
+def exports_root(exports_dir: str | os.PathLike | None = None) -> Path:
+    """The exports folder: *exports_dir*, else ``$AUDIT_EXPORTS``, else
+    ``exports/`` in the source checkout (the current directory when the
+    package is installed elsewhere)."""
+    if exports_dir is not None:
+        return Path(exports_dir)
+    env = os.environ.get(EXPORTS_ENV)
+    if env:
+        return Path(env)
+    root = Path(__file__).resolve().parents[2]
+    if (root / "pyproject.toml").exists() and (root / "audit").is_dir():
+        return root / "exports"
+    return Path.cwd() / "exports"
+
+
+def _fingerprint(con, benchmark: str) -> tuple:
+    """Changes whenever a review, question or audit run of the benchmark is added."""
+    return con.execute(
+        """SELECT (SELECT count(*) FROM reviews WHERE benchmark = $b),
+                  (SELECT coalesce(max(review_id), 0) FROM reviews WHERE benchmark = $b),
+                  (SELECT count(*) FROM questions WHERE benchmark = $b),
+                  (SELECT coalesce(max(run_id), 0) FROM audit_runs WHERE benchmark = $b)""",
+        {"b": benchmark},
+    ).fetchone()
+
+
+def _recorded_versions(con, benchmark: str) -> list[str]:
+    rows = con.execute("SELECT version FROM key_versions WHERE benchmark = ?", [benchmark]).fetchall()
+    return sorted((r[0] for r in rows), key=version_key)
+
+
+def _reviewer_counts(con, benchmark: str) -> pd.DataFrame:
+    """Items each reviewer gave a non-skip verdict on (adjudications included)."""
+    return con.execute(
+        "SELECT reviewer, count(DISTINCT question_id) AS n_items FROM reviews "
+        "WHERE benchmark = ? AND verdict <> 'skip' GROUP BY reviewer ORDER BY reviewer", [benchmark]).df()
+
+
+def _latest_audit_run(con, benchmark: str) -> dict | None:
+    row = con.execute(
+        "SELECT run_id, config, models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1", [benchmark]
+    ).fetchone()
+    if row is None:
+        return None
+    config = json.loads(row[1]) if isinstance(row[1], str) else row[1]
+    return {"run_id": row[0], "config": config, "models": sorted(row[2] or [])}
+
+
+def _model_comparison(benchmark: str, db, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:
+    """Conditional accuracy (Wilson 95% CI) per model on the original keys
+    and on this version's keys with excluded items removed — both computed
+    by ``audit.analyze.model_metrics``."""
+    from audit.analyze import model_metrics
+
+    kwargs = {"db": db}
+    if models:
+        kwargs["models"] = list(models)
+    try:
+        orig = model_metrics(benchmark, **kwargs)
+    except NotFoundError as exc:
+        return None, str(exc)
+    if orig.empty:
+        return None, None
+    corrected = items.loc[items["action"] == "corrected", ["question_id", "answer_key"]].reset_index(drop=True)
+    excluded = items.loc[items["action"] == "excluded", "question_id"].tolist()
+    new = model_metrics(benchmark, keys=corrected, exclude=excluded, **kwargs)
+    cols = ["model", "n_valid", "conditional_accuracy", "conditional_accuracy_low", "conditional_accuracy_high"]
+    m = orig[cols].merge(new[cols], on="model", suffixes=("_o", "_c"), how="outer")
+    out = pd.DataFrame({
+        "model": m["model"],
+        "n_original": m["n_valid_o"].fillna(0).astype(int),
+        "acc_original": m["conditional_accuracy_o"],
+        "ci_low_original": m["conditional_accuracy_low_o"],
+        "ci_high_original": m["conditional_accuracy_high_o"],
+        "n_corrected": m["n_valid_c"].fillna(0).astype(int),
+        "acc_corrected": m["conditional_accuracy_c"],
+        "ci_low_corrected": m["conditional_accuracy_low_c"],
+        "ci_high_corrected": m["conditional_accuracy_high_c"],
+    })
+    out["delta_points"] = 100 * (out["acc_corrected"] - out["acc_original"])
+    note = "Models: the model set of the latest audit run." if models else None
+    return out[METRIC_COLUMNS].sort_values("model").reset_index(drop=True), note
+
+
+@dataclass
+class _Derived:
+    source: str
+    parent: str | None
+    items: pd.DataFrame
+    questions: pd.DataFrame
+    audit_run: dict | None
+    kappa: pd.DataFrame
+    kappa_overall: str | None
+    reviewer_counts: pd.DataFrame
+    fingerprint: tuple
+
+
+def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
+    from audit.review import review_status, reviewer_agreement, settled_verdicts
+
+    with connect(db) as con:
+        src = con.execute("SELECT source FROM benchmarks WHERE name = ?", [benchmark]).fetchone()
+        if src is None:
+            raise NotFoundError(f"no benchmark named '{benchmark}' in the database")
+        _refuse_existing(con, benchmark, version)
+        fp0 = _fingerprint(con, benchmark)
+    # the review stage opens its own (read-only) connections
+    settled = settled_verdicts(benchmark, db=db)
+    status = review_status(benchmark, db=db)[["question_id", "status"]]
+    agreement = reviewer_agreement(benchmark, db=db)
+    with connect(db) as con:
+        fp = _fingerprint(con, benchmark)
+        if fp != fp0:
+            raise AuditError("reviews or questions changed while the export was being derived; run it again")
+        versions = _recorded_versions(con, benchmark)
+        parent = versions[-1] if versions else None
+        if parent is not None and version_key(version) <= version_key(parent):
+            raise InputError(f"version {version} must be greater than {benchmark}'s latest version {parent}")
+        items = derive_items(con, benchmark, policy, settled)
+        items = items.merge(status.rename(columns={"status": "review_status"}), on="question_id", how="left")
+        questions = con.execute(
+            "SELECT question_id, subject, language, script, stem, options, answer_key, explanation, "
+            "source_record::VARCHAR AS source_record FROM questions WHERE benchmark = ? ORDER BY seq, question_id",
+            [benchmark],
+        ).df()
+        audit_run = _latest_audit_run(con, benchmark)
+        reviewer_counts = _reviewer_counts(con, benchmark)
+    if items.empty:
+        raise InputError(f"benchmark '{benchmark}' has no questions to export")
+    overall = None
+    if agreement.overall.n:
+        overall = (f"Pooled over every pair of reviewers on the {agreement.n_items} items reviewed at least twice: "
+                   + agreement.label + f" ({agreement.overall.n} reviewer pairs × items).")
+    return _Derived(src[0], parent, items, questions, audit_run, agreement.pairs, overall, reviewer_counts, fp)
+
+
+def _refuse_existing(con, benchmark: str, version: str) -> None:
+    row = con.execute(
+        "SELECT created_at, path FROM key_versions WHERE benchmark = ? AND version = ?", [benchmark, version]
+    ).fetchone()
+    if row is not None:
+        raise AuditError(
+            f"version {version} of '{benchmark}' already exists (created {row[0]:%Y-%m-%d %H:%M} UTC at {row[1]}); "
+            "versions are immutable — create a new version number instead"
+        )
+
+
+def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: str, policy: Policy,
+                        metrics: pd.DataFrame | None, model_note: str | None) -> None:
+    """Every data file of a version (all but the manifest) into *folder*."""
+    if d.source in TLUE_SOURCES:
+        write_tlue_native(folder, d.items, d.questions)
+    else:
+        write_generic_native(folder, d.items, d.questions)
+    write_parquet(folder, d.items, d.questions)
+    write_changelog(folder, d.items)
+    write_exclusions(folder, d.items, policy.exclude)
+    text = render_datasheet(benchmark=benchmark, version=version, parent=d.parent, policy=policy,
+                            counts=count_items(d.items), items=d.items, kappa=d.kappa,
+                            reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
+                            kappa_overall=d.kappa_overall)
+    (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
+
+
+def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) -> VersionSummary:
+    d = _derive(benchmark, version, policy, db)
+    models = d.audit_run["models"] if d.audit_run else None
+    metrics, note = _model_comparison(benchmark, db, d.items, models)
+    bench_dir = root / benchmark
+    target = bench_dir / version
+    if target.exists():
+        raise AuditError(
+            f"{target} already exists but is not recorded in the database (left by another database or a "
+            "killed export?); move it away or choose another version number"
+        )
+    remove_stale_partials(bench_dir)
+    counts = count_items(d.items)
+    with staged_directory(target) as tmp:
+        write_version_files(tmp, d, benchmark=benchmark, version=version, policy=policy,
+                            metrics=metrics, model_note=note)
+        files = file_hashes(tmp)
+        created = datetime.now(timezone.utc).replace(microsecond=0)
+        manifest = build_manifest(benchmark=benchmark, source=d.source, version=version, parent=d.parent,
+                                  policy=policy, counts=counts, files=files, audit_run=d.audit_run,
+                                  created_at=created)
+        write_manifest(tmp, manifest)
+        published = False
+        try:
+            with connect(db) as con:
+                with transaction(con):
+                    _refuse_existing(con, benchmark, version)
+                    if _fingerprint(con, benchmark) != d.fingerprint:
+                        raise AuditError("reviews or questions changed while the export was being written; run it again")
+                    if (_recorded_versions(con, benchmark) or [None])[-1] != d.parent:
+                        raise AuditError(f"another version of '{benchmark}' was created meanwhile; run it again")
+                    con.execute(
+                        "INSERT INTO key_versions (benchmark, version, parent, policy, created_at, path, n_items, "
+                        "n_corrected, n_excluded, n_unchanged, n_reviewed, data_sha256, tool_version) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [benchmark, version, d.parent, policy.name, created.replace(tzinfo=None),
+                         str(target.resolve()), counts["items"], counts["corrected"], counts["excluded"],
+                         counts["unchanged"], counts["reviewed"], manifest["data_sha256"], __version__],
+                    )
+                    rows = d.items[["question_id", "original_key", "answer_key", "included", "action",
+                                    "exclusion_list", "verdict"]]
+                    con.register("_kv_items", rows)
+                    try:
+                        con.execute(
+                            "INSERT INTO key_version_items SELECT ?, ?, question_id, original_key, answer_key, "
+                            "included, action, exclusion_list, verdict FROM _kv_items", [benchmark, version])
+                    finally:
+                        con.unregister("_kv_items")
+                    publish(tmp, target)
+                    published = True
+        except BaseException:
+            if published:
+                shutil.rmtree(target, ignore_errors=True)
+            raise
+    return VersionSummary(benchmark, version, d.parent, policy.name, target, counts, tuple(sorted(files) + ["manifest.json"]),
+                          manifest["created_at"], manifest["data_sha256"])
+
+
+def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db=None,
+                   exports_dir: str | os.PathLike | None = None) -> VersionSummary:
+    """Derive version *version* of *benchmark* under the named *policy* and
+    publish it in ``<exports>/<benchmark>/<version>/``.
+
+    Files: the benchmark in its native format (TLUE: ``<subject>.jsonl``,
+    identical to the input except the ``answer`` of corrected items; other
+    sources: ``questions.csv`` + ``questions.jsonl`` in the generic layout of
+    ``audit import questions``), ``questions.parquet``, ``CHANGELOG.csv``,
+    ``excluded.txt`` and ``excluded-<list>.txt``, ``DATASHEET.md`` and
+    ``manifest.json``.  ``1.0`` is the original keys; creating a later
+    version first creates ``1.0`` when it does not exist.  See the module
+    docstring for lineage, immutability, determinism and atomicity.
+
+    >>> import tempfile, os
+    >>> from audit.demo import build_demo
+    >>> tmp = tempfile.mkdtemp(); db = os.path.join(tmp, "d.duckdb")
+    >>> _ = build_demo(db)
+    >>> s = create_version("demo", "1.1", db=db, exports_dir=os.path.join(tmp, "exports"))
+    >>> s.parent, s.auto_created, s.counts["corrected"] >= 0
+    ('1.0', ('1.0',), True)
+    """
+    validate_benchmark(benchmark)
+    validate_version(version)
+    pol = get_policy(policy)
+    root = exports_root(exports_dir)
+    if version_key(version) == version_key(ORIGINAL_VERSION):
+        if version != ORIGINAL_VERSION:
+            raise InputError(f"version {version} would be the same as {ORIGINAL_VERSION}; use {ORIGINAL_VERSION}")
+        if pol.name not in ("default", ORIGINAL.name):
+            raise InputError(f"version {ORIGINAL_VERSION} is always the original keys; "
+                             f"policy '{pol.name}' applies to later versions (1.1, ...)")
+        return _create_one(benchmark, version, ORIGINAL, db, root)
+    if version_key(version) < version_key(ORIGINAL_VERSION):
+        raise InputError(f"version {version} is lower than {ORIGINAL_VERSION}, the original keys; use 1.1 or higher")
+    with connect(db) as con:
+        if con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchone()[0] == 0:
+            raise NotFoundError(f"no benchmark named '{benchmark}' in the database")
+        _refuse_existing(con, benchmark, version)
+        has_original = ORIGINAL_VERSION in _recorded_versions(con, benchmark)
+    auto: tuple[str, ...] = ()
+    if not has_original:
+        _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root)
+        auto = (ORIGINAL_VERSION,)
+    summary = _create_one(benchmark, version, pol, db, root)
+    return VersionSummary(**{**summary.__dict__, "auto_created": auto})

@@ -1,0 +1,70 @@
+"""Validation of the names that become folder names under the exports dir.
+
+A benchmark name and a version name are joined into
+``<exports>/<benchmark>/<version>/``; anything that could escape that folder
+(``..``, ``/``, ``\\``, an absolute path, a drive letter, control characters,
+hidden names) is refused with a clear message *before* any path is built.
+
+Versions are dotted numbers without leading zeros — ``1.0``, ``1.1``,
+``2.0.1`` — so they order numerically and ``1.0`` / ``1.00`` cannot both
+exist.  Benchmark names start with a letter or digit and use letters, digits,
+``.``, ``_`` and ``-`` (at most 64 characters); ``.`` and ``..`` are thereby
+excluded.
+"""
+from __future__ import annotations
+
+import re
+
+from audit.errors import InputError
+
+VERSION_PATTERN = re.compile(r"^(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3})){1,2}$")
+BENCHMARK_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+ORIGINAL_VERSION = "1.0"
+
+
+def validate_version(version) -> str:
+    """Return *version* if it is a valid version name, else raise InputError.
+
+    >>> validate_version("1.1")
+    '1.1'
+    >>> validate_version("../x")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: invalid version name '../x': use dotted numbers such as 1.0, 1.1 or 2.0.1 (no leading zeros, no paths)
+    """
+    if not isinstance(version, str) or not VERSION_PATTERN.fullmatch(version):
+        raise InputError(
+            f"invalid version name {version!r}: use dotted numbers such as 1.0, 1.1 or 2.0.1 "
+            "(no leading zeros, no paths)"
+        )
+    return version
+
+
+def validate_benchmark(name) -> str:
+    """Return *name* if it can safely name a folder, else raise InputError.
+
+    >>> validate_benchmark("tlue")
+    'tlue'
+    >>> validate_benchmark("/tmp/x")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: invalid benchmark name '/tmp/x' for an export folder: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64 characters)
+    """
+    if not isinstance(name, str) or not BENCHMARK_PATTERN.fullmatch(name) or ".." in name:
+        raise InputError(
+            f"invalid benchmark name {name!r} for an export folder: use letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit (at most 64 characters)"
+        )
+    return name
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Numeric sort key: ``1.10`` sorts after ``1.9``; ``1.0`` == ``1.0.0``.
+
+    >>> sorted(["1.10", "1.9", "2.0", "1.0"], key=version_key)
+    ['1.0', '1.9', '1.10', '2.0']
+    """
+    parts = [int(p) for p in validate_version(version).split(".")]
+    while len(parts) > 2 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)

@@ -1,0 +1,251 @@
+"""Writing a version's files: atomic staging, native formats, Parquet,
+changelog and exclusion lists.
+
+Atomicity: :func:`staged_directory` creates a hidden temporary folder
+*beside* the target (same file system, so the final ``rename`` is atomic),
+the caller writes every file into it, and only then is it renamed to
+``<exports>/<benchmark>/<version>``.  Any exception — including a writer
+failing halfway — removes the temporary folder, so a version folder either
+exists complete or not at all.  (A process killed with SIGKILL can leave a
+hidden ``.<version>.partial-*`` folder; it is never mistaken for a version
+and the next export of the benchmark removes it.)
+
+Determinism: every writer sorts by the item's import order, uses fixed
+encodings (UTF-8, ``\\n``) and no timestamps, so the same database state
+gives byte-identical files.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from audit._csv import write_csv
+from audit.errors import AuditError, InputError
+from audit.labels import LATIN_LABELS, LATIN_TO_TIBETAN, TIBETAN_TO_LATIN
+
+PARTIAL_MARK = ".partial-"
+_SAFE_FILE_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+#: Columns of CHANGELOG.csv, in order.
+CHANGELOG_COLUMNS = [
+    "question_id", "subject", "action", "exclusion_list", "old_key", "new_key", "verdict", "cause",
+    "rationale", "reviewers", "review_dates", "review_status", "adjudicated", "tier", "agreement_count",
+    "top_answer", "judge_verdict",
+]
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def remove_stale_partials(parent: Path) -> None:
+    """Remove hidden temporary folders a killed export left behind."""
+    if parent.is_dir():
+        for p in parent.iterdir():
+            if p.is_dir() and p.name.startswith(".") and PARTIAL_MARK in p.name:
+                shutil.rmtree(p, ignore_errors=True)
+
+
+@contextmanager
+def staged_directory(target: Path) -> Iterator[Path]:
+    """Yield a fresh temporary folder beside *target*; on normal exit of the
+    block it is *not* renamed yet — call :func:`publish` for that (so the
+    caller can commit its database record in between).  On any exception the
+    temporary folder is removed."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{PARTIAL_MARK}", dir=target.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it 0700; a published version is an ordinary folder
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        if tmp.exists() and not target.exists():
+            # not published: never leave a half-written folder behind
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def publish(tmp: Path, target: Path) -> None:
+    """fsync every file, then rename *tmp* to *target* (atomic on POSIX)."""
+    for p in sorted(tmp.iterdir()):
+        with open(p, "rb") as fh:
+            os.fsync(fh.fileno())
+    if target.exists():
+        raise AuditError(f"{target} already exists; a version folder is never overwritten")
+    os.rename(tmp, target)
+    try:
+        fd = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:  # some file systems do not fsync folders
+        pass
+
+
+def _safe_stem(name: str, what: str) -> str:
+    if not isinstance(name, str) or not _SAFE_FILE_STEM.fullmatch(name) or ".." in name:
+        raise InputError(f"cannot use {what} {name!r} as a file name in the export (letters, digits, '.', '_', '-' only)")
+    return name
+
+
+def _same_script_label(original, new_latin: str):
+    """A corrected Latin key written the way the source wrote its keys
+    (Tibetan ཀ ཁ ག ང stay Tibetan, lower-case stays lower-case)."""
+    if isinstance(original, str):
+        s = original.strip()
+        if s in TIBETAN_TO_LATIN and new_latin in LATIN_TO_TIBETAN:
+            return LATIN_TO_TIBETAN[new_latin]
+        if s and s.islower() and s.upper() in LATIN_LABELS:
+            return new_latin.lower()
+    return new_latin
+
+
+def write_tlue_native(folder: Path, items: pd.DataFrame, questions: pd.DataFrame) -> list[str]:
+    """``<subject>.jsonl`` per subject: each input record re-serialised the way
+    TLUE writes it (``json.dumps(..., ensure_ascii=False)``, field order kept,
+    one per line, ``\\n`` after each) — byte-identical to the input except the
+    ``answer`` field of corrected items.  Needs each item's raw record in
+    ``questions.source_record``."""
+    df = items[["seq", "question_id", "subject", "action", "answer_key"]].merge(
+        questions[["question_id", "source_record"]], on="question_id", how="left", validate="one_to_one")
+    missing = df.loc[df["source_record"].isna(), "question_id"].tolist()
+    if missing:
+        raise AuditError(f"cannot write TLUE files: no raw record stored for {len(missing)} item(s), e.g. {missing[0]!r}")
+    written = []
+    for subject, group in df.sort_values(["seq", "question_id"]).groupby("subject", sort=True, dropna=False):
+        stem = _safe_stem(subject if isinstance(subject, str) else "", "subject")
+        lines = []
+        for qid, action, key, raw in zip(group["question_id"], group["action"], group["answer_key"], group["source_record"]):
+            record = json.loads(raw) if isinstance(raw, str) else raw
+            if action == "corrected":
+                if "answer" not in record:
+                    raise AuditError(f"cannot correct {qid!r}: its raw TLUE record has no 'answer' field")
+                record["answer"] = _same_script_label(record["answer"], key)
+            lines.append(json.dumps(record, ensure_ascii=False))
+        name = f"{stem}.jsonl"
+        (folder / name).write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+        written.append(name)
+    return written
+
+
+def generic_frame(items: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """The generic question layout of ``audit import questions``: ``id,
+    subject, language, script, question, A``..``F`` (as many as the widest
+    item; missing options empty), ``answer, explanation`` — with each item's
+    key in this version, in import order."""
+    df = items[["seq", "question_id", "answer_key"]].merge(
+        questions[["question_id", "subject", "language", "script", "stem", "options", "explanation"]],
+        on="question_id", how="left", validate="one_to_one").sort_values(["seq", "question_id"])
+    width = max((len(o) for o in df["options"]), default=0)
+
+    def obj(c):
+        return [None if (v is None or (isinstance(v, float) and pd.isna(v))) else v for v in df[c].tolist()]
+
+    data = {"id": obj("question_id"), "subject": obj("subject"), "language": obj("language"),
+            "script": obj("script"), "question": obj("stem")}
+    option_maps = [{o["label"]: o["text"] for o in opts} for opts in df["options"]]
+    for label in LATIN_LABELS[:width]:
+        data[label] = [m.get(label) for m in option_maps]
+    data["answer"] = obj("answer_key")
+    data["explanation"] = obj("explanation")
+    return pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in data.items()})
+
+
+def write_generic_native(folder: Path, items: pd.DataFrame, questions: pd.DataFrame) -> list[str]:
+    """``questions.csv`` (generic layout, formula-neutralised for spreadsheets:
+    a text cell starting with = + - @ tab CR gains a leading ``'``) and
+    ``questions.jsonl`` (the same columns, lossless, for re-import)."""
+    frame = generic_frame(items, questions)
+    write_csv(frame, folder / "questions.csv")
+    lines = [json.dumps({k: v for k, v in rec.items() if v is not None}, ensure_ascii=False)
+             for rec in frame.to_dict("records")]
+    (folder / "questions.jsonl").write_bytes(("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+    return ["questions.csv", "questions.jsonl"]
+
+
+_PARQUET_SCHEMA = pa.schema([
+    ("question_id", pa.string()), ("subject", pa.string()), ("language", pa.string()), ("script", pa.string()),
+    ("stem", pa.string()), ("options", pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))),
+    ("original_key", pa.string()), ("answer_key", pa.string()), ("included", pa.bool_()),
+    ("action", pa.string()), ("exclusion_list", pa.string()),
+])
+
+
+def write_parquet(folder: Path, items: pd.DataFrame, questions: pd.DataFrame, name: str = "questions.parquet") -> list[str]:
+    """All items with their text, original key, key in this version and
+    inclusion, in import order (built with pyarrow directly: no pandas
+    metadata, fixed schema, so the bytes are reproducible)."""
+    df = items.merge(questions[["question_id", "language", "script", "stem", "options"]],
+                     on="question_id", how="left", validate="one_to_one").sort_values(["seq", "question_id"])
+
+    def col(c):
+        return [None if (v is None or (isinstance(v, float) and pd.isna(v))) else v for v in df[c].tolist()]
+
+    table = pa.table({
+        "question_id": col("question_id"), "subject": col("subject"), "language": col("language"),
+        "script": col("script"), "stem": col("stem"),
+        "options": [[{"label": o["label"], "text": o["text"]} for o in opts] for opts in df["options"]],
+        "original_key": col("original_key"), "answer_key": col("answer_key"),
+        "included": [bool(v) for v in df["included"]], "action": col("action"),
+        "exclusion_list": col("exclusion_list"),
+    }, schema=_PARQUET_SCHEMA)
+    pq.write_table(table, folder / name, compression="zstd", write_statistics=False)
+    return [name]
+
+
+def changelog_frame(items: pd.DataFrame) -> pd.DataFrame:
+    """CHANGELOG rows: every item whose key or inclusion changed, and every
+    reviewed item (with the review status explaining why it kept its key)."""
+    sel = items[(items["action"] != "unchanged") | items["reviewers"].notna()].sort_values(["seq", "question_id"])
+    out = pd.DataFrame({
+        "question_id": sel["question_id"], "subject": sel["subject"], "action": sel["action"],
+        "exclusion_list": sel["exclusion_list"], "old_key": sel["original_key"], "new_key": sel["answer_key"],
+        "verdict": sel["verdict"], "cause": sel["cause"], "rationale": sel["rationale"],
+        "reviewers": sel["reviewers"], "review_dates": sel["review_dates"],
+        "review_status": sel["review_status"] if "review_status" in sel else None,
+        "adjudicated": sel["adjudicated"].astype(bool),
+        "tier": sel["tier"].astype("Int64"), "agreement_count": sel["agreement_count"].astype("Int64"),
+        "top_answer": sel["top_answer"], "judge_verdict": sel["judge_verdict"],
+    })
+    return out[CHANGELOG_COLUMNS].reset_index(drop=True)
+
+
+def write_changelog(folder: Path, items: pd.DataFrame, name: str = "CHANGELOG.csv") -> list[str]:
+    write_csv(changelog_frame(items), folder / name)
+    return [name]
+
+
+def write_exclusions(folder: Path, items: pd.DataFrame, lists: tuple[str, ...]) -> list[str]:
+    """``excluded.txt`` (every excluded id) and ``excluded-<list>.txt`` for
+    each exclusion list of the policy (written even when empty), one question
+    id per line in import order."""
+    ex = items[items["action"] == "excluded"].sort_values(["seq", "question_id"])
+    written = []
+
+    def dump(name, ids):
+        (folder / name).write_bytes("".join(f"{i}\n" for i in ids).encode("utf-8"))
+        written.append(name)
+
+    dump("excluded.txt", ex["question_id"].tolist())
+    for lst in lists:
+        dump(f"excluded-{_safe_stem(lst, 'exclusion list')}.txt", ex.loc[ex["exclusion_list"] == lst, "question_id"].tolist())
+    return written
