@@ -1,1 +1,13 @@
-__all__: list[str] = []
+"""LLM judges: prompt, strict reply parsing, runs through litellm, storage,
+import of methodology judge files, bias analysis and judge panels."""
+from audit.judge.parse import ParsedVerdict, parse_reply
+from audit.judge.prompt import JudgePrompt, default_prompt, load_prompt, prompt_version
+from audit.judge.run import JudgeRunSummary, arun_judge, run_judge
+from audit.judge.store import disputed_ids, list_judges, list_runs, load_verdicts, unparsed_replies
+
+__all__ = [
+    "ParsedVerdict", "parse_reply",
+    "JudgePrompt", "default_prompt", "load_prompt", "prompt_version",
+    "JudgeRunSummary", "run_judge", "arun_judge",
+    "load_verdicts", "disputed_ids", "list_judges", "list_runs", "unparsed_replies",
+]

@@ -1,0 +1,136 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for judge tests and
+the judge benchmark (stdlib only).  Reached through litellm's real request
+path with ``model="openai/<name>"`` and ``api_base=server.base``.
+
+Each request's prompt is matched to an item by the marker ``QID=<id>`` in
+the question stem.  ``script[qid]`` is a list of behaviours, one per attempt
+for that item (the last one repeats):
+
+* ``("json", dict)``   — 200 with the dict as the reply content (JSON text)
+* ``("text", str)``    — 200 with the given reply content
+* ``("status", code)`` — an error status with an OpenAI-style error body
+* ``("slow", seconds, behaviour)`` — sleep, then the behaviour
+
+Items without a script get ``default(qid)`` (a valid "key correct" reply).
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
+
+
+class JudgeServer:
+    def __init__(self, *, delay: float = 0.0, prompt_tokens: int = 100, completion_tokens: int = 20):
+        self.script: dict[str, list] = {}
+        self.delay = delay
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+        self.requests: Counter = Counter()   # per qid
+        self.total = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.prompts: list[str] = []
+        self.auth_headers: list[str] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server._handle(self, body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @staticmethod
+    def default(qid: str) -> tuple:
+        return ("json", {"answer_key_correct": True, "correct_answer": None, "explanation": "fine", "confidence": 0.8})
+
+    def _handle(self, h, body):
+        content = "".join(m.get("content") or "" for m in body.get("messages", []))
+        m = QID.search(content)
+        qid = m.group(1) if m else "?"
+        with self._lock:
+            attempt = self.requests[qid]
+            self.requests[qid] += 1
+            self.total += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.prompts.append(content)
+            self.auth_headers.append(h.headers.get("authorization", ""))
+        try:
+            steps = self.script.get(qid) or [self.default(qid)]
+            step = steps[min(attempt, len(steps) - 1)]
+            if self.delay:
+                time.sleep(self.delay)
+            while step[0] == "slow":
+                time.sleep(step[1])
+                step = step[2]
+            if step[0] == "status":
+                self._send(h, step[1], {"error": {"message": f"scripted {step[1]}", "type": "server_error"}})
+                return
+            text = json.dumps(step[1]) if step[0] == "json" else step[1]
+            self._send(h, 200, {
+                "id": f"chatcmpl-{qid}-{attempt}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "judge"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                          "total_tokens": self.prompt_tokens + self.completion_tokens},
+            })
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    @staticmethod
+    def _send(h, status, obj):
+        data = json.dumps(obj).encode()
+        try:
+            h.send_response(status)
+            h.send_header("content-type", "application/json")
+            h.send_header("content-length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout test)
+
+
+def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key: str = "A",
+                   explanation: str | None = None) -> list[str]:
+    """Store ``n`` questions ``q000``… whose stems carry the ``QID=`` marker."""
+    from audit.ingest._store import store_questions
+    from audit.records import Option, Question
+    from audit.store import connect, transaction
+
+    labels = "ABCDEF"[:n_options]
+    qs = [Question(benchmark=name, question_id=f"q{i:03d}", stem=f"Question QID=q{i:03d}: what is {i}?",
+                   options=[Option(l, f"option {l} of {i}") for l in labels], answer_key=key,
+                   subject="s1" if i % 2 == 0 else "s2", explanation=explanation)
+          for i in range(n)]
+    with connect(db) as con, transaction(con):
+        store_questions(con, name, "test", qs)
+    return [q.question_id for q in qs]
