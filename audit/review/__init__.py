@@ -27,6 +27,6 @@ __all__ += [
     "item_view",
 ]
 from audit.review.agreement import ReviewerAgreement, reviewer_agreement
-from audit.review.dashboard import progress_by_reviewer, tier_by_subject
+from audit.review.dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
 
-__all__ += ["ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject"]
+__all__ += ["ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject", "list_benchmarks"]

@@ -54,3 +54,15 @@ def progress_by_reviewer(benchmark: str, *, db=None) -> pd.DataFrame:
                    min(created_at) AS first_review_at, max(created_at) AS last_review_at
             FROM reviews WHERE benchmark = $benchmark
             GROUP BY reviewer ORDER BY n_items DESC, reviewer""", {"benchmark": benchmark}).df()
+
+
+def list_benchmarks(*, db=None) -> list[str]:
+    """Names of the benchmarks in the database, sorted (for pickers).
+
+    >>> import tempfile, os
+    >>> from audit.store import init_db
+    >>> list_benchmarks(db=init_db(os.path.join(tempfile.mkdtemp(), "b.duckdb")))
+    []
+    """
+    with connect(db, read_only=True) as con:
+        return [r[0] for r in con.execute("SELECT name FROM benchmarks ORDER BY name").fetchall()]
