@@ -1,8 +1,164 @@
-"""CLI commands for this stage (filled in by its issue)."""
+"""``audit review …``: record and inspect expert verdicts without the app.
+
+Every command goes through the same functions as the workbench
+(:mod:`audit.review`), with the same validation; bad input prints one line
+and exits 1 with nothing appended."""
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
+from audit.cli._common import BenchmarkOption, DbOption, echo
+
+review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
+
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
-    pass
+    app.add_typer(review_app, name="review")
+
+
+def _benchmark(benchmark: str | None, db) -> str:
+    from audit.analyze._base import resolve_benchmark
+    from audit.store import connect
+
+    with connect(db, read_only=True) as con:
+        return resolve_benchmark(con, benchmark)
+
+
+def _show(df, empty: str) -> None:
+    import pandas as pd
+
+    if df.empty:
+        echo(empty)
+        return
+    with pd.option_context("display.max_colwidth", 60, "display.width", 200, "display.max_rows", None,
+                           "display.max_columns", None):
+        echo(df.to_string(index=False))
+
+
+@review_app.command("add")
+def add_cmd(
+    question: Annotated[str, typer.Option("--question", "-q", help="Question id.")],
+    reviewer: Annotated[str, typer.Option("--reviewer", "-r", help="Your name (every verdict is attributed).")],
+    verdict: Annotated[str, typer.Option("--verdict", "-v", help="key_correct | key_wrong | ambiguous | defective | skip.")],
+    benchmark: BenchmarkOption = None,
+    answer: Annotated[Optional[str], typer.Option("--answer", "-a", help="Corrected answer (with key_wrong), e.g. C or ག.")] = None,
+    cause: Annotated[Optional[str], typer.Option("--cause", help="key_slip | translation | cultural | source_error | formatting | other.")] = None,
+    rationale: Annotated[Optional[str], typer.Option("--rationale", help="Why (free text).")] = None,
+    fix: Annotated[Optional[str], typer.Option("--fix", help="Proposed text fix (optional).")] = None,
+    adjudicate: Annotated[bool, typer.Option("--adjudicate", help="Record as the lead's adjudicated verdict.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Append one verdict on an item (nothing is ever overwritten)."""
+    from audit.review import add_review
+
+    b = _benchmark(benchmark, db)
+    r = add_review(b, question, reviewer, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
+                   proposed_fix=fix, is_adjudication=adjudicate, source="cli", db=db)
+    what = r.verdict + (f" → {r.corrected_answer}" if r.corrected_answer else "")
+    echo(f"review {r.review_id} saved: {b}/{r.question_id} {what} by {r.reviewer}"
+         + (" (adjudication)" if r.is_adjudication else "") + f" at {r.created_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@review_app.command("import")
+def import_cmd(
+    path: Annotated[Path, typer.Argument(help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale.")],
+    benchmark: BenchmarkOption = None,
+    db: DbOption = None,
+) -> None:
+    """Append the verdicts of a spreadsheet (all or nothing; errors name file:line)."""
+    from audit.review import import_reviews
+
+    b = _benchmark(benchmark, db)
+    rows = import_reviews(path, benchmark=b, db=db)
+    echo(f"{len(rows)} review(s) imported into {b} from {path}")
+
+
+@review_app.command("list")
+def list_cmd(
+    benchmark: BenchmarkOption = None,
+    question: Annotated[Optional[str], typer.Option("--question", "-q", help="Only this item's history.")] = None,
+    reviewer: Annotated[Optional[str], typer.Option("--reviewer", "-r", help="Only this reviewer's rows.")] = None,
+    db: DbOption = None,
+) -> None:
+    """The review history (every row, oldest first)."""
+    from audit.review import list_reviews
+
+    b = _benchmark(benchmark, db)
+    df = list_reviews(b, question, reviewer=reviewer, db=db)
+    cols = ["review_id", "question_id", "reviewer", "created_at", "verdict", "corrected_answer", "cause",
+            "is_adjudication", "source", "rationale"]
+    _show(df[cols], "no reviews yet" + (f" of {question}" if question else ""))
+
+
+@review_app.command("status")
+def status_cmd(
+    benchmark: BenchmarkOption = None,
+    all_tiers: Annotated[bool, typer.Option("--all-tiers", help="Every item, not only Tier 1–2.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Review progress, items per status, disputed items and reviewer agreement."""
+    from audit.review import STATUS_LABELS, queue_progress, review_queue, reviewer_agreement
+
+    b = _benchmark(benchmark, db)
+    tiers = None if all_tiers else (1, 2)
+    p = queue_progress(b, tiers=tiers, db=db)
+    echo(f"{b} ({'all items' if all_tiers else 'Tier 1–2'}): {p.label}")
+    for key, n in (("unreviewed", p.unreviewed), ("needs_second_review", p.needs_second_review),
+                   ("disputed", p.disputed), ("done", p.done)):
+        echo(f"  {STATUS_LABELS[key]:<24}{n:>7}")
+    disputed = review_queue(b, tiers=tiers, status="disputed", db=db)
+    if not disputed.empty:
+        echo("disputed: " + ", ".join(disputed["question_id"].head(20)) + (" …" if len(disputed) > 20 else ""))
+    ag = reviewer_agreement(b, db=db)
+    echo(f"reviewer agreement: {ag.label}")
+
+
+@review_app.command("leads")
+def leads_cmd(
+    set_: Annotated[Optional[str], typer.Option("--set", help="Replace the stored leads (comma-separated names; '' clears).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Show (or set) the lead reviewers who may adjudicate; $WORKBENCH_LEADS adds to them."""
+    from audit.review import get_leads, set_leads
+    from audit.review.settings import LEADS_ENV, env_leads
+
+    if set_ is not None:
+        set_leads(set_, db=db)
+    leads = get_leads(db=db)
+    env = env_leads()
+    echo("lead reviewers: " + (", ".join(leads) if leads else "none configured (anyone may adjudicate)")
+         + (f"  [{LEADS_ENV}: {', '.join(env)}]" if env else ""))
+
+
+@review_app.command("required")
+def required_cmd(
+    flagged: Annotated[Optional[int], typer.Option("--flagged", help="Reviews needed for Tier 1–2 items.")] = None,
+    other: Annotated[Optional[int], typer.Option("--other", help="Reviews needed for other items.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Show (or set) how many independent reviews settle an item."""
+    from audit.review import get_required_reviews, set_required_reviews
+
+    req = set_required_reviews(flagged=flagged, other=other, db=db) if (flagged or other) is not None \
+        else get_required_reviews(db=db)
+    echo(f"independent reviews required: Tier 1–2: {req.flagged}, other items: {req.other}")
+
+
+@review_app.command("queue")
+def queue_cmd(
+    benchmark: BenchmarkOption = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="unreviewed | needs_second_review | disputed | done.")] = None,
+    all_tiers: Annotated[bool, typer.Option("--all-tiers", help="Every item, not only Tier 1–2.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Rows to show.")] = 30,
+    db: DbOption = None,
+) -> None:
+    """The next items to review, in priority order."""
+    from audit.review import review_queue
+
+    b = _benchmark(benchmark, db)
+    df = review_queue(b, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
+    _show(df[["position", "question_id", "subject", "tier", "answer_key", "top_answer", "agreement_count",
+              "status", "n_verdicts", "required"]], "no items match")
