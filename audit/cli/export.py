@@ -1,8 +1,104 @@
-"""CLI commands for this stage (filled in by its issue)."""
+"""``audit export create|diff|list|policies``: corrected answer-key versions."""
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
+from audit.cli._common import DbOption, echo
+
+ExportsDirOption = Annotated[
+    Optional[Path],
+    typer.Option("--exports-dir", help="Exports folder (default: $AUDIT_EXPORTS or exports/ in the checkout).",
+                 show_default=False),
+]
+FormatOption = Annotated[str, typer.Option("--format", "-f", help="table | csv")]
+OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
-    pass
+    export_app = typer.Typer(help="Corrected answer-key versions: create, diff, list.", no_args_is_help=True)
+    export_app.command("create")(create_cmd)
+    export_app.command("diff")(diff_cmd)
+    export_app.command("list")(list_cmd)
+    export_app.command("policies")(policies_cmd)
+    app.add_typer(export_app, name="export")
+
+
+def _emit(df, fmt: str, output: Optional[Path]) -> None:
+    from audit._csv import write_csv
+    from audit.errors import InputError
+
+    if fmt not in ("table", "csv"):
+        raise InputError(f"unknown format '{fmt}' (choose table or csv)")
+    if fmt == "csv":
+        if output is not None:
+            write_csv(df, output)
+            echo(f"written to {output}")
+        else:
+            write_csv(df, sys.stdout)
+        return
+    text = "(none)" if df.empty else df.to_string(index=False, na_rep="")
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+        echo(f"written to {output}")
+    else:
+        echo(text)
+
+
+def create_cmd(
+    benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")],
+    version: Annotated[str, typer.Option("--version", "-v", help="New version, e.g. 1.1 (1.0 = the original keys).")],
+    policy: Annotated[str, typer.Option("--policy", "-p", help="Export policy (see 'audit export policies').")] = "default",
+    exports_dir: ExportsDirOption = None,
+    db: DbOption = None,
+) -> None:
+    """Derive a new, immutable answer-key version from the settled expert verdicts.
+
+    Writes exports/<benchmark>/<version>/: the benchmark in its native format, Parquet,
+    CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
+    original keys) is created first when it does not exist yet.
+    """
+    from audit.export import create_version
+
+    echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir)))
+
+
+def diff_cmd(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name.")],
+    a: Annotated[str, typer.Argument(help="Older version, e.g. 1.0.")],
+    b: Annotated[str, typer.Argument(help="Newer version, e.g. 1.1.")],
+    fmt: FormatOption = "table",
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """Items whose key or inclusion changed between two versions."""
+    from audit.export import diff_versions
+
+    _emit(diff_versions(benchmark, a, b, db=db), fmt, output)
+
+
+def list_cmd(
+    benchmark: Annotated[str, typer.Argument(help="Benchmark name.")],
+    verify: Annotated[bool, typer.Option("--verify", help="Check every file against its manifest sha256.")] = False,
+    fmt: FormatOption = "table",
+    output: OutputOption = None,
+    db: DbOption = None,
+) -> None:
+    """A benchmark's versions with parent, policy and counts."""
+    from audit.export import list_versions
+
+    df = list_versions(benchmark, db=db, verify=verify)
+    if fmt == "table":
+        df = df.drop(columns=["data_sha256"]).assign(created_at=df["created_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))
+    _emit(df, fmt, output)
+
+
+def policies_cmd() -> None:
+    """The named export policies."""
+    from audit.export import list_policies
+
+    for p in list_policies().itertuples():
+        echo(f"{p.name}: {p.description}")
