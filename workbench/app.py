@@ -1,0 +1,48 @@
+"""Entry point of the review workbench:  ``streamlit run workbench/app.py``.
+
+The database is ``$AUDIT_DB`` or ``data/workbench.duckdb``; when the file does
+not exist the demo database is built on first start (and a banner says so).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:  # `streamlit run` puts only workbench/ on the path
+    sys.path.insert(0, str(_ROOT))
+
+import streamlit as st  # noqa: E402
+
+import audit  # noqa: E402
+from workbench import nav, session  # noqa: E402
+
+st.set_page_config(page_title="Answer-key review", page_icon="🔎", layout="wide")
+
+try:
+    demo = session.ensure_db()
+except audit.AuditError as exc:
+    st.error(f"The database could not be opened: {exc}")
+    st.stop()
+
+if demo:
+    st.info(
+        "**Demo data.** No database was found, so this workbench opened a synthetic demo "
+        f"database ({session.db_path()}). Verdicts saved here are not about a real benchmark.",
+        icon="🧪",
+    )
+
+name = session.reviewer()
+if not name:
+    page = st.navigation([nav.signin_page()], position="hidden")
+else:
+    with st.sidebar:
+        role = "lead reviewer" if session.is_lead() else "reviewer"
+        st.markdown(f"Signed in as **{name}** ({role})")
+        if st.button("Sign out", key="signout"):
+            session.sign_out()
+            st.rerun()
+    page = st.navigation(nav.pages())
+    with st.sidebar:
+        st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")
+page.run()

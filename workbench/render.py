@@ -1,0 +1,222 @@
+"""HTML for benchmark text in its own script.
+
+Every piece of benchmark text (stems, options, responses, explanations,
+subjects, ids) is untrusted: it goes through :func:`esc` (``html.escape`` with
+quotes) before it is placed in markup.  The markup itself is built only from
+the constants below, so nothing a question contains can add an element, an
+attribute or a script.
+
+Scripts (ISO 15924 codes as stored in ``questions.script``):
+
+* ``Tibt`` — Noto Serif Tibetan / Noto Sans Tibetan, large size and tall
+  line height so stacked consonants are not clipped.
+* ``Arab`` — Uyghur / Kazakh in Arabic script: ``dir="rtl"``, Noto Naskh
+  Arabic / Noto Sans Arabic.
+* ``Mong`` — traditional Mongolian: ``writing-mode: vertical-lr`` (columns
+  run top to bottom, left to right), Noto Sans Mongolian.
+* ``Hans`` / ``Hant`` — Noto Sans CJK when installed, else the system font.
+* anything else — the page font.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+_TIBETAN = re.compile(r"[\u0F00-\u0FFF]")
+_ARABIC = re.compile(r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]")
+_MONGOLIAN = re.compile(r"[\u1800-\u18AF\U00011660-\U0001167F]")
+_HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]")
+
+
+@dataclass(frozen=True)
+class ScriptStyle:
+    code: str
+    name: str
+    lang: str
+    direction: str  # 'ltr' | 'rtl'
+    vertical: bool
+    font_family: str
+    font_size: str
+    line_height: str
+
+
+SCRIPT_STYLES: dict[str, ScriptStyle] = {
+    "Tibt": ScriptStyle("Tibt", "Tibetan", "bo", "ltr", False,
+                        "'Noto Serif Tibetan', 'Noto Sans Tibetan', 'Jomolhari', 'Microsoft Himalaya', 'Kailasa', serif",
+                        "1.45rem", "2.1"),
+    "Arab": ScriptStyle("Arab", "Arabic script (Uyghur / Kazakh)", "ug", "rtl", False,
+                        "'Noto Naskh Arabic', 'Noto Sans Arabic', 'Microsoft Uighur', 'Tahoma', sans-serif",
+                        "1.35rem", "1.9"),
+    "Mong": ScriptStyle("Mong", "Traditional Mongolian", "mn-Mong", "ltr", True,
+                        "'Noto Sans Mongolian', 'Mongolian Baiti', sans-serif",
+                        "1.3rem", "1.8"),
+    "Hans": ScriptStyle("Hans", "Chinese (simplified)", "zh-Hans", "ltr", False,
+                        "'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif",
+                        "1.15rem", "1.8"),
+    "Hant": ScriptStyle("Hant", "Chinese (traditional)", "zh-Hant", "ltr", False,
+                        "'Noto Sans CJK TC', 'Noto Sans TC', 'Source Han Sans TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif",
+                        "1.15rem", "1.8"),
+    "Latn": ScriptStyle("Latn", "Latin", "en", "ltr", False, "inherit", "1.05rem", "1.6"),
+}
+
+
+def esc(value: object) -> str:
+    """HTML-escape any value (None → empty string).
+
+    >>> esc('<img src=x onerror="alert(1)">')
+    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    """
+    return "" if value is None else html.escape(str(value), quote=True)
+
+
+def detect_script(text: str | None) -> str:
+    """Guess the ISO 15924 script of a text from its characters (used when the
+    question's ``script`` column is empty).
+
+    >>> detect_script("བོད་ཡིག"), detect_script("ئۇيغۇرچە"), detect_script("中文"), detect_script("abc")
+    ('Tibt', 'Arab', 'Hans', 'Latn')
+    """
+    if not text:
+        return "Latn"
+    for code, rx in (("Tibt", _TIBETAN), ("Mong", _MONGOLIAN), ("Arab", _ARABIC), ("Hans", _HAN)):
+        if rx.search(text):
+            return code
+    return "Latn"
+
+
+def style_for(script: str | None, language: str | None = None, sample: str | None = None) -> ScriptStyle:
+    """The style for a question's script (falling back to detection)."""
+    code = script if script in SCRIPT_STYLES else detect_script(sample)
+    st = SCRIPT_STYLES[code]
+    if code == "Arab" and language:
+        # keep the real language tag (ug, kk-Arab, ...) for correct shaping/hyphenation
+        st = ScriptStyle(st.code, st.name, language, st.direction, st.vertical, st.font_family,
+                         st.font_size, st.line_height)
+    return st
+
+
+# Static CSS (no benchmark text inside).  Injected once per page.
+CSS = """
+<style>
+.wb-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.wb-stem { padding: .6rem .9rem; border-radius: .5rem; background: rgba(128,128,128,.07); margin-bottom: .6rem; }
+.wb-opts { display: flex; flex-direction: column; gap: .35rem; }
+.wb-opt { display: flex; align-items: flex-start; gap: .6rem; padding: .35rem .6rem; border-radius: .45rem;
+          border: 1px solid rgba(128,128,128,.25); }
+.wb-opt.wb-key { border: 2px solid #1a7f37; background: rgba(26,127,55,.10); }
+.wb-opt.wb-top { border-style: dashed; border-color: #b35900; }
+.wb-label { font-weight: 700; min-width: 2.2rem; font-family: system-ui, sans-serif; font-size: 1rem; padding-top: .2rem; }
+.wb-badge { display: inline-block; font-family: system-ui, sans-serif; font-size: .75rem; font-weight: 600;
+            padding: .05rem .45rem; border-radius: .6rem; margin-inline-start: .4rem; white-space: nowrap; }
+.wb-badge-key { background: #1a7f37; color: #fff; }
+.wb-badge-top { background: #b35900; color: #fff; }
+.wb-count { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; min-width: 6.5rem; padding-top: .3rem; }
+.wb-bar { display: inline-block; height: .55rem; background: #4a72b0; border-radius: .2rem; vertical-align: middle; }
+.wb-bar-key { background: #1a7f37; }
+.wb-body { flex: 1; }
+.wb-rtl { text-align: right; }
+.wb-vertical-wrap { display: flex; flex-direction: row; gap: .8rem; overflow-x: auto; align-items: flex-start;
+                    padding: .5rem; border-radius: .5rem; background: rgba(128,128,128,.05); }
+.wb-vertical { writing-mode: vertical-lr; text-orientation: sideways; max-height: 26rem; }
+.wb-vertical .wb-opt { flex-direction: column; }
+.wb-vertical-wrap .wb-opt { writing-mode: vertical-lr; flex-direction: row; max-height: 26rem; }
+.wb-vertical-wrap .wb-label, .wb-vertical-wrap .wb-count { writing-mode: horizontal-tb; }
+.wb-warn { padding: .4rem .7rem; border-radius: .4rem; background: #fff4e5; border: 1px solid #f0b060; color: #5a3a00;
+           margin: .2rem 0; font-family: system-ui, sans-serif; }
+.wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }
+.wb-family td, .wb-family th { padding: .15rem .5rem; border-bottom: 1px solid rgba(128,128,128,.2); text-align: left; }
+.wb-preview { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+</style>
+"""
+
+
+def _text_attrs(st: ScriptStyle, extra_class: str = "") -> str:
+    cls = "wb-text" + (" wb-rtl" if st.direction == "rtl" else "") + (f" {extra_class}" if extra_class else "")
+    style = f"font-family: {st.font_family}; font-size: {st.font_size}; line-height: {st.line_height};"
+    return f'class="{cls}" lang="{esc(st.lang)}" dir="{st.direction}" style="{style}"'
+
+
+def text_span(text: str | None, st: ScriptStyle, extra_class: str = "") -> str:
+    """One escaped piece of text in the script's font and direction."""
+    return f"<div {_text_attrs(st, extra_class)}>{esc(text)}</div>"
+
+
+def _bar(count: int, total: int, is_key: bool) -> str:
+    width = 0 if total <= 0 else round(90 * count / total)
+    cls = "wb-bar wb-bar-key" if is_key else "wb-bar"
+    return (f'<span class="wb-count"><span class="{cls}" style="width:{width}px"></span> '
+            f"{int(count)}/{int(total)}</span>")
+
+
+def question_html(stem: str | None, options: list[tuple[str, str]], *, script: str | None,
+                  language: str | None = None, answer_key: str | None = None,
+                  top_answer: str | None = None, counts: dict[str, int] | None = None,
+                  n_answers: int = 0, show_label_native: bool = True) -> str:
+    """The stem and its options as HTML.  ``options`` = [(label, text)];
+    the key is highlighted, the models' top non-key answer marked, and each
+    option gets a small bar with how many models chose it.
+
+    >>> h = question_html("<b>1+1?</b>", [("A", "2"), ("B", "<script>x</script>")], script="Latn", answer_key="A")
+    >>> "<script>" in h, "&lt;script&gt;x&lt;/script&gt;" in h, "wb-key" in h
+    (False, True, True)
+    """
+    sample = (stem or "") + " ".join(t for _, t in options)
+    st = style_for(script, language, sample)
+    counts = counts or {}
+    from audit.labels import LATIN_TO_TIBETAN  # label display only
+
+    opts = []
+    for label, text in options:
+        is_key = answer_key is not None and label == answer_key
+        is_top = top_answer is not None and label == top_answer and not is_key
+        cls = "wb-opt" + (" wb-key" if is_key else "") + (" wb-top" if is_top else "")
+        shown = esc(label)
+        if st.code == "Tibt" and show_label_native and label in LATIN_TO_TIBETAN:
+            shown += f' <span lang="bo" style="font-family:{st.font_family}">({esc(LATIN_TO_TIBETAN[label])})</span>'
+        badges = ""
+        if is_key:
+            badges += '<span class="wb-badge wb-badge-key">key</span>'
+        if is_top:
+            badges += '<span class="wb-badge wb-badge-top">models\' top answer</span>'
+        bar = _bar(counts.get(label, 0), n_answers, is_key) if n_answers else ""
+        opts.append(
+            f'<div class="{cls}" data-label="{esc(label)}"><span class="wb-label">{shown}{badges}</span>'
+            f'<div class="wb-body">{text_span(text, st)}</div>{bar}</div>')
+    if st.vertical:
+        return (f'<div class="wb-vertical-wrap" data-script="{st.code}">'
+                f'<div class="wb-stem">{text_span(stem, st, "wb-vertical")}</div>'
+                + "".join(opts) + "</div>")
+    return (f'<div data-script="{st.code}"><div class="wb-stem">{text_span(stem, st)}</div>'
+            f'<div class="wb-opts">{"".join(opts)}</div></div>')
+
+
+def preview_html(text: str | None, *, script: str | None, language: str | None = None, limit: int = 140) -> str:
+    """A one-line preview of a stem for the queue list (always horizontal)."""
+    st = style_for(script, language, text)
+    short = (text or "").replace("\n", " ")
+    if len(short) > limit:
+        short = short[:limit] + "…"
+    size = "1.1rem" if st.code == "Tibt" else "1rem"
+    style = f"font-family: {st.font_family}; font-size: {size}; line-height: 1.7;"
+    cls = "wb-preview" + (" wb-rtl" if st.direction == "rtl" else "")
+    return f'<div class="{cls}" lang="{esc(st.lang)}" dir="{st.direction}" style="{style}">{esc(short)}</div>'
+
+
+def warnings_html(messages: list[str]) -> str:
+    return "".join(f'<div class="wb-warn">⚠ {esc(m)}</div>' for m in messages)
+
+
+def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[str], answer_key: str | None) -> str:
+    """Models' answers grouped by family: rows = [(family, {label: n}, n_invalid)]."""
+    head = "".join(f"<th>{esc(l)}{' ✓' if l == answer_key else ''}</th>" for l in labels)
+    body = []
+    for fam, counts, invalid in rows:
+        total = sum(counts.values()) + invalid
+        cells = []
+        for l in labels:
+            n = counts.get(l, 0)
+            cells.append(f"<td>{_bar(n, total, l == answer_key) if n else '·'}</td>")
+        body.append(f"<tr><td><b>{esc(fam)}</b></td>{''.join(cells)}<td>{int(invalid) or '·'}</td></tr>")
+    return (f'<table class="wb-family"><tr><th>family</th>{head}<th>invalid</th></tr>'
+            + "".join(body) + "</table>")

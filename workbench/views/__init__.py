@@ -1,0 +1,1 @@
+"""The workbench's pages (one module each)."""

@@ -1,0 +1,170 @@
+"""Queue page: the flagged items to review, filtered and in priority order,
+with the review progress of the current filter.  Filtering, ordering and
+counting happen in ``audit.review`` (one SQL query each); this page shows one
+page of rows at a time."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+import audit
+from workbench import render, session
+from workbench.views import common
+
+PAGE_SIZE = 25
+ALL_TIERS = [0, 1, 2, 3, 4, 5]
+TIER_HELP = ("Tier 1: many models from several families agree on one answer that is not the key "
+             "(most likely a wrong key). Higher tiers: weaker evidence. Tier 0: the models agree with the key.")
+STATUS_FILTERS = {  # label → audit.review queue status
+    "All": None,
+    "Unreviewed": "unreviewed",
+    "Reviewed by me": "reviewed_by_me",
+    "Needs a second review": "needs_second_review",
+    "Disputed": "disputed",
+    "Done": "done",
+}
+STATUS_BADGES = {
+    "unreviewed": "⚪ unreviewed",
+    "needs_second_review": "🟡 needs a 2nd review",
+    "disputed": "🔴 disputed",
+    "done": "🟢 done",
+}
+
+# Filter values live under f_* (plain session keys, kept while other pages
+# are open); the widgets use w_* keys seeded from them.
+_FILTERS = {"f_tiers": [1, 2], "f_subjects": [], "f_status": "All", "f_suspect": False, "f_mismatch": False}
+
+
+def _bind(fkey: str) -> str:
+    wkey = "w" + fkey[1:]
+    st.session_state.setdefault(fkey, _FILTERS[fkey])
+    if wkey not in st.session_state:
+        st.session_state[wkey] = st.session_state[fkey]
+    return wkey
+
+
+def _store(fkey: str) -> None:
+    st.session_state[fkey] = st.session_state["w" + fkey[1:]]
+    st.session_state[session.K_PAGE_NO] = 1
+
+
+def queue_filter(benchmark: str, reviewer: str | None) -> dict:
+    """The current filter as keyword arguments of ``audit.review.review_queue``
+    (also used by the item page for previous / next)."""
+    for k, v in _FILTERS.items():
+        st.session_state.setdefault(k, v)
+    tiers = st.session_state["f_tiers"]
+    return {
+        "tiers": list(tiers) if tiers else None,
+        "subjects": list(st.session_state["f_subjects"]) or None,
+        "status": STATUS_FILTERS.get(st.session_state["f_status"]),
+        "reviewer": reviewer,
+        "structure_suspect": True if st.session_state["f_suspect"] else None,
+        "parallel_mismatch": True if st.session_state["f_mismatch"] else None,
+    }
+
+
+def _subjects(benchmark: str, db) -> list[str]:
+    df = common.call(audit.review.tier_by_subject, benchmark, db=db, quiet=True)
+    return [] if df is None else sorted(s for s in df["subject"].unique() if s is not None)
+
+
+def _filters_ui(benchmark: str, db) -> None:
+    c1, c2, c3 = st.columns([2, 3, 2])
+    with c1:
+        st.multiselect("Tier", ALL_TIERS, key=_bind("f_tiers"), on_change=_store, args=("f_tiers",),
+                       format_func=lambda t: f"Tier {t}", help=TIER_HELP,
+                       placeholder="All tiers")
+    with c2:
+        st.multiselect("Subject", _subjects(benchmark, db), key=_bind("f_subjects"), on_change=_store,
+                       args=("f_subjects",), placeholder="All subjects")
+    with c3:
+        st.selectbox("Review status", list(STATUS_FILTERS), key=_bind("f_status"), on_change=_store,
+                     args=("f_status",))
+    c4, c5, _ = st.columns([2, 3, 2])
+    with c4:
+        st.checkbox("Only structure-suspect items", key=_bind("f_suspect"), on_change=_store, args=("f_suspect",),
+                    help="Items whose options could not be parsed with confidence on import.")
+    with c5:
+        st.checkbox("Only parallel-key mismatches", key=_bind("f_mismatch"), on_change=_store,
+                    args=("f_mismatch",), help="The linked source item (e.g. CMMLU) has a different key.")
+
+
+def _row(r, benchmark: str) -> None:
+    cols = st.columns([1.3, 1.2, 0.8, 1.2, 1.5, 5])
+    with cols[0]:
+        if st.button(str(r.question_id), key=f"open::{r.question_id}", use_container_width=True,
+                     help="Open this item"):
+            session.open_item(benchmark, r.question_id)
+            from workbench import nav
+            st.switch_page(nav.item_page())
+    cols[1].markdown(f"{r.subject or '—'}")
+    tier = "—" if r.tier is None or r.tier != r.tier else f"Tier {int(r.tier)}"
+    cols[2].markdown(tier)
+    if r.agreement_count == r.agreement_count and r.top_answer:
+        cols[3].markdown(f"{int(r.agreement_count)}/{int(r.n_models)} say **{r.top_answer}** (key {r.answer_key})")
+    else:
+        cols[3].markdown(f"key {r.answer_key}")
+    badge = STATUS_BADGES.get(r.status, r.status)
+    extra = []
+    if r.structure_suspect:
+        extra.append("⚠ structure")
+    if r.parallel_key_match is False:
+        extra.append("≠ parallel key")
+    if r.reviewed_by_me:
+        extra.append("✓ me")
+    cols[4].markdown(badge + ("  \n" + " · ".join(extra) if extra else ""))
+    with cols[5]:
+        st.html(render.preview_html(r.stem_preview, script=r.script, language=r.language))
+
+
+def page() -> None:
+    common.css()
+    session.show_flash()
+    db = session.db_path()
+    me = session.reviewer()
+    st.title("Review queue")
+    benchmark = common.benchmark_picker("queue_benchmark")
+    if benchmark is None:
+        return
+    _filters_ui(benchmark, db)
+    flt = queue_filter(benchmark, me)
+    prog_flt = {k: v for k, v in flt.items() if k != "status"}
+    prog = common.call(audit.review.queue_progress, benchmark, db=db, **prog_flt)
+    if prog is not None:
+        st.progress(prog.fraction, text=f"**{prog.label}** — {prog.done} done, {prog.needs_second_review} "
+                                        f"waiting for a second review, {prog.disputed} disputed; "
+                                        f"you reviewed {prog.reviewed_by_me}")
+    st.session_state.setdefault(session.K_PAGE_NO, 1)
+    page_no = max(1, int(st.session_state[session.K_PAGE_NO]))
+    df = common.call(audit.review.review_queue, benchmark, db=db, limit=PAGE_SIZE + 1,
+                     offset=(page_no - 1) * PAGE_SIZE, **flt)
+    if df is None:
+        return
+    has_more = len(df) > PAGE_SIZE
+    df = df.head(PAGE_SIZE)
+    if df.empty:
+        st.info("No item matches these filters." if page_no == 1 else "No more items.")
+    else:
+        st.caption("Click an item's id to open it. Items are ordered by priority: tier, then how many "
+                   "models agree on an answer other than the key.")
+        head = st.columns([1.3, 1.2, 0.8, 1.2, 1.5, 5])
+        for c, h in zip(head, ["Item", "Subject", "Tier", "Models", "Status", "Question"]):
+            c.markdown(f"**{h}**")
+        for r in df.itertuples(index=False):
+            _row(r, benchmark)
+        if st.button("▶ Start reviewing from the top", type="primary", key="start_first"):
+            session.open_item(benchmark, df.iloc[0]["question_id"])
+            from workbench import nav
+            st.switch_page(nav.item_page())
+    total = prog.total if prog is not None and flt.get("status") is None else None
+    pages = math.ceil(total / PAGE_SIZE) if total else None
+    p1, p2, p3 = st.columns([1, 2, 1])
+    if p1.button("◀ Previous page", disabled=page_no <= 1, key="page_prev"):
+        st.session_state[session.K_PAGE_NO] = page_no - 1
+        st.rerun()
+    p2.markdown(f"Page {page_no}" + (f" of {pages}" if pages else ""))
+    if p3.button("Next page ▶", disabled=not has_more, key="page_next"):
+        st.session_state[session.K_PAGE_NO] = page_no + 1
+        st.rerun()
