@@ -1,0 +1,131 @@
+"""Connecting to a Label Studio server.
+
+The URL and API token come from flags or from the environment variables
+``LABEL_STUDIO_URL`` and ``LABEL_STUDIO_API_KEY``.  The token lives only in
+memory: it is never written to the database, an export or a log line, and
+every error message built here names the URL, never the token
+(``LabelStudioAuth.__repr__`` hides it too).
+
+The client is the official SDK (``label-studio-sdk`` 2.x,
+``from label_studio_sdk import LabelStudio``); SDK and HTTP failures are
+turned into one-line :class:`~audit.errors.AuditError` messages.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from audit.errors import AuditError
+
+URL_ENV = "LABEL_STUDIO_URL"
+KEY_ENV = "LABEL_STUDIO_API_KEY"
+DEFAULT_TIMEOUT = 60.0
+
+log = logging.getLogger("audit.sync")
+
+
+class LabelStudioError(AuditError):
+    """Label Studio could not be reached or refused a request."""
+
+
+@dataclass(frozen=True)
+class LabelStudioAuth:
+    """Where the server is and the token to use.  ``repr`` hides the token."""
+
+    url: str
+    api_key: str = field(repr=False)
+
+    def __repr__(self) -> str:  # never show the token, even in tracebacks
+        return f"LabelStudioAuth(url={self.url!r}, api_key=<hidden>)"
+
+
+def resolve_auth(url: str | None = None, api_key: str | None = None) -> LabelStudioAuth:
+    """Flags first, then ``$LABEL_STUDIO_URL`` / ``$LABEL_STUDIO_API_KEY``.
+
+    >>> resolve_auth("http://127.0.0.1:8080/", "t0k")
+    LabelStudioAuth(url='http://127.0.0.1:8080', api_key=<hidden>)
+    """
+    url = (url or os.environ.get(URL_ENV) or "").strip()
+    api_key = (api_key or os.environ.get(KEY_ENV) or "").strip()
+    if not url:
+        raise LabelStudioError(f"no Label Studio URL: pass --url or set {URL_ENV}")
+    if not url.startswith(("http://", "https://")):
+        raise LabelStudioError(f"the Label Studio URL must start with http:// or https:// (got {url!r})")
+    if not api_key:
+        raise LabelStudioError(f"no Label Studio API token: set {KEY_ENV} (or pass --api-key)")
+    return LabelStudioAuth(url=url.rstrip("/"), api_key=api_key)
+
+
+def make_client(auth: LabelStudioAuth, *, timeout: float = DEFAULT_TIMEOUT):
+    """An SDK client (no automatic retries: a failure is reported at once)."""
+    from label_studio_sdk import LabelStudio
+
+    return LabelStudio(base_url=auth.url, api_key=auth.api_key, timeout=timeout, max_retries=0)
+
+
+def _detail(body) -> str:
+    if isinstance(body, dict):
+        for key in ("detail", "validation_errors", "message", "error"):
+            if key in body:
+                return json.dumps(body[key], ensure_ascii=False)[:300]
+        return json.dumps(body, ensure_ascii=False)[:300]
+    return str(body)[:300] if body else ""
+
+
+@contextmanager
+def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
+    """Turn SDK/HTTP exceptions raised inside the block into one clear
+    :class:`LabelStudioError` line naming the URL (never the token)."""
+    import httpx
+    from label_studio_sdk.core.api_error import ApiError
+
+    try:
+        yield
+    except ApiError as exc:
+        code = exc.status_code
+        if code in (401, 403):
+            raise LabelStudioError(
+                f"Label Studio at {auth.url} rejected the API token (HTTP {code}) while {doing}; "
+                f"check {KEY_ENV} (a legacy token needs legacy tokens enabled on the server)"
+            ) from None
+        if code == 404:
+            raise LabelStudioError(f"Label Studio at {auth.url}: not found (HTTP 404) while {doing}") from None
+        raise LabelStudioError(
+            f"Label Studio at {auth.url} answered HTTP {code} while {doing}: {_detail(exc.body)}"
+        ) from None
+    except httpx.TimeoutException:
+        raise LabelStudioError(f"Label Studio at {auth.url} did not answer in time while {doing}") from None
+    except httpx.HTTPError as exc:
+        reason = type(exc).__name__
+        text = str(exc).replace(auth.api_key, "<hidden>") if auth.api_key else str(exc)
+        raise LabelStudioError(f"cannot reach Label Studio at {auth.url} ({reason}: {text[:160]})") from None
+
+
+@dataclass(frozen=True)
+class Session:
+    """An authenticated client plus who we are on the server."""
+
+    auth: LabelStudioAuth
+    client: object
+    user_id: int
+    email: str
+
+    @property
+    def url(self) -> str:
+        return self.auth.url
+
+
+def open_session(url: str | None = None, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> Session:
+    """Resolve the credentials, build the client and check them with one
+    ``whoami`` request (so a wrong token or a down server fails here, before
+    anything is written)."""
+    auth = resolve_auth(url, api_key)
+    client = make_client(auth, timeout=timeout)
+    with ls_errors(auth, "checking the connection"):
+        me = client.users.whoami()
+    log.info("connected to Label Studio at %s as user %s", auth.url, me.id)
+    return Session(auth=auth, client=client, user_id=int(me.id), email=str(me.email or ""))

@@ -1,0 +1,250 @@
+"""The Label Studio labeling config and the task data, generated from the items.
+
+A task shows one item: its stem and options in their own script (``lang``,
+``dir="rtl"`` for Arabic script, ``writing-mode: vertical-lr`` for
+traditional Mongolian), the current key, the models' answers grouped by
+family, and the tier.  The controls use the shared vocabulary of
+:mod:`audit.vocab`: the stored value of every choice is the vocabulary key
+(Label Studio's ``alias``), the text people read is the label.
+
+Benchmark text is untrusted: every piece of it is HTML-escaped before it goes
+into ``item_html`` (the only field rendered as HTML).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from html import escape
+from xml.sax.saxutils import quoteattr
+
+from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.vocab import CAUSES, VERDICTS
+
+RTL_SCRIPTS = {"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm"}
+VERTICAL_SCRIPTS = {"Mong"}
+RTL_LANGUAGES = {"ar", "fa", "ug", "ur", "ps", "he", "yi", "sd", "ckb", "kk-arab", "ky-arab"}
+
+# Names of the controls in the labeling config (also the keys read back on pull).
+VERDICT = "verdict"
+ANSWER = "corrected_answer"
+CAUSE = "cause"
+RATIONALE = "rationale"
+FIX = "proposed_fix"
+ITEM = "item"
+
+
+def text_direction(script: str | None, language: str | None) -> tuple[str, str]:
+    """(``dir`` attribute, extra CSS) for text in ``script`` / ``language``.
+
+    >>> text_direction("Arab", "ug")
+    ('rtl', '')
+    >>> text_direction("Mong", "mn-Mong")
+    ('ltr', 'writing-mode: vertical-lr; max-height: 24em;')
+    >>> text_direction("Tibt", "bo")
+    ('ltr', '')
+    """
+    if script in VERTICAL_SCRIPTS:
+        return "ltr", "writing-mode: vertical-lr; max-height: 24em;"
+    if script in RTL_SCRIPTS or (language or "").lower() in RTL_LANGUAGES:
+        return "rtl", ""
+    return "ltr", ""
+
+
+def labeling_config(n_options: int = 4) -> str:
+    """The labeling config for items with up to ``n_options`` options (2–6).
+
+    >>> cfg = labeling_config(5)
+    >>> '<Choice value="E"' in cfg and '<Choice value="F"' not in cfg
+    True
+    >>> 'alias="key_wrong"' in cfg and 'alias="translation"' in cfg
+    True
+    """
+    if not MIN_OPTIONS <= n_options <= MAX_OPTIONS:
+        raise ValueError(f"an item has {MIN_OPTIONS}–{MAX_OPTIONS} options, not {n_options}")
+    verdicts = "\n".join(
+        f'      <Choice value={quoteattr(text)} alias="{key}" hotkey="{i}"/>'
+        for i, (key, text) in enumerate(VERDICTS.items(), start=1)
+    )
+    answers = "\n".join(f'      <Choice value="{label}"/>' for label in LATIN_LABELS[:n_options])
+    causes = "\n".join(f"      <Choice value={quoteattr(text)} alias=\"{key}\"/>" for key, text in CAUSES.items())
+    return f"""<View>
+  <Header value="$header"/>
+  <HyperText name="{ITEM}" value="$item_html" inline="true"/>
+  <View style="margin-top: 1em">
+    <Header value="Verdict" size="5"/>
+    <Choices name="{VERDICT}" toName="{ITEM}" choice="single-radio" required="true" showInline="false">
+{verdicts}
+    </Choices>
+    <Header value="Corrected answer (only for 'Key wrong'; one of the item's option labels)" size="5"/>
+    <Choices name="{ANSWER}" toName="{ITEM}" choice="single-radio" showInline="true">
+{answers}
+    </Choices>
+    <Header value="Cause" size="5"/>
+    <Choices name="{CAUSE}" toName="{ITEM}" choice="single-radio" showInline="false">
+{causes}
+    </Choices>
+    <Header value="Rationale" size="5"/>
+    <TextArea name="{RATIONALE}" toName="{ITEM}" maxSubmissions="1" editable="true" rows="3"/>
+    <Header value="Proposed text fix (optional)" size="5"/>
+    <TextArea name="{FIX}" toName="{ITEM}" maxSubmissions="1" editable="true" rows="2"/>
+  </View>
+</View>
+"""
+
+
+def _span(text: str, lang: str | None, direction: str, css: str) -> str:
+    lang_attr = f' lang="{escape(lang)}"' if lang else ""
+    style = f' style="{escape(css)}"' if css else ""
+    return f'<span dir="{direction}"{lang_attr}{style}>{escape(text)}</span>'
+
+
+def item_html(item: dict) -> str:
+    """The item as escaped HTML.  ``item`` has benchmark, question_id, subject,
+    language, script, stem, options [{label, text}], answer_key, tier and
+    families [{family, answers: [{answer, n, models}]}].
+
+    >>> h = item_html({"stem": "<script>x</script>", "options": [{"label": "A", "text": "a"},
+    ...     {"label": "B", "text": "<img src=x onerror=alert(1)>"}], "answer_key": "A", "script": "Arab"})
+    >>> "<script>" in h or "<img" in h, "&lt;script&gt;" in h, 'dir="rtl"' in h
+    (False, True, True)
+    """
+    direction, css = text_direction(item.get("script"), item.get("language"))
+    lang = item.get("language")
+    key = item.get("answer_key")
+    parts = ['<div class="audit-item">']
+    parts.append(f'<div style="font-size: 1.2em; margin-bottom: .6em">{_span(item.get("stem") or "", lang, direction, css)}</div>')
+    parts.append('<table style="border-collapse: collapse">')
+    for opt in item.get("options") or []:
+        is_key = opt["label"] == key
+        mark = ' <b style="color:#1a7f37">← current key</b>' if is_key else ""
+        weight = "font-weight: bold; " if is_key else ""
+        parts.append(
+            f'<tr style="{weight}"><td style="padding: 2px 8px; vertical-align: top">{escape(opt["label"])}.</td>'
+            f'<td style="padding: 2px 8px">{_span(opt.get("text") or "", lang, direction, css)}{mark}</td></tr>'
+        )
+    parts.append("</table>")
+    key_text = escape(str(key)) if key is not None else "none"
+    tier = item.get("tier")
+    parts.append(
+        f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
+    )
+    families = item.get("families") or []
+    if families:
+        parts.append('<table style="border-collapse: collapse; font-size: .9em">'
+                     '<tr><th style="text-align:left; padding: 2px 8px">Family</th>'
+                     '<th style="text-align:left; padding: 2px 8px">Answers (models)</th></tr>')
+        for fam in families:
+            cells = []
+            for a in fam.get("answers") or []:
+                label = escape(str(a.get("answer") or "invalid"))
+                models = ", ".join(escape(m) for m in a.get("models") or [])
+                cells.append(f"<b>{label}</b>×{int(a.get('n') or 0)} <small>({models})</small>")
+            parts.append(f'<tr><td style="padding: 2px 8px; vertical-align: top">{escape(str(fam.get("family")))}</td>'
+                         f'<td style="padding: 2px 8px">{"; ".join(cells)}</td></tr>')
+        parts.append("</table>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def external_id(benchmark: str, question_id: str) -> str:
+    """The stable id of an item's task (also ``data.audit_id``).
+
+    >>> external_id("tlue", "agronomy:7")
+    'tlue::agronomy:7'
+    """
+    return f"{benchmark}::{question_id}"
+
+
+def task_data(item: dict) -> dict:
+    """The ``data`` of the item's task, with ``audit_hash`` over its content."""
+    header = " · ".join(
+        str(x) for x in (item["benchmark"], item["question_id"], item.get("subject"),
+                         f"Tier {item['tier']}" if item.get("tier") is not None else None) if x
+    )
+    data = {
+        "audit_id": external_id(item["benchmark"], item["question_id"]),
+        "audit_benchmark": item["benchmark"],
+        "question_id": item["question_id"],
+        "header": header,
+        "item_html": item_html(item),
+        "stem": item.get("stem") or "",
+        "options": [o["label"] for o in item.get("options") or []],
+        "answer_key": item.get("answer_key"),
+        "tier": item.get("tier"),
+        "subject": item.get("subject"),
+        "language": item.get("language"),
+    }
+    data["audit_hash"] = content_hash(data)
+    return data
+
+
+def content_hash(obj) -> str:
+    """A short stable hash of a JSON-able value."""
+    raw = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    return hashlib.sha256(raw).hexdigest()[:20]
+
+
+def verdict_result(verdict: str, corrected_answer=None, cause=None, rationale=None, proposed_fix=None) -> list[dict]:
+    """An annotation ``result`` carrying one verdict (the controls above).
+
+    >>> [r["from_name"] for r in verdict_result("key_wrong", "C", "translation", "x")]
+    ['verdict', 'corrected_answer', 'cause', 'rationale']
+    """
+    def choice(name, value):
+        return {"from_name": name, "to_name": ITEM, "type": "choices", "value": {"choices": [value]}}
+
+    def text(name, value):
+        return {"from_name": name, "to_name": ITEM, "type": "textarea", "value": {"text": [value]}}
+
+    out = [choice(VERDICT, verdict)]
+    if corrected_answer:
+        out.append(choice(ANSWER, corrected_answer))
+    if cause:
+        out.append(choice(CAUSE, cause))
+    if rationale:
+        out.append(text(RATIONALE, rationale))
+    if proposed_fix:
+        out.append(text(FIX, proposed_fix))
+    return out
+
+
+def parse_result(result) -> dict:
+    """The verdict fields of an annotation ``result`` (missing → None).
+    Choices stored by display text (an old config without aliases) are
+    mapped back to the vocabulary key.
+
+    >>> parse_result(verdict_result("key_wrong", "C", "translation", "  why "))["corrected_answer"]
+    'C'
+    """
+    by_text_v = {v: k for k, v in VERDICTS.items()}
+    by_text_c = {v: k for k, v in CAUSES.items()}
+    out = {"verdict": None, "corrected_answer": None, "cause": None, "rationale": None, "proposed_fix": None}
+    for r in result or []:
+        if not isinstance(r, dict):
+            continue
+        name, value = r.get("from_name"), r.get("value") or {}
+        if name in (VERDICT, ANSWER, CAUSE):
+            choices = value.get("choices") or []
+            if not choices:
+                continue
+            v = str(choices[0])
+            if name == VERDICT:
+                out["verdict"] = by_text_v.get(v, v)
+            elif name == CAUSE:
+                out["cause"] = by_text_c.get(v, v)
+            else:
+                out["corrected_answer"] = v
+        elif name in (RATIONALE, FIX):
+            texts = value.get("text") or []
+            if isinstance(texts, str):
+                texts = [texts]
+            joined = "\n".join(str(t) for t in texts).strip()
+            out["rationale" if name == RATIONALE else "proposed_fix"] = joined or None
+    return out
+
+
+def verdict_hash(verdict, corrected_answer=None, cause=None, rationale=None, proposed_fix=None) -> str:
+    """Hash of a verdict's content (to recognise an annotation we wrote)."""
+    norm = [verdict, corrected_answer or None, cause or None, (rationale or "").strip() or None,
+            (proposed_fix or "").strip() or None]
+    return content_hash(norm)

@@ -1,0 +1,78 @@
+"""Sync state in DuckDB (tables of ``004_label_studio.sql``).
+
+What has been sent and seen is recorded here so that every operation can be
+rerun: tasks are found again by their external id, annotation versions by
+(annotation id, updated-at), and remote writes are recorded as *intents*
+(committed before the request) so a rerun after a crash adopts what the
+killed process created instead of creating it twice.
+"""
+from __future__ import annotations
+
+import os
+import signal
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from audit.errors import AuditError, NotFoundError
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A connected Label Studio project (as recorded in ``ls_projects``)."""
+
+    url: str
+    project_id: int
+    title: str
+
+
+def save_project(con, url: str, project_id: int, title: str, label_config: str) -> None:
+    con.execute(
+        "INSERT INTO ls_projects (url, project_id, title, label_config, connected_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT (url, project_id) DO UPDATE SET title = excluded.title, "
+        "label_config = excluded.label_config, connected_at = excluded.connected_at",
+        [url, project_id, title, label_config, utc_now()],
+    )
+
+
+def find_project(con, url: str, project_id: int | None = None) -> Project:
+    """The given project of ``url``, else the one connected last."""
+    if project_id is not None:
+        row = con.execute("SELECT url, project_id, title FROM ls_projects WHERE url = ? AND project_id = ?",
+                          [url, project_id]).fetchone()
+        if row is None:
+            raise NotFoundError(f"project {project_id} at {url} is not connected; run 'audit ls connect' first")
+    else:
+        row = con.execute("SELECT url, project_id, title FROM ls_projects WHERE url = ? "
+                          "ORDER BY connected_at DESC LIMIT 1", [url]).fetchone()
+        if row is None:
+            raise NotFoundError(f"no Label Studio project connected for {url}; run 'audit ls connect' first")
+    return Project(*row)
+
+
+def touch(con, project: Project, column: str) -> None:
+    assert column in ("last_push_at", "last_pull_at")
+    con.execute(f"UPDATE ls_projects SET {column} = ? WHERE url = ? AND project_id = ?",
+                [utc_now(), project.url, project.project_id])
+
+
+def crash_point(kind: str, done: int) -> None:
+    """Fault injection for the interrupted-sync tests: with
+    ``AUDIT_LS_CRASH_AFTER=<kind>:<n>`` (kind ``tasks`` or ``annotations``)
+    the process kills itself with SIGKILL once ``n`` remote writes of that kind
+    are done and before they are recorded locally — the worst moment."""
+    spec = os.environ.get("AUDIT_LS_CRASH_AFTER", "")
+    if not spec or ":" not in spec:
+        return
+    k, _, n = spec.partition(":")
+    if k == kind and n.isdigit() and done >= int(n):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def require_migrated(con) -> None:
+    n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'ls_tasks'").fetchone()[0]
+    if not n:
+        raise AuditError("this database has no Label Studio sync tables; open it read-write once to migrate it")
