@@ -1,11 +1,15 @@
 """LLM judges: prompt, strict reply parsing, runs through litellm, storage,
 import of methodology judge files, bias analysis and judge panels."""
+from audit.judge.bias import AccuracyReport, BiasReport, bias_vs_accuracy, judge_bias, ratio_test
+from audit.judge.importer import JudgeImportSummary, import_judge
 from audit.judge.parse import ParsedVerdict, parse_reply
 from audit.judge.prompt import JudgePrompt, default_prompt, load_prompt, prompt_version
 from audit.judge.run import JudgeRunSummary, arun_judge, run_judge
 from audit.judge.store import disputed_ids, list_judges, list_runs, load_verdicts, unparsed_replies
 
 __all__ = [
+    "BiasReport", "AccuracyReport", "judge_bias", "bias_vs_accuracy", "ratio_test",
+    "JudgeImportSummary", "import_judge",
     "ParsedVerdict", "parse_reply",
     "JudgePrompt", "default_prompt", "load_prompt", "prompt_version",
     "JudgeRunSummary", "run_judge", "arun_judge",
