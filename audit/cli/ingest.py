@@ -22,11 +22,32 @@ class Method(str, Enum):
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
+    import_app.command("tlue")(tlue)
     import_app.command("questions")(questions)
     import_app.command("predictions")(predictions)
     import_app.command("helm")(helm)
     import_app.command("mmlu-redux")(mmlu_redux)
     import_app.command("parallel")(parallel)
+
+
+def tlue(
+    path: Annotated[Path, typer.Argument(help="Folder of TLUE <subject>.jsonl files (or one file): "
+                                              "loc, polished_ti_content, answer.")],
+    benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
+    db: DbOption = None,
+) -> None:
+    """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
+    items whose options cannot be recovered with confidence as structure_suspect."""
+    from audit.ingest.tlue import import_tlue
+
+    s = import_tlue(path, benchmark=benchmark, db=db)
+    echo(str(s))
+    if s.repaired:
+        echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
+    for qid, reason in s.suspect_items:
+        echo(f"  structure_suspect {qid}: {reason}")
+    if s.key_not_in_options:
+        echo(f"{s.key_not_in_options} item{'s' if s.key_not_in_options != 1 else ''} flagged key_not_in_options")
 
 
 def questions(

@@ -5,8 +5,11 @@ from audit.ingest.models import import_models, infer_family, list_models, set_fa
 from audit.ingest.parallel import ParallelImportSummary, import_parallel
 from audit.ingest.predictions import PredictionImportSummary, import_predictions
 from audit.ingest.questions import QuestionImportSummary, import_questions, script_of
+from audit.ingest.extract import extract_answer, extract_answers
+from audit.ingest.tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
 
 __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
            "script_of", "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary",
-           "MmluReduxImportSummary", "ParallelImportSummary"]
+           "MmluReduxImportSummary", "ParallelImportSummary",
+           "extract_answer", "extract_answers", "import_tlue", "parse_tlue_item", "TlueImportSummary", "ParsedItem"]

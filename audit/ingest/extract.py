@@ -68,36 +68,33 @@ _LETTER_FOLLOWERS = (
     "appears|appear|fits|fit|matches|match|says|states|describes|refers|represents|"
     "contains|gives|provides|remains|correctly|best|only|alone|too|also|then|here|"
     "and|or|nor|but|because|since|as|vs|versus|which|whereas|while|if|"
-    "option|choice|answer|seems|looks"
+    "option|choice|answer|looks"
 )
-_EXCLUDE = re.compile(
-    "|".join(
-        [
-            # English indefinite article: "A plant", "A very ..." (not "A is").
-            rf"(?<![A-Za-z0-9À-ɏ])A(?=[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])",
-            # Temperatures.
-            r"°\s?[CF](?![A-Za-z])",
-            r"[℃℉]",
-            # Era and time abbreviations.
-            r"(?<![A-Za-z])(?:B\.\s?C\.(?:\s?E\.)?|A\.\s?D\.|C\.\s?E\.|A\.\s?M\.|P\.\s?M\.)",
-            # Common phrases with a capital letter that is no option.
-            r"Q\s?&\s?A",
-            r"(?<![A-Za-z])(?:C\+\+|C#|F#)",
-            r"(?i:\bvitamins?)\s+[A-F](?![A-Za-z0-9])",
-            r"(?i:\bhepatitis)\s+[A-F](?![A-Za-z0-9])",
-            r"\bPlan\s+B\b",
-            r"\bE\.\s?coli\b",
-            # Hyphenated words: "B-cell", "X-ray", "Type-A", "A-level".
-            r"(?<![A-Za-z0-9])[A-F]-(?=[A-Za-z])",
-            r"(?<=[A-Za-z]-)[A-F](?![A-Za-z0-9])",
-        ]
-    )
-)
+# Context rules that are cheap to test at each candidate letter are part of the
+# letter pattern itself (below): letters touching other Latin letters or digits,
+# hyphenated words ("B-cell", "Type-A"), "°C"/"°F", and the article "A".
+# Phrases are blanked first, each only when a cheap substring test says the
+# phrase can occur (this keeps extraction fast on a million responses).
+_PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
+    (("B.", "A.", "C.", "P."),
+     re.compile(r"(?<![A-Za-z])(?:B\.\s?C\.(?:\s?E\.)?|A\.\s?D\.|C\.\s?E\.|A\.\s?M\.|P\.\s?M\.)")),
+    (("&",), re.compile(r"Q\s?&\s?A")),
+    (("++", "#"), re.compile(r"(?<![A-Za-z])(?:C\+\+|C#|F#)")),
+    (("itamin", "ITAMIN"), re.compile(r"(?i:\bvitamins?)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
+    (("epatitis", "EPATITIS"), re.compile(r"(?i:\bhepatitis)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
+    (("Plan",), re.compile(r"\bPlan\s+B\b")),
+    (("coli",), re.compile(r"\bE\.\s?coli\b")),
+    (("℃", "℉"), re.compile(r"[℃℉]")),
+]
 
 # --- letter search -----------------------------------------------------------
-_FULLWIDTH = str.maketrans({chr(0xFF21 + i): chr(0x41 + i) for i in range(6)})  # Ａ–Ｆ
-_LATIN = re.compile(r"(?<![A-Za-z0-9À-ɏ])([A-F])(?![A-Za-z0-9À-ɏ])")
-_TIB_LETTER = "ཀཁགང"
+_FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(6)}  # Ａ–Ｆ
+_LATIN = re.compile(
+    r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?<![A-Za-z]-)(?<!°)(?<!° )"
+    r"([A-FＡ-Ｆ])"
+    r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?!-[A-Za-z])"
+    rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])"
+)
 _TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
 _TIBETAN = re.compile(
     r"(?<![\u0F40-\u0FBC])([ཀཁགང])(?![\u0F40-\u0FBC])"
@@ -111,7 +108,7 @@ def strip_reasoning(text: str) -> str:
     >>> strip_reasoning("<think>A or B?</think>B").strip()
     'B'
     """
-    if "think" in text or "THINK" in text or "Think" in text:
+    if "hink>" in text or "HINK>" in text:
         text = _THINK_BLOCK.sub(" ", text)
         m = _THINK_CLOSE.search(text)
         if m:  # a closing tag without its opening: all before it is reasoning
@@ -133,17 +130,27 @@ def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
     ['B', 'D']
     """
     n_options = _check_n(n_options)
+    return _letters(response, LATIN_LABELS[:n_options])
+
+
+def _letters(response: str | None, valid: tuple[str, ...]) -> list[str]:
     if not response:
         return []
-    text = strip_reasoning(response).translate(_FULLWIDTH)
-    text = _EXCLUDE.sub(" ", text)
-    valid = LATIN_LABELS[:n_options]
-    letters = [m for m in _LATIN.findall(text) if m in valid]
+    if len(response) <= 4:  # fast path: "C", " C\n", "(C)", "C."
+        bare = response.strip().strip("().*")
+        if bare in valid:
+            return [bare]
+    text = strip_reasoning(response)
+    for triggers, pattern in _PHRASES:
+        for t in triggers:
+            if t in text:
+                text = pattern.sub(" ", text)
+                break
+    letters = [m for m in _LATIN.findall(text) if m in valid or _FULLWIDTH.get(m) in valid]
     if letters:
-        return letters
-    if any(ch in text for ch in _TIB_LETTER):
-        letters = [TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)]
-        return [x for x in letters if x in valid]
+        return [_FULLWIDTH.get(m, m) for m in letters]
+    if "ཀ" in text or "ཁ" in text or "ག" in text or "ང" in text:
+        return [x for x in (TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)) if x in valid]
     return []
 
 
@@ -206,7 +213,8 @@ def extract_answer(response: str | None, n_options: int = 4, method: str = "caa"
     ('E', None)
     """
     method = _check_method(method)
-    return _decide(candidate_letters(response, n_options), n_options, method)
+    n_options = _check_n(n_options)
+    return _decide(_letters(response, LATIN_LABELS[:n_options]), n_options, method)
 
 
 def extract_answers(
@@ -223,13 +231,14 @@ def extract_answers(
     method = _check_method(method)
     responses = list(responses)
     if not isinstance(n_options, Iterable) or isinstance(n_options, str):
-        n_options = _check_n(n_options)
-        return [_decide(candidate_letters(r, n_options), n_options, method) for r in responses]
+        n = _check_n(n_options)
+        valid = LATIN_LABELS[:n]
+        return [_decide(_letters(r, valid), n, method) for r in responses]
     ns = list(n_options)
     if len(ns) != len(responses):
         raise ValueError(f"{len(responses)} responses but {len(ns)} option counts")
     out: list[str | None] = []
     for r, n in zip(responses, ns):
         n = _check_n(n)
-        out.append(_decide(candidate_letters(r, n), n, method))
+        out.append(_decide(_letters(r, LATIN_LABELS[:n]), n, method))
     return out

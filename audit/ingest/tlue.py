@@ -48,7 +48,7 @@ from audit.errors import InputError
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, TIBETAN_LABELS, TIBETAN_TO_LATIN, normalize_label
 from audit.records import Option, Question
 
-__all__ = ["ParsedItem", "ImportSummary", "parse_tlue_item", "import_tlue", "MARGIN"]
+__all__ = ["ParsedItem", "ImportSummary", "TlueImportSummary", "parse_tlue_item", "import_tlue", "MARGIN"]
 
 SOURCE = "tlue"
 REQUIRED_FIELDS = ("loc", "polished_ti_content", "answer")
@@ -124,6 +124,9 @@ class ImportSummary:
             f"{self.files} file{'s' if self.files != 1 else ''}: "
             f"{self.parsed_cleanly} parsed cleanly, {self.suspect} marked structure_suspect"
         )
+
+
+TlueImportSummary = ImportSummary  # the name exported from audit.ingest
 
 
 @dataclass(frozen=True)
