@@ -104,7 +104,9 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             )
         except duckdb.Error as exc:
             raise InputError(f"not a valid CSV file: {_first_line(exc)}", path=p) from None
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *, rowid + 2 AS _line FROM {name}_raw")
+        # (temp-table rowids need not start at 0, hence the offset)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *, "
+                    f"rowid - (SELECT min(rowid) FROM {name}_raw) + 2 AS _line FROM {name}_raw")
         cols = [r[0] for r in con.execute(f"DESCRIBE {name}_raw").fetchall()]
     elif suffix in (".jsonl", ".ndjson", ".json"):
         df = read_table(p)
