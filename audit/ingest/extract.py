@@ -108,7 +108,7 @@ def strip_reasoning(text: str) -> str:
     >>> strip_reasoning("<think>A or B?</think>B").strip()
     'B'
     """
-    if "hink>" in text or "HINK>" in text:
+    if "hink" in text or "HINK" in text:
         text = _THINK_BLOCK.sub(" ", text)
         m = _THINK_CLOSE.search(text)
         if m:  # a closing tag without its opening: all before it is reasoning
