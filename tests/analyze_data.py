@@ -4,7 +4,6 @@ reference implementation of the agreement-tier rule."""
 from __future__ import annotations
 
 import random
-import subprocess
 import sys
 from collections import defaultdict
 
@@ -39,12 +38,23 @@ def make_benchmark(db, benchmark, questions, families, preds, *, option_texts=No
             sorted(families.items()),
         )
         if preds:
-            con.executemany(
+            import pandas as pd
+
+            items = sorted(preds.items(), key=lambda kv: (kv[0][0], kv[0][1]))
+            frame = pd.DataFrame({
+                "question_id": [q for (q, _), _ in items],
+                "model": [m for (_, m), _ in items],
+                "response": [None if a is not None else "???" for _, a in items],
+                "answer": pd.array([a for _, a in items], dtype="string"),
+                "valid": [a is not None for _, a in items],
+            })
+            con.register("_preds_frame", frame)
+            con.execute(
                 "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
-                "VALUES (?, ?, ?, 'default', ?, ?, 'given', ?)",
-                [[benchmark, qid, m, None if a is not None else "???", a, a is not None]
-                 for (qid, m), a in sorted(preds.items(), key=lambda kv: (kv[0][0], kv[0][1]))],
+                "SELECT ?, question_id, model, 'default', response, answer, 'given', valid FROM _preds_frame",
+                [benchmark],
             )
+            con.unregister("_preds_frame")
 
 
 def random_benchmark(seed, *, n_questions=60, n_models=None, n_families=None, p_invalid=0.08, p_missing=0.05):
@@ -114,9 +124,31 @@ def reference_tiers(questions, families, preds, *, models=None, t1=None, t2=None
     return out
 
 
+class CliResult:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
 def run_cli(*args, db=None):
-    """Run the real `audit` entry point in a subprocess."""
-    cmd = [sys.executable, "-c", "from audit.cli import main; main()", *args]
-    if db is not None:
-        cmd += ["--db", str(db)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    """Run the real ``audit`` entry point (``audit.cli.main``) in-process,
+    capturing stdout/stderr and the exit code (a subprocess would spend
+    seconds importing the package for each call)."""
+    import contextlib
+    import io
+
+    from audit.cli import main
+
+    argv = ["audit", *map(str, args)] + (["--db", str(db)] if db is not None else [])
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.argv
+    sys.argv = argv
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.argv = old
+    return CliResult(code, out.getvalue(), err.getvalue())
