@@ -297,7 +297,8 @@ def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) ->
                     publish(tmp, target)
                     published = True
         except BaseException:
-            if published:
+            if published or (not tmp.exists() and target.is_dir()):
+                # our folder was renamed into place but the record was not committed
                 shutil.rmtree(target, ignore_errors=True)
             raise
     return VersionSummary(benchmark, version, d.parent, policy.name, target, counts, tuple(sorted(files) + ["manifest.json"]),
