@@ -1,8 +1,31 @@
-"""``audit demo``."""
+"""``audit demo``: build the synthetic demo benchmark."""
 from __future__ import annotations
 
 import typer
 
+from audit.cli._common import DbOption, echo
+
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
-    pass
+    app.command("demo")(demo)
+
+
+def demo(
+    db: DbOption = None,
+    seed: int = typer.Option(0, help="Random seed of the generator (same seed, same data)."),
+) -> None:
+    """Build a demo database: 300 synthetic items in Tibetan, Chinese, Uyghur, Kazakh and
+    Mongolian, 8 simulated models of 5 families and injected wrong keys, then analyse it."""
+    from audit.demo import build_demo
+
+    s = build_demo(db, seed=seed)
+    if not s.created:
+        echo(f"{s.db_path} already has the demo benchmark ({s.n_questions} items); nothing changed")
+        return
+    tiers = ", ".join(f"{k} = {v}" for k, v in sorted(s.tier_counts.items()))
+    echo(
+        f"demo database {s.db_path}: {s.n_questions} items, {s.n_models} models, "
+        f"{s.n_predictions} predictions, {s.n_injected_key_errors} injected wrong keys\n"
+        f"tiers: {tiers}\n"
+        "next: streamlit run workbench/app.py"
+    )
