@@ -211,6 +211,37 @@ def test_other_policies(toy, tmp_path):
         create_version(B, "1.4", policy="nope", db=toy, exports_dir=out)
 
 
+def test_changelog_tier_judge_and_manifest_model_set(toy, tmp_path):
+    """Tier and agreement count come from the current audit run, the judge
+    verdict from judge_verdicts; the manifest records the run's model set
+    and tier rule."""
+    from audit.analyze import analyze
+
+    analyze(B, db=toy)
+    with connect(toy) as con:
+        con.execute(
+            "INSERT INTO judge_verdicts (benchmark, question_id, judge, prompt_version, answer_key_correct, "
+            "correct_answer, parse_ok, source) VALUES "
+            "('toy', 'q02', 'judge-b', 'p1', false, 'B', true, 'import'), "
+            "('toy', 'q02', 'judge-a', 'p1', true, NULL, true, 'import'), "
+            "('toy', 'q07', 'judge-a', 'p1', NULL, NULL, false, 'import')")
+        tiers = dict(con.execute("SELECT question_id, tier FROM current_audit WHERE benchmark = 'toy'").fetchall())
+        agreement = dict(con.execute(
+            "SELECT question_id, agreement_count FROM current_audit WHERE benchmark = 'toy'").fetchall())
+        run = con.execute("SELECT run_id, models FROM audit_runs WHERE benchmark = 'toy'").fetchone()
+    out = tmp_path / "exports"
+    create_version(B, "1.1", db=toy, exports_dir=out)
+    ch = pd.read_csv(out / B / "1.1" / "CHANGELOG.csv", dtype=str, keep_default_na=False).set_index("question_id")
+    for qid in ch.index:
+        assert ch.loc[qid, "tier"] == str(tiers[qid]) and ch.loc[qid, "agreement_count"] == str(agreement[qid])
+    assert ch.loc["q02", "judge_verdict"] == "judge-a: key correct; judge-b: key wrong -> B"
+    assert ch.loc["q07", "judge_verdict"] == "judge-a: no verdict"
+    assert ch.loc["q03", "judge_verdict"] == ""
+    m = read_manifest(out / B / "1.1")
+    assert m["audit_run"]["run_id"] == run[0] and m["audit_run"]["models"] == sorted(run[1]) == MODELS
+    assert m["audit_run"]["tier_rule"]["t1"] >= 1
+
+
 def test_deterministic_byte_identical(toy, tmp_path):
     copy = tmp_path / "copy.duckdb"
     shutil.copy(toy, copy)
