@@ -34,7 +34,10 @@ _register_groups()
 def main() -> None:
     """Entry point: AuditError → one line on stderr and exit code 1."""
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
+        # with standalone_mode=False click *returns* the code of typer.Exit(n)
+        if isinstance(rc, int) and rc != 0:
+            sys.exit(rc)
     except AuditError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(1)
