@@ -370,3 +370,13 @@ def test_cli_help(monkeypatch, capsys):
 def test_missing_path(tmp_path, db_path):
     with pytest.raises(InputError, match="not found"):
         import_tlue(tmp_path / "nope", db=db_path)
+
+
+def test_pathological_marker_count_is_suspect_and_fast():
+    import time
+
+    text = "དྲི་བ།\n" + "".join(f"{'ABCD'[i % 4]}. ཀ་{i}།\n" for i in range(5000))
+    t = time.perf_counter()
+    p = parse_tlue_item(text)
+    assert time.perf_counter() - t < 5
+    assert p.suspect and "too many option-like markers (5000)" in p.reason and p.options == []

@@ -37,6 +37,7 @@ Items whose text needed folding but parsed confidently also get the flag
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import sys
@@ -55,6 +56,11 @@ REQUIRED_FIELDS = ("loc", "polished_ti_content", "answer")
 
 #: A reading must beat the runner-up by this much to count as confident.
 MARGIN = 2.0
+#: At most this many candidate markers between two consecutive options (the
+#: real data has at most 4); keeps the search linear in the number of markers.
+MAX_GAP = 16
+#: Items with more candidate markers than this are not parsed (marked suspect).
+MAX_MARKERS = 200
 
 # --- scoring weights (log-odds-like; tuned on the released 670 items and
 # checked against the Chinese source, see tests/test_tlue.py) --------------
@@ -76,6 +82,7 @@ W_ODD_DOLLAR = -2.0     # an option or stem with an odd number of "$" (split for
 W_INLINE = -1.0         # marker inside a line (after a space)
 
 _TIB = "\u0F40-\u0FBC"
+_NEWLINE = re.compile("\n")
 _LATIN_MARK = re.compile(
     r"(?P<open>[(（]?)(?P<label>[A-F])(?P<punct>[.．、)）])(?P<space>[ \t]?)"
 )
@@ -146,10 +153,12 @@ class _Marker:
 
 def _candidates(text: str) -> list[_Marker]:
     out: list[_Marker] = []
+    newlines = [m.start() for m in _NEWLINE.finditer(text)]
     for regex, script in ((_LATIN_MARK, "latin"), (_TIB_MARK, "tibetan")):
         for m in regex.finditer(text):
             s = m.start()
-            line_start = text.rfind("\n", 0, s) + 1
+            line_no = bisect.bisect_left(newlines, s) + 1
+            line_start = newlines[line_no - 2] + 1 if line_no > 1 else 0
             before_on_line = text[line_start:s]
             if before_on_line.strip(" \t"):
                 # inside a line: only after white space
@@ -161,8 +170,6 @@ def _candidates(text: str) -> list[_Marker]:
             raw_label = m.group("label")
             label = TIBETAN_TO_LATIN[raw_label] if script == "tibetan" else raw_label
             index = LATIN_LABELS.index(label)
-            if script == "tibetan" and index > 3:
-                continue
             insertion = (
                 script == "latin" and not inline and not before_on_line and not m.group("open")
                 and m.group("punct") == "."
@@ -171,11 +178,13 @@ def _candidates(text: str) -> list[_Marker]:
             out.append(
                 _Marker(
                     start=line_start if not inline else s, end=m.end(), label=label, index=index,
-                    script=script, inline=inline, line=text.count("\n", 0, s) + 1,
+                    script=script, inline=inline, line=line_no,
                     insertion=insertion, nl=max(nl, 0), local=0.0,
                 )
             )
     out.sort(key=lambda k: (k.start, k.end))
+    if len(out) > MAX_MARKERS:  # not parsed; the caller marks the item suspect
+        return out
     done: list[_Marker] = []
     for k in out:
         done.append(_with_local_score(text, k, out, done))
@@ -273,6 +282,9 @@ def parse_tlue_item(text: str) -> ParsedItem:
     if not text.strip():
         return ParsedItem(stem="", options=[], suspect=True, reason="empty text: no question and no options")
     cands = _candidates(text)
+    if len(cands) > MAX_MARKERS:
+        return ParsedItem(stem=_clean(text), options=[], suspect=True,
+                          reason=f"too many option-like markers ({len(cands)}) to parse")
     best: tuple[float, tuple[int, ...]] | None = None
     ranked: list[tuple[float, tuple[int, ...]]] = []
     for script in ("latin", "tibetan"):
@@ -349,7 +361,7 @@ def _rank_chains(text: str, cands: list[_Marker], idx: list[int], keep: int = 3)
         kj = cands[j]
         opts: list[tuple[float, tuple[int, ...]]] = []
         if kj.index == 0:
-            stem_text = _clean(_fold(text, 0, kj.start, [c for c in cands[:j]]))
+            stem_text = _clean(_fold(text, 0, kj.start, cands[:j]))
             s = kj.local + (W_EMPTY_STEM if not stem_text else 0.0)
             s += W_ODD_DOLLAR if stem_text.count("$") % 2 else 0.0
             opts.append((s, (j,)))
@@ -357,15 +369,15 @@ def _rank_chains(text: str, cands: list[_Marker], idx: list[int], keep: int = 3)
             for i in idx:
                 if i >= j:
                     break
-                if cands[i].index != kj.index - 1 or cands[i].end > kj.start:
+                if j - i > MAX_GAP or cands[i].index != kj.index - 1 or cands[i].end > kj.start or not partial.get(i):
                     continue
-                for sc, ch in partial.get(i, []):
-                    between = [c for c in cands if cands[i].end <= c.start and c.end <= kj.start]
-                    seg = _seg_score(_fold(text, cands[i].end, kj.start, between))
+                between = [c for c in cands[i + 1 : j] if cands[i].end <= c.start and c.end <= kj.start]
+                seg = _seg_score(_fold(text, cands[i].end, kj.start, between))
+                for sc, ch in partial[i]:
                     opts.append((sc + W_OPTION + seg + kj.local, ch + (j,)))
         opts.sort(key=lambda x: -x[0])
         partial[j] = opts[:keep]
-        after = [c for c in cands if c.start >= kj.end]
+        after = [c for c in cands[j + 1 :] if c.start >= kj.end]
         tail = _seg_score(_fold(text, kj.end, len(text), after))
         for sc, ch in partial[j]:
             finals.append((sc + W_OPTION + tail, ch))
