@@ -44,8 +44,10 @@ def tlue(
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
-    for qid, reason in s.suspect_items:
+    for qid, reason in s.suspect_items[:20]:
         echo(f"  structure_suspect {qid}: {reason}")
+    if len(s.suspect_items) > 20:
+        echo(f"  … and {len(s.suspect_items) - 20} more (see the questions' structure_reason)")
     if s.key_not_in_options:
         echo(f"{s.key_not_in_options} item{'s' if s.key_not_in_options != 1 else ''} flagged key_not_in_options")
 
