@@ -42,11 +42,11 @@ import os
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, TIBETAN_LABELS, TIBETAN_TO_LATIN, normalize_label
+from audit.labels import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
 from audit.records import Option, Question
 
 __all__ = ["ParsedItem", "ImportSummary", "TlueImportSummary", "parse_tlue_item", "import_tlue", "MARGIN"]
@@ -239,8 +239,6 @@ def _with_local_score(text: str, k: _Marker, all_markers: list[_Marker], done: l
 
 
 def _replace(k: _Marker, **kw) -> _Marker:
-    from dataclasses import replace
-
     return replace(k, **kw)
 
 
