@@ -30,3 +30,6 @@ from audit.review.agreement import ReviewerAgreement, reviewer_agreement
 from audit.review.dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
 
 __all__ += ["ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject", "list_benchmarks"]
+from audit.review.layout import ClusterSummary, cluster_predictions
+
+__all__ += ["ClusterSummary", "cluster_predictions"]

@@ -9,6 +9,8 @@ Settlement rule (shared with exports and the judge analysis):
   non-adjudication row.  Two current verdicts *agree* when they have the same
   verdict and, for ``key_wrong``, the same corrected answer.
 * Current verdicts that disagree → ``disputed`` (until a lead adjudicates).
+  So is an item with an open Label Studio sync conflict (the same reviewer's
+  verdict changed in both places since the last sync; view ``review_conflicts``).
 * All agree and there are at least the *required* number of them (default 2
   for items in Tier 1–2 of the current audit, 1 otherwise; see
   :func:`audit.review.set_required_reviews`) → ``done`` (settled).
@@ -35,9 +37,9 @@ STATUS_LABELS = {
     DONE: "Done (settled)",
 }
 
-# Per-item review summary, only for items that have review rows.  Parameters:
-# $benchmark, $reviewer (may be NULL).  Relation name: review_summary.
-SUMMARY_CTES = """
+# The settlement rule's building blocks.  Parameters: $benchmark, $reviewer
+# (may be NULL), and $question_id for the one-item variant.
+_CORE = """
 rv AS (
     SELECT * FROM reviews WHERE benchmark = $benchmark {item_filter}
 ),
@@ -47,6 +49,38 @@ cur AS (   -- each reviewer's current verdict on an item
     WHERE verdict <> 'skip' AND NOT is_adjudication
     QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY created_at DESC, review_id DESC) = 1
 ),
+adj AS (   -- the latest adjudication of an item
+    SELECT * FROM rv WHERE is_adjudication
+    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY created_at DESC, review_id DESC) = 1
+),
+conflicts AS (   -- open Label Studio sync conflicts (view of 004_label_studio.sql) also dispute an item
+    SELECT DISTINCT question_id FROM review_conflicts WHERE benchmark = $benchmark {item_filter}
+),"""
+
+# Status only (queue, status page, item page).  Relation: review_summary.
+_SLIM = """
+cur_agg AS (
+    SELECT question_id, count(*) AS n_verdicts, count(DISTINCT opinion) AS n_opinions FROM cur GROUP BY question_id
+),
+all_agg AS (
+    SELECT question_id,
+           count(*) FILTER (WHERE verdict <> 'skip') AS n_reviews,
+           count(DISTINCT reviewer) FILTER (WHERE verdict <> 'skip') AS n_reviewers,
+           max(created_at) AS last_reviewed_at,
+           coalesce(bool_or(reviewer = $reviewer AND verdict <> 'skip'), false) AS reviewed_by_me
+    FROM rv GROUP BY question_id
+),
+review_summary AS (
+    SELECT g.*, coalesce(c.n_verdicts, 0) AS n_verdicts, coalesce(c.n_opinions, 0) AS n_opinions,
+           a.review_id IS NOT NULL AS adjudicated, k.question_id IS NOT NULL AS in_conflict
+    FROM all_agg g
+    LEFT JOIN cur_agg c USING (question_id)
+    LEFT JOIN adj a USING (question_id)
+    LEFT JOIN conflicts k USING (question_id)
+)"""
+
+# Status plus the settled verdict's content (settled_verdicts, exports).
+_FULL = """
 cur_agg AS (
     SELECT question_id,
            count(*) AS n_verdicts,
@@ -63,10 +97,6 @@ cur_cause AS (   -- the cause most current verdicts name (ties: the latest)
           FROM cur WHERE cause IS NOT NULL GROUP BY question_id, cause)
     QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY k DESC, last_id DESC) = 1
 ),
-adj AS (   -- the latest adjudication of an item
-    SELECT * FROM rv WHERE is_adjudication
-    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY created_at DESC, review_id DESC) = 1
-),
 all_agg AS (
     SELECT question_id,
            count(*) FILTER (WHERE verdict <> 'skip') AS n_reviews,
@@ -74,16 +104,16 @@ all_agg AS (
            array_to_string(list_sort(list_distinct(list(reviewer) FILTER (WHERE verdict <> 'skip'))), ', ') AS reviewers,
            min(created_at) FILTER (WHERE verdict <> 'skip') AS first_reviewed_at,
            max(created_at) AS last_reviewed_at,
-           coalesce(bool_or(reviewer = $reviewer AND verdict <> 'skip'), false) AS reviewed_by_me,
-           coalesce(bool_or(reviewer = $reviewer), false) AS seen_by_me
+           coalesce(bool_or(reviewer = $reviewer AND verdict <> 'skip'), false) AS reviewed_by_me
     FROM rv GROUP BY question_id
 ),
 review_summary AS (
     SELECT g.question_id, g.n_reviews, g.n_reviewers, g.reviewers, g.first_reviewed_at, g.last_reviewed_at,
-           g.reviewed_by_me, g.seen_by_me,
+           g.reviewed_by_me,
            coalesce(c.n_verdicts, 0) AS n_verdicts,
            coalesce(c.n_opinions, 0) AS n_opinions,
            a.review_id IS NOT NULL AS adjudicated,
+           k.question_id IS NOT NULL AS in_conflict,
            a.reviewer AS adjudicator,
            CASE WHEN a.review_id IS NOT NULL THEN a.verdict WHEN c.n_opinions = 1 THEN c.verdict END AS verdict,
            CASE WHEN a.review_id IS NOT NULL THEN a.corrected_answer
@@ -95,13 +125,18 @@ review_summary AS (
     LEFT JOIN cur_agg c USING (question_id)
     LEFT JOIN cur_cause cc USING (question_id)
     LEFT JOIN adj a USING (question_id)
+    LEFT JOIN conflicts k USING (question_id)
 )"""
 
 
-def summary_ctes(*, one_item: bool = False) -> str:
-    """The ``review_summary`` CTEs for a whole benchmark, or for the one item
-    ``$question_id`` (fast path of the item page)."""
-    return SUMMARY_CTES.replace("{item_filter}", "AND question_id = $question_id" if one_item else "")
+def summary_ctes(*, one_item: bool = False, full: bool = False) -> str:
+    """CTEs ending in ``review_summary`` (one row per item with reviews) for
+    a whole benchmark, or for the one item ``$question_id``.  ``full`` adds
+    the settled verdict's content (verdict, answer, cause, reviewers,
+    rationale…); the default computes only what the status needs."""
+    core = _CORE.replace("{item_filter}", "AND question_id = $question_id" if one_item else "")
+    return core + (_FULL if full else _SLIM)
+
 
 # The current audit's tier per item ($benchmark).  Relation name: cur_audit.
 AUDIT_CTE = """
@@ -124,6 +159,7 @@ def status_expr(s: str = "s", tier: str = "a.tier") -> str:
     """SQL CASE giving an item's status from ``review_summary`` alias ``s``."""
     return (
         f"(CASE WHEN coalesce({s}.adjudicated, false) THEN '{DONE}'"
+        f" WHEN coalesce({s}.in_conflict, false) THEN '{DISPUTED}'"
         f" WHEN coalesce({s}.n_verdicts, 0) = 0 THEN '{UNREVIEWED}'"
         f" WHEN {s}.n_opinions > 1 THEN '{DISPUTED}'"
         f" WHEN {s}.n_verdicts >= {required_expr(tier)} THEN '{DONE}'"
@@ -184,7 +220,7 @@ def settled_verdicts(benchmark: str, *, db=None) -> pd.DataFrame:
     with connect(db, read_only=True) as con:
         params = base_params(con, benchmark)
         sql = f"""
-        WITH {summary_ctes()}, {AUDIT_CTE}
+        WITH {summary_ctes(full=True)}, {AUDIT_CTE}
         SELECT q.question_id, s.verdict, s.corrected_answer, s.cause, s.reviewers, s.n_reviews,
                s.adjudicated, s.last_reviewed_at, s.first_reviewed_at, s.adjudicator,
                s.rationale, s.proposed_fix, q.answer_key, a.tier

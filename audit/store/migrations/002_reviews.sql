@@ -33,10 +33,7 @@ CREATE TABLE review_settings (
     updated_at TIMESTAMP NOT NULL         -- UTC
 );
 
--- The item page reads one item's predictions (about 100 rows) out of ~10 M.
--- Imports append predictions model by model, so zone maps cannot prune and a
--- lookup scans the whole question_id column (~450 ms on 10 M rows on the
--- shared 2-core machine); this index makes it ~6 ms.  Measured cost on
--- 100,000 questions x 100 models: +210 MB on disk, bulk inserts unchanged,
--- deleting a model's rows before re-import ~5x slower (tests/bench/bench_review_api.py).
-CREATE INDEX predictions_question ON predictions (question_id);
+-- No index on predictions: an ART index on question_id makes a warm lookup
+-- fast, but each per-operation connection loads it again (~210 ms cold on
+-- 10 M rows) and it adds ~210 MB.  The item page relies on zone maps instead:
+-- see audit.review.layout.cluster_predictions (rows ordered by item).
