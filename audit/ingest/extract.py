@@ -96,9 +96,13 @@ _LATIN = re.compile(
     rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])"
 )
 _TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
+# A Tibetan letter counts when it is a syllable of its own (not in བཀའ), is not
+# the second syllable of གདམ་ག / གདམ་ཁ ("option"), and is followed by
+# punctuation, the end, another option letter, a copula (རེད ཡིན ལགས ནོ འོ), or —
+# except for ང, which is also the pronoun "I" — the topic marker ནི.
 _TIBETAN = re.compile(
-    r"(?<![\u0F40-\u0FBC])([ཀཁགང])(?![\u0F40-\u0FBC])"
-    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|[ཀཁགང](?![\u0F40-\u0FBC])|རེད|ཡིན|ལགས|ནོ|འོ|ཡོད))"
+    r"(?<![\u0F40-\u0FBC])(?<!གདམ་)([ཀཁགང])(?![\u0F40-\u0FBC])"
+    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|[ཀཁགང](?![\u0F40-\u0FBC])|རེད|ཡིན|ལགས|ནོ|འོ|(?<!ང་)ནི))"
 )
 
 
