@@ -18,7 +18,8 @@ def item_flags(q: Question) -> list[str]:
     labels = q.labels
     if q.answer_key is None or q.answer_key not in labels:
         flags.append("key_not_in_options")
-    texts = [" ".join(o.text.split()).casefold() for o in q.options]
+    # Case matters: genotypes GG / gg / Gg are different options.
+    texts = [" ".join(o.text.split()) for o in q.options]
     if len(set(texts)) < len(texts):
         flags.append("duplicate_options")
     if q.structure_suspect:
