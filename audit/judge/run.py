@@ -215,6 +215,8 @@ async def arun_judge(
         api_key = os.environ.get(api_key_env)
         if not api_key:
             raise AuditError(f"the environment variable {api_key_env} (--api-key-env) is not set")
+    else:
+        _check_credentials(litellm, model, api_base)
     custom_price = input_cost_per_token is not None or output_cost_per_token is not None
     price_known = custom_price or _price_known(litellm, model)
     if max_cost is not None and not price_known:
@@ -275,6 +277,25 @@ async def arun_judge(
     return summary
 
 
+def _check_credentials(litellm, model: str, api_base: str | None) -> None:
+    """Fail before any request when the provider's key variable is unset
+    (litellm would report it as a 500 for every item).  Only credential
+    variables (…_KEY, …_TOKEN) are required here; providers configured
+    otherwise (Vertex project, Ollama base URL, local servers) are not
+    blocked."""
+    try:
+        env = litellm.validate_environment(model=model, api_base=api_base)
+    except Exception:
+        return
+    missing = list(env.get("missing_keys") or [])
+    if env.get("keys_in_environment") or not missing:
+        return
+    if all(_SECRET_NAME.search(k) for k in missing):
+        raise AuditError(
+            f"no API key for '{model}': set {' or '.join(missing)} in the environment "
+            "(or name another variable with --api-key-env; a local server accepts any value)")
+
+
 def _price_known(litellm, model: str) -> bool:
     try:
         litellm.cost_per_token(model=model, prompt_tokens=1000, completion_tokens=1000)
@@ -316,6 +337,8 @@ class _Runner:
     def _kind(self, exc: BaseException) -> str:
         if isinstance(exc, asyncio.TimeoutError):
             return "retry"
+        if "missing credentials" in str(exc).lower():
+            return "fatal"
         for cls in type(exc).__mro__:
             if cls.__name__ in _FATAL and cls.__module__.startswith(("litellm", "openai")):
                 return "fatal"
