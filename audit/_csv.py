@@ -48,6 +48,7 @@ __all__ = ["FORMULA_TRIGGERS", "neutralise_cell", "neutralise_frame", "write_csv
 
 #: Leading characters that make a spreadsheet treat a cell as a formula.
 FORMULA_TRIGGERS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r")
+_TRIGGER_RE = "^[=+\\-@\t\r]"
 
 
 def neutralise_cell(value: Any) -> Any:
@@ -93,6 +94,19 @@ def _neutralise_any(value: Any) -> Any:
     return neutralise_cell(str(value))
 
 
+def _neutralise_column(s: pd.Series) -> pd.Series:
+    obj = s.astype(object)
+    kind = pd.api.types.infer_dtype(obj, skipna=True)
+    if kind in ("string", "empty"):
+        # all text (or missing): vectorised prefixing
+        mask = obj.str.match(_TRIGGER_RE, na=False).astype(bool)
+        if mask.any():
+            obj = obj.copy()
+            obj[mask] = "'" + obj[mask]
+        return obj
+    return obj.map(_neutralise_any)
+
+
 def neutralise_frame(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of *df* with every text cell and column name neutralised.
 
@@ -102,7 +116,7 @@ def neutralise_frame(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
     for col in out.columns:
         if _is_text_column(out[col]):
-            out[col] = out[col].astype(object).map(_neutralise_any)
+            out[col] = _neutralise_column(out[col])
     out.columns = [neutralise_cell(c if isinstance(c, str) else str(c)) for c in out.columns]
     return out
 

@@ -89,3 +89,18 @@ def test_write_to_path_and_binary_buffer_are_identical_utf8(tmp_path):
     assert not raw.startswith(b"\xef\xbb\xbf") and b"\r\n" not in raw
     back = pd.read_csv(p, dtype=str, keep_default_na=False)
     assert back["stem"].tolist() == ["བོད་ཡིག\nline2", "'=2+2", 'say "hi"']
+
+
+def test_vectorised_path_equals_cell_rule():
+    """The fast all-text column path and the per-cell rule agree on random text."""
+    import random
+
+    rnd = random.Random(7)
+    alphabet = ["=", "+", "-", "@", "\t", "\r", "'", " ", "a", "ཀ", "1", "\n", ","]
+    values = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 5))) for _ in range(3000)]
+    values[::50] = [None] * len(values[::50])
+    out = neutralise_frame(pd.DataFrame({"t": values}))["t"].tolist()
+    assert out == [neutralise_cell(v) for v in values]
+    mixed = values[:100] + [-1.5, 3]
+    out = neutralise_frame(pd.DataFrame({"m": pd.Series(mixed, dtype=object)}))["m"].tolist()
+    assert out == [neutralise_cell(v) for v in mixed]

@@ -43,6 +43,7 @@ from audit.export.manifest import build_manifest, file_hashes, write_manifest
 from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
 from audit.export.policy import ORIGINAL, Policy, get_policy
 from audit.export.write import (
+    fetch_arrow,
     publish,
     remove_stale_partials,
     staged_directory,
@@ -172,6 +173,7 @@ class _Derived:
     parent: str | None
     items: pd.DataFrame
     questions: pd.DataFrame
+    questions_arrow: object  # pyarrow.Table, same rows and order as ``items``
     audit_run: dict | None
     kappa: pd.DataFrame
     kappa_overall: str | None
@@ -202,11 +204,13 @@ def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
             raise InputError(f"version {version} must be greater than {benchmark}'s latest version {parent}")
         items = derive_items(con, benchmark, policy, settled)
         items = items.merge(status.rename(columns={"status": "review_status"}), on="question_id", how="left")
-        questions = con.execute(
+        questions_arrow = fetch_arrow(
+            con,
             "SELECT question_id, subject, language, script, stem, options, answer_key, explanation, "
             "source_record::VARCHAR AS source_record FROM questions WHERE benchmark = ? ORDER BY seq, question_id",
             [benchmark],
-        ).df()
+        )
+        questions = questions_arrow.to_pandas()
         audit_run = _latest_audit_run(con, benchmark)
         reviewer_counts = _reviewer_counts(con, benchmark)
     if items.empty:
@@ -215,7 +219,8 @@ def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
     if agreement.overall.n:
         overall = (f"Pooled over every pair of reviewers on the {agreement.n_items} items reviewed at least twice: "
                    + agreement.label + f" ({agreement.overall.n} reviewer pairs × items).")
-    return _Derived(src[0], parent, items, questions, audit_run, agreement.pairs, overall, reviewer_counts, fp)
+    return _Derived(src[0], parent, items, questions, questions_arrow, audit_run, agreement.pairs, overall,
+                    reviewer_counts, fp)
 
 
 def _refuse_existing(con, benchmark: str, version: str) -> None:
@@ -236,7 +241,7 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
         write_tlue_native(folder, d.items, d.questions)
     else:
         write_generic_native(folder, d.items, d.questions)
-    write_parquet(folder, d.items, d.questions)
+    write_parquet(folder, d.items, d.questions_arrow)
     write_changelog(folder, d.items)
     write_exclusions(folder, d.items, policy.exclude)
     text = render_datasheet(benchmark=benchmark, version=version, parent=d.parent, policy=policy,

@@ -176,8 +176,10 @@ def write_generic_native(folder: Path, items: pd.DataFrame, questions: pd.DataFr
     ``questions.jsonl`` (the same columns, lossless, for re-import)."""
     frame = generic_frame(items, questions)
     write_csv(frame, folder / "questions.csv")
-    lines = [json.dumps({k: v for k, v in rec.items() if v is not None}, ensure_ascii=False)
-             for rec in frame.to_dict("records")]
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    names = list(frame.columns)
+    lines = [encode({k: v for k, v in zip(names, row) if v is not None})
+             for row in zip(*(frame[c].tolist() for c in names))]
     (folder / "questions.jsonl").write_bytes(("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
     return ["questions.csv", "questions.jsonl"]
 
@@ -190,24 +192,31 @@ _PARQUET_SCHEMA = pa.schema([
 ])
 
 
-def write_parquet(folder: Path, items: pd.DataFrame, questions: pd.DataFrame, name: str = "questions.parquet") -> list[str]:
-    """All items with their text, original key, key in this version and
-    inclusion, in import order (built with pyarrow directly: no pandas
-    metadata, fixed schema, so the bytes are reproducible)."""
-    df = items.merge(questions[["question_id", "language", "script", "stem", "options"]],
-                     on="question_id", how="left", validate="one_to_one").sort_values(["seq", "question_id"])
+def fetch_arrow(con, sql: str, params=None) -> pa.Table:
+    """A query result as a pyarrow Table (DuckDB 1.x and 2.x)."""
+    rel = con.sql(sql, params=params)
+    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
-    def col(c):
-        return [None if (v is None or (isinstance(v, float) and pd.isna(v))) else v for v in df[c].tolist()]
+
+def write_parquet(folder: Path, items: pd.DataFrame, questions: pa.Table, name: str = "questions.parquet") -> list[str]:
+    """All items with their text, original key, key in this version and
+    inclusion, in import order.  *questions* is the benchmark's questions as
+    an Arrow table in the same order as *items*.  Built with pyarrow
+    directly (no pandas metadata, fixed schema), so the bytes are
+    reproducible."""
+    ids = questions.column("question_id").to_pylist()
+    if ids != items["question_id"].tolist():
+        raise AuditError("internal error: questions and derived items are not in the same order")
+
+    def text(c):
+        return pa.array(items[c].astype(object).where(items[c].notna(), None).tolist(), pa.string())
 
     table = pa.table({
-        "question_id": col("question_id"), "subject": col("subject"), "language": col("language"),
-        "script": col("script"), "stem": col("stem"),
-        "options": [[{"label": o["label"], "text": o["text"]} for o in opts] for opts in df["options"]],
-        "original_key": col("original_key"), "answer_key": col("answer_key"),
-        "included": [bool(v) for v in df["included"]], "action": col("action"),
-        "exclusion_list": col("exclusion_list"),
-    }, schema=_PARQUET_SCHEMA)
+        **{c: questions.column(c) for c in ("question_id", "subject", "language", "script", "stem", "options")},
+        "original_key": text("original_key"), "answer_key": text("answer_key"),
+        "included": pa.array(items["included"].astype(bool).tolist(), pa.bool_()),
+        "action": text("action"), "exclusion_list": text("exclusion_list"),
+    }).cast(_PARQUET_SCHEMA)
     pq.write_table(table, folder / name, compression="zstd", write_statistics=False)
     return [name]
 
