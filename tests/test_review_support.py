@@ -66,3 +66,27 @@ def test_builder_makes_a_consistent_benchmark(db_path):
         assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == len(ids)
         assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 3 * len(ids)
         assert con.execute("SELECT count(*) FROM current_audit WHERE tier IN (1, 2)").fetchone()[0] == 6
+
+
+_TEMPLATES: dict = {}
+
+
+def bench_copy(tmp_path, name="test.duckdb", **kwargs):
+    """A fresh copy of a migrated database holding ``make_bench(**kwargs)``
+    (built once per test session; copying a file is much faster than
+    migrating and filling a new one for every test)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from audit.store import init_db
+
+    key = repr(sorted(kwargs.items()))
+    if key not in _TEMPLATES:
+        path = Path(tempfile.mkdtemp(prefix="review-template-")) / "template.duckdb"
+        init_db(path)
+        make_bench(path, **kwargs)
+        _TEMPLATES[key] = path
+    dest = Path(tmp_path) / name
+    shutil.copyfile(_TEMPLATES[key], dest)
+    return dest
