@@ -33,16 +33,13 @@ if demo:
     )
 
 name = session.reviewer()
-if not name:
-    page = st.navigation([nav.signin_page()], position="hidden")
-else:
+page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
+if name:
     with st.sidebar:
         role = "lead reviewer" if session.is_lead() else "reviewer"
         st.markdown(f"Signed in as **{name}** ({role})")
         if st.button("Sign out", key="signout"):
             session.sign_out()
             st.rerun()
-    page = st.navigation(nav.pages())
-    with st.sidebar:
         st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")
 page.run()

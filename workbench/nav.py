@@ -1,26 +1,36 @@
-"""The app's pages.  Views switch pages with ``st.switch_page(nav.ITEM)``-style
-calls through the helpers below, so page objects are built in one place."""
+"""The app's pages.  Every page is registered whether or not someone is
+signed in (so a shared link such as ``/item?benchmark=…&question=…`` works);
+a page shows the sign-in form until the reviewer has signed in."""
 from __future__ import annotations
+
+import functools
 
 import streamlit as st
 
+from workbench import session
 from workbench.views import dashboards, item, queue, signin
 
 
-def signin_page() -> st.Page:
-    return st.Page(signin.page, title="Sign in", url_path="signin", icon="👤")
+def _gated(fn):
+    @functools.wraps(fn)
+    def run() -> None:
+        if not session.reviewer():
+            signin.page()
+        else:
+            fn()
+    return run
 
 
 def queue_page() -> st.Page:
-    return st.Page(queue.page, title="Queue", url_path="queue", icon="📋", default=True)
+    return st.Page(_gated(queue.page), title="Queue", url_path="queue", icon="📋", default=True)
 
 
 def item_page() -> st.Page:
-    return st.Page(item.page, title="Item", url_path="item", icon="📝")
+    return st.Page(_gated(item.page), title="Item", url_path="item", icon="📝")
 
 
 def dashboards_page() -> st.Page:
-    return st.Page(dashboards.page, title="Dashboards", url_path="dashboards", icon="📊")
+    return st.Page(_gated(dashboards.page), title="Dashboards", url_path="dashboards", icon="📊")
 
 
 def pages() -> list[st.Page]:

@@ -17,7 +17,7 @@ def call(fn, *args, quiet: bool = False, **kwargs):
     """Run one ``audit`` operation; show an ``AuditError`` as a message and
     return None instead of crashing the page."""
     try:
-        return fn(*args, **kwargs)
+        return session.run_db(fn, *args, **kwargs)
     except audit.DatabaseLockedError:
         if not quiet:
             st.error(LOCKED_MESSAGE, icon="🔒")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import audit
+from audit.analyze.corrected import corrected_key_accuracy
 from workbench import session
 from workbench.views import common
 
@@ -95,7 +96,7 @@ def page() -> None:
         st.caption("Conditional accuracy against the original keys and against the expert-corrected keys "
                    "(settled 'key wrong' items scored against the corrected answer; settled 'ambiguous' "
                    "and 'defective' items left out).")
-        ca = common.call(audit.corrected_key_accuracy, bench, db=db)
+        ca = common.call(corrected_key_accuracy, bench, db=db)
         if ca is not None and len(ca):
             st.dataframe(ca, hide_index=True, use_container_width=True)
         else:

@@ -84,8 +84,8 @@ def _save(bench: str, qid: str, answer_key: str | None) -> None:
         return
     cause = d.get("cause")
     try:
-        audit.review.add_review(
-            bench, qid, session.reviewer(), verdict,
+        session.run_db(
+            audit.review.add_review, bench, qid, session.reviewer(), verdict,
             corrected_answer=answer,
             cause=None if cause in (None, NO_CAUSE) else cause,
             rationale=d.get("rationale") or None,

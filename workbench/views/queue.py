@@ -13,6 +13,7 @@ from workbench import render, session
 from workbench.views import common
 
 PAGE_SIZE = 25
+_COLS = [2.1, 1.3, 0.7, 1.4, 1.5, 4.5]  # item, subject, tier, models, status, question
 ALL_TIERS = [0, 1, 2, 3, 4, 5]
 TIER_HELP = ("Tier 1: many models from several families agree on one answer that is not the key "
              "(most likely a wrong key). Higher tiers: weaker evidence. Tier 0: the models agree with the key.")
@@ -92,7 +93,7 @@ def _filters_ui(benchmark: str, db) -> None:
 
 
 def _row(r, benchmark: str) -> None:
-    cols = st.columns([1.3, 1.2, 0.8, 1.2, 1.5, 5])
+    cols = st.columns(_COLS)
     with cols[0]:
         if st.button(str(r.question_id), key=f"open::{r.question_id}", use_container_width=True,
                      help="Open this item"):
@@ -149,7 +150,7 @@ def page() -> None:
     else:
         st.caption("Click an item's id to open it. Items are ordered by priority: tier, then how many "
                    "models agree on an answer other than the key.")
-        head = st.columns([1.3, 1.2, 0.8, 1.2, 1.5, 5])
+        head = st.columns(_COLS)
         for c, h in zip(head, ["Item", "Subject", "Tier", "Models", "Status", "Question"]):
             c.markdown(f"**{h}**")
         for r in df.itertuples(index=False):

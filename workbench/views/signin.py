@@ -26,4 +26,4 @@ def page() -> None:
             st.error("The passcode is not right.")
         else:
             session.sign_in(name)
-            st.rerun()
+            st.rerun()  # the page that was asked for (e.g. a shared item link) now shows

@@ -1,0 +1,283 @@
+"""Real-browser tests of the workbench: a real ``streamlit run workbench/app.py``
+server on 127.0.0.1 with a temporary database, driven by Debian's Chromium
+through Playwright.
+
+Covers: reviewing one item end to end with keyboard shortcuts (and the row
+in the database), untrusted HTML in a question (nothing executes, the text
+shows literally), and full-page screenshots of the queue and of Tibetan,
+Uyghur and Mongolian items in ``test-artifacts/`` (git-ignored), after
+checking that fonts for those scripts are installed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "workbench" / "app.py"
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+XSS_BENCH = "xss-check"
+XSS_STEM = '<script>window.__xss = "script";</script> Which option is right?'
+XSS_OPTION = '<img src=x onerror="window.__xss = \'img\'; alert(1)">'
+REVIEWER = "Dolma Browser"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def wb_db(tmp_path_factory) -> Path:
+    """Demo database plus a benchmark whose question carries HTML."""
+    from audit.demo import build_demo
+    from audit.ingest import import_questions
+
+    d = tmp_path_factory.mktemp("wb_browser")
+    db = d / "workbench.duckdb"
+    build_demo(db)
+    src = d / "xss.jsonl"
+    src.write_text(json.dumps({"id": "x1", "question": XSS_STEM, "A": XSS_OPTION, "B": "<b>bold?</b>",
+                               "C": "plain", "answer": "A", "language": "en"}) + "\n", encoding="utf-8")
+    import_questions(src, benchmark=XSS_BENCH, db=db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def server(wb_db):
+    """`streamlit run workbench/app.py` on a free port; stopped by its pid."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
+    port = _free_port()
+    env = {**os.environ, "AUDIT_DB": str(wb_db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env.pop("WORKBENCH_PASSCODE", None)
+    log = open(wb_db.parent / "streamlit.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail("streamlit exited: " + (wb_db.parent / "streamlit.log").read_text(errors="replace"))
+            try:
+                with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the workbench did not become healthy within 60 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1000}, locale="en-US")
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    dialogs: list[str] = []
+    pg.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    pg.dialogs = dialogs
+    yield pg
+    try:  # the last state of every test, to look at when one fails
+        ARTIFACTS.mkdir(exist_ok=True)
+        pg.screenshot(path=str(ARTIFACTS / f"last-{request.node.name}.png"))
+    except Exception:
+        pass
+    ctx.close()
+
+
+def _sign_in(page, url: str) -> None:
+    page.goto(url)
+    box = page.get_by_label("Your name")
+    box.wait_for()
+    box.fill(REVIEWER)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def _wait_idle(page) -> None:
+    """Wait until the app is not running a script."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+
+
+def _open_item(page, base: str, bench: str, qid: str) -> None:
+    _sign_in(page, f"{base}/item?benchmark={bench}&question={qid}")
+    page.get_by_text(f"Item {qid}").first.wait_for()
+    page.locator("[data-script]").first.wait_for()
+    _wait_idle(page)
+
+
+def _shot(page, name: str) -> None:
+    """Full-page screenshot: Streamlit scrolls inside its main container, so
+    grow the viewport to the content's height first."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    h = page.evaluate("""() => Math.max(...[...document.querySelectorAll(
+        '[data-testid=stMain], [data-testid=stAppViewContainer], [data-testid=stMainBlockContainer]')]
+        .map(e => e.scrollHeight), document.body.scrollHeight)""")
+    page.set_viewport_size({"width": 1440, "height": int(min(max(h + 40, 900), 8000))})
+    page.wait_for_timeout(400)
+    _wait_idle(page)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.set_viewport_size({"width": 1440, "height": 1000})
+
+
+def _first_item(db, script: str, language: str | None = None) -> str:
+    import audit
+
+    q = audit.review.review_queue("demo", tiers=None, db=db)
+    q = q[q["script"] == script]
+    if language:
+        q = q[q["language"] == language]
+    assert len(q), f"the demo has no {script} item"
+    return q.iloc[0]["question_id"]
+
+
+@pytest.mark.parametrize("lang,script", [("bo", "Tibetan"), ("ug", "Uyghur (Arabic)"), ("mn", "Mongolian")])
+def test_fonts_for_scripts_are_installed(lang, script):
+    out = subprocess.run(["fc-list", f":lang={lang}", "family"], capture_output=True, text=True, check=True).stdout
+    assert out.strip(), (f"no font for {script} (fc-list :lang={lang} is empty): install fonts-noto-core, "
+                         "or the workbench shows empty boxes instead of text")
+
+
+def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
+    import audit
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    _sign_in(page, server)
+    page.get_by_role("heading", name="Review queue").wait_for()
+    progress = audit.review.queue_progress("demo", db=wb_db)
+    assert progress.total > 0
+    page.get_by_text(f"0 of {progress.total} reviewed").first.wait_for()
+    _wait_idle(page)
+    _shot(page, "queue.png")
+
+    first = audit.review.review_queue("demo", db=wb_db).iloc[0]
+    qid, key = first["question_id"], first["answer_key"]
+    page.get_by_role("button", name=qid, exact=True).click()
+    page.get_by_text(f"Item {qid}").first.wait_for()
+    page.get_by_text("Your verdict").wait_for()
+    _wait_idle(page)
+
+    # 2 = "key wrong": the radio follows the shortcut
+    page.get_by_role("heading", name="Your verdict").click()  # focus on the page, not a text box
+    page.keyboard.press("2")
+    page.get_by_role("radiogroup").get_by_role("radio", name="Key wrong → corrected answer").wait_for(state="attached")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('input[type=radio]')].some(r => r.checked && "
+        "r.closest('label').innerText.includes('Key wrong'))")
+    _wait_idle(page)
+    # corrected answer: the first option that is not the key
+    page.get_by_label("Corrected answer (for 'key wrong')").click()
+    options = page.get_by_role("option")
+    options.first.wait_for()
+    choice = options.first.inner_text().strip()
+    options.first.click()
+    _wait_idle(page)
+    assert choice != key
+    rationale = page.get_by_label("Rationale")
+    rationale.fill("ས་ཚིགས་ Checked by hand: the key letter was shifted.")
+    page.get_by_role("heading", name="Your verdict").click()  # leave the text box so shortcuts work
+    _wait_idle(page)
+    page.keyboard.press("s")
+    page.get_by_text(f"Verdict saved for {qid}").wait_for()
+
+    rows = audit.review.list_reviews("demo", qid, db=wb_db)
+    assert len(rows) == 1
+    r = rows.iloc[0]
+    assert (r["reviewer"], r["verdict"], r["corrected_answer"], r["source"], r["app_version"]) == (
+        REVIEWER, "key_wrong", choice, "workbench", audit.__version__)
+    assert r["rationale"] == "ས་ཚིགས་ Checked by hand: the key letter was shifted."
+    # the history on the page shows the saved row
+    page.get_by_text("History").wait_for()
+    page.locator("[data-testid=stDataFrame]").first.wait_for()
+
+    # n = next item in the queue
+    _wait_idle(page)
+    nxt = audit.review.neighbours("demo", qid, reviewer=REVIEWER, db=wb_db)[1]
+    assert nxt is not None
+    page.keyboard.press("n")
+    page.get_by_text(f"Item {nxt}").first.wait_for()
+    # p = back
+    _wait_idle(page)
+    page.keyboard.press("p")
+    page.get_by_text(f"Item {qid}").first.wait_for()
+
+
+def test_untrusted_html_in_a_question_does_not_execute(server, page):
+    _open_item(page, server, XSS_BENCH, "x1")
+    page.wait_for_timeout(1000)  # give an injected onerror handler time to fire
+    assert page.evaluate("() => window.__xss") is None
+    assert page.dialogs == []
+    assert page.locator("[data-script] img").count() == 0
+    assert page.locator("[data-script] script").count() == 0
+    # the markup shows as text, literally
+    page.get_by_text(XSS_STEM).first.wait_for()
+    page.get_by_text(XSS_OPTION).first.wait_for()
+    page.get_by_text("<b>bold?</b>").first.wait_for()
+
+
+@pytest.mark.parametrize("name,script,language,check", [
+    ("tibetan", "Tibt", "bo", None),
+    ("uyghur", "Arab", "ug", "rtl"),
+    ("mongolian", "Mong", "mn-Mong", "vertical"),
+])
+def test_items_render_in_their_script(server, page, wb_db, name, script, language, check):
+    ARTIFACTS.mkdir(exist_ok=True)
+    qid = _first_item(wb_db, script, language)
+    _open_item(page, server, "demo", qid)
+    block = page.locator(f'[data-script="{script}"]').first
+    text = block.locator(".wb-text").first
+    style = text.evaluate("e => { const s = getComputedStyle(e); return {ff: s.fontFamily, wm: s.writingMode, "
+                          "dir: s.direction, size: parseFloat(s.fontSize)} }")
+    want_font = {"Tibt": "Noto Serif Tibetan", "Arab": "Noto Naskh Arabic", "Mong": "Noto Sans Mongolian"}[script]
+    assert want_font in style["ff"]
+    if script == "Tibt":
+        assert style["size"] >= 22, "Tibetan needs a large size for stacked letters"
+    if check == "rtl":
+        assert style["dir"] == "rtl"
+        assert text.get_attribute("dir") == "rtl"
+    if check == "vertical":
+        assert style["wm"] == "vertical-lr"
+        box = text.bounding_box()
+        assert box["height"] > box["width"], "vertical Mongolian is taller than wide"
+    _shot(page, f"item-{name}.png")
