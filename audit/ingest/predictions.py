@@ -15,7 +15,8 @@ Layouts
 All set-based work runs in DuckDB: the file is scanned in place (Parquet/CSV),
 joined against ``questions`` for the unknown-id check and the option counts,
 wide files are unpivoted in SQL, and only the rows that carry a raw response
-are passed (in vectors of 2,048) to :func:`audit.ingest.extract.extract_answers`.
+are streamed in record batches through :func:`audit.ingest.extract.extract_answers`
+and joined back in SQL.
 """
 from __future__ import annotations
 
@@ -186,6 +187,9 @@ def _wide_source(con, p: Path, *, run: str | None) -> None:
     if "question_id" not in cols:
         raise InputError(f"missing required column: question_id (found: {', '.join(cols)})", path=p)
     models = [c for c in cols if c != "question_id"]
+    if "model" in models and ("response" in models or "answer" in models):
+        raise InputError("this looks like a long file (columns model and response/answer); use --layout long",
+                         path=p)
     if not models:
         raise InputError("no model columns: the wide layout is question_id plus one column per model", path=p)
     blank = [c for c in models if not c.strip() or re.fullmatch(r"(column|Unnamed: )\d+", c)]
@@ -245,32 +249,51 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
     )[0]
 
 
-def _extract_udf(method: str, bar):
-    """A vectorised DuckDB UDF: (response, n_options) → letter or NULL."""
+def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None) -> pa.Table:
+    """Extract letters from the raw responses of ``src`` (rows without a given
+    letter).  Responses are streamed from DuckDB in record batches (memory
+    stays bounded however long they are), extracted in bulk per option count
+    with :func:`audit.ingest.extract.extract_answers` in this one thread, and
+    returned as a small table (_line, model, letter) to join back in SQL."""
+    from tqdm import tqdm
+
     from audit.ingest.extract import extract_answers
 
-    def udf(responses: pa.Array, ks: pa.Array) -> pa.Array:
-        texts = responses.to_pylist()
-        out: list[str | None] = [None] * len(texts)
-        groups: dict[int, list[int]] = defaultdict(list)
-        for i, k in enumerate(ks.to_pylist()):
-            if k is not None and 2 <= k <= 6:
-                groups[k].append(i)
-        for k, idx in groups.items():
-            for i, letter in zip(idx, extract_answers([texts[i] for i in idx], k, method)):
-                out[i] = letter
-        if bar is not None:
+    lines: list[int] = []
+    models: list[str] = []
+    letters: list[str | None] = []
+    reader = con.sql(
+        f"SELECT s._line, s.model, s.response, q.k FROM {src} s JOIN _bench_q q USING (question_id) "
+        "WHERE s.given IS NULL AND s.response IS NOT NULL").to_arrow_reader(50_000)
+    with tqdm(total=total, desc=f"extracting answers ({method})", unit=" responses", unit_scale=True,
+              disable=(not progress) if progress is not None else None, leave=False) as bar:
+        for batch in reader:
+            texts = batch.column(2).to_pylist()
+            ks = batch.column(3).to_pylist()
+            out: list[str | None] = [None] * len(texts)
+            groups: dict[int, list[int]] = defaultdict(list)
+            for i, k in enumerate(ks):
+                if k is not None and 2 <= k <= 6:
+                    groups[k].append(i)
+            for k, idx in groups.items():
+                for i, letter in zip(idx, extract_answers([texts[i] for i in idx], k, method)):
+                    out[i] = letter
+            lines.extend(batch.column(0).to_pylist())
+            models.extend(batch.column(1).to_pylist())
+            letters.extend(out)
             bar.update(len(texts))
-        return pa.array(out, pa.string())
-
-    return udf
+    return pa.table({"_line": pa.array(lines, pa.int64()), "model": pa.array(models, pa.string()),
+                     "letter": pa.array(letters, pa.string())})
 
 
 def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
                       progress: bool | None = None) -> PredictionImportSummary:
     """Validate and write the predictions of view ``src`` (columns question_id,
-    model, run, response, given, _line) inside the caller's transaction."""
+    model, run, response, given, _line; optionally ``letter`` and ``method``
+    when the source has already extracted them) inside the caller's
+    transaction.  Raises InputError (nothing written) on bad rows."""
     where = str(path)
+    con.execute("SET enable_progress_bar = false")  # our own bar (tqdm) goes to stderr
     bad = one(con, f"SELECT _line FROM {src} WHERE question_id IS NULL ORDER BY _line LIMIT 1")
     if bad:
         raise InputError("empty question_id", path=where, line=int(bad[0]))
@@ -278,11 +301,11 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     if bad:
         raise InputError("empty model name", path=where, line=int(bad[0]))
 
-    con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k "
-                "FROM questions WHERE benchmark = ?", [benchmark])
-    n_unknown, n_ids = one(con, 
-        f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)"
-    )
+    con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
+                "(row_number() OVER () - 1)::INTEGER AS qi FROM questions WHERE benchmark = ?", [benchmark])
+    n_q = one(con, "SELECT count(*) FROM _bench_q")[0]
+    n_unknown, n_ids = one(con,
+        f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)")
     if n_unknown:
         ex = con.execute(
             f"SELECT question_id, min(_line) AS l FROM {src} s ANTI JOIN _bench_q q USING (question_id) "
@@ -292,26 +315,34 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             f"{n_unknown:,} prediction(s) for {n_ids:,} question id(s) that benchmark '{benchmark}' does not have, "
             f"e.g. {examples}; nothing was imported (import the questions first or fix the ids)",
             path=where)
-    dup = one(con, 
-        f"SELECT question_id, model, run, min(_line), max(_line) FROM {src} "
-        "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4 LIMIT 1")
-    if dup:
+    # Per (model, run): rows, distinct questions (a bitmap over question
+    # indexes: one cheap pass even at 10 M rows), filled cells.
+    stats = con.execute(
+        f"SELECT model, run, count(*) AS n, bit_count(bitstring_agg(q.qi, 0, {max(n_q - 1, 0)})) AS d, "
+        f"count(s.given) + count(s.response) AS filled "
+        f"FROM {src} s JOIN _bench_q q USING (question_id) GROUP BY model, run ORDER BY model, run").fetchall()
+    if any(n != d for _, _, n, d, _ in stats):
+        dup = one(con,
+            f"SELECT question_id, model, run, min(_line), max(_line) FROM {src} "
+            "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4 LIMIT 1")
         raise InputError(
             f"lines {dup[3]} and {dup[4]} both give a prediction for question '{dup[0]}', model '{dup[1]}', "
             f"run '{dup[2]}'", path=where, line=int(dup[3]))
-    stats = con.execute(
-        f"SELECT model, count(*) AS n, count(given) + count(response) AS filled FROM {src} GROUP BY model ORDER BY model"
-    ).fetchall()
-    empty = [m for m, n, filled in stats if filled == 0]
+    per_model: dict[str, list[int]] = {}
+    for m, _, n, _, filled in stats:
+        per_model.setdefault(m, [0, 0])
+        per_model[m][0] += n
+        per_model[m][1] += filled
+    empty = [m for m, (n, filled) in per_model.items() if filled == 0]
     if empty:
         what = "model column" if layout == "wide" else "model"
         raise InputError(
             f"{what}(s) {', '.join(repr(m) for m in empty)} entirely empty (no answer in any of "
-            f"{stats[[s[0] for s in stats].index(empty[0])][1]:,} rows)", path=where)
-    models = [m for m, _, _ in stats]
+            f"{per_model[empty[0]][0]:,} rows)", path=where)
+    models = sorted(per_model)
 
     con.execute(f"CREATE OR REPLACE TEMP TABLE _pairs AS SELECT DISTINCT model, run FROM {src}")
-    replaced = one(con, 
+    replaced = one(con,
         "SELECT count(*) FROM predictions p SEMI JOIN _pairs USING (model, run) WHERE p.benchmark = ?", [benchmark]
     )[0]
     if replaced:
@@ -323,20 +354,14 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     # in columns `letter` and `method`; then nothing is extracted here.
     src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
     pre = "letter" in src_cols
-    n_extract = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
-    n_responses, n_extract = n_extract, (0 if pre else n_extract)
-    bar = None
-    if n_extract:
-        from tqdm import tqdm
-
-        bar = tqdm(total=n_extract, desc=f"extracting ({method})", unit=" responses", unit_scale=True,
-                   disable=(not progress) if progress is not None else None, leave=False)
-        con.create_function("_audit_extract", _extract_udf(method, bar), ["VARCHAR", "INTEGER"], "VARCHAR",
-                            type="arrow", null_handling="special", side_effects=False)
+    n_responses = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
+    extract = bool(n_responses) and not pre
+    if extract:
+        con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
     given = _GIVEN_SQL.format(c="s.given")
     letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
-        "WHEN s.response IS NOT NULL THEN _audit_extract(s.response, q.k::INTEGER) " if n_extract else "") + (
-        "ELSE s.letter " if pre else "") + "END"
+        "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
+    join_e = "LEFT JOIN _extracted e ON e._line = s._line AND e.model = s.model " if extract else ""
     method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
     try:
         con.execute(
@@ -348,16 +373,15 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             "FROM (SELECT *, coalesce(length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k, false) AS ok "
             f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter, "
             f"                   {method_expr} AS src_method "
-            f"            FROM {src} s JOIN _bench_q q USING (question_id)))",
+            f"            FROM {src} s JOIN _bench_q q USING (question_id) {join_e}))",
             {"b": benchmark, "m": method},
         )
     except duckdb.Error as exc:
         raise InputError(f"could not store the predictions: {str(exc).splitlines()[0]}", path=where) from None
     finally:
-        if n_extract:
-            con.remove_function("_audit_extract")
-            bar.close()
-    n, n_valid = one(con, 
+        if extract:
+            con.unregister("_extracted")
+    n, n_valid = one(con,
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
         "WHERE p.benchmark = ?", [benchmark])
     return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=models, predictions=n,
