@@ -83,9 +83,9 @@ def model_set(con, benchmark: str, models=None) -> ModelSet:
     """Resolve the model set of a benchmark (default: every model with
     predictions for it) and the run used for each model."""
     rows = con.execute(
-        "SELECT p.model, list(DISTINCT p.run ORDER BY p.run) AS runs, any_value(m.family) AS family "
-        "FROM predictions p LEFT JOIN models m ON m.name = p.model "
-        "WHERE p.benchmark = ? GROUP BY p.model ORDER BY p.model",
+        "SELECT pr.model, list(pr.run ORDER BY pr.run) AS runs, any_value(m.family) AS family "
+        "FROM (SELECT DISTINCT model, run FROM predictions WHERE benchmark = ?) pr "
+        "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
         [benchmark],
     ).fetchall()
     available = {name: (runs, family) for name, runs, family in rows}
@@ -117,12 +117,16 @@ def usable_predictions_sql(bench_param: str = "$benchmark") -> str:
         JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
         JOIN _q q ON q.question_id = p.question_id
         WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL
-          AND list_contains(q.labels, p.answer)
+          AND CASE WHEN q.standard_labels
+                   THEN length(p.answer) = 1 AND ascii(p.answer) BETWEEN 65 AND 64 + q.n_options
+                   ELSE list_contains(q.labels, p.answer) END
     """
 
 
 QUESTIONS_SQL = """
     SELECT row_number() OVER (ORDER BY seq, question_id)::INTEGER AS qn, question_id, subject, answer_key, len(options) AS n_options,
-           [o.label FOR o IN options] AS labels
+           [o.label FOR o IN options] AS labels,
+           -- labels A, B, C, … in order: the option check is then a cheap range test
+           [o.label FOR o IN options] = ['A', 'B', 'C', 'D', 'E', 'F'][1:len(options)] AS standard_labels
     FROM questions WHERE benchmark = $benchmark
 """

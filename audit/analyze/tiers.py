@@ -105,21 +105,30 @@ def _thresholds(n: int, t1: int | None, t2: int | None) -> tuple[int, int]:
     return t1v, t2v
 
 
+# One pass over the predictions: votes per (question, letter) and answers
+# per (model, letter), via GROUPING SETS.  {fam_agg} counts the distinct
+# families of the voters: a bitmask OR + popcount when there are at most 64
+# families (much faster than COUNT(DISTINCT)), else COUNT(DISTINCT).
+_AGG_SQL = f"""
+CREATE TEMP TABLE _agg AS
+WITH _q AS ({QUESTIONS_SQL}),
+p AS ({usable_predictions_sql()})
+SELECT qn, model_id, answer, bool_or(is_key) AS is_key, count(*) AS cnt, {{fam_agg}} AS nfam
+FROM p
+GROUP BY GROUPING SETS ((qn, answer), (model_id, answer))
+"""
+FAM_BITMASK = "bit_count(bit_or(1::UBIGINT << fam_id))::BIGINT"
+FAM_DISTINCT = "count(DISTINCT fam_id)"
+
 _RESULTS_SQL = f"""
 WITH _q AS ({QUESTIONS_SQL}),
-p AS ({usable_predictions_sql()}),
--- one row per (question, chosen letter): how many models, how many families
-votes AS (
-    SELECT qn, answer, any_value(is_key) AS is_key, count(*) AS cnt, count(DISTINCT fam_id) AS nfam
-    FROM p GROUP BY qn, answer
-),
 per_q AS (
     SELECT qn,
            sum(cnt)::INTEGER AS n_valid,
            coalesce(sum(cnt) FILTER (WHERE is_key), 0)::INTEGER AS n_correct,
            -- ranking: models desc, families desc, letter asc (ascii negated)
            max({{'c': cnt, 'f': nfam, 'l': -ascii(answer), 'a': answer}}) FILTER (WHERE NOT is_key) AS top
-    FROM votes GROUP BY qn
+    FROM _agg WHERE qn IS NOT NULL GROUP BY qn
 ),
 tiered AS (
     SELECT q.question_id,
@@ -159,11 +168,18 @@ key_lint AS (
            qn AS ord
     FROM _q WHERE answer_key IS NULL OR NOT list_contains(labels, answer_key)
 ),
+-- candidates first: equal texts after collapsing whitespace are also equal
+-- after deleting it, and deleting is far cheaper than a regexp on every option
+dup_candidates AS (
+    SELECT question_id, options FROM questions
+    WHERE benchmark = $benchmark
+      AND len(list_distinct([lower(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options])) < len(options)
+),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
            lower(trim(regexp_replace(o.opt.text, '\\s+', ' ', 'g'))) AS norm
-    FROM questions q, LATERAL (SELECT unnest(q.options) AS opt) o
-    WHERE q.benchmark = $benchmark
+    FROM dup_candidates q, LATERAL (SELECT unnest(q.options) AS opt) o
 ),
 dup_lint AS (
     SELECT 'duplicate_options' AS kind, d.question_id, NULL::VARCHAR AS model,
@@ -174,17 +190,15 @@ dup_lint AS (
     JOIN _q q USING (question_id)
     GROUP BY d.question_id
 ),
-p AS ({usable_predictions_sql()}),
-per_model AS (
-    SELECT model, answer, count(*) AS cnt FROM p GROUP BY model, answer
-),
 const_lint AS (
-    SELECT 'constant_predictor' AS kind, NULL::VARCHAR AS question_id, model,
-           'answers ''' || top.a || ''' on ' || top.c || ' of ' || $n_questions || ' items ('
-             || round(100.0 * top.c / $n_questions, 1) || '%)' AS detail,
+    SELECT 'constant_predictor' AS kind, NULL::VARCHAR AS question_id, ms.model,
+           'answers ''' || t.top.a || ''' on ' || t.top.c || ' of ' || $n_questions || ' items ('
+             || round(100.0 * t.top.c / $n_questions, 1) || '%)' AS detail,
            0 AS ord
-    FROM (SELECT model, max({{'c': cnt, 'l': -ascii(answer), 'a': answer}}) AS top FROM per_model GROUP BY model)
-    WHERE $n_questions > 0 AND top.c >= $share * $n_questions
+    FROM (SELECT model_id, max({{'c': cnt, 'l': -ascii(answer), 'a': answer}}) AS top
+          FROM _agg WHERE qn IS NULL GROUP BY model_id) t
+    JOIN _ms ms USING (model_id)
+    WHERE $n_questions > 0 AND t.top.c >= $share * $n_questions
 )
 SELECT $run_id, $benchmark, kind, question_id, model, detail
 FROM (SELECT * FROM key_lint UNION ALL SELECT * FROM dup_lint UNION ALL SELECT * FROM const_lint)
@@ -220,11 +234,17 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, t1: int, t2: int, incomplete
         "t2": t2,
         "separate": incomplete == "separate",
     }
-    con.execute(_RESULTS_SQL, params)
-    con.execute(
-        _LINT_SQL,
-        {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
-    )
+    n_families = len(set(ms.families.values()))
+    fam_agg = FAM_BITMASK if n_families <= 64 else FAM_DISTINCT
+    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg), {"benchmark": benchmark})
+    try:
+        con.execute(_RESULTS_SQL, params)
+        con.execute(
+            _LINT_SQL,
+            {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
+        )
+    finally:
+        con.execute("DROP TABLE IF EXISTS _agg")
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
         dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
@@ -278,6 +298,7 @@ def analyze(
     if incomplete not in ("tier", "separate"):
         raise InputError(f"incomplete must be 'tier' or 'separate', not '{incomplete}'")
     with connect(db) as con:
+        con.execute("SET enable_progress_bar = false")  # tqdm below reports progress
         if benchmark is None:
             names = all_benchmarks(con)
             if not names:
