@@ -22,3 +22,8 @@ __all__ += [
 from audit.analyze.agreement import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa  # noqa: E402
 
 __all__ += ["KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agreement_matrix"]
+
+# Accuracy on the original vs the expert-corrected keys (review-E1).
+from audit.analyze.corrected import corrected_key_accuracy, corrected_keys  # noqa: E402
+
+__all__ += ["corrected_key_accuracy", "corrected_keys"]
