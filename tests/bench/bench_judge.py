@@ -1,0 +1,62 @@
+"""Judge-run speed: a local OpenAI-compatible endpoint that answers after
+0.5 s, 200 items, ``concurrency=1`` vs ``concurrency=16`` through litellm's
+real request path.  Target: concurrency 16 at least 10x faster.
+
+    python tests/bench/bench_judge.py [--items 200] [--delay 0.5] [--high 16]
+
+Prints the wall time of each run (from the run's own timer, so litellm's
+import time is excluded), requests per second, and the speed-up; exits 1
+when the speed-up is below 10x.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _judge_server import JudgeServer, make_benchmark  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", type=int, default=200)
+    ap.add_argument("--delay", type=float, default=0.5)
+    ap.add_argument("--low", type=int, default=1)
+    ap.add_argument("--high", type=int, default=16)
+    args = ap.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-dummy")
+    from audit.judge.run import run_judge
+    from audit.store import init_db
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-judge-"))
+    times = {}
+    with JudgeServer(delay=args.delay) as server:
+        for conc in (args.high, args.low):
+            db = tmp / f"c{conc}.duckdb"
+            init_db(db)
+            make_benchmark(db, name="bench", n=args.items)
+            before = server.total
+            t0 = time.monotonic()
+            s = run_judge("openai/bench-judge", benchmark="bench", db=db, api_base=server.base, concurrency=conc,
+                          input_cost_per_token=1e-6, output_cost_per_token=2e-6, progress=False)
+            wall = time.monotonic() - t0
+            assert s.n_ok == args.items and server.total - before == args.items, s.lines()
+            times[conc] = s.elapsed_s
+            print(f"concurrency {conc:>3}: {args.items} items in {s.elapsed_s:7.2f} s "
+                  f"({args.items / s.elapsed_s:6.1f} items/s; call incl. setup {wall:.2f} s; "
+                  f"max in flight {server.max_in_flight}; cost ${s.cost_usd:.4f})")
+            server.max_in_flight = 0
+    speedup = times[args.low] / times[args.high]
+    ideal = min(args.high, args.items) / args.low
+    print(f"speed-up {args.high} vs {args.low}: {speedup:.1f}x (ideal {ideal:.0f}x; target >= 10x) "
+          f"— {'OK' if speedup >= 10 else 'BELOW TARGET'}")
+    return 0 if speedup >= 10 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
