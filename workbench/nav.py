@@ -8,7 +8,7 @@ import functools
 import streamlit as st
 
 from workbench import session
-from workbench.views import dashboards, item, queue, signin
+from workbench.views import dashboards, item, judges, queue, signin
 
 
 def _gated(fn):
@@ -33,5 +33,9 @@ def dashboards_page() -> st.Page:
     return st.Page(_gated(dashboards.page), title="Dashboards", url_path="dashboards", icon="📊")
 
 
+def judges_page() -> st.Page:
+    return st.Page(_gated(judges.page), title="LLM judges", url_path="judges", icon=":material/gavel:")
+
+
 def pages() -> list[st.Page]:
-    return [queue_page(), item_page(), dashboards_page()]
+    return [queue_page(), item_page(), dashboards_page(), judges_page()]
