@@ -61,7 +61,7 @@ def _exclude_table(exclude) -> pa.Table:
 _EFFECTIVE_Q = f"""
     _q0 AS ({QUESTIONS_SQL}),
     _q AS (
-        SELECT q.qn, q.question_id, q.subject, q.n_options, q.labels,
+        SELECT q.qn, q.question_id, q.subject, q.n_options, q.labels, q.standard_labels,
                coalesce(k.answer_key, q.answer_key) AS answer_key
         FROM _q0 q LEFT JOIN _keys k USING (question_id)
         WHERE q.question_id NOT IN (SELECT question_id FROM _excl)
