@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,33 +83,27 @@ def script_of(text: str | None, language: str | None = None) -> str | None:
             return _LANGUAGE_SCRIPT[parts[0]]
     if not text:
         return None
-    counts: dict[str, int] = {}
-    simp = trad = 0
-    for ch in text:
-        o = ord(ch)
-        if 0x0F00 <= o <= 0x0FFF:
-            s = "Tibt"
-        elif 0x0600 <= o <= 0x06FF or 0x0750 <= o <= 0x077F or 0xFB50 <= o <= 0xFDFF or 0xFE70 <= o <= 0xFEFF:
-            s = "Arab"
-        elif 0x1800 <= o <= 0x18AF:
-            s = "Mong"
-        elif 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF:
-            s = "Hani"
-            simp += ch in _SIMPLIFIED
-            trad += ch in _TRADITIONAL
-        elif 0x0400 <= o <= 0x04FF:
-            s = "Cyrl"
-        elif ch.isalpha() and o < 0x0250:
-            s = "Latn"
-        else:
-            continue
-        counts[s] = counts.get(s, 0) + 1
-    if not counts:
-        return None
+    text = text[:4000]  # enough letters to decide; keeps long items cheap
+    counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RX.items()}
     best = max(counts, key=lambda s: (counts[s], s))
+    if counts[best] == 0:
+        return None
     if best == "Hani":
+        han = _SCRIPT_RX["Hani"].findall(text)
+        simp = sum(ch in _SIMPLIFIED for ch in han)
+        trad = sum(ch in _TRADITIONAL for ch in han)
         return "Hant" if trad > simp else "Hans"
     return best
+
+
+_SCRIPT_RX = {
+    "Tibt": re.compile("[\u0F00-\u0FFF]"),
+    "Arab": re.compile("[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]"),
+    "Mong": re.compile("[\u1800-\u18AF]"),
+    "Hani": re.compile("[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]"),
+    "Cyrl": re.compile("[\u0400-\u04FF]"),
+    "Latn": re.compile("[A-Za-z\u00C0-\u024F]"),
+}
 
 
 def _cell(v) -> str | None:
