@@ -26,6 +26,19 @@ from audit.store import connect
 
 FORMATS = ("table", "json", "csv", "markdown")
 
+# Sections contributed by later stages (the judge stage adds agreement
+# statistics).  A hook is called as ``hook(benchmark, db=db)`` and returns
+# ``{section title: DataFrame}``; the tables appear in ``rep["extra"]`` and in
+# every output format.
+REPORT_HOOKS: list = []
+
+
+def register_report_hook(fn):
+    """Add a report section provider (idempotent); returns ``fn``."""
+    if fn not in REPORT_HOOKS:
+        REPORT_HOOKS.append(fn)
+    return fn
+
 
 def _records(df: pd.DataFrame) -> list[dict]:
     """DataFrame rows as plain-Python dicts, NaN → None (JSON-safe)."""
@@ -82,6 +95,7 @@ def report(benchmark: str | None = None, *, db=None) -> dict:
         "scenarios": _records(scen),
         "comparisons": _records(comp),
         "lint": _records(lint),
+        "extra": {title: _records(df) for hook in REPORT_HOOKS for title, df in hook(benchmark, db=db).items()},
     }
 
 
@@ -166,7 +180,7 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
         ("Filtering scenarios", scen),
         ("Pairwise comparisons (baseline; * p<0.05, ** p<0.01, *** p<0.001)", comp),
         ("Lint", lint),
-    ]
+    ] + [(title, pd.DataFrame(recs)) for title, recs in rep.get("extra", {}).items()]
 
 
 def _header(rep: dict) -> str:
@@ -202,6 +216,7 @@ def report_frame(rep: dict) -> pd.DataFrame:
         pd.DataFrame(rep["comparisons"]).assign(section="comparisons"),
         pd.DataFrame(rep["lint"], columns=["kind", "question_id", "model", "detail"]).assign(section="lint"),
     ]
+    parts += [pd.DataFrame(recs).assign(section=title) for title, recs in rep.get("extra", {}).items()]
     parts = [p for p in parts if not p.empty]
     # nullable dtypes keep counts integral where other sections leave gaps
     df = pd.concat([p.convert_dtypes() for p in parts], ignore_index=True, sort=False)

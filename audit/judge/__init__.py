@@ -5,6 +5,8 @@ from audit.judge.importer import JudgeImportSummary, import_judge
 from audit.judge.parse import ParsedVerdict, parse_reply
 from audit.judge.prompt import JudgePrompt, default_prompt, load_prompt, prompt_version
 from audit.judge.run import JudgeRunSummary, arun_judge, run_judge
+from audit.judge.panel import (JudgeAgreement, JudgeSets, agreement_report, judge_agreement, judge_scenarios,
+                               panel_verdict, report_sections, save_panel)
 from audit.judge.store import disputed_ids, list_judges, list_runs, load_verdicts, unparsed_replies
 
 __all__ = [
@@ -13,5 +15,12 @@ __all__ = [
     "ParsedVerdict", "parse_reply",
     "JudgePrompt", "default_prompt", "load_prompt", "prompt_version",
     "JudgeRunSummary", "run_judge", "arun_judge",
+    "JudgeAgreement", "JudgeSets", "judge_agreement", "panel_verdict", "save_panel", "judge_scenarios",
+    "agreement_report",
     "load_verdicts", "disputed_ids", "list_judges", "list_runs", "unparsed_replies",
 ]
+
+# Agreement statistics appear in `audit report` through the analysis stage's hook.
+from audit.analyze.report import register_report_hook as _register  # noqa: E402
+
+_register(report_sections)

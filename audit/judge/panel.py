@@ -317,3 +317,19 @@ def _judge_vs_experts(benchmark: str, db) -> pd.DataFrame:
         r = cohen_kappa(g["judge_answer"].to_numpy()[ok].tolist(), exp_ans[ok].tolist())
         rows.append({"judge": judge, "on": "answer", **r.as_dict()})
     return pd.DataFrame(rows, columns=cols)
+
+
+_REPORT_TITLES = {
+    "judges": "Agreement: judge vs judge (Cohen's kappa, common items)",
+    "judge_vs_experts": "Agreement: judge vs experts (Cohen's kappa)",
+    "reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
+    "models": "Agreement: model vs model (Cohen's kappa on answers)",
+    "fleiss": "Agreement: Fleiss' kappa (items rated by all)",
+}
+
+
+def report_sections(benchmark: str, *, db=None) -> dict[str, pd.DataFrame]:
+    """The non-empty agreement tables of :func:`agreement_report`, titled,
+    for ``audit report`` (registered with ``analyze.report.register_report_hook``)."""
+    rep = agreement_report(benchmark, db=db)
+    return {_REPORT_TITLES[k]: df.reset_index(drop=True) for k, df in rep.items() if not df.empty}
