@@ -198,13 +198,10 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     page.get_by_text("Your verdict").wait_for()
     _wait_idle(page)
 
-    # 2 = "key wrong": the radio follows the shortcut
+    # 2 = "key wrong": its button becomes the highlighted (primary) one
     page.get_by_role("heading", name="Your verdict").click()  # focus on the page, not a text box
     page.keyboard.press("2")
-    page.get_by_role("radiogroup").get_by_role("radio", name="Key wrong → corrected answer").wait_for(state="attached")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('input[type=radio]')].some(r => r.checked && "
-        "r.closest('label').innerText.includes('Key wrong'))")
+    page.locator('[data-testid="stBaseButton-primary"]', has_text="Key wrong").wait_for()
     _wait_idle(page)
     # corrected answer: the first option that is not the key
     page.get_by_label("Corrected answer (for 'key wrong')").click()

@@ -17,7 +17,7 @@ import streamlit as st  # noqa: E402
 import audit  # noqa: E402
 from workbench import nav, session  # noqa: E402
 
-st.set_page_config(page_title="Answer-key review", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide")
 
 try:
     demo = session.ensure_db()
@@ -29,7 +29,7 @@ if demo:
     st.info(
         "**Demo data.** No database was found, so this workbench opened a synthetic demo "
         f"database ({session.db_path()}). Verdicts saved here are not about a real benchmark.",
-        icon="🧪",
+        icon=":material/science:",
     )
 
 name = session.reviewer()

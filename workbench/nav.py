@@ -8,7 +8,7 @@ import functools
 import streamlit as st
 
 from workbench import session
-from workbench.views import dashboards, item, judges, queue, signin
+from workbench.views import dashboards, item, judges, label_studio, queue, signin
 
 
 def _gated(fn):
@@ -22,20 +22,24 @@ def _gated(fn):
 
 
 def queue_page() -> st.Page:
-    return st.Page(_gated(queue.page), title="Queue", url_path="queue", icon="📋", default=True)
+    return st.Page(_gated(queue.page), title="Queue", url_path="queue", icon=":material/checklist:", default=True)
 
 
 def item_page() -> st.Page:
-    return st.Page(_gated(item.page), title="Item", url_path="item", icon="📝")
+    return st.Page(_gated(item.page), title="Item", url_path="item", icon=":material/edit_note:")
 
 
 def dashboards_page() -> st.Page:
-    return st.Page(_gated(dashboards.page), title="Dashboards", url_path="dashboards", icon="📊")
+    return st.Page(_gated(dashboards.page), title="Dashboards", url_path="dashboards", icon=":material/bar_chart:")
 
 
 def judges_page() -> st.Page:
     return st.Page(_gated(judges.page), title="LLM judges", url_path="judges", icon=":material/gavel:")
 
 
+def label_studio_page() -> st.Page:
+    return st.Page(_gated(label_studio.page), title="Label Studio", url_path="label-studio", icon=":material/sync:")
+
+
 def pages() -> list[st.Page]:
-    return [queue_page(), item_page(), dashboards_page(), judges_page()]
+    return [queue_page(), item_page(), dashboards_page(), judges_page(), label_studio_page()]

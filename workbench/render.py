@@ -99,29 +99,33 @@ def style_for(script: str | None, language: str | None = None, sample: str | Non
 # Static CSS (no benchmark text inside).  Injected once per page.
 CSS = """
 <style>
-.wb-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.wb-text { white-space: pre-wrap; overflow-wrap: break-word; }
 .wb-stem { padding: .6rem .9rem; border-radius: .5rem; background: rgba(128,128,128,.07); margin-bottom: .6rem; }
 .wb-opts { display: flex; flex-direction: column; gap: .35rem; }
 .wb-opt { display: flex; align-items: flex-start; gap: .6rem; padding: .35rem .6rem; border-radius: .45rem;
           border: 1px solid rgba(128,128,128,.25); }
 .wb-opt.wb-key { border: 2px solid #1a7f37; background: rgba(26,127,55,.10); }
 .wb-opt.wb-top { border-style: dashed; border-color: #b35900; }
-.wb-label { font-weight: 700; min-width: 2.2rem; font-family: system-ui, sans-serif; font-size: 1rem; padding-top: .2rem; }
+.wb-label { font-weight: 700; min-width: 2.2rem; white-space: nowrap; font-family: system-ui, sans-serif; font-size: 1rem; padding-top: .2rem; }
 .wb-badge { display: inline-block; font-family: system-ui, sans-serif; font-size: .75rem; font-weight: 600;
             padding: .05rem .45rem; border-radius: .6rem; margin-inline-start: .4rem; white-space: nowrap; }
 .wb-badge-key { background: #1a7f37; color: #fff; }
 .wb-badge-top { background: #b35900; color: #fff; }
-.wb-count { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; min-width: 6.5rem; padding-top: .3rem; }
+.wb-count { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; white-space: nowrap; padding-top: .3rem; }
 .wb-bar { display: inline-block; height: .55rem; background: #4a72b0; border-radius: .2rem; vertical-align: middle; }
 .wb-bar-key { background: #1a7f37; }
-.wb-body { flex: 1; }
+.wb-body { flex: 1; min-width: 3rem; }
+.wb-badges { display: block; margin-top: .1rem; }
 .wb-rtl { text-align: right; }
 .wb-vertical-wrap { display: flex; flex-direction: row; gap: .8rem; overflow-x: auto; align-items: flex-start;
                     padding: .5rem; border-radius: .5rem; background: rgba(128,128,128,.05); }
 .wb-vertical { writing-mode: vertical-lr; text-orientation: sideways; max-height: 26rem; }
 .wb-vertical .wb-opt { flex-direction: column; }
 .wb-vertical-wrap .wb-opt { writing-mode: vertical-lr; flex-direction: row; max-height: 26rem; }
-.wb-vertical-wrap .wb-label, .wb-vertical-wrap .wb-count { writing-mode: horizontal-tb; }
+.wb-vertical-wrap .wb-label, .wb-vertical-wrap .wb-count { writing-mode: horizontal-tb; min-width: 0; }
+.wb-vertical-wrap .wb-opt { padding: .3rem .3rem; gap: .3rem; }
+.wb-vertical-wrap .wb-bar { max-width: 40px; }
+.wb-vertical-wrap .wb-stem { margin-bottom: 0; }
 .wb-warn { padding: .4rem .7rem; border-radius: .4rem; background: #fff4e5; border: 1px solid #f0b060; color: #5a3a00;
            margin: .2rem 0; font-family: system-ui, sans-serif; }
 .wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }
@@ -143,7 +147,7 @@ def text_span(text: str | None, st: ScriptStyle, extra_class: str = "") -> str:
 
 
 def _bar(count: int, total: int, is_key: bool) -> str:
-    width = 0 if total <= 0 else round(90 * count / total)
+    width = 0 if total <= 0 else round(60 * count / total)
     cls = "wb-bar wb-bar-key" if is_key else "wb-bar"
     return (f'<span class="wb-count"><span class="{cls}" style="width:{width}px"></span> '
             f"{int(count)}/{int(total)}</span>")
@@ -180,9 +184,10 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
         if is_top:
             badges += '<span class="wb-badge wb-badge-top">models\' top answer</span>'
         bar = _bar(counts.get(label, 0), n_answers, is_key) if n_answers else ""
+        badges = f'<span class="wb-badges">{badges}</span>' if badges else ""
         opts.append(
-            f'<div class="{cls}" data-label="{esc(label)}"><span class="wb-label">{shown}{badges}</span>'
-            f'<div class="wb-body">{text_span(text, st)}</div>{bar}</div>')
+            f'<div class="{cls}" dir="{st.direction}" data-label="{esc(label)}"><span class="wb-label">{shown}</span>'
+            f'<div class="wb-body">{text_span(text, st)}{badges}</div>{bar}</div>')
     if st.vertical:
         return (f'<div class="wb-vertical-wrap" data-script="{st.code}">'
                 f'<div class="wb-stem">{text_span(stem, st, "wb-vertical")}</div>'

@@ -13,18 +13,25 @@ LOCKED_MESSAGE = (
 )
 
 
-def call(fn, *args, quiet: bool = False, **kwargs):
+def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     """Run one ``audit`` operation; show an ``AuditError`` as a message and
-    return None instead of crashing the page."""
+    return None instead of crashing the page.  ``any_error``: also turn an
+    unexpected exception into a message (dashboard panels, so one failing
+    panel does not take the others down)."""
     try:
         return session.run_db(fn, *args, **kwargs)
     except audit.DatabaseLockedError:
         if not quiet:
-            st.error(LOCKED_MESSAGE, icon="🔒")
+            st.error(LOCKED_MESSAGE, icon=":material/lock:")
         return None
     except audit.AuditError as exc:
         if not quiet:
             st.error(str(exc))
+        return None
+    except Exception as exc:  # noqa: BLE001
+        if not any_error:
+            raise
+        st.error(f"This panel could not be computed: {type(exc).__name__}: {exc}")
         return None
 
 

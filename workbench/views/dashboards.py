@@ -41,18 +41,21 @@ def page() -> None:
     with tab_tiers:
         st.caption("How many items of each subject fall in each agreement tier of the current audit "
                    "(Tier 1 = many models of several families agree on an answer other than the key).")
-        df = common.call(audit.review.tier_by_subject, bench, db=db)
+        df = common.call(audit.review.tier_by_subject, bench, db=db, any_error=True)
         if df is not None and len(df):
             df = df.copy()
             df["tier_label"] = df["tier"].map(lambda t: "incomplete" if pd.isna(t) else f"Tier {int(t)}")
             st.altair_chart(_heatmap(df), use_container_width=True)
+            with st.expander("As a table"):
+                st.dataframe(df[["subject", "tier", "bucket", "n"]], hide_index=True, key="dash_tiers",
+                             use_container_width=True)
         else:
             st.info("No audit results yet — run `audit analyze` first.")
 
     with tab_scen:
         st.caption("Conditional accuracy (correct / valid answers) per model when the flagged tiers are "
                    "left out, with 95 % Wilson intervals and the change from the baseline in points.")
-        sc = common.call(audit.scenario_table, bench, db=db)
+        sc = common.call(audit.scenario_table, bench, db=db, any_error=True)
         if sc is not None and len(sc):
             show = sc.assign(
                 accuracy=(sc["conditional_accuracy"] * 100).round(1),
@@ -61,7 +64,8 @@ def page() -> None:
                 change=sc["delta_points"].round(1),
             )
             wide = show.pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False)
-            st.dataframe(wide, use_container_width=True)
+            st.dataframe(wide, use_container_width=True, key="dash_scenarios",
+                         column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
             chart = (
                 alt.Chart(show)
                 .mark_line(point=True)
@@ -81,9 +85,9 @@ def page() -> None:
             st.info("No scenario table yet — run `audit analyze` first.")
 
     with tab_prog:
-        prog = common.call(audit.review.progress_by_reviewer, bench, db=db)
+        prog = common.call(audit.review.progress_by_reviewer, bench, db=db, any_error=True)
         if prog is not None and len(prog):
-            st.dataframe(prog, hide_index=True, use_container_width=True)
+            st.dataframe(prog, hide_index=True, use_container_width=True, key="dash_progress")
             ycol = "n_items" if "n_items" in prog.columns else prog.columns[1]
             st.altair_chart(
                 alt.Chart(prog).mark_bar().encode(x=alt.X(f"{ycol}:Q", title="Items reviewed"),
@@ -96,17 +100,30 @@ def page() -> None:
         st.caption("Conditional accuracy against the original keys and against the expert-corrected keys "
                    "(settled 'key wrong' items scored against the corrected answer; settled 'ambiguous' "
                    "and 'defective' items left out).")
-        ca = common.call(corrected_key_accuracy, bench, db=db)
+        ca = common.call(corrected_key_accuracy, bench, db=db, any_error=True)
         if ca is not None and len(ca):
-            st.dataframe(ca, hide_index=True, use_container_width=True)
+            st.markdown(f"{ca.attrs.get('n_corrected', 0)} key(s) corrected, "
+                        f"{ca.attrs.get('n_excluded', 0)} item(s) left out as ambiguous or defective.")
+            pct = {c: st.column_config.NumberColumn(format="percent") for c in ca.columns
+                   if c.startswith("accuracy_")}
+            pct["difference_points"] = st.column_config.NumberColumn("difference (points)", format="%+.1f")
+            st.dataframe(ca, hide_index=True, use_container_width=True, key="dash_corrected", column_config=pct)
+            st.altair_chart(
+                alt.Chart(ca).mark_bar().encode(
+                    x=alt.X("difference_points:Q", title="Corrected minus original (points)"),
+                    y=alt.Y("model:N", sort="-x", title=None),
+                    color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
+                    tooltip=["model", "accuracy_original", "accuracy_corrected", "difference_points"]),
+                use_container_width=True)
         else:
             st.info("No settled verdicts yet.")
 
     with tab_kappa:
         st.caption("Cohen's kappa between each pair of reviewers on the items both reviewed "
                    "(statsmodels), with the number of items n.")
-        ka = common.call(audit.review.reviewer_agreement, bench, db=db)
-        if ka is not None and len(ka):
-            st.dataframe(ka, hide_index=True, use_container_width=True)
+        ka = common.call(audit.review.reviewer_agreement, bench, db=db, any_error=True)
+        if ka is not None and len(ka.pairs):
+            st.markdown(f"**Overall:** {ka.label} (pairs of verdicts n = {ka.overall.n})")
+            st.dataframe(ka.pairs, hide_index=True, use_container_width=True, key="dash_kappa")
         else:
             st.info("No item has been reviewed by two people yet.")

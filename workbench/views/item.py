@@ -26,6 +26,13 @@ SHORT_VERDICT_LABELS = {
     "defective": "Defective",
     "skip": "Skip",
 }
+VERDICT_BUTTON_LABELS = {
+    "key_correct": "Key correct",
+    "key_wrong": "Key wrong → give the corrected answer",
+    "ambiguous": "Ambiguous: several defensible answers",
+    "defective": "Defective: no correct option, broken options, translation damaged",
+    "skip": "Skip (decide later)",
+}
 NO_CAUSE = "—"
 FIELDS = ("verdict", "answer", "cause", "rationale", "fix", "adjudicate")
 
@@ -114,7 +121,7 @@ def _go(bench: str, qid: str | None) -> None:
 def _header(view, bench: str, qid: str, prev_id: str | None, next_id: str | None) -> None:
     q = view.question
     a = view.audit
-    left, mid, right = st.columns([5, 1, 1])
+    left, back, mid, right = st.columns([5, 1.2, 1, 1])
     with left:
         tier = "not audited" if a is None or a.tier is None else f"Tier {a.tier}"
         st.markdown(f"### Item `{qid}`")
@@ -122,11 +129,17 @@ def _header(view, bench: str, qid: str, prev_id: str | None, next_id: str | None
                 f'<b>{render.esc(q.subject or "—")}</b> · {render.esc(tier)} · status '
                 f'<b>{render.esc(audit.review.STATUS_LABELS.get(view.status, view.status))}</b> '
                 f'({view.n_verdicts} of {view.required} reviews)</div>')
+    with back:
+        if st.button("Queue", key="back_queue", shortcut="Q", icon=":material/checklist:",
+                     use_container_width=True, help="Back to the queue"):
+            from workbench import nav
+
+            st.switch_page(nav.queue_page())
     with mid:
-        st.button("◀ Previous", key="nav_prev", shortcut="P", disabled=prev_id is None,
+        st.button("Previous", key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
                   on_click=_go, args=(bench, prev_id), use_container_width=True)
     with right:
-        st.button("Next ▶", key="nav_next", shortcut="N", disabled=next_id is None,
+        st.button("Next", key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
                   on_click=_go, args=(bench, next_id), use_container_width=True)
 
 
@@ -216,7 +229,7 @@ def _history(view) -> None:
     st.markdown("#### History")
     if view.history_hidden and view.n_hidden:
         st.info(f"{view.n_hidden} verdict(s) by other reviewers are hidden until you save your own "
-                "(independent double review).", icon="🙈")
+                "(independent double review).", icon=":material/visibility_off:")
     if not view.history:
         st.caption("No verdict recorded yet." if not view.n_hidden else "")
         return
@@ -236,18 +249,15 @@ def _form(view, bench: str, qid: str) -> None:
     st.markdown("#### Adjudication" if adjudicating else "#### Your verdict")
     if adjudicating:
         st.warning("The reviewers disagree on this item. As a lead reviewer you can record the "
-                   "adjudicated verdict; it settles the item.", icon="⚖️")
-    # Verdict buttons with shortcuts 1–5; the radio shows the choice.
-    cols = st.columns(len(VERDICT_KEYS))
-    for i, (v, col) in enumerate(zip(VERDICT_KEYS, cols), start=1):
-        with col:
-            st.button(f"{SHORT_VERDICT_LABELS[v]}", key=f"vbtn_{v}", shortcut=str(i),
-                      on_click=_pick_verdict, args=(bench, qid, v), use_container_width=True,
-                      help=VERDICTS[v])
+                   "adjudicated verdict; it settles the item.", icon=":material/gavel:")
+    # One button per verdict, shortcuts 1–5; the chosen one is highlighted.
     vk = _seed(bench, qid, "verdict", None)
-    st.radio("Verdict", VERDICT_KEYS, key=vk, format_func=lambda v: VERDICTS[v], horizontal=False,
-             on_change=_keep, args=(bench, qid, "verdict"))
     verdict = st.session_state.get(vk)
+    for i, v in enumerate(VERDICT_KEYS, start=1):
+        st.button(VERDICT_BUTTON_LABELS[v], key=f"vbtn_{v}", shortcut=str(i),
+                  type="primary" if v == verdict else "secondary",
+                  icon=":material/radio_button_checked:" if v == verdict else ":material/radio_button_unchecked:",
+                  on_click=_pick_verdict, args=(bench, qid, v), use_container_width=True)
     answers = [o.label for o in q.options if o.label != q.answer_key]
     ak = _seed(bench, qid, "answer", None)
     if st.session_state.get(ak) not in answers:
@@ -273,11 +283,11 @@ def _form(view, bench: str, qid: str) -> None:
                     on_change=_keep, args=(bench, qid, "adjudicate"))
     err = st.session_state.pop("wb_save_error", None)
     if err and err[0] == qid:
-        st.error(err[1], icon="🔒" if err[1] == common.LOCKED_MESSAGE else "⚠️")
-    st.button("💾 Save verdict", key="save", type="primary", shortcut="S",
+        st.error(err[1], icon=":material/lock:" if err[1] == common.LOCKED_MESSAGE else ":material/error:")
+    st.button("Save verdict", key="save", type="primary", shortcut="S", icon=":material/save:",
               on_click=_save, args=(bench, qid, q.answer_key))
-    st.caption("Shortcuts: **1**–**5** choose a verdict, **S** saves, **N** / **P** next / previous item "
-               "(not while typing in a text box — click outside it first).")
+    st.caption("Shortcuts: **1**–**5** choose a verdict, **S** saves, **N** / **P** next / previous item, "
+               "**Q** back to the queue (not while typing in a text box — click outside it first).")
 
 
 def page() -> None:
@@ -308,7 +318,7 @@ def page() -> None:
     warns = _warnings(view)
     if warns:
         st.html(render.warnings_html(warns))
-    main, side = st.columns([3, 2], gap="large")
+    main, side = st.columns([7, 4], gap="large")
     with main:
         _question(view)
         if view.judges:

@@ -26,10 +26,10 @@ STATUS_FILTERS = {  # label → audit.review queue status
     "Done": "done",
 }
 STATUS_BADGES = {
-    "unreviewed": "⚪ unreviewed",
-    "needs_second_review": "🟡 needs a 2nd review",
-    "disputed": "🔴 disputed",
-    "done": "🟢 done",
+    "unreviewed": ":gray-badge[unreviewed]",
+    "needs_second_review": ":orange-badge[needs a 2nd review]",
+    "disputed": ":red-badge[disputed]",
+    "done": ":green-badge[done]",
 }
 
 # Filter values live under f_* (plain session keys, kept while other pages
@@ -100,7 +100,7 @@ def _row(r, benchmark: str) -> None:
             session.open_item(benchmark, r.question_id)
             from workbench import nav
             st.switch_page(nav.item_page())
-    cols[1].markdown(f"{r.subject or '—'}")
+    cols[1].text(r.subject or "—")  # benchmark text: never markdown
     tier = "—" if r.tier is None or r.tier != r.tier else f"Tier {int(r.tier)}"
     cols[2].markdown(tier)
     if r.agreement_count == r.agreement_count and r.top_answer:
@@ -110,11 +110,11 @@ def _row(r, benchmark: str) -> None:
     badge = STATUS_BADGES.get(r.status, r.status)
     extra = []
     if r.structure_suspect:
-        extra.append("⚠ structure")
+        extra.append(":orange[structure suspect]")
     if r.parallel_key_match is False:
-        extra.append("≠ parallel key")
+        extra.append(":red[parallel key differs]")
     if r.reviewed_by_me:
-        extra.append("✓ me")
+        extra.append(":blue[reviewed by you]")
     cols[4].markdown(badge + ("  \n" + " · ".join(extra) if extra else ""))
     with cols[5]:
         st.html(render.preview_html(r.stem_preview, script=r.script, language=r.language))
@@ -155,17 +155,18 @@ def page() -> None:
             c.markdown(f"**{h}**")
         for r in df.itertuples(index=False):
             _row(r, benchmark)
-        if st.button("▶ Start reviewing from the top", type="primary", key="start_first"):
+        if st.button("Start reviewing from the top", type="primary", key="start_first",
+                     icon=":material/play_arrow:"):
             session.open_item(benchmark, df.iloc[0]["question_id"])
             from workbench import nav
             st.switch_page(nav.item_page())
     total = prog.total if prog is not None and flt.get("status") is None else None
     pages = math.ceil(total / PAGE_SIZE) if total else None
     p1, p2, p3 = st.columns([1, 2, 1])
-    if p1.button("◀ Previous page", disabled=page_no <= 1, key="page_prev"):
+    if p1.button("Previous page", icon=":material/arrow_back:", disabled=page_no <= 1, key="page_prev"):
         st.session_state[session.K_PAGE_NO] = page_no - 1
         st.rerun()
     p2.markdown(f"Page {page_no}" + (f" of {pages}" if pages else ""))
-    if p3.button("Next page ▶", disabled=not has_more, key="page_next"):
+    if p3.button("Next page", icon=":material/arrow_forward:", disabled=not has_more, key="page_next"):
         st.session_state[session.K_PAGE_NO] = page_no + 1
         st.rerun()

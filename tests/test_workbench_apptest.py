@@ -1,0 +1,385 @@
+"""Streamlit AppTest tests of the workbench flows, on a real DuckDB file (the
+demo database, copied per test).  Expected values come from SQL on the file
+(written here, independently of the ``audit`` queries the app uses), and
+every write is checked in the database."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import audit
+
+APP = str(Path(__file__).resolve().parents[1] / "workbench" / "app.py")
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory) -> Path:
+    from audit.demo import build_demo
+
+    path = tmp_path_factory.mktemp("wb_template") / "demo.duckdb"
+    build_demo(path)
+    return path
+
+
+@pytest.fixture
+def db(demo_template, tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "workbench.duckdb"
+    shutil.copy(demo_template, path)
+    monkeypatch.setenv("AUDIT_DB", str(path))
+    monkeypatch.delenv("WORKBENCH_PASSCODE", raising=False)
+    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def sql(db: Path, query: str, params=None) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(query, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def start(name: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    if name is not None:
+        at.text_input(key="signin_name").input(name)
+        at.button[0].click().run()
+        assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [m.value for m in at.caption] + [e.value for e in at.info]
+    parts += [e.value for e in at.success] + [e.value for e in at.error] + [e.value for e in at.warning]
+    parts += [t.value for t in at.title] + [t.value for t in at.text]
+    return "\n".join(str(p) for p in parts)
+
+
+def queue_ids(at: AppTest) -> list[str]:
+    return [b.key.split("::", 1)[1] for b in at.button if b.key and b.key.startswith("open::")]
+
+
+def frame_with(at: AppTest, column: str):
+    """The first dataframe on the page that has ``column`` (None if none)."""
+    return next((d.value for d in at.dataframe if column in d.value.columns), None)
+
+
+def history(at: AppTest):
+    return frame_with(at, "when (UTC)")
+
+
+def open_item(at: AppTest, qid: str) -> AppTest:
+    at.button(key=f"open::{qid}").click().run()
+    assert not at.exception, at.exception
+    assert f"Item `{qid}`" in texts(at)
+    return at
+
+
+def flagged(db: Path) -> list[tuple]:
+    """Tier 1–2 items of the latest audit run, in priority order."""
+    return sql(db, """
+        SELECT r.question_id, r.tier, r.agreement_count
+        FROM audit_results r JOIN questions q ON q.benchmark = r.benchmark AND q.question_id = r.question_id
+        WHERE r.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo') AND r.tier IN (1, 2)
+        ORDER BY r.tier, r.agreement_count DESC, q.seq, q.question_id""")
+
+
+def fill_verdict(at: AppTest, qid: str, verdict: str, answer: str | None = None, rationale: str = "",
+                 cause: str | None = None) -> None:
+    at.button(key=f"vbtn_{verdict}").click().run()
+    if answer is not None:
+        at.selectbox(key=f"form::demo::{qid}::answer").select(answer).run()
+    if cause is not None:
+        at.selectbox(key=f"form::demo::{qid}::cause").select(cause).run()
+    if rationale:
+        at.text_area(key=f"form::demo::{qid}::rationale").input(rationale).run()
+
+
+def wrong_answer(db: Path, qid: str) -> str:
+    labels, key = sql(db, "SELECT list_transform(options, lambda o: o.label), answer_key FROM questions "
+                          "WHERE benchmark = 'demo' AND question_id = ?", [qid])[0]
+    return next(l for l in labels if l != key)
+
+
+# --------------------------------------------------------------------- sign-in
+
+def test_sign_in_is_required_and_names_the_reviewer(db):
+    at = start()
+    assert "Your name" in [t.label for t in at.text_input]
+    assert not queue_ids(at)
+    at.button[0].click().run()  # empty name
+    assert "Please type your name." in [e.value for e in at.error]
+    at.text_input(key="signin_name").input("  Tenzin   Dorje ")
+    at.button[0].click().run()
+    assert "Review queue" in [t.value for t in at.title]
+    assert "Signed in as **Tenzin Dorje** (reviewer)" in texts(at)
+    at.button(key="signout").click().run()
+    assert "Your name" in [t.label for t in at.text_input]
+
+
+def test_passcode_and_lead_role(db, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_PASSCODE", "s3cret")
+    monkeypatch.setenv("WORKBENCH_LEADS", "Pema, Someone Else")
+    at = start()
+    at.text_input(key="signin_name").input("Pema")
+    at.text_input(key="signin_code").input("wrong")
+    at.button[0].click().run()
+    assert "The passcode is not right." in [e.value for e in at.error]
+    assert not queue_ids(at)
+    at.text_input(key="signin_code").input("s3cret")
+    at.button[0].click().run()
+    assert "Signed in as **Pema** (lead reviewer)" in texts(at)
+
+
+def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monkeypatch):
+    path = tmp_path / "fresh" / "workbench.duckdb"
+    monkeypatch.setenv("AUDIT_DB", str(path))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    assert path.exists()
+    assert any("Demo data" in i.value for i in at.info)
+    assert sql(path, "SELECT count(*) FROM questions WHERE benchmark = 'demo'")[0][0] > 0
+
+
+# --------------------------------------------------------------------- queue
+
+def test_queue_defaults_to_tier_1_2_in_priority_order_with_progress(db):
+    at = start("Tenzin")
+    want = flagged(db)
+    assert want, "the demo database has Tier 1–2 items"
+    shown = queue_ids(at)
+    assert shown == [q for q, _, _ in want][:25]
+    tiers = [t for _, t, _ in want][:len(shown)]
+    assert tiers == sorted(tiers)
+    assert f"0 of {len(want)} reviewed" in at.get("progress")[0].proto.text
+
+
+def test_queue_filters_by_tier_subject_and_status(db):
+    at = start("Tenzin")
+    at.multiselect(key="w_tiers").set_value([3]).run()
+    shown = queue_ids(at)
+    tier3 = {q for (q,) in sql(db, "SELECT question_id FROM current_audit WHERE benchmark='demo' AND tier = 3")}
+    assert shown and set(shown) <= tier3 and len(shown) == min(25, len(tier3))
+
+    at.multiselect(key="w_tiers").set_value([]).run()  # all tiers
+    subject = sql(db, "SELECT subject FROM questions WHERE benchmark='demo' ORDER BY seq LIMIT 1")[0][0]
+    at.multiselect(key="w_subjects").set_value([subject]).run()
+    in_subject = {q for (q,) in sql(db, "SELECT question_id FROM questions WHERE benchmark='demo' AND subject = ?",
+                                    [subject])}
+    shown = queue_ids(at)
+    assert shown and set(shown) <= in_subject
+
+    # reviewed by me: nothing, then the one item I reviewed
+    at.multiselect(key="w_subjects").set_value([]).run()
+    at.selectbox(key="w_status").select("Reviewed by me").run()
+    assert queue_ids(at) == []
+    target = flagged(db)[0][0]
+    audit.review.add_review("demo", target, "Tenzin", "key_correct", db=db)
+    at.run()
+    assert queue_ids(at) == [target]
+    at.selectbox(key="w_status").select("Unreviewed").run()
+    assert target not in queue_ids(at)
+
+
+def test_queue_paginates(db):
+    at = start("Tenzin")
+    at.multiselect(key="w_tiers").set_value([]).run()
+    first = queue_ids(at)
+    assert len(first) == 25
+    at.button(key="page_next").click().run()
+    second = queue_ids(at)
+    assert second and not set(first) & set(second)
+    at.button(key="page_prev").click().run()
+    assert queue_ids(at) == first
+
+
+# --------------------------------------------------------------------- saving
+
+def test_saving_a_verdict_appends_a_row_and_shows_history(db):
+    at = start("Tenzin")
+    qid = queue_ids(at)[0]
+    open_item(at, qid)
+    answer = wrong_answer(db, qid)
+    fill_verdict(at, qid, "key_wrong", answer=answer, cause="translation", rationale="སྐད་ཡིག meaning shifted")
+    at.button(key="save").click().run()
+    assert not at.exception, at.exception
+    assert any(f"Verdict saved for {qid}" in s.value for s in at.success)
+    rows = sql(db, "SELECT reviewer, verdict, corrected_answer, cause, rationale, source, app_version, "
+                   "is_adjudication FROM reviews WHERE question_id = ?", [qid])
+    assert rows == [("Tenzin", "key_wrong", answer, "translation", "སྐད་ཡིག meaning shifted", "workbench",
+                     audit.__version__, False)]
+    hist = history(at)
+    assert list(hist["reviewer"]) == ["Tenzin"] and list(hist["verdict"]) == ["key_wrong"]
+    # the form is empty again; a second save appends a second row (nothing overwritten)
+    assert at.text_area(key=f"form::demo::{qid}::rationale").value == ""
+    fill_verdict(at, qid, "key_correct", rationale="on second thought")
+    at.button(key="save").click().run()
+    assert sql(db, "SELECT verdict FROM reviews WHERE question_id = ? ORDER BY review_id", [qid]) == [
+        ("key_wrong",), ("key_correct",)]
+    assert list(history(at)["verdict"]) == ["key_wrong", "key_correct"]
+
+
+def test_save_without_verdict_or_answer_is_refused(db):
+    at = start("Tenzin")
+    qid = queue_ids(at)[0]
+    open_item(at, qid)
+    at.button(key="save").click().run()
+    assert any("Choose a verdict first" in e.value for e in at.error)
+    at.button(key="vbtn_key_wrong").click().run()
+    at.button(key="save").click().run()
+    assert any("choose the corrected answer" in e.value for e in at.error)
+    assert sql(db, "SELECT count(*) FROM reviews")[0][0] == 0
+
+
+def test_next_and_previous_follow_the_queue_filter(db):
+    at = start("Tenzin")
+    ids = queue_ids(at)
+    open_item(at, ids[0])
+    assert at.button(key="nav_prev").disabled
+    at.button(key="nav_next").click().run()
+    assert f"Item `{ids[1]}`" in texts(at)
+    at.button(key="nav_prev").click().run()
+    assert f"Item `{ids[0]}`" in texts(at)
+
+
+# --------------------------------------------------------------------- double review
+
+def test_others_verdicts_are_hidden_until_i_save_mine(db):
+    qid = flagged(db)[0][0]
+    audit.review.add_review("demo", qid, "Other Reviewer", "key_correct", rationale="looks fine", db=db)
+    at = start("Tenzin")
+    open_item(at, qid)
+    assert any("hidden until you save your own" in i.value for i in at.info)
+    assert "Other Reviewer" not in texts(at)
+    assert history(at) is None
+    fill_verdict(at, qid, "key_wrong", answer=wrong_answer(db, qid))
+    at.button(key="save").click().run()
+    hist = history(at)
+    assert sorted(hist["reviewer"]) == ["Other Reviewer", "Tenzin"]
+
+
+def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_LEADS", "Pema")
+    qid = flagged(db)[0][0]
+    answer = wrong_answer(db, qid)
+    audit.review.add_review("demo", qid, "Other Reviewer", "key_correct", db=db)
+    audit.review.add_review("demo", qid, "Tenzin", "key_wrong", corrected_answer=answer, db=db)
+
+    # a reviewer who is not a lead sees a normal form
+    at = start("Karma")
+    at.selectbox(key="w_status").select("Disputed").run()
+    assert queue_ids(at) == [qid]
+    open_item(at, qid)
+    assert "#### Your verdict" in texts(at) and "#### Adjudication" not in texts(at)
+
+    st.cache_resource.clear()
+    lead = start("Pema")
+    lead.selectbox(key="w_status").select("Disputed").run()
+    assert queue_ids(lead) == [qid]
+    open_item(lead, qid)
+    assert "#### Adjudication" in texts(lead)
+    # the lead sees both verdicts before deciding
+    assert sorted(history(lead)["reviewer"]) == ["Other Reviewer", "Tenzin"]
+    assert lead.checkbox(key=f"form::demo::{qid}::adjudicate").value is True
+    fill_verdict(lead, qid, "key_wrong", answer=answer, rationale="source key confirmed")
+    lead.button(key="save").click().run()
+    assert any(f"Adjudication saved for {qid}" in s.value for s in lead.success)
+    rows = sql(db, "SELECT reviewer, verdict, corrected_answer, is_adjudication FROM reviews "
+                   "WHERE question_id = ? ORDER BY review_id", [qid])
+    assert rows[-1] == ("Pema", "key_wrong", answer, True) and len(rows) == 3
+    lead.button(key="back_queue").click().run()
+    assert qid not in queue_ids(lead)  # no longer disputed
+    lead.selectbox(key="w_status").select("Done").run()
+    assert qid in queue_ids(lead)
+
+
+# --------------------------------------------------------------------- locked database
+
+def test_locked_database_shows_a_message_and_keeps_the_form(db):
+    at = start("Tenzin")
+    qid = queue_ids(at)[0]
+    open_item(at, qid)
+    answer = wrong_answer(db, qid)
+    fill_verdict(at, qid, "key_wrong", answer=answer, rationale="keep this text")
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
+         "sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        at.button(key="save").click().run()
+        assert not at.exception, at.exception
+        assert any("database is busy" in e.value for e in at.error)
+        # the unsaved form is still there
+        assert at.text_area(key=f"form::demo::{qid}::rationale").value == "keep this text"
+        assert at.selectbox(key=f"form::demo::{qid}::answer").value == answer
+        assert at.button(key="vbtn_key_wrong").proto.type == "primary"
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert sql(db, "SELECT count(*) FROM reviews")[0][0] == 0
+    at.button(key="save").click().run()  # retry once the file is free
+    assert any(f"Verdict saved for {qid}" in s.value for s in at.success)
+    assert sql(db, "SELECT reviewer, verdict, corrected_answer, rationale FROM reviews") == [
+        ("Tenzin", "key_wrong", answer, "keep this text")]
+
+
+# --------------------------------------------------------------------- dashboards
+
+def _dashboards_script():
+    import streamlit as st
+
+    from workbench.views import dashboards
+
+    st.session_state["wb_reviewer"] = "Tenzin"
+    dashboards.page()
+
+
+def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(db):
+    ids = [q for q, _, _ in flagged(db)][:4]
+    for i, q in enumerate(ids):
+        ans = wrong_answer(db, q)
+        audit.review.add_review("demo", q, "Ann", "key_wrong", corrected_answer=ans, db=db)
+        audit.review.add_review("demo", q, "Bo", "key_wrong" if i else "key_correct",
+                                corrected_answer=ans if i else None, db=db)
+    at = AppTest.from_function(_dashboards_script, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert len(at.tabs) == 5
+    # tiers per subject: counts add up to the number of audited items
+    n_items = sql(db, "SELECT count(*) FROM current_audit WHERE benchmark = 'demo'")[0][0]
+    assert frame_with(at, "bucket")["n"].sum() == n_items
+    # progress per reviewer: Ann and Bo, 4 items each
+    prog = frame_with(at, "n_items").set_index("reviewer")["n_items"].to_dict()
+    assert prog == {"Ann": 4, "Bo": 4}
+    # corrected keys: 3 settled key_wrong items (the 4th is disputed)
+    corr = frame_with(at, "accuracy_corrected")
+    assert any("3 key(s) corrected" in m.value for m in at.markdown)
+    assert {"model", "accuracy_original", "accuracy_corrected", "difference_points"} <= set(corr.columns)
+    # kappa: one pair, 4 common items
+    kap = frame_with(at, "kappa")
+    assert list(kap["n"]) == [4]
+    assert any("4 items" in c.value for c in at.caption + at.markdown)
