@@ -161,3 +161,15 @@ def test_parallel_with_no_matching_rows_changes_nothing(cmmlu_dir, tlue_db, caps
                              "--db", tlue_db)
     assert code == 1 and "benchmark 'other' has no questions" in err
     assert db_snapshot(tlue_db) == before
+
+
+def test_mmlu_redux_import_then_analyze_gives_the_issue_tiers(mmlu_redux_dir, db_path, capsys):
+    """End to end through the CLI: the issue's independent check (its figures
+    come from the methodology, not from this code)."""
+    assert run_cli(capsys, "import", "mmlu-redux", mmlu_redux_dir, "--db", db_path)[0] == 0
+    code, out, err = run_cli(capsys, "analyze", "--db", db_path)
+    assert code == 0, err
+    from audit.analyze import tier_counts
+
+    got = {int(r.tier): int(r.n) for r in tier_counts("mmlu-redux", db=db_path).itertuples()}
+    assert got == {0: 813, 1: 27, 2: 22, 3: 488, 4: 47, 5: 103}
