@@ -103,9 +103,6 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
             parts.append("NOT reviewed_by_me")
         where.append("(" + " OR ".join(parts) + ")")
     cond = " AND ".join(where) if where else "true"
-    if include is not None:
-        params["include"] = include
-        cond = f"({cond}) OR question_id = $include"
     sql = f"""
     WITH {summary_ctes()}, {AUDIT_CTE},
     par AS (
@@ -130,6 +127,15 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         WHERE q.benchmark = $benchmark
     ),
     queue AS (SELECT * FROM items WHERE {cond})"""
+    if include is not None:
+        # A separate branch keeps the filters pushed down into the joins.
+        params["include"] = include
+        sql = sql.replace("queue AS (", "queue_f AS (", 1) + """,
+    queue AS (
+        SELECT * FROM queue_f
+        UNION ALL
+        SELECT * FROM items WHERE question_id = $include AND question_id NOT IN (SELECT question_id FROM queue_f)
+    )"""
     return sql, params
 
 

@@ -92,6 +92,8 @@ def main() -> None:
 
     all_items = review.review_queue(b, tiers=None, order="id", db=db)["question_id"].tolist()
     flagged = review.review_queue(b, db=db)
+    if flagged.empty:
+        flagged = review.review_queue(b, tiers=None, limit=100, db=db)
     subject = flagged["subject"].mode().iloc[0] if len(flagged) else None
     rng = random.Random(1)
     picks = rng.sample(all_items, min(len(all_items), args.repeat * 3))
@@ -101,9 +103,15 @@ def main() -> None:
     timed(f"queue page: Tier 1–2 + subject + unreviewed, first 50",
           lambda i: review.review_queue(b, subjects=[subject], status="unreviewed", reviewer="ann", limit=50, db=db),
           args.repeat, results)
+    timed(f"queue page: all tiers ({nq:,} items) + unreviewed, first 50",
+          lambda i: review.review_queue(b, tiers=None, status="unreviewed", limit=50, db=db), args.repeat, results)
+    timed("queue page: all tiers, page 100 (offset 4,950)",
+          lambda i: review.review_queue(b, tiers=None, limit=50, offset=4950, db=db), args.repeat, results)
     timed("queue progress (37 of 107 reviewed)", lambda i: review.queue_progress(b, reviewer="ann", db=db),
           args.repeat, results)
     timed("previous/next within the filter", lambda i: review.neighbours(b, flagged["question_id"].iloc[i % len(flagged)],
+          status="unreviewed", db=db), args.repeat, results)
+    timed("previous/next: all tiers + unreviewed", lambda i: review.neighbours(b, picks[i], tiers=None,
           status="unreviewed", db=db), args.repeat, results)
     timed("open an item (item_view, a different item each time)",
           lambda i: review.item_view(b, picks[i], reviewer="ann", db=db), args.repeat, results)
