@@ -1,11 +1,10 @@
 """Reading a project's tasks and annotations from Label Studio in bulk.
 
 Tasks are found by their external id in the task data through a Data
-Manager filter (``filter:tasks:data.audit_benchmark`` / ``data.audit_id``);
-annotated tasks through ``filter:tasks:total_annotations`` (the
-``only_annotated`` flag of the task list is ignored by the server).  Pages
-are large (1,000 tasks), so a project of a few thousand tasks is a handful of
-requests.
+Manager filter (``filter:tasks:data.audit_benchmark`` / ``data.audit_id``),
+in pages of 1,000.  Annotations come from the project's synchronous JSON
+export of annotated tasks (one request with ids, users, results and
+updated-at times; the task list with ``fields=all`` is several times slower).
 """
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
-from audit.sync.client import Session, ls_errors
+from audit.sync.client import LabelStudioError, Session, ls_errors
 from audit.sync.config import parse_result, verdict_hash
 
 PAGE_SIZE = 1000
@@ -71,34 +70,37 @@ def list_tasks(session: Session, project_id: int, *, benchmark: str | None = Non
 
 def list_annotations(session: Session, project_id: int) -> pd.DataFrame:
     """Every annotation of the project's audit tasks, parsed into verdict
-    fields (columns ``ANNOTATION_COLUMNS``)."""
-    query = _filter([
-        {"filter": "filter:tasks:total_annotations", "operator": "greater", "type": "Number", "value": 0},
-        {"filter": "filter:tasks:cancelled_annotations", "operator": "greater", "type": "Number", "value": 0},
-    ], "or")
+    fields (columns ``ANNOTATION_COLUMNS``).  Read with the synchronous JSON
+    export of the annotated tasks (one request; much faster than the task
+    list with ``fields=all``)."""
     listed_at = datetime.now(timezone.utc).replace(tzinfo=None)
+    with ls_errors(session.auth, f"exporting the annotations of project {project_id}"):
+        raw = b"".join(session.client.projects.exports.download_sync(
+            id=project_id, export_type="JSON", download_all_tasks=False))
+    try:
+        exported = json.loads(raw or b"[]")
+    except ValueError:
+        raise LabelStudioError(f"Label Studio at {session.url} sent an export that is not JSON "
+                               f"(project {project_id})") from None
     rows = []
-    with ls_errors(session.auth, f"listing the annotations of project {project_id}"):
-        pager = session.client.tasks.list(project=project_id, fields="all", page_size=PAGE_SIZE, query=query)
-        for t in pager:
-            d = t.data or {}
-            if "audit_id" not in d:
-                continue
-            for a in t.annotations or []:
-                a = a if isinstance(a, dict) else a.dict()
-                v = parse_result(a.get("result"))
-                cancelled = bool(a.get("was_cancelled"))
-                if cancelled and v["verdict"] is None:
-                    v["verdict"] = "skip"
-                user = a.get("completed_by")
-                if isinstance(user, dict):
-                    user = user.get("id")
-                rows.append((
-                    int(a["id"]), norm_ts(a["updated_at"]), int(t.id), d.get("audit_benchmark"),
-                    d.get("question_id"), int(user) if user is not None else -1, cancelled,
-                    v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"],
-                    verdict_hash(v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"]),
-                ))
+    for t in exported:
+        d = t.get("data") or {}
+        if "audit_id" not in d:
+            continue
+        for a in t.get("annotations") or []:
+            v = parse_result(a.get("result"))
+            cancelled = bool(a.get("was_cancelled"))
+            if cancelled and v["verdict"] is None:
+                v["verdict"] = "skip"
+            user = a.get("completed_by")
+            if isinstance(user, dict):
+                user = user.get("id")
+            rows.append((
+                int(a["id"]), norm_ts(a["updated_at"]), int(t["id"]), d.get("audit_benchmark"),
+                d.get("question_id"), int(user) if user is not None else -1, cancelled,
+                v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"],
+                verdict_hash(v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"]),
+            ))
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df.attrs["listed_at"] = listed_at   # intents older than this are settled by this listing
     return df
