@@ -38,8 +38,8 @@ BENCHMARK = "scale"
 
 
 def _child(phase: str, args) -> dict:
-    """Run one phase in a fresh interpreter; return its JSON figures plus its peak RSS."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Run one phase in a fresh interpreter; return its JSON figures, including
+    its own peak RSS (``ru_maxrss`` of RUSAGE_SELF, read in the child at the end)."""
     proc = subprocess.run(
         [sys.executable, __file__, "--phase", phase, "--db", str(args.db), "--workdir", str(args.workdir),
          "--questions", str(args.questions), "--models", str(args.models)],
@@ -49,9 +49,7 @@ def _child(phase: str, args) -> dict:
         sys.stderr.write(proc.stderr)
         raise SystemExit(f"phase {phase} failed")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of RUSAGE_CHILDREN is the max over waited-for children (KiB on Linux)
-    out["peak_rss_mb"] = max(after, out.get("self_rss_kb", 0)) / 1024 if after > before else out["self_rss_kb"] / 1024
+    out["peak_rss_mb"] = out["self_rss_kb"] / 1024  # KiB on Linux
     return out
 
 
@@ -207,7 +205,8 @@ def main() -> None:
     for suffix in ("", ".wal"):
         Path(str(args.db) + suffix).unlink(missing_ok=True)
     print(f"scale benchmark: {args.questions:,} questions × {args.models} models "
-          f"= {args.questions * args.models:,} predictions; work dir {args.workdir}; {os.cpu_count()} CPUs")
+          f"= {args.questions * args.models:,} predictions; work dir {args.workdir}; {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f} at start")
 
     info = generate_parquet(args.workdir, args.questions, args.models)
     size = sum(p.stat().st_size for p in args.workdir.glob("*.parquet")) / 2**20
@@ -242,6 +241,7 @@ def main() -> None:
         "≥ 50× the per-question pandas loop": ratio >= 50,
         "same tiers": ref["mismatches"] == 0,
     }
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (timings on a shared machine scale with it)")
     print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in checks.items()))
 
 
