@@ -397,3 +397,43 @@ def test_labeling_config_valid_on_server(ls):
         p = client.projects.create(title=f"cfg {n} {uuid.uuid4().hex[:6]}", label_config=labeling_config(n))
         assert f'<Choice value="{"ABCDEF"[n - 1]}"/>' in client.projects.get(id=p.id).label_config
         client.projects.delete(id=p.id)
+
+
+def _ls_page():
+    import sys
+    from pathlib import Path
+
+    root = Path.cwd()
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from workbench.views import label_studio
+
+    label_studio.page()
+
+
+def test_workbench_page_connect_push_pull(ls, db_path, monkeypatch):
+    url, token, client = ls
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    make_benchmark(db_path, 8)
+    monkeypatch.setenv("AUDIT_DB", str(db_path))
+    monkeypatch.chdir(REPO)
+    st.cache_resource.clear()
+    at = AppTest.from_function(_ls_page, default_timeout=90)
+    at.run()
+    assert not at.exception, at.exception
+    assert any("No Label Studio project" in i.value for i in at.info)
+    at.button(key="ls_connect").click().run()
+    assert not at.exception and any("Created project" in s.value for s in at.success), at.error
+    at.multiselect(key="ls_tiers").set_value([0, 1, 2, 3, 4, 5]).run()
+    at.button(key="ls_push").click().run()
+    assert any("Tasks: 8 created" in s.value for s in at.success), [e.value for e in at.error]
+    proj = audit.ls_status(db=db_path)
+    task = _tasks(client, proj.project_id)[0]
+    user = _reviewer(client, f"page-{uuid.uuid4().hex[:6]}@example.org")
+    client.annotations.create(id=task.id, result=verdict_result("key_correct"), completed_by=user.id)
+    at.button(key="ls_pull").click().run()
+    assert any("1 new reviews" in s.value for s in at.success), [e.value for e in at.error]
+    assert token not in str([m.value for m in at.markdown] + [c.value for c in at.caption])
+    st.cache_resource.clear()
