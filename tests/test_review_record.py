@@ -185,3 +185,17 @@ def test_import_rejects_unknown_and_missing_columns(db, tmp_path):
     f = _write(tmp_path / "r.csv", "question_id,verdict\nq01,key_correct\n")
     with pytest.raises(InputError, match="missing required column"):
         import_reviews(f, benchmark="bench", db=db)
+
+
+def test_append_reviews_joins_the_callers_transaction(db):
+    from audit.review import append_reviews
+    from audit.store import transaction
+
+    before = db_snapshot(db)
+    with pytest.raises(RuntimeError):
+        with connect(db) as con, transaction(con):
+            got = append_reviews(con, "bench", [dict(question_id="q01", reviewer="A", verdict="key_correct",
+                                                     source="label_studio", external_id="ls:1@t")])
+            assert got[0].source == "label_studio" and got[0].external_id == "ls:1@t"
+            raise RuntimeError("the caller's later step failed")
+    assert db_snapshot(db) == before  # rolled back with the caller

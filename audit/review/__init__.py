@@ -1,14 +1,14 @@
 """Expert review: append-only verdicts, settings (lead reviewers, required
 reviews), settlement, the triage queue, the item view, reviewer agreement
 and dashboard data.  The workbench calls these for every query and write."""
-from audit.review.record import add_review, add_reviews, import_reviews, list_reviews
+from audit.review.record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
 from audit.review.settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
 )
 from audit.review.status import STATUSES, STATUS_LABELS, review_status, settled_verdicts
 
 __all__ = [
-    "add_review", "add_reviews", "import_reviews", "list_reviews",
+    "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
     "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
     "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
 ]

@@ -186,6 +186,21 @@ def _to_review(d: Mapping) -> Review:
     )
 
 
+def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
+                   path: str | os.PathLike | None = None) -> list[Review]:
+    """Validate and append reviews on the caller's connection, inside the
+    caller's transaction (Label Studio sync records its own bookkeeping in
+    the same transaction).  Same rows and checks as :func:`add_reviews`."""
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict("records")
+    rows = [dict(r) for r in rows]
+    for r in rows:
+        r.setdefault("source", source)
+    wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in rows]
+    clean = _validate(con, benchmark, rows, wheres)
+    return _insert(con, clean) if clean else []
+
+
 def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
                 db=None, path: str | os.PathLike | None = None) -> list[Review]:
     """Append many reviews in one transaction (all or nothing).
@@ -194,15 +209,8 @@ def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, sourc
     :func:`add_review`; a ``_line`` key names the row's line in ``path`` for
     error messages, and a per-row ``source`` overrides ``source``.
     """
-    if isinstance(rows, pd.DataFrame):
-        rows = rows.to_dict("records")
-    rows = [dict(r) for r in rows]
-    for r in rows:
-        r.setdefault("source", source)
-    wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in rows]
     with connect(db) as con, transaction(con):
-        clean = _validate(con, benchmark, rows, wheres)
-        return _insert(con, clean) if clean else []
+        return append_reviews(con, benchmark, rows, source=source, path=path)
 
 
 def add_review(
