@@ -266,3 +266,20 @@ def test_console_script_exit_code_and_one_line(tmp_path, seeded):
         f"error: {f}: missing the options: add columns A, B, … (up to F) or one 'options' list column "
         "(found: id, question, answer)"]
     assert db_snapshot(seeded) == before
+
+
+def test_utf8_check_across_chunk_boundaries(tmp_path):
+    """The streaming UTF-8 check: multi-byte characters cut by a chunk boundary
+    are fine; a bad byte is reported on its own line whatever the chunking."""
+    from audit.ingest._duck import check_utf8
+
+    good = ("question_id,model,response\n" + "".join(f"q{i},m,བོད་ཡིག {i}\n" for i in range(50))).encode()
+    f = tmp_path / "p.csv"
+    f.write_bytes(good)
+    for size in (1, 2, 3, 5, 7, 64, 1 << 20):
+        check_utf8(f, chunk_size=size)
+    bad = good + b"q50,m,caf\xe9\n"
+    f.write_bytes(bad)
+    for size in (1, 3, 7, 64, 1 << 20):
+        with pytest.raises(InputError, match=r"p\.csv:52: not UTF-8 text \(byte 0xe9"):
+            check_utf8(f, chunk_size=size)

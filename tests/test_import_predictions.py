@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import duckdb
 import pandas as pd
 import pytest
 
@@ -12,7 +11,7 @@ from audit.errors import InputError
 from audit.ingest.extract import extract_answer
 from audit.ingest.predictions import import_predictions
 from audit.ingest.questions import import_questions
-from tests_ingest_util import rows  # noqa: F401  (shared helper below)
+from tests_ingest_util import rows
 
 
 @pytest.fixture

@@ -29,44 +29,36 @@ def sql_ident(name: str) -> str:
 
 
 def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
-    """Stream the file through a strict UTF-8 decoder; raise with the line
-    number of the first bad byte.  Constant memory for any file size."""
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    line, offset, seen_text = 1, 0, False
+    """Stream the file through a strict UTF-8 check; raise with the line and
+    offset of the first bad byte.  Constant memory for any file size (a
+    character cut by a chunk boundary is carried over to the next chunk)."""
+    line, offset, seen_text, carry = 1, 0, False, b""
     with open(path, "rb") as fh:
         while True:
             chunk = fh.read(chunk_size)
             final = not chunk
+            data = carry + chunk
+            carry = b""
             try:
-                decoder.decode(chunk, final=final)
+                data.decode("utf-8")
+                good = data
             except UnicodeDecodeError as exc:
-                # exc.start is relative to the decoder's buffered input: re-decode
-                # this chunk alone to find the bad byte's position in it.
-                pos = _first_bad_byte(chunk)
-                bad = chunk[pos] if pos < len(chunk) else 0
-                raise InputError(
-                    f"not UTF-8 text (byte 0x{bad:02x} at offset {offset + pos}); save the file as UTF-8",
-                    path=path, line=line + chunk[:pos].count(b"\n"),
-                ) from None
+                if not final and exc.reason == "unexpected end of data" and exc.end == len(data):
+                    good, carry = data[: exc.start], data[exc.start:]  # finish it with the next chunk
+                else:
+                    raise InputError(
+                        f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {offset + exc.start}); "
+                        "save the file as UTF-8",
+                        path=path, line=line + data[: exc.start].count(b"\n"),
+                    ) from None
+            if good.strip(b" \t\r\n\xef\xbb\xbf"):
+                seen_text = True
+            line += good.count(b"\n")
+            offset += len(good)
             if final:
                 break
-            if chunk.strip(b" \t\r\n\xef\xbb\xbf"):
-                seen_text = True
-            line += chunk.count(b"\n")
-            offset += len(chunk)
     if not seen_text:
         raise InputError("the file is empty", path=path)
-
-
-def _first_bad_byte(chunk: bytes) -> int:
-    try:
-        chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # A multi-byte character cut at the chunk end is not an error.
-        if exc.reason == "unexpected end of data" and exc.start >= len(chunk) - 3:
-            return len(chunk)
-        return exc.start
-    return len(chunk)
 
 
 def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: str) -> list[str]:

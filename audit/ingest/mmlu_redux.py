@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +70,6 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
 
     Every file must have the same model columns (a model missing from one
     subject would silently lower its coverage)."""
-    t0 = time.perf_counter()
     files = _files(Path(path))
     questions: list[Question] = []
     labels: list[tuple[str, str]] = []
