@@ -115,9 +115,9 @@ def _version_items(db, version) -> dict:
 
 
 def test_doctests():
-    import audit.export.datasheet, audit.export.names, audit.export.policy
+    import audit.export.create, audit.export.datasheet, audit.export.names, audit.export.policy
 
-    for mod in (audit.export.names, audit.export.policy, audit.export.datasheet):
+    for mod in (audit.export.names, audit.export.policy, audit.export.datasheet, audit.export.create):
         res = doctest.testmod(mod)
         assert res.attempted > 0 and res.failed == 0, mod.__name__
 
@@ -436,3 +436,26 @@ def test_cli_subprocess_error_is_one_line(toy, tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and r.stderr.startswith("error: invalid version name '/tmp/x'")
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_stale_partial_folders_are_cleaned_but_live_ones_kept(toy, tmp_path):
+    out = tmp_path / "exports"
+    (out / B).mkdir(parents=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = out / B / f".1.1.partial-{int(dead.stdout)}-abc"
+    live = out / B / f".1.1.partial-{__import__('os').getpid()}-xyz"
+    for d in (stale, live):
+        d.mkdir()
+        (d / "questions.csv").write_text("half")
+    create_version(B, "1.1", db=toy, exports_dir=out)
+    assert not stale.exists() and live.exists()
+    assert sorted(p.name for p in (out / B).iterdir() if not p.name.startswith(".")) == ["1.0", "1.1"]
+    assert [r for r in list_versions(B, db=toy)["version"]] == ["1.0", "1.1"]
+
+
+def test_tibetan_and_lower_case_keys_keep_their_style():
+    from audit.export.write import _same_script_label
+
+    assert _same_script_label("ཁ", "C") == "ག"
+    assert _same_script_label("b", "D") == "d"
+    assert _same_script_label("B", "D") == "D"

@@ -99,12 +99,14 @@ def exports_root(exports_dir: str | os.PathLike | None = None) -> Path:
 
 
 def _fingerprint(con, benchmark: str) -> tuple:
-    """Changes whenever a review, question or audit run of the benchmark is added."""
+    """Changes whenever a review, question, prediction or audit run of the
+    benchmark is added (reviews are append-only, so count + max id suffice)."""
     return con.execute(
         """SELECT (SELECT count(*) FROM reviews WHERE benchmark = $b),
                   (SELECT coalesce(max(review_id), 0) FROM reviews WHERE benchmark = $b),
                   (SELECT count(*) FROM questions WHERE benchmark = $b),
-                  (SELECT coalesce(max(run_id), 0) FROM audit_runs WHERE benchmark = $b)""",
+                  (SELECT coalesce(max(run_id), 0) FROM audit_runs WHERE benchmark = $b),
+                  (SELECT count(*) FROM predictions WHERE benchmark = $b)""",
         {"b": benchmark},
     ).fetchone()
 

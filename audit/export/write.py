@@ -7,8 +7,9 @@ the caller writes every file into it, and only then is it renamed to
 ``<exports>/<benchmark>/<version>``.  Any exception — including a writer
 failing halfway — removes the temporary folder, so a version folder either
 exists complete or not at all.  (A process killed with SIGKILL can leave a
-hidden ``.<version>.partial-*`` folder; it is never mistaken for a version
-and the next export of the benchmark removes it.)
+hidden ``.<version>.partial-<pid>-*`` folder; it is never mistaken for a
+version, and the next export of the benchmark removes it once that process
+is gone.)
 
 Determinism: every writer sorts by the item's import order, uses fixed
 encodings (UTF-8, ``\\n``) and no timestamps, so the same database state
@@ -53,12 +54,28 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def remove_stale_partials(parent: Path) -> None:
-    """Remove hidden temporary folders a killed export left behind."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def remove_stale_partials(parent: Path) -> list[str]:
+    """Remove hidden temporary folders that a killed export left behind
+    (named ``.<version>.partial-<pid>-…``; folders of a process that is still
+    running — a concurrent export — are left alone).  Returns their names."""
+    removed = []
     if parent.is_dir():
         for p in parent.iterdir():
-            if p.is_dir() and p.name.startswith(".") and PARTIAL_MARK in p.name:
+            m = re.fullmatch(r"\..+" + re.escape(PARTIAL_MARK) + r"(\d+)-.*", p.name)
+            if p.is_dir() and m and not _alive(int(m.group(1))):
                 shutil.rmtree(p, ignore_errors=True)
+                removed.append(p.name)
+    return removed
 
 
 @contextmanager
@@ -68,7 +85,7 @@ def staged_directory(target: Path) -> Iterator[Path]:
     caller can commit its database record in between).  On any exception the
     temporary folder is removed."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{PARTIAL_MARK}", dir=target.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{PARTIAL_MARK}{os.getpid()}-", dir=target.parent))
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it 0700; a published version is an ordinary folder
