@@ -4,6 +4,8 @@ where there is one, line + what is wrong), a non-zero exit of the real
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 import unicodedata
@@ -37,8 +39,6 @@ def fails(capsys, db, before, *args, match: str):
     assert code == 1, (code, out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
-    import re
-
     assert re.search(match, lines[0]), lines[0]
     assert db_snapshot(db) == before
     return lines[0]
@@ -258,9 +258,10 @@ def test_console_script_exit_code_and_one_line(tmp_path, seeded):
     f = tmp_path / "q.csv"
     f.write_text("id,question,answer\nq1,x,A\n")
     before = db_snapshot(seeded)
-    proc = subprocess.run([sys.executable, "-c", "from audit.cli import main; main()", "import", "questions",
-                           str(f), "--benchmark", "b", "--db", str(seeded)], capture_output=True, text=True,
-                          timeout=120)
+    audit_cmd = [shutil.which("audit")] if shutil.which("audit") else [
+        sys.executable, "-c", "from audit.cli import main; main()"]
+    proc = subprocess.run([*audit_cmd, "import", "questions", str(f), "--benchmark", "b", "--db", str(seeded)],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
         f"error: {f}: missing the options: add columns A, B, … (up to F) or one 'options' list column "
