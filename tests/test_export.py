@@ -44,13 +44,14 @@ MODELS = ["m-alpha", "m-beta", "m-gamma"]
 
 
 def _write_questions(path: Path) -> None:
-    rows = []
-    for qid, (subject, q, opts, key) in ITEMS.items():
-        row = {"id": qid, "subject": subject, "question": q, "answer": key}
-        row.update({l: t for l, t in zip("ABCD", opts)})
-        rows.append(row)
-    path.write_text(json.dumps(rows[0], ensure_ascii=False) + "\n" +
-                    "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows[1:]), encoding="utf-8")
+    """The generic CSV layout of ``audit import questions`` (written with the
+    plain csv module: this is *input*, so it is not neutralised)."""
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["id", "subject", "question", "A", "B", "C", "D", "answer"])
+        w.writeheader()
+        for qid, (subject, q, opts, key) in ITEMS.items():
+            w.writerow({"id": qid, "subject": subject, "question": q, "answer": key,
+                        **{l: t for l, t in zip("ABCD", opts)}})
 
 
 def _write_predictions(path: Path) -> None:
@@ -97,7 +98,7 @@ EXPECTED_DEFAULT = {
 
 @pytest.fixture
 def toy(tmp_path, db_path):
-    q = tmp_path / "q.jsonl"
+    q = tmp_path / "q.csv"
     _write_questions(q)
     import_questions(q, benchmark=B, db=db_path)
     p = tmp_path / "p.csv"
@@ -190,6 +191,15 @@ def test_generic_csv_is_neutralised_and_jsonl_round_trips(toy, tmp_path):
     assert [r[:6] for r in a] == [r[:6] for r in b]
     changed = {r[0] for r, s in zip(a, b) if r[6] != s[6]}
     assert changed == {q for q, (act, _) in EXPECTED_DEFAULT.items() if act == "corrected"}
+    # the spreadsheet CSV re-imports too; only the neutralised cells differ, by the leading quote
+    import_questions(v / "questions.csv", benchmark="toy-csv", db=toy)
+    with connect(toy, read_only=True) as con:
+        c = con.execute("SELECT question_id, subject, stem, options, answer_key FROM questions "
+                        "WHERE benchmark = 'toy-csv' ORDER BY seq").fetchall()
+    unq = lambda t: t[1:] if t.startswith("'") and t[1:2] in ("=", "+", "-", "@") else t  # noqa: E731
+    assert [(r[0], unq(r[1]), unq(r[2]), [(o["label"], unq(o["text"])) for o in r[3]], r[4]) for r in c] == \
+        [(r[0], r[1], r[2], [(o["label"], o["text"]) for o in r[3]], r[6]) for r in b]
+    assert sum(r[2].startswith("'") for r in c) == 2  # "-5 + 3 = ?" and "@SUM(1)"
 
 
 def test_other_policies(toy, tmp_path):
