@@ -284,3 +284,22 @@ def test_utf8_check_across_chunk_boundaries(tmp_path):
     for size in (1, 3, 7, 64, 1 << 20):
         with pytest.raises(InputError, match=r"p\.csv:52: not UTF-8 text \(byte 0xe9"):
             check_utf8(f, chunk_size=size)
+
+
+def test_helm_file_that_is_not_json_or_not_helm(tmp_path, seeded, capsys):
+    f = tmp_path / "global_facts.json"
+    f.write_text('{"adapter_spec": {"model": "x/y"},\n "request_states": [\n  {"instance": }\n]}\n')
+    before = db_snapshot(seeded)
+    fails(capsys, seeded, before, "import", "helm", f, match=r"global_facts\.json:3: not valid JSON")
+    f.write_text(json.dumps({"rows": []}))
+    fails(capsys, seeded, before, "import", "helm", f,
+          match=r"global_facts\.json: not a HELM scenario_state file \(needs 'adapter_spec' and 'request_states'\)")
+
+
+def test_mmlu_redux_bad_choices_literal(tmp_path, seeded, capsys):
+    (tmp_path / "redux").mkdir()
+    f = tmp_path / "redux" / "anatomy.csv"
+    f.write_text('question,choices,groundtruth_answer,error_type,m1\nq?,"[\'a\', \'b\'",0,ok,A\n')
+    before = db_snapshot(seeded)
+    fails(capsys, seeded, before, "import", "mmlu-redux", tmp_path / "redux", "--benchmark", "b",
+          match=r"anatomy\.csv:2: 'choices' is not a list literal")

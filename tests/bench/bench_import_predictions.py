@@ -70,6 +70,8 @@ t = time.perf_counter()
 r0 = resource.getrusage(resource.RUSAGE_SELF)
 if kind == "questions":
     s = import_questions(path, benchmark="scale", db=db)
+elif kind == "wide":
+    s = import_predictions(path, benchmark="scale", layout="wide", run="wide", db=db, progress=False)
 else:
     s = import_predictions(path, benchmark="scale", db=db, progress=False)
 dt = time.perf_counter() - t
@@ -91,6 +93,7 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=100_000)
     ap.add_argument("--models", type=int, default=100)
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--wide", action="store_true", help="also time the same data in the wide layout")
     args = ap.parse_args()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="audit-bench-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -111,6 +114,16 @@ def main() -> None:
     con = duckdb.connect(str(db), read_only=True)
     print("rows in predictions after re-import:", con.execute("SELECT count(*) FROM predictions").fetchall()[0][0])
     con.close()
+    if args.wide:
+        # The same letters as a wide file (question_id + one column per model), unpivoted in SQL on import.
+        w_path = workdir / "wide.parquet"
+        gen = duckdb.connect()
+        gen.execute(f"COPY (PIVOT (SELECT question_id, model, answer FROM read_parquet('{p_path}')) ON model "
+                    f"USING first(answer) GROUP BY question_id) TO '{w_path}' (FORMAT parquet)")
+        gen.close()
+        w = run_child("wide", w_path, db)
+        print(f"import wide ({args.questions:,} rows x {args.models} model columns): {w['seconds']:5.1f} s wall, "
+              f"{w['cpu']:6.1f} s CPU, peak RSS {w['peak_rss_mb']:6.0f} MB  | {w['summary']}")
 
 
 if __name__ == "__main__":
