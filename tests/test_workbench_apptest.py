@@ -382,4 +382,4 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     # kappa: one pair, 4 common items
     kap = frame_with(at, "kappa")
     assert list(kap["n"]) == [4]
-    assert any("4 items" in c.value for c in at.caption + at.markdown)
+    assert any("4 items" in c.value for c in list(at.caption) + list(at.markdown))

@@ -39,10 +39,23 @@ def css() -> None:
     st.html(render.CSS)
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def _benchmarks(db: str) -> list[str]:
+    return session.run_db(audit.review.list_benchmarks, db=db)
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def subjects(benchmark: str, db: str) -> list[str]:
+    """Subjects of a benchmark's current audit (for the filter; data only,
+    cached for a minute — never a connection)."""
+    df = session.run_db(audit.review.tier_by_subject, benchmark, db=db)
+    return sorted(s for s in df["subject"].unique() if s is not None)
+
+
 def benchmark_picker(key: str) -> str | None:
     """A benchmark selector shared by the pages (the choice is kept in
     ``f_benchmark`` so every page shows the same benchmark)."""
-    names = call(audit.review.list_benchmarks, db=session.db_path())
+    names = call(_benchmarks, str(session.db_path()))
     if not names:
         if names is not None:
             st.info("The database holds no benchmark yet. Import one with `audit import …`, "

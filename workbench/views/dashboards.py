@@ -45,10 +45,10 @@ def page() -> None:
         if df is not None and len(df):
             df = df.copy()
             df["tier_label"] = df["tier"].map(lambda t: "incomplete" if pd.isna(t) else f"Tier {int(t)}")
-            st.altair_chart(_heatmap(df), use_container_width=True)
+            st.altair_chart(_heatmap(df), width="stretch")
             with st.expander("As a table"):
                 st.dataframe(df[["subject", "tier", "bucket", "n"]], hide_index=True, key="dash_tiers",
-                             use_container_width=True)
+                             width="stretch")
         else:
             st.info("No audit results yet — run `audit analyze` first.")
 
@@ -64,7 +64,7 @@ def page() -> None:
                 change=sc["delta_points"].round(1),
             )
             wide = show.pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False)
-            st.dataframe(wide, use_container_width=True, key="dash_scenarios",
+            st.dataframe(wide, width="stretch", key="dash_scenarios",
                          column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
             chart = (
                 alt.Chart(show)
@@ -76,23 +76,23 @@ def page() -> None:
                     tooltip=["model", "scenario", "accuracy", "ci", "change", "n_valid"],
                 )
             )
-            st.altair_chart(chart, use_container_width=True)
+            st.altair_chart(chart, width="stretch")
             with st.expander("Full table (with intervals)"):
                 st.dataframe(show[["scenario", "model", "family", "n_questions", "n_excluded", "n_valid",
                                    "n_correct", "accuracy", "ci", "change"]],
-                             hide_index=True, use_container_width=True)
+                             hide_index=True, width="stretch")
         else:
             st.info("No scenario table yet — run `audit analyze` first.")
 
     with tab_prog:
         prog = common.call(audit.review.progress_by_reviewer, bench, db=db, any_error=True)
         if prog is not None and len(prog):
-            st.dataframe(prog, hide_index=True, use_container_width=True, key="dash_progress")
+            st.dataframe(prog, hide_index=True, width="stretch", key="dash_progress")
             ycol = "n_items" if "n_items" in prog.columns else prog.columns[1]
             st.altair_chart(
                 alt.Chart(prog).mark_bar().encode(x=alt.X(f"{ycol}:Q", title="Items reviewed"),
                                                   y=alt.Y("reviewer:N", sort="-x", title=None)),
-                use_container_width=True)
+                width="stretch")
         else:
             st.info("Nobody has saved a verdict on this benchmark yet.")
 
@@ -107,14 +107,14 @@ def page() -> None:
             pct = {c: st.column_config.NumberColumn(format="percent") for c in ca.columns
                    if c.startswith("accuracy_")}
             pct["difference_points"] = st.column_config.NumberColumn("difference (points)", format="%+.1f")
-            st.dataframe(ca, hide_index=True, use_container_width=True, key="dash_corrected", column_config=pct)
+            st.dataframe(ca, hide_index=True, width="stretch", key="dash_corrected", column_config=pct)
             st.altair_chart(
                 alt.Chart(ca).mark_bar().encode(
                     x=alt.X("difference_points:Q", title="Corrected minus original (points)"),
                     y=alt.Y("model:N", sort="-x", title=None),
                     color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
                     tooltip=["model", "accuracy_original", "accuracy_corrected", "difference_points"]),
-                use_container_width=True)
+                width="stretch")
         else:
             st.info("No settled verdicts yet.")
 
@@ -124,6 +124,6 @@ def page() -> None:
         ka = common.call(audit.review.reviewer_agreement, bench, db=db, any_error=True)
         if ka is not None and len(ka.pairs):
             st.markdown(f"**Overall:** {ka.label} (pairs of verdicts n = {ka.overall.n})")
-            st.dataframe(ka.pairs, hide_index=True, use_container_width=True, key="dash_kappa")
+            st.dataframe(ka.pairs, hide_index=True, width="stretch", key="dash_kappa")
         else:
             st.info("No item has been reviewed by two people yet.")

@@ -113,12 +113,39 @@ def _save(bench: str, qid: str, answer_key: str | None) -> None:
     session.flash("success", f"{what} saved for {qid}: **{label}**.")
 
 
-def _go(bench: str, qid: str | None) -> None:
-    if qid:
-        session.open_item(bench, qid)
+UNKNOWN = object()  # a neighbour not in the queue page the reviewer came from
 
 
-def _header(view, bench: str, qid: str, prev_id: str | None, next_id: str | None) -> None:
+def _known_neighbours(bench: str, qid: str, flt: dict) -> tuple:
+    """Previous / next from the queue page last shown (no query); UNKNOWN at
+    the page's edges, None at the ends of the whole queue."""
+    cached = st.session_state.get(queue.K_QUEUE_IDS)
+    if not cached or cached["benchmark"] != bench or cached["filter"] != repr(flt) or qid not in cached["ids"]:
+        return UNKNOWN, UNKNOWN
+    ids, i = cached["ids"], cached["ids"].index(qid)
+    prev_id = ids[i - 1] if i > 0 else (None if cached["first_page"] else UNKNOWN)
+    next_id = ids[i + 1] if i + 1 < len(ids) else (UNKNOWN if cached["has_more"] else None)
+    return prev_id, next_id
+
+
+def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
+    """on_click of Previous / Next: open the neighbour, asking audit for it
+    when the queue page did not show it."""
+    if target is UNKNOWN:
+        try:
+            prev_id, next_id = session.run_db(audit.review.neighbours, bench, qid, db=session.db_path(), **flt)
+        except audit.AuditError as exc:
+            session.flash("error", str(exc))
+            return
+        target = next_id if direction > 0 else prev_id
+    if target is None:
+        session.flash("info", "This is the " + ("last" if direction > 0 else "first") + " item of the queue.")
+        return
+    session.open_item(bench, target)
+
+
+def _header(view, bench: str, qid: str, flt: dict) -> None:
+    prev_id, next_id = _known_neighbours(bench, qid, flt)
     q = view.question
     a = view.audit
     left, back, mid, right = st.columns([5, 1.2, 1, 1])
@@ -131,16 +158,16 @@ def _header(view, bench: str, qid: str, prev_id: str | None, next_id: str | None
                 f'({view.n_verdicts} of {view.required} reviews)</div>')
     with back:
         if st.button("Queue", key="back_queue", shortcut="Q", icon=":material/checklist:",
-                     use_container_width=True, help="Back to the queue"):
+                     width="stretch", help="Back to the queue"):
             from workbench import nav
 
             st.switch_page(nav.queue_page())
     with mid:
         st.button("Previous", key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
-                  on_click=_go, args=(bench, prev_id), use_container_width=True)
+                  on_click=_step, args=(bench, qid, prev_id, -1, flt), width="stretch")
     with right:
         st.button("Next", key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
-                  on_click=_go, args=(bench, next_id), use_container_width=True)
+                  on_click=_step, args=(bench, qid, next_id, 1, flt), width="stretch")
 
 
 def _warnings(view) -> list[str]:
@@ -240,7 +267,7 @@ def _history(view) -> None:
         "corrected": r.corrected_answer, "cause": r.cause, "rationale": r.rationale,
         "proposed fix": r.proposed_fix, "adjudication": r.is_adjudication, "source": r.source,
     } for r in view.history])
-    st.dataframe(df, hide_index=True, use_container_width=True, key="history_table")
+    st.dataframe(df, hide_index=True, width="stretch", key="history_table")
 
 
 def _form(view, bench: str, qid: str) -> None:
@@ -257,7 +284,7 @@ def _form(view, bench: str, qid: str) -> None:
         st.button(VERDICT_BUTTON_LABELS[v], key=f"vbtn_{v}", shortcut=str(i),
                   type="primary" if v == verdict else "secondary",
                   icon=":material/radio_button_checked:" if v == verdict else ":material/radio_button_unchecked:",
-                  on_click=_pick_verdict, args=(bench, qid, v), use_container_width=True)
+                  on_click=_pick_verdict, args=(bench, qid, v), width="stretch")
     answers = [o.label for o in q.options if o.label != q.answer_key]
     ak = _seed(bench, qid, "answer", None)
     if st.session_state.get(ak) not in answers:
@@ -312,8 +339,7 @@ def page() -> None:
     else:
         st.session_state[cache_key] = view
     flt = queue.queue_filter(bench, me)
-    nb = common.call(audit.review.neighbours, bench, qid, db=db, quiet=True, **flt) or (None, None)
-    _header(view, bench, qid, *nb)
+    _header(view, bench, qid, flt)
     session.show_flash()
     warns = _warnings(view)
     if warns:

@@ -25,6 +25,7 @@ STATUS_FILTERS = {  # label → audit.review queue status
     "Disputed": "disputed",
     "Done": "done",
 }
+K_QUEUE_IDS = "wb_queue_ids"  # the page of ids last shown, for previous / next without a query
 STATUS_BADGES = {
     "unreviewed": ":gray-badge[unreviewed]",
     "needs_second_review": ":orange-badge[needs a 2nd review]",
@@ -67,8 +68,7 @@ def queue_filter(benchmark: str, reviewer: str | None) -> dict:
 
 
 def _subjects(benchmark: str, db) -> list[str]:
-    df = common.call(audit.review.tier_by_subject, benchmark, db=db, quiet=True)
-    return [] if df is None else sorted(s for s in df["subject"].unique() if s is not None)
+    return common.call(common.subjects, benchmark, str(db), quiet=True) or []
 
 
 def _filters_ui(benchmark: str, db) -> None:
@@ -95,7 +95,7 @@ def _filters_ui(benchmark: str, db) -> None:
 def _row(r, benchmark: str) -> None:
     cols = st.columns(_COLS)
     with cols[0]:
-        if st.button(str(r.question_id), key=f"open::{r.question_id}", use_container_width=True,
+        if st.button(str(r.question_id), key=f"open::{r.question_id}", width="stretch",
                      help="Open this item"):
             session.open_item(benchmark, r.question_id)
             from workbench import nav
@@ -145,6 +145,8 @@ def page() -> None:
         return
     has_more = len(df) > PAGE_SIZE
     df = df.head(PAGE_SIZE)
+    st.session_state[K_QUEUE_IDS] = {"benchmark": benchmark, "filter": repr(flt), "ids": list(df["question_id"]),
+                                     "first_page": page_no == 1, "has_more": has_more}
     if df.empty:
         st.info("No item matches these filters." if page_no == 1 else "No more items.")
     else:
