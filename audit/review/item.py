@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 
 from audit.errors import NotFoundError
 from audit.records import Option, Question, Review
-from audit.review._common import clean_name, run, table_columns, table_exists
+from audit.review._common import clean_name, run, table_columns
 from audit.review.record import REVIEW_COLUMNS, _to_review
-from audit.review.settings import is_lead, leads_from, required_reviews_from
-from audit.review.status import DISPUTED, base_params, status_expr, summary_ctes
+from audit.review.settings import is_lead, settings_from
+from audit.review.status import DISPUTED, status_expr, summary_ctes
 from audit.store import connect
 
 
@@ -110,9 +110,7 @@ class ItemView:
 def _judges(con, benchmark: str, question_id: str) -> list[JudgeVerdict]:
     """Judge verdicts from ``judge_verdicts`` (owned by the judge stage),
     read defensively: a missing table or column gives empty values."""
-    if not table_exists(con, "judge_verdicts"):
-        return []
-    cols = table_columns(con, "judge_verdicts")
+    cols = table_columns(con, "judge_verdicts")   # empty when the table does not exist
     if "question_id" not in cols:
         return []
     wanted = ["judge", "answer_key_correct", "correct_answer", "explanation", "confidence"]
@@ -146,8 +144,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     """
     me = clean_name(reviewer) or None
     with connect(db, read_only=True) as con:
-        params = base_params(con, benchmark, me)
-        params["question_id"] = question_id
+        leads, req = settings_from(con)
+        params = {"benchmark": benchmark, "reviewer": me, "question_id": question_id,
+                  "req_flagged": req.flagged, "req_other": req.other}
         q = run(con, """
             SELECT question_id, stem, options, answer_key, subject, language, script, explanation, raw_text,
                    source_record, structure_suspect, structure_reason, flags
@@ -189,8 +188,6 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         hist = run(con, f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews "
                         "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY created_at, review_id",
                    params).fetchall()
-        leads = leads_from(con)
-        req = required_reviews_from(con)
 
     families: dict[str, list[ModelAnswer]] = {}
     counts = {o.label: 0 for o in question.options}

@@ -51,14 +51,25 @@ def env_leads() -> list[str]:
     return [n for n in (clean_name(x) for x in raw.split(",")) if n]
 
 
-def leads_from(con) -> list[str]:
-    """Lead reviewers from the settings table and the environment (union,
-    first spelling kept, sorted case-insensitively)."""
-    names = list(_read_setting(con, "leads") or []) + env_leads()
+def _union_leads(stored) -> list[str]:
+    names = list(stored or []) + env_leads()
     seen: dict[str, str] = {}
     for n in names:
         seen.setdefault(n.casefold(), n)
     return sorted(seen.values(), key=str.casefold)
+
+
+def leads_from(con) -> list[str]:
+    """Lead reviewers from the settings table and the environment (union,
+    first spelling kept, sorted case-insensitively)."""
+    return _union_leads(_read_setting(con, "leads"))
+
+
+def settings_from(con) -> tuple[list[str], "RequiredReviews"]:
+    """(leads, required reviews) in one query (the item page's fast path)."""
+    values = {n: json.loads(v) for n, v in con.execute("SELECT name, value FROM review_settings").fetchall()}
+    req = values.get("required_reviews")
+    return _union_leads(values.get("leads")), (RequiredReviews(**req) if req else RequiredReviews())
 
 
 def is_lead(name: str, leads: list[str]) -> bool:
@@ -76,7 +87,7 @@ def get_leads(*, db=None) -> list[str]:
     >>> get_leads(db=db) == ['dolma', 'Tenzin'] or bool(os.environ.get("WORKBENCH_LEADS"))
     True
     """
-    with connect(db) as con:
+    with connect(db, read_only=True) as con:
         return leads_from(con)
 
 
@@ -104,7 +115,7 @@ def required_reviews_from(con) -> RequiredReviews:
 def get_required_reviews(*, db=None) -> RequiredReviews:
     """How many independent reviews settle an item (default: 2 for Tier 1–2,
     1 otherwise)."""
-    with connect(db) as con:
+    with connect(db, read_only=True) as con:
         return required_reviews_from(con)
 
 
