@@ -1,17 +1,18 @@
 """Expert review: append-only verdicts, settings (lead reviewers, required
 reviews), settlement, the triage queue, the item view, reviewer agreement
-and dashboard data.  The workbench calls these for every query and write."""
+and dashboard data.  The workbench calls these for every query and write.
+
+Modules: ``record`` (add/import/list reviews), ``settings`` (leads, required
+reviews), ``status`` (settlement rule in SQL), ``queue`` (queue, progress,
+previous/next, pluggable orders), ``item`` (item page), ``agreement``
+(Cohen's kappa), ``dashboard`` (heatmap and progress data), ``layout``
+(item-ordered predictions).
+"""
 from audit.review.record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
 from audit.review.settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
 )
-from audit.review.status import STATUSES, STATUS_LABELS, review_status, settled_verdicts
-
-__all__ = [
-    "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
-    "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
-    "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
-]
+from audit.review.status import STATUS_LABELS, STATUSES, review_status, settled_verdicts
 from audit.review.queue import (
     QUEUE_ORDERS, QUEUE_STATUSES, QueueOrder, QueueProgress, neighbours, queue_progress, register_order,
     review_queue,
@@ -19,17 +20,25 @@ from audit.review.queue import (
 from audit.review.item import (
     AuditInfo, FamilyAnswers, ItemView, JudgeVerdict, ModelAnswer, OptionCount, ParallelItem, item_view,
 )
-
-__all__ += [
-    "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
-    "register_order", "review_queue",
-    "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
-    "item_view",
-]
 from audit.review.agreement import ReviewerAgreement, reviewer_agreement
 from audit.review.dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
-
-__all__ += ["ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject", "list_benchmarks"]
 from audit.review.layout import ClusterSummary, cluster_predictions
 
-__all__ += ["ClusterSummary", "cluster_predictions"]
+__all__ = [
+    # recording
+    "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
+    # settings
+    "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
+    # settlement
+    "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
+    # queue
+    "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
+    "register_order", "review_queue",
+    # item page
+    "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
+    "item_view",
+    # agreement and dashboards
+    "ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject", "list_benchmarks",
+    # storage layout
+    "ClusterSummary", "cluster_predictions",
+]
