@@ -116,6 +116,20 @@ def test_methodology_figures(db_path, tmp_path):
     assert any("43" in line and "21.5" in line for line in rep.reading)
 
 
+def test_bias_cli(db_path, tmp_path, capsys):
+    from _judge_server import run_cli
+
+    build(db_path, tmp_path)
+    code, out, _ = run_cli(capsys, "judge", "bias", "--judge", JUDGE, "--db", db_path, "--format", "json")
+    assert code == 0
+    rep = json.loads(out)
+    pair = next(p for p in rep["pairs"] if p["family_x"] == "google" and p["family_y"] == "anthropic")
+    assert (pair["x_only"], pair["y_only"], pair["ratio"]) == (43, 2, 21.5)
+    assert "accuracy" in rep      # bias vs accuracy section (no settled items yet)
+    code, out, _ = run_cli(capsys, "judge", "bias", "--judge", JUDGE, "--db", db_path)
+    assert code == 0 and "Warning: the judge belongs to the google family" in out and "21.5" in out
+
+
 def test_no_flag_for_outside_judge(db_path, tmp_path):
     build(db_path, tmp_path, judge="mistral-large")
     rep = judge_bias("meth", "mistral-large", db=db_path)
@@ -182,3 +196,30 @@ def test_bias_vs_accuracy_biased_judge(db_path, tmp_path):
     assert any("evidence of self-preference" in line for line in rep.reading)
     pat = rep.patterns[(rep.patterns.family_x == "google") & (rep.patterns.family_y == "anthropic")].set_index("pattern")
     assert pat.loc["x_only", "accuracy"] == 0.0 and pat.loc["x_only", "n_settled"] == 43
+
+
+def test_judge_family_from_name_and_registry(db_path):
+    from audit.ingest.models import set_family
+    from audit.judge.store import judge_family
+
+    con = duckdb_connect(db_path)
+    try:
+        assert judge_family(con, "gemini/gemini-2.5-pro") == "google"
+        assert judge_family(con, "openrouter/google/gemini-2.5-pro") == "google"
+        assert judge_family(con, "groq/llama-3.1-70b") == "meta"
+        assert judge_family(con, "openai/Qwen2.5-72B") == "qwen"     # served by an OpenAI-compatible server
+        assert judge_family(con, "openai/my-judge") == "openai"
+    finally:
+        con.close()
+    set_family("my-judge", "acme", db=db_path)
+    con = duckdb_connect(db_path)
+    try:
+        assert judge_family(con, "openai/my-judge") == "acme"        # the registry overrides
+    finally:
+        con.close()
+
+
+def duckdb_connect(path):
+    import duckdb
+
+    return duckdb.connect(str(path), read_only=True)

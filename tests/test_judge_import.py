@@ -3,13 +3,10 @@ files (bad input refused with file:line, database unchanged)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-
 import duckdb
 import pytest
 
-from _judge_server import make_benchmark
+from _judge_server import make_benchmark, run_cli
 from audit.errors import InputError, NotFoundError
 from audit.judge.importer import import_judge
 from audit.judge.parse import parse_reply
@@ -49,6 +46,16 @@ def test_parse_reply(reply, ok, key_ok, answer):
     assert v.answer_key_correct is key_ok
     assert v.correct_answer == answer
     assert (v.parse_error is None) == ok
+
+
+def test_doctests():
+    import doctest
+
+    from audit.judge import bias, importer, parse, prompt, run
+
+    for mod in (parse, prompt, importer, run, bias):
+        res = doctest.testmod(mod)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__
 
 
 def test_confidence_rules():
@@ -132,18 +139,16 @@ def test_import_bad_input_changes_nothing(db_path, tmp_path, lines, message):
     assert db_snapshot(db_path) == before
 
 
-def test_import_unknown_benchmark_and_cli(db_path, tmp_path):
+def test_import_unknown_benchmark_and_cli(db_path, tmp_path, capsys):
     make_benchmark(db_path, name="tlue", n=2)
     f = write(tmp_path / "j.jsonl", [rec("q000"), rec("zz9")])
     with pytest.raises(NotFoundError):
         import_judge(f, judge="g", benchmark="other", db=db_path)
     before = db_snapshot(db_path)
-    r = subprocess.run([sys.executable, "-m", "audit", "import", "judge", str(f), "--judge", "g", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 1
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: ") and "'zz9' (line 2)" in r.stderr
+    code, out, err = run_cli(capsys, "import", "judge", f, "--judge", "g", "--db", db_path)
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith("error: ") and "'zz9' (line 2)" in err
     assert db_snapshot(db_path) == before
     write(f, [rec("q000"), rec("q001", ok=True, ans="A")])
-    r = subprocess.run([sys.executable, "-m", "audit", "import", "judge", str(f), "--judge", "g", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "imported 2 verdicts" in r.stdout and "key disputed 1" in r.stdout
+    code, out, _ = run_cli(capsys, "import", "judge", f, "--judge", "g", "--db", db_path)
+    assert code == 0 and "imported 2 verdicts" in out and "key disputed 1" in out

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
-
 import duckdb
 import pytest
 
-from _judge_server import make_benchmark
+from _judge_server import make_benchmark, run_cli
 from audit.judge.importer import import_judge
 from audit.judge.panel import agreement_report, judge_agreement, judge_scenarios, panel_verdict, save_panel
 from test_judge_bias import JUDGE, N_DISPUTED, build
@@ -103,21 +100,20 @@ def test_judge_scenarios_sets(db_path, tmp_path):
     assert excl["exclude Tier 1–2 ∪ judge-disputed"] == len(tier12 | judge)
 
 
-def test_agreement_report_and_cli(db_path, tmp_path):
+def test_agreement_report_and_cli(db_path, tmp_path, capsys):
     load_judges(db_path, tmp_path)
     rep = agreement_report("tlue", db=db_path)
     assert len(rep["judges"]) == 3 and set(rep["fleiss"]["raters"]) == {"judges"}
     assert rep["models"].empty            # no predictions on this benchmark
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "agreement", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "Fleiss' kappa over the 8 items" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "panel", "--db", str(db_path), "--save-as", "p"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "key_wrong 3" in r.stdout and "stored 8 panel verdicts" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "list", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "gemini-2.5-pro" in r.stdout and "panel" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "bias", "--judge", "nobody", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 1 and r.stderr.startswith("error: no verdicts of judge 'nobody'")
+    code, out, _ = run_cli(capsys, "judge", "agreement", "--db", db_path)
+    assert code == 0 and "Fleiss' kappa over the 8 items" in out
+    code, out, _ = run_cli(capsys, "judge", "panel", "--db", db_path, "--save-as", "p")
+    assert code == 0 and "key_wrong 3" in out and "stored 8 panel verdicts" in out
+    code, out, _ = run_cli(capsys, "judge", "list", "--db", db_path)
+    assert code == 0 and "gemini-2.5-pro" in out and "panel" in out
+    code, out, err = run_cli(capsys, "judge", "bias", "--judge", "nobody", "--db", db_path)
+    assert code == 1 and err.startswith("error: no verdicts of judge 'nobody'") and err.count("\n") == 1
+    # bias needs model answers: a clear one-line error when there are none
+    code, out, err = run_cli(capsys, "judge", "bias", "--judge", "gemini-2.5-pro", "--db", db_path)
+    assert code == 1 and "has no predictions" in err
     assert not math.isnan(rep["judges"]["kappa"].iloc[0])

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from _judge_server import JudgeServer, make_benchmark
+from _judge_server import JudgeServer, make_benchmark, run_cli
 from audit.errors import AuditError, InputError
 from audit.judge.run import run_judge
 
@@ -276,23 +276,19 @@ def test_resume_after_interrupted_run(db_path, monkeypatch, sig):
         assert stored <= requested_before
 
 
-@pytest.mark.slow
-def test_cli_max_cost_and_list(db_path, server):
+def test_cli_max_cost_and_list(db_path, server, capsys, monkeypatch):
     make_benchmark(db_path, n=8)
     cap = 2.5 * CALL_COST
-    env = dict(os.environ, OPENAI_API_KEY=KEY)
-    cmd = [sys.executable, "-m", "audit", "judge", "run", "--model", MODEL, "-b", "jb", "--db", str(db_path),
-           "--api-base", server.base, "-c", "1", "--input-cost-per-token", str(IN_COST),
-           "--output-cost-per-token", str(OUT_COST), "--max-cost", str(cap)]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert "status: max_cost" in r.stdout and "asked now 3" in r.stdout and server.total == 3
-    assert KEY not in r.stdout + r.stderr
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "list", "--runs", "--db", str(db_path)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "max_cost" in r.stdout
-    r = subprocess.run(cmd[:-2] + ["--max-cost", "1"], capture_output=True, text=True,
-                       env={k: v for k, v in env.items() if k != "OPENAI_API_KEY"}, timeout=120)
+    cmd = ["judge", "run", "--model", MODEL, "-b", "jb", "--db", db_path, "--api-base", server.base, "-c", "1",
+           "--input-cost-per-token", IN_COST, "--output-cost-per-token", OUT_COST, "--no-progress"]
+    code, out, err = run_cli(capsys, *cmd, "--max-cost", cap)
+    assert code == 0, err
+    assert "status: max_cost" in out and "asked now 3" in out and server.total == 3
+    assert KEY not in out + err
+    code, out, _ = run_cli(capsys, "judge", "list", "--runs", "--db", db_path)
+    assert code == 0 and "max_cost" in out
     # no key in the environment: refused before any request, one line, exit 1
-    assert r.returncode == 1 and server.total == 3
-    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "OPENAI_API_KEY" in r.stderr
+    monkeypatch.delenv("OPENAI_API_KEY")
+    code, out, err = run_cli(capsys, *cmd)
+    assert code == 1 and server.total == 3
+    assert err.count("\n") == 1 and err.startswith("error: ") and "OPENAI_API_KEY" in err

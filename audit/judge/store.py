@@ -235,12 +235,21 @@ def unparsed_replies(benchmark: str, judge: str | None = None, *, db=None) -> pd
 
 
 def judge_family(con, judge: str) -> str:
-    """The judge's family: from ``models`` when the judge is a registered
-    model (so ``audit models set-family`` overrides it), else inferred from
-    its name (``gemini/gemini-2.5-pro`` → google)."""
-    from audit.ingest.models import infer_family
+    """The judge's family.  A registered model of the same name (or of the
+    name without its provider prefixes) gives its family, so
+    ``audit models set-family`` overrides; otherwise the family is inferred
+    from the most specific part of the name that a family rule recognises
+    (``openrouter/google/gemini-2.5-pro`` and ``gemini/gemini-2.5-pro`` →
+    google, ``groq/llama-3.1-70b`` → meta), else from the whole name."""
+    from audit.ingest.models import infer_family, infer_provider
 
-    row = con.execute("SELECT family FROM models WHERE name = ?", [judge]).fetchone()
-    if row is None and "/" in judge:
-        row = con.execute("SELECT family FROM models WHERE name = ?", [judge.split("/", 1)[1]]).fetchone()
-    return row[0] if row else infer_family(judge)
+    parts = judge.split("/")
+    suffixes = ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]
+    for name in reversed(suffixes):
+        row = con.execute("SELECT family FROM models WHERE name = ?", [name]).fetchone()
+        if row:
+            return row[0]
+    for name in suffixes:
+        if infer_provider(name) is not None:
+            return infer_family(name)
+    return infer_family(judge)
