@@ -294,11 +294,12 @@ def test_immutable_and_refused_names(toy, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def test_original_version_rules(toy, tmp_path):
+def test_original_version_rules(toy, tmp_path, capsys):
     out = tmp_path / "exports"
     with pytest.raises(InputError, match="always the original keys"):
         create_version(B, "1.0", policy="corrections-only", db=toy, exports_dir=out)
-    s = create_version(B, "1.0", db=toy, exports_dir=out)
+    s = create_version(B, "1.0", db=toy, exports_dir=out, progress=True)
+    assert "export toy 1.0" in capsys.readouterr().err  # the tqdm bar went to stderr
     assert s.policy == "original" and s.parent is None and s.counts["corrected"] == s.counts["excluded"] == 0
     assert (out / B / "1.0" / "excluded.txt").read_bytes() == b""
     s2 = create_version(B, "1.10", db=toy, exports_dir=out)

@@ -63,7 +63,8 @@ def create_cmd(
     """
     from audit.export import create_version
 
-    echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir)))
+    echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir,
+                            progress=sys.stderr.isatty())))
 
 
 def diff_cmd(

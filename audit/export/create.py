@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -253,10 +254,40 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
 
 
-def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) -> VersionSummary:
+class _Steps:
+    """A tqdm bar over the steps of one export (stderr; off unless asked)."""
+
+    def __init__(self, label: str, enabled: bool):
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=4, desc=label, unit="step", file=sys.stderr, leave=False)
+
+    def __call__(self, what: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(what)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path, progress: bool = False) -> VersionSummary:
+    steps = _Steps(f"export {benchmark} {version}", progress)
+    try:
+        return _create_one_steps(benchmark, version, policy, db, root, steps)
+    finally:
+        steps.close()
+
+
+def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Path, steps: _Steps) -> VersionSummary:
     d = _derive(benchmark, version, policy, db)
+    steps("derived")
     models = d.audit_run["models"] if d.audit_run else None
     metrics, note = _model_comparison(benchmark, db, d.items, models)
+    steps("model metrics")
     bench_dir = root / benchmark
     target = bench_dir / version
     if target.exists():
@@ -270,6 +301,7 @@ def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) ->
         write_version_files(tmp, d, benchmark=benchmark, version=version, policy=policy,
                             metrics=metrics, model_note=note)
         files = file_hashes(tmp)
+        steps("files written")
         created = datetime.now(timezone.utc).replace(microsecond=0)
         manifest = build_manifest(benchmark=benchmark, source=d.source, version=version, parent=d.parent,
                                   policy=policy, counts=counts, files=files, audit_run=d.audit_run,
@@ -303,6 +335,7 @@ def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) ->
                         con.unregister("_kv_items")
                     publish(tmp, target)
                     published = True
+                    steps("published")
         except BaseException:
             if published or (not tmp.exists() and target.is_dir()):
                 # our folder was renamed into place but the record was not committed
@@ -313,7 +346,7 @@ def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path) ->
 
 
 def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db=None,
-                   exports_dir: str | os.PathLike | None = None) -> VersionSummary:
+                   exports_dir: str | os.PathLike | None = None, progress: bool = False) -> VersionSummary:
     """Derive version *version* of *benchmark* under the named *policy* and
     publish it in ``<exports>/<benchmark>/<version>/``.
 
@@ -344,7 +377,7 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
         if pol.name not in ("default", ORIGINAL.name):
             raise InputError(f"version {ORIGINAL_VERSION} is always the original keys; "
                              f"policy '{pol.name}' applies to later versions (1.1, ...)")
-        return _create_one(benchmark, version, ORIGINAL, db, root)
+        return _create_one(benchmark, version, ORIGINAL, db, root, progress)
     if version_key(version) < version_key(ORIGINAL_VERSION):
         raise InputError(f"version {version} is lower than {ORIGINAL_VERSION}, the original keys; use 1.1 or higher")
     with connect(db) as con:
@@ -354,7 +387,7 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
         has_original = ORIGINAL_VERSION in _recorded_versions(con, benchmark)
     auto: tuple[str, ...] = ()
     if not has_original:
-        _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root)
+        _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root, progress)
         auto = (ORIGINAL_VERSION,)
-    summary = _create_one(benchmark, version, pol, db, root)
+    summary = _create_one(benchmark, version, pol, db, root, progress)
     return VersionSummary(**{**summary.__dict__, "auto_created": auto})
