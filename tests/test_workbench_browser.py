@@ -240,6 +240,14 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     page.get_by_text(f"Item {qid}").first.wait_for()
 
 
+def test_dashboards_page(server, page):
+    _sign_in(page, f"{server}/dashboards")
+    page.get_by_role("heading", name="Dashboards").wait_for()
+    page.get_by_role("tab", name="Tiers per subject").wait_for()
+    page.locator("[data-testid=stVegaLiteChart]").first.wait_for()
+    _shot(page, "dashboards.png")
+
+
 def test_untrusted_html_in_a_question_does_not_execute(server, page):
     _open_item(page, server, XSS_BENCH, "x1")
     page.wait_for_timeout(1000)  # give an injected onerror handler time to fire

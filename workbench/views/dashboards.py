@@ -13,19 +13,22 @@ from workbench import session
 from workbench.views import common
 
 
+TIER_ORDER = [f"Tier {t}" for t in range(6)] + ["incomplete"]
+
+
 def _heatmap(df: pd.DataFrame) -> alt.Chart:
+    order = [t for t in TIER_ORDER if t in set(df["tier_label"])]
+    x = alt.X("tier_label:O", title="Tier", sort=order, axis=alt.Axis(labelAngle=0))
+    y = alt.Y("subject:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260))
+    base = alt.Chart(df)
     return (
-        alt.Chart(df)
-        .mark_rect()
-        .encode(
-            x=alt.X("tier_label:O", title="Tier", sort=None),
-            y=alt.Y("subject:N", title="Subject"),
+        base.mark_rect().encode(
+            x=x, y=y,
             color=alt.Color("n:Q", title="Items", scale=alt.Scale(scheme="oranges")),
             tooltip=["subject", "tier_label", "n"],
         )
-        + alt.Chart(df).mark_text(fontSize=11).encode(
-            x=alt.X("tier_label:O", sort=None), y="subject:N", text="n:Q")
-    ).properties(height=max(120, 22 * df["subject"].nunique()))
+        + base.mark_text(fontSize=11).encode(x=x, y=y, text="n:Q")
+    ).properties(height=max(120, 24 * df["subject"].nunique()))
 
 
 def page() -> None:
