@@ -84,20 +84,25 @@ def _scenario_tables(extra_exclusions) -> tuple[pa.Table, pa.Table]:
     return sc, scx
 
 
-# `qs` = (scenario, question) pairs that remain in each scenario; `p` = usable predictions.
+# Each question falls in an exclusion *class*: its tier in the latest run and
+# the list of extra scenarios that drop it.  The 10 M-row prediction table is
+# aggregated once per (model, class); scenarios are then sums over the
+# classes they keep, so adding scenarios costs nothing at scale.
 _SCOPE_SQL = f"""
     _q AS ({QUESTIONS_SQL}),
     p AS ({usable_predictions_sql()}),
     res AS (SELECT question_id, tier FROM audit_results WHERE run_id = $run_id),
-    ex AS (
-        SELECT s.scenario, r.question_id FROM _sc s JOIN res r ON r.tier BETWEEN 1 AND s.max_tier
-        UNION
-        SELECT scenario, question_id FROM _scx
+    xq AS (SELECT question_id, list(DISTINCT scenario ORDER BY scenario) AS xs FROM _scx GROUP BY question_id),
+    qc0 AS (
+        SELECT q.qn, r.tier, coalesce(xq.xs, []::VARCHAR[]) AS xs
+        FROM _q q LEFT JOIN res r USING (question_id) LEFT JOIN xq USING (question_id)
     ),
-    qs AS (
-        SELECT s.scenario, s.ord, q.qn, q.question_id
-        FROM _sc s CROSS JOIN _q q
-        ANTI JOIN ex ON ex.scenario = s.scenario AND ex.question_id = q.question_id
+    qc AS (SELECT qn, tier, xs, dense_rank() OVER (ORDER BY tier NULLS FIRST, xs) AS cls FROM qc0),
+    classes AS (SELECT cls, any_value(tier) AS tier, any_value(xs) AS xs, count(*) AS n_questions FROM qc GROUP BY cls),
+    keep AS (
+        SELECT s.scenario, s.ord, c.cls
+        FROM _sc s, classes c
+        WHERE NOT coalesce(c.tier BETWEEN 1 AND s.max_tier, false) AND NOT list_contains(c.xs, s.scenario)
     )
 """
 
@@ -146,18 +151,22 @@ def scenario_table(
     """
     sql = f"""
         WITH {_SCOPE_SQL},
-        nq AS (SELECT scenario, count(*) AS n_questions FROM qs GROUP BY scenario),
         per AS (
-            SELECT qs.scenario, p.model, count(*) AS n_valid, count(*) FILTER (WHERE p.is_key) AS n_correct
-            FROM qs JOIN p USING (qn) GROUP BY ALL
+            SELECT qc.cls, p.model, count(*) AS n_valid, count(*) FILTER (WHERE p.is_key) AS n_correct
+            FROM p JOIN qc USING (qn) GROUP BY ALL
+        ),
+        nq AS (SELECT k.scenario, sum(c.n_questions) AS n_questions FROM keep k JOIN classes c USING (cls) GROUP BY 1),
+        pm AS (
+            SELECT k.scenario, per.model, sum(per.n_valid) AS n_valid, sum(per.n_correct) AS n_correct
+            FROM keep k JOIN per USING (cls) GROUP BY ALL
         )
         SELECT s.scenario, ms.model, ms.family,
                coalesce(nq.n_questions, 0)::BIGINT AS n_questions,
-               coalesce(per.n_valid, 0)::BIGINT AS n_valid,
-               coalesce(per.n_correct, 0)::BIGINT AS n_correct
+               coalesce(pm.n_valid, 0)::BIGINT AS n_valid,
+               coalesce(pm.n_correct, 0)::BIGINT AS n_correct
         FROM _sc s CROSS JOIN _ms ms
         LEFT JOIN nq ON nq.scenario = s.scenario
-        LEFT JOIN per ON per.scenario = s.scenario AND per.model = ms.model
+        LEFT JOIN pm ON pm.scenario = s.scenario AND pm.model = ms.model
         ORDER BY s.ord, ms.model
     """
     with connect(db, read_only=True) as con:
@@ -191,6 +200,32 @@ def _mcnemar_exact(both, a_only, b_only, neither) -> float:
     return float(mcnemar(np.array([[both, a_only], [b_only, neither]]), exact=True).pvalue)
 
 
+def _pack(x: np.ndarray) -> np.ndarray:
+    """Boolean questions × models → one bitset per model: (models, words) uint64."""
+    packed = np.packbits(x.T, axis=1)  # (models, ceil(q / 8)) uint8
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+_BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(x)
+    return _BYTE_POPCOUNT[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)
+
+
+def _and_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """out[i, j] = number of questions set in both bitset a[i] and b[j]."""
+    out = np.empty((a.shape[0], b.shape[0]), dtype=np.int64)
+    for i in range(a.shape[0]):  # a loop over models, not questions
+        out[i] = _popcount(a[i] & b).sum(axis=1, dtype=np.int64)
+    return out
+
+
 def compare_models(
     benchmark: str | None = None,
     *,
@@ -212,27 +247,13 @@ def compare_models(
     correct_b, acc_b, diff_points ((acc_a − acc_b) × 100), z, p_ztest,
     sig_ztest, n_paired, both_correct, a_only, b_only, neither, p_mcnemar,
     sig_mcnemar.  ``model_a`` < ``model_b`` alphabetically.
-    """
-    sql = f"""
-        WITH {_SCOPE_SQL},
-        pm AS (SELECT qs.scenario, p.qn, p.model_id, p.model, p.is_key FROM qs JOIN p USING (qn)),
-        single AS (SELECT scenario, model, count(*) AS n, count(*) FILTER (WHERE is_key) AS k FROM pm GROUP BY ALL),
-        paired AS (
-            SELECT a.scenario, a.model AS model_a, b.model AS model_b, count(*) AS n_paired,
-                   count(*) FILTER (WHERE a.is_key AND b.is_key) AS both_correct,
-                   count(*) FILTER (WHERE a.is_key AND NOT b.is_key) AS a_only,
-                   count(*) FILTER (WHERE NOT a.is_key AND b.is_key) AS b_only,
-                   count(*) FILTER (WHERE NOT a.is_key AND NOT b.is_key) AS neither
-            FROM pm a JOIN pm b ON a.scenario = b.scenario AND a.qn = b.qn AND a.model < b.model
-            GROUP BY ALL
-        )
-        SELECT 'single' AS kind, scenario, model AS model_a, NULL AS model_b, n, k,
-               NULL::BIGINT AS n_paired, NULL::BIGINT AS both_correct, NULL::BIGINT AS a_only,
-               NULL::BIGINT AS b_only, NULL::BIGINT AS neither
-        FROM single
-        UNION ALL
-        SELECT 'paired', scenario, model_a, model_b, NULL, NULL, n_paired, both_correct, a_only, b_only, neither
-        FROM paired
+
+    The counts come from one pass over the predictions: question × model
+    boolean matrices of correct (C) and valid-but-wrong (W) answers, packed
+    into bitsets per model; popcounts of ``C_a & C_b``, ``C_a & W_b``,
+    ``W_a & C_b`` and ``W_a & W_b`` give every pair's 2×2 table (the
+    equivalent of the matrix products Cᵀ C, Cᵀ W, … without floating point
+    or BLAS threads).
     """
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)
@@ -240,22 +261,41 @@ def compare_models(
         if scenario is not None and scenario not in scope_obj.scenarios:
             raise NotFoundError(f"no scenario '{scenario}' (known: {', '.join(scope_obj.scenarios)})")
         with scope_obj as scope:
-            raw = con.execute(sql, scope.params).df()
+            # per question: its class; per scenario: the classes it keeps;
+            # per usable prediction: (question, model, correct)
+            qcls = con.execute(f"WITH {_SCOPE_SQL} SELECT qn, cls FROM qc", scope.params).fetchnumpy()
+            keep = con.execute(f"WITH {_SCOPE_SQL} SELECT scenario, cls FROM keep", scope.params).df()
+            preds = con.execute(f"WITH {_SCOPE_SQL} SELECT qn, model_id, is_key FROM p", scope.params).fetchnumpy()
         scenarios = scope.scenarios if scenario is None else [scenario]
-        model_names = sorted(scope.ms.models)
-    single = {(r.scenario, r.model_a): (int(r.n), int(r.k)) for r in raw[raw["kind"] == "single"].itertuples()}
-    paired = {(r.scenario, r.model_a, r.model_b): r for r in raw[raw["kind"] == "paired"].itertuples()}
+        names = list(scope.ms.models)  # model_id = position
+    n_q, n_m = int(len(qcls["qn"])), len(names)
+    cls_of_q = np.zeros(n_q, dtype=np.int64)
+    cls_of_q[np.asarray(qcls["qn"], dtype=np.int64) - 1] = np.asarray(qcls["cls"], dtype=np.int64)
+    # dense boolean matrices, questions × models: V = valid answer, C = correct answer
+    V = np.zeros((n_q, n_m), dtype=bool)
+    C = np.zeros((n_q, n_m), dtype=bool)
+    qi = np.asarray(preds["qn"], dtype=np.int64) - 1
+    mi = np.asarray(preds["model_id"], dtype=np.int64)
+    V[qi, mi] = True
+    C[qi, mi] = np.asarray(preds["is_key"], dtype=bool)
+    order = sorted(range(n_m), key=lambda i: names[i])
     rows = []
     for sc in scenarios:
-        for a, b in combinations(model_names, 2):
-            n_a, k_a = single.get((sc, a), (0, 0))
-            n_b, k_b = single.get((sc, b), (0, 0))
-            pr = paired.get((sc, a, b))
-            cells = (0, 0, 0, 0) if pr is None else (int(pr.both_correct), int(pr.a_only), int(pr.b_only), int(pr.neither))
+        mask = np.isin(cls_of_q, keep.loc[keep["scenario"] == sc, "cls"].to_numpy(dtype=np.int64))
+        Vs, Cs = V[mask], C[mask]
+        Ws = Vs & ~Cs  # valid but wrong
+        n_valid, n_correct = Vs.sum(axis=0), Cs.sum(axis=0)
+        # paired 2×2 cells for every pair at once
+        pc, pw = _pack(Cs), _pack(Ws)
+        both, a_only, b_only, neither = _and_counts(pc, pc), _and_counts(pc, pw), _and_counts(pw, pc), _and_counts(pw, pw)
+        for ia, ib in combinations(order, 2):
+            n_a, k_a, n_b, k_b = int(n_valid[ia]), int(n_correct[ia]), int(n_valid[ib]), int(n_correct[ib])
+            cells = (int(both[ia, ib]), int(a_only[ia, ib]), int(b_only[ia, ib]), int(neither[ia, ib]))
             acc_a = k_a / n_a if n_a else float("nan")
             acc_b = k_b / n_b if n_b else float("nan")
             z, p_z = _ztest(k_a, n_a, k_b, n_b)
             p_m = _mcnemar_exact(*cells)
+            a, b = names[ia], names[ib]
             rows.append(
                 {
                     "scenario": sc, "model_a": a, "model_b": b,
