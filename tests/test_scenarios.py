@@ -147,3 +147,15 @@ def test_compare_models_detects_a_real_difference(tmp_path):
 def test_significance_stars_thresholds():
     assert [significance_stars(p) for p in (0.05, 0.0499, 0.01, 0.0099, 0.001, 0.00099, None)] == [
         "", "*", "*", "**", "**", "***", ""]
+
+
+@pytest.mark.parametrize("n_q", [1, 7, 64, 65, 130, 1001])
+def test_pair_counts_from_bitsets_match_integer_products(n_q, monkeypatch):
+    from audit.analyze import scenarios as S
+
+    rng = np.random.default_rng(n_q)
+    x, y = rng.random((n_q, 5)) < 0.5, rng.random((n_q, 5)) < 0.3
+    expected = x.T.astype(np.int64) @ y.astype(np.int64)
+    assert (S._and_counts(S._pack(x), S._pack(y)) == expected).all()
+    monkeypatch.delattr(np, "bitwise_count", raising=False)  # the numpy < 2 path
+    assert (S._and_counts(S._pack(x), S._pack(y)) == expected).all()
