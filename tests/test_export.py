@@ -170,7 +170,7 @@ def test_default_policy_each_case(toy, tmp_path):
     ds = (v / "DATASHEET.md").read_text(encoding="utf-8")
     assert "| corrected | Answer-key slip | 1 |" in ds and "| excluded | Cultural context | 1 |" in ds
     assert "| alice | bob | 4 |" in ds  # q03, q04, q10 and q02 reviewed by both
-    assert "<b>" not in ds
+    assert "<b>" not in ds and "བོད་ཡིག་ &lt;b&gt;ཀ&lt;/b&gt;" in ds  # untrusted text escaped, shown literally
     for model in MODELS:
         assert f"| {model} | " in ds
 

@@ -250,7 +250,8 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
     text = render_datasheet(benchmark=benchmark, version=version, parent=d.parent, policy=policy,
                             counts=count_items(d.items), items=d.items, kappa=d.kappa,
                             reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
-                            kappa_overall=d.kappa_overall)
+                            kappa_overall=d.kappa_overall,
+                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])))
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
 
 

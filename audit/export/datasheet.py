@@ -53,13 +53,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy, counts: dict,
                      items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
                      metrics: pd.DataFrame | None, model_note: str | None = None,
-                     kappa_overall: str | None = None) -> str:
+                     kappa_overall: str | None = None, stems: dict | None = None) -> str:
     """The DATASHEET.md text.
 
     ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
     ci_low, ci_high``); ``reviewer_counts``: ``reviewer, n_items``;
     ``metrics``: :data:`METRIC_COLUMNS` (conditional accuracy with Wilson 95%
-    CI on the original keys and on this version with excluded items removed).
+    CI on the original keys and on this version with excluded items removed);
+    ``stems``: question id → question text, for the examples.
     """
     L: list[str] = [f"# {md(benchmark)} — answer-key version {md(version)}", ""]
     L.append(f"- Parent version: {md(parent) if parent else 'none (original keys)'}")
@@ -89,8 +90,9 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             if sub.empty:
                 continue
             L += ["", f"### {title} (first {len(sub)} in benchmark order)", ""]
-            L += _table(["Question", "Key", "Verdict", "Cause", "Rationale"], [[
-                md(r.question_id),
+            stems = stems or {}
+            L += _table(["Question", "Text (excerpt)", "Key", "Verdict", "Cause", "Rationale"], [[
+                md(r.question_id), md(stems.get(r.question_id), 80),
                 f"{md(r.original_key)} → {md(r.answer_key)}" if action == "corrected" else md(r.original_key),
                 md(r.verdict) + (" (adjudicated)" if r.adjudicated else ""),
                 md(CAUSES.get(r.cause, r.cause)), md(r.rationale, 160),
