@@ -93,6 +93,9 @@ def test_judge_scenarios_sets(db_path, tmp_path):
     assert 0 < len(tier12 & judge) < len(judge)
     if tier12:
         assert sets.loc["Tier 1–2 ∩ judge", "share_of_tier12"] == pytest.approx(len(tier12 & judge) / len(tier12))
+        assert sets.loc["Tier 1–2 ∩ judge", "share_of_judge"] == pytest.approx(len(tier12 & judge) / len(judge))
+        assert sets.loc["Tier 1–2 ∪ judge", "share_of_items"] == pytest.approx(len(tier12 | judge) / 150)
+        assert math.isnan(sets.loc["judge-disputed", "share_of_tier12"])
         assert any("of Tier 1–2 confirmed by the judge" in line for line in js.reading)
     sc = js.scenarios
     excl = sc.groupby("scenario")["n_excluded"].first()

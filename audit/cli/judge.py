@@ -300,7 +300,7 @@ def scenarios_cmd(
     js = judge_scenarios(_benchmark(benchmark, db), judge, prompt_version=prompt_version, db=db)
     for line in js.reading:
         echo(line)
-    echo(_table(js.sets, pct=("share_of_tier12", "share_of_judge")))
+    echo(_table(js.sets, pct=("share_of_tier12", "share_of_judge", "share_of_items")))
     echo("")
     cols = ["scenario", "model", "n_questions", "n_valid", "n_correct", "conditional_accuracy",
             "conditional_accuracy_low", "conditional_accuracy_high", "delta_points"]

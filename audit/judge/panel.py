@@ -180,7 +180,7 @@ class JudgeSets:
 
     benchmark: str
     judge: str
-    sets: pd.DataFrame          # set, n, share_of_tier12, share_of_judge
+    sets: pd.DataFrame          # set, n, share_of_tier12, share_of_judge, share_of_items
     scenarios: pd.DataFrame     # analyze.scenario_table(...) with the extra scenarios
     reading: list[str] = field(default_factory=list)
 
@@ -201,6 +201,7 @@ def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str 
         run = latest_run(con, benchmark)
         tier12 = {r[0] for r in con.execute(
             "SELECT question_id FROM audit_results WHERE run_id = ? AND tier IN (1, 2)", [run["run_id"]]).fetchall()}
+        n_items = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchone()[0]
     inter, union = tier12 & judge_set, tier12 | judge_set
 
     def share(a, b):
@@ -212,8 +213,12 @@ def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str 
         {"set": "Tier 1–2 ∩ judge", "n": len(inter)},
         {"set": "Tier 1–2 ∪ judge", "n": len(union)},
     ])
-    sets["share_of_tier12"] = [share(n, len(tier12)) for n in sets["n"]]
-    sets["share_of_judge"] = [share(n, len(judge_set)) for n in sets["n"]]
+    # shares only where they mean something: of Tier 1–2 (Tier 1–2 itself, ∩),
+    # of the judge's set (judge, ∩), and of all items (every row)
+    sets["share_of_tier12"] = [share(len(tier12), len(tier12)), math.nan, share(len(inter), len(tier12)), math.nan]
+    sets["share_of_judge"] = [math.nan, share(len(judge_set), len(judge_set)), share(len(inter), len(judge_set)),
+                              math.nan]
+    sets["share_of_items"] = [share(n, n_items) for n in sets["n"]]
     scen = scenario_table(benchmark, db=db, models=models,
                           extra_exclusions={SCENARIO_JUDGE: judge_set, SCENARIO_UNION: union})
     reading = [

@@ -92,7 +92,7 @@ def page() -> None:
         js = common.call(judge_scenarios, bench, judge, db=db)
         if js is not None:
             _reading(js.reading)
-            st.dataframe(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge"]), hide_index=True,
+            st.dataframe(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
                          width="stretch", key="judge_sets")
             sc = js.scenarios
             wide = (sc.assign(accuracy=(sc["conditional_accuracy"] * 100).round(1))
