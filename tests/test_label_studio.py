@@ -437,3 +437,18 @@ def test_workbench_page_connect_push_pull(ls, db_path, monkeypatch):
     assert any("1 new reviews" in s.value for s in at.success), [e.value for e in at.error]
     assert token not in str([m.value for m in at.markdown] + [c.value for c in at.caption])
     st.cache_resource.clear()
+
+
+def test_push_selection_follows_queue_filters(ls, db_path):
+    url, token, client = ls
+    make_benchmark(db_path, 40)
+    proj = _project(db_path)
+    flagged = {q for (q,) in _q(db_path, "SELECT question_id FROM current_audit WHERE tier IN (1, 2)")}
+    s = audit.ls_push("synth", db=db_path)                      # default: Tier 1–2, like the queue
+    assert s.selected == len(flagged) and s.created == len(flagged)
+    assert {t.data["question_id"] for t in _tasks(client, proj.project_id)} == flagged
+    math_all = {q for (q,) in _q(db_path, "SELECT question_id FROM questions WHERE subject = 'math'")}
+    s2 = audit.ls_push("synth", tiers=None, subjects=["math"], db=db_path)
+    assert s2.selected == len(math_all) and s2.created == len(math_all - flagged)
+    with pytest.raises(audit.NotFoundError):
+        audit.ls_push("nope", db=db_path)

@@ -15,12 +15,25 @@ TierOption = Annotated[Optional[List[int]], typer.Option("--tier", "-t", help="T
 AllTiersOption = Annotated[bool, typer.Option("--all-tiers", help="Push every item of the benchmark.")]
 QuestionOption = Annotated[Optional[List[str]], typer.Option("--question", "-q", help="Push these question ids (repeatable).")]
 BatchOption = Annotated[int, typer.Option("--batch-size", min=1, help="Tasks per import request.")]
+SubjectOption = Annotated[Optional[List[str]], typer.Option("--subject", help="Queue filter: subject (repeatable).")]
+StatusOption = Annotated[Optional[List[str]], typer.Option(
+    "--status", help="Queue filter: unreviewed / needs_second_review / disputed / done (repeatable).")]
+SuspectOption = Annotated[Optional[bool], typer.Option(
+    "--structure-suspect/--no-structure-suspect", help="Queue filter: structure-suspect items only (or none).")]
+MismatchOption = Annotated[Optional[bool], typer.Option(
+    "--parallel-mismatch/--no-parallel-mismatch", help="Queue filter: parallel-key mismatch only (or none).")]
 
 
 def _tiers(tier, all_tiers):
     if all_tiers:
         return None
     return tuple(tier) if tier else (1, 2)
+
+
+def _filters(subject, status, suspect, mismatch) -> dict:
+    out = {"subjects": subject or None, "status": status or None,
+           "structure_suspect": suspect, "parallel_mismatch": mismatch}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _print(obj) -> None:
@@ -52,15 +65,17 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
     @ls.command("push")
     def push_cmd(benchmark: BenchmarkOption = None, tier: TierOption = None, all_tiers: AllTiersOption = False,
-                 question: QuestionOption = None,
+                 question: QuestionOption = None, subject: SubjectOption = None, status: StatusOption = None,
+                 structure_suspect: SuspectOption = None, parallel_mismatch: MismatchOption = None,
                  no_verdicts: Annotated[bool, typer.Option("--no-verdicts", help="Push tasks only.")] = False,
                  batch_size: BatchOption = 500, url: UrlOption = None, api_key: KeyOption = None,
                  project: ProjectOption = None, db: DbOption = None) -> None:
-        """Push items as tasks (Tier 1–2 of the benchmark by default) and workbench verdicts as annotations."""
+        """Push items as tasks (chosen like the review queue: Tier 1–2 of the benchmark by default) and workbench verdicts as annotations."""
         from audit.sync import ls_push
 
         s = ls_push(benchmark, tiers=_tiers(tier, all_tiers), question_ids=question, verdicts=not no_verdicts,
-                    url=url, api_key=api_key, project_id=project, batch_size=batch_size, db=db)
+                    url=url, api_key=api_key, project_id=project, batch_size=batch_size, db=db,
+                    **_filters(subject, status, structure_suspect, parallel_mismatch))
         _print(s)
 
     @ls.command("pull")
@@ -73,13 +88,16 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
     @ls.command("sync")
     def sync_cmd(benchmark: BenchmarkOption = None, tier: TierOption = None, all_tiers: AllTiersOption = False,
-                 question: QuestionOption = None, batch_size: BatchOption = 500, url: UrlOption = None,
+                 question: QuestionOption = None, subject: SubjectOption = None, status: StatusOption = None,
+                 structure_suspect: SuspectOption = None, parallel_mismatch: MismatchOption = None,
+                 batch_size: BatchOption = 500, url: UrlOption = None,
                  api_key: KeyOption = None, project: ProjectOption = None, db: DbOption = None) -> None:
         """Pull, then push tasks and verdicts (without --benchmark: refresh the tasks already pushed)."""
         from audit.sync import ls_sync
 
         s = ls_sync(benchmark, tiers=_tiers(tier, all_tiers), question_ids=question, url=url, api_key=api_key,
-                    project_id=project, batch_size=batch_size, db=db)
+                    project_id=project, batch_size=batch_size, db=db,
+                    **_filters(subject, status, structure_suspect, parallel_mismatch))
         echo("pull:")
         _print({k: v for k, v in s.pull.__dict__.items()})
         echo("push:")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit.errors import AuditError, InputError
+from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
 from audit.sync.client import Session, ls_errors, open_session
 from audit.sync.config import external_id, labeling_config, task_data, verdict_hash, verdict_result
@@ -61,35 +61,37 @@ def _progress(total: int, desc: str, enabled: bool | None):
                 disable=not (sys.stderr.isatty() if enabled is None else enabled))
 
 
-def select_items(con, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS,
-                 question_ids=None) -> pd.DataFrame:
-    """Which items to push: ``question_ids`` of ``benchmark``; else the items
-    of ``benchmark`` whose current-audit tier is in ``tiers`` (``None`` = all
-    items); with no benchmark, the items already pushed to the project
-    (refresh).  Columns ``benchmark, question_id``."""
-    if benchmark is None:
-        return con.execute("SELECT benchmark, question_id FROM ls_tasks WHERE url = ? AND project_id = ? "
-                           "ORDER BY benchmark, question_id", [project.url, project.project_id]).df()
-    if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchone()[0]:
-        raise AuditError(f"unknown benchmark '{benchmark}'")
-    if question_ids is not None:
-        ids = [str(q) for q in question_ids]
-        df = con.execute("SELECT benchmark, question_id FROM questions WHERE benchmark = ? "
-                         "AND question_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq", [benchmark, ids]).df()
-        missing = sorted(set(ids) - set(df["question_id"]))
-        if missing:
-            raise InputError(f"unknown question(s) in benchmark '{benchmark}': {', '.join(missing[:5])}")
-        return df
-    tier_list = None if tiers is None else [int(t) for t in tiers]
-    return con.execute(
-        "SELECT q.benchmark, q.question_id FROM questions q "
-        "LEFT JOIN current_audit a ON a.benchmark = q.benchmark AND a.question_id = q.question_id "
-        "WHERE q.benchmark = ? AND (?::INTEGER[] IS NULL OR list_contains(?::INTEGER[], a.tier)) "
-        "ORDER BY q.seq, q.question_id", [benchmark, tier_list, tier_list]).df()
+def select_items(db, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS, question_ids=None,
+                 **queue_filters) -> pd.DataFrame:
+    """Which items to push: ``question_ids`` of ``benchmark``; else the
+    review queue's selection (:func:`audit.review.review_queue` with
+    ``tiers`` — default Tier 1–2, ``None`` = every item — and any of its
+    filters: ``subjects``, ``status``, ``reviewer``, ``structure_suspect``,
+    ``parallel_mismatch``); with no benchmark, the items already pushed to
+    the project (a refresh).  Columns ``benchmark, question_id``."""
+    with connect(db, read_only=True) as con:
+        if benchmark is None:
+            return con.execute("SELECT benchmark, question_id FROM ls_tasks WHERE url = ? AND project_id = ? "
+                               "ORDER BY benchmark, question_id", [project.url, project.project_id]).df()
+        if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchone()[0]:
+            raise NotFoundError(f"unknown benchmark '{benchmark}'")
+        if question_ids is not None:
+            ids = [str(q) for q in question_ids]
+            df = con.execute("SELECT benchmark, question_id FROM questions WHERE benchmark = ? "
+                             "AND question_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq", [benchmark, ids]).df()
+            missing = sorted(set(ids) - set(df["question_id"]))
+            if missing:
+                raise InputError(f"unknown question(s) in benchmark '{benchmark}': {', '.join(missing[:5])}")
+            return df
+    from audit.review import review_queue  # the queue's filters, one definition
+
+    queue = review_queue(benchmark, tiers=None if tiers is None else tuple(int(t) for t in tiers),
+                         db=db, **queue_filters)
+    return pd.DataFrame({"benchmark": benchmark, "question_id": queue["question_id"].astype(str)})
 
 
 _ITEMS_SQL = """
-WITH sel AS (SELECT * FROM _sel),
+WITH sel AS (SELECT unnest($benchmarks::VARCHAR[]) AS benchmark, unnest($ids::VARCHAR[]) AS question_id),
 pred AS (
     SELECT p.benchmark, p.question_id, coalesce(m.family, 'unknown') AS family,
            CASE WHEN p.valid THEN p.answer END AS answer, p.model
@@ -122,13 +124,10 @@ ORDER BY q.benchmark, q.seq, q.question_id
 def build_tasks(con, selection: pd.DataFrame) -> list[dict]:
     """Task data of the selected items (stem, options, key, tier, models'
     answers by family), computed in one query."""
-    con.register("_sel", selection[["benchmark", "question_id"]])
-    try:
-        cur = con.execute(_ITEMS_SQL)
-        cols = [c[0] for c in cur.description]
-        return [task_data(dict(zip(cols, row))) for row in cur.fetchall()]
-    finally:
-        con.unregister("_sel")
+    cur = con.execute(_ITEMS_SQL, {"benchmarks": [str(b) for b in selection["benchmark"]],
+                                   "ids": [str(q) for q in selection["question_id"]]})
+    cols = [c[0] for c in cur.description]
+    return [task_data(dict(zip(cols, row))) for row in cur.fetchall()]
 
 
 def _record_tasks(db, project: Project, rows: list[tuple]) -> None:
@@ -149,11 +148,11 @@ def _record_tasks(db, project: Project, rows: list[tuple]) -> None:
 
 def push_tasks(session: Session, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS,
                question_ids=None, batch_size: int = 500, db=None, progress: bool | None = None,
-               summary: PushSummary | None = None) -> PushSummary:
+               summary: PushSummary | None = None, **queue_filters) -> PushSummary:
     """Create or update the tasks of the selected items (see module doc)."""
     s = summary or PushSummary(project.project_id)
+    selection = select_items(db, project, benchmark, tiers=tiers, question_ids=question_ids, **queue_filters)
     with connect(db) as con:
-        selection = select_items(con, project, benchmark, tiers=tiers, question_ids=question_ids)
         tasks = build_tasks(con, selection)
         s.selected = len(tasks)
         if not tasks:
@@ -444,10 +443,12 @@ def _nn(v):
 
 def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=None, verdicts: bool = True,
             url: str | None = None, api_key: str | None = None, project_id: int | None = None,
-            batch_size: int = 500, db=None, progress: bool | None = None) -> PushSummary:
-    """Push the selected items as tasks (Tier 1–2 of ``benchmark`` by
-    default; ``tiers=None`` for every item; no benchmark = refresh the tasks
-    already pushed) and then the workbench verdicts as annotations.
+            batch_size: int = 500, db=None, progress: bool | None = None, **queue_filters) -> PushSummary:
+    """Push the selected items as tasks (chosen like the review queue:
+    Tier 1–2 of ``benchmark`` by default, ``tiers=None`` for every item, plus
+    any :func:`audit.review.review_queue` filter such as ``subjects=`` or
+    ``status=``; no benchmark = refresh the tasks already pushed) and then
+    the workbench verdicts as annotations.
 
     Example (needs a running server and ``ls_connect`` first)::
 
@@ -457,7 +458,7 @@ def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
     with connect(db, read_only=True) as con:
         project = find_project(con, session.url, project_id)
     s = push_tasks(session, project, benchmark, tiers=tiers, question_ids=question_ids,
-                   batch_size=batch_size, db=db, progress=progress)
+                   batch_size=batch_size, db=db, progress=progress, **queue_filters)
     if verdicts:
         push_verdicts(session, project, db=db, progress=progress, summary=s)
     with connect(db) as con:

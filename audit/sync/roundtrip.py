@@ -23,9 +23,10 @@ class SyncSummary:
 
 def ls_sync(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=None, url: str | None = None,
             api_key: str | None = None, project_id: int | None = None, batch_size: int = 500, db=None,
-            progress: bool | None = None) -> SyncSummary:
+            progress: bool | None = None, **queue_filters) -> SyncSummary:
     """Pull annotations, then push tasks (the selected items, or a refresh of
-    the tasks already pushed when no benchmark is given) and workbench
+    the tasks already pushed when no benchmark is given; the selection takes
+    the review queue's filters, see :func:`audit.ls_push`) and workbench
     verdicts.  Safe to rerun at any time; a rerun after a crash converges.
 
     Example (needs a running server and ``ls_connect`` first)::
@@ -37,7 +38,7 @@ def ls_sync(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
         project = find_project(con, session.url, project_id)
     pulled = pull_project(session, project, db=db)
     pushed = push_tasks(session, project, benchmark, tiers=tiers, question_ids=question_ids,
-                        batch_size=batch_size, db=db, progress=progress)
+                        batch_size=batch_size, db=db, progress=progress, **queue_filters)
     push_verdicts(session, project, db=db, progress=progress, summary=pushed,
                   remote=list_annotations(session, project.project_id))
     with connect(db) as con:
