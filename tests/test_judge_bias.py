@@ -223,3 +223,23 @@ def duckdb_connect(path):
     import duckdb
 
     return duckdb.connect(str(path), read_only=True)
+
+
+def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
+    """Default path: the experts' settled verdicts come from the review stage."""
+    from audit.review import add_review, settled_verdicts
+
+    build(db_path, tmp_path)
+    plan = {i: ("key_wrong", "B") for i in list(G_ONLY)[:10]}
+    plan.update({i: ("key_correct", None) for i in list(A_ONLY) + [130, 131, 132]})
+    for i, (verdict, ans) in plan.items():
+        add_review("meth", qid(i), "lead", verdict, corrected_answer=ans, is_adjudication=True, db=db_path)
+    settled = settled_verdicts("meth", db=db_path)
+    assert len(settled) == len(plan)
+    via_review = bias_vs_accuracy("meth", JUDGE, db=db_path)
+    explicit = bias_vs_accuracy("meth", JUDGE, db=db_path, settled=_settled(plan))
+    pd.testing.assert_frame_equal(via_review.overall, explicit.overall)
+    pd.testing.assert_frame_equal(via_review.errors, explicit.errors)
+    o = via_review.overall.iloc[0]
+    # judge right on the 10 Gemini-only items and the 3 accepted keys, wrong on the 2 Claude-only ones
+    assert (o.n, o.n_correct) == (15, 13)
