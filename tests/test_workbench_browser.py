@@ -201,7 +201,8 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     # 2 = "key wrong": its button becomes the highlighted (primary) one
     page.get_by_role("heading", name="Your verdict").click()  # focus on the page, not a text box
     page.keyboard.press("2")
-    page.locator('[data-testid="stBaseButton-primary"]', has_text="Key wrong").wait_for()
+    page.locator('[data-testid="stBaseButton-primary"]', has_text="Key wrong").first.wait_for()
+    assert page.locator('[data-testid="stBaseButton-primary"]', has_text="Key correct").count() == 0
     _wait_idle(page)
     # corrected answer: the first option that is not the key
     page.get_by_label("Corrected answer (for 'key wrong')").click()

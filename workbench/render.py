@@ -126,6 +126,7 @@ CSS = """
 .wb-vertical-wrap .wb-opt { padding: .3rem .3rem; gap: .3rem; }
 .wb-vertical-wrap .wb-bar { max-width: 40px; }
 .wb-vertical-wrap .wb-stem { margin-bottom: 0; }
+.wb-vertical-wrap .wb-badges { writing-mode: horizontal-tb; }
 .wb-warn { padding: .4rem .7rem; border-radius: .4rem; background: #fff4e5; border: 1px solid #f0b060; color: #5a3a00;
            margin: .2rem 0; font-family: system-ui, sans-serif; }
 .wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }

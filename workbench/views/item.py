@@ -30,7 +30,7 @@ VERDICT_BUTTON_LABELS = {
     "key_correct": "Key correct",
     "key_wrong": "Key wrong → give the corrected answer",
     "ambiguous": "Ambiguous: several defensible answers",
-    "defective": "Defective: no correct option, broken options, translation damaged",
+    "defective": "Question defective",
     "skip": "Skip (decide later)",
 }
 NO_CAUSE = "—"
@@ -148,7 +148,7 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
     prev_id, next_id = _known_neighbours(bench, qid, flt)
     q = view.question
     a = view.audit
-    left, back, mid, right = st.columns([5, 1.2, 1, 1])
+    left, back, mid, right = st.columns([4.4, 1.2, 1.4, 1.2])
     with left:
         tier = "not audited" if a is None or a.tier is None else f"Tier {a.tier}"
         st.markdown(f"### Item `{qid}`")
@@ -284,7 +284,7 @@ def _form(view, bench: str, qid: str) -> None:
         st.button(VERDICT_BUTTON_LABELS[v], key=f"vbtn_{v}", shortcut=str(i),
                   type="primary" if v == verdict else "secondary",
                   icon=":material/radio_button_checked:" if v == verdict else ":material/radio_button_unchecked:",
-                  on_click=_pick_verdict, args=(bench, qid, v), width="stretch")
+                  on_click=_pick_verdict, args=(bench, qid, v), width="stretch", help=VERDICTS[v])
     answers = [o.label for o in q.options if o.label != q.answer_key]
     ak = _seed(bench, qid, "answer", None)
     if st.session_state.get(ak) not in answers:
