@@ -6,8 +6,8 @@ Steps, each figure printed:
 1. generate the data deterministically and write Parquet (scale_data.py);
 2. import it with the real importers (``import_questions``,
    ``import_predictions`` long layout; 10% of the predictions are raw
-   responses extracted on import) — in a child process, whose peak RSS is
-   measured with ``resource.getrusage(RUSAGE_CHILDREN)``;
+   responses extracted on import) — in a child process, with its peak RSS
+   (VmHWM, or ``resource.getrusage`` where /proc is missing);
 3. ``analyze`` end to end (open the file, tier every question, write runs,
    results and lint, commit) — in its own child process, timed and with its
    peak RSS;
@@ -37,9 +37,23 @@ sys.path.insert(0, str(HERE))
 BENCHMARK = "scale"
 
 
+def peak_rss_kb() -> int:
+    """This process's peak RSS in KiB: VmHWM from /proc (reset by exec, so a
+    child does not inherit its parent's high-water mark the way ru_maxrss
+    does on Linux), else ``resource.getrusage(RUSAGE_SELF).ru_maxrss``."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def _child(phase: str, args) -> dict:
     """Run one phase in a fresh interpreter; return its JSON figures, including
-    its own peak RSS (``ru_maxrss`` of RUSAGE_SELF, read in the child at the end)."""
+    its own peak RSS (read in the child at the end, see :func:`peak_rss_kb`)."""
     proc = subprocess.run(
         [sys.executable, __file__, "--phase", phase, "--db", str(args.db), "--workdir", str(args.workdir),
          "--questions", str(args.questions), "--models", str(args.models)],
@@ -194,7 +208,7 @@ def main() -> None:
 
     if args.phase:
         out = phase_import(args) if args.phase == "import" else phase_analyze(args)
-        out["self_rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        out["self_rss_kb"] = peak_rss_kb()
         print(json.dumps(out))
         return
 
