@@ -44,6 +44,7 @@ def test_filters(db):
     assert ids(review_queue("bench", tiers=[2], db=db)) == ["q05", "q06"]
     assert ids(review_queue("bench", tiers=5, db=db)) == ["q07", "q08", "q09", "q10", "q11", "q12"]
     assert len(review_queue("bench", tiers=None, db=db)) == 12
+    assert review_queue("bench", tiers=[], db=db).empty and review_queue("bench", subjects=[], db=db).empty
     assert ids(review_queue("bench", subjects=["grammar"], db=db)) == ["q02", "q05"]
     assert ids(review_queue("bench", structure_suspect=True, db=db)) == ["q03"]
     assert "q03" not in ids(review_queue("bench", structure_suspect=False, db=db))

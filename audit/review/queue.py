@@ -73,13 +73,13 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
     params = base_params(con, benchmark, reviewer)
     where = []
     tiers = _as_list(tiers)
-    if tiers is not None:
+    if tiers is not None:   # an empty selection matches nothing
         params["tiers"] = [int(t) for t in tiers]
-        where.append("list_contains($tiers, tier)")
+        where.append("list_contains($tiers::INTEGER[], tier)")
     subjects = _as_list(subjects)
     if subjects is not None:
         params["subjects"] = [str(s) for s in subjects]
-        where.append("list_contains($subjects, subject)")
+        where.append("list_contains($subjects::VARCHAR[], subject)")
     if structure_suspect is not None:
         where.append("structure_suspect" if structure_suspect else "NOT structure_suspect")
     if parallel_mismatch is not None:
