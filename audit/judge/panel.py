@@ -120,24 +120,45 @@ def panel_verdict(benchmark: str, *, judges=None, db=None, families: dict[str, s
         fam = {j: (families or {}).get(j) or jstore.judge_family(con, j) for j in v["judge"].unique()}
     v = v[v["parse_ok"].astype(bool)].copy()
     v["family"] = v["judge"].map(fam)
-    out = []
-    for qid, g in v.groupby("question_id", sort=False):
-        key = g["answer_key"].iloc[0]
-        votes = {}
-        for f, gf in g.groupby("family"):
-            c = gf["judge_answer"].value_counts()
-            if len(c) == 1 or c.iloc[0] > c.iloc[1]:
-                votes[f] = c.index[0]
-        counts = pd.Series(list(votes.values())).value_counts() if votes else pd.Series(dtype=int)
-        answer = counts.index[0] if len(counts) and counts.iloc[0] * 2 > len(votes) else None
-        verdict = "no_majority" if answer is None else ("key_correct" if answer == key else "key_wrong")
-        out.append({"question_id": qid, "answer_key": key, "n_judges": int(g["judge"].nunique()),
-                    "n_families": int(g["family"].nunique()),
-                    "votes": "; ".join(f"{f}={a}" for f, a in sorted(votes.items())),
-                    "panel_answer": answer if answer != NONE_LABEL else None, "panel_verdict": verdict,
-                    "support": (float(counts.iloc[0]) / len(votes)) if answer is not None else math.nan})
-    return pd.DataFrame(out, columns=["question_id", "answer_key", "n_judges", "n_families", "votes",
-                                      "panel_answer", "panel_verdict", "support"])
+    v = v[["question_id", "seq", "answer_key", "judge", "family", "judge_answer"]]
+    cols = ["question_id", "answer_key", "n_judges", "n_families", "votes", "panel_answer", "panel_verdict", "support"]
+    if v.empty:
+        return pd.DataFrame(columns=cols)
+    sql = f"""
+        WITH fa AS (   -- answers per family and item
+            SELECT question_id, family, judge_answer AS answer, count(*) AS k FROM v GROUP BY question_id, family, answer
+        ), fv AS (     -- a family votes for its strict-majority answer (ties: no vote)
+            SELECT question_id, family, answer FROM (
+                SELECT *, rank() OVER (PARTITION BY question_id, family ORDER BY k DESC) AS r,
+                       count(*) OVER (PARTITION BY question_id, family, k) AS tied FROM fa)
+            WHERE r = 1 AND tied = 1
+        ), tally AS (
+            SELECT question_id, answer, count(*) AS n_votes,
+                   sum(count(*)) OVER (PARTITION BY question_id) AS n_voting FROM fv GROUP BY question_id, answer
+        ), win AS (
+            SELECT question_id, answer, n_votes, n_voting FROM tally WHERE 2 * n_votes > n_voting
+        ), items AS (
+            SELECT question_id, any_value(seq) AS seq, any_value(answer_key) AS answer_key,
+                   count(DISTINCT judge) AS n_judges, count(DISTINCT family) AS n_families FROM v GROUP BY question_id
+        ), votes AS (
+            SELECT question_id, string_agg(family || '=' || answer, '; ' ORDER BY family) AS votes FROM fv GROUP BY question_id
+        )
+        SELECT i.question_id, i.answer_key, i.n_judges, i.n_families, coalesce(vo.votes, '') AS votes,
+               CASE WHEN w.answer = '{NONE_LABEL}' THEN NULL ELSE w.answer END AS panel_answer,
+               CASE WHEN w.answer IS NULL THEN 'no_majority'
+                    WHEN w.answer = i.answer_key THEN 'key_correct' ELSE 'key_wrong' END AS panel_verdict,
+               w.n_votes / w.n_voting AS support
+        FROM items i LEFT JOIN win w USING (question_id) LEFT JOIN votes vo USING (question_id)
+        ORDER BY i.seq, i.question_id
+    """
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.register("v", v)
+        return con.execute(sql).df()
+    finally:
+        con.close()
 
 
 def save_panel(benchmark: str, name: str, *, judges=None, db=None) -> int:
