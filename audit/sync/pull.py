@@ -217,11 +217,7 @@ def _append_reviews(con, record, to_add: list[tuple[str, dict]]) -> dict[str, in
     for bench, row in to_add:
         by_bench.setdefault(bench, []).append(row)
     for bench, rows in by_bench.items():
-        if hasattr(record, "append_reviews"):
-            added = record.append_reviews(con, bench, rows)
-        else:
-            clean = record._validate(con, bench, rows, [record._Where() for _ in rows])
-            added = record._insert(con, clean)
+        added = record.append_reviews(con, bench, rows, source="label_studio")
         out.update({r.external_id: int(r.review_id) for r in added})
     return out
 
