@@ -470,3 +470,21 @@ def test_tibetan_and_lower_case_keys_keep_their_style():
     assert _same_script_label("ཁ", "C") == "ག"
     assert _same_script_label("b", "D") == "d"
     assert _same_script_label("B", "D") == "D"
+
+
+def test_concurrent_creates_of_one_version(toy, tmp_path):
+    """Two processes export the same new version at once: exactly one wins,
+    the other exits 1 with a one-line error (the version exists / was created
+    meanwhile / the database is busy), and folder and record agree."""
+    out = tmp_path / "exports"
+    create_version(B, "1.0", db=toy, exports_dir=out)
+    cmd = [sys.executable, "-m", "audit.cli", "export", "create", "-b", B, "-v", "1.1", "--db", str(toy),
+           "--exports-dir", str(out)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    res = [(p.wait(timeout=180), p.stdout.read(), p.stderr.read()) for p in procs]
+    codes = sorted(r[0] for r in res)
+    assert codes == [0, 1], res
+    err = next(r[2] for r in res if r[0] == 1)
+    assert err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in (out / B).iterdir()) == ["1.0", "1.1"]
+    assert list_versions(B, db=toy, verify=True)["intact"].tolist() == [True, True]

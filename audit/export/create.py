@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 
 from audit._version import __version__
@@ -337,10 +338,14 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Pa
                     publish(tmp, target)
                     published = True
                     steps("published")
-        except BaseException:
+        except BaseException as exc:
             if published or (not tmp.exists() and target.is_dir()):
                 # our folder was renamed into place but the record was not committed
                 shutil.rmtree(target, ignore_errors=True)
+            if isinstance(exc, (duckdb.ConstraintException, duckdb.TransactionException)):
+                # a concurrent export recorded the same version first
+                raise AuditError(f"version {version} of '{benchmark}' was created by another export meanwhile; "
+                                 "versions are immutable — create a new version number instead") from exc
             raise
     return VersionSummary(benchmark, version, d.parent, policy.name, target, counts, tuple(sorted(files) + ["manifest.json"]),
                           manifest["created_at"], manifest["data_sha256"])
