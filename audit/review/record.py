@@ -162,18 +162,27 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
 
 
 def _insert(con, rows: list[dict]) -> list[Review]:
+    """Insert validated rows; review ids come from the sequence, in row order.
+    Small batches (a save from the workbench) use one VALUES statement, large
+    ones (imports) an Arrow table scanned by DuckDB."""
     cols = REVIEW_COLUMNS[1:]
-    df = pd.DataFrame(rows, columns=cols)
-    df["created_at"] = pd.to_datetime(df["created_at"])
-    df["is_adjudication"] = df["is_adjudication"].astype(bool)
-    con.register("_incoming_reviews", df)
-    try:
-        got = con.execute(
-            f"INSERT INTO reviews ({', '.join(cols)}) "
-            f"SELECT {', '.join(cols)} FROM _incoming_reviews RETURNING {', '.join(REVIEW_COLUMNS)}"
-        ).fetchall()
-    finally:
-        con.unregister("_incoming_reviews")
+    ret = f"RETURNING {', '.join(REVIEW_COLUMNS)}"
+    if len(rows) <= 100:
+        values = ", ".join("(" + ", ".join("?" * len(cols)) + ")" for _ in rows)
+        got = con.execute(f"INSERT INTO reviews ({', '.join(cols)}) VALUES {values} {ret}",
+                          [r[c] for r in rows for c in cols]).fetchall()
+    else:
+        import pyarrow as pa
+
+        table = pa.table({c: [r[c] for r in rows] for c in cols}).cast(pa.schema(
+            [(c, pa.timestamp("us") if c == "created_at" else pa.bool_() if c == "is_adjudication" else pa.string())
+             for c in cols]))
+        con.register("_incoming_reviews", table)
+        try:
+            got = con.execute(f"INSERT INTO reviews ({', '.join(cols)}) "
+                              f"SELECT {', '.join(cols)} FROM _incoming_reviews {ret}").fetchall()
+        finally:
+            con.unregister("_incoming_reviews")
     return sorted((_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in got), key=lambda r: r.review_id)
 
 
