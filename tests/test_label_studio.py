@@ -452,3 +452,35 @@ def test_push_selection_follows_queue_filters(ls, db_path):
     assert s2.selected == len(math_all) and s2.created == len(math_all - flagged)
     with pytest.raises(audit.NotFoundError):
         audit.ls_push("nope", db=db_path)
+
+
+def test_not_a_label_studio_server_is_one_clear_error(db_path):
+    """Runs without the Label Studio server: a plain HTTP server at the URL."""
+    import http.server
+    import socketserver
+    import threading
+
+    class Html(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<html>not label studio</html>")
+
+        def log_message(self, *args):
+            pass
+
+    srv = socketserver.TCPServer(("127.0.0.1", 0), Html)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        before = db_snapshot(db_path)
+        r = _cli(["ls", "connect", "--url", f"http://127.0.0.1:{srv.server_address[1]}", "--api-key", "k3y-x"],
+                 db_path, {"LABEL_STUDIO_API_KEY": ""}, timeout=60)
+        assert r.returncode == 1 and r.stderr.strip().count("\n") == 0
+        assert "did not answer like Label Studio" in r.stderr and "k3y-x" not in r.stderr
+        assert db_snapshot(db_path) == before
+        r = _cli(["ls", "pull"], db_path, {"LABEL_STUDIO_URL": "", "LABEL_STUDIO_API_KEY": ""}, timeout=60)
+        assert r.returncode == 1 and r.stderr.startswith("error: no Label Studio URL")
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -92,6 +92,10 @@ def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
                 f"Label Studio at {auth.url} rejected the API token (HTTP {code}) while {doing}; "
                 f"check {KEY_ENV} (a legacy token needs legacy tokens enabled on the server)"
             ) from None
+        if code is not None and 200 <= code < 300:   # an answer that is not the JSON Label Studio sends
+            raise LabelStudioError(
+                f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
+            ) from None
         if code == 404:
             raise LabelStudioError(f"Label Studio at {auth.url}: not found (HTTP 404) while {doing}") from None
         raise LabelStudioError(
@@ -103,6 +107,10 @@ def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
         reason = type(exc).__name__
         text = str(exc).replace(auth.api_key, "<hidden>") if auth.api_key else str(exc)
         raise LabelStudioError(f"cannot reach Label Studio at {auth.url} ({reason}: {text[:160]})") from None
+    except ValueError:   # JSON / response-model errors: something else answers at that URL
+        raise LabelStudioError(
+            f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
+        ) from None
 
 
 @dataclass(frozen=True)
