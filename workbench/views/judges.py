@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from audit.judge.bias import bias_vs_accuracy, judge_bias
-from audit.judge.panel import judge_agreement, judge_scenarios, panel_verdict
+from audit.judge.panel import judge_agreement, judge_scenarios, panel_verdict, report_sections
 from audit.judge.store import list_judges, list_runs, unparsed_replies
 from workbench import render, session
 from workbench.views import common
@@ -25,6 +25,20 @@ def _pct_cols(df, cols):
     return out
 
 
+def _agreement_statistics(bench: str, db) -> None:
+    st.caption("Cohen's kappa (statsmodels; asymptotic SE and 95 % Wald CI) between any two raters on the items "
+               "both rated — judges, judges vs the experts' settled verdicts, reviewers, models — and Fleiss' "
+               "kappa for three or more on the items all of them rated. n = number of common items.")
+    sections = common.call(report_sections, bench, db=db)
+    if sections is None:
+        return
+    if not sections:
+        st.info("Nothing to compare yet.")
+    for i, (title, df) in enumerate(sections.items()):
+        st.subheader(title)
+        st.dataframe(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
+
+
 def page() -> None:
     st.title("LLM judges")
     db = session.db_path()
@@ -38,6 +52,8 @@ def page() -> None:
         st.info("No judge verdicts on this benchmark yet. Run a judge with "
                 "`audit judge run --model <provider/model>` or import a methodology file with "
                 "`audit import judge FILE --judge NAME`.")
+        with st.expander("Agreement statistics (models, reviewers)"):
+            _agreement_statistics(bench, db)
         return
     st.caption("One row per judge and prompt version. Unparseable replies are stored as received and never "
                "guessed; they are listed under *Unparsed replies*.")
@@ -45,8 +61,9 @@ def page() -> None:
     names = list(dict.fromkeys(judges["judge"]))
     judge = st.selectbox("Judge", names, key="judge_pick")
 
-    t_bias, t_acc, t_sets, t_multi, t_raw, t_runs = st.tabs(
-        ["Bias", "Bias vs accuracy", "Scenarios and sets", "Several judges", "Unparsed replies", "Runs"])
+    t_bias, t_acc, t_sets, t_multi, t_kappa, t_raw, t_runs = st.tabs(
+        ["Bias", "Bias vs accuracy", "Scenarios and sets", "Several judges", "Agreement statistics",
+         "Unparsed replies", "Runs"])
 
     with t_bias:
         rep = common.call(judge_bias, bench, judge, db=db)
@@ -118,6 +135,9 @@ def page() -> None:
                              hide_index=True, key="judge_panel_counts")
                 st.dataframe(pv[pv["panel_verdict"] != "key_correct"], hide_index=True, width="stretch",
                              key="judge_panel")
+
+    with t_kappa:
+        _agreement_statistics(bench, db)
 
     with t_raw:
         raw = common.call(unparsed_replies, bench, judge, db=db)
