@@ -199,3 +199,19 @@ def test_append_reviews_joins_the_callers_transaction(db):
             assert got[0].source == "label_studio" and got[0].external_id == "ls:1@t"
             raise RuntimeError("the caller's later step failed")
     assert db_snapshot(db) == before  # rolled back with the caller
+
+
+def test_large_import_keeps_row_order_and_types(db, tmp_path):
+    lines = ["question_id,reviewer,verdict,corrected_answer,cause,rationale,created_at"]
+    for i in range(150):
+        q = f"q{i % 12 + 1:02d}"
+        verdict, ans = ("key_wrong", "BCD"[i % 3]) if i % 2 else ("key_correct", "")
+        lines.append(f"{q},r{i},{verdict},{ans},,note {i},2026-02-0{1 + i % 9}T10:00:00Z")
+    f = _write(tmp_path / "big.csv", "\n".join(lines) + "\n")
+    got = import_reviews(f, benchmark="bench", db=db)
+    assert [r.reviewer for r in got] == [f"r{i}" for i in range(150)]
+    assert [r.review_id for r in got] == sorted(r.review_id for r in got)
+    hist = list_reviews("bench", db=db).set_index("reviewer")
+    assert hist.loc["r7", ["verdict", "corrected_answer", "rationale"]].tolist() == ["key_wrong", "B", "note 7"]
+    assert hist.loc["r7", "created_at"].to_pydatetime() == datetime(2026, 2, 8, 10, 0)
+    assert not bool(hist.loc["r8", "is_adjudication"]) and hist.loc["r8", "source"] == "import"
