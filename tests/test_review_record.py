@@ -212,6 +212,6 @@ def test_large_import_keeps_row_order_and_types(db, tmp_path):
     assert [r.reviewer for r in got] == [f"r{i}" for i in range(150)]
     assert [r.review_id for r in got] == sorted(r.review_id for r in got)
     hist = list_reviews("bench", db=db).set_index("reviewer")
-    assert hist.loc["r7", ["verdict", "corrected_answer", "rationale"]].tolist() == ["key_wrong", "B", "note 7"]
+    assert hist.loc["r7", ["verdict", "corrected_answer", "rationale"]].tolist() == ["key_wrong", "C", "note 7"]
     assert hist.loc["r7", "created_at"].to_pydatetime() == datetime(2026, 2, 8, 10, 0)
     assert not bool(hist.loc["r8", "is_adjudication"]) and hist.loc["r8", "source"] == "import"
