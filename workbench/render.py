@@ -131,6 +131,9 @@ CSS = """
            margin: .2rem 0; font-family: system-ui, sans-serif; }
 .wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }
 .wb-family td, .wb-family th { padding: .15rem .5rem; border-bottom: 1px solid rgba(128,128,128,.2); text-align: left; }
+.wb-qrow { display: grid; grid-template-columns: 9rem 4rem 9rem 9rem minmax(0, 1fr); gap: .6rem;
+           align-items: center; font-family: system-ui, sans-serif; font-size: .92rem; min-height: 2.4rem; }
+.wb-qhead { font-weight: 700; min-height: 0; }
 .wb-preview { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
 </style>
 """
@@ -207,6 +210,39 @@ def preview_html(text: str | None, *, script: str | None, language: str | None =
     style = f"font-family: {st.font_family}; font-size: {size}; line-height: 1.7;"
     cls = "wb-preview" + (" wb-rtl" if st.direction == "rtl" else "")
     return f'<div class="{cls}" lang="{esc(st.lang)}" dir="{st.direction}" style="{style}">{esc(short)}</div>'
+
+
+_STATUS_CLASS = {"unreviewed": ("unreviewed", "#6e7781"), "needs_second_review": ("needs a 2nd review", "#b35900"),
+                 "disputed": ("disputed", "#cf222e"), "done": ("done", "#1a7f37")}
+
+
+def queue_row_html(*, subject, tier, agreement_count, n_models, top_answer, answer_key, status,
+                   structure_suspect, key_mismatch, reviewed_by_me, stem, script, language) -> str:
+    """One queue row (everything but the open button) as one HTML block."""
+    tier_s = "—" if tier is None or tier != tier else f"Tier {int(tier)}"
+    if top_answer and agreement_count == agreement_count and agreement_count is not None:
+        models = f"{int(agreement_count)}/{int(n_models)} say <b>{esc(top_answer)}</b> (key {esc(answer_key)})"
+    else:
+        models = f"key {esc(answer_key)}"
+    label, colour = _STATUS_CLASS.get(status, (status, "#6e7781"))
+    extras = []
+    if structure_suspect:
+        extras.append('<span style="color:#b35900">structure suspect</span>')
+    if key_mismatch:
+        extras.append('<span style="color:#cf222e">parallel key differs</span>')
+    if reviewed_by_me:
+        extras.append('<span style="color:#0969da">reviewed by you</span>')
+    return (
+        '<div class="wb-qrow">'
+        f'<div>{esc(subject or "—")}</div><div>{esc(tier_s)}</div><div>{models}</div>'
+        f'<div><span class="wb-badge" style="background:{colour};color:#fff">{esc(label)}</span>'
+        f'<div style="font-size:.8rem">{" · ".join(extras)}</div></div>'
+        f'<div style="min-width:0">{preview_html(stem, script=script, language=language)}</div></div>'
+    )
+
+
+QUEUE_HEAD_HTML = ('<div class="wb-qrow wb-qhead"><div>Subject</div><div>Tier</div><div>Models</div>'
+                   '<div>Status</div><div>Question</div></div>')
 
 
 def warnings_html(messages: list[str]) -> str:

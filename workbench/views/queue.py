@@ -13,7 +13,7 @@ from workbench import render, session
 from workbench.views import common
 
 PAGE_SIZE = 25
-_COLS = [2.1, 1.3, 0.7, 1.4, 1.5, 4.5]  # item, subject, tier, models, status, question
+_COLS = [2.2, 7.8]  # open button | the row (subject, tier, models, status, question)
 ALL_TIERS = [0, 1, 2, 3, 4, 5]
 TIER_HELP = ("Tier 1: many models from several families agree on one answer that is not the key "
              "(most likely a wrong key). Higher tiers: weaker evidence. Tier 0: the models agree with the key.")
@@ -26,12 +26,6 @@ STATUS_FILTERS = {  # label → audit.review queue status
     "Done": "done",
 }
 K_QUEUE_IDS = "wb_queue_ids"  # the page of ids last shown, for previous / next without a query
-STATUS_BADGES = {
-    "unreviewed": ":gray-badge[unreviewed]",
-    "needs_second_review": ":orange-badge[needs a 2nd review]",
-    "disputed": ":red-badge[disputed]",
-    "done": ":green-badge[done]",
-}
 
 # Filter values live under f_* (plain session keys, kept while other pages
 # are open); the widgets use w_* keys seeded from them.
@@ -93,31 +87,19 @@ def _filters_ui(benchmark: str, db) -> None:
 
 
 def _row(r, benchmark: str) -> None:
-    cols = st.columns(_COLS)
-    with cols[0]:
+    left, right = st.columns(_COLS, vertical_alignment="center")
+    with left:
         if st.button(str(r.question_id), key=f"open::{r.question_id}", width="stretch",
                      help="Open this item"):
             session.open_item(benchmark, r.question_id)
             from workbench import nav
             st.switch_page(nav.item_page())
-    cols[1].text(r.subject or "—")  # benchmark text: never markdown
-    tier = "—" if r.tier is None or r.tier != r.tier else f"Tier {int(r.tier)}"
-    cols[2].markdown(tier)
-    if r.agreement_count == r.agreement_count and r.top_answer:
-        cols[3].markdown(f"{int(r.agreement_count)}/{int(r.n_models)} say **{r.top_answer}** (key {r.answer_key})")
-    else:
-        cols[3].markdown(f"key {r.answer_key}")
-    badge = STATUS_BADGES.get(r.status, r.status)
-    extra = []
-    if r.structure_suspect:
-        extra.append(":orange[structure suspect]")
-    if r.parallel_key_match is False:
-        extra.append(":red[parallel key differs]")
-    if r.reviewed_by_me:
-        extra.append(":blue[reviewed by you]")
-    cols[4].markdown(badge + ("  \n" + " · ".join(extra) if extra else ""))
-    with cols[5]:
-        st.html(render.preview_html(r.stem_preview, script=r.script, language=r.language))
+    with right:
+        st.html(render.queue_row_html(
+            subject=r.subject, tier=r.tier, agreement_count=r.agreement_count, n_models=r.n_models,
+            top_answer=r.top_answer, answer_key=r.answer_key, status=r.status,
+            structure_suspect=bool(r.structure_suspect), key_mismatch=r.parallel_key_match is False,
+            reviewed_by_me=bool(r.reviewed_by_me), stem=r.stem_preview, script=r.script, language=r.language))
 
 
 def page() -> None:
@@ -153,8 +135,9 @@ def page() -> None:
         st.caption("Click an item's id to open it. Items are ordered by priority: tier, then how many "
                    "models agree on an answer other than the key.")
         head = st.columns(_COLS)
-        for c, h in zip(head, ["Item", "Subject", "Tier", "Models", "Status", "Question"]):
-            c.markdown(f"**{h}**")
+        head[0].markdown("**Item**")
+        with head[1]:
+            st.html(render.QUEUE_HEAD_HTML)
         for r in df.itertuples(index=False):
             _row(r, benchmark)
         if st.button("Start reviewing from the top", type="primary", key="start_first",
