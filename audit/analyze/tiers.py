@@ -18,9 +18,12 @@ For a model set of N models and each question:
 With ``incomplete="separate"`` a question with any invalid or missing
 prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
 
-The whole rule runs as one DuckDB query (aggregates and ``max`` over a
-ranking struct); no Python loop over questions.  Results are written to
-``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction.
+The rule is set-based DuckDB SQL with no Python loop over questions: one
+``GROUPING SETS`` pass over the predictions counts the votes per (question,
+letter) — with the voters' families as a bitmask — and the answers per
+(model, letter); the ranking is a ``max`` over a (count, families, −letter)
+struct per question.  Results are written to ``audit_runs`` /
+``audit_results`` / ``audit_lint`` in one transaction.
 """
 from __future__ import annotations
 
