@@ -217,6 +217,8 @@ def test_bad_options(db_path, server):
         judge(db_path, server, concurrency=0)
     with pytest.raises(AuditError, match="no benchmark"):
         judge(db_path, server, benchmark="nope")
+    with pytest.raises(AuditError, match="needs an audit run"):
+        judge(db_path, server, tiers=[1, 2])
     with pytest.raises(InputError, match="placeholder"):
         judge(db_path, server, prompt=_write(db_path.parent / "bad.txt", "${question} ${oops}"))
     assert server.total == 0
@@ -292,3 +294,17 @@ def test_cli_max_cost_and_list(db_path, server, capsys, monkeypatch):
     code, out, err = run_cli(capsys, *cmd)
     assert code == 1 and server.total == 3
     assert err.count("\n") == 1 and err.startswith("error: ") and "OPENAI_API_KEY" in err
+
+
+def test_tier_filter_uses_current_audit(db_path, server, tmp_path):
+    from audit.analyze.tiers import analyze
+    from test_judge_bias import build
+
+    build(db_path, tmp_path)
+    analyze("meth", db=db_path, t1=5, t2=4)
+    want = {r[0] for r in rows(db_path, "SELECT question_id FROM current_audit WHERE tier IN (1, 2)")}
+    assert want
+    s = judge(db_path, server, benchmark="meth", tiers=[1, 2], judge_name="tiered")
+    assert s.n_selected == len(want) and s.n_ok == len(want)
+    got = {r[0] for r in rows(db_path, "SELECT question_id FROM judge_verdicts WHERE judge = 'tiered'")}
+    assert got == want

@@ -237,6 +237,9 @@ async def arun_judge(
     with connect(db) as con:
         if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
             raise NotFoundError(f"no benchmark named '{benchmark}'")
+        if tiers is not None and not con.execute(
+                "SELECT 1 FROM audit_runs WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone():
+            raise NotFoundError(f"--tier needs an audit run; run 'audit analyze --benchmark {benchmark}' first")
         with transaction(con):
             jstore.ensure_prompt(con, jp.version, jp.template)
             n_selected, todo = jstore.select_items(
