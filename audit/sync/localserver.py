@@ -140,20 +140,31 @@ def start_local_server(work_dir: str | os.PathLike | None = None, *, port: int |
         fresh_template = use_template
     server = _start(binary, data_dir, port or free_port(), work / "label-studio.log", timeout)
     if fresh_template:
-        # Snapshot the migrated database (SQLite online backup, consistent while the server runs).
-        import sqlite3
-
-        tmp = template.with_name(template.name + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        src = sqlite3.connect(str(data_dir / "label_studio.sqlite3"))
-        dst = sqlite3.connect(str(tmp / "label_studio.sqlite3"))
-        with dst:
-            src.backup(dst)
-        src.close()
-        dst.close()
         try:
-            tmp.rename(template)
+            _save_template(data_dir, template)
         except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)   # another process made it first
+            pass   # e.g. a read-only install: later starts migrate again, nothing else changes
+        except Exception:
+            server.stop()
+            raise
     return server
+
+
+def _save_template(data_dir: Path, template: Path) -> None:
+    """Snapshot the migrated database as the template (SQLite online backup,
+    consistent while the server runs)."""
+    import sqlite3
+
+    tmp = template.with_name(template.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    src = sqlite3.connect(str(data_dir / "label_studio.sqlite3"))
+    dst = sqlite3.connect(str(tmp / "label_studio.sqlite3"))
+    with dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+    try:
+        tmp.rename(template)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)   # another process made it first
