@@ -454,28 +454,25 @@ class _Runner:
                  "n_errors": len(errs), "prompt_tokens": sum(r["prompt_tokens"] or 0 for r in rows),
                  "completion_tokens": sum(r["completion_tokens"] or 0 for r in rows),
                  "n_disputed": sum(bool(r["parse_ok"] and not r["answer_key_correct"]) for r in rows)}
-        cost = sum(r["cost_usd"] for r in rows if r["cost_usd"] is not None)
-        deadline = time.monotonic() + 120.0
-        while True:
-            try:
-                with connect(self.db) as con, transaction(con):
-                    jstore.save_verdicts(con, rows)
-                    for e in errs:
-                        jstore.save_error(con, run_id=s.run_id, benchmark=s.benchmark,
-                                          question_id=e["item"]["question_id"], judge=s.judge,
-                                          error_type=e["error_type"], message=e["message"], attempts=e["attempts"])
-                    jstore.update_run(
-                        con, s.run_id, n_requested=s.n_requested, n_ok=s.n_ok + delta["n_ok"],
-                        n_parse_failed=s.n_parse_failed + delta["n_parse_failed"],
-                        n_errors=s.n_errors + delta["n_errors"], n_retries=s.n_retries,
-                        prompt_tokens=s.prompt_tokens + delta["prompt_tokens"],
-                        completion_tokens=s.completion_tokens + delta["completion_tokens"],
-                        cost_usd=None if s.cost_usd is None else s.cost_usd + cost)
-                break
-            except DatabaseLockedError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.25)
+        costs = [r["cost_usd"] for r in rows if r["cost_usd"] is not None]
+        cost = sum(costs)
+        if s.cost_usd is None and costs:      # litellm priced it after all
+            s.cost_usd = 0.0
+
+        def write(con):
+            jstore.save_verdicts(con, rows)
+            for e in errs:
+                jstore.save_error(con, run_id=s.run_id, benchmark=s.benchmark, question_id=e["item"]["question_id"],
+                                  judge=s.judge, error_type=e["error_type"], message=e["message"],
+                                  attempts=e["attempts"])
+            jstore.update_run(
+                con, s.run_id, n_requested=s.n_requested, n_ok=s.n_ok + delta["n_ok"],
+                n_parse_failed=s.n_parse_failed + delta["n_parse_failed"], n_errors=s.n_errors + delta["n_errors"],
+                n_retries=s.n_retries, prompt_tokens=s.prompt_tokens + delta["prompt_tokens"],
+                completion_tokens=s.completion_tokens + delta["completion_tokens"],
+                cost_usd=None if s.cost_usd is None else s.cost_usd + cost)
+
+        self._commit(write)
         s.n_ok += delta["n_ok"]
         s.n_parse_failed += delta["n_parse_failed"]
         s.n_errors += delta["n_errors"]
@@ -504,12 +501,25 @@ class _Runner:
                     if self.s.cost_usd is not None:
                         self.bar.set_postfix_str(f"${self.s.cost_usd:.4f}", refresh=False)
 
+    def _commit(self, fn) -> None:
+        """Run ``fn(con)`` in one transaction on a connection opened for it;
+        wait (up to 2 minutes) while another process holds the database."""
+        deadline = time.monotonic() + 120.0
+        while True:
+            try:
+                with connect(self.db) as con, transaction(con):
+                    fn(con)
+                return
+            except DatabaseLockedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.25)
+
     def _finish(self, status: str, reason: str | None) -> None:
         s = self.s
         s.status, s.stop_reason = status, reason
-        with connect(self.db) as con, transaction(con):
-            jstore.update_run(con, s.run_id, status=status, stop_reason=reason, finished=True,
-                              n_requested=s.n_requested, n_retries=s.n_retries)
+        self._commit(lambda con: jstore.update_run(con, s.run_id, status=status, stop_reason=reason, finished=True,
+                                                   n_requested=s.n_requested, n_retries=s.n_retries))
 
     async def run(self, todo, progress: bool | None) -> None:
         from tqdm.auto import tqdm
