@@ -484,3 +484,31 @@ def test_not_a_label_studio_server_is_one_clear_error(db_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_push_killed_at_an_arbitrary_moment_converges(ls, db_path):
+    """No fault injection: SIGKILL the CLI as soon as the server holds some of
+    its tasks, wherever it is; the rerun must end with each item exactly once."""
+    import signal
+
+    url, token, client = ls
+    make_benchmark(db_path, 60, analyze=False)
+    proj = _project(db_path)
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, "-c", "from audit.cli import main; main()", "ls", "push", "-b", "synth",
+                             "--all-tiers", "--batch-size", "5", "--db", str(db_path)],
+                            env=env, cwd=str(REPO), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    n = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        n = client.projects.get(id=proj.project_id).task_number or 0
+        if n >= 10:
+            proc.send_signal(signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.wait(30)
+    r = _cli(["ls", "push", "-b", "synth", "--all-tiers", "--batch-size", "5"], db_path)
+    assert r.returncode == 0, r.stderr
+    tasks = _tasks(client, proj.project_id)
+    assert len(tasks) == 60 and len({t.data["audit_id"] for t in tasks}) == 60
+    assert _q(db_path, "SELECT count(*), count(DISTINCT task_id) FROM ls_tasks WHERE state = 'synced'")[0] == (60, 60)
