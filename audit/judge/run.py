@@ -44,8 +44,7 @@ import random
 import re
 import sys
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
