@@ -126,7 +126,7 @@ def test_import_methodology_file(db_path, tmp_path):
     ([{"loc": "q000", "llm_validation": {"correct_answer": "B"}}], r":1: llm_validation.answer_key_correct is missing"),
     ([rec("q000"), rec("q001", ans="E")], r":2: q001: correct_answer \"E\" is not one of this item's options"),
     ([rec("q000"), rec("q001", ans="7")], r":2: .*not one of this item's options"),
-    ([rec("q000"), rec("q000")], r":2: 'q000' appears twice"),
+    ([rec("q000"), rec("q000")], r":2: 'q000' appears twice \(first at .*bad.jsonl:1\)"),
     ([rec("q000"), "{not json"], r":2: not valid JSON"),
     ([{"loc": "q000", "llm_validation": {"answer_key_correct": "perhaps"}}], r":1: .*must be true or false"),
 ])
@@ -152,3 +152,22 @@ def test_import_unknown_benchmark_and_cli(db_path, tmp_path, capsys):
     write(f, [rec("q000"), rec("q001", ok=True, ans="A")])
     code, out, _ = run_cli(capsys, "import", "judge", f, "--judge", "g", "--db", db_path)
     assert code == 0 and "imported 2 verdicts" in out and "key disputed 1" in out
+
+
+def test_import_folder_of_subject_files(db_path, tmp_path):
+    make_benchmark(db_path, name="tlue", n=4)
+    d = tmp_path / "validation"
+    d.mkdir()
+    write(d / "s1.jsonl", [rec("q000"), rec("q002", ok=True, ans="A")])
+    write(d / "s2.jsonl", [rec("q001"), rec("q003")])
+    (d / "notes.txt").write_text("not a judge file", encoding="utf-8")
+    s = import_judge(d, judge="g", db=db_path)
+    assert (s.n_stored, s.n_disputed) == (4, 3)
+    write(d / "s3.jsonl", [rec("q001")])
+    before = db_snapshot(db_path)
+    with pytest.raises(InputError, match=r"s3.jsonl:1: 'q001' appears twice \(first at .*s2.jsonl:1\)"):
+        import_judge(d, judge="g", db=db_path)
+    write(d / "s3.jsonl", [rec("zz")])
+    with pytest.raises(InputError, match=r"'zz' \(s3.jsonl:1\)"):
+        import_judge(d, judge="g", db=db_path)
+    assert db_snapshot(db_path) == before

@@ -5,9 +5,11 @@ One JSON object per line::
     {"loc": "agronomy7", ..., "llm_validation": {"answer_key_correct": false,
      "correct_answer": "C", "answer_explanation": "...", "confidence": 0.9}}
 
-``loc`` is the item's question id in the benchmark (TLUE's ``loc``).  Other
-top-level fields are ignored.  The whole file is checked before anything is
-written, and written in one transaction; on any problem nothing changes:
+``loc`` is the item's question id in the benchmark (TLUE's ``loc``, NFC
+normalised as the TLUE importer does).  Other top-level fields are ignored.
+``path`` is a file or a folder of ``*.jsonl`` files (one per subject, as the
+pipeline writes them).  Everything is checked before anything is written,
+and written in one transaction; on any problem nothing changes:
 
 * a line that is not JSON, lacks ``loc`` or ``llm_validation``, or whose
   ``llm_validation`` lacks ``answer_key_correct`` / has a non-boolean one →
@@ -75,28 +77,35 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     >>> import_judge(f, judge="gemini-2.5-pro", db=db).n_disputed
     1
     """
-    from audit.ingest._read import read_jsonl
+    from audit.ingest._read import nfc, read_jsonl
 
     judge = (judge or "").strip()
     if not judge:
         raise InputError("--judge must name the judge (e.g. gemini-2.5-pro)")
     p = Path(path)
-    records = []
-    seen: dict[str, int] = {}
-    for line, obj in read_jsonl(p):
-        loc = obj.get("loc")
-        if loc is None or (isinstance(loc, str) and not loc.strip()):
-            raise InputError("the field 'loc' (question id) is missing", path=p, line=line)
-        loc = str(loc).strip()
-        if loc in seen:
-            raise InputError(f"'{loc}' appears twice (first on line {seen[loc]})", path=p, line=line)
-        seen[loc] = line
-        val = obj.get("llm_validation")
-        if not isinstance(val, dict):
-            raise InputError("the field 'llm_validation' is missing or not an object", path=p, line=line)
-        if "answer_key_correct" not in val:
-            raise InputError("llm_validation.answer_key_correct is missing", path=p, line=line)
-        records.append((line, loc, val))
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() == ".jsonl")
+        if not files:
+            raise InputError("no .jsonl files in this folder", path=p)
+    else:
+        files = [p]
+    records = []       # (file, line, loc, llm_validation)
+    seen: dict[str, str] = {}
+    for f in files:
+        for line, obj in read_jsonl(f):
+            loc = obj.get("loc")
+            if loc is None or isinstance(loc, bool) or not str(loc).strip():
+                raise InputError("the field 'loc' (question id) is missing", path=f, line=line)
+            loc = nfc(str(loc).strip())
+            if loc in seen:
+                raise InputError(f"'{loc}' appears twice (first at {seen[loc]})", path=f, line=line)
+            seen[loc] = f"{f}:{line}"
+            val = obj.get("llm_validation")
+            if not isinstance(val, dict):
+                raise InputError("the field 'llm_validation' is missing or not an object", path=f, line=line)
+            if "answer_key_correct" not in val:
+                raise InputError("llm_validation.answer_key_correct is missing", path=f, line=line)
+            records.append((f, line, loc, val))
 
     with connect(db) as con:
         if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
@@ -104,18 +113,19 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
         items = con.execute(
             "SELECT question_id, answer_key, [o.label FOR o IN options] AS labels "
             "FROM questions WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))",
-            [benchmark, [r[1] for r in records]],
+            [benchmark, [r[2] for r in records]],
         ).df().set_index("question_id")
-        unknown = [(line, loc) for line, loc, _ in records if loc not in items.index]
+        unknown = [(f, line, loc) for f, line, loc, _ in records if loc not in items.index]
         if unknown:
-            shown = ", ".join(f"'{loc}' (line {line})" for line, loc in unknown[:_SHOW])
+            where = (lambda f, line: f"line {line}") if len(files) == 1 else (lambda f, line: f"{f.name}:{line}")
+            shown = ", ".join(f"'{loc}' ({where(f, line)})" for f, line, loc in unknown[:_SHOW])
             more = f" and {len(unknown) - _SHOW} more" if len(unknown) > _SHOW else ""
             raise InputError(
                 f"{len(unknown)} id(s) are not questions of benchmark '{benchmark}': {shown}{more}; "
                 "nothing was imported", path=p)
 
         rows = []
-        for line, loc, val in records:
+        for f, line, loc, val in records:
             key = items.at[loc, "answer_key"]
             labels = list(items.at[loc, "labels"])
             raw = json.dumps(val, ensure_ascii=False, sort_keys=True)
@@ -126,7 +136,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
                 if msg.startswith("contradictory"):
                     rows.append(_row(benchmark, loc, judge, prompt_version, raw, None, ok=False, error=msg))
                     continue
-                raise InputError(f"{loc}: {msg}", path=p, line=line) from None
+                raise InputError(f"{loc}: {msg}", path=f, line=line) from None
             rows.append(_row(benchmark, loc, judge, prompt_version, raw, v, ok=True, error=None))
 
         with transaction(con):
