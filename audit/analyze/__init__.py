@@ -7,6 +7,9 @@ from audit.analyze.tiers import (  # noqa: E402
     TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze, audit_lint, audit_results, tier_counts,
 )
 from audit.analyze.scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
+# (this binds `audit.analyze.report` to the function; the module stays importable
+# as `from audit.analyze.report import render_report`)
+from audit.analyze.report import render_report, report, write_report  # noqa: E402
 
 # `analyze` is deliberately NOT in __all__: `audit/__init__.py` star-imports this
 # package, and a function named `analyze` would then replace the sub-package
@@ -16,6 +19,7 @@ __all__ += [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
     "DIFFICULTY_BANDS", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
     "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS",
+    "report", "render_report", "write_report",
 ]
 
 # Agreement statistics (judge-G): Cohen's / Fleiss' kappa, pairwise matrices.
