@@ -420,6 +420,9 @@ def test_cli(toy, tmp_path, monkeypatch, capsys):
         cap = capsys.readouterr()
         return code, cap.out, cap.err
 
+    code, so, se = run("export", "create", "--benchmark", B, "--version", "1.1", "--dry-run", "--db", str(toy))
+    assert code == 0, se
+    assert "would have 3 corrected, 3 excluded" in so and "q02" in so and not out.exists()
     code, so, se = run("export", "create", "--benchmark", B, "--version", "1.1", "--db", str(toy))
     assert code == 0, se
     assert "created toy 1.1" in so and (out / B / "1.1" / "manifest.json").exists()
@@ -488,3 +491,16 @@ def test_concurrent_creates_of_one_version(toy, tmp_path):
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
     assert sorted(p.name for p in (out / B).iterdir()) == ["1.0", "1.1"]
     assert list_versions(B, db=toy, verify=True)["intact"].tolist() == [True, True]
+
+
+def test_preview_matches_the_created_version_and_writes_nothing(toy, tmp_path):
+    from audit.export import preview_version
+
+    before = db_snapshot(toy)
+    pv = preview_version(B, db=toy)
+    assert db_snapshot(toy) == before
+    assert dict(zip(pv["question_id"], pv["action"])) == {q: a for q, (a, _) in EXPECTED_DEFAULT.items()
+                                                         if a != "unchanged"}
+    s = create_version(B, "1.1", db=toy, exports_dir=tmp_path / "e")
+    assert pv.attrs["counts"] == s.counts
+    assert preview_version(B, policy="corrections-only", db=toy)["action"].eq("corrected").all()

@@ -53,6 +53,7 @@ def create_cmd(
     version: Annotated[str, typer.Option("--version", "-v", help="New version, e.g. 1.1 (1.0 = the original keys).")],
     policy: Annotated[str, typer.Option("--policy", "-p", help="Export policy (see 'audit export policies').")] = "default",
     exports_dir: ExportsDirOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
     db: DbOption = None,
 ) -> None:
     """Derive a new, immutable answer-key version from the settled expert verdicts.
@@ -61,8 +62,17 @@ def create_cmd(
     CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
     original keys) is created first when it does not exist yet.
     """
-    from audit.export import create_version
+    from audit.export import create_version, preview_version, validate_version
 
+    if dry_run:
+        validate_version(version)
+        df = preview_version(benchmark, policy=policy, db=db)
+        c = df.attrs["counts"]
+        echo(f"{benchmark} {version} under policy '{policy}' would have {c['corrected']} corrected, "
+             f"{c['excluded']} excluded, {c['unchanged']} unchanged, {c['reviewed']} reviewed of {c['items']} "
+             "items (nothing written)")
+        _emit(df, "table", None)
+        return
     echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir,
                             progress=sys.stderr.isatty())))
 

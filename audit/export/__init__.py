@@ -8,7 +8,7 @@ changelog, exclusion lists), :mod:`~audit.export.manifest`,
 :mod:`~audit.export.datasheet`, :mod:`~audit.export.create`,
 :mod:`~audit.export.diff`, :mod:`~audit.export.listing`.
 """
-from audit.export.create import VersionSummary, create_version, exports_root
+from audit.export.create import VersionSummary, create_version, exports_root, preview_version
 from audit.export.diff import diff_versions
 from audit.export.listing import list_versions
 from audit.export.manifest import read_manifest, verify_version
@@ -16,7 +16,7 @@ from audit.export.names import validate_benchmark, validate_version
 from audit.export.policy import POLICIES, Policy, get_policy, list_policies, register_policy
 
 __all__: list[str] = [
-    "VersionSummary", "create_version", "exports_root", "diff_versions", "list_versions", "read_manifest",
+    "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
     "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
     "list_policies", "register_policy",
 ]

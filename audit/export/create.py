@@ -351,6 +351,32 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Pa
                           manifest["created_at"], manifest["data_sha256"])
 
 
+#: Columns of :func:`preview_version`.
+PREVIEW_COLUMNS = ["question_id", "subject", "action", "exclusion_list", "original_key", "answer_key", "verdict",
+                   "cause", "reviewers", "adjudicated", "review_status"]
+
+
+def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None) -> pd.DataFrame:
+    """What a new version under *policy* would change now, without writing
+    anything: the items it would correct or exclude (columns
+    :data:`PREVIEW_COLUMNS`, import order).  ``df.attrs["counts"]`` holds the
+    version's counts (items / corrected / excluded / unchanged / reviewed)."""
+    validate_benchmark(benchmark)
+    pol = get_policy(policy)
+    from audit.review import review_status, settled_verdicts
+
+    settled = settled_verdicts(benchmark, db=db)
+    status = review_status(benchmark, db=db)[["question_id", "status"]]
+    with connect(db, read_only=True) as con:
+        if con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0] == 0:
+            raise NotFoundError(f"no benchmark named '{benchmark}' in the database")
+        items = derive_items(con, benchmark, pol, settled)
+    items = items.merge(status.rename(columns={"status": "review_status"}), on="question_id", how="left")
+    out = items.loc[items["action"] != "unchanged", PREVIEW_COLUMNS].reset_index(drop=True)
+    out.attrs["counts"] = count_items(items)
+    return out
+
+
 def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db=None,
                    exports_dir: str | os.PathLike | None = None, progress: bool = False) -> VersionSummary:
     """Derive version *version* of *benchmark* under the named *policy* and
