@@ -8,7 +8,7 @@ import functools
 import streamlit as st
 
 from workbench import session
-from workbench.views import dashboards, item, judges, label_studio, queue, signin
+from workbench.views import dashboards, export, item, judges, label_studio, queue, signin
 
 
 def _gated(fn):
@@ -41,5 +41,9 @@ def label_studio_page() -> st.Page:
     return st.Page(_gated(label_studio.page), title="Label Studio", url_path="label-studio", icon=":material/sync:")
 
 
+def export_page() -> st.Page:
+    return st.Page(_gated(export.page), title="Export", url_path="export", icon=":material/output:")
+
+
 def pages() -> list[st.Page]:
-    return [queue_page(), item_page(), dashboards_page(), judges_page(), label_studio_page()]
+    return [queue_page(), item_page(), dashboards_page(), judges_page(), label_studio_page(), export_page()]
