@@ -32,6 +32,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 XSS_BENCH = "xss-check"
 XSS_STEM = '<script>window.__xss = "script";</script> Which option is right?'
 XSS_OPTION = '<img src=x onerror="window.__xss = \'img\'; alert(1)">'
+XSS_SUBJECT = "![tracker](http://127.0.0.1:9/t.png) <i>subject</i>"
 REVIEWER = "Dolma Browser"
 
 
@@ -52,7 +53,8 @@ def wb_db(tmp_path_factory) -> Path:
     build_demo(db)
     src = d / "xss.jsonl"
     src.write_text(json.dumps({"id": "x1", "question": XSS_STEM, "A": XSS_OPTION, "B": "<b>bold?</b>",
-                               "C": "plain", "answer": "A", "language": "en"}) + "\n", encoding="utf-8")
+                               "C": "plain", "answer": "A", "language": "en",
+                               "subject": XSS_SUBJECT}) + "\n", encoding="utf-8")
     import_questions(src, benchmark=XSS_BENCH, db=db)
     return db
 
@@ -256,6 +258,8 @@ def test_untrusted_html_in_a_question_does_not_execute(server, page):
     assert page.dialogs == []
     assert page.locator("[data-script] img").count() == 0
     assert page.locator("[data-script] script").count() == 0
+    assert page.locator('img[src*="127.0.0.1:9"]').count() == 0  # Markdown in benchmark text stays text
+    page.get_by_text(XSS_SUBJECT).first.wait_for()
     # the markup shows as text, literally
     page.get_by_text(XSS_STEM).first.wait_for()
     page.get_by_text(XSS_OPTION).first.wait_for()

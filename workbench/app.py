@@ -15,7 +15,7 @@ if str(_ROOT) not in sys.path:  # `streamlit run` puts only workbench/ on the pa
 import streamlit as st  # noqa: E402
 
 import audit  # noqa: E402
-from workbench import nav, session  # noqa: E402
+from workbench import nav, render, session  # noqa: E402
 
 st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide")
 
@@ -37,7 +37,7 @@ page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
 if name:
     with st.sidebar:
         role = "lead reviewer" if session.is_lead() else "reviewer"
-        st.markdown(f"Signed in as **{name}** ({role})")
+        st.markdown(f"Signed in as **{render.md(name)}** ({role})")
         if st.button("Sign out", key="signout"):
             session.sign_out()
             st.rerun()

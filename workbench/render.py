@@ -70,6 +70,20 @@ def esc(value: object) -> str:
     return "" if value is None else html.escape(str(value), quote=True)
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def md(value: object) -> str:
+    r"""Escape untrusted text for Streamlit Markdown (labels, captions,
+    messages): every Markdown character gets a backslash, so text such as
+    ``![x](http://…)`` or ``**`` shows literally.
+
+    >>> print(md("![x](u) *b*"))
+    \!\[x\]\(u\) \*b\*
+    """
+    return "" if value is None else _MD_SPECIAL.sub(r"\\\1", str(value))
+
+
 def detect_script(text: str | None) -> str:
     """Guess the ISO 15924 script of a text from its characters (used when the
     question's ``script`` column is empty).

@@ -26,12 +26,12 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
         return None
     except audit.AuditError as exc:
         if not quiet:
-            st.error(str(exc))
+            st.error(render.md(exc))
         return None
     except Exception as exc:  # noqa: BLE001
         if not any_error:
             raise
-        st.error(f"This panel could not be computed: {type(exc).__name__}: {exc}")
+        st.error(f"This panel could not be computed: {type(exc).__name__}: {render.md(exc)}")
         return None
 
 

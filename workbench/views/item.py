@@ -105,12 +105,12 @@ def _save(bench: str, qid: str, answer_key: str | None) -> None:
         st.session_state["wb_save_error"] = (qid, common.LOCKED_MESSAGE)
         return
     except audit.AuditError as exc:
-        st.session_state["wb_save_error"] = (qid, f"Not saved: {exc}")
+        st.session_state["wb_save_error"] = (qid, f"Not saved: {render.md(exc)}")
         return
     _clear_form(bench, qid)
     what = "Adjudication" if d.get("adjudicate") else "Verdict"
     label = SHORT_VERDICT_LABELS[verdict] + (f" → {answer}" if answer else "")
-    session.flash("success", f"{what} saved for {qid}: **{label}**.")
+    session.flash("success", f"{what} saved for {render.md(qid)}: **{label}**.")
 
 
 UNKNOWN = object()  # a neighbour not in the queue page the reviewer came from
@@ -135,7 +135,7 @@ def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
         try:
             prev_id, next_id = session.run_db(audit.review.neighbours, bench, qid, db=session.db_path(), **flt)
         except audit.AuditError as exc:
-            session.flash("error", str(exc))
+            session.flash("error", render.md(exc))
             return
         target = next_id if direction > 0 else prev_id
     if target is None:
@@ -151,7 +151,7 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
     left, back, mid, right = st.columns([4.4, 1.2, 1.4, 1.2])
     with left:
         tier = "not audited" if a is None or a.tier is None else f"Tier {a.tier}"
-        st.markdown(f"### Item `{qid}`")
+        st.markdown(f"### Item {render.md(qid)}")
         st.html(f'<div style="font-family:system-ui;color:#555">{render.esc(bench)} · subject '
                 f'<b>{render.esc(q.subject or "—")}</b> · {render.esc(tier)} · status '
                 f'<b>{render.esc(audit.review.STATUS_LABELS.get(view.status, view.status))}</b> '
@@ -202,7 +202,7 @@ def _question(view) -> None:
             st.caption("This benchmark")
             st.html(html)
         with c2:
-            st.caption(f"Parallel source: {par.source} {par.counterpart_id}")
+            st.caption(f"Parallel source: {render.md(par.source)} {render.md(par.counterpart_id)}")
             st.html(render.question_html(par.stem, [(o.label, o.text) for o in par.options],
                                          script=None, language=par.language, answer_key=par.key))
     else:
@@ -229,7 +229,7 @@ def _models(view) -> None:
     st.html(render.family_table_html(rows, labels, view.question.answer_key))
     st_ = render.style_for(view.question.script, view.question.language, view.question.stem)
     for fam in view.families:
-        with st.expander(f"{fam.family}: raw responses of {len(fam.answers)} model(s)"):
+        with st.expander(f"{render.md(fam.family)}: raw responses of {len(fam.answers)} model(s)"):
             parts = []
             for m in fam.answers:
                 ans = m.answer if m.valid and m.answer else "no valid answer"

@@ -89,7 +89,7 @@ def _filters_ui(benchmark: str, db) -> None:
 def _row(r, benchmark: str) -> None:
     left, right = st.columns(_COLS, vertical_alignment="center")
     with left:
-        if st.button(str(r.question_id), key=f"open::{r.question_id}", width="stretch",
+        if st.button(render.md(r.question_id), key=f"open::{r.question_id}", width="stretch",
                      help="Open this item"):
             session.open_item(benchmark, r.question_id)
             from workbench import nav
