@@ -228,7 +228,7 @@ def test_lint_kinds(tmp_path):
         preds[(q[0], "varied")] = "ABCD"[i % 4]
     preds[("q00", "const")] = None  # 19/20 = 95% B, still constant
     make_benchmark(db, "l", questions, fams, preds,
-                   option_texts={"q07": ["x", "Same  text", "same text", "y"]})
+                   option_texts={"q07": ["x", "same  text", "same text", "y"], "q08": ["GG", "gg", "Gg", "y"]})  # case differs: not duplicates
     s = analyze("l", db=db)
     lint = audit_lint("l", db=db)
     assert s.runs[0].n_lint == len(lint)

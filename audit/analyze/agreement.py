@@ -33,8 +33,6 @@ from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
-from statsmodels.stats import inter_rater
 
 __all__ = [
     "KappaResult",
@@ -139,9 +137,13 @@ def cohen_kappa(
     if pe >= 1.0 - 1e-12:
         return _nan_result(n, agreement)
     with np.errstate(divide="ignore", invalid="ignore"):  # z-test fields we do not use
+        from statsmodels.stats import inter_rater  # heavy: imported when used
+
         res = inter_rater.cohens_kappa(table)
     kappa = float(res["kappa"])
     se = float(res["std_kappa"])
+    from scipy.stats import norm
+
     z = float(norm.ppf(0.5 + confidence / 2.0))
     low = max(-1.0, kappa - z * se)
     high = min(1.0, kappa + z * se)
@@ -189,6 +191,8 @@ def fleiss_kappa(ratings: pd.DataFrame) -> FleissResult:
     if n_items == 0 or len(raters) < 2:
         return FleissResult(math.nan, n_items, len(raters))
     values = complete.to_numpy(dtype=object).astype(str)
+    from statsmodels.stats import inter_rater
+
     counts, _cats = inter_rater.aggregate_raters(values)
     if counts.shape[1] < 2:
         return FleissResult(math.nan, n_items, len(raters))

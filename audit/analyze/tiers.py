@@ -176,12 +176,12 @@ key_lint AS (
 dup_candidates AS (
     SELECT question_id, options FROM questions
     WHERE benchmark = $benchmark
-      AND len(list_distinct([lower(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+      AND len(list_distinct([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
                                    chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options])) < len(options)
 ),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
-           lower(trim(regexp_replace(o.opt.text, '\\s+', ' ', 'g'))) AS norm
+           (trim(regexp_replace(o.opt.text, '\\s+', ' ', 'g'))) AS norm
     FROM dup_candidates q, LATERAL (SELECT unnest(q.options) AS opt) o
 ),
 dup_lint AS (

@@ -39,7 +39,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze.stats import wilson_interval
@@ -60,6 +59,8 @@ def ratio_test(x_only: int, y_only: int, confidence: float = 0.95) -> dict:
     if n == 0:
         return {"ratio": ratio, "p_value": math.nan, "ratio_low": math.nan, "ratio_high": math.nan,
                 "share_x": math.nan}
+    from scipy.stats import binomtest  # heavy: imported when used
+
     res = binomtest(int(x_only), n, 0.5, alternative="two-sided")
     ci = res.proportion_ci(confidence_level=confidence, method="exact")
 
