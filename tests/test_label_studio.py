@@ -329,8 +329,7 @@ def test_connection_errors_one_line_db_unchanged(ls, db_path, case):
     bad = {"LABEL_STUDIO_API_KEY": "wrong-" + token[6:]} if case == "wrong token" else \
           {"LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}"}
     before = db_snapshot(db_path)
-    for cmd in (["ls", "push", "-b", "synth", "--all-tiers"], ["ls", "pull"], ["ls", "sync"],
-                ["ls", "connect", "--title", "x"]):
+    for cmd in (["ls", "push", "-b", "synth", "--all-tiers"], ["ls", "sync"], ["ls", "connect", "--title", "x"]):
         r = _cli(cmd, db_path, bad, timeout=60)
         lines = r.stderr.strip().splitlines()
         assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("error: "), (cmd, r.stderr)
