@@ -341,6 +341,8 @@ def test_locked_database_shows_a_message_and_keeps_the_form(db):
         at.button(key="save").click().run()
         assert not at.exception, at.exception
         assert any("database is busy" in e.value for e in at.error)
+        assert any("shown as it was last loaded" in w.value for w in at.warning)
+        assert shows_item(at, qid)
         # the unsaved form is still there
         assert at.text_area(key=f"form::demo::{qid}::rationale").value == "keep this text"
         assert at.selectbox(key=f"form::demo::{qid}::answer").value == answer

@@ -215,6 +215,9 @@ def _question(view) -> None:
 
 
 def _models(view) -> None:
+    if not view.families:
+        st.caption("No model answers have been imported for this item.")
+        return
     labels = [o.label for o in view.question.options]
     rows = []
     for fam in view.families:
@@ -328,14 +331,21 @@ def page() -> None:
     st.query_params.update({"benchmark": bench, "question": qid})
     db = session.db_path()
     me = session.reviewer()
-    view = common.call(audit.review.item_view, bench, qid, reviewer=me, db=db)
     cache_key = "wb_last_view"
-    if view is None:
-        last = st.session_state.get(cache_key)
-        if last is None or (last.question.benchmark, last.question.question_id) != (bench, qid):
+    last = st.session_state.get(cache_key)
+    have_last = last is not None and (last.question.benchmark, last.question.question_id) == (bench, qid)
+    try:
+        view = session.run_db(audit.review.item_view, bench, qid, reviewer=me, db=db)
+    except audit.DatabaseLockedError:
+        if not have_last:
+            st.error(common.LOCKED_MESSAGE, icon=":material/lock:")
             return
-        view = last
-        st.caption("Showing the item as it was last loaded.")
+        view = last  # keep the page (and the unsaved form) usable while the file is busy
+        st.warning("The database is busy right now; the item is shown as it was last loaded.",
+                   icon=":material/lock:")
+    except audit.AuditError as exc:
+        st.error(render.md(exc))
+        return
     else:
         st.session_state[cache_key] = view
     flt = queue.queue_filter(bench, me)
