@@ -56,12 +56,14 @@ def _has_statements(sql: str) -> bool:
 
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    # fetchall, not fetchone: DuckDB 2 keeps a half-read result open, and an
+    # open result blocks a later con.register() on the same connection.
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not exists:
         return 0
-    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0]
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
