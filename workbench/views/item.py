@@ -277,6 +277,9 @@ def _form(view, bench: str, qid: str) -> None:
     q = view.question
     adjudicating = view.status == "disputed" and view.can_adjudicate
     st.markdown("#### Adjudication" if adjudicating else "#### Your verdict")
+    if view.reviewed_by_me and not adjudicating:
+        st.caption("You have already saved a verdict on this item (see the history). Saving again adds "
+                   "a new row; your latest one counts.")
     if adjudicating:
         st.warning("The reviewers disagree on this item. As a lead reviewer you can record the "
                    "adjudicated verdict; it settles the item.", icon=":material/gavel:")
