@@ -216,7 +216,10 @@ def test_other_policies(toy, tmp_path):
     create_version(B, "1.3", policy="adjudicated-only", db=toy, exports_dir=out)
     got = _version_items(toy, "1.3")
     assert {q for q, (a, _) in got.items() if a != "unchanged"} == {"q04", "q10"}
-    assert not (out / B / "1.2" / "excluded-ambiguous.txt").read_text() == "q05\n"
+    assert (out / B / "1.2" / "excluded-ambiguous.txt").read_text() == "q10\n"
+    assert (out / B / "1.2" / "excluded-defective.txt").read_text() == ""
+    assert not (out / B / "1.1" / "excluded-ambiguous.txt").exists()  # corrections-only has no exclusion lists
+    assert (out / B / "1.1" / "excluded.txt").read_text() == ""
     with pytest.raises(InputError, match="unknown export policy"):
         create_version(B, "1.4", policy="nope", db=toy, exports_dir=out)
 
