@@ -228,7 +228,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
         REVIEWER, "key_wrong", choice, "workbench", audit.__version__)
     assert r["rationale"] == "ས་ཚིགས་ Checked by hand: the key letter was shifted."
     # the history on the page shows the saved row
-    page.get_by_text("History").wait_for()
+    page.get_by_role("heading", name="History").wait_for()
     page.locator("[data-testid=stDataFrame]").first.wait_for()
 
     # n = next item in the queue
