@@ -251,7 +251,8 @@ async def arun_judge(
     summary = JudgeRunSummary(run_id=run_id, benchmark=benchmark, judge=judge, prompt_version=jp.version,
                               n_selected=n_selected, n_cached=n_selected - len(todo),
                               cost_usd=0.0 if price_known else None)
-    call_params: dict[str, Any] = {"model": model, "timeout": timeout, "max_retries": 0}
+    # drop_params: litellm leaves out parameters a provider rejects (e.g. temperature for reasoning models)
+    call_params: dict[str, Any] = {"model": model, "timeout": timeout, "max_retries": 0, "drop_params": True}
     if api_base:
         call_params["api_base"] = api_base
     if api_key:
