@@ -120,3 +120,33 @@ def test_agreement_report_and_cli(db_path, tmp_path, capsys):
     code, out, err = run_cli(capsys, "judge", "bias", "--judge", "gemini-2.5-pro", "--db", db_path)
     assert code == 1 and "has no predictions" in err
     assert not math.isnan(rep["judges"]["kappa"].iloc[0])
+
+
+def test_model_agreement_in_report(db_path, tmp_path, monkeypatch):
+    from test_agreement import closed_form_cohen, closed_form_fleiss
+
+    from audit.judge import panel
+
+    build(db_path, tmp_path)
+    con = duckdb.connect(str(db_path), read_only=True)
+    preds = con.execute("SELECT question_id, model, answer FROM predictions ORDER BY question_id, model").fetchall()
+    con.close()
+    by_item: dict[str, list[str]] = {}
+    by_model: dict[str, dict[str, str]] = {}
+    for q, m, a in preds:
+        by_item.setdefault(q, []).append(a)
+        by_model.setdefault(m, {})[q] = a
+    rep = agreement_report("meth", db=db_path)
+    fl = rep["fleiss"].set_index("raters").loc["models"]
+    assert fl.n_items == len(by_item) and fl.n_raters == 6
+    assert fl.kappa == pytest.approx(closed_form_fleiss(list(by_item.values())), abs=1e-12)
+    pairs = rep["models"]
+    assert len(pairs) == 15
+    r = pairs.iloc[0]
+    items = sorted(by_model[r.rater_a])
+    k, se, _ = closed_form_cohen([by_model[r.rater_a][i] for i in items], [by_model[r.rater_b][i] for i in items])
+    assert r.kappa == pytest.approx(k, abs=1e-12) and r.se == pytest.approx(se, rel=1e-9)
+    # many models: pairs are left out, Fleiss stays
+    monkeypatch.setattr(panel, "MAX_PAIRWISE_MODELS", 5)
+    rep = agreement_report("meth", db=db_path)
+    assert rep["models"].empty and rep["fleiss"].set_index("raters").loc["models"].kappa == pytest.approx(fl.kappa)

@@ -75,15 +75,6 @@ class FleissResult:
     n_raters: int
 
 
-def _is_missing(x) -> bool:
-    if x is None:
-        return True
-    try:
-        return bool(pd.isna(x))
-    except (TypeError, ValueError):
-        return False
-
-
 def _nan_result(n: int, agreement: float = math.nan) -> KappaResult:
     return KappaResult(math.nan, math.nan, math.nan, math.nan, n, agreement)
 
@@ -112,25 +103,27 @@ def cohen_kappa(
     >>> round(r.kappa, 3), r.n
     (0.615, 5)
     """
-    a = list(a)
-    b = list(b)
-    if len(a) != len(b):
-        raise ValueError(f"cohen_kappa: the sequences differ in length ({len(a)} vs {len(b)})")
-    pairs = [(x, y) for x, y in zip(a, b) if not _is_missing(x) and not _is_missing(y)]
-    n = len(pairs)
+    sa = pd.Series(list(a), dtype=object)
+    sb = pd.Series(list(b), dtype=object)
+    if len(sa) != len(sb):
+        raise ValueError(f"cohen_kappa: the sequences differ in length ({len(sa)} vs {len(sb)})")
+    keep = ~(sa.isna().to_numpy() | sb.isna().to_numpy())
+    sa, sb = sa[keep], sb[keep]
+    n = len(sa)
     if n == 0:
         return _nan_result(0)
+    seen = set(sa.unique()) | set(sb.unique())
     if labels is None:
-        cats = sorted({x for x, _ in pairs} | {y for _, y in pairs}, key=str)
+        cats = sorted(seen, key=str)
     else:
         cats = list(dict.fromkeys(labels))
-        unknown = ({x for x, _ in pairs} | {y for _, y in pairs}) - set(cats)
+        unknown = seen - set(cats)
         if unknown:
             raise ValueError(f"cohen_kappa: labels {sorted(map(str, unknown))} are not in labels={cats}")
-    index = {c: i for i, c in enumerate(cats)}
-    table = np.zeros((len(cats), len(cats)), dtype=float)
-    for x, y in pairs:
-        table[index[x], index[y]] += 1
+    k = len(cats)
+    ia = pd.Categorical(sa, categories=cats).codes.astype(np.int64)
+    ib = pd.Categorical(sb, categories=cats).codes.astype(np.int64)
+    table = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(float)
     agreement = float(np.trace(table) / n)
     p = table / n
     pe = float(p.sum(axis=1) @ p.sum(axis=0))

@@ -256,6 +256,11 @@ def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str 
 
 # ---------------------------------------------------------------- report hook
 
+# Model-vs-model pairs grow as n²; above this many models the report keeps
+# only Fleiss' kappa (agreement_matrix on the predictions still works).
+MAX_PAIRWISE_MODELS = 30
+
+
 def agreement_report(benchmark: str, *, db=None) -> dict:
     """Agreement statistics for ``audit report`` and the app: a dict of
     DataFrames (each may be empty) —
@@ -264,7 +269,8 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
     * ``judge_vs_experts``: each judge vs the settled expert verdicts
       (kappa on key correct / key wrong, and on the answer);
     * ``reviewers``: reviewer vs reviewer (review's ``reviewer_agreement``);
-    * ``models``: model vs model (kappa on their answers, common items);
+    * ``models``: model vs model (kappa on their answers, common items;
+      only up to ``MAX_PAIRWISE_MODELS`` models);
     * ``fleiss``: Fleiss' kappa for judges and for models (n_items, n_raters).
     """
     from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
@@ -286,6 +292,8 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
         out["reviewers"] = reviewer_agreement(benchmark, db=db).pairs
     except Exception:  # review stage not available / no reviews
         out["reviewers"] = pd.DataFrame(columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"])
+    pair_cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
+    out["models"] = pd.DataFrame(columns=pair_cols)
     with connect(db, read_only=True) as con:
         try:
             run = con.execute("SELECT models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1",
@@ -295,19 +303,29 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
             ms = None
         if ms is not None:
             con.register("_ms", ms.arrow())
+            cte = f"WITH _q AS ({QUESTIONS_SQL}), p AS ({usable_predictions_sql()}) "
             try:
-                long = con.execute(
-                    f"WITH _q AS ({QUESTIONS_SQL}), p AS ({usable_predictions_sql()}) "
-                    "SELECT q.question_id AS item, p.model AS rater, p.answer AS label FROM p JOIN _q q USING (qn)",
-                    {"benchmark": benchmark}).df()
+                if ms.n <= MAX_PAIRWISE_MODELS:
+                    long = con.execute(
+                        cte + "SELECT q.question_id AS item, p.model AS rater, p.answer AS label "
+                        "FROM p JOIN _q q USING (qn)", {"benchmark": benchmark}).df()
+                    out["models"] = agreement_matrix(long)
+                # Fleiss over the models from per-item label counts (items every model answered)
+                counts = con.execute(
+                    cte + ", complete AS (SELECT qn FROM p GROUP BY qn HAVING count(*) = $n) "
+                    "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) GROUP BY qn, answer",
+                    {"benchmark": benchmark, "n": ms.n}).df()
             finally:
                 con.unregister("_ms")
-        else:
-            long = pd.DataFrame(columns=["item", "rater", "label"])
-    out["models"] = agreement_matrix(long)
-    if long["rater"].nunique() >= 3:
-        fm = fleiss_kappa(long)
-        fleiss_rows.append({"raters": "models", "kappa": fm.kappa, "n_items": fm.n_items, "n_raters": fm.n_raters})
+            if ms.n >= 3 and not counts.empty:
+                table = counts.pivot(index="qn", columns="answer", values="k").fillna(0).to_numpy(dtype=float)
+                kappa = math.nan
+                if table.shape[1] >= 2:
+                    from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss
+
+                    kappa = float(_sm_fleiss(table, method="fleiss"))
+                fleiss_rows.append({"raters": "models", "kappa": kappa, "n_items": int(table.shape[0]),
+                                    "n_raters": ms.n})
     out["fleiss"] = pd.DataFrame(fleiss_rows, columns=["raters", "kappa", "n_items", "n_raters"])
     return out
 
