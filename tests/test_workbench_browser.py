@@ -137,7 +137,9 @@ def _sign_in(page, url: str) -> None:
 
 
 def _wait_idle(page) -> None:
-    """Wait until the app is not running a script."""
+    """Wait until the app is not running a script (the running indicator
+    shows only after a moment, so give a rerun time to start first)."""
+    page.wait_for_timeout(300)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
 
