@@ -394,3 +394,22 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     kap = frame_with(at, "kappa")
     assert list(kap["n"]) == [4]
     assert any("4 items" in c.value for c in list(at.caption) + list(at.markdown))
+
+
+def test_item_page_shows_the_judge_verdict_escaped(db):
+    qid = flagged(db)[0][0]
+    con = duckdb.connect(str(db))
+    try:
+        con.execute("""INSERT INTO judge_verdicts (benchmark, question_id, judge, prompt_version, answer_key_correct,
+                       correct_answer, explanation, confidence, raw_reply, parse_ok, source)
+                       VALUES ('demo', ?, 'judge-x', 'v1', false, 'A', '<b>A</b> fits the CMMLU source', 0.8,
+                               'raw', true, 'import')""", [qid])
+    finally:
+        con.close()
+    at = start("Tenzin")
+    open_item(at, qid)
+    bodies = [h.proto.body for h in at.get("html")]
+    judge = [b for b in bodies if "Judge judge-x" in b]
+    assert judge, "the judge verdict is shown"
+    assert "key wrong → A, confidence 0.80" in judge[0]
+    assert "&lt;b&gt;A&lt;/b&gt; fits the CMMLU source" in judge[0] and "<b>A</b>" not in judge[0]
