@@ -413,3 +413,29 @@ def test_item_page_shows_the_judge_verdict_escaped(db):
     assert judge, "the judge verdict is shown"
     assert "key wrong → A, confidence 0.80" in judge[0]
     assert "&lt;b&gt;A&lt;/b&gt; fits the CMMLU source" in judge[0] and "<b>A</b>" not in judge[0]
+
+
+# --------------------------------------------------------------------- rendering (pure HTML)
+
+def test_render_scripts_and_escaping():
+    from workbench import render
+
+    bo = render.question_html("ཀ་ཁ་ག", [("A", "ཀ"), ("B", "ཁ")], script="Tibt", answer_key="B")
+    assert 'lang="bo"' in bo and "Noto Serif Tibetan" in bo and "(ཁ)" in bo
+    ug = render.question_html("سوئال", [("A", "بىر"), ("B", "ئىككى")], script="Arab", language="ug")
+    assert ug.count('dir="rtl"') >= 3 and "Noto Naskh Arabic" in ug
+    mn = render.question_html("ᠮᠣᠩᠭᠣᠯ", [("A", "ᠨᠢᠭᠡ"), ("B", "ᠬᠣᠶᠠᠷ")], script="Mong")
+    assert "wb-vertical" in mn and "Noto Sans Mongolian" in mn
+    # script detected from the text when the column is empty
+    assert 'data-script="Tibt"' in render.question_html("བོད", [("A", "x"), ("B", "y")], script=None)
+    # nothing from the data can open a tag or an attribute
+    evil = '"><script>alert(1)</script><img src=x onerror=alert(2)>'
+    h = render.question_html(evil, [("A", evil), ("B", "ok")], script="Arab", language=evil, answer_key="A",
+                             counts={"A": 1}, n_answers=2)
+    assert "<script" not in h and "<img" not in h and 'lang="&quot;&gt;' in h
+    row = render.queue_row_html(subject=evil, tier=1, agreement_count=3, n_models=4, top_answer=evil,
+                                answer_key=evil, status="disputed", structure_suspect=True, key_mismatch=True,
+                                reviewed_by_me=False, stem=evil, script=None, language=evil)
+    assert "<script" not in row and "<img" not in row
+    assert "<script" not in render.family_table_html([(evil, {"A": 1}, 0)], ["A", "B"], "A")
+    assert "<script" not in render.warnings_html([evil])
