@@ -439,3 +439,17 @@ def test_render_scripts_and_escaping():
     assert "<script" not in row and "<img" not in row
     assert "<script" not in render.family_table_html([(evil, {"A": 1}, 0)], ["A", "B"], "A")
     assert "<script" not in render.warnings_html([evil])
+
+
+def test_unsaved_draft_survives_moving_to_another_item_and_back(db):
+    at = start("Tenzin")
+    ids = queue_ids(at)
+    open_item(at, ids[0])
+    fill_verdict(at, ids[0], "ambiguous", rationale="two readings of the stem")
+    at.button(key="nav_next").click().run()
+    assert shows_item(at, ids[1])
+    at.button(key="nav_prev").click().run()
+    assert shows_item(at, ids[0])
+    assert at.text_area(key=f"form::demo::{ids[0]}::rationale").value == "two readings of the stem"
+    assert at.button(key="vbtn_ambiguous").proto.type == "primary"
+    assert sql(db, "SELECT count(*) FROM reviews")[0][0] == 0

@@ -3,10 +3,11 @@ parallel source, warnings, the judge, the verdict form and the history.
 
 Keyboard shortcuts (Streamlit's native button shortcuts; they are ignored
 while the cursor is in a text box): 1–5 choose a verdict, S saves,
-N / P go to the next / previous item of the queue filter.
+N / P go to the next / previous item of the queue filter, Q back to the queue.
 
 The draft verdict of every item is kept in ``st.session_state`` (not only in
-the widgets), so a failed save — e.g. the database is locked by an ``audit``
+the widgets, whose state Streamlit drops when another page or item is shown),
+so moving between items keeps unsaved drafts and a failed save — e.g. the database is locked by an ``audit``
 command — loses nothing and the reviewer can simply save again.
 """
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _clear_form(bench: str, qid: str) -> None:
     st.session_state.pop(_draft_key(bench, qid), None)
 
 
-def _save(bench: str, qid: str, answer_key: str | None) -> None:
+def _save(bench: str, qid: str) -> None:
     """on_click of Save: append the verdict through audit.review.add_review."""
     for f in FIELDS:  # the widgets' latest values are the draft
         k = _wkey(bench, qid, f)
@@ -318,7 +319,7 @@ def _form(view, bench: str, qid: str) -> None:
     if err and err[0] == qid:
         st.error(err[1], icon=":material/lock:" if err[1] == common.LOCKED_MESSAGE else ":material/error:")
     st.button("Save verdict", key="save", type="primary", shortcut="S", icon=":material/save:",
-              on_click=_save, args=(bench, qid, q.answer_key))
+              on_click=_save, args=(bench, qid))
     st.caption("Shortcuts: **1**–**5** choose a verdict, **S** saves, **N** / **P** next / previous item, "
                "**Q** back to the queue (not while typing in a text box — click outside it first).")
 
