@@ -169,6 +169,23 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert any("Demo data" in i.value for i in at.info)
     assert sql(path, "SELECT count(*) FROM questions WHERE benchmark = 'demo'")[0][0] > 0
 
+    # A restarted server still says it is demo data ...
+    st.cache_resource.clear()
+    again = AppTest.from_file(APP, default_timeout=120)
+    again.run()
+    assert any("Demo data" in i.value for i in again.info)
+    # ... until a real benchmark is imported.
+    from audit.ingest._store import store_questions
+    from audit.records import Option, Question
+    from audit.store import connect, transaction
+
+    with connect(path) as con, transaction(con):
+        store_questions(con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")])
+    st.cache_resource.clear()
+    real = AppTest.from_file(APP, default_timeout=120)
+    real.run()
+    assert not any("Demo data" in i.value for i in real.info)
+
 
 # --------------------------------------------------------------------- queue
 

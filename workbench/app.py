@@ -27,8 +27,9 @@ except audit.AuditError as exc:
 
 if demo:
     st.info(
-        "**Demo data.** No database was found, so this workbench opened a synthetic demo "
-        f"database ({session.db_path()}). Verdicts saved here are not about a real benchmark.",
+        "**Demo data.** This workbench is open on the synthetic demo database "
+        f"({session.db_path()}), built because no database was found. Verdicts saved here are "
+        "not about a real benchmark; import one with `audit import …` to start real work.",
         icon=":material/science:",
     )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hmac
 import os
-import threading
 from pathlib import Path
 
 import streamlit as st
@@ -18,22 +17,6 @@ K_REVIEWER = "wb_reviewer"
 K_CURRENT = "wb_current"          # (benchmark, question_id) of the open item
 K_FLASH = "wb_flash"              # one-shot message shown on the next run
 K_PAGE_NO = "wb_page_no"
-
-
-
-@st.cache_resource
-def _db_lock() -> threading.RLock:
-    """One lock per server process.  DuckDB refuses, inside one process, a
-    read-write connection while a read-only one to the same file is open (and
-    the reverse); browser sessions run in threads of one process, so their
-    database operations take turns.  Each operation is short."""
-    return threading.RLock()
-
-
-def run_db(fn, *args, **kwargs):
-    """Call one ``audit`` operation while holding the process's database lock."""
-    with _db_lock():
-        return fn(*args, **kwargs)
 
 
 def db_path() -> Path:
@@ -55,13 +38,14 @@ def _ensure_db(path: str) -> bool:
 
 
 def ensure_db() -> bool:
-    """Make sure the database exists; True when it holds demo data we built."""
+    """Make sure the database exists; True when it holds only the demo
+    benchmark (just built, or built on an earlier start)."""
+    from audit.demo import DEMO_BENCHMARK
+
     path = db_path()
-    with _db_lock():
-        built = _ensure_db(str(path))
-    if built:
-        st.session_state["wb_demo"] = True
-    return bool(st.session_state.get("wb_demo"))
+    if _ensure_db(str(path)):
+        return True
+    return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
 
 
 def reviewer() -> str | None:
@@ -87,7 +71,7 @@ def is_lead(name: str | None = None) -> bool:
         return False
     if "wb_leads" not in st.session_state:
         try:
-            st.session_state["wb_leads"] = run_db(audit.review.get_leads, db=db_path())
+            st.session_state["wb_leads"] = audit.review.get_leads(db=db_path())
         except audit.AuditError:
             return False
     return name.casefold() in {n.casefold() for n in st.session_state["wb_leads"]}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -91,6 +92,20 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     return current
 
 
+_PATH_LOCKS: dict[str, threading.RLock] = {}
+_PATH_LOCKS_GUARD = threading.Lock()
+
+
+def _path_lock(path: Path) -> threading.RLock:
+    """One lock per database file per process.  Inside one process DuckDB
+    refuses a read-write connection while a read-only one to the same file is
+    open (and the reverse), so threads (Streamlit sessions, the Label Studio
+    webhook, the judge's writer) take turns; each operation is short."""
+    key = str(path.resolve())
+    with _PATH_LOCKS_GUARD:
+        return _PATH_LOCKS.setdefault(key, threading.RLock())
+
+
 def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     config = {}
     if os.environ.get("AUDIT_DB_MEMORY_LIMIT"):
@@ -105,6 +120,11 @@ def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
                 "command that is still running); try again in a moment"
             ) from exc
         raise AuditError(f"cannot open the database {path}: {msg}") from exc
+    except duckdb.ConnectionException as exc:
+        raise AuditError(
+            f"the database {path} is already open in this process in another mode ({exc}); "
+            "close the outer connection before opening it again"
+        ) from exc
 
 
 @contextmanager
@@ -121,22 +141,18 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False) -> 
     0
     """
     path = resolve_db_path(db)
-    if read_only:
-        if not path.exists():
-            raise AuditError(f"no database at {path}; run 'audit init' or 'audit demo' first")
-        con = _open(path, read_only=True)
-    else:
+    if read_only and not path.exists():
+        raise AuditError(f"no database at {path}; run 'audit init' or 'audit demo' first")
+    if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-        con = _open(path, read_only=False)
+    with _path_lock(path):
+        con = _open(path, read_only=read_only)
         try:
-            migrate(con)
-        except Exception:
+            if not read_only:
+                migrate(con)
+            yield con
+        finally:
             con.close()
-            raise
-    try:
-        yield con
-    finally:
-        con.close()
 
 
 @contextmanager

@@ -19,7 +19,7 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     unexpected exception into a message (dashboard panels, so one failing
     panel does not take the others down)."""
     try:
-        return session.run_db(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
     except audit.DatabaseLockedError:
         if not quiet:
             st.error(LOCKED_MESSAGE, icon=":material/lock:")
@@ -41,14 +41,14 @@ def css() -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _benchmarks(db: str) -> list[str]:
-    return session.run_db(audit.review.list_benchmarks, db=db)
+    return audit.review.list_benchmarks(db=db)
 
 
 @st.cache_data(ttl=60, show_spinner=False)
 def subjects(benchmark: str, db: str) -> list[str]:
     """Subjects of a benchmark's current audit (for the filter; data only,
     cached for a minute — never a connection)."""
-    df = session.run_db(audit.review.tier_by_subject, benchmark, db=db)
+    df = audit.review.tier_by_subject(benchmark, db=db)
     return sorted(s for s in df["subject"].unique() if s is not None)
 
 

@@ -92,8 +92,7 @@ def _save(bench: str, qid: str) -> None:
         return
     cause = d.get("cause")
     try:
-        session.run_db(
-            audit.review.add_review, bench, qid, session.reviewer(), verdict,
+        audit.review.add_review(bench, qid, session.reviewer(), verdict,
             corrected_answer=answer,
             cause=None if cause in (None, NO_CAUSE) else cause,
             rationale=d.get("rationale") or None,
@@ -134,7 +133,7 @@ def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
     when the queue page did not show it."""
     if target is UNKNOWN:
         try:
-            prev_id, next_id = session.run_db(audit.review.neighbours, bench, qid, db=session.db_path(), **flt)
+            prev_id, next_id = audit.review.neighbours(bench, qid, db=session.db_path(), **flt)
         except audit.AuditError as exc:
             session.flash("error", render.md(exc))
             return
@@ -339,7 +338,7 @@ def page() -> None:
     last = st.session_state.get(cache_key)
     have_last = last is not None and (last.question.benchmark, last.question.question_id) == (bench, qid)
     try:
-        view = session.run_db(audit.review.item_view, bench, qid, reviewer=me, db=db)
+        view = audit.review.item_view(bench, qid, reviewer=me, db=db)
     except audit.DatabaseLockedError:
         if not have_last:
             st.error(common.LOCKED_MESSAGE, icon=":material/lock:")
