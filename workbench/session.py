@@ -45,7 +45,11 @@ def ensure_db() -> bool:
     path = db_path()
     if _ensure_db(str(path)):
         return True
-    return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
+    try:
+        st.session_state["wb_demo"] = audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
+    except audit.DatabaseLockedError:
+        pass  # another program holds the file: keep what we knew; the page says it is busy
+    return bool(st.session_state.get("wb_demo"))
 
 
 def reviewer() -> str | None:

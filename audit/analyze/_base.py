@@ -130,3 +130,20 @@ QUESTIONS_SQL = """
            [o.label FOR o IN options] = ['A', 'B', 'C', 'D', 'E', 'F'][1:len(options)] AS standard_labels
     FROM questions WHERE benchmark = $benchmark
 """
+
+
+class RegisteredTables:
+    """Context manager that registers ``self.tables`` (name → Arrow table) on
+    ``self.con`` for the queries of one call and unregisters them after."""
+
+    con: object
+    tables: dict[str, pa.Table]
+
+    def __enter__(self):
+        for name, t in self.tables.items():
+            self.con.register(name, t)
+        return self
+
+    def __exit__(self, *exc):
+        for name in self.tables:
+            self.con.unregister(name)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze.stats import wilson_interval
 from audit.errors import InputError
 from audit.store import connect
@@ -69,7 +69,7 @@ _EFFECTIVE_Q = f"""
 """
 
 
-class _Scope:
+class _Scope(RegisteredTables):
     """Registers the model set, keys and exclusions on a connection."""
 
     def __init__(self, con, benchmark, models, keys, exclude):
@@ -91,15 +91,6 @@ class _Scope:
                     f"keys names question(s) not in benchmark '{benchmark}': {', '.join(r[0] for r in unknown)}"
                 )
         self.tables = {"_ms": self.ms.arrow(), "_keys": keys_t, "_excl": _exclude_table(exclude)}
-
-    def __enter__(self):
-        for name, t in self.tables.items():
-            self.con.register(name, t)
-        return self
-
-    def __exit__(self, *exc):
-        for name in self.tables:
-            self.con.unregister(name)
 
 
 def add_wilson(df: pd.DataFrame, name: str, k: str, n: str, confidence: float = 0.95) -> pd.DataFrame:

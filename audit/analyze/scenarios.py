@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze.metrics import add_wilson
 from audit.analyze.stats import significance_stars
 from audit.analyze.tiers import latest_run
@@ -107,7 +107,7 @@ _SCOPE_SQL = f"""
 """
 
 
-class _ScenarioScope:
+class _ScenarioScope(RegisteredTables):
     def __init__(self, con, benchmark, models, extra_exclusions):
         self.con = con
         self.run = latest_run(con, benchmark)
@@ -116,15 +116,6 @@ class _ScenarioScope:
         self.scenarios = sc.column("scenario").to_pylist()
         self.tables = {"_ms": self.ms.arrow(), "_sc": sc, "_scx": scx}
         self.params = {"benchmark": benchmark, "run_id": self.run["run_id"]}
-
-    def __enter__(self):
-        for name, t in self.tables.items():
-            self.con.register(name, t)
-        return self
-
-    def __exit__(self, *exc):
-        for name in self.tables:
-            self.con.unregister(name)
 
 
 def scenario_table(
