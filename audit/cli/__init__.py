@@ -14,6 +14,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # joins wrapped docstring lines into paragraphs
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 import_app = typer.Typer(help="Import questions, predictions, reference data and judge files.", no_args_is_help=True)
@@ -32,27 +33,13 @@ _register_groups()
 
 
 def main() -> None:
-    """Entry point: AuditError → one line on stderr and exit code 1."""
+    """Entry point.  Click handles usage errors (message, exit 2) and --help;
+    an AuditError becomes one line on stderr and exit code 1."""
     try:
-        rc = app(standalone_mode=False)
-        # with standalone_mode=False click *returns* the code of typer.Exit(n)
-        if isinstance(rc, int) and rc != 0:
-            sys.exit(rc)
+        app()  # standalone: exits with the command's code
     except AuditError as exc:
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         typer.echo("interrupted; nothing was half-written (the open transaction was rolled back)", err=True)
         sys.exit(130)
-    except Exception as exc:  # click usage errors come through here in standalone_mode=False
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

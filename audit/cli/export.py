@@ -58,7 +58,7 @@ def create_cmd(
 ) -> None:
     """Derive a new, immutable answer-key version from the settled expert verdicts.
 
-    Writes exports/<benchmark>/<version>/: the benchmark in its native format, Parquet,
+    Writes exports/BENCHMARK/VERSION/: the benchmark in its native format, Parquet,
     CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
     original keys) is created first when it does not exist yet.
     """

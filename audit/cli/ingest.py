@@ -31,7 +31,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
 
 def tlue(
-    path: Annotated[Path, typer.Argument(help="Folder of TLUE <subject>.jsonl files (or one file): "
+    path: Annotated[Path, typer.Argument(help="Folder of TLUE SUBJECT.jsonl files (or one file): "
                                               "loc, polished_ti_content, answer.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
     db: DbOption = None,
@@ -70,7 +70,7 @@ def predictions(
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
     layout: Annotated[Layout, typer.Option(help="long: question_id, model, response/answer[, run]; "
                                                 "wide: question_id + one column per model; "
-                                                "seed: <model>_combined_results.jsonl.")] = Layout.long,
+                                                "seed: MODEL_combined_results.jsonl.")] = Layout.long,
     method: Annotated[Method, typer.Option(help="Extraction of raw responses: caa (Concern All Answer) "
                                                 "or da (Direct Answer).")] = Method.caa,
     model: Annotated[Optional[str], typer.Option(help="Model name when the file has no model column "
@@ -100,7 +100,7 @@ def helm(
 
 
 def mmlu_redux(
-    path: Annotated[Path, typer.Argument(help="Folder of MMLU-Redux <subject>.csv files (or one file).")],
+    path: Annotated[Path, typer.Argument(help="Folder of MMLU-Redux SUBJECT.csv files (or one file).")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "mmlu-redux",
     db: DbOption = None,
 ) -> None:
@@ -111,7 +111,7 @@ def mmlu_redux(
 
 
 def parallel(
-    path: Annotated[Path, typer.Argument(help="Folder of CMMLU-style <subject>.csv files (or one file).")],
+    path: Annotated[Path, typer.Argument(help="Folder of CMMLU-style SUBJECT.csv files (or one file).")],
     source: Annotated[str, typer.Option(help="Name of the counterpart version.")] = "cmmlu",
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions are linked.")] = "tlue",
     db: DbOption = None,

@@ -75,7 +75,7 @@ def run_cmd(
     max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop sending requests once the replies "
                                                                          "received cost this many USD.")] = None,
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible server "
-                                                                       "(use with model openai/<name>).")] = None,
+                                                                       "(use with model openai/NAME).")] = None,
     api_key_env: Annotated[Optional[str], typer.Option("--api-key-env", help="Read the API key from this environment "
                                                                              "variable (default: the provider's own, "
                                                                              "e.g. OPENAI_API_KEY).")] = None,
