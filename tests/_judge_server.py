@@ -21,6 +21,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from tests_ingest_util import run_cli  # noqa: F401  (the judge tests import it from here)
 
 QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
 
@@ -134,24 +135,3 @@ def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key
     with connect(db) as con, transaction(con):
         store_questions(con, name, "test", qs)
     return [q.question_id for q in qs]
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    """Run the ``audit`` entry point in this process (``main()``, with its
-    one-line error handling); returns (exit code, stdout, stderr)."""
-    import sys
-
-    from audit.cli import main
-
-    capsys.readouterr()
-    old = sys.argv
-    sys.argv = ["audit", *map(str, args)]
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return code, out.out, out.err

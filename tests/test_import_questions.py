@@ -4,20 +4,14 @@ from __future__ import annotations
 import json
 import unicodedata
 
-import duckdb
 import pandas as pd
 import pytest
 
 from audit.errors import InputError
 from audit.ingest.questions import import_questions, script_of
+from tests_ingest_util import rows
 
 
-def rows(db, sql, params=None):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
 
 
 def test_csv_with_option_columns(tmp_path, db_path):
