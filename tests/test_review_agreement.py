@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from audit.analyze.corrected import corrected_key_accuracy
+from audit.export.corrected import corrected_key_accuracy
 from audit.review import add_review, progress_by_reviewer, reviewer_agreement, tier_by_subject
 from audit.store import connect
 from test_review_support import bench_copy

@@ -27,7 +27,6 @@ from audit.analyze.agreement import FleissResult, KappaResult, agreement_matrix,
 
 __all__ += ["KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agreement_matrix"]
 
-# Accuracy on the original vs the expert-corrected keys (review-E1).
-from audit.analyze.corrected import corrected_key_accuracy, corrected_keys  # noqa: E402
-
-__all__ += ["corrected_key_accuracy", "corrected_keys"]
+# Accuracy on the original vs the expert-corrected keys needs the review
+# stage's verdicts and the export policies: it lives in audit.export.corrected
+# (imports follow the data flow).

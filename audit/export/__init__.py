@@ -6,8 +6,11 @@ and version names), :mod:`~audit.export.policy` (named policies),
 :mod:`~audit.export.write` (atomic staging, native formats, Parquet,
 changelog, exclusion lists), :mod:`~audit.export.manifest`,
 :mod:`~audit.export.datasheet`, :mod:`~audit.export.create`,
+:mod:`~audit.export.corrected` (corrected keys and original-vs-corrected
+accuracy under a policy: the one implementation),
 :mod:`~audit.export.diff`, :mod:`~audit.export.listing`.
 """
+from audit.export.corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys
 from audit.export.create import VersionSummary, create_version, exports_root, preview_version
 from audit.export.diff import diff_versions
 from audit.export.listing import list_versions
@@ -19,4 +22,5 @@ __all__: list[str] = [
     "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
     "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
     "list_policies", "register_policy",
+    "corrected_key_accuracy", "corrected_keys", "accuracy_comparison",
 ]

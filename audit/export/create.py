@@ -38,7 +38,8 @@ import pandas as pd
 
 from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError
-from audit.export.datasheet import DATASHEET_NAME, METRIC_COLUMNS, render_datasheet
+from audit.export.corrected import accuracy_comparison, keys_from_items
+from audit.export.datasheet import DATASHEET_NAME, DATASHEET_RENAME, METRIC_COLUMNS, render_datasheet
 from audit.export.derive import counts as count_items
 from audit.export.derive import derive_items
 from audit.export.manifest import build_manifest, file_hashes, write_manifest
@@ -137,36 +138,19 @@ def _latest_audit_run(con, benchmark: str) -> dict | None:
 
 def _model_comparison(benchmark: str, db, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:
     """Conditional accuracy (Wilson 95% CI) per model on the original keys
-    and on this version's keys with excluded items removed — both computed
-    by ``audit.analyze.model_metrics``."""
-    from audit.analyze import model_metrics
-
-    kwargs = {"db": db}
-    if models:
-        kwargs["models"] = list(models)
+    and on this version's keys with excluded items removed — computed by
+    :func:`audit.export.corrected.accuracy_comparison` (the one
+    implementation the Dashboards page uses too), in the datasheet's columns."""
+    keys, exclude = keys_from_items(items)
     try:
-        orig = model_metrics(benchmark, **kwargs)
+        m = accuracy_comparison(benchmark, keys, exclude, models=list(models) if models else None, db=db)
     except NotFoundError as exc:
         return None, str(exc)
-    if orig.empty:
+    if m.empty:
         return None, None
-    corrected = items.loc[items["action"] == "corrected", ["question_id", "answer_key"]].reset_index(drop=True)
-    excluded = items.loc[items["action"] == "excluded", "question_id"].tolist()
-    new = model_metrics(benchmark, keys=corrected, exclude=excluded, **kwargs)
-    cols = ["model", "n_valid", "conditional_accuracy", "conditional_accuracy_low", "conditional_accuracy_high"]
-    m = orig[cols].merge(new[cols], on="model", suffixes=("_o", "_c"), how="outer")
-    out = pd.DataFrame({
-        "model": m["model"],
-        "n_original": m["n_valid_o"].fillna(0).astype(int),
-        "acc_original": m["conditional_accuracy_o"],
-        "ci_low_original": m["conditional_accuracy_low_o"],
-        "ci_high_original": m["conditional_accuracy_high_o"],
-        "n_corrected": m["n_valid_c"].fillna(0).astype(int),
-        "acc_corrected": m["conditional_accuracy_c"],
-        "ci_low_corrected": m["conditional_accuracy_low_c"],
-        "ci_high_corrected": m["conditional_accuracy_high_c"],
-    })
-    out["delta_points"] = 100 * (out["acc_corrected"] - out["acc_original"])
+    out = m.rename(columns=DATASHEET_RENAME)
+    for c in ("n_original", "n_corrected"):
+        out[c] = out[c].fillna(0).astype(int)
     note = "Models: the model set of the latest audit run." if models else None
     return out[METRIC_COLUMNS].sort_values("model").reset_index(drop=True), note
 

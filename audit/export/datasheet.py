@@ -21,6 +21,14 @@ EXAMPLES = 5
 #: Columns :func:`render_datasheet` expects in ``metrics``.
 METRIC_COLUMNS = ["model", "n_original", "acc_original", "ci_low_original", "ci_high_original",
                   "n_corrected", "acc_corrected", "ci_low_corrected", "ci_high_corrected", "delta_points"]
+#: :data:`audit.export.corrected.COMPARISON_COLUMNS` → the datasheet's shorter names.
+DATASHEET_RENAME = {
+    "n_valid_original": "n_original", "accuracy_original": "acc_original",
+    "accuracy_original_low": "ci_low_original", "accuracy_original_high": "ci_high_original",
+    "n_valid_corrected": "n_corrected", "accuracy_corrected": "acc_corrected",
+    "accuracy_corrected_low": "ci_low_corrected", "accuracy_corrected_high": "ci_high_corrected",
+    "difference_points": "delta_points",
+}
 
 
 def md(text, limit: int | None = None) -> str:

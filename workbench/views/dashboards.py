@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import audit
-from audit.analyze.corrected import corrected_key_accuracy
+from audit.export.corrected import corrected_key_accuracy
 from workbench import session
 from workbench.views import common
 
