@@ -226,8 +226,10 @@ def duckdb_connect(path):
 
 
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
-    """Default path: the experts' settled verdicts come from the review stage."""
+    """Default path: the experts' settled verdicts come from the review stage
+    (audit.review.judges.bias_vs_accuracy; the judge stage never imports review)."""
     from audit.review import add_review, settled_verdicts
+    from audit.review.judges import bias_vs_accuracy
 
     build(db_path, tmp_path)
     plan = {i: ("key_wrong", "B") for i in list(G_ONLY)[:10]}

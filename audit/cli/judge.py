@@ -193,7 +193,8 @@ def bias_cmd(
     Agreement with each model on the disputed items, family-pair splits with the bias
     ratio (exact binomial test, exact CI), and — with expert verdicts — bias versus accuracy.
     """
-    from audit.judge.bias import bias_vs_accuracy, judge_bias
+    from audit.judge.bias import judge_bias
+    from audit.review.judges import bias_vs_accuracy
 
     _check_format(fmt)
     bench = _benchmark(benchmark, db)

@@ -20,7 +20,6 @@ __all__ = [
     "load_verdicts", "disputed_ids", "list_judges", "list_runs", "unparsed_replies",
 ]
 
-# Agreement statistics appear in `audit report` through the analysis stage's hook.
-from audit.analyze.report import register_report_hook as _register  # noqa: E402
-
-_register(report_sections)
+# Agreement statistics appear in `audit report` through the analysis stage's
+# hook, registered by the review stage (audit.review.judges), which adds the
+# expert tables.

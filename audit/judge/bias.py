@@ -42,7 +42,7 @@ import pandas as pd
 
 from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze.stats import wilson_interval
-from audit.errors import NotFoundError
+from audit.errors import InputError, NotFoundError
 from audit.judge.store import judge_family, resolve_prompt_version
 from audit.store import connect
 
@@ -286,8 +286,10 @@ def bias_vs_accuracy(benchmark: str, judge: str, *, db=None, prompt_version: str
                      confidence: float = 0.95) -> AccuracyReport:
     """Separate judge bias from judge accuracy with settled expert verdicts.
 
-    ``settled`` defaults to review's ``settled_verdicts(benchmark)``
-    (columns question_id, verdict, corrected_answer).  The expert answer is
+    ``settled`` is review's ``settled_verdicts(benchmark)`` (columns
+    question_id, verdict, corrected_answer); it comes from the later review
+    stage, so it must be passed — :func:`audit.review.judges.bias_vs_accuracy`
+    reads it for you.  The expert answer is
     the key when the verdict is key_correct, the corrected answer when
     key_wrong; items judged ambiguous or defective have no expert answer and
     are left out of the answer-level figures.
@@ -311,9 +313,8 @@ def bias_vs_accuracy(benchmark: str, judge: str, *, db=None, prompt_version: str
     from audit.analyze.agreement import cohen_kappa
 
     if settled is None:
-        from audit.review import settled_verdicts
-
-        settled = settled_verdicts(benchmark, db=db)
+        raise InputError("bias_vs_accuracy needs the settled expert verdicts (settled=...); "
+                         "audit.review.judges.bias_vs_accuracy reads them from the database")
     bias = judge_bias(benchmark, judge, db=db, prompt_version=prompt_version, models=models,
                       judge_family_override=judge_family_override, confidence=confidence)
     with connect(db, read_only=True) as con:

@@ -261,7 +261,8 @@ def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str 
 MAX_PAIRWISE_MODELS = 30
 
 
-def agreement_report(benchmark: str, *, db=None) -> dict:
+def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+                     reviewer_pairs: pd.DataFrame | None = None) -> dict:
     """Agreement statistics for ``audit report`` and the app: a dict of
     DataFrames (each may be empty) —
 
@@ -272,6 +273,12 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
     * ``models``: model vs model (kappa on their answers, common items;
       only up to ``MAX_PAIRWISE_MODELS`` models);
     * ``fleiss``: Fleiss' kappa for judges and for models (n_items, n_raters).
+
+    The expert tables come from the later review stage, so they are passed
+    in: ``settled`` (``audit.review.settled_verdicts``) and
+    ``reviewer_pairs`` (``audit.review.reviewer_agreement(...).pairs``);
+    when absent those tables are empty.  :func:`audit.review.judges.agreement_report`
+    fills them (imports follow the data flow: judge never imports review).
     """
     from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
 
@@ -285,12 +292,10 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
                                 "n_raters": ja.fleiss.n_raters})
     except NotFoundError:
         out["judges"] = pd.DataFrame(columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"])
-    out["judge_vs_experts"] = _judge_vs_experts(benchmark, db)
-    try:
-        from audit.review import reviewer_agreement
-
-        out["reviewers"] = reviewer_agreement(benchmark, db=db).pairs
-    except Exception:  # review stage not available / no reviews
+    out["judge_vs_experts"] = _judge_vs_experts(benchmark, db, settled)
+    if reviewer_pairs is not None:
+        out["reviewers"] = reviewer_pairs
+    else:
         out["reviewers"] = pd.DataFrame(columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"])
     pair_cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     out["models"] = pd.DataFrame(columns=pair_cols)
@@ -330,15 +335,9 @@ def agreement_report(benchmark: str, *, db=None) -> dict:
     return out
 
 
-def _judge_vs_experts(benchmark: str, db) -> pd.DataFrame:
+def _judge_vs_experts(benchmark: str, db, settled: pd.DataFrame | None) -> pd.DataFrame:
     cols = ["judge", "on", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
-    try:
-        from audit.review import settled_verdicts
-
-        settled = settled_verdicts(benchmark, db=db)
-    except Exception:
-        return pd.DataFrame(columns=cols)
-    if settled.empty:
+    if settled is None or settled.empty:
         return pd.DataFrame(columns=cols)
     with connect(db, read_only=True) as con:
         try:
@@ -372,8 +371,10 @@ _REPORT_TITLES = {
 }
 
 
-def report_sections(benchmark: str, *, db=None) -> dict[str, pd.DataFrame]:
+def report_sections(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+                    reviewer_pairs: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """The non-empty agreement tables of :func:`agreement_report`, titled,
-    for ``audit report`` (registered with ``analyze.report.register_report_hook``)."""
-    rep = agreement_report(benchmark, db=db)
+    for ``audit report`` (the review stage registers
+    :func:`audit.review.judges.report_sections`, which passes the expert tables)."""
+    rep = agreement_report(benchmark, db=db, settled=settled, reviewer_pairs=reviewer_pairs)
     return {_REPORT_TITLES[k]: df.reset_index(drop=True) for k, df in rep.items() if not df.empty}

@@ -23,6 +23,8 @@ from audit.review.item import (
 from audit.review.agreement import ReviewerAgreement, reviewer_agreement
 from audit.review.dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
 from audit.review.layout import ClusterSummary, cluster_predictions
+from audit.review.judges import agreement_report, bias_vs_accuracy
+from audit.review.judges import report_sections as _judge_report_sections
 
 __all__ = [
     # recording
@@ -41,4 +43,12 @@ __all__ = [
     "ReviewerAgreement", "reviewer_agreement", "progress_by_reviewer", "tier_by_subject", "list_benchmarks",
     # storage layout
     "ClusterSummary", "cluster_predictions",
+    # judges against the experts (judge-stage analyses fed with this stage's verdicts)
+    "agreement_report", "bias_vs_accuracy",
 ]
+
+# Agreement statistics (judges, experts, reviewers) appear in `audit report`
+# through the analysis stage's hook.
+from audit.analyze.report import register_report_hook as _register  # noqa: E402
+
+_register(_judge_report_sections)
