@@ -20,9 +20,23 @@ Methods
   item, so only items rated by *every* rater are used; ``n_items`` says how
   many.
 
-Missing labels (None / NaN) are dropped pairwise.  When both raters use one
-single category on every item, chance agreement is 1 and kappa is undefined:
-the functions return NaN rather than a number that means nothing.
+Missing labels (None / NaN) are dropped pairwise.
+
+Edge cases of Cohen's kappa (each result carries a plain-words ``note``):
+
+* no common items: kappa is NaN;
+* both raters use one single category on every item: chance agreement is 1
+  and kappa is undefined — NaN rather than a number that means nothing;
+* fewer than :data:`MIN_ITEMS_FOR_CI` (5) items: kappa is given, the
+  interval is not (NaN): too few items for it to mean anything;
+* perfect agreement (every item the same label, at least two categories):
+  kappa is 1 and its asymptotic SE is 0, so the Wald interval would have
+  zero width.  The interval reported instead is the Wilson interval of the
+  observed agreement (``n/(n + z²)`` to 1 when all n agree; Wilson 1927)
+  mapped to kappa with the chance agreement ``pe`` held fixed,
+  ``[(po_low − pe)/(1 − pe), 1]`` (Cohen 1960 treats ``pe`` as fixed too).
+  A standard error that rounding makes undefined near perfect agreement is
+  never turned into a ``[-1, 1]`` interval.
 """
 from __future__ import annotations
 
@@ -35,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "MIN_ITEMS_FOR_CI",
     "KappaResult",
     "FleissResult",
     "cohen_kappa",
@@ -44,13 +59,17 @@ __all__ = [
 
 _LONG_COLUMNS = ("item", "rater", "label")
 
+#: Below this many items Cohen's kappa gets no confidence interval.
+MIN_ITEMS_FOR_CI = 5
+
 
 @dataclass(frozen=True)
 class KappaResult:
     """Cohen's kappa between two raters on ``n`` common items.
 
     ``se`` is the asymptotic standard error of kappa (used for the CI);
-    ``agreement`` is the observed proportion of identical labels."""
+    ``agreement`` is the observed proportion of identical labels; ``note``
+    explains an edge case in plain words (empty when there is none)."""
 
     kappa: float
     se: float
@@ -58,6 +77,21 @@ class KappaResult:
     ci_high: float
     n: int
     agreement: float = math.nan
+    note: str = ""
+
+    def describe(self) -> str:
+        """One line for people: ``kappa 0.62 (95% CI 0.31–0.93)``, or what
+        is missing and why.
+
+        >>> cohen_kappa(list("AB"), list("AB")).describe()
+        'kappa 1.00 (no interval: 2 items, too few for an interval)'
+        """
+        if math.isnan(self.kappa):
+            return f"kappa undefined ({self.note or 'no items'})"
+        if math.isnan(self.ci_low):
+            return f"kappa {self.kappa:.2f} (no interval: {self.note})"
+        ci = f"kappa {self.kappa:.2f} (95% CI {self.ci_low:.2f}–{self.ci_high:.2f})"
+        return f"{ci}; {self.note}" if self.note else ci
 
     def as_dict(self) -> dict:
         return {
@@ -75,8 +109,8 @@ class FleissResult:
     n_raters: int
 
 
-def _nan_result(n: int, agreement: float = math.nan) -> KappaResult:
-    return KappaResult(math.nan, math.nan, math.nan, math.nan, n, agreement)
+def _nan_result(n: int, agreement: float = math.nan, note: str = "") -> KappaResult:
+    return KappaResult(math.nan, math.nan, math.nan, math.nan, n, agreement, note)
 
 
 def cohen_kappa(
@@ -97,11 +131,17 @@ def cohen_kappa(
     contingency table.  ``se`` is the asymptotic SE of kappa (Fleiss, Cohen &
     Everitt 1969; statsmodels ``std_kappa``), and the CI is
     ``kappa ± z·se`` clipped to [-1, 1].  Returns NaN kappa when there are
-    no pairs or when chance agreement is 1 (a single category throughout).
+    no pairs or when chance agreement is 1 (a single category throughout);
+    no interval below :data:`MIN_ITEMS_FOR_CI` items; under perfect
+    agreement the Wilson-based interval of the module docstring.
 
     >>> r = cohen_kappa(list("AABBA"), list("AABBB"))
     >>> round(r.kappa, 3), r.n
     (0.615, 5)
+    >>> cohen_kappa(list("AAAAA"), list("AAAAA")).describe()
+    'kappa undefined (both raters gave every item the same single label: chance agreement is 1)'
+    >>> cohen_kappa(list("AABBABABAB"), list("AABBABABAB")).describe()
+    'kappa 1.00 (95% CI 0.44–1.00); perfect agreement on 10 items: interval from the Wilson interval of the observed agreement'
     """
     sa = pd.Series(list(a), dtype=object)
     sb = pd.Series(list(b), dtype=object)
@@ -111,7 +151,7 @@ def cohen_kappa(
     sa, sb = sa[keep], sb[keep]
     n = len(sa)
     if n == 0:
-        return _nan_result(0)
+        return _nan_result(0, note="no items rated by both")
     seen = set(sa.unique()) | set(sb.unique())
     if labels is None:
         cats = sorted(seen, key=str)
@@ -128,16 +168,26 @@ def cohen_kappa(
     p = table / n
     pe = float(p.sum(axis=1) @ p.sum(axis=0))
     if pe >= 1.0 - 1e-12:
-        return _nan_result(n, agreement)
+        return _nan_result(n, agreement, "both raters gave every item the same single label: chance agreement is 1")
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    if n < MIN_ITEMS_FOR_CI:
+        kappa = (agreement - pe) / (1.0 - pe)
+        return KappaResult(kappa, math.nan, math.nan, math.nan, n, agreement,
+                           f"{n} items, too few for an interval")
+    if agreement == 1.0:
+        po_low = n / (n + z * z)  # Wilson lower bound for n successes in n
+        return KappaResult(1.0, 0.0, max(-1.0, (po_low - pe) / (1.0 - pe)), 1.0, n, agreement,
+                           f"perfect agreement on {n} items: interval from the Wilson interval of the observed agreement")
     with np.errstate(divide="ignore", invalid="ignore"):  # z-test fields we do not use
         from statsmodels.stats import inter_rater  # heavy: imported when used
 
         res = inter_rater.cohens_kappa(table)
     kappa = float(res["kappa"])
     se = float(res["std_kappa"])
-    from scipy.stats import norm
-
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    if math.isnan(se):  # rounding made the variance negative: no interval rather than [-1, 1]
+        return KappaResult(kappa, math.nan, math.nan, math.nan, n, agreement, "standard error undefined")
     low = max(-1.0, kappa - z * se)
     high = min(1.0, kappa + z * se)
     return KappaResult(kappa, se, low, high, n, agreement)
@@ -201,6 +251,8 @@ def agreement_matrix(ratings: pd.DataFrame, *, labels: Sequence | None = None, s
     ``rater_a, rater_b, n, agreement, kappa, se, ci_low, ci_high`` — ``n`` is
     the number of items both raters labelled.  With ``square=True`` returns
     the symmetric rater × rater matrix of kappa instead (diagonal 1.0).
+    ``df.attrs["describe"]`` maps ``(rater_a, rater_b)`` to
+    :meth:`KappaResult.describe` (edge cases explained in words).
 
     >>> df = pd.DataFrame({"item": [1, 2, 3, 1, 2, 3],
     ...                    "rater": ["x"] * 3 + ["y"] * 3,
@@ -212,13 +264,16 @@ def agreement_matrix(ratings: pd.DataFrame, *, labels: Sequence | None = None, s
     raters = sorted(df["rater"].unique(), key=str)
     by_rater = {r: g.set_index("item")["label"] for r, g in df.groupby("rater", sort=False)}
     rows = []
+    described = {}
     for ra, rb in combinations(raters, 2):
         common = by_rater[ra].index.intersection(by_rater[rb].index)
         res = cohen_kappa(by_rater[ra].loc[common].tolist(), by_rater[rb].loc[common].tolist(), labels=labels)
         rows.append({"rater_a": ra, "rater_b": rb, **res.as_dict()})
+        described[(ra, rb)] = res.describe()
     cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     out = pd.DataFrame(rows, columns=cols)
     out["n"] = out["n"].astype("int64")
+    out.attrs["describe"] = described
     if not square:
         return out
     mat = pd.DataFrame(np.eye(len(raters)), index=raters, columns=raters)

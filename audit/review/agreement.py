@@ -47,7 +47,7 @@ class ReviewerAgreement:
         k = self.overall
         if k.n == 0 or k.kappa != k.kappa:
             return f"kappa not available ({self.n_items} items reviewed twice)"
-        return f"kappa {k.kappa:.2f} (95% CI {k.ci_low:.2f}–{k.ci_high:.2f}), {self.n_items} items"
+        return f"{k.describe()}, {self.n_items} items"
 
 
 def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db=None) -> ReviewerAgreement:
