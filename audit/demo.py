@@ -205,7 +205,9 @@ def _simulate(rng: np.random.Generator, items: list[dict]):
         # An attractive distractor that misleads all models, and one per family.
         others = [l for l in labels if l != it["true_answer"]]
         it["attractor"] = str(rng.choice(others))
-        it["family_attractor"] = {fam: str(rng.choice(others)) for fam in {f for _, f, _ in _MODELS}}
+        # families in a fixed order (a set's order depends on PYTHONHASHSEED and
+        # would change which draw each family gets)
+        it["family_attractor"] = {fam: str(rng.choice(others)) for fam in dict.fromkeys(f for _, f, _ in _MODELS)}
 
     rows = []
     for name, family, skill in _MODELS:

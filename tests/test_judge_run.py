@@ -235,13 +235,21 @@ def test_rationale_and_filters(db_path, server):
 
 # ---------------------------------------------------------------- interrupted runs (real process)
 
+def _restore_sigint():
+    # A shell starting the suite in the background (``pytest &``, no terminal)
+    # makes the children ignore SIGINT, and an ignored signal stays ignored
+    # across exec: restore the default so Python installs KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(db, server, *extra):
     env = dict(os.environ, OPENAI_API_KEY=KEY)
     return subprocess.Popen(
         [sys.executable, "-m", "audit", "judge", "run", "--model", MODEL, "--benchmark", "jb", "--db", str(db),
          "--api-base", server.base, "--concurrency", "2", "--input-cost-per-token", str(IN_COST),
          "--output-cost-per-token", str(OUT_COST), "--no-progress", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+        preexec_fn=_restore_sigint)
 
 
 def _wait_for(pred, timeout=60.0):

@@ -3,9 +3,11 @@ Each command calls one public function and prints what it returns."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
 
+from audit.cli._common import DbOption
 from audit.errors import AuditError
 
 app = typer.Typer(
@@ -19,6 +21,26 @@ app = typer.Typer(
 )
 import_app = typer.Typer(help="Import questions, predictions, reference data and judge files.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
+
+
+def _db_defaults(group: Any, db: str) -> dict[str, Any]:
+    """default_map giving every (nested) subcommand's ``--db`` the value *db*
+    (typer vendors its own click: groups are recognised by ``.commands``)."""
+    out: dict[str, Any] = {}
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):
+            out[name] = _db_defaults(cmd, db)
+        elif any(p.name == "db" for p in cmd.params):
+            out[name] = {"db": db}
+    return out
+
+
+@app.callback()
+def _root(ctx: typer.Context, db: DbOption = None) -> None:
+    """Find and fix wrong answer keys in multiple-choice LLM benchmarks."""
+    # `audit --db PATH COMMAND` works like `audit COMMAND --db PATH` (which still wins).
+    if db is not None and hasattr(ctx.command, "commands"):
+        ctx.default_map = {**(ctx.default_map or {}), **_db_defaults(ctx.command, str(db))}
 
 
 def _register_groups() -> None:
