@@ -48,7 +48,7 @@ def test_demo_same_seed_same_data_under_any_hash_seed(tmp_path):
     a, b, c = tmp_path / "a.duckdb", tmp_path / "b.duckdb", tmp_path / "c.duckdb"
     ra, rb = _build(a, "1", 7), _build(b, "4242", 7)
     assert ra.returncode == 0 and rb.returncode == 0, (ra.stderr, rb.stderr)
-    assert ra.stdout == rb.stdout  # same counts and tiers printed
+    assert ra.stdout.replace(str(a), "DB") == rb.stdout.replace(str(b), "DB")  # same counts and tiers printed
     assert _digest(a) == _digest(b)
     # a different seed gives different data (the comparison can fail)
     rc = _build(c, "1", 8)

@@ -39,7 +39,7 @@ def _filters(subject, status, suspect, mismatch) -> dict:
 def _print(obj) -> None:
     from dataclasses import asdict, is_dataclass
 
-    for key, value in (asdict(obj) if is_dataclass(obj) else obj).items():
+    for key, value in (asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj).items():
         if isinstance(value, dict):
             echo(f"{key}:")
             for k, v in value.items():

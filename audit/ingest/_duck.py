@@ -18,7 +18,7 @@ from audit.errors import InputError
 from audit.ingest._read import read_table
 
 
-def sql_str(value: str) -> str:
+def sql_str(value: str | os.PathLike) -> str:
     """A SQL string literal (for DDL, where prepared parameters are not allowed)."""
     return "'" + str(value).replace("'", "''") + "'"
 

@@ -103,7 +103,7 @@ def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db=Non
     files = _files(p)
     questions: dict[str, Question] = {}
     origin: dict[str, Path] = {}
-    rows = {"question_id": [], "model": [], "response": [], "letter": [], "_line": []}
+    rows: dict[str, list] = {"question_id": [], "model": [], "response": [], "letter": [], "_line": []}
     models: list[str] = []
     skipped = 0
     for f in files:

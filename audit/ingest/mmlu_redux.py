@@ -73,7 +73,7 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
     files = _files(Path(path))
     questions: list[Question] = []
     labels: list[tuple[str, str]] = []
-    pred = {"question_id": [], "model": [], "given": [], "_line": []}
+    pred: dict[str, list] = {"question_id": [], "model": [], "given": [], "_line": []}
     models: list[str] | None = None
     for f in files:
         subject = f.stem

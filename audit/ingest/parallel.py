@@ -59,7 +59,7 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
     files = [p] if p.is_file() else sorted(p.glob("*.csv"))
     if not files:
         raise InputError("no <subject>.csv files in this folder", path=p)
-    rec = {k: [] for k in ("question_id", "counterpart_id", "stem", "options", "key", "file", "line")}
+    rec: dict[str, list] = {k: [] for k in ("question_id", "counterpart_id", "stem", "options", "key", "file", "line")}
     for f in files:
         subject = f.stem
         df = read_table(f)

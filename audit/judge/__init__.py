@@ -10,13 +10,14 @@ from audit.judge.panel import (JudgeAgreement, JudgeSets, agreement_report, judg
 from audit.judge.store import disputed_ids, list_judges, list_runs, load_verdicts, unparsed_replies
 
 __all__ = [
-    "BiasReport", "AccuracyReport", "judge_bias", "bias_vs_accuracy", "ratio_test",
+    # bias_vs_accuracy and agreement_report need expert verdicts: `audit.bias_vs_accuracy`
+    # and `audit.agreement_report` are the review stage's (audit.review.judges), which read them.
+    "BiasReport", "AccuracyReport", "judge_bias", "ratio_test",
     "JudgeImportSummary", "import_judge",
     "ParsedVerdict", "parse_reply",
     "JudgePrompt", "default_prompt", "load_prompt", "prompt_version",
     "JudgeRunSummary", "run_judge", "arun_judge",
     "JudgeAgreement", "JudgeSets", "judge_agreement", "panel_verdict", "save_panel", "judge_scenarios",
-    "agreement_report",
     "load_verdicts", "disputed_ids", "list_judges", "list_runs", "unparsed_replies",
 ]
 

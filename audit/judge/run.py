@@ -333,7 +333,7 @@ class _Runner:
         self.stop: str | None = None    # set when no new request may start
         self.status = "finished"
         self.queue: asyncio.Queue = asyncio.Queue()
-        self.bar = None
+        self.bar: Any = None
 
     # -- classification -------------------------------------------------
     def _kind(self, exc: BaseException) -> str:

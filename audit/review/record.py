@@ -200,13 +200,11 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
     """Validate and append reviews on the caller's connection, inside the
     caller's transaction (Label Studio sync records its own bookkeeping in
     the same transaction).  Same rows and checks as :func:`add_reviews`."""
-    if isinstance(rows, pd.DataFrame):
-        rows = rows.to_dict("records")
-    rows = [dict(r) for r in rows]
-    for r in rows:
+    records: list[dict] = [dict(r) for r in (rows.to_dict("records") if isinstance(rows, pd.DataFrame) else rows)]
+    for r in records:
         r.setdefault("source", source)
-    wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in rows]
-    clean = _validate(con, benchmark, rows, wheres)
+    wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in records]
+    clean = _validate(con, benchmark, records, wheres)
     return _insert(con, clean) if clean else []
 
 

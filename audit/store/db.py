@@ -107,7 +107,7 @@ def _path_lock(path: Path) -> threading.RLock:
 
 
 def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    config = {}
+    config: dict[str, str | bool | int | float | list[str]] = {}
     if os.environ.get("AUDIT_DB_MEMORY_LIMIT"):
         config["memory_limit"] = os.environ["AUDIT_DB_MEMORY_LIMIT"]
     try:

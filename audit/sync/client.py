@@ -17,7 +17,7 @@ import logging
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from audit.errors import AuditError
 
@@ -118,7 +118,7 @@ class Session:
     """An authenticated client plus who we are on the server."""
 
     auth: LabelStudioAuth
-    client: object
+    client: Any  # label_studio_sdk.LabelStudio (imported lazily)
     user_id: int
     email: str
 

@@ -218,7 +218,7 @@ def parse_result(result) -> dict:
     """
     by_text_v = {v: k for k, v in VERDICTS.items()}
     by_text_c = {v: k for k, v in CAUSES.items()}
-    out = {"verdict": None, "corrected_answer": None, "cause": None, "rationale": None, "proposed_fix": None}
+    out: dict[str, str | None] = {"verdict": None, "corrected_answer": None, "cause": None, "rationale": None, "proposed_fix": None}
     for r in result or []:
         if not isinstance(r, dict):
             continue
