@@ -6,12 +6,14 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import TYPE_CHECKING, Annotated, List, Optional
 
-import pandas as pd
 import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo, warn
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 judge_app = typer.Typer(help="LLM judges: run them through litellm, import their verdicts, measure their bias.",
                         no_args_is_help=True)
@@ -36,7 +38,9 @@ def _benchmark(benchmark: str | None, db) -> str:
         return resolve_benchmark(con, benchmark)
 
 
-def _table(df: pd.DataFrame, pct: tuple[str, ...] = (), floats: int = 3) -> str:
+def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> str:
+    import pandas as pd  # imported when used: `audit --help` starts without pandas
+
     if df.empty:
         return "(none)"
     out = df.copy()
