@@ -102,8 +102,12 @@ def page() -> None:
     with tab_models:
         st.caption("Conditional accuracy against the original keys and against the expert-corrected keys "
                    "(settled 'key wrong' items scored against the corrected answer; settled 'ambiguous' "
-                   "and 'defective' items left out).")
-        ca = common.call(corrected_key_accuracy, bench, db=db, any_error=True)
+                   "and 'defective' items left out) — the same figures as the DATASHEET.md of a version "
+                   "exported under the chosen policy.")
+        policies = [p for p in sorted(audit.export.POLICIES) if p != "original"]
+        policy = st.selectbox("Export policy", policies, index=policies.index("default"), key="dash_policy",
+                              help="\n\n".join(f"**{p}**: {audit.export.POLICIES[p].description}" for p in policies))
+        ca = common.call(corrected_key_accuracy, bench, policy=policy, db=db, any_error=True)
         if ca is not None and len(ca):
             st.markdown(f"{ca.attrs.get('n_corrected', 0)} key(s) corrected, "
                         f"{ca.attrs.get('n_excluded', 0)} item(s) left out as ambiguous or defective.")
