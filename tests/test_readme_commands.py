@@ -1,0 +1,154 @@
+"""Every command shown in the README's "Quick start" and "Data formats"
+sections runs.
+
+Quick start: each line of its ``bash`` block is run, in order, through the
+real ``audit`` entry point with ``$AUDIT_DB``/``$AUDIT_EXPORTS`` pointing at
+a temporary folder and the repository as the working directory (so
+``../shared/data`` resolves as in the README).  Data formats: each
+``audit …`` usage shown there names a real command and real options, and
+is run on a small file written here (or the reference data it names).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from analyze_data import run_cli
+from audit.cli import app
+from tests.conftest import SHARED_DATA
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _section(title: str) -> str:
+    start = README.index(f"\n## {title}")
+    end = README.find("\n## ", start + 5)
+    return README[start:end if end > 0 else None]
+
+
+def quick_start_commands() -> list[list[str]]:
+    block = re.search(r"```bash\n(.*?)```", _section("Quick start"), re.S).group(1)
+    out = []
+    for line in block.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        for part in line.split("&&"):
+            if part.strip():
+                out.append(shlex.split(part))
+    return out
+
+
+def data_format_usages() -> list[str]:
+    text = _section("Data formats")
+    return [re.sub(r"\s+", " ", u) for u in re.findall(r"`(audit [^`]+)`", text)]
+
+
+def _command(words: list[str]):
+    cmd = typer.main.get_command(app)
+    for w in words:
+        cmd = cmd.commands[w]
+    return cmd
+
+
+def _check_usage(usage: str) -> list[str]:
+    """The command words of a usage line, after checking that they name a
+    real command and that every --option shown is one of its options."""
+    tokens = usage.replace("[", " ").replace("]", " ").split()[1:]
+    words = []
+    for t in tokens:
+        if t.startswith("-") or not re.fullmatch(r"[a-z][a-z-]*", t):
+            break
+        words.append(t)
+    cmd = _command(words)
+    known = {o for p in cmd.params for o in p.opts}
+    shown = {t.split("=")[0] for t in tokens if t.startswith("--")}
+    assert shown <= known, f"README shows {sorted(shown - known)} for 'audit {' '.join(words)}' (it has {sorted(known)})"
+    return words
+
+
+def _run(*args) -> str:
+    r = run_cli(*args)
+    assert r.returncode == 0, f"audit {' '.join(map(str, args))}: {r.stderr}"
+    return r.stdout
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_DB", str(tmp_path / "readme.duckdb"))
+    monkeypatch.setenv("AUDIT_EXPORTS", str(tmp_path / "exports"))
+    monkeypatch.chdir(ROOT)
+    return tmp_path
+
+
+def test_the_sections_show_commands():
+    cmds = quick_start_commands()
+    assert len(cmds) >= 7 and all(c[0] == "audit" for c in cmds)
+    usages = data_format_usages()
+    assert len(usages) >= 6
+    for u in usages:
+        _check_usage(u)
+
+
+@pytest.mark.slow
+def test_quick_start_runs(env):
+    cmds = quick_start_commands()
+    needs_shared = [c for c in cmds if any("shared/data" in a for a in c)]
+    if not SHARED_DATA.exists():
+        cmds = [c for c in cmds if c not in needs_shared]
+    for c in cmds:
+        out = _run(*c[1:])
+        assert out.strip(), c
+    assert (env / "exports" / "demo" / "1.1" / "DATASHEET.md").exists()
+    if not SHARED_DATA.exists():
+        pytest.skip(f"ran {len(cmds)} commands; {len(needs_shared)} need the reference data {SHARED_DATA}")
+
+
+@pytest.mark.slow
+def test_data_format_commands_run(env):
+    usages = {" ".join(_check_usage(u)): u for u in data_format_usages()}
+    ran = set()
+    # Questions: the generic layout
+    q = env / "questions.csv"
+    with q.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "question", "A", "B", "C", "D", "answer", "subject"])
+        for i in range(6):
+            w.writerow([f"q{i}", f"{i} + 1 = ?", str(i), str(i + 1), str(i + 2), str(i + 3), "B", "math"])
+    assert "6" in _run("import", "questions", q, "--benchmark", "toy")
+    ran.add("import questions")
+    # Predictions: long (raw responses, one model named with --model), wide, seed
+    long = env / "long.jsonl"
+    long.write_text("".join(json.dumps({"question_id": f"q{i}", "response": f"The answer is {'B' if i % 2 else 'C'}."})
+                            + "\n" for i in range(6)), encoding="utf-8")
+    _run("import", "predictions", long, "--benchmark", "toy", "--layout", "long", "--method", "caa",
+         "--model", "m-long", "--run", "r1")
+    wide = env / "wide.csv"
+    wide.write_text("question_id,m-a,m-b\n" + "".join(f"q{i},B,{'A' if i else 'B'}\n" for i in range(6)),
+                    encoding="utf-8")
+    _run("import", "predictions", wide, "--benchmark", "toy", "--layout", "wide")
+    seed = env / "m-seed_combined_results.jsonl"
+    seed.write_text("".join(json.dumps({"loc": f"q{i}", "extracted_answer": ["B"], "answer": "B",
+                                        "polished_ti_content": "x"}) + "\n" for i in range(6)), encoding="utf-8")
+    _run("import", "predictions", seed, "--benchmark", "toy", "--layout", "seed", "--method", "da")
+    ran.add("import predictions")
+    models = _run("models", "list")
+    assert all(m in models for m in ("m-long", "m-a", "m-b", "m-seed"))
+    _run("models", "set-family", "m-a", "family-x")
+    ran.add("models set-family")
+    if SHARED_DATA.exists():
+        _run("import", "helm", SHARED_DATA / "helm_global_facts")
+        _run("import", "mmlu-redux", SHARED_DATA / "mmlu_redux_dev", "--benchmark", "mmlu-redux")
+        _run("import", "tlue", SHARED_DATA / "tlue_subset670")
+        out = _run("import", "parallel", SHARED_DATA / "cmmlu_subset670", "--source", "cmmlu", "--benchmark", "tlue")
+        assert "link" in out
+        ran |= {"import helm", "import mmlu-redux", "import parallel"}
+    missing = set(usages) - ran
+    if missing and not SHARED_DATA.exists():
+        pytest.skip(f"{sorted(missing)} need the reference data {SHARED_DATA}")
+    assert not missing, f"README data-format commands not run here: {sorted(missing)}"
