@@ -1,4 +1,10 @@
-"""Option labels.  Storage always uses Latin A–F; Tibetan ཀ ཁ ག ང map to A–D."""
+"""Option labels.  Storage always uses Latin A–F; Tibetan ཀ ཁ ག ང map to A–D.
+
+The label rule — an item with n options has the labels A … the n-th letter,
+and a letter is *valid* for it when it is one of them — is written once,
+here, in Python (:func:`labels_for`, :func:`normalize_label`) and as the SQL
+the other stages embed (:data:`SQL_LABELS`, :func:`sql_is_label`).
+"""
 from __future__ import annotations
 
 LATIN_LABELS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
@@ -31,3 +37,35 @@ def normalize_label(label: str) -> str | None:
         return TIBETAN_TO_LATIN[s]
     s = s.upper()
     return s if s in LATIN_LABELS else None
+
+
+#: The Latin labels as a string, in order (``label_at(i)`` is ``LABEL_STRING[i]``).
+LABEL_STRING: str = "".join(LATIN_LABELS)
+#: The Latin labels as a DuckDB list literal.
+SQL_LABELS: str = "[" + ", ".join(f"'{x}'" for x in LATIN_LABELS) + "]"
+
+
+def label_at(n: int) -> str:
+    """The label of the n-th option, counting from 1 (``label_at(4)`` = 'D').
+
+    >>> label_at(1), label_at(6)
+    ('A', 'F')
+    """
+    if not 1 <= n <= MAX_OPTIONS:
+        raise ValueError(f"an item has at most {MAX_OPTIONS} options, not {n}")
+    return LATIN_LABELS[n - 1]
+
+
+def sql_is_label(letter: str, n_options: str) -> str:
+    """SQL boolean: the expression *letter* is one of the first *n_options*
+    Latin labels (NULL when *letter* is NULL).  Both arguments are SQL
+    expressions.
+
+    >>> sql_is_label("p.answer", "q.n_options")
+    "(length(p.answer) = 1 AND instr('ABCDEF', p.answer) BETWEEN 1 AND q.n_options)"
+    >>> import duckdb
+    >>> checks = [sql_is_label(x, n) for x, n in (("'C'", "3"), ("'D'", "3"), ("'c'", "4"))]
+    >>> duckdb.connect().execute("SELECT " + ", ".join(checks)).fetchone()
+    (True, False, False)
+    """
+    return f"(length({letter}) = 1 AND instr('{LABEL_STRING}', {letter}) BETWEEN 1 AND {n_options})"

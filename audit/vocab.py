@@ -1,5 +1,37 @@
-"""The review vocabulary shared by the workbench, the CLI, Label Studio sync
-and exports.  Stored values are the keys; the values are what people read."""
+"""The vocabulary of the project — one word per thing, in tables, columns,
+the Python API, the CLI and the workbench — and the review values shared by
+the workbench, the CLI, Label Studio sync and exports.
+
+Words (the column or parameter name is given in ``code``):
+
+* **item** / ``question_id`` — one multiple-choice question of a benchmark
+  (``questions``); its options carry the labels A–F (:mod:`audit.labels`).
+* **key** / ``answer_key`` — the answer the benchmark gives for an item, as
+  imported.  In a key version the original is ``original_key`` and the key
+  the version gives is ``answer_key``.
+* **corrected answer** / ``corrected_answer`` — the answer a reviewer
+  names when the verdict is ``key_wrong``; a *corrected key* is a corrected
+  answer that a policy applies (:mod:`audit.export.corrected`).
+* **valid** / ``valid`` — a prediction whose letter is one of its item's
+  labels (:func:`audit.labels.sql_is_label`); an invalid prediction keeps its
+  raw ``response`` and has no letter.  Accuracy counts invalid predictions
+  as wrong; *conditional* accuracy is correct / valid.
+* **verdict** / ``verdict`` — one of :data:`VERDICTS`; **cause** / ``cause``
+  one of :data:`CAUSES`.  Reviews are append-only.
+* **settled** — an item whose reviews agree (or that a lead adjudicated),
+  :func:`audit.review.settled_verdicts`; **policy** — how settled verdicts
+  become a key version (:mod:`audit.export.policy`).
+* **audit run** / ``run_id`` — one ``audit analyze``; the **current audit**
+  is a benchmark's latest run (:mod:`audit.analyze.runs`); **tier** — an
+  item's cross-model agreement class in it.
+* **judge verdict** — an LLM judge's ``answer_key_correct`` and
+  ``correct_answer`` on an item (``judge_verdicts``).
+* Original-vs-corrected figures use the suffixes ``_original`` and
+  ``_corrected`` (``accuracy_original``, ``n_valid_corrected``...) and
+  ``difference_points`` = (corrected − original) × 100.
+
+Stored values are the keys of the dictionaries below; the values are what
+people read."""
 from __future__ import annotations
 
 VERDICTS: dict[str, str] = {

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from audit.errors import InputError, NotFoundError
+from audit.labels import SQL_LABELS, sql_is_label
 
 
 def all_benchmarks(con) -> list[str]:
@@ -118,16 +119,16 @@ def usable_predictions_sql(bench_param: str = "$benchmark") -> str:
         JOIN _q q ON q.question_id = p.question_id
         WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL
           AND CASE WHEN q.standard_labels
-                   THEN length(p.answer) = 1 AND ascii(p.answer) BETWEEN 65 AND 64 + q.n_options
+                   THEN {sql_is_label("p.answer", "q.n_options")}
                    ELSE list_contains(q.labels, p.answer) END
     """
 
 
-QUESTIONS_SQL = """
+QUESTIONS_SQL = f"""
     SELECT row_number() OVER (ORDER BY seq, question_id)::INTEGER AS qn, question_id, subject, answer_key, len(options) AS n_options,
            [o.label FOR o IN options] AS labels,
            -- labels A, B, C, … in order: the option check is then a cheap range test
-           [o.label FOR o IN options] = ['A', 'B', 'C', 'D', 'E', 'F'][1:len(options)] AS standard_labels
+           [o.label FOR o IN options] = {SQL_LABELS}[1:len(options)] AS standard_labels
     FROM questions WHERE benchmark = $benchmark
 """
 

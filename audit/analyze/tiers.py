@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze.runs import latest_run  # noqa: F401  (re-exported: audit.analyze.tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
 
@@ -330,18 +331,6 @@ def analyze(
                 finally:
                     con.unregister("_ms")
         return AnalyzeSummary(tuple(runs), tuple(skipped))
-
-
-def latest_run(con, benchmark: str) -> dict:
-    """run_id, created_at, config (dict) and models of the latest audit run."""
-    row = con.execute(
-        "SELECT run_id, created_at, config, models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1",
-        [benchmark],
-    ).fetchall()
-    if not row:
-        raise NotFoundError(f"benchmark '{benchmark}' has not been analysed yet; run 'audit analyze --benchmark {benchmark}'")
-    run_id, created_at, config, models = row[0]
-    return {"run_id": run_id, "created_at": created_at, "config": json.loads(config), "models": list(models)}
 
 
 def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:

@@ -6,6 +6,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.labels import label_at
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
 KeyOption = Annotated[Optional[str], typer.Option(
@@ -61,7 +62,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
         s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db)
         echo(f"{'created' if s.created else 'connected'} project {s.project_id} '{s.title}' at {s.url} "
-             f"(as {s.user}; options up to {'ABCDEF'[s.n_options - 1]})")
+             f"(as {s.user}; options up to {label_at(s.n_options)})")
 
     @ls.command("push")
     def push_cmd(benchmark: BenchmarkOption = None, tier: TierOption = None, all_tiers: AllTiersOption = False,

@@ -37,6 +37,7 @@ import duckdb
 import pandas as pd
 
 from audit._version import __version__
+from audit.analyze.runs import find_latest_run
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export.corrected import accuracy_comparison, keys_from_items
 from audit.export.datasheet import DATASHEET_NAME, DATASHEET_RENAME, METRIC_COLUMNS, render_datasheet
@@ -127,13 +128,10 @@ def _reviewer_counts(con, benchmark: str) -> pd.DataFrame:
 
 
 def _latest_audit_run(con, benchmark: str) -> dict | None:
-    row = con.execute(
-        "SELECT run_id, config, models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1", [benchmark]
-    ).fetchone()
-    if row is None:
+    run = find_latest_run(con, benchmark)
+    if run is None:
         return None
-    config = json.loads(row[1]) if isinstance(row[1], str) else row[1]
-    return {"run_id": row[0], "config": config, "models": sorted(row[2] or [])}
+    return {"run_id": run["run_id"], "config": run["config"], "models": sorted(run["models"])}
 
 
 def _model_comparison(benchmark: str, db, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from audit.export.policy import Policy
+from audit.judge.store import verdict_summary_sql
+from audit.review.summary import REVIEWER_SUMMARY_CTES
 
 #: Columns of :func:`derive_items`.
 ITEM_COLUMNS = [
@@ -19,32 +21,6 @@ ITEM_COLUMNS = [
 ]
 
 SETTLED_COLUMNS = ["question_id", "verdict", "corrected_answer", "cause", "adjudicated"]
-
-
-def _columns(con, table: str) -> set[str]:
-    return {r[0] for r in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ?", [table]
-    ).fetchall()}
-
-
-def _judge_sql(con) -> str:
-    """Per-item judge verdict text, read defensively: the judge table may be
-    absent or lack columns in a database from another tool version."""
-    cols = _columns(con, "judge_verdicts")
-    if not {"benchmark", "question_id", "judge", "answer_key_correct"} <= cols:
-        return "SELECT NULL::VARCHAR AS question_id, NULL::VARCHAR AS judge_verdict WHERE false"
-    answer = "correct_answer" if "correct_answer" in cols else "NULL::VARCHAR"
-    return f"""
-        SELECT question_id,
-               string_agg(DISTINCT judge || ': ' ||
-                   CASE WHEN answer_key_correct IS NULL THEN 'no verdict'
-                        WHEN answer_key_correct THEN 'key correct'
-                        ELSE 'key wrong' || coalesce(' -> ' || {answer}, '') END,
-                   '; ' ORDER BY judge || ': ' ||
-                   CASE WHEN answer_key_correct IS NULL THEN 'no verdict'
-                        WHEN answer_key_correct THEN 'key correct'
-                        ELSE 'key wrong' || coalesce(' -> ' || {answer}, '') END) AS judge_verdict
-        FROM judge_verdicts WHERE benchmark = $benchmark GROUP BY question_id"""
 
 
 def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
@@ -81,23 +57,7 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
     con.register("_export_settled", frame)
     try:
         sql = f"""
-        WITH latest AS (
-            SELECT question_id, reviewer, verdict, corrected_answer, rationale, created_at, is_adjudication,
-                   row_number() OVER (PARTITION BY question_id, reviewer, is_adjudication
-                                      ORDER BY created_at DESC, review_id DESC) AS rn
-            FROM reviews WHERE benchmark = $benchmark AND verdict <> 'skip'
-        ), rv AS (
-            SELECT question_id,
-                   count(DISTINCT reviewer) FILTER (WHERE NOT is_adjudication) AS n_reviewers,
-                   string_agg(reviewer || CASE WHEN is_adjudication THEN ' (adjudication)' ELSE '' END, '; '
-                              ORDER BY is_adjudication DESC, reviewer) AS reviewers,
-                   string_agg(reviewer || CASE WHEN is_adjudication THEN ' (adjudication)' ELSE '' END
-                              || ': ' || rationale, ' | '
-                              ORDER BY is_adjudication DESC, reviewer) FILTER (WHERE rationale IS NOT NULL) AS rationale,
-                   string_agg(DISTINCT strftime(created_at, '%Y-%m-%d'), ' '
-                              ORDER BY strftime(created_at, '%Y-%m-%d')) AS review_dates
-            FROM latest WHERE rn = 1 GROUP BY question_id
-        ), judge AS ({_judge_sql(con)}
+        WITH {REVIEWER_SUMMARY_CTES}, judge AS ({verdict_summary_sql(con)}
         ), base AS (
             SELECT q.seq, q.question_id, q.subject, q.answer_key AS original_key,
                    s.verdict, s.corrected_answer, s.cause, coalesce(s.adjudicated, false) AS adjudicated,

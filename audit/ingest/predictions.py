@@ -31,6 +31,7 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
+from audit.labels import sql_is_label
 from audit.ingest._duck import one, open_source, sql_ident
 from audit.ingest._read import read_jsonl
 from audit.ingest.models import register_models
@@ -370,7 +371,7 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
-            "FROM (SELECT *, coalesce(length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k, false) AS ok "
+            f"FROM (SELECT *, coalesce({sql_is_label('letter', 'k')}, false) AS ok "
             f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter, "
             f"                   {method_expr} AS src_method "
             f"            FROM {src} s JOIN _bench_q q USING (question_id) {join_e}))",

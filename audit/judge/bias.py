@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
+from audit.analyze.runs import latest_run_models
 from audit.analyze.stats import wilson_interval
 from audit.errors import InputError, NotFoundError
 from audit.judge.store import judge_family, resolve_prompt_version
@@ -129,9 +130,7 @@ _ITEM_SQL = f"""
 
 def _scope(con, benchmark: str, models):
     if models is None:
-        run = con.execute(
-            "SELECT models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1", [benchmark]).fetchone()
-        models = list(run[0]) if run else None
+        models = latest_run_models(con, benchmark)
     return model_set(con, benchmark, models)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analyze.agreement import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
+from audit.analyze.runs import latest_run_models
 from audit.errors import InputError, NotFoundError
 from audit.judge import store as jstore
 from audit.store import connect, transaction
@@ -302,9 +303,7 @@ def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = 
     out["models"] = pd.DataFrame(columns=pair_cols)
     with connect(db, read_only=True) as con:
         try:
-            run = con.execute("SELECT models FROM audit_runs WHERE benchmark = ? ORDER BY run_id DESC LIMIT 1",
-                              [benchmark]).fetchone()
-            ms = model_set(con, benchmark, list(run[0]) if run else None)
+            ms = model_set(con, benchmark, latest_run_models(con, benchmark))
         except NotFoundError:
             ms = None
         if ms is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from audit.analyze.runs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
 from audit.records import Option, Question, Review
 from audit.review._common import clean_name, run, table_columns
@@ -164,9 +165,8 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         )
         a = run(con, """
             SELECT tier, bucket, top_answer, agreement_count, agreeing_families, n_models, n_valid, n_correct
-            FROM audit_results
-            WHERE benchmark = $benchmark AND question_id = $question_id
-              AND run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark)""", params).fetchall()
+            FROM (""" + CURRENT_AUDIT_SQL + """)
+            WHERE question_id = $question_id""", params).fetchall()
         audit = AuditInfo(*a[0]) if a else None
         par = run(con, """
             SELECT counterpart_source, counterpart_id, counterpart_language, counterpart_stem, counterpart_options,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from audit.analyze.runs import CURRENT_AUDIT_SQL
 from audit.review._common import clean_name, run
 from audit.review.settings import FLAGGED_TIERS, required_reviews_from
 from audit.store import connect
@@ -140,11 +141,7 @@ def summary_ctes(*, one_item: bool = False, full: bool = False) -> str:
 
 # The current audit's tier per item ($benchmark).  Relation name: cur_audit.
 AUDIT_CTE = """
-cur_audit AS (
-    SELECT question_id, tier, bucket, top_answer, agreement_count, agreeing_families, n_models, n_valid, n_correct
-    FROM audit_results
-    WHERE benchmark = $benchmark
-      AND run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark)
+cur_audit AS (""" + CURRENT_AUDIT_SQL + """
 )"""
 
 FLAGGED_SQL = ", ".join(str(t) for t in FLAGGED_TIERS)

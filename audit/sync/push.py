@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from audit.errors import InputError, NotFoundError
+from audit.labels import label_at
 from audit.store import connect, transaction
 from audit.sync.client import Session, ls_errors, open_session
 from audit.sync.config import external_id, labeling_config, task_data, verdict_hash, verdict_result
@@ -176,7 +177,7 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
     with connect(db, read_only=True) as con:
         have = con.execute("SELECT label_config FROM ls_projects WHERE url = ? AND project_id = ?",
                            [project.url, project.project_id]).fetchone()[0]
-    if f'<Choice value="{"ABCDEF"[need - 1]}"/>' not in have:
+    if f'<Choice value="{label_at(need)}"/>' not in have:
         cfg = labeling_config(max(need, 2))
         ensure_config(session, project.project_id, cfg)
         with connect(db) as con:
