@@ -56,3 +56,17 @@ def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F8
     # the policies really differ on this benchmark, so agreement is not trivial
     assert seen["corrections-only"][1] == 0 < seen["default"][1]
     assert seen["adjudicated-only"][0] < seen["default"][0]
+
+
+def test_audit_report_shows_the_same_figures(toy):  # noqa: F811
+    import audit.export  # noqa: F401  (registers the report section)
+    from audit.analyze import analyze
+    from audit.analyze.report import report
+    from audit.export.corrected import REPORT_TITLE
+
+    analyze(B, db=toy)
+    rep = report(B, db=toy)
+    got = pd.DataFrame(rep["extra"][REPORT_TITLE]).set_index("model")
+    page = corrected_key_accuracy(B, db=toy).set_index("model")
+    assert sorted(got.index) == sorted(MODELS)
+    pd.testing.assert_frame_equal(got[page.columns], page, check_dtype=False, check_exact=False, rtol=1e-12)

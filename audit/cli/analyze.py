@@ -69,6 +69,8 @@ def report_cmd(
 ) -> None:
     """Report of the latest audit run: tiers, per-model metrics with Wilson 95% CIs,
     filtering scenarios, pairwise tests (z-test, McNemar exact) and lint."""
+    import audit.export  # noqa: F401  (later stages add their report sections on import)
+    import audit.review  # noqa: F401
     from audit.analyze.report import FORMATS, report, write_report
     from audit.errors import InputError
 

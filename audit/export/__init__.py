@@ -24,3 +24,10 @@ __all__: list[str] = [
     "list_policies", "register_policy",
     "corrected_key_accuracy", "corrected_keys", "accuracy_comparison",
 ]
+
+# Original-vs-corrected accuracy appears in `audit report` through the
+# analysis stage's hook (one implementation: audit.export.corrected).
+from audit.analyze.report import register_report_hook as _register  # noqa: E402
+from audit.export.corrected import report_section as _corrected_report_section  # noqa: E402
+
+_register(_corrected_report_section)

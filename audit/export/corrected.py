@@ -32,6 +32,7 @@ from __future__ import annotations
 import pandas as pd
 
 from audit.analyze import model_metrics
+from audit.analyze.runs import latest_run_models
 from audit.export.derive import derive_items
 from audit.export.policy import Policy, get_policy
 from audit.store import DbPath, connect
@@ -116,7 +117,26 @@ def corrected_key_accuracy(benchmark: str, *, policy: str | Policy = "default", 
                            confidence: float = 0.95, db: DbPath = None) -> pd.DataFrame:
     """Per model: conditional accuracy on the original and on the keys
     *policy* derives from the settled verdicts, with Wilson intervals, and
-    the difference (:data:`COMPARISON_COLUMNS`).  ``df.attrs`` holds
+    the difference (:data:`COMPARISON_COLUMNS`).  ``models`` defaults to
+    the model set of the latest audit run (all models when the benchmark
+    was never analysed), as in ``DATASHEET.md``.  ``df.attrs`` holds
     ``n_corrected`` (keys replaced) and ``n_excluded`` (items left out)."""
+    if models is None:
+        with connect(db, read_only=True) as con:
+            models = latest_run_models(con, benchmark)
     keys, exclude = corrected_keys(benchmark, policy=policy, db=db)
-    return accuracy_comparison(benchmark, keys, exclude, models=models, confidence=confidence, db=db)
+    return accuracy_comparison(benchmark, keys, exclude, models=models or None, confidence=confidence, db=db)
+
+
+#: Title of the ``audit report`` section this module adds.
+REPORT_TITLE = "Accuracy: original keys vs the expert-corrected keys (policy default)"
+
+
+def report_section(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
+    """The ``audit report`` section (registered by :mod:`audit.export`):
+    :func:`corrected_key_accuracy` under the default policy, only when the
+    policy corrects or excludes at least one item."""
+    df = corrected_key_accuracy(benchmark, db=db)
+    if not (df.attrs["n_corrected"] or df.attrs["n_excluded"]):
+        return {}
+    return {REPORT_TITLE: df}
