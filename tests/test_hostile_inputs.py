@@ -1,0 +1,161 @@
+"""Issue 14: every defect found by attacking the workbench, as a table.
+
+Each case runs the real ``audit`` entry point (in-process, or as a process
+where permissions or signals matter) on a seeded database and expects either
+the right result or exactly one line ``error: FILE[:LINE]: …``, exit 1, and
+the database unchanged (``conftest.db_snapshot``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from audit.ingest.predictions import import_predictions
+from audit.ingest.questions import import_questions
+from conftest import REPO, db_snapshot
+from tests_ingest_util import run_cli
+
+# Two spellings of one Tibetan id: U+0F73 (a composition exclusion) and its
+# canonical decomposition U+0F71 U+0F72, which is what NFC gives.
+OTHER_ID = "\u0F40\u0F73x"
+NFC_ID = unicodedata.normalize("NFC", OTHER_ID)
+assert NFC_ID == "\u0F40\u0F71\u0F72x" != OTHER_ID
+
+
+@pytest.fixture
+def seeded(tmp_path, db_path):
+    q = tmp_path / "seed_q.csv"
+    q.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,y,a,b,c,d,B\n"
+                 f"{NFC_ID},z,a,b,c,d,C\n", encoding="utf-8")
+    import_questions(q, benchmark="b", db=db_path)
+    p = tmp_path / "seed_p.csv"
+    p.write_text("question_id,m1,m2\nq1,A,B\nq2,B,B\n")
+    import_predictions(p, benchmark="b", layout="wide", db=db_path)
+    return db_path
+
+
+def expect_error(capsys, db, *args, match: str) -> str:
+    """exit 1, one line `error: …` matching *match*, the database unchanged."""
+    before = db_snapshot(db)
+    code, out, err = run_cli(capsys, *args, "--db", db)
+    lines = err.strip().splitlines()
+    assert code == 1, (code, out, err)
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert re.search(match, lines[0]), lines[0]
+    assert db_snapshot(db) == before
+    return lines[0]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ table of files that must be refused
+
+def _deep(n: int = 100_000) -> str:
+    return "[" * n + "]" * n
+
+
+BAD_FILES = [
+    # (id, file name, content, command, message pattern)
+    ("csv-extra-fields", "q.csv", "id,question,A,B,C,D,answer\nr1,x,a,b,c,d,A,EXTRA,MORE\n",
+     ["import", "questions", "{f}", "--benchmark", "b"], r"q\.csv:2: the row has more fields than the header's 7"),
+    ("csv-ragged-short-questions", "q.csv", "id,question,A,B,C,D,answer\nr1,x,a,b,c,d,A\nr2,x,a\n",
+     ["import", "questions", "{f}", "--benchmark", "b"], r"q\.csv:3: the row has 3 fields, the header has 7"),
+    ("wide-duplicate-model", "p.csv", "question_id,m1,m1\nq1,A,B\n",
+     ["import", "predictions", "{f}", "--benchmark", "b", "--layout", "wide"], r"p\.csv:1: the header names column 'm1' twice"),
+    ("ragged-prediction-row", "p.csv", "question_id,model,answer\nq1,m3,A\nq2,m3\n",
+     ["import", "predictions", "{f}", "--benchmark", "b"], r"p\.csv:3: the row has 2 fields, the header has 3"),
+    ("ragged-review-row", "r.csv", "question_id,reviewer,verdict\nq1,ann,key_correct\nq2,key_correct\n",
+     ["review", "import", "{f}", "--benchmark", "b"], r"r\.csv:3: the row has 2 fields, the header has 3"),
+    ("deep-json-questions", "q.jsonl", '{"id": "q9", "question": "x", "answer": "A", "options": ' + _deep() + "}\n",
+     ["import", "questions", "{f}", "--benchmark", "b"], r"q\.jsonl:1: JSON nested too deeply"),
+    ("deep-json-predictions", "p.jsonl", '{"question_id": "q1", "model": "m", "answer": ' + _deep() + "}\n",
+     ["import", "predictions", "{f}", "--benchmark", "b"], r"p\.jsonl:1: JSON nested too deeply"),
+    ("deep-json-helm", "scenario.json", _deep(),
+     ["import", "helm", "{f}", "--benchmark", "h"], r"scenario\.json: JSON nested too deeply"),
+    ("deep-json-review", "r.jsonl", '{"question_id": ' + _deep() + "}\n",
+     ["review", "import", "{f}", "--benchmark", "b"], r"r\.jsonl:1: JSON nested too deeply"),
+    ("benchmark-name-traversal", "q.csv", "id,question,A,B,answer\nz1,x,a,b,A\n",
+     ["import", "questions", "{f}", "--benchmark", "../../x"], r"invalid benchmark name '\.\./\.\./x'"),
+    ("benchmark-name-html", "q.csv", "id,question,A,B,answer\nz1,x,a,b,A\n",
+     ["import", "questions", "{f}", "--benchmark", "<script>"], r"invalid benchmark name '<script>'"),
+    ("review-future-created-at", "r.csv", "question_id,reviewer,verdict,created_at\nq1,ann,key_correct,2099-01-01T00:00:00\n",
+     ["review", "import", "{f}", "--benchmark", "b"], r"r\.csv:2: created_at 2099-01-01 00:00:00 lies in the future"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_FILES, ids=[c[0] for c in BAD_FILES])
+def test_bad_file_is_refused(tmp_path, seeded, capsys, case):
+    _, name, content, args, match = case
+    f = write(tmp_path / name, content)
+    expect_error(capsys, seeded, *[a.replace("{f}", str(f)) for a in args], match=match)
+
+
+# ------------------------------------------------------------------ not regular files
+
+def test_fifo_is_refused_without_blocking(tmp_path, seeded):
+    fifo = tmp_path / "p.csv"
+    os.mkfifo(fifo)
+    before = db_snapshot(seeded)
+    r = subprocess.run([sys.executable, "-m", "audit.cli", "import", "predictions", str(fifo), "--benchmark", "b",
+                        "--db", str(seeded)], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert r.returncode == 1, r.stderr
+    assert re.fullmatch(r"error: .*p\.csv: not a regular file \(a pipe, device or socket\).*\n", r.stderr), r.stderr
+    assert db_snapshot(seeded) == before
+
+
+@pytest.mark.parametrize("command", [["import", "questions"], ["import", "predictions"], ["review", "import"]])
+def test_link_to_dev_zero_is_refused(tmp_path, seeded, capsys, command):
+    link = tmp_path / "zero.csv"
+    link.symlink_to("/dev/zero")
+    expect_error(capsys, seeded, *command, link, "--benchmark", "b", match=r"zero\.csv: not a regular file")
+
+
+def test_input_size_is_checked_before_reading(tmp_path, seeded, capsys, monkeypatch):
+    f = write(tmp_path / "q.csv", "id,question,A,B,answer\n" + "z,x,a,b,A\n" * 50)
+    monkeypatch.setenv("AUDIT_MAX_INPUT_BYTES", "100")
+    expect_error(capsys, seeded, "import", "questions", f, "--benchmark", "b",
+                 match=r"q\.csv: the file has [\d,]+ bytes, more than the limit of 100")
+
+
+# ------------------------------------------------------------------ right results instead of wrong ones
+
+def test_cell_over_two_megabytes_imports(tmp_path, db_path, capsys):
+    big = "ཀ" * 1_000_000   # 3 MB of UTF-8 in one cell
+    f = write(tmp_path / "q.csv", f'id,question,A,B,answer\nq1,"{big}",a,b,A\n')
+    code, out, err = run_cli(capsys, "import", "questions", f, "--benchmark", "b", "--db", db_path)
+    assert code == 0, err
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        assert con.execute("SELECT length(stem) FROM questions").fetchone()[0] == 1_000_000
+    finally:
+        con.close()
+
+
+def test_output_into_missing_folder_or_onto_folder(tmp_path, seeded, capsys):
+    code, _, err = run_cli(capsys, "analyze", "--benchmark", "b", "--db", seeded)
+    assert code == 0, err
+    for target, match in [(tmp_path / "missing" / "r.json", r"missing/r\.json: "),
+                          (tmp_path, re.escape(str(tmp_path)) + r": is a folder")]:
+        expect_error(capsys, seeded, "report", "--benchmark", "b", "--format", "json", "--output", target,
+                     match=match)
+
+
+def test_truncated_database_file(tmp_path, seeded, capsys):
+    data = seeded.read_bytes()
+    bad = tmp_path / "cut.duckdb"
+    bad.write_bytes(data[: len(data) // 3])
+    code, out, err = run_cli(capsys, "review", "list", "--benchmark", "b", "--db", bad)
+    assert code == 1, (out, err)
+    assert re.fullmatch(r"error: .*cut\.duckdb: cannot open the database: .*\n", err), err
