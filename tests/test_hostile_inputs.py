@@ -159,3 +159,63 @@ def test_truncated_database_file(tmp_path, seeded, capsys):
     code, out, err = run_cli(capsys, "review", "list", "--benchmark", "b", "--db", bad)
     assert code == 1, (out, err)
     assert re.fullmatch(r"error: .*cut\.duckdb: cannot open the database: .*\n", err), err
+
+
+# ------------------------------------------------------------------ ids are NFC everywhere
+
+def _ids(db, sql):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_two_spellings_of_one_id_are_one_question(tmp_path, seeded, capsys):
+    f = write(tmp_path / "q.csv", f"id,question,A,B,answer\n{NFC_ID},x,a,b,A\n{OTHER_ID},y,a,b,B\n")
+    expect_error(capsys, seeded, "import", "questions", f, "--benchmark", "b",
+                 match=r"q\.csv:3: duplicate question id .* \(first on line 2\)")
+
+
+def test_other_spelling_finds_the_item_everywhere(tmp_path, seeded, capsys):
+    p = write(tmp_path / "p.csv", f"question_id,model,answer\n{OTHER_ID},m3,C\n")
+    assert run_cli(capsys, "import", "predictions", p, "--benchmark", "b", "--db", seeded)[0] == 0
+    r = write(tmp_path / "r.csv", f"question_id,reviewer,verdict\n{OTHER_ID},ann,key_correct\n")
+    assert run_cli(capsys, "review", "import", r, "--benchmark", "b", "--db", seeded)[0] == 0
+    j = write(tmp_path / "j.jsonl", json.dumps({"loc": OTHER_ID, "llm_validation": {
+        "answer_key_correct": True, "correct_answer": "C", "answer_explanation": "ok", "confidence": 0.9}}) + "\n")
+    code, out, err = run_cli(capsys, "import", "judge", j, "--judge", "g", "--benchmark", "b", "--db", seeded)
+    assert code == 0, err
+    for table in ("predictions", "reviews", "judge_verdicts"):
+        assert _ids(seeded, f"SELECT DISTINCT question_id FROM {table} WHERE question_id LIKE '%x'") == [(NFC_ID,)]
+    code, out, err = run_cli(capsys, "review", "add", "--benchmark", "b", "--question", OTHER_ID, "--reviewer", "bo",
+                             "--verdict", "ambiguous", "--db", seeded)
+    assert code == 0, err
+
+
+def test_migration_010_normalises_an_existing_database(tmp_path):
+    from audit.store import connect
+    from audit.store.db import migrations
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMP NOT NULL DEFAULT now())")
+    for version, name, sql in migrations():
+        if version < 10:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
+    con.execute("INSERT INTO benchmarks (name, source) VALUES ('b', 'questions')")
+    opts = "[{'label': 'A', 'text': 'a'}, {'label': 'B', 'text': 'b'}]"
+    for i, qid in enumerate([OTHER_ID, NFC_ID + "2", "plain"]):
+        con.execute(f"INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) "
+                    f"VALUES ('b', ?, ?, 's', {opts}, 'A')", [qid, i])
+    con.execute("INSERT INTO predictions VALUES ('b', ?, 'm', 'default', NULL, 'A', 'given', true)", [OTHER_ID])
+    con.execute("INSERT INTO reviews (benchmark, question_id, reviewer, created_at, verdict, source, app_version) "
+                "VALUES ('b', ?, 'ann', '2026-01-01', 'key_correct', 'cli', 'x')", [OTHER_ID])
+    con.close()
+    with connect(path) as c:
+        assert sorted(r[0] for r in c.execute("SELECT question_id FROM questions").fetchall()) == sorted(
+            [NFC_ID, NFC_ID + "2", "plain"])
+        assert c.execute("SELECT question_id FROM predictions").fetchall() == [(NFC_ID,)]
+        assert c.execute("SELECT question_id, claimed_at FROM reviews").fetchall() == [(NFC_ID, None)]

@@ -121,7 +121,7 @@ def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db=Non
             if inst.get("perturbation"):
                 skipped += 1
                 continue
-            qid = str(inst.get("id", "")).strip()
+            qid = nfc(str(inst.get("id", "")).strip())
             if not qid:
                 raise InputError(f"request state {i}: instance.id is missing", path=f)
             refs = inst.get("references") or []

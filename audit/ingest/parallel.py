@@ -84,7 +84,7 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
                 texts.pop()
             raw_key = str(r["Answer"]).strip()
             key = normalize_label(raw_key) or (raw_key or None)
-            rec["question_id"].append(f"{subject}{idx}")
+            rec["question_id"].append(nfc(f"{subject}{idx}"))
             rec["counterpart_id"].append(f"{f.name}:{idx}")
             rec["stem"].append(nfc(str(r["Question"])).strip())
             rec["options"].append([{"label": LATIN_LABELS[i], "text": nfc(t).strip()} for i, t in enumerate(texts)])

@@ -185,7 +185,7 @@ def parse_question_rows(df, path, benchmark: str) -> list[Question]:
         qid = _cell(rec.get("id"))
         if qid is None:
             raise InputError("empty id", path=path, line=line)
-        qid = qid.strip()
+        qid = nfc(qid.strip())   # ids compare in NFC, like texts
         if qid in first_line:
             raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
         first_line[qid] = line
