@@ -219,3 +219,77 @@ def test_migration_010_normalises_an_existing_database(tmp_path):
             [NFC_ID, NFC_ID + "2", "plain"])
         assert c.execute("SELECT question_id FROM predictions").fetchall() == [(NFC_ID,)]
         assert c.execute("SELECT question_id, claimed_at FROM reviews").fetchall() == [(NFC_ID, None)]
+
+
+# ------------------------------------------------------------------ export consistency
+
+def _toy(db, tmp_path):
+    from test_export import _reviews, _write_predictions, _write_questions
+
+    q = tmp_path / "toy_q.csv"
+    _write_questions(q)
+    import_questions(q, benchmark="toy", db=db)
+    p = tmp_path / "toy_p.csv"
+    _write_predictions(p)
+    import_predictions(p, benchmark="toy", layout="wide", db=db)
+    _reviews(db)
+
+
+def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
+    """SIGKILL after the version folder is renamed into place and before the
+    record commits: the next export moves the unrecorded folder aside, says
+    so, and succeeds; list --verify then shows the versions intact."""
+    _toy(db_path, tmp_path)
+    out = tmp_path / "exports"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "AUDIT_EXPORTS": str(out), "AUDIT_EXPORT_CRASH_AFTER": "published"}
+    before = db_snapshot(db_path)
+    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "create", "--benchmark", "toy", "--version",
+                        "1.0", "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == -9, (r.returncode, r.stderr)
+    assert (out / "toy" / "1.0" / "manifest.json").exists()   # visible but unrecorded
+    assert db_snapshot(db_path) == before
+    del env["AUDIT_EXPORT_CRASH_AFTER"]
+    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "create", "--benchmark", "toy", "--version",
+                        "1.1", "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"moved .*toy/1\.0 aside to \.1\.0\.unrecorded-\d+T\d+: an earlier export was interrupted",
+                     r.stdout), r.stdout
+    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "list", "toy", "--verify", "--format", "csv",
+                        "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    import io
+
+    import pandas as pd
+
+    rows = pd.read_csv(io.StringIO(r.stdout), dtype=str)
+    assert rows[["version", "intact"]].values.tolist() == [["1.0", "True"], ["1.1", "True"]]
+
+
+def test_corrected_key_outside_current_options_blocks_export(tmp_path, db_path, capsys):
+    from audit.export import create_version
+
+    _toy(db_path, tmp_path)
+    out = tmp_path / "exports"
+    create_version("toy", "1.0", db=db_path, exports_dir=out)
+    # re-import q04 (verdict: key D) and q02 (verdict: B) with two options only
+    f = write(tmp_path / "re.csv", "id,question,A,B,answer\nq04,x,a,b,A\nq02,y,a,b,A\n")
+    import_questions(f, benchmark="toy", db=db_path)
+    line = expect_error(capsys, db_path, "export", "create", "--benchmark", "toy", "--version", "1.1",
+                        "--exports-dir", out,
+                        match=r"1 item\(s\) of 'toy' have a corrected key that is not one of their current options.*"
+                              r"q04 \(verdict says D, options now A–B\)")
+    assert "q02" not in line   # B is still an option of q02
+    assert sorted(p.name for p in (out / "toy").iterdir()) == ["1.0"]
+
+
+def test_exports_symlink_leaving_the_root_is_refused(tmp_path, db_path, capsys, monkeypatch):
+    _toy(db_path, tmp_path)
+    out = tmp_path / "exports"
+    outside = tmp_path / "elsewhere"
+    out.mkdir()
+    outside.mkdir()
+    (out / "toy").symlink_to(outside)
+    monkeypatch.setenv("AUDIT_EXPORTS", str(out))
+    expect_error(capsys, db_path, "export", "create", "--benchmark", "toy", "--version", "1.0",
+                 match=r"exports/toy is a link to .*elsewhere, outside the exports folder")
+    assert list(outside.iterdir()) == []
