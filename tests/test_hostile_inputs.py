@@ -293,3 +293,59 @@ def test_exports_symlink_leaving_the_root_is_refused(tmp_path, db_path, capsys, 
     expect_error(capsys, db_path, "export", "create", "--benchmark", "toy", "--version", "1.0",
                  match=r"exports/toy is a link to .*elsewhere, outside the exports folder")
     assert list(outside.iterdir()) == []
+
+
+# ------------------------------------------------------------------ secrets in error paths
+
+
+def _echo_server(status: int, as_json: bool):
+    import http.server
+    import threading
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def _answer(self):
+            # the credential first, as a short debug body would show it
+            headers = "; ".join(f"{k}: {v}" for k, v in sorted(self.headers.items(),
+                                                                key=lambda kv: kv[0].lower() != "authorization"))
+            body = (json.dumps({"detail": f"upstream failed, request headers were {headers}"}) if as_json
+                    else f"<html>Bad gateway. Headers: {headers}</html>").encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json" if as_json else "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PATCH = _answer
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+@pytest.mark.parametrize("status,as_json", [(500, True), (502, False), (429, True)])
+def test_label_studio_errors_never_show_the_token(tmp_path, seeded, capsys, status, as_json, monkeypatch):
+    token = "tok-0123456789abcdef0123456789abcdef"
+    srv = _echo_server(status, as_json)
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+        line = expect_error(capsys, seeded, "ls", "connect", "--url", url, "--api-key", token, "--benchmark", "b",
+                            match=rf"Label Studio at {re.escape(url)} answered HTTP {status}")
+        assert token not in line and token[:12] not in line, line
+        # the library's own message (the workbench shows it) is redacted too, not only the CLI line
+        from audit.sync.client import LabelStudioError, open_session
+
+        with pytest.raises(LabelStudioError) as info:
+            open_session(url, token)
+        assert f"HTTP {status}" in str(info.value) and token not in str(info.value), str(info.value)
+        # user:password@ in the URL is hidden too
+        url2 = f"http://ann:s3cretpass@127.0.0.1:{srv.server_address[1]}"
+        line = expect_error(capsys, seeded, "ls", "connect", "--url", url2, "--api-key", token, "--benchmark", "b",
+                            match=r"\*\*\*")
+        assert "s3cretpass" not in line and token not in line, line
+    finally:
+        srv.shutdown()
+        srv.server_close()
