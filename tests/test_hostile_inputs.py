@@ -349,3 +349,42 @@ def test_label_studio_errors_never_show_the_token(tmp_path, seeded, capsys, stat
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+# ------------------------------------------------------------------ unreadable files (permission denied)
+
+UNREADABLE = [
+    # (importer arguments, name of the unreadable file inside the folder)
+    (["import", "tlue", "{d}", "--benchmark", "t"], "agronomy.jsonl"),
+    (["import", "mmlu-redux", "{d}", "--benchmark", "m"], "anatomy.csv"),
+    (["import", "helm", "{d}", "--benchmark", "h"], "scenario_state.json"),
+    (["import", "parallel", "{d}", "--benchmark", "b"], "agronomy.csv"),
+    (["import", "judge", "{d}", "--judge", "g", "--benchmark", "b"], "agronomy.jsonl"),
+    (["import", "questions", "{f}", "--benchmark", "b"], "q.csv"),       # a top-level file: exit 1, not a usage box
+]
+
+
+@pytest.mark.parametrize("case", UNREADABLE, ids=[c[0][1] + ("-file" if "{f}" in c[0] else "") for c in UNREADABLE])
+def test_unreadable_file_inside_a_folder(tmp_path, seeded, case):
+    """Root reads everything, so the command runs without the capabilities
+    that bypass file permissions (setpriv): a mode-000 file is then really
+    unreadable."""
+    import shutil
+
+    if shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv (util-linux) to drop CAP_DAC_OVERRIDE")
+    args, name = case
+    d = tmp_path / "in"
+    d.mkdir()
+    f = d / name
+    f.write_text("{}\n", encoding="utf-8")
+    f.chmod(0)
+    drop = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search",
+            "--inh-caps", "-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+    before = db_snapshot(seeded)
+    r = subprocess.run([*drop, sys.executable, "-m", "audit.cli",
+                        *[a.replace("{d}", str(d)).replace("{f}", str(f)) for a in args], "--db", str(seeded)],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr == f"error: {f}: cannot read the file: permission denied\n", r.stderr
+    assert db_snapshot(seeded) == before
