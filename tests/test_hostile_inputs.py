@@ -388,3 +388,15 @@ def test_unreadable_file_inside_a_folder(tmp_path, seeded, case):
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr == f"error: {f}: cannot read the file: permission denied\n", r.stderr
     assert db_snapshot(seeded) == before
+
+
+def test_empty_cmmlu_answer_is_not_a_key_mismatch(tmp_path, seeded, capsys):
+    d = tmp_path / "cmmlu"
+    d.mkdir()
+    # seeded questions q1 (key A), q2 (key B): file "q.csv" rows 1 and 2 link to q1, q2
+    write(d / "q.csv", ",Question,A,B,C,D,Answer\n1,x,a,b,c,d,\n2,y,a,b,c,d,C\n")
+    code, out, err = run_cli(capsys, "import", "parallel", d, "--benchmark", "b", "--db", seeded)
+    assert code == 0, err
+    assert "linked 2 questions of 'b' to cmmlu: 1 key mismatch(es) (q2)" in out, out
+    assert "1 counterpart(s) have no key (empty Answer) and were not compared" in out, out
+    assert sorted(_ids(seeded, "SELECT question_id, key_match FROM parallel_links")) == [("q1", None), ("q2", False)]

@@ -220,9 +220,10 @@ def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set
 
 
 def csv_header(path: Path, sep: str = ",") -> list[str]:
-    """The header row of a CSV file (a BOM dropped).  A column named twice
-    or an empty column name is an error on line 1 (a reader would otherwise
-    rename the second ``m1`` to ``m1_1``, inventing a column)."""
+    """The header row of a CSV file (a BOM dropped).  A column named twice is
+    an error on line 1 (a reader would otherwise rename the second ``m1`` to
+    ``m1_1``, inventing a column).  An empty name (CMMLU's index column) is
+    called ``Unnamed: <i>`` (0-based position), as pandas calls it."""
     check_utf8(path)
     with open(path, encoding="utf-8-sig", newline="") as fh:
         try:
@@ -231,10 +232,9 @@ def csv_header(path: Path, sep: str = ",") -> list[str]:
             raise InputError(f"not a valid CSV header: {exc}", path=path, line=1) from None
     if not header or not any(h.strip() for h in header):
         raise InputError("the file has no header row", path=path, line=1)
+    header = [h if h.strip() else f"Unnamed: {i}" for i, h in enumerate(header)]
     seen: set[str] = set()
-    for i, h in enumerate(header, start=1):
-        if not h.strip():
-            raise InputError(f"column {i} of the header has no name", path=path, line=1)
+    for h in header:
         if h in seen:
             raise InputError(f"the header names column '{h}' twice", path=path, line=1)
         seen.add(h)

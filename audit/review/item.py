@@ -51,7 +51,7 @@ class ParallelItem:
     stem: str
     options: list[Option]
     key: str | None
-    key_match: bool
+    key_match: bool | None   # None: the counterpart has no key
 
 
 @dataclass(frozen=True)

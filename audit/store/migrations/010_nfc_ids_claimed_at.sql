@@ -43,4 +43,8 @@ UPDATE ls_annotations SET question_id = nfc_normalize(question_id) WHERE questio
 UPDATE ls_deletions SET question_id = nfc_normalize(question_id) WHERE question_id <> nfc_normalize(question_id);
 UPDATE ls_conflicts SET question_id = nfc_normalize(question_id) WHERE question_id <> nfc_normalize(question_id);
 
+-- (3) A counterpart without a key (an empty CMMLU Answer) is not a key
+-- mismatch: key_match is NULL (unknown) for it.
+ALTER TABLE parallel_links ALTER COLUMN key_match DROP NOT NULL;
+
 ALTER TABLE reviews ADD COLUMN claimed_at TIMESTAMP;   -- UTC; the time the source claimed (never in the future)
