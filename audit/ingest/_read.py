@@ -296,3 +296,45 @@ def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     df = df.fillna("")
     df["_line"] = range(2, len(df) + 2)
     return df
+
+
+def iter_table(path: str | os.PathLike, chunk_rows: int = 50_000) -> Iterator[pd.DataFrame]:
+    """Like :func:`read_table`, in chunks of at most *chunk_rows* rows (CSV:
+    streamed from DuckDB, so a million-row file never sits in memory as
+    Python objects at once; other formats: one chunk).  ``_line`` numbers
+    continue across chunks."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".txt"):
+        yield read_table(p)
+        return
+    import duckdb
+
+    sep = "\t" if suffix == ".tsv" else ","
+    header = csv_header(p, sep)
+    con = duckdb.connect()
+    try:
+        try:
+            reader = con.sql(f"SELECT * FROM {csv_scan_sql(p, header, sep)}").to_arrow_reader(chunk_rows)
+        except duckdb.Error as exc:
+            raise duck_csv_error(exc, p) from None
+        line = 2
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except Exception as exc:   # DuckDB's CSV errors may surface through Arrow while streaming
+                raise duck_csv_error(exc, p) from None
+            if batch.num_rows == 0:
+                continue
+            df = batch.to_pandas()
+            df.columns = header
+            df = df.fillna("")
+            df["_line"] = range(line, line + len(df))
+            line += len(df)
+            yield df
+        if line == 2:
+            raise InputError("the file has a header but no rows", path=p)
+    finally:
+        con.close()
