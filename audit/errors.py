@@ -2,6 +2,8 @@
 and a non-zero exit; the workbench shows them as a message."""
 from __future__ import annotations
 
+import os
+
 
 class AuditError(Exception):
     """Base class: a problem the user can act on (bad input, locked file...)."""
@@ -10,7 +12,7 @@ class AuditError(Exception):
 class InputError(AuditError):
     """Bad input data.  Carries the file and line so the message points at it."""
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+    def __init__(self, message: str, *, path: "str | os.PathLike[str] | None" = None, line: int | None = None):
         self.path = str(path) if path is not None else None
         self.line = line
         self.detail = message

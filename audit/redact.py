@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable
+from typing import Callable, Iterable, Union
 
 __all__ = ["redact"]
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
-_PATTERNS = [
+_PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]]]] = [
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1***:***@"),
     (re.compile(r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)(?:(token|bearer|basic)\s+)?[^\s\"',}]+"),
      lambda m: m.group(1) + (m.group(2) + " " if m.group(2) else "") + "***"),

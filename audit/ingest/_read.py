@@ -298,7 +298,7 @@ def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
     return df
 
 
-def iter_table(path: str | os.PathLike, chunk_rows: int = 50_000) -> Iterator[pd.DataFrame]:
+def iter_table(path: str | os.PathLike, chunk_rows: int = 20_000) -> Iterator[pd.DataFrame]:
     """Like :func:`read_table`, in chunks of at most *chunk_rows* rows (CSV:
     streamed from DuckDB, so a million-row file never sits in memory as
     Python objects at once; other formats: one chunk).  ``_line`` numbers

@@ -90,7 +90,7 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
     return the rows ready to insert.  Raises at the first bad row."""
     if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
         raise NotFoundError(f"unknown benchmark '{benchmark}'")
-    ids = sorted({nfc(str(r.get("question_id")).strip()) for r in rows if not _is_blank(r.get("question_id"))})
+    ids = sorted({nfc(str(r.get("question_id")).strip()) or "" for r in rows if not _is_blank(r.get("question_id"))})
     items = {
         qid: (key, labels)
         for qid, key, labels in con.execute(
