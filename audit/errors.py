@@ -12,7 +12,7 @@ class AuditError(Exception):
 class InputError(AuditError):
     """Bad input data.  Carries the file and line so the message points at it."""
 
-    def __init__(self, message: str, *, path: str | os.PathLike | None = None, line: int | None = None):
+    def __init__(self, message: str, *, path: "str | os.PathLike[str] | None" = None, line: int | None = None):
         self.path = str(path) if path is not None else None
         self.line = line
         self.detail = message

@@ -70,3 +70,4 @@ class Review:
     app_version: str = ""
     review_id: int | None = None
     external_id: str | None = None
+    claimed_at: datetime | None = None   # the time an imported file or Label Studio claimed (UTC)

@@ -50,9 +50,10 @@ def test_review_fields_are_normalised_and_timestamped_in_utc(db):
     assert before <= r.created_at <= after
     aware = datetime(2026, 1, 2, 15, 0, tzinfo=timezone(timedelta(hours=8)))
     r2 = add_review("bench", "q02", "Tenzin", "ambiguous", created_at=aware, db=db)
-    assert r2.created_at == datetime(2026, 1, 2, 7, 0)
+    # the given time is the claimed one; created_at is the database clock (issue 14)
+    assert r2.claimed_at == datetime(2026, 1, 2, 7, 0) and r2.created_at >= r.created_at
     stored = list_reviews("bench", "q02", reviewer="Tenzin", db=db)
-    assert stored["created_at"].iloc[0].to_pydatetime() == datetime(2026, 1, 2, 7, 0)
+    assert stored["claimed_at"].iloc[0].to_pydatetime() == datetime(2026, 1, 2, 7, 0)
 
 
 @pytest.mark.parametrize(
@@ -213,5 +214,5 @@ def test_large_import_keeps_row_order_and_types(db, tmp_path):
     assert [r.review_id for r in got] == sorted(r.review_id for r in got)
     hist = list_reviews("bench", db=db).set_index("reviewer")
     assert hist.loc["r7", ["verdict", "corrected_answer", "rationale"]].tolist() == ["key_wrong", "C", "note 7"]
-    assert hist.loc["r7", "created_at"].to_pydatetime() == datetime(2026, 2, 8, 10, 0)
+    assert hist.loc["r7", "claimed_at"].to_pydatetime() == datetime(2026, 2, 8, 10, 0)
     assert not bool(hist.loc["r8", "is_adjudication"]) and hist.loc["r8", "source"] == "import"

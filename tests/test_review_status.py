@@ -73,13 +73,14 @@ def test_required_reviews_setting_changes_settlement(db):
     assert s.loc[["q01", "q09"], "required"].tolist() == [3, 2]
 
 
-def test_latest_means_latest_time_not_insertion_order(db):
-    # imported from a spreadsheet: the earlier row arrives later
+def test_latest_means_insertion_order_not_claimed_time(db):
+    # issue 14: a time claimed by a file never reorders verdicts; the row
+    # recorded last is the reviewer's current one
     add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", created_at=T0 + timedelta(hours=2), db=db)
     add_review("bench", "q01", "ann", "key_correct", created_at=T0, db=db)
     add_review("bench", "q01", "bo", "key_wrong", corrected_answer="B", created_at=T0 + timedelta(hours=1), db=db)
-    v = settled_verdicts("bench", db=db)
-    assert v[["question_id", "verdict", "corrected_answer"]].values.tolist() == [["q01", "key_wrong", "B"]]
+    assert settled_verdicts("bench", db=db).empty          # ann now says key_correct, bo key_wrong
+    assert _status(db).loc["q01", "status"] == "disputed"
 
 
 # ---- random histories against an independent implementation -------------

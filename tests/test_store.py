@@ -31,7 +31,8 @@ def test_read_only_open_of_missing_file_is_a_clear_error(tmp_path):
     assert not (tmp_path / "missing.duckdb").exists()
 
 
-def test_locked_file_gives_locked_error(db_path):
+def test_locked_file_gives_locked_error(db_path, monkeypatch):
+    monkeypatch.setenv("AUDIT_DB_TIMEOUT", "0.5")
     import subprocess, sys, time
 
     holder = subprocess.Popen(

@@ -54,13 +54,52 @@ def _register_groups() -> None:
 _register_groups()
 
 
+def _error_line(exc: BaseException) -> str | None:
+    """The one-line message for an error the user can act on (None: a bug,
+    shown as a traceback).  Secrets in it are redacted."""
+    import re
+
+    import duckdb
+
+    from audit.redact import redact
+
+    if isinstance(exc, AuditError):
+        msg = str(exc)
+    elif isinstance(exc, OSError) and (exc.filename or exc.strerror):
+        where = f"{exc.filename}: " if exc.filename else ""
+        what = (exc.strerror or str(exc)).lower()
+        if isinstance(exc, FileNotFoundError) and exc.filename:
+            what = "no such file or folder (does its folder exist?)"
+        elif isinstance(exc, IsADirectoryError):
+            what = "is a folder, expected a file"
+        msg = where + what
+    elif isinstance(exc, RecursionError):
+        msg = "the input is nested too deeply to process"
+    elif isinstance(exc, duckdb.Error):
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        m = re.search(r'file "([^"]+)"', first)
+        if isinstance(exc, duckdb.IOException) and m:   # a damaged or truncated database file
+            msg = f"{m.group(1)}: cannot open the database: {first} (is it a complete DuckDB file?)"
+        else:
+            msg = "database: " + first
+    else:
+        return None
+    return "error: " + (redact(msg) or "")
+
+
 def main() -> None:
     """Entry point.  Click handles usage errors (message, exit 2) and --help;
-    an AuditError becomes one line on stderr and exit code 1."""
+    an AuditError (and an OSError naming a file, a RecursionError, a DuckDB
+    error) becomes one redacted line on stderr and exit code 1."""
+    import os
+
     try:
         app()  # standalone: exits with the command's code
-    except AuditError as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except (AuditError, OSError, RecursionError, Exception) as exc:
+        line = _error_line(exc)
+        if line is None or os.environ.get("AUDIT_DEBUG"):
+            raise
+        typer.echo(line, err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         typer.echo("interrupted; nothing was half-written (the open transaction was rolled back)", err=True)

@@ -31,7 +31,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
 
 def tlue(
-    path: Annotated[Path, typer.Argument(help="Folder of TLUE SUBJECT.jsonl files (or one file): "
+    path: Annotated[Path, typer.Argument(readable=False, help="Folder of TLUE SUBJECT.jsonl files (or one file): "
                                               "loc, polished_ti_content, answer.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
     db: DbOption = None,
@@ -53,7 +53,7 @@ def tlue(
 
 
 def questions(
-    file: Annotated[Path, typer.Argument(help="CSV, JSONL or Parquet: id, question, answer, options A–F or 'options'.")],
+    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL or Parquet: id, question, answer, options A–F or 'options'.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark to import into (created if new).")],
     db: DbOption = None,
 ) -> None:
@@ -66,7 +66,7 @@ def questions(
 
 
 def predictions(
-    file: Annotated[Path, typer.Argument(help="CSV, JSONL or Parquet (seed: the pipeline's JSONL).")],
+    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL or Parquet (seed: the pipeline's JSONL).")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
     layout: Annotated[Layout, typer.Option(help="long: question_id, model, response/answer[, run]; "
                                                 "wide: question_id + one column per model; "
@@ -88,7 +88,7 @@ def predictions(
 
 
 def helm(
-    path: Annotated[Path, typer.Argument(help="A HELM scenario_state JSON file or a folder of them.")],
+    path: Annotated[Path, typer.Argument(readable=False, help="A HELM scenario_state JSON file or a folder of them.")],
     benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
                                                      help="Benchmark name (default: the scenario name).")] = None,
     db: DbOption = None,
@@ -100,7 +100,7 @@ def helm(
 
 
 def mmlu_redux(
-    path: Annotated[Path, typer.Argument(help="Folder of MMLU-Redux SUBJECT.csv files (or one file).")],
+    path: Annotated[Path, typer.Argument(readable=False, help="Folder of MMLU-Redux SUBJECT.csv files (or one file).")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "mmlu-redux",
     db: DbOption = None,
 ) -> None:
@@ -111,7 +111,7 @@ def mmlu_redux(
 
 
 def parallel(
-    path: Annotated[Path, typer.Argument(help="Folder of CMMLU-style SUBJECT.csv files (or one file).")],
+    path: Annotated[Path, typer.Argument(readable=False, help="Folder of CMMLU-style SUBJECT.csv files (or one file).")],
     source: Annotated[str, typer.Option(help="Name of the counterpart version.")] = "cmmlu",
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions are linked.")] = "tlue",
     db: DbOption = None,

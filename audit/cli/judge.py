@@ -129,7 +129,7 @@ def run_cmd(
 # ---------------------------------------------------------------- import
 
 def import_judge_cmd(
-    path: Annotated[Path, typer.Argument(help="JSONL file (or a folder of them): one object per line with 'loc' and "
+    path: Annotated[Path, typer.Argument(readable=False, help="JSONL file (or a folder of them): one object per line with 'loc' and "
                                               "'llm_validation' {answer_key_correct, correct_answer, "
                                               "answer_explanation, confidence}.")],
     judge: Annotated[str, typer.Option("--judge", "-j", help="Name of the judge that produced the file, "

@@ -48,7 +48,7 @@ def set_family_cmd(
 
 @models_app.command("import")
 def import_cmd(
-    path: Annotated[Path, typer.Argument(help="CSV/JSONL with columns name, family[, provider].")],
+    path: Annotated[Path, typer.Argument(readable=False, help="CSV/JSONL with columns name, family[, provider].")],
     db: DbOption = None,
 ) -> None:
     """Set families for many models from a file."""

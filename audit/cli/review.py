@@ -64,7 +64,7 @@ def add_cmd(
 
 @review_app.command("import")
 def import_cmd(
-    path: Annotated[Path, typer.Argument(help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale.")],
+    path: Annotated[Path, typer.Argument(readable=False, help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale.")],
     benchmark: BenchmarkOption = None,
     db: DbOption = None,
 ) -> None:

@@ -78,10 +78,12 @@ class VersionSummary:
     created_at: str
     data_sha256: str
     auto_created: tuple[str, ...] = field(default=())  # versions created first (1.0)
+    recovered: tuple[str, ...] = field(default=())     # messages about folders of interrupted exports
 
     def __str__(self) -> str:
         c = self.counts
-        pre = "".join(f"created {self.benchmark} {v} (original keys) first; " for v in self.auto_created)
+        pre = "".join(f"{m}; " for m in self.recovered)
+        pre += "".join(f"created {self.benchmark} {v} (original keys) first; " for v in self.auto_created)
         return (f"{pre}created {self.benchmark} {self.version} (parent {self.parent or 'none'}, policy "
                 f"'{self.policy}'): {c['corrected']} corrected, {c['excluded']} excluded, {c['unchanged']} "
                 f"unchanged, {c['reviewed']} reviewed of {c['items']} items → {self.path}")
@@ -189,6 +191,7 @@ def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
         if parent is not None and version_key(version) <= version_key(parent):
             raise InputError(f"version {version} must be greater than {benchmark}'s latest version {parent}")
         items = derive_items(con, benchmark, policy, settled)
+        _refuse_keys_outside_options(con, benchmark, items)
         items = items.merge(status.rename(columns={"status": "review_status"}), on="question_id", how="left")
         questions_arrow = fetch_arrow(
             con,
@@ -207,6 +210,80 @@ def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
                    + agreement.label + f" ({agreement.overall.n} reviewer pairs × items).")
     return _Derived(src[0], parent, items, questions, questions_arrow, audit_run, agreement.pairs, overall,
                     reviewer_counts, fp)
+
+
+def _refuse_keys_outside_options(con, benchmark: str, items: pd.DataFrame) -> None:
+    """A corrected key must be one of the item's *current* options: a verdict
+    naming D for an item a re-import cut to A–B would publish a key no
+    option carries.  Such items block the export, all listed."""
+    corrected = items.loc[items["action"] == "corrected", ["question_id", "answer_key"]]
+    if corrected.empty:
+        return
+    con.register("_kv_corrected", corrected)
+    try:
+        bad = con.execute(
+            "SELECT c.question_id, c.answer_key, array_to_string(list_transform(q.options, lambda o: o.label), '') "
+            "FROM _kv_corrected c JOIN questions q ON q.benchmark = ? AND q.question_id = c.question_id "
+            "WHERE NOT list_contains(list_transform(q.options, lambda o: o.label), c.answer_key) "
+            "ORDER BY q.seq", [benchmark]).fetchall()
+    finally:
+        con.unregister("_kv_corrected")
+    if bad:
+        shown = "; ".join(f"{q} (verdict says {k}, options now {'–'.join([l[0], l[-1]]) if l else 'none'})"
+                          for q, k, l in bad[:20])
+        more = f" and {len(bad) - 20} more" if len(bad) > 20 else ""
+        raise AuditError(
+            f"{len(bad)} item(s) of '{benchmark}' have a corrected key that is not one of their current options "
+            f"(the questions were re-imported after the verdict): {shown}{more}; review these items again "
+            "before exporting")
+
+
+CRASH_ENV = "AUDIT_EXPORT_CRASH_AFTER"
+
+
+def crash_point(step: str) -> None:
+    """Fault injection for the kill tests: with ``AUDIT_EXPORT_CRASH_AFTER=published``
+    the process kills itself with SIGKILL after the version folder was renamed
+    into place and before the database record is committed — the worst moment."""
+    if os.environ.get(CRASH_ENV) == step:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _refuse_links_out(root: Path, bench_dir: Path, target: Path) -> None:
+    """``exports/<benchmark>`` (or the version folder) must not be a symlink
+    leading outside the exports folder."""
+    top = root.resolve()
+    for p in (bench_dir, target):
+        if (p.is_symlink() or p.exists()) and not p.resolve().is_relative_to(top):
+            raise AuditError(f"{p} is a link to {p.resolve()}, outside the exports folder {top}; "
+                                 "refusing to write there (replace the link by a folder)")
+
+
+def _recover_unrecorded(target: Path, benchmark: str, version: str) -> tuple[str, ...]:
+    """A version folder that exists although the database has no record of it
+    (the caller checked) is what an export killed between the folder's rename
+    and its commit leaves.  When its manifest names this benchmark and
+    version, it is moved aside to a hidden ``.<version>.unrecorded-<time>``
+    folder (kept for inspection, never read as a version) and the export goes
+    on; any other folder is refused."""
+    if not target.exists():
+        return ()
+    from audit.export.manifest import read_manifest
+
+    try:
+        m = read_manifest(target)
+    except (OSError, ValueError):
+        m = {}
+    if not (isinstance(m, dict) and m.get("benchmark") == benchmark and m.get("version") == version):
+        raise AuditError(
+            f"{target} already exists but is not recorded in the database and is not an export of "
+            f"{benchmark} {version}; move it away or choose another version number")
+    aside = target.with_name(f".{version}.unrecorded-{datetime.now(timezone.utc):%Y%m%dT%H%M%S}")
+    os.rename(target, aside)
+    return (f"moved {target} aside to {aside.name}: an earlier export was interrupted before it was recorded "
+            "in the database",)
 
 
 def _refuse_existing(con, benchmark: str, version: str) -> None:
@@ -274,11 +351,8 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Pa
     steps("model metrics")
     bench_dir = root / benchmark
     target = bench_dir / version
-    if target.exists():
-        raise AuditError(
-            f"{target} already exists but is not recorded in the database (left by another database or a "
-            "killed export?); move it away or choose another version number"
-        )
+    _refuse_links_out(root, bench_dir, target)
+    recovered = _recover_unrecorded(target, benchmark, version)
     remove_stale_partials(bench_dir)
     counts = count_items(d.items)
     with staged_directory(target) as tmp:
@@ -319,6 +393,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Pa
                         con.unregister("_kv_items")
                     publish(tmp, target)
                     published = True
+                    crash_point("published")
                     steps("published")
         except BaseException as exc:
             if published or (not tmp.exists() and target.is_dir()):
@@ -330,7 +405,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Pa
                                  "versions are immutable — create a new version number instead") from exc
             raise
     return VersionSummary(benchmark, version, d.parent, policy.name, target, counts, tuple(sorted(files) + ["manifest.json"]),
-                          manifest["created_at"], manifest["data_sha256"])
+                          manifest["created_at"], manifest["data_sha256"], recovered=recovered)
 
 
 #: Columns of :func:`preview_version`.
@@ -400,8 +475,9 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
         _refuse_existing(con, benchmark, version)
         has_original = ORIGINAL_VERSION in _recorded_versions(con, benchmark)
     auto: tuple[str, ...] = ()
+    recovered: tuple[str, ...] = ()
     if not has_original:
-        _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root, progress)
+        recovered = _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root, progress).recovered
         auto = (ORIGINAL_VERSION,)
     summary = _create_one(benchmark, version, pol, db, root, progress)
-    return VersionSummary(**{**summary.__dict__, "auto_created": auto})
+    return VersionSummary(**{**summary.__dict__, "auto_created": auto, "recovered": recovered + summary.recovered})

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 from audit.errors import InputError
+from audit.names import BENCHMARK_PATTERN, validate_benchmark  # noqa: F401  (one rule for import and export)
 
 VERSION_PATTERN = re.compile(r"^(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3})){1,2}$")
-BENCHMARK_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 ORIGINAL_VERSION = "1.0"
 
 
@@ -38,24 +38,6 @@ def validate_version(version) -> str:
             "(no leading zeros, no paths)"
         )
     return version
-
-
-def validate_benchmark(name) -> str:
-    """Return *name* if it can safely name a folder, else raise InputError.
-
-    >>> validate_benchmark("tlue")
-    'tlue'
-    >>> validate_benchmark("/tmp/x")
-    Traceback (most recent call last):
-    ...
-    audit.errors.InputError: invalid benchmark name '/tmp/x' for an export folder: use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64 characters)
-    """
-    if not isinstance(name, str) or not BENCHMARK_PATTERN.fullmatch(name) or ".." in name:
-        raise InputError(
-            f"invalid benchmark name {name!r} for an export folder: use letters, digits, '.', '_' and '-', "
-            "starting with a letter or digit (at most 64 characters)"
-        )
-    return name
 
 
 def version_key(version: str) -> tuple[int, ...]:

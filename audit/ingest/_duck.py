@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import read_table
+from audit.ingest._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, read_table
 
 
 def sql_str(value: str | os.PathLike) -> str:
@@ -28,39 +28,6 @@ def sql_ident(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
-    """Stream the file through a strict UTF-8 check; raise with the line and
-    offset of the first bad byte.  Constant memory for any file size (a
-    character cut by a chunk boundary is carried over to the next chunk)."""
-    line, offset, seen_text, carry = 1, 0, False, b""
-    with open(path, "rb") as fh:
-        while True:
-            chunk = fh.read(chunk_size)
-            final = not chunk
-            data = carry + chunk
-            carry = b""
-            try:
-                data.decode("utf-8")
-                good = data
-            except UnicodeDecodeError as exc:
-                if not final and exc.reason == "unexpected end of data" and exc.end == len(data):
-                    good, carry = data[: exc.start], data[exc.start:]  # finish it with the next chunk
-                else:
-                    raise InputError(
-                        f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {offset + exc.start}); "
-                        "save the file as UTF-8",
-                        path=path, line=line + data[: exc.start].count(b"\n"),
-                    ) from None
-            if good.strip(b" \t\r\n\xef\xbb\xbf"):
-                seen_text = True
-            line += good.count(b"\n")
-            offset += len(good)
-            if final:
-                break
-    if not seen_text:
-        raise InputError("the file is empty", path=path)
-
-
 def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: str) -> list[str]:
     """Make ``name`` a temporary view (or table) over the file with its own
     columns plus ``_line`` (CSV: record number, header = 1; JSONL: physical
@@ -69,11 +36,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
     Parquet and CSV are read by DuckDB itself; JSONL goes through the strict
     line-by-line JSON reader (so a bad line is reported as file:line).
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
-    if p.is_dir():
-        raise InputError("is a folder, expected a file", path=p)
+    p = check_input_file(path)
     suffix = p.suffix.lower()
     if suffix == ".parquet":
         try:
@@ -85,17 +48,14 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             f"file_row_number + 1 AS _line FROM read_parquet({sql_str(p)}, file_row_number = true)"
         )
     elif suffix in (".csv", ".tsv"):
-        check_utf8(p)
-        sep = "\\t" if suffix == ".tsv" else ","
+        sep = "\t" if suffix == ".tsv" else ","
+        header = csv_header(p, sep)   # also checks UTF-8; a column named twice is an error
+        names = ", ".join(f"c{i} AS {sql_ident(h)}" for i, h in enumerate(header))
         try:
             # A temp table keeps the file order in rowid, which gives the record number.
-            con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {name}_raw AS SELECT * FROM read_csv({sql_str(p)}, "
-                f"all_varchar = true, header = true, delim = E'{sep}', quote = '\"', escape = '\"', "
-                "strict_mode = true, null_padding = false, auto_detect = true)"
-            )
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_raw AS SELECT {names} FROM {csv_scan_sql(p, header, sep)}")
         except duckdb.Error as exc:
-            raise InputError(f"not a valid CSV file: {_first_line(exc)}", path=p) from None
+            raise duck_csv_error(exc, p) from None
         # (temp-table rowids need not start at 0, hence the offset)
         con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *, "
                     f"rowid - (SELECT min(rowid) FROM {name}_raw) + 2 AS _line FROM {name}_raw")

@@ -1,13 +1,26 @@
 """Strict readers shared by the importers.  Every problem is an InputError
-naming the file and, where there is one, the line."""
+naming the file and, where there is one, the line.
+
+Only regular files are read: a pipe (FIFO), a device (``/dev/zero``), a
+socket — also behind a symlink — is refused before anything is opened, and
+so is a file larger than ``$AUDIT_MAX_INPUT_BYTES`` (default 4 GiB).  An
+unreadable file (permission denied) and JSON nested too deeply to parse are
+errors naming the file, never tracebacks.  CSV files are parsed by DuckDB
+(constant memory per cell, cells of any size up to the file's size): a row
+with more or fewer fields than the header, or a header naming a column
+twice, is an error naming the line.
+"""
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 import os
+import re
+import stat
 import unicodedata
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pandas as pd
 
@@ -21,15 +34,118 @@ def nfc(text: str | None) -> str | None:
     return unicodedata.normalize("NFC", text) if isinstance(text, str) else text
 
 
+MAX_INPUT_ENV = "AUDIT_MAX_INPUT_BYTES"
+DEFAULT_MAX_INPUT = 4 << 30
+
+
+def max_input_bytes() -> int:
+    """The largest input file read: ``$AUDIT_MAX_INPUT_BYTES`` or 4 GiB."""
+    env = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if env:
+        try:
+            return int(env)
+        except ValueError:
+            raise InputError(f"${MAX_INPUT_ENV} must be a number of bytes, not {env!r}") from None
+    return DEFAULT_MAX_INPUT
+
+
+def check_input_file(path: str | os.PathLike) -> Path:
+    """*path* if it is a readable regular file within the size limit, else an
+    InputError saying what it is.  Nothing but ``stat`` and an ``open`` of a
+    regular file happens, so a FIFO cannot block and ``/dev/zero`` is not read.
+
+    >>> check_input_file("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: /dev/zero: not a regular file (a pipe, device or socket); give the path of a file
+    """
+    p = Path(path)
+    try:
+        st = os.stat(p)   # follows symlinks: a link to /dev/zero is a device
+    except FileNotFoundError:
+        raise InputError("file not found", path=p) from None
+    except PermissionError:
+        raise InputError("cannot read the file: permission denied", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=p) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("is a folder, expected a file", path=p)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("not a regular file (a pipe, device or socket); give the path of a file", path=p)
+    limit = max_input_bytes()
+    if st.st_size > limit:
+        raise InputError(f"the file has {st.st_size:,} bytes, more than the limit of {limit:,} "
+                         f"(set ${MAX_INPUT_ENV} to read larger files)", path=p)
+    try:
+        with open(p, "rb"):
+            pass
+    except PermissionError:
+        raise InputError("cannot read the file: permission denied", path=p) from None
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=p) from None
+    return p
+
+
+def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
+    """Stream the file through a strict UTF-8 check; raise with the line and
+    offset of the first bad byte.  Constant memory for any file size (a
+    character cut by a chunk boundary is carried over to the next chunk)."""
+    check_input_file(path)
+    line, offset, seen_text, carry = 1, 0, False, b""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(chunk_size)
+            final = not chunk
+            data = carry + chunk
+            carry = b""
+            try:
+                data.decode("utf-8")
+                good = data
+            except UnicodeDecodeError as exc:
+                if not final and exc.reason == "unexpected end of data" and exc.end == len(data):
+                    good, carry = data[: exc.start], data[exc.start:]  # finish it with the next chunk
+                else:
+                    raise InputError(
+                        f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {offset + exc.start}); "
+                        "save the file as UTF-8",
+                        path=path, line=line + data[: exc.start].count(b"\n"),
+                    ) from None
+            if good.strip(b" \t\r\n\xef\xbb\xbf"):
+                seen_text = True
+            line += good.count(b"\n")
+            offset += len(good)
+            if final:
+                break
+    if not seen_text:
+        raise InputError("the file is empty", path=path)
+
+
+def load_json(text: str, path: str | os.PathLike, line: int | None = None) -> Any:
+    """``json.loads`` whose failures (bad JSON, nesting too deep to parse)
+    are an InputError naming the file and line.
+
+    >>> load_json("[" * 100000, "x.json")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: x.json: JSON nested too deeply to read (more than ~1000 levels)
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = line if line is not None else exc.lineno
+        raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=where) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path, line=line) from None
+
+
 def read_text(path: str | os.PathLike) -> str:
     """Whole file as UTF-8 (a leading BOM is dropped); non-UTF-8 bytes are an
     error that names the line they are on."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
-    if p.is_dir():
-        raise InputError("is a folder, expected a file", path=p)
-    data = p.read_bytes()
+    p = check_input_file(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror or exc}", path=p) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -52,10 +168,7 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=p, line=no) from None
+        obj = load_json(line, p, no)
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object on each line", path=p, line=no)
         yield no, obj
@@ -68,8 +181,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".parquet":
-        if not p.exists():
-            raise InputError("file not found", path=p)
+        check_input_file(p)
         try:
             df = pd.read_parquet(p)
         except Exception as exc:  # pyarrow raises several types
@@ -87,22 +199,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         df["_line"] = lines
         return df
     if suffix in (".csv", ".tsv", ".txt"):
-        import io
-
-        text = read_text(p)
-        if not text.strip():
-            raise InputError("the file is empty", path=p)
-        try:
-            df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                             sep="\t" if suffix == ".tsv" else ",")
-        except pd.errors.ParserError as exc:
-            raise InputError(f"not a valid CSV file: {exc}", path=p) from None
-        if df.empty:
-            raise InputError("the file has a header but no rows", path=p)
-        # Multi-line quoted cells make the physical line approximate; the
-        # record number (header = 1) is what spreadsheet users see.
-        df["_line"] = range(2, len(df) + 2)
-        return df
+        return read_csv(p, sep="\t" if suffix == ".tsv" else ",")
     raise InputError(f"unsupported file type '{suffix}' (use .csv, .jsonl or .parquet)", path=p)
 
 
@@ -120,3 +217,124 @@ def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set
                 f"unknown column(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})",
                 path=path,
             )
+
+
+def csv_header(path: Path, sep: str = ",") -> list[str]:
+    """The header row of a CSV file (a BOM dropped).  A column named twice is
+    an error on line 1 (a reader would otherwise rename the second ``m1`` to
+    ``m1_1``, inventing a column).  An empty name (CMMLU's index column) is
+    called ``Unnamed: <i>`` (0-based position), as pandas calls it."""
+    check_utf8(path)
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        try:
+            header = next(csv.reader(fh, delimiter=sep), [])
+        except csv.Error as exc:
+            raise InputError(f"not a valid CSV header: {exc}", path=path, line=1) from None
+    if not header or not any(h.strip() for h in header):
+        raise InputError("the file has no header row", path=path, line=1)
+    header = [h if h.strip() else f"Unnamed: {i}" for i, h in enumerate(header)]
+    seen: set[str] = set()
+    for h in header:
+        if h in seen:
+            raise InputError(f"the header names column '{h}' twice", path=path, line=1)
+        seen.add(h)
+    return header
+
+
+_DUCK_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_DUCK_COUNT = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+
+
+def duck_csv_error(exc: Exception, path: Path) -> InputError:
+    """DuckDB's CSV error as ``FILE:LINE: what is wrong``."""
+    msg = str(exc)
+    m = _DUCK_LINE.search(msg)
+    line = int(m.group(1)) if m else None
+    n = _DUCK_COUNT.search(msg)
+    if n:
+        want, got = int(n.group(1)), int(n.group(2))
+        what = (f"the row has more fields than the header's {want}; quote cells that contain the delimiter"
+                if got > want else f"the row has {got} field{'s' if got != 1 else ''}, the header has {want}")
+        return InputError(what, path=path, line=line)
+    first = next((l.strip() for l in msg.splitlines() if l.strip() and not l.startswith("Invalid Input Error: CSV Error")), "")
+    first = first.replace("Invalid Input Error: ", "")
+    return InputError(f"not a valid CSV file: {first or msg.splitlines()[0]}", path=path, line=line)
+
+
+def csv_scan_sql(path: Path, header: list[str], sep: str = ",") -> str:
+    """A DuckDB ``read_csv`` call reading *path* as text columns ``c0, c1, …``
+    (one per header field; rename them to the header) — strict: a row with
+    more or fewer fields than the header is an error; no type guessing; a
+    cell may be as long as the file."""
+    size = max(path.stat().st_size + 1, 2_097_152)
+    cols = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header))) + "}"
+    lit = "'" + str(path).replace("'", "''") + "'"
+    delim = "\\t" if sep == "\t" else sep
+    return (f"read_csv({lit}, header = true, delim = E'{delim}', quote = '\"', escape = '\"', columns = {cols}, "
+            f"auto_detect = false, strict_mode = true, null_padding = false, max_line_size = {size}, "
+            f"buffer_size = {max(size, 16 * 2_097_152)})")
+
+
+def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
+    """A CSV file as a DataFrame of text cells (empty cells are ``""``) plus
+    ``_line`` (record number, header = 1), parsed by DuckDB."""
+    import duckdb
+
+    p = Path(path)
+    header = csv_header(p, sep)
+    con = duckdb.connect()
+    try:
+        try:
+            df = con.execute(f"SELECT * FROM {csv_scan_sql(p, header, sep)}").df()
+        except duckdb.Error as exc:
+            raise duck_csv_error(exc, p) from None
+    finally:
+        con.close()
+    if df.empty:
+        raise InputError("the file has a header but no rows", path=p)
+    df.columns = header
+    df = df.fillna("")
+    df["_line"] = range(2, len(df) + 2)
+    return df
+
+
+def iter_table(path: str | os.PathLike, chunk_rows: int = 20_000) -> Iterator[pd.DataFrame]:
+    """Like :func:`read_table`, in chunks of at most *chunk_rows* rows (CSV:
+    streamed from DuckDB, so a million-row file never sits in memory as
+    Python objects at once; other formats: one chunk).  ``_line`` numbers
+    continue across chunks."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".txt"):
+        yield read_table(p)
+        return
+    import duckdb
+
+    sep = "\t" if suffix == ".tsv" else ","
+    header = csv_header(p, sep)
+    con = duckdb.connect()
+    try:
+        try:
+            reader = con.sql(f"SELECT * FROM {csv_scan_sql(p, header, sep)}").to_arrow_reader(chunk_rows)
+        except duckdb.Error as exc:
+            raise duck_csv_error(exc, p) from None
+        line = 2
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except Exception as exc:   # DuckDB's CSV errors may surface through Arrow while streaming
+                raise duck_csv_error(exc, p) from None
+            if batch.num_rows == 0:
+                continue
+            df = batch.to_pandas()
+            df.columns = header
+            df = df.fillna("")
+            df["_line"] = range(line, line + len(df))
+            line += len(df)
+            yield df
+        if line == 2:
+            raise InputError("the file has a header but no rows", path=p)
+    finally:
+        con.close()

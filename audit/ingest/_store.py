@@ -7,6 +7,7 @@ import json
 import pyarrow as pa
 
 from audit.errors import InputError
+from audit.names import validate_benchmark
 from audit.records import Question
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))
@@ -30,6 +31,7 @@ def item_flags(q: Question) -> list[str]:
 def ensure_benchmark(con, name: str, source: str, source_path: str | None = None) -> None:
     if not name or not str(name).strip():
         raise InputError("benchmark name must not be empty")
+    validate_benchmark(name)
     con.execute(
         "INSERT INTO benchmarks (name, source, source_path) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
         [name, source, source_path],

@@ -25,7 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import nfc, read_text
+from audit.ingest._read import load_json, nfc, read_text
 from audit.ingest._store import store_questions
 from audit.ingest.extract import extract_answers
 from audit.ingest.predictions import store_predictions
@@ -84,7 +84,7 @@ def scenario_name(path: Path, files: list[Path], models: list[str]) -> str:
 
 def _load(f: Path) -> dict:
     try:
-        d = json.loads(read_text(f))
+        d = load_json(read_text(f), f)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=f, line=exc.lineno) from None
     if not isinstance(d, dict) or "request_states" not in d or "adapter_spec" not in d:
@@ -121,7 +121,7 @@ def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db=Non
             if inst.get("perturbation"):
                 skipped += 1
                 continue
-            qid = str(inst.get("id", "")).strip()
+            qid = nfc(str(inst.get("id", "")).strip())
             if not qid:
                 raise InputError(f"request state {i}: instance.id is missing", path=f)
             refs = inst.get("references") or []

@@ -102,7 +102,7 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
                 key = LATIN_LABELS[int(gt)]
             else:
                 key = gt or None  # kept and flagged key_not_in_options
-            qid = f"{subject}/{i}"
+            qid = nfc(f"{subject}/{i}")
             questions.append(Question(
                 benchmark=benchmark, question_id=qid, stem=nfc(rec["question"]).strip(),
                 options=[Option(LATIN_LABELS[j], nfc(c).strip()) for j, c in enumerate(choices)],

@@ -35,12 +35,15 @@ class ParallelImportSummary:
     mismatches: int
     unmatched_rows: int
     mismatch_ids: list[str] = field(default_factory=list)
+    without_key: int = 0   # counterparts with an empty Answer: not compared (key_match NULL)
 
     def __str__(self) -> str:
         s = (f"linked {self.links:,} questions of '{self.benchmark}' to {self.source}: "
              f"{self.mismatches} key mismatch(es)")
         if self.mismatch_ids:
             s += " (" + ", ".join(self.mismatch_ids[:10]) + (", …" if len(self.mismatch_ids) > 10 else "") + ")"
+        if self.without_key:
+            s += f"; {self.without_key:,} counterpart(s) have no key (empty Answer) and were not compared"
         if self.unmatched_rows:
             s += f"; {self.unmatched_rows:,} rows had no question in the benchmark"
         return s
@@ -84,7 +87,7 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
                 texts.pop()
             raw_key = str(r["Answer"]).strip()
             key = normalize_label(raw_key) or (raw_key or None)
-            rec["question_id"].append(f"{subject}{idx}")
+            rec["question_id"].append(nfc(f"{subject}{idx}"))
             rec["counterpart_id"].append(f"{f.name}:{idx}")
             rec["stem"].append(nfc(str(r["Question"])).strip())
             rec["options"].append([{"label": LATIN_LABELS[i], "text": nfc(t).strip()} for i, t in enumerate(texts)])
@@ -105,9 +108,10 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
         con.register("_par_in", table)
         con.execute(
             "CREATE OR REPLACE TEMP TABLE _par AS SELECT i.*, q.answer_key, "
-            "coalesce(i.key = q.answer_key, false) AS key_match "
+            "CASE WHEN i.key IS NULL THEN NULL ELSE coalesce(i.key = q.answer_key, false) END AS key_match "
             "FROM _par_in i JOIN questions q ON q.benchmark = ? AND q.question_id = i.question_id", [benchmark])
-        links, mismatches = one(con, "SELECT count(*), count(*) FILTER (NOT key_match) FROM _par")
+        links, mismatches, no_key = one(
+            con, "SELECT count(*), count(*) FILTER (NOT key_match), count(*) FILTER (key_match IS NULL) FROM _par")
         if links == 0:
             raise InputError(f"no row matches a question of '{benchmark}' (row 7 of agronomy.csv links to question "
                              f"'agronomy7'); is this the right benchmark?", path=p)
@@ -121,4 +125,5 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
             [benchmark, source, lang])
         con.unregister("_par_in")
     return ParallelImportSummary(benchmark=benchmark, source=source, links=links, mismatches=mismatches,
-                                 unmatched_rows=len(rec["question_id"]) - links, mismatch_ids=mismatch_ids)
+                                 unmatched_rows=len(rec["question_id"]) - links, mismatch_ids=mismatch_ids,
+                                 without_key=no_key)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,7 +179,7 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None) -> None:
     given = "nullif(trim(answer::VARCHAR), '')" if "answer" in cols else "NULL::VARCHAR"
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT "
-        f"nullif(trim(question_id::VARCHAR), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
+        f"nullif(nfc_normalize(trim(question_id::VARCHAR)), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
         f"{resp} AS response, {given} AS given, _line FROM _pred_file"
     )
 
@@ -203,7 +204,7 @@ def _wide_source(con, p: Path, *, run: str | None) -> None:
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, model, "
         f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, given, _line FROM ("
-        f"SELECT nullif(trim(question_id::VARCHAR), '') AS question_id, _line, {casts} FROM _pred_file"
+        f"SELECT nullif(nfc_normalize(trim(question_id::VARCHAR)), '') AS question_id, _line, {casts} FROM _pred_file"
         f") UNPIVOT INCLUDE NULLS (given FOR model IN ({on}))"
     )
 
@@ -230,7 +231,7 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
         if ext is not None and not isinstance(ext, list):
             raise InputError("extracted_answer must be a list of letters", path=p, line=no)
         first = ext[0] if ext else None
-        qids.append(str(obj["loc"]).strip())
+        qids.append(unicodedata.normalize("NFC", str(obj["loc"]).strip()))
         givens.append(None if first is None else str(first))
         keys.append(None if obj.get("answer") is None else str(obj["answer"]).strip().upper())
         lines.append(no)

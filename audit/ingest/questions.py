@@ -16,6 +16,7 @@ the text as imported is kept in ``raw_text`` and ``source_record``.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import os
 import re
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.ingest._read import nfc, read_table, require_columns
+from audit.ingest._read import iter_table, nfc, read_table, require_columns
 from audit.ingest._store import item_flags, store_questions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 from audit.records import Option, Question
@@ -162,9 +163,10 @@ def _answer_label(raw: str | None, n: int) -> str | None:
     return s
 
 
-def parse_question_rows(df, path, benchmark: str) -> list[Question]:
+def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = None) -> list[Question]:
     """Rows of a question table (from ``read_table``) → Questions.  Raises
-    InputError naming the line for every malformed row."""
+    InputError naming the line for every malformed row.  *seen* (id → first
+    line) carries the duplicate-id check across chunks of one file."""
     cols = [c for c in df.columns if c != "_line"]
     extra_letters = [c for c in cols if len(c) == 1 and c.isalpha() and c.isupper() and c not in OPTION_COLUMNS]
     if extra_letters:
@@ -179,13 +181,13 @@ def parse_question_rows(df, path, benchmark: str) -> list[Question]:
         raise InputError(f"missing the options: add columns A, B, … (up to F) or one 'options' list column "
                          f"(found: {', '.join(cols)})", path=path)
     questions: list[Question] = []
-    first_line: dict[str, int] = {}
+    first_line: dict[str, int] = seen if seen is not None else {}
     for rec in df.to_dict("records"):
         line = int(rec.pop("_line"))
         qid = _cell(rec.get("id"))
         if qid is None:
             raise InputError("empty id", path=path, line=line)
-        qid = qid.strip()
+        qid = nfc(qid.strip())   # ids compare in NFC, like texts
         if qid in first_line:
             raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
         first_line[qid] = line
@@ -254,16 +256,25 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db=None) -> Que
     if not benchmark or not str(benchmark).strip():
         raise InputError("a benchmark name is required (--benchmark)")
     p = Path(path)
-    df = read_table(p)
-    questions = parse_question_rows(df, p, benchmark)
-    flags = [item_flags(q) for q in questions]
-    with connect(db) as con, transaction(con):
-        store_questions(con, benchmark, "questions", questions, source_path=str(p))
+    chunks = iter_table(p)
+    first = next(chunks)   # file-level problems (columns, encoding, empty) before the database is opened
+    seen: dict[str, int] = {}
+    n = key_not_in_options = flagged = 0
     scripts: dict[str, int] = {}
-    for q in questions:
-        scripts[q.script or "unknown"] = scripts.get(q.script or "unknown", 0) + 1
+    with connect(db) as con, transaction(con):
+        # A large CSV arrives in chunks (issue 14: a million questions in
+        # bounded memory); all chunks go into one transaction.
+        for df in itertools.chain([first], chunks):
+            questions = parse_question_rows(df, p, benchmark, seen)
+            store_questions(con, benchmark, "questions", questions, source_path=str(p))
+            for q in questions:
+                f = item_flags(q)
+                key_not_in_options += "key_not_in_options" in f
+                flagged += bool(f)
+                scripts[q.script or "unknown"] = scripts.get(q.script or "unknown", 0) + 1
+            n += len(questions)
+            del questions, df
     return QuestionImportSummary(
-        benchmark=benchmark, path=str(p), questions=len(questions),
-        key_not_in_options=sum("key_not_in_options" in f for f in flags),
-        flagged=sum(bool(f) for f in flags), scripts=scripts,
+        benchmark=benchmark, path=str(p), questions=n, key_not_in_options=key_not_in_options,
+        flagged=flagged, scripts=scripts,
     )

@@ -24,7 +24,7 @@ _CURRENT = """
 SELECT question_id AS item, reviewer AS rater, {label} AS label
 FROM reviews
 WHERE benchmark = $benchmark AND verdict <> 'skip' AND NOT is_adjudication
-QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY created_at DESC, review_id DESC) = 1
+QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY review_id DESC) = 1
 """
 _LABELS = {"opinion": "verdict || coalesce(':' || corrected_answer, '')", "verdict": "verdict"}
 

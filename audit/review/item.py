@@ -52,7 +52,7 @@ class ParallelItem:
     stem: str
     options: list[Option]
     key: str | None
-    key_match: bool
+    key_match: bool | None   # None: the counterpart has no key
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
             SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status
             FROM review_summary s""", {**params, "tier": audit.tier if audit else None}).fetchall()
         hist = run(con, f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews "
-                        "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY created_at, review_id",
+                        "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY review_id",
                    params).fetchall()
 
     families: dict[str, list[ModelAnswer]] = {}

@@ -5,10 +5,20 @@ Label Studio sync.
 Rows of ``reviews`` are only ever inserted.  A reviewer who changes their
 mind saves a new row; their latest row is their current verdict and the full
 history stays visible.
+
+Time and order.  ``created_at`` is always the database clock when the row is
+inserted, and the order of verdicts ("latest") is the insertion order
+(``review_id``).  A time given by an imported file or a Label Studio
+annotation is kept as ``claimed_at``; one that lies in the future is
+refused, so no file can make its verdict outrank later ones.
+
+Question ids are NFC-normalised before they are looked up (a file typing a
+Tibetan id in another Unicode spelling finds the item).
 """
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -19,7 +29,8 @@ from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.labels import normalize_label
 from audit.records import Review
-from audit.review._common import clean_name, clean_text, to_utc, utc_now
+from audit.ingest._read import nfc
+from audit.review._common import clean_name, clean_text, to_utc
 from audit.review.settings import is_lead, leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
@@ -27,12 +38,20 @@ from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
     "cause", "rationale", "proposed_fix", "is_adjudication", "source", "app_version", "external_id",
+    "claimed_at",
 ]
 IMPORT_REQUIRED = ["question_id", "reviewer", "verdict"]
 IMPORT_ALLOWED = {
     "question_id", "reviewer", "verdict", "corrected_answer", "cause", "rationale",
-    "proposed_fix", "created_at", "is_adjudication",
+    "proposed_fix", "created_at", "claimed_at", "is_adjudication",
 }
+#: Clock difference tolerated between a client and the database (seconds).
+_CLOCK_SLACK = pd.Timedelta(seconds=120)
+
+
+def db_now(con) -> datetime:
+    """The database clock in UTC, naive (how ``reviews.created_at`` is stored)."""
+    return con.execute("SELECT timezone('UTC', now())::TIMESTAMP").fetchall()[0][0]
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"", "0", "false", "no", "n", "f"}
 
@@ -71,7 +90,7 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
     return the rows ready to insert.  Raises at the first bad row."""
     if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
         raise NotFoundError(f"unknown benchmark '{benchmark}'")
-    ids = sorted({str(r.get("question_id")).strip() for r in rows if not _is_blank(r.get("question_id"))})
+    ids = sorted({nfc(str(r.get("question_id")).strip()) or "" for r in rows if not _is_blank(r.get("question_id"))})
     items = {
         qid: (key, labels)
         for qid, key, labels in con.execute(
@@ -87,10 +106,10 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         known_external = {e for (e,) in con.execute(
             "SELECT external_id FROM reviews WHERE benchmark = ? AND external_id IN (SELECT unnest(?::VARCHAR[]))",
             [benchmark, ext]).fetchall()}
-    now = utc_now()
+    now = db_now(con)
     out = []
     for row, where in zip(rows, wheres):
-        qid = "" if _is_blank(row.get("question_id")) else str(row["question_id"]).strip()
+        qid = "" if _is_blank(row.get("question_id")) else nfc(str(row["question_id"]).strip())
         if not qid:
             raise where.fail("question_id is empty")
         if qid not in items:
@@ -138,21 +157,26 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         source = row.get("source") or "cli"
         if source not in REVIEW_SOURCES:
             raise where.fail(f"unknown review source '{source}' (one of: {', '.join(REVIEW_SOURCES)})")
-        created = row.get("created_at")
-        if _is_blank(created):
-            created = now
+        claimed = row.get("claimed_at", row.get("created_at"))
+        if _is_blank(claimed):
+            claimed = None
         else:
             try:
-                created = to_utc(created)
+                claimed = to_utc(claimed)
             except (ValueError, TypeError):
-                raise where.fail(f"created_at '{created}' is not a date and time (use ISO 8601)") from None
+                raise where.fail(f"created_at '{claimed}' is not a date and time (use ISO 8601)") from None
+            if claimed > now + _CLOCK_SLACK:
+                raise where.fail(f"created_at {claimed:%Y-%m-%d %H:%M:%S} lies in the future (the database clock "
+                                 f"says {now:%Y-%m-%d %H:%M:%S} UTC); a verdict cannot be dated later than it is "
+                                 "recorded")
         external_id = None if _is_blank(row.get("external_id")) else str(row["external_id"])
         if external_id is not None:
             if external_id in known_external:
                 raise where.fail(f"a review with external id '{external_id}' is already recorded")
             known_external.add(external_id)
         out.append({
-            "benchmark": benchmark, "question_id": qid, "reviewer": reviewer, "created_at": created,
+            "benchmark": benchmark, "question_id": qid, "reviewer": reviewer, "created_at": now,
+            "claimed_at": claimed,
             "verdict": verdict, "corrected_answer": answer, "cause": cause,
             "rationale": clean_text(row.get("rationale")), "proposed_fix": clean_text(row.get("proposed_fix")),
             "is_adjudication": adj, "source": source,
@@ -175,7 +199,7 @@ def _insert(con, rows: list[dict]) -> list[Review]:
         import pyarrow as pa
 
         table = pa.table({c: [r[c] for r in rows] for c in cols}).cast(pa.schema(
-            [(c, pa.timestamp("us") if c == "created_at" else pa.bool_() if c == "is_adjudication" else pa.string())
+            [(c, pa.timestamp("us") if c in ("created_at", "claimed_at") else pa.bool_() if c == "is_adjudication" else pa.string())
              for c in cols]))
         con.register("_incoming_reviews", table)
         try:
@@ -192,6 +216,7 @@ def _to_review(d: Mapping) -> Review:
         created_at=d["created_at"], corrected_answer=d["corrected_answer"], cause=d["cause"],
         rationale=d["rationale"], proposed_fix=d["proposed_fix"], is_adjudication=bool(d["is_adjudication"]),
         source=d["source"], app_version=d["app_version"], review_id=d["review_id"], external_id=d["external_id"],
+        claimed_at=d.get("claimed_at"),
     )
 
 
@@ -245,8 +270,10 @@ def add_review(
     ``CAUSES``; ``corrected_answer`` (Latin or Tibetan label) is one of the
     item's options, is given exactly when the verdict is ``key_wrong``, and
     differs from the current key; an adjudication is not ``skip`` and, when
-    lead reviewers are configured, is made by a lead.  ``created_at`` defaults
-    to now (UTC); an aware time is converted to UTC.
+    lead reviewers are configured, is made by a lead.  The review's
+    ``created_at`` is the database clock; a ``created_at`` given here is
+    kept as ``claimed_at`` (an aware time converted to UTC) and refused when
+    it lies in the future.
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
@@ -292,19 +319,20 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[
 def list_reviews(benchmark: str, question_id: str | None = None, *, reviewer: str | None = None,
                  db=None) -> pd.DataFrame:
     """Every review row of a benchmark (or of one item / one reviewer), oldest
-    first: columns ``review_id, benchmark, question_id, reviewer, created_at
-    (UTC), verdict, corrected_answer, cause, rationale, proposed_fix,
-    is_adjudication, source, app_version, external_id``.  This is the full
+    first (insertion order): columns ``review_id, benchmark, question_id,
+    reviewer, created_at (UTC, database clock), verdict, corrected_answer,
+    cause, rationale, proposed_fix, is_adjudication, source, app_version,
+    external_id, claimed_at``.  This is the full
     history, nothing hidden (for the CLI and exports; the workbench item page
     uses :func:`audit.review.item_view`, which hides others' verdicts)."""
     sql = f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews WHERE benchmark = $b"
     params: dict = {"b": benchmark}
     if question_id is not None:
         sql += " AND question_id = $q"
-        params["q"] = question_id
+        params["q"] = nfc(question_id)
     if reviewer is not None:
         sql += " AND reviewer = $r"
         params["r"] = clean_name(reviewer)
-    sql += " ORDER BY created_at, review_id"
+    sql += " ORDER BY review_id"
     with connect(db, read_only=True) as con:
         return con.execute(sql, params).df()

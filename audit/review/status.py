@@ -48,11 +48,11 @@ cur AS (   -- each reviewer's current verdict on an item
     SELECT *, verdict || coalesce(':' || corrected_answer, '') AS opinion
     FROM rv
     WHERE verdict <> 'skip' AND NOT is_adjudication
-    QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY created_at DESC, review_id DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY review_id DESC) = 1
 ),
 adj AS (   -- the latest adjudication of an item
     SELECT * FROM rv WHERE is_adjudication
-    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY created_at DESC, review_id DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY review_id DESC) = 1
 ),
 conflicts AS (   -- open Label Studio sync conflicts (view of 004_label_studio.sql) also dispute an item
     SELECT DISTINCT question_id FROM review_conflicts WHERE benchmark = $benchmark {item_filter}

@@ -20,7 +20,7 @@ REVIEWER_SUMMARY_CTES = """
 latest AS (
             SELECT question_id, reviewer, verdict, corrected_answer, rationale, created_at, is_adjudication,
                    row_number() OVER (PARTITION BY question_id, reviewer, is_adjudication
-                                      ORDER BY created_at DESC, review_id DESC) AS rn
+                                      ORDER BY review_id DESC) AS rn
             FROM reviews WHERE benchmark = $benchmark AND verdict <> 'skip'
         ), rv AS (
             SELECT question_id,

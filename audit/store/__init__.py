@@ -1,5 +1,17 @@
 """Store: the DuckDB file, its schema and typed records of what it holds."""
-from audit.store.db import connect, default_db_path, init_db, migrate, resolve_db_path, schema_version, transaction
 from audit.store.types import DbPath
+from audit.store.db import (
+    connect,
+    db_timeout,
+    default_db_path,
+    init_db,
+    keep_reads_open,
+    migrate,
+    resolve_db_path,
+    schema_version,
+    set_wait_notice,
+    transaction,
+)
 
-__all__ = ["DbPath", "connect", "default_db_path", "init_db", "migrate", "resolve_db_path", "schema_version", "transaction"]
+__all__ = ["DbPath", "connect", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
+           "schema_version", "set_wait_notice", "transaction"]

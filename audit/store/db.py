@@ -1,18 +1,51 @@
-"""Opening the DuckDB file: path resolution, schema migration, transactions.
+"""Opening the DuckDB file: path resolution, schema migration, transactions,
+and taking turns with other threads and processes.
 
-DuckDB lets one process hold a file read-write, or many hold it read-only.
-Callers therefore open a connection per operation (``with connect() as con``)
-and close it at once, so the workbench never blocks the ``audit`` CLI.
+How DuckDB shares a file
+    One process may hold the file read-write, or any number of processes
+    read-only; a read-only open is refused while another process holds it
+    read-write (and the reverse).  Inside one process DuckDB refuses a
+    read-only and a read-write connection to the same file at the same time.
+
+What :func:`connect` does about it
+    * ``connect(db)`` (read-write) is a *writer*.  Writers take turns: inside
+      one process through a per-file lock, across processes by retrying the
+      open with exponential backoff and jitter (10 ms doubling to 0.5 s) until
+      the file is free or the timeout passes — ``timeout=`` seconds, else
+      ``$AUDIT_DB_TIMEOUT``, else 30 s.  After 2 s of waiting one line
+      ``waiting for the database FILE (held by PID n: command)`` goes to
+      stderr (see :func:`set_wait_notice`); after the timeout a
+      :class:`~audit.errors.DatabaseLockedError` names the holder.  A writer
+      that is waiting on another process leaves a marker file
+      ``FILE.wait`` beside the database so readers in other processes let go
+      of the file (writers are not starved by a stream of reads).
+    * ``connect(db, read_only=True)`` is a *reader*.  All readers of a file in
+      one process (Streamlit sessions are threads) share ONE read-only DuckDB
+      connection; each reader gets its own cursor, so readers never wait on
+      each other.  Readers wait (same backoff and timeout) only for a writer.
+      The shared connection is closed when the last reader leaves — or, after
+      :func:`keep_reads_open` (the workbench), after that many idle seconds —
+      and at once when a writer of this process or another one needs the file.
+    * Nested use in one thread works: a reader or writer inside a writer gets
+      a connection to the same database instance; a writer inside a reader of
+      the same thread is refused (it would wait for itself).
+
+Each operation should be short: open, work, close (``with connect() as con``).
 """
 from __future__ import annotations
 
+import fcntl
+import functools
 import os
+import random
 import re
+import sys
 import threading
+import time
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import duckdb
 
@@ -43,12 +76,17 @@ def resolve_db_path(db: str | os.PathLike | None) -> Path:
 
 def migrations() -> list[tuple[int, str, str]]:
     """(version, file name, SQL) for every migration shipped with the package."""
+    return list(_migrations())
+
+
+@functools.lru_cache(maxsize=1)
+def _migrations() -> tuple[tuple[int, str, str], ...]:
     out = []
     for entry in resources.files("audit.store").joinpath("migrations").iterdir():
         m = _MIGRATION_NAME.match(entry.name)
         if m:
             out.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def _has_statements(sql: str) -> bool:
@@ -70,6 +108,12 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Apply every migration newer than the file's schema version, each in
     its own transaction.  Returns the resulting version."""
+    latest = _migrations()[-1][0] if _migrations() else 0
+    try:   # the common case, cheaply: the file is up to date
+        if con.execute("SELECT max(version) FROM main.schema_version").fetchall()[0][0] == latest:
+            return latest
+    except duckdb.Error:   # a new file: no schema_version table yet
+        pass
     con.execute(
         "CREATE TABLE IF NOT EXISTS schema_version ("
         " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
@@ -92,48 +136,427 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     return current
 
 
-_PATH_LOCKS: dict[str, threading.RLock] = {}
-_PATH_LOCKS_GUARD = threading.Lock()
+DEFAULT_TIMEOUT = 30.0
+TIMEOUT_ENV = "AUDIT_DB_TIMEOUT"
+NOTICE_AFTER = 2.0
+_BACKOFF_START, _BACKOFF_MAX = 0.01, 0.5
+_MARKER_FRESH = 2.0   # a writer's .wait marker older than this is ignored (the writer died)
 
 
-def _path_lock(path: Path) -> threading.RLock:
-    """One lock per database file per process.  Inside one process DuckDB
-    refuses a read-write connection while a read-only one to the same file is
-    open (and the reverse), so threads (Streamlit sessions, the Label Studio
-    webhook, the judge's writer) take turns; each operation is short."""
-    key = str(path.resolve())
-    with _PATH_LOCKS_GUARD:
-        return _PATH_LOCKS.setdefault(key, threading.RLock())
+def db_timeout(timeout: float | None = None) -> float:
+    """Seconds a reader or writer waits for the file: *timeout*, else
+    ``$AUDIT_DB_TIMEOUT``, else 30.
+
+    >>> db_timeout(5)
+    5.0
+    """
+    if timeout is not None:
+        return float(timeout)
+    env = os.environ.get(TIMEOUT_ENV, "").strip()
+    if env:
+        try:
+            return max(0.0, float(env))
+        except ValueError:
+            raise AuditError(f"${TIMEOUT_ENV} must be a number of seconds, not {env!r}") from None
+    return DEFAULT_TIMEOUT
 
 
-def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    config: dict[str, str | bool | int | float | list[str]] = {}
+def _stderr_notice(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+_notice: Callable[[str], None] = _stderr_notice
+
+
+def set_wait_notice(fn: Callable[[str], None] | None) -> None:
+    """Where the "waiting for the database" line goes (default: stderr);
+    ``None`` restores the default."""
+    global _notice
+    _notice = fn or _stderr_notice
+
+
+_read_idle = 0.0
+
+
+def keep_reads_open(seconds: float) -> None:
+    """Keep this process's shared read-only connection open for *seconds*
+    after the last reader left (the workbench: saves reopening the file on
+    every page).  A writer of this process closes it at once, and so does the
+    next read when a writer in another process is waiting.  0 (default)
+    closes it as soon as the last reader leaves."""
+    global _read_idle
+    _read_idle = max(0.0, float(seconds))
+
+
+_HOLDER = re.compile(r"held in (.*?) \(PID (\d+)\)")
+
+
+def _holder(message: str) -> str:
+    """'PID 123: audit import questions x.csv' from DuckDB's lock message."""
+    m = _HOLDER.search(message)
+    if not m:
+        return "another program"
+    pid = m.group(2)
+    cmd = _command(int(pid)) or os.path.basename(m.group(1))
+    return f"PID {pid}: {cmd}" if cmd else f"PID {pid}"
+
+
+def _command(pid: int) -> str:
+    """The command line of *pid*, shortened ('audit import questions x.csv')."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
+    except OSError:
+        return ""
+    argv = [os.path.basename(argv[0])] + argv[1:] if argv else []
+    if len(argv) > 1 and argv[0].startswith("python") and argv[1] not in ("-c", "-m"):
+        argv = [os.path.basename(argv[1])] + argv[2:]
+    return " ".join(" ".join(argv).split())[:120]
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    return isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower()
+
+
+def _config() -> dict[str, Any]:
+    config: dict[str, Any] = {}
     if os.environ.get("AUDIT_DB_MEMORY_LIMIT"):
         config["memory_limit"] = os.environ["AUDIT_DB_MEMORY_LIMIT"]
-    try:
-        return duckdb.connect(str(path), read_only=read_only, config=config)
-    except duckdb.IOException as exc:
-        msg = str(exc)
-        if "lock" in msg.lower():
-            raise DatabaseLockedError(
-                f"the database {path} is in use by another program (for example an 'audit' "
-                "command that is still running); try again in a moment"
-            ) from exc
-        raise AuditError(f"cannot open the database {path}: {msg}") from exc
-    except duckdb.ConnectionException as exc:
-        raise AuditError(
+    return config
+
+
+def _open_error(path: Path, exc: BaseException) -> AuditError:
+    if isinstance(exc, duckdb.ConnectionException):
+        return AuditError(
             f"the database {path} is already open in this process in another mode ({exc}); "
-            "close the outer connection before opening it again"
-        ) from exc
+            "close the outer connection before opening it again")
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return AuditError(f"{path}: cannot open the database: {msg} (is it a DuckDB file, and complete?)")
+
+
+class _Waiter:
+    """Backoff with jitter, the 2-second notice and the deadline."""
+
+    def __init__(self, path: Path, timeout: float | None):
+        self.path = path
+        self.timeout = db_timeout(timeout)
+        self.start = time.monotonic()
+        self.delay = _BACKOFF_START
+        self.noticed = False
+
+    def remaining(self) -> float:
+        return self.timeout - (time.monotonic() - self.start)
+
+    def expired(self) -> bool:
+        return self.remaining() <= 0
+
+    def notice(self, holder: str) -> None:
+        if not self.noticed and time.monotonic() - self.start >= NOTICE_AFTER:
+            self.noticed = True
+            _notice(f"waiting for the database {self.path} (held by {holder}); "
+                    f"giving up after {self.timeout:g} s")
+
+    def sleep(self) -> None:
+        time.sleep(min(self.delay * (0.5 + random.random()), max(self.remaining(), 0.0)))
+        self.delay = min(self.delay * 2, _BACKOFF_MAX)
+
+    def locked(self, holder: str) -> DatabaseLockedError:
+        return DatabaseLockedError(
+            f"the database {self.path} is in use by {holder} (for example an 'audit' command that is still "
+            f"running); gave up after waiting {self.timeout:g} s (set ${TIMEOUT_ENV} to wait longer)")
+
+
+def _marker(path: Path) -> Path:
+    return path.with_name(path.name + ".wait")
+
+
+def _foreign_writer_waiting(path: Path) -> bool:
+    try:
+        return time.time() - _marker(path).stat().st_mtime < _MARKER_FRESH
+    except OSError:
+        return False
+
+
+def _queue_file(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+class _WriterQueue:
+    """Writers of all processes queue on an advisory ``flock`` of ``FILE.lock``
+    (the kernel wakes a waiter the moment the holder leaves, so no turn is
+    lost sleeping).  The blocking ``flock`` runs in a helper thread so the
+    wait keeps its deadline and its 2-second notice."""
+
+    def __init__(self, path: Path, waiter: _Waiter):
+        self.path = _queue_file(path)
+        self.waiter = waiter
+        self.fd: int | None = None
+
+    def _who(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8").strip() or "another program"
+        except OSError:
+            return "another program"
+
+    def acquire(self) -> None:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            return   # read-only folder: fall back to retrying the open alone
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fd = self._wait(fd)
+        self.fd = fd
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"PID {os.getpid()}: {_command(os.getpid())}".encode("utf-8", "replace"), 0)
+        except OSError:
+            pass
+
+    def _wait(self, fd: int) -> int:
+        got = threading.Event()
+        guard = threading.Lock()
+        state = {"cancelled": False}
+
+        def block() -> None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                return
+            with guard:
+                if state["cancelled"]:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+                else:
+                    got.set()
+
+        threading.Thread(target=block, name="audit-db-queue", daemon=True).start()
+        while not got.wait(min(0.25, max(self.waiter.remaining(), 0.001))):
+            if self.waiter.expired():
+                with guard:
+                    if not got.is_set():
+                        state["cancelled"] = True
+                        raise self.waiter.locked(self._who())
+                break
+            self.waiter.notice(self._who())
+        return fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self.fd)
+                self.fd = None
+
+
+def _open_waiting(path: Path, read_only: bool, waiter: _Waiter) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect, retried while another process holds the file."""
+    marked = False
+    try:
+        while True:
+            try:
+                return duckdb.connect(str(path), read_only=read_only, config=_config())
+            except (duckdb.IOException, duckdb.ConnectionException) as exc:
+                if not _is_lock_error(exc):
+                    raise _open_error(path, exc) from None
+                holder = _holder(str(exc))
+                if waiter.expired():
+                    raise waiter.locked(holder) from None
+                if not read_only:
+                    try:   # ask readers in other processes to let go
+                        _marker(path).touch()
+                        marked = True
+                    except OSError:
+                        pass
+                waiter.notice(holder)
+                waiter.sleep()
+            except duckdb.Error as exc:
+                raise _open_error(path, exc) from None
+    finally:
+        if marked:
+            try:
+                _marker(path).unlink()
+            except OSError:
+                pass
+
+
+class _FileState:
+    """Readers and writers of one database file in this process."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.cond = threading.Condition()
+        self.readers = 0                      # active reader blocks, all threads
+        self.reader_threads: dict[int, int] = {}
+        self.writer: int | None = None        # thread ident holding the write turn
+        self.writer_depth = 0
+        self.waiting_writers = 0
+        self.draining = False                 # a writer elsewhere waits: no new reads on the open connection
+        self.read_con: duckdb.DuckDBPyConnection | None = None
+        self.open_lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+
+    # -- the shared read connection (called with cond held or no readers)
+    def close_read(self) -> None:
+        with self.open_lock:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            if self.read_con is not None:
+                try:
+                    self.read_con.close()
+                finally:
+                    self.read_con = None
+
+    def _idle_close(self) -> None:
+        with self.cond:
+            if self.readers == 0:
+                self.close_read()
+
+    def _busy_holder(self) -> str:
+        return "another thread of this program"
+
+    # -- readers
+    @contextmanager
+    def read(self, timeout: float | None) -> Iterator[duckdb.DuckDBPyConnection]:
+        me = threading.get_ident()
+        waiter = _Waiter(self.path, timeout)
+        with self.cond:
+            if self.writer == me:        # a read inside this thread's write: same instance
+                nested_in_write = True
+            else:
+                nested_in_write = False
+                if not self.reader_threads.get(me):
+                    if self.read_con is not None and self.readers and _foreign_writer_waiting(self.path):
+                        self.draining = True
+                    while self.writer is not None or self.waiting_writers or self.draining:
+                        if self.draining and self.readers == 0:
+                            self.close_read()
+                            self.draining = False
+                            break
+                        if waiter.expired():
+                            raise waiter.locked(self._busy_holder())
+                        waiter.notice(self._busy_holder())
+                        self.cond.wait(min(0.2, max(waiter.remaining(), 0.001)))
+                    if self.read_con is not None and self.readers == 0 and _foreign_writer_waiting(self.path):
+                        self.close_read()
+                self.readers += 1
+                self.reader_threads[me] = self.reader_threads.get(me, 0) + 1
+                if self.timer is not None:
+                    self.timer.cancel()
+                    self.timer = None
+        if nested_in_write:
+            con = _open_waiting(self.path, False, waiter)
+            try:
+                yield con
+            finally:
+                con.close()
+            return
+        try:
+            with self.open_lock:
+                if self.read_con is None:
+                    self.read_con = _open_waiting(self.path, True, waiter)
+                cur = self.read_con.cursor()
+        except BaseException:
+            self._leave_read(me)
+            raise
+        try:
+            yield cur
+        finally:
+            try:
+                cur.close()
+            finally:
+                self._leave_read(me)
+
+    def _leave_read(self, me: int) -> None:
+        with self.cond:
+            self.readers -= 1
+            n = self.reader_threads.get(me, 1) - 1
+            if n:
+                self.reader_threads[me] = n
+            else:
+                self.reader_threads.pop(me, None)
+            if self.readers == 0:
+                if _read_idle <= 0 or self.waiting_writers or self.draining or _foreign_writer_waiting(self.path):
+                    self.close_read()
+                    self.draining = False
+                elif self.read_con is not None:
+                    self.timer = threading.Timer(_read_idle, self._idle_close)
+                    self.timer.daemon = True
+                    self.timer.start()
+            self.cond.notify_all()
+
+    # -- writers
+    @contextmanager
+    def write(self, timeout: float | None) -> Iterator[duckdb.DuckDBPyConnection]:
+        me = threading.get_ident()
+        waiter = _Waiter(self.path, timeout)
+        with self.cond:
+            if self.writer == me:
+                self.writer_depth += 1
+            else:
+                if self.reader_threads.get(me):
+                    raise AuditError(
+                        f"the database {self.path} is open for reading in this thread; close that connection "
+                        "before writing")
+                self.waiting_writers += 1
+                try:
+                    while self.writer is not None or self.readers:
+                        if waiter.expired():
+                            raise waiter.locked(self._busy_holder())
+                        waiter.notice(self._busy_holder())
+                        self.cond.wait(min(0.2, max(waiter.remaining(), 0.001)))
+                finally:
+                    self.waiting_writers -= 1
+                self.writer = me
+                self.writer_depth = 1
+                self.close_read()
+        queue = _WriterQueue(self.path, waiter) if self.writer_depth == 1 else None
+        try:
+            if queue is not None:
+                queue.acquire()
+            con = _open_waiting(self.path, False, waiter)
+            try:
+                if self.writer_depth == 1:
+                    migrate(con)
+                yield con
+            finally:
+                con.close()
+        finally:
+            if queue is not None:
+                queue.release()
+            with self.cond:
+                self.writer_depth -= 1
+                if self.writer_depth == 0:
+                    self.writer = None
+                self.cond.notify_all()
+
+
+_STATES: dict[str, _FileState] = {}
+_STATES_GUARD = threading.Lock()
+
+
+def _state(path: Path) -> _FileState:
+    key = str(path.resolve())
+    with _STATES_GUARD:
+        st = _STATES.get(key)
+        if st is None:
+            st = _STATES[key] = _FileState(Path(key))
+        return st
 
 
 @contextmanager
-def connect(db: str | os.PathLike | None = None, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Open the database for one operation and close it afterwards.
+def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
+            timeout: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Open the database for one operation and close it afterwards (see the
+    module docstring for how readers and writers take turns and wait).
 
     A read-write open creates the file (and its folder) when missing and
     brings the schema up to date.  A read-only open of a missing file fails
-    with a clear message instead of creating it.
+    with a clear message instead of creating it.  *timeout* (seconds) bounds
+    the wait for the file; default ``$AUDIT_DB_TIMEOUT`` or 30.
 
     >>> import tempfile, os
     >>> with connect(os.path.join(tempfile.mkdtemp(), "x.duckdb")) as con:
@@ -143,16 +566,13 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False) -> 
     path = resolve_db_path(db)
     if read_only and not path.exists():
         raise AuditError(f"no database at {path}; run 'audit init' or 'audit demo' first")
+    if path.exists() and not path.is_file():
+        raise AuditError(f"{path}: the database path is not a regular file")
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
-    with _path_lock(path):
-        con = _open(path, read_only=read_only)
-        try:
-            if not read_only:
-                migrate(con)
-            yield con
-        finally:
-            con.close()
+    st = _state(path)
+    with (st.read(timeout) if read_only else st.write(timeout)) as con:
+        yield con
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from audit.errors import AuditError
+from audit.redact import redact
 
 URL_ENV = "LABEL_STUDIO_URL"
 KEY_ENV = "LABEL_STUDIO_API_KEY"
@@ -79,38 +80,41 @@ def _detail(body) -> str:
 @contextmanager
 def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
     """Turn SDK/HTTP exceptions raised inside the block into one clear
-    :class:`LabelStudioError` line naming the URL (never the token)."""
+    :class:`LabelStudioError` line naming the URL (never the token: every
+    message, including a server body that echoes the request's headers back,
+    goes through :func:`audit.redact.redact` with the token as a secret)."""
+    try:
+        yield
+    except LabelStudioError:
+        raise
+    except Exception as exc:
+        msg = _message(exc, auth, doing)
+        if msg is None:
+            raise
+        raise LabelStudioError(redact(msg, [auth.api_key]) or "") from None
+
+
+def _message(exc: Exception, auth: LabelStudioAuth, doing: str) -> str | None:
     import httpx
     from label_studio_sdk.core.api_error import ApiError
 
-    try:
-        yield
-    except ApiError as exc:
+    if isinstance(exc, ApiError):
         code = exc.status_code
         if code in (401, 403):
-            raise LabelStudioError(
-                f"Label Studio at {auth.url} rejected the API token (HTTP {code}) while {doing}; "
-                f"check {KEY_ENV} (a legacy token needs legacy tokens enabled on the server)"
-            ) from None
+            return (f"Label Studio at {auth.url} rejected the API token (HTTP {code}) while {doing}; "
+                    f"check {KEY_ENV} (a legacy token needs legacy tokens enabled on the server)")
         if code is not None and 200 <= code < 300:   # an answer that is not the JSON Label Studio sends
-            raise LabelStudioError(
-                f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
-            ) from None
+            return f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
         if code == 404:
-            raise LabelStudioError(f"Label Studio at {auth.url}: not found (HTTP 404) while {doing}") from None
-        raise LabelStudioError(
-            f"Label Studio at {auth.url} answered HTTP {code} while {doing}: {_detail(exc.body)}"
-        ) from None
-    except httpx.TimeoutException:
-        raise LabelStudioError(f"Label Studio at {auth.url} did not answer in time while {doing}") from None
-    except httpx.HTTPError as exc:
-        reason = type(exc).__name__
-        text = str(exc).replace(auth.api_key, "<hidden>") if auth.api_key else str(exc)
-        raise LabelStudioError(f"cannot reach Label Studio at {auth.url} ({reason}: {text[:160]})") from None
-    except ValueError:   # JSON / response-model errors: something else answers at that URL
-        raise LabelStudioError(
-            f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
-        ) from None
+            return f"Label Studio at {auth.url}: not found (HTTP 404) while {doing}"
+        return f"Label Studio at {auth.url} answered HTTP {code} while {doing}: {_detail(exc.body)}"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"Label Studio at {auth.url} did not answer in time while {doing}"
+    if isinstance(exc, httpx.HTTPError):
+        return f"cannot reach Label Studio at {auth.url} ({type(exc).__name__}: {str(exc)[:160]})"
+    if isinstance(exc, ValueError):   # JSON / response-model errors: something else answers at that URL
+        return f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
+    return None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
+from audit.ingest._read import nfc
 from audit.sync.client import LabelStudioError, Session, ls_errors
 from audit.sync.config import parse_result, verdict_hash
 
@@ -63,7 +64,7 @@ def list_tasks(session: Session, project_id: int, *, benchmark: str | None = Non
             d = t.data or {}
             if "audit_id" not in d:
                 continue
-            rows.append((int(t.id), d.get("audit_id"), d.get("audit_benchmark"), d.get("question_id"),
+            rows.append((int(t.id), d.get("audit_id"), d.get("audit_benchmark"), nfc(d.get("question_id")),
                          d.get("audit_hash")))
     return pd.DataFrame(rows, columns=["task_id", "external_id", "benchmark", "question_id", "audit_hash"])
 
@@ -97,7 +98,7 @@ def list_annotations(session: Session, project_id: int) -> pd.DataFrame:
                 user = user.get("id")
             rows.append((
                 int(a["id"]), norm_ts(a["updated_at"]), int(t["id"]), d.get("audit_benchmark"),
-                d.get("question_id"), int(user) if user is not None else -1, cancelled,
+                nfc(d.get("question_id")), int(user) if user is not None else -1, cancelled,
                 v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"],
                 verdict_hash(v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"]),
             ))

@@ -179,7 +179,7 @@ def _warnings(view) -> list[str]:
     for f in q.flags:
         out.append({"key_not_in_options": "The answer key is not one of the options.",
                     "duplicate_options": "Two options have the same text."}.get(f, f"Flag: {f}"))
-    if view.parallel is not None and not view.parallel.key_match:
+    if view.parallel is not None and view.parallel.key_match is False:
         out.append(f"The parallel source item ({view.parallel.source} {view.parallel.counterpart_id}) "
                    f"has a different key: {view.parallel.key} instead of {q.answer_key}.")
     if view.n_invalid:

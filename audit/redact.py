@@ -1,0 +1,54 @@
+"""Secrets never reach a message in clear: :func:`redact` is applied to every
+error line the CLI prints, to Label Studio error messages and to anything
+else that may quote a server's answer or a URL.
+
+What is hidden (replaced by ``***``):
+
+* values of environment variables whose names end in KEY, TOKEN, SECRET,
+  PASSWORD, PASS or CREDENTIAL(S) (six characters or more), plus any value
+  passed in *extra*;
+* ``user:password@`` in URLs;
+* the value after ``Authorization:`` / ``Token`` / ``Bearer`` and after
+  ``api_key=``, ``token=``, ``access_token=``, ``password=`` (query strings,
+  headers echoed back in an error body);
+* OpenAI-style keys (``sk-…``).
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Callable, Iterable, Union
+
+__all__ = ["redact"]
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
+_PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]]]] = [
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1***:***@"),
+    (re.compile(r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)(?:(token|bearer|basic)\s+)?[^\s\"',}]+"),
+     lambda m: m.group(1) + (m.group(2) + " " if m.group(2) else "") + "***"),
+    (re.compile(r"(?i)\b(token|bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1\2***"),
+    (re.compile(r"(?i)\b(api[_-]?key|access[_-]?token|token|password|secret)([\"']?\s*[=:]\s*[\"']?)[^\s&\"',}]+"),
+     r"\1\2***"),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "***"),
+]
+
+
+def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
+    """*text* with secrets replaced by ``***``.
+
+    >>> redact("GET http://bob:hunter2@ls:8080/api failed")
+    'GET http://***:***@ls:8080/api failed'
+    >>> redact('{"detail": "bad header Authorization: Token 0123456789abcdef"}')
+    '{"detail": "bad header Authorization: Token ***"}'
+    >>> redact("key sk-abcdefghijkl rejected"), redact("x", extra=["secret-value"])
+    ('key *** rejected', 'x')
+    """
+    if not text:
+        return text
+    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
+    secrets += [s for s in extra if s and len(s) >= 6]
+    for s in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(s, "***")
+    for pattern, repl in _PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
