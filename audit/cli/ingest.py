@@ -34,13 +34,15 @@ def tlue(
     path: Annotated[Path, typer.Argument(help="Folder of TLUE SUBJECT.jsonl files (or one file): "
                                               "loc, polished_ti_content, answer.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
+    accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
+                                                 "be split into options (they are flagged structure_suspect).")] = False,
     db: DbOption = None,
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
     from audit.ingest.tlue import import_tlue
 
-    s = import_tlue(path, benchmark=benchmark, db=db)
+    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect)
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
@@ -52,17 +54,34 @@ def tlue(
         echo(f"{s.key_not_in_options} item{'s' if s.key_not_in_options != 1 else ''} flagged key_not_in_options")
 
 
+MapOption = Annotated[Optional[list[str]], typer.Option(
+    "--map", help="SOURCE=TARGET: read field SOURCE as column TARGET (repeatable; dotted paths reach into "
+                  "nested objects, e.g. metadata.reference=explanation; SOURCE= drops a field).")]
+MapFileOption = Annotated[Optional[Path], typer.Option(
+    "--map-file", help="A mapping file: a JSON object {\"SOURCE\": \"TARGET\"} or SOURCE=TARGET lines.")]
+
+
 def questions(
-    file: Annotated[Path, typer.Argument(help="CSV, JSONL or Parquet: id, question, answer, options A–F or 'options'.")],
+    file: Annotated[Path, typer.Argument(help="CSV, JSONL, JSON array or Parquet: id, question, answer, "
+                                              "options A–F or 'options'.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark to import into (created if new).")],
+    map_: MapOption = None,
+    map_file: MapFileOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and show the first items as they would be "
+                                                           "stored, with their flags; write nothing.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter or
-    0-based index), options as columns A…F or one 'options' list; optional subject,
-    language, script, explanation.  A key that is not an option is imported and flagged."""
+    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter,
+    0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
+    A…F or one 'options' list; optional subject, language, script, explanation.  Other
+    field names are read through --map.  A key that is not an option is imported and flagged."""
+    from audit.ingest.mapping import parse_map
     from audit.ingest.questions import import_questions
 
-    echo(str(import_questions(file, benchmark=benchmark, db=db)))
+    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run)
+    if dry_run:
+        echo(s.preview_text())
+    echo(str(s))
 
 
 def predictions(
