@@ -5,12 +5,29 @@ Layouts
 ``long``  one row per (question, model): ``question_id``, ``model``, ``response``
           (raw text, extracted on import) and/or ``answer`` (a given letter),
           optional ``run``.  When a row has both, the given ``answer`` is used
-          and the response is kept as raw text.
+          and the response is kept as raw text.  Optional ``options_shown``:
+          the options in the order this model saw them (see below).
 ``wide``  ``question_id`` plus one column per model holding its given letter
           (an empty cell is an invalid prediction).
 ``seed``  the methodology pipeline's ``<model>_combined_results.jsonl``:
           ``loc`` (question id), ``extracted_answer`` (list; first item used),
           ``answer`` (the key the pipeline saw), ``polished_ti_content``.
+
+Per-model option order
+----------------------
+When a model was shown the options of an item in its own order, its
+letter refers to that order.  ``options_shown`` gives the order, as the
+item's labels in shown order (``"CADB"``: the model's A was the item's C),
+as 0-based item indexes (``[2, 0, 3, 1]``) or as the option texts shown
+(``["Paris", "Rome", …]``, matched to the item's options after trimming).
+The written letter is mapped back to the item's labels before it is stored
+in ``predictions.answer`` (so tiers and scores compare like with like) and
+kept, with the order, in ``prediction_written``.  An order that is not a
+permutation of the item's options refuses the file (``FILE:LINE``).
+
+Multi-answer items (:mod:`audit.ingest.multi_answer`) take a set of letters
+("A D", "AD", ``["A","D"]``) stored sorted (``"AD"``); raw responses to them
+are extracted as a set (:mod:`audit.ingest.extract_multi`).
 
 All set-based work runs in DuckDB: the file is scanned in place (Parquet/CSV),
 joined against ``questions`` for the unknown-id check and the option counts,
@@ -34,11 +51,12 @@ from audit.errors import InputError
 from audit.ingest._duck import one, open_source, sql_ident
 from audit.ingest._read import read_jsonl
 from audit.ingest.models import register_models
+from audit.ingest.multi_answer import key_set_sql
 from audit.store import connect, transaction
 
 LAYOUTS = ("long", "wide", "seed")
 METHODS = ("caa", "da")
-LONG_COLUMNS = {"question_id", "model", "response", "answer", "run"}
+LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}
 
 # A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
 _GIVEN_SQL = (
@@ -175,10 +193,11 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None) -> None:
     run_expr = f"coalesce(nullif(trim(run::VARCHAR), ''), {_run_sql(run)})" if "run" in cols else _run_sql(run)
     resp = "nullif(response::VARCHAR, '')" if "response" in cols else "NULL::VARCHAR"
     given = "nullif(trim(answer::VARCHAR), '')" if "answer" in cols else "NULL::VARCHAR"
+    shown = (", nullif(trim(options_shown::VARCHAR), '') AS shown" if "options_shown" in cols else "")
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT "
         f"nullif(trim(question_id::VARCHAR), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
-        f"{resp} AS response, {given} AS given, _line FROM _pred_file"
+        f"{resp} AS response, {given} AS given{shown}, _line FROM _pred_file"
     )
 
 
@@ -262,8 +281,11 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
     lines: list[int] = []
     models: list[str] = []
     letters: list[str | None] = []
+    from audit.ingest.extract_multi import extract_answer_sets
+
     reader = con.sql(
-        f"SELECT s._line, s.model, s.response, q.k FROM {src} s JOIN _bench_q q USING (question_id) "
+        f"SELECT s._line, s.model, s.response, CASE WHEN q.multi THEN -q.k ELSE q.k END FROM {src} s "
+        "JOIN _bench_q q USING (question_id) "
         "WHERE s.given IS NULL AND s.response IS NOT NULL").to_arrow_reader(50_000)
     with tqdm(total=total, desc=f"extracting answers ({method})", unit=" responses", unit_scale=True,
               disable=(not progress) if progress is not None else None, leave=False) as bar:
@@ -273,10 +295,11 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
             out: list[str | None] = [None] * len(texts)
             groups: dict[int, list[int]] = defaultdict(list)
             for i, k in enumerate(ks):
-                if k is not None and 2 <= k <= 6:
+                if k is not None and 2 <= abs(k) <= 6:  # negative k: a multi-answer item
                     groups[k].append(i)
             for k, idx in groups.items():
-                for i, letter in zip(idx, extract_answers([texts[i] for i in idx], k, method)):
+                fn = extract_answer_sets if k < 0 else extract_answers
+                for i, letter in zip(idx, fn([texts[i] for i in idx], abs(k), method)):
                     out[i] = letter
             lines.extend(batch.column(0).to_pylist())
             models.extend(batch.column(1).to_pylist())
@@ -286,11 +309,39 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
                      "letter": pa.array(letters, pa.string())})
 
 
+def _perm_sql(shown: str, k: str, texts: str | None) -> str:
+    """SQL for the order shown, as item labels in shown order ('CADB'), or
+    NULL when ``shown`` is not a permutation of the item's k options.
+    Accepts letters ("CADB", "C,A,D,B", '["C","A","D","B"]'), 0-based
+    indexes ('[2,0,3,1]') and, when ``texts`` (the item's normalised option
+    texts) is given, a JSON list of the option texts as shown."""
+    as_letters = f"upper(regexp_replace({shown}, '[\\s,;\\[\\]\"]', '', 'g'))"
+    as_index = (f"array_to_string(list_transform(string_split(regexp_replace({shown}, '[\\s\\[\\]]', '', 'g'), ','), "
+                "lambda x: chr(65 + x::INTEGER)), '')")
+    letters_rx = ('[A-Fa-f]{2,6}|[A-Fa-f](\\s*[,;]\\s*[A-Fa-f])+|'
+                  '\\[\\s*"[A-Fa-f]"(\\s*,\\s*"[A-Fa-f]")*\\s*\\]')
+    cand = (f"CASE WHEN regexp_full_match(trim({shown}), '{letters_rx}') THEN {as_letters} "
+            f"WHEN regexp_full_match({shown}, '\\[[\\s0-9,]+\\]') THEN {as_index} ")
+    if texts is not None:
+        cand += (f"WHEN starts_with({shown}, '[') THEN array_to_string(list_transform("
+                 f"CAST(json_extract_string(try_cast({shown} AS JSON), '$[*]') AS VARCHAR[]), "
+                 f"lambda x: coalesce(chr(64 + nullif(list_position({texts}, nfc_normalize(trim(x))), 0)), '?')), '') ")
+    return cand + "END"
+
+
+def _is_perm_sql(c: str, k: str) -> str:
+    """SQL: ``c`` holds each of the first ``k`` labels exactly once (length k
+    and contains every one of them; plain string tests, cheap at 10 M rows)."""
+    return (f"(length({c}) = {k} AND " + " AND ".join(
+        f"({k} < {i + 1} OR contains({c}, '{label}'))" for i, label in enumerate("ABCDEF")) + ")")
+
+
 def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
                       progress: bool | None = None) -> PredictionImportSummary:
     """Validate and write the predictions of view ``src`` (columns question_id,
     model, run, response, given, _line; optionally ``letter`` and ``method``
-    when the source has already extracted them) inside the caller's
+    when the source has already extracted them, ``shown`` for the order the
+    options were shown in) inside the caller's
     transaction.  Raises InputError (nothing written) on bad rows."""
     where = str(path)
     con.execute("SET enable_progress_bar = false")  # our own bar (tqdm) goes to stderr
@@ -301,8 +352,14 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     if bad:
         raise InputError("empty model name", path=where, line=int(bad[0]))
 
+    src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
+    has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
+    by_text = has_shown and bool(one(con, f"SELECT coalesce(bool_or(starts_with(shown, '[') AND NOT "
+                                          f"regexp_full_match(shown, '\\[[\\s0-9,]*\\]')), false) FROM {src}")[0])
+    texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
     con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
-                "(row_number() OVER () - 1)::INTEGER AS qi FROM questions WHERE benchmark = ?", [benchmark])
+                "coalesce(list_contains(flags, 'multi_answer'), false) AS multi, "
+                f"(row_number() OVER () - 1)::INTEGER AS qi{texts_col} FROM questions WHERE benchmark = ?", [benchmark])
     n_q = one(con, "SELECT count(*) FROM _bench_q")[0]
     n_unknown, n_ids = one(con,
         f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)")
@@ -348,39 +405,81 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     if replaced:
         con.execute("DELETE FROM predictions WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
                     [benchmark])
+    con.execute("DELETE FROM prediction_written WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
+                [benchmark])
     register_models(con, models)
 
     # A source may bring letters already extracted (and mapped), e.g. HELM,
     # in columns `letter` and `method`; then nothing is extracted here.
-    src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
     pre = "letter" in src_cols
     n_responses = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
     extract = bool(n_responses) and not pre
     if extract:
         con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
     given = _GIVEN_SQL.format(c="s.given")
+    # multi-answer items: a given set "A D", "d,a", '["A","D"]' → "AD"
+    given = (f"CASE WHEN q.multi AND regexp_full_match(s.given, '[\\sA-Fa-f,;/+、，\\[\\]\"]+') "
+             f"THEN {key_set_sql('s.given')} ELSE {given} END")
     letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
         "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
     join_e = "LEFT JOIN _extracted e ON e._line = s._line AND e.model = s.model " if extract else ""
     method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
+    # ok: one label of the item, or (multi-answer items) a sorted set of them
+    ok = ("coalesce(CASE WHEN multi THEN length(letter) >= 1 AND regexp_full_match(letter, 'A?B?C?D?E?F?') "
+          "AND instr('ABCDEF', right(letter, 1)) BETWEEN 1 AND k "
+          "ELSE length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k END, false)")
+    if has_shown:
+        shown_cols = f", s.shown, {_perm_sql('s.shown', 'q.k', 'q.texts' if by_text else None)} AS perm_c"
+        # the written letter(s) read through the order shown (a set stays sorted)
+        mapped = ("CASE WHEN perm IS NULL OR written IS NULL THEN written "
+                  "WHEN length(written) = 1 THEN substr(perm, instr('ABCDEF', written), 1) "
+                  "ELSE array_to_string(list_sort(list_transform(string_split(written, ''), "
+                  "lambda c: substr(perm, instr('ABCDEF', c), 1))), '') END")
+        # a bad order stops the statement, naming the line (all-or-nothing)
+        guard = ("CASE WHEN shown IS NOT NULL AND perm IS NULL THEN error('options_shown on line ' || _line::VARCHAR "
+                 "|| ' is not an order of the item''s ' || k::VARCHAR || ' options: ' || shown) END")
+    else:
+        shown_cols, mapped, guard = "", "written", "NULL"
+    perm_layer = (f"SELECT *, CASE WHEN {_is_perm_sql('perm_c', 'k')} THEN perm_c END AS perm FROM ("
+                  if has_shown else "SELECT * FROM (")
+    body = (
+        f"SELECT *, {ok} AS ok FROM (SELECT *, {mapped} AS letter, {guard} AS _guard FROM ({perm_layer}"
+        f"  SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, q.multi, {letter} AS written, "
+        f"         {method_expr} AS src_method{shown_cols}{', s._line' if has_shown else ''} "
+        f"  FROM {src} s JOIN _bench_q q USING (question_id) {join_e})))"
+    )
     try:
+        if has_shown:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _pred_final AS {body}", {"m": method})
+            body = "SELECT * FROM _pred_final"
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
             "SELECT $b, question_id, model, run, "
             "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
-            "FROM (SELECT *, coalesce(length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k, false) AS ok "
-            f"      FROM (SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, {letter} AS letter, "
-            f"                   {method_expr} AS src_method "
-            f"            FROM {src} s JOIN _bench_q q USING (question_id) {join_e}))",
-            {"b": benchmark, "m": method},
+            f"FROM ({body})",
+            {"b": benchmark, "m": method} if not has_shown else {"b": benchmark},
         )
+        if has_shown:
+            con.execute(
+                "INSERT INTO prediction_written (benchmark, question_id, model, run, written, shown_order) "
+                "SELECT $b, question_id, model, run, written, perm FROM _pred_final WHERE perm IS NOT NULL",
+                {"b": benchmark})
     except duckdb.Error as exc:
-        raise InputError(f"could not store the predictions: {str(exc).splitlines()[0]}", path=where) from None
+        msg = str(exc).splitlines()[0]
+        m = re.search(r"options_shown on line (\d+) (.*)", msg)
+        if m:
+            raise InputError(f"options_shown {m.group(2)}", path=where, line=int(m.group(1))) from None
+        raise InputError(f"could not store the predictions: {msg}", path=where) from None
     finally:
-        if extract:
-            con.unregister("_extracted")
+        try:
+            if extract:
+                con.unregister("_extracted")
+            if has_shown:
+                con.execute("DROP TABLE IF EXISTS _pred_final")
+        except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back
+            pass
     n, n_valid = one(con,
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
         "WHERE p.benchmark = ?", [benchmark])
