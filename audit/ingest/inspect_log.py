@@ -1,7 +1,7 @@
 """``audit import inspect``: inspect-ai evaluation logs (``.eval`` or ``.json``).
 
 The logs are read with inspect-ai's own reader (``inspect_ai.log.read_eval_log``),
-an optional extra of this package (``pip install 'tlue-audit[inspect]'``).
+an optional extra of this package (``pip install 'answer-key-audit[inspect]'``).
 Per sample: ``id``, ``input`` (text or chat messages), ``choices``,
 ``target`` (a letter, or a list of letters for a multi-answer item) and
 ``output.completion``.  The model is ``eval.model``; the default benchmark
@@ -30,7 +30,7 @@ def _reader():
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
-        raise InputError("reading inspect logs needs inspect-ai: pip install 'tlue-audit[inspect]' "
+        raise InputError("reading inspect logs needs inspect-ai: pip install 'answer-key-audit[inspect]' "
                          "(or pip install inspect-ai)") from None
     return read_eval_log
 

@@ -48,7 +48,7 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._duck import one, open_source, sql_ident
+from audit.ingest._duck import one, open_source, sql_ident, sql_str
 from audit.ingest._read import read_jsonl
 from audit.ingest.models import register_models
 from audit.ingest.multi_answer import key_set_sql
@@ -108,6 +108,7 @@ def import_predictions(
     run: str | None = None,
     db=None,
     progress: bool | None = None,
+    mapping: dict[str, str] | None = None,
 ) -> PredictionImportSummary:
     """Import model predictions for questions already in ``benchmark``.
 
@@ -123,6 +124,8 @@ def import_predictions(
     long file without a ``model`` column (and of a seed file when its name
     does not say); ``run`` is used for rows without a run (default 'default').
     ``progress`` shows a tqdm bar on stderr (None = only on a terminal).
+    ``mapping`` renames the file's columns first (``{"qid": "question_id"}``;
+    dotted paths reach into nested JSON, see :mod:`audit.ingest.mapping`).
 
     >>> import tempfile, os, pathlib
     >>> from audit.ingest.questions import import_questions
@@ -144,9 +147,9 @@ def import_predictions(
         _require_questions(con, benchmark)
         key_mismatches = None
         if layout == "long":
-            _long_source(con, p, model=model, run=run)
+            _long_source(con, p, model=model, run=run, mapping=mapping)
         elif layout == "wide":
-            _wide_source(con, p, run=run)
+            _wide_source(con, p, run=run, mapping=mapping)
         else:
             key_mismatches = _seed_source(con, p, benchmark=benchmark, model=model, run=run)
         summary = store_predictions(con, benchmark, "_pred_src", p, method=method, layout=layout,
@@ -170,8 +173,43 @@ def _run_sql(run: str | None) -> str:
     return sql_str(run.strip() if run and run.strip() else "default")
 
 
-def _long_source(con, p: Path, *, model: str | None, run: str | None) -> None:
+def _open_mapped(con, p: Path, mapping: dict[str, str] | None) -> list[str]:
+    """``_pred_file`` over the file, with ``mapping`` applied in SQL (a
+    rename/struct-field projection: no copy of the data)."""
     cols = open_source(con, p, "_pred_file")
+    if not mapping:
+        return cols
+    exprs, consumed, out = [], set(), []
+    for src, target in mapping.items():
+        head = src.split(".")[0]
+        if src in cols:
+            expr = sql_ident(src)
+            consumed.add(src)
+        elif "." in src and head in cols:
+            # JSON files arrive as text (nested objects as JSON); Parquet structs as structs
+            typ = one(con, f"SELECT typeof({sql_ident(head)}) FROM _pred_file LIMIT 1")[0]
+            rest = src.split(".", 1)[1]
+            if typ.startswith("STRUCT"):
+                expr = sql_ident(head) + "".join(f".{sql_ident(x)}" for x in rest.split("."))
+            else:
+                expr = f"json_extract_string(try_cast({sql_ident(head)} AS JSON), {sql_str('$.' + rest)})"
+            consumed.add(head)
+        else:
+            raise InputError(f"mapped field '{src}' is not in the file (fields: {', '.join(c for c in cols if c != '_line')})",
+                             path=p)
+        if target:
+            exprs.append(f"{expr} AS {sql_ident(target)}")
+            out.append(target)
+    keep = [c for c in cols if c not in consumed and c not in out]
+    con.execute("CREATE OR REPLACE TEMP VIEW _pred_mapped AS SELECT "
+                + ", ".join([sql_ident(c) for c in keep] + exprs + ["_line"]) + " FROM _pred_file")
+    con.execute("CREATE OR REPLACE TEMP VIEW _pred_file_m AS SELECT * FROM _pred_mapped")
+    return keep + out
+
+
+def _long_source(con, p: Path, *, model: str | None, run: str | None, mapping: dict[str, str] | None = None) -> None:
+    cols = _open_mapped(con, p, mapping)
+    file_view = "_pred_file_m" if mapping else "_pred_file"
     unknown = [c for c in cols if c not in LONG_COLUMNS]
     if unknown:
         raise InputError(
@@ -197,12 +235,13 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None) -> None:
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT "
         f"nullif(trim(question_id::VARCHAR), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
-        f"{resp} AS response, {given} AS given{shown}, _line FROM _pred_file"
+        f"{resp} AS response, {given} AS given{shown}, _line FROM {file_view}"
     )
 
 
-def _wide_source(con, p: Path, *, run: str | None) -> None:
-    cols = open_source(con, p, "_pred_file")
+def _wide_source(con, p: Path, *, run: str | None, mapping: dict[str, str] | None = None) -> None:
+    cols = _open_mapped(con, p, mapping)
+    file_view = "_pred_file_m" if mapping else "_pred_file"
     if "question_id" not in cols:
         raise InputError(f"missing required column: question_id (found: {', '.join(cols)})", path=p)
     models = [c for c in cols if c != "question_id"]
@@ -221,7 +260,7 @@ def _wide_source(con, p: Path, *, run: str | None) -> None:
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, model, "
         f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, given, _line FROM ("
-        f"SELECT nullif(trim(question_id::VARCHAR), '') AS question_id, _line, {casts} FROM _pred_file"
+        f"SELECT nullif(trim(question_id::VARCHAR), '') AS question_id, _line, {casts} FROM {file_view}"
         f") UNPIVOT INCLUDE NULLS (given FOR model IN ({on}))"
     )
 
