@@ -393,8 +393,10 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
 
     src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
     has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
-    by_text = has_shown and bool(one(con, f"SELECT coalesce(bool_or(starts_with(shown, '[') AND NOT "
-                                          f"regexp_full_match(shown, '\\[[\\s0-9,]*\\]')), false) FROM {src}")[0])
+    # option texts (a JSON list of strings) need the items' texts; letters and indexes do not
+    by_text = has_shown and one(con, f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
+                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Fa-f]\"(\\s*,\\s*\"[A-Fa-f]\")*\\s*\\]') "
+                                     "LIMIT 1") is not None
     texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
     con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
                 "coalesce(list_contains(flags, 'multi_answer'), false) AS multi, "
@@ -468,29 +470,38 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
           "AND instr('ABCDEF', right(letter, 1)) BETWEEN 1 AND k "
           "ELSE length(letter) = 1 AND instr('ABCDEF', letter) BETWEEN 1 AND k END, false)")
     if has_shown:
-        shown_cols = f", s.shown, {_perm_sql('s.shown', 'q.k', 'q.texts' if by_text else None)} AS perm_c"
+        # Orders are few (24 for 4 options) unless given as texts: compute and
+        # check each distinct (order, option count) once, then join.
+        key_cols = "s.question_id, " if by_text else ""
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE _orders AS SELECT *, CASE WHEN {_is_perm_sql('perm_c', 'k')} "
+            f"THEN perm_c END AS perm FROM (SELECT *, {_perm_sql('shown', 'k', 'texts' if by_text else None)} AS perm_c "
+            f"FROM (SELECT DISTINCT {key_cols}s.shown, q.k{', q.texts' if by_text else ''} FROM {src} s "
+            "JOIN _bench_q q USING (question_id) WHERE s.shown IS NOT NULL))")
+        bad = one(con, "SELECT shown, k" + (", question_id" if by_text else "") + " FROM _orders WHERE perm IS NULL LIMIT 1")
+        if bad:
+            cond = "s.shown = $shown" + (" AND s.question_id = $qid" if by_text else "")
+            params = {"shown": bad[0]} | ({"qid": bad[2]} if by_text else {})
+            line = one(con, f"SELECT min(_line) FROM {src} s WHERE {cond}", params)[0]
+            raise InputError(f"options_shown is not an order of the item's {bad[1]} options: {bad[0]}",
+                             path=where, line=int(line))
+        join_o = (f"LEFT JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
+                  + (" AND o.question_id = s.question_id " if by_text else " "))
+        shown_cols = ", s.shown, o.perm"
         # the written letter(s) read through the order shown (a set stays sorted)
         mapped = ("CASE WHEN perm IS NULL OR written IS NULL THEN written "
                   "WHEN length(written) = 1 THEN substr(perm, instr('ABCDEF', written), 1) "
                   "ELSE array_to_string(list_sort(list_transform(string_split(written, ''), "
                   "lambda c: substr(perm, instr('ABCDEF', c), 1))), '') END")
-        # a bad order stops the statement, naming the line (all-or-nothing)
-        guard = ("CASE WHEN shown IS NOT NULL AND perm IS NULL THEN error('options_shown on line ' || _line::VARCHAR "
-                 "|| ' is not an order of the item''s ' || k::VARCHAR || ' options: ' || shown) END")
     else:
-        shown_cols, mapped, guard = "", "written", "NULL"
-    perm_layer = (f"SELECT *, CASE WHEN {_is_perm_sql('perm_c', 'k')} THEN perm_c END AS perm FROM ("
-                  if has_shown else "SELECT * FROM (")
+        shown_cols, mapped, join_o = "", "written", ""
     body = (
-        f"SELECT *, {ok} AS ok FROM (SELECT *, {mapped} AS letter, {guard} AS _guard FROM ({perm_layer}"
+        f"SELECT *, {ok} AS ok FROM (SELECT *, {mapped} AS letter FROM ("
         f"  SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, q.multi, {letter} AS written, "
-        f"         {method_expr} AS src_method{shown_cols}{', s._line' if has_shown else ''} "
-        f"  FROM {src} s JOIN _bench_q q USING (question_id) {join_e})))"
+        f"         {method_expr} AS src_method{shown_cols} "
+        f"  FROM {src} s JOIN _bench_q q USING (question_id) {join_e}{join_o}))"
     )
     try:
-        if has_shown:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _pred_final AS {body}", {"m": method})
-            body = "SELECT * FROM _pred_final"
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
             "SELECT $b, question_id, model, run, "
@@ -498,25 +509,27 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
             f"FROM ({body})",
-            {"b": benchmark, "m": method} if not has_shown else {"b": benchmark},
+            {"b": benchmark, "m": method},
         )
         if has_shown:
+            # the letter as written, with the order it was read through (a
+            # second, narrow pass: cheaper than materialising every row)
             con.execute(
                 "INSERT INTO prediction_written (benchmark, question_id, model, run, written, shown_order) "
-                "SELECT $b, question_id, model, run, written, perm FROM _pred_final WHERE perm IS NOT NULL",
+                f"SELECT $b, s.question_id, s.model, s.run, {letter}, o.perm "
+                f"FROM {src} s JOIN _bench_q q USING (question_id) {join_e}"
+                f"JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
+                + (" AND o.question_id = s.question_id" if by_text else ""),
                 {"b": benchmark})
     except duckdb.Error as exc:
         msg = str(exc).splitlines()[0]
-        m = re.search(r"options_shown on line (\d+) (.*)", msg)
-        if m:
-            raise InputError(f"options_shown {m.group(2)}", path=where, line=int(m.group(1))) from None
         raise InputError(f"could not store the predictions: {msg}", path=where) from None
     finally:
         try:
             if extract:
                 con.unregister("_extracted")
             if has_shown:
-                con.execute("DROP TABLE IF EXISTS _pred_final")
+                con.execute("DROP TABLE IF EXISTS _orders")
         except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back
             pass
     n, n_valid = one(con,
