@@ -65,13 +65,13 @@ def key_label(target: object, texts: list[str]) -> tuple[str | None, bool]:
         return (LATIN_LABELS[target], False) if 0 <= target < n else (str(target), False)
     if target is None:
         return None, False
-    s = nfc(str(target)).strip()
+    s = str(nfc(str(target))).strip()
     if s.isdigit() and s.isascii() and int(s) < n:
         return LATIN_LABELS[int(s)], False
     lab = normalize_label(s)
     if lab is not None and len(s.strip()) == 1:
         return lab, False
-    stripped = [nfc(t).strip() for t in texts]
+    stripped = [str(nfc(t)).strip() for t in texts]
     if s in stripped:
         return LATIN_LABELS[stripped.index(s)], False
     return s, False
@@ -88,8 +88,8 @@ def build_question(benchmark: str, qid: str, stem: str, texts: list[str], target
     from audit.ingest.questions import script_of
 
     key, is_set = key_label(target, texts)
-    options = [Option(LATIN_LABELS[i], nfc(str(t)).strip()) for i, t in enumerate(texts)]
-    q = Question(benchmark=benchmark, question_id=qid, stem=nfc(stem).strip(), options=options, answer_key=key,
+    options = [Option(LATIN_LABELS[i], str(nfc(str(t))).strip()) for i, t in enumerate(texts)]
+    q = Question(benchmark=benchmark, question_id=qid, stem=str(nfc(stem)).strip(), options=options, answer_key=key,
                  subject=subject, script=script_of(stem + " " + " ".join(map(str, texts))), raw_text=stem,
                  source_record=source_record)
     if is_set:

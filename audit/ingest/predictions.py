@@ -514,12 +514,16 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         if has_shown:
             # the letter as written, with the order it was read through (a
             # second, narrow pass: cheaper than materialising every row)
+            # (every order is valid here, so each distinct order has one
+            # permutation and no item lookup is needed; the written letter is
+            # the cell as given, or the letter extracted from the response)
+            okey = "question_id, shown" if by_text else "shown"
+            join_e2 = "LEFT JOIN _extracted e ON e._line = s._line AND e.model = s.model " if extract else ""
+            written = "coalesce(s.given, e.letter)" if extract else "s.given"
             con.execute(
                 "INSERT INTO prediction_written (benchmark, question_id, model, run, written, shown_order) "
-                f"SELECT $b, s.question_id, s.model, s.run, {letter}, o.perm "
-                f"FROM {src} s JOIN _bench_q q USING (question_id) {join_e}"
-                f"JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
-                + (" AND o.question_id = s.question_id" if by_text else ""),
+                f"SELECT $b, s.question_id, s.model, s.run, {written}, o.perm "
+                f"FROM {src} s JOIN (SELECT DISTINCT {okey}, perm FROM _orders) o USING ({okey}) {join_e2}",
                 {"b": benchmark})
     except duckdb.Error as exc:
         msg = str(exc).splitlines()[0]
