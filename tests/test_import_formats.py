@@ -251,6 +251,12 @@ def test_auto_unknown_file(tmp_path, db_path, capsys):
      r"cmil\.json: mapped field 'meta\.ref' is not in any record"),
     ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A", "extra": 1}\n]\n', MAP[:2],
      r"cmil\.json: unknown column\(s\): extra"),
+    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "question": "y", '
+     '"option": {"a": 1}, "answer": "A"}\n]\n', MAP[:2],
+     r"cmil\.json:3: 'option' \(read as options\) must be a list, not dict"),
+    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "q": "", '
+     '"option": ["1", "2"], "answer": "A"}\n]\n', ["--map", "option=options", "--map", "q=question", "--map", "question="],
+     r"cmil\.json:2: empty question text in 'q' \(read as question\) \(id 'a'\)"),
     ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"}\n', MAP[:2],
      r"cmil\.json:\d+: not valid JSON \(the array is not closed"),
 ])

@@ -127,6 +127,7 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
     df = df.drop(columns=[c for c in consumed if c in df.columns])
     for target, values in new_cols.items():
         df[target] = values
+    df.attrs["mapped_from"] = {t: s for s, t in mapping.items() if t}
     return df
 
 

@@ -156,30 +156,37 @@ def _cell(v) -> str | None:
     return s if s.strip() else None
 
 
-def _parse_options_cell(v, path, line) -> list[str]:
+def _field(df, col: str) -> str:
+    """How a column is named in messages: 'options', or 'option' → options
+    when the file's field was mapped (so the error names the field in the file)."""
+    src = getattr(df, "attrs", {}).get("mapped_from", {}).get(col)
+    return f"'{src}' (read as {col})" if src and src != col else f"'{col}'"
+
+
+def _parse_options_cell(v, path, line, name: str = "'options'") -> list[str]:
     if hasattr(v, "tolist") and not isinstance(v, str):  # numpy array from Parquet
         v = v.tolist()
     if isinstance(v, str):
         s = v.strip()
         if not s:
-            raise InputError("'options' is empty", path=path, line=line)
+            raise InputError(f"{name} is empty", path=path, line=line)
         try:
             v = json.loads(s)
         except json.JSONDecodeError:
             try:
                 v = ast.literal_eval(s)
             except (ValueError, SyntaxError):
-                raise InputError("'options' is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
+                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
     if isinstance(v, tuple):
         v = list(v)
     if not isinstance(v, list):
-        raise InputError(f"'options' must be a list, not {type(v).__name__}", path=path, line=line)
+        raise InputError(f"{name} must be a list, not {type(v).__name__}", path=path, line=line)
     out = []
     for i, item in enumerate(v):
         if isinstance(item, dict) and "text" in item:
             item = item["text"]
         if item is None or isinstance(item, (list, dict)):
-            raise InputError(f"option {i + 1} is not text", path=path, line=line)
+            raise InputError(f"{name}: option {i + 1} is not text", path=path, line=line)
         out.append(str(item))
     return out
 
@@ -229,14 +236,14 @@ def parse_question_rows(df, path, benchmark: str) -> list[Question]:
         line = int(rec.pop("_line"))
         qid = _cell(rec.get("id"))
         if qid is None:
-            raise InputError("empty id", path=path, line=line)
+            raise InputError(f"empty id in {_field(df, 'id')}", path=path, line=line)
         qid = qid.strip()
         if qid in first_line:
             raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
         first_line[qid] = line
         raw_stem = _cell(rec.get("question"))
         if raw_stem is None:
-            raise InputError(f"empty question text (id '{qid}')", path=path, line=line)
+            raise InputError(f"empty question text in {_field(df, 'question')} (id '{qid}')", path=path, line=line)
         if option_cols:
             cells = [_cell(rec.get(c)) for c in option_cols]
             while cells and cells[-1] is None:
@@ -247,7 +254,7 @@ def parse_question_rows(df, path, benchmark: str) -> list[Question]:
                                  path=path, line=line)
             texts = cells
         else:
-            texts = _parse_options_cell(rec.get("options"), path, line)
+            texts = _parse_options_cell(rec.get("options"), path, line, _field(df, "options"))
         if len(texts) > MAX_OPTIONS:
             raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
                              path=path, line=line)
