@@ -11,6 +11,10 @@ Definitions, for a model and a set of questions:
   item's options); ``response_rate = n_valid / n_questions``;
 * ``n_correct`` — valid predictions equal to the answer key;
 * ``accuracy = n_correct / n_questions`` (correct / all);
+* multi-answer items (key a set of labels, flag ``multi_answer``, see
+  :mod:`audit.ingest.multi_answer`) are scored by **exact set match**: a
+  prediction is correct only when its set of labels equals the key's
+  (both stored as sorted concatenated labels, so the test is equality);
 * ``conditional_accuracy = n_correct / n_valid`` (correct / valid).
 """
 from __future__ import annotations
@@ -67,6 +71,21 @@ _EFFECTIVE_Q = f"""
         WHERE q.question_id NOT IN (SELECT question_id FROM _excl)
     )
 """
+
+
+def _usable_sql() -> str:
+    """Usable predictions: the single-label ones, plus set answers ("AD") on
+    multi-answer items, correct by exact set match."""
+    return f"""{usable_predictions_sql()}
+        UNION ALL
+        SELECT q.qn, ms.model_id, ms.fam_id, ms.model, ms.family, p.answer, (p.answer = q.answer_key) AS is_key
+        FROM predictions p
+        JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
+        JOIN _q q ON q.question_id = p.question_id
+        JOIN questions mq ON mq.benchmark = p.benchmark AND mq.question_id = p.question_id
+        WHERE p.benchmark = $benchmark AND p.valid AND length(p.answer) > 1
+          AND list_contains(mq.flags, 'multi_answer')
+    """
 
 
 class _Scope(RegisteredTables):
@@ -151,7 +170,7 @@ def model_metrics(
     join_subject = " AND per.subject IS NOT DISTINCT FROM nq.subject" if by_subject else ""
     sql = f"""
         WITH {_EFFECTIVE_Q},
-        p AS (SELECT pp.*, q.subject FROM ({usable_predictions_sql()}) pp JOIN _q q USING (qn)),
+        p AS (SELECT pp.*, q.subject FROM ({_usable_sql()}) pp JOIN _q q USING (qn)),
         per AS (SELECT model{group}, count(*) AS n_valid, count(*) FILTER (WHERE is_key) AS n_correct
                 FROM p GROUP BY ALL),
         nq AS (SELECT 1 AS one{group}, count(*) AS n_questions FROM _q GROUP BY ALL)
@@ -209,7 +228,7 @@ def item_difficulty(
     bands = "[" + ", ".join(f"'{b}'" for b in DIFFICULTY_BANDS) + "]"
     sql = f"""
         WITH {_EFFECTIVE_Q},
-        p AS ({usable_predictions_sql()}),
+        p AS ({_usable_sql()}),
         per AS (SELECT qn, count(*) AS n_valid, count(*) FILTER (WHERE is_key) AS n_correct FROM p GROUP BY qn)
         SELECT q.question_id, q.subject, q.n_options::INTEGER AS n_options, 1.0 / q.n_options AS chance_rate,
                $n::INTEGER AS n_models, coalesce(per.n_valid, 0)::INTEGER AS n_valid,

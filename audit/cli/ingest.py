@@ -28,19 +28,24 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     import_app.command("helm")(helm)
     import_app.command("mmlu-redux")(mmlu_redux)
     import_app.command("parallel")(parallel)
+    import_app.command("lm-eval")(lm_eval)
+    import_app.command("inspect")(inspect_logs)
+    import_app.command("auto")(auto)
 
 
 def tlue(
     path: Annotated[Path, typer.Argument(readable=False, help="Folder of TLUE SUBJECT.jsonl files (or one file): "
                                               "loc, polished_ti_content, answer.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
+    accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
+                                                 "be split into options (they are flagged structure_suspect).")] = False,
     db: DbOption = None,
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
     from audit.ingest.tlue import import_tlue
 
-    s = import_tlue(path, benchmark=benchmark, db=db)
+    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect)
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
@@ -52,21 +57,40 @@ def tlue(
         echo(f"{s.key_not_in_options} item{'s' if s.key_not_in_options != 1 else ''} flagged key_not_in_options")
 
 
+MapOption = Annotated[Optional[list[str]], typer.Option(
+    "--map", help="SOURCE=TARGET: read field SOURCE as column TARGET (repeatable; dotted paths reach into "
+                  "nested objects, e.g. metadata.reference=explanation; SOURCE= drops a field).")]
+MapFileOption = Annotated[Optional[Path], typer.Option(
+    "--map-file", help="A mapping file: a JSON object {\"SOURCE\": \"TARGET\"} or SOURCE=TARGET lines.")]
+
+
 def questions(
-    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL or Parquet: id, question, answer, options A–F or 'options'.")],
+    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL, JSON array or Parquet: id, question, answer, "
+                                              "options A–F or 'options'.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark to import into (created if new).")],
+    map_: MapOption = None,
+    map_file: MapFileOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and show the first items as they would be "
+                                                           "stored, with their flags; write nothing.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter or
-    0-based index), options as columns A…F or one 'options' list; optional subject,
-    language, script, explanation.  A key that is not an option is imported and flagged."""
+    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter,
+    0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
+    A…F or one 'options' list; optional subject, language, script, explanation.  Other
+    field names are read through --map.  A key that is not an option is imported and flagged."""
+    from audit.ingest.mapping import parse_map
     from audit.ingest.questions import import_questions
 
-    echo(str(import_questions(file, benchmark=benchmark, db=db)))
+    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run)
+    if dry_run:
+        echo(s.preview_text())
+    echo(str(s))
 
 
 def predictions(
-    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL or Parquet (seed: the pipeline's JSONL).")],
+    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL, JSON array or Parquet (seed: the pipeline's JSONL). "
+                                              "Optional column options_shown: the options in the order this "
+                                              "model saw them ('CADB', [2,0,3,1] or the texts).")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
     layout: Annotated[Layout, typer.Option(help="long: question_id, model, response/answer[, run]; "
                                                 "wide: question_id + one column per model; "
@@ -76,14 +100,19 @@ def predictions(
     model: Annotated[Optional[str], typer.Option(help="Model name when the file has no model column "
                                                       "(seed: default from the file name).")] = None,
     run: Annotated[Optional[str], typer.Option(help="Run name for rows without one (default 'default').")] = None,
+    map_: MapOption = None,
+    map_file: MapFileOption = None,
     db: DbOption = None,
 ) -> None:
     """Import model predictions.  Rows for unknown question ids refuse the whole file;
-    re-importing a (model, run) replaces its earlier predictions."""
+    re-importing a (model, run) replaces its earlier predictions.  A letter written
+    against the model's own option order (options_shown) is mapped back to the item's
+    labels; the letter as written is kept."""
+    from audit.ingest.mapping import parse_map
     from audit.ingest.predictions import import_predictions
 
     s = import_predictions(file, benchmark=benchmark, layout=layout.value, method=method.value, model=model,
-                           run=run, db=db)
+                           run=run, db=db, mapping=parse_map(map_, map_file))
     echo(str(s))
 
 
@@ -120,3 +149,65 @@ def parallel(
     from audit.ingest.parallel import import_parallel
 
     echo(str(import_parallel(path, benchmark=benchmark, source=source, db=db)))
+
+
+def lm_eval(
+    path: Annotated[Path, typer.Argument(help="An lm-eval samples_TASK_DATE.jsonl file (lm_eval --log_samples) "
+                                              "or a folder of them.")],
+    benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
+                                                     help="Benchmark name (default: the task name).")] = None,
+    model: Annotated[Optional[str], typer.Option(help="Model name (default: from results_*.json).")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Run name (default 'default').")] = None,
+    method: Annotated[Method, typer.Option(help="Extraction for generated answers: caa or da.")] = Method.caa,
+    db: DbOption = None,
+) -> None:
+    """Import lm-evaluation-harness sample logs.  Log-likelihood multiple choice: the
+    option with the highest log-likelihood; generated answers: the letter extracted from
+    the text.  Questions come from the logged documents when the benchmark has none."""
+    from audit.ingest.lmeval import import_lm_eval
+
+    echo(str(import_lm_eval(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
+
+
+def inspect_logs(
+    path: Annotated[Path, typer.Argument(help="An inspect-ai log (.eval or .json) or a folder of them.")],
+    benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
+                                                     help="Benchmark name (default: the task name).")] = None,
+    model: Annotated[Optional[str], typer.Option(help="Model name (default: the log's model).")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Run name (default 'default').")] = None,
+    method: Annotated[Method, typer.Option(help="Extraction when no scorer recorded a letter: caa or da.")] = Method.caa,
+    db: DbOption = None,
+) -> None:
+    """Import inspect-ai eval logs, read with inspect-ai's own log reader (install the
+    'inspect' extra).  Questions come from the samples when the benchmark has none."""
+    from audit.ingest.inspect_log import import_inspect
+
+    echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
+
+
+def auto(
+    path: Annotated[Path, typer.Argument(help="Any file or folder of a supported format.")],
+    benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
+                                                     help="Benchmark name (required for question and "
+                                                          "prediction files).")] = None,
+    map_: MapOption = None,
+    map_file: MapFileOption = None,
+    model: Annotated[Optional[str], typer.Option(help="Model name, where the format needs one.")] = None,
+    accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="TLUE: import even when most items "
+                                                 "cannot be split into options.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what was found; write nothing.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Recognise the format (TLUE folder, question file, prediction layouts, HELM,
+    MMLU-Redux, lm-eval, inspect), say what was found, then import it."""
+    from audit.ingest.auto import detect, import_auto
+    from audit.ingest.mapping import parse_map
+
+    mapping = parse_map(map_, map_file)
+    det = detect(path, mapping)
+    echo(str(det))
+    if dry_run:
+        echo("dry run: nothing was written")
+        return
+    echo(str(import_auto(path, benchmark=benchmark, mapping=mapping, db=db, detection=det,
+                         accept_suspect=accept_suspect, model=model)))

@@ -160,11 +160,17 @@ def read_text(path: str | os.PathLike) -> str:
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line."""
+    """Yield (line number, object) for each non-blank line (or, for a file
+    holding one JSON array, for each record with the line it starts on)."""
     p = Path(path)
     text = read_text(p)
     if not text.strip():
         raise InputError("the file is empty", path=p)
+    if text.lstrip().startswith("["):  # a JSON array of records (issue 10)
+        from audit.ingest.mapping import json_array_records
+
+        yield from json_array_records(text, p)
+        return
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

@@ -17,7 +17,10 @@ def item_flags(q: Question) -> list[str]:
     """Structural flags every importer records the same way."""
     flags = list(q.flags)
     labels = q.labels
-    if q.answer_key is None or q.answer_key not in labels:
+    if "multi_answer" in flags:  # a set key "ABD": every label must be an option
+        if not q.answer_key or any(ch not in labels for ch in q.answer_key):
+            flags.append("key_not_in_options")
+    elif q.answer_key is None or q.answer_key not in labels:
         flags.append("key_not_in_options")
     # Case matters: genotypes GG / gg / Gg are different options.
     texts = [" ".join(o.text.split()) for o in q.options]

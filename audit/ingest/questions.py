@@ -1,17 +1,25 @@
-"""``audit import questions``: a generic question file (CSV, JSONL or Parquet).
+"""``audit import questions``: a generic question file (CSV, JSONL, a JSON array or Parquet).
 
 Columns: ``id``, ``question``, ``answer`` (required); the options either as
 columns ``A``…``F`` (filled from ``A`` on, no gaps) or as one ``options``
 column holding a list (in CSV a JSON or Python list literal); optional
 ``subject``, ``language``, ``script``, ``explanation``.  Any other column is
-an error (so a misspelt column is never silently ignored).
+an error (so a misspelt column is never silently ignored).  Files whose
+fields are named otherwise, or nested (``metadata.reference``), are read
+through a field mapping (:mod:`audit.ingest.mapping`: ``--map SOURCE=TARGET``
+or a mapping file).
 
 ``answer`` may be a Latin letter (any case), a Tibetan letter ཀ ཁ ག ང (→ A–D)
-or a 0-based option index (``0`` → A, ``3`` → D).  An answer that is not one of
-the item's labels is imported as given and flagged ``key_not_in_options``.
+or a 0-based option index (``0`` → A, ``3`` → D).  A set of labels (``A B D``,
+``ABD``, ``["A", "D"]``) is a multi-answer key, stored as ``"ABD"`` with the
+flag ``multi_answer`` (:mod:`audit.ingest.multi_answer`).  An answer that is
+not one of the item's labels is imported as given and flagged
+``key_not_in_options``.
 
-Text is normalised to Unicode NFC (Tibetan typed in NFD compares equal);
-the text as imported is kept in ``raw_text`` and ``source_record``.
+The script comes from the text's letters (:func:`script_of`); a given
+``script`` column wins.  Text is normalised to Unicode NFC (Tibetan typed in
+NFD compares equal); the text as imported is kept in ``raw_text`` and
+``source_record``.
 """
 from __future__ import annotations
 
@@ -21,12 +29,18 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from audit.errors import InputError
 from audit.ingest._read import iter_table, nfc, read_table, require_columns
 from audit.ingest._store import item_flags, store_questions
+from audit.ingest.mapping import apply_mapping
+from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 from audit.records import Option, Question
 from audit.store import connect, transaction
@@ -34,6 +48,7 @@ from audit.store import connect, transaction
 OPTION_COLUMNS = list(LATIN_LABELS)
 OPTIONAL_COLUMNS = {"subject", "language", "script", "explanation"}
 ALLOWED_COLUMNS = {"id", "question", "answer", "options", *OPTION_COLUMNS, *OPTIONAL_COLUMNS}
+PREVIEW_ITEMS = 5
 
 # Language subtag → ISO 15924 script, for the languages this tool is built for.
 _LANGUAGE_SCRIPT = {
@@ -43,12 +58,6 @@ _LANGUAGE_SCRIPT = {
     "mn-cyrl": "Cyrl", "mn": "Cyrl", "kk": "Cyrl", "ru": "Cyrl", "ky": "Cyrl", "en": "Latn", "fr": "Latn",
     "de": "Latn", "es": "Latn", "ug-latn": "Latn", "kk-latn": "Latn", "ja": "Jpan", "ko": "Kore",
 }
-# Characters whose simplified and traditional forms differ (common ones), to
-# tell Hans from Hant when neither language nor script is given.
-_SIMPLIFIED = set("们这个说时国会来对后学发经过动么见长门问间关开东车马鸟龙为与书买卖们从义乐习气汉头两业丽应边运还进远选认让论设证识话语读调谈贵费资质钱铁银错陈阳阴际难页题风飞饭馆驾验华单区医协厂历压县参双变号叶听员图围圆团处备复够奖实宁对导层岁币师带帮广庆库废张弹录归当态总战执扩护报择换据数断无时显术杂权条来极构标样机杀杂楼档欢步毕汇沟没济测浓热爱独环现电画疗盘确礼种称积窝笔简类红级纪线练组细织终经结给统继绩续维综绿网罗职联肃胜脑节艺药营虽蛮补装观规视览觉计订认讨让训议讯记讲许论诉诊词译试诗诚话该详语误说请诸读课谁调谢谈谊谋谓谜豆贝负贡财责贤败货质贩贪贫购贯贴贵贷贸费贺赋资赏赔赖赚赛赞赶赵趋跃践踪躯车轨军转轮软轻载较辅辆辈辉输辞辩边达过运还这进远违连迟适选递逻遗邮邻郑酝酱释里钟钢钱铁铃铜铭银锁锅错键镇长门闪闭问闯闲间闹闻阀阁阅队阳阴阵阶际陆陈险随隐难雏雾静页顶项顺须顾顿颁预领颇频题颜额风飘飞饥饭饮饰饱饼馆首驱驶驻驾验骑骗髓鱼鲜鸟鸡鸣鸭麦黄齐齿龄龙龟")
-_TRADITIONAL = set("們這個說時國會來對後學發經過動麼見長門問間關開東車馬鳥龍為與書買賣從義樂習氣漢頭兩業麗應邊運還進遠選認讓論設證識話語讀調談貴費資質錢鐵銀錯陳陽陰際難頁題風飛飯館駕驗華單區醫協廠歷壓縣參雙變號葉聽員圖圍圓團處備復夠獎實寧導層歲幣師帶幫廣慶庫廢張彈錄歸當態總戰執擴護報擇換據數斷無顯術雜權條極構標樣機殺樓檔歡步畢匯溝沒濟測濃熱愛獨環現電畫療盤確禮種稱積窩筆簡類紅級紀線練組細織終結給統繼績續維綜綠網羅職聯肅勝腦節藝藥營雖蠻補裝觀規視覽覺計訂討訓議訊記講許訴診詞譯試詩誠該詳誤請諸課誰謝誼謀謂謎貝負貢財責賢敗貨販貪貧購貫貼貸貿賀賦賞賠賴賺賽贊趕趙趨躍踐蹤軀軌軍轉輪軟輕載較輔輛輩輝輸辭辯達違連遲適遞邏遺郵鄰鄭醞醬釋裡鐘鋼鈴銅銘鎖鍋鍵鎮閃閉闖閒鬧聞閥閣閱隊陣階陸險隨隱雛霧靜頂項順須顧頓頒預領頗頻顏額飄饑飲飾飽餅首驅駛駐騎騙髓魚鮮雞鳴鴨麥黃齊齒齡龜")
-
-
 @dataclass
 class QuestionImportSummary:
     benchmark: str
@@ -57,43 +66,76 @@ class QuestionImportSummary:
     key_not_in_options: int
     flagged: int
     scripts: dict[str, int]
+    multi_answer: int = 0
+    dry_run: bool = False
+    preview: list[dict] = field(default_factory=list)  # the first items as they would be stored
 
     def __str__(self) -> str:
         scripts = ", ".join(f"{k} {v}" for k, v in sorted(self.scripts.items()))
-        return (f"imported {self.questions:,} questions into '{self.benchmark}' ({scripts}); "
-                f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
+        verb = "would import" if self.dry_run else "imported"
+        s = (f"{verb} {self.questions:,} questions into '{self.benchmark}' ({scripts}); "
+             f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
+        if self.multi_answer:
+            s += f"; {self.multi_answer} with a multi-answer key (scored by exact set match)"
+        if self.dry_run:
+            s += "; dry run: nothing was written"
+        return s
+
+    def preview_text(self) -> str:
+        """The preview items as plain text, one block per item."""
+        out = []
+        for it in self.preview:
+            opts = "  ".join(f"{o['label']}. {o['text']}" for o in it["options"])
+            out.append(f"[{it['question_id']}] {it['stem']}\n    {opts}\n    key: {it['answer_key_display']}"
+                       f"  script: {it['script'] or '?'}  language: {it['language'] or '?'}"
+                       f"  flags: {', '.join(it['flags']) or 'none'}")
+        return "\n".join(out)
 
 
 def script_of(text: str | None, language: str | None = None) -> str | None:
-    """ISO 15924 script from a language tag, else from the letters of the text.
+    """ISO 15924 script of an item, decided by the letters of its text.
+
+    Order: an explicit script subtag in the language tag (``zh-Hant``,
+    ``mn-Mong``) wins; otherwise the script with the most letters in the
+    text (so ``mn`` with Mongolian letters is ``Mong``, with Cyrillic
+    ``Cyrl``); the language tag alone decides only when the text has no
+    letters of a known script (and for ``ja``/``ko``, whose Han characters
+    are not Chinese).  Han text is simplified or traditional as
+    ``hanzidentifier`` (a maintained library built on CC-CEDICT data) says;
+    when it cannot tell (text valid in both), the language tag decides
+    (``zh-TW`` → Hant), else ``Hans``.
 
     >>> [script_of(t) for t in ["བོད་ཡིག", "这个问题", "這個問題", "ئۇيغۇر", "ᠮᠣᠩᠭᠣᠯ", "Hello"]]
     ['Tibt', 'Hans', 'Hant', 'Arab', 'Mong', 'Latn']
-    >>> script_of("anything", "zh-Hant")
-    'Hant'
+    >>> script_of("anything", "zh-Hant"), script_of("ᠮᠣᠩᠭᠣᠯ ᠬᠡᠯᠡ", "mn"), script_of("Монгол хэл", "mn")
+    ('Hant', 'Mong', 'Cyrl')
+    >>> script_of("莎士比亞的《李爾王》是____。"), script_of("中文", "zh-TW"), script_of("", "bo")
+    ('Hant', 'Hant', 'Tibt')
     """
-    if language:
-        tag = str(language).strip().lower().replace("_", "-")
-        if tag in _LANGUAGE_SCRIPT:
-            return _LANGUAGE_SCRIPT[tag]
-        parts = tag.split("-")
-        for part in parts[1:]:
-            if len(part) == 4 and part.isalpha():  # an explicit script subtag
-                return part.capitalize()
-        if parts[0] in _LANGUAGE_SCRIPT:
-            return _LANGUAGE_SCRIPT[parts[0]]
+    tag = str(language).strip().lower().replace("_", "-") if language else ""
+    parts = tag.split("-") if tag else []
+    for part in parts[1:]:
+        if len(part) == 4 and part.isalpha():  # an explicit script subtag
+            return part.capitalize()
+    from_tag = _LANGUAGE_SCRIPT.get(tag) or (_LANGUAGE_SCRIPT.get(parts[0]) if parts else None)
+    if parts and parts[0] in ("ja", "ko"):
+        return from_tag
     if not text:
-        return None
+        return from_tag
     text = text[:4000]  # enough letters to decide; keeps long items cheap
     counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RX.items()}
     best = max(counts, key=lambda s: (counts[s], s))
     if counts[best] == 0:
-        return None
+        return from_tag
     if best == "Hani":
-        han = _SCRIPT_RX["Hani"].findall(text)
-        simp = sum(ch in _SIMPLIFIED for ch in han)
-        trad = sum(ch in _TRADITIONAL for ch in han)
-        return "Hant" if trad > simp else "Hans"
+        import hanzidentifier
+
+        kind = hanzidentifier.identify("".join(_SCRIPT_RX["Hani"].findall(text)))
+        if kind == hanzidentifier.TRADITIONAL:
+            return "Hant"
+        if kind == hanzidentifier.SIMPLIFIED:
+            return "Hans"
+        return from_tag if from_tag in ("Hans", "Hant") else "Hans"
     return best
 
 
@@ -119,30 +161,37 @@ def _cell(v) -> str | None:
     return s if s.strip() else None
 
 
-def _parse_options_cell(v, path, line) -> list[str]:
+def _field(df, col: str) -> str:
+    """How a column is named in messages: 'options', or 'option' → options
+    when the file's field was mapped (so the error names the field in the file)."""
+    src = getattr(df, "attrs", {}).get("mapped_from", {}).get(col)
+    return f"'{src}' (read as {col})" if src and src != col else f"'{col}'"
+
+
+def _parse_options_cell(v, path, line, name: str = "'options'") -> list[str]:
     if hasattr(v, "tolist") and not isinstance(v, str):  # numpy array from Parquet
         v = v.tolist()
     if isinstance(v, str):
         s = v.strip()
         if not s:
-            raise InputError("'options' is empty", path=path, line=line)
+            raise InputError(f"{name} is empty", path=path, line=line)
         try:
             v = json.loads(s)
         except json.JSONDecodeError:
             try:
                 v = ast.literal_eval(s)
             except (ValueError, SyntaxError):
-                raise InputError("'options' is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
+                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
     if isinstance(v, tuple):
         v = list(v)
     if not isinstance(v, list):
-        raise InputError(f"'options' must be a list, not {type(v).__name__}", path=path, line=line)
+        raise InputError(f"{name} must be a list, not {type(v).__name__}", path=path, line=line)
     out = []
     for i, item in enumerate(v):
         if isinstance(item, dict) and "text" in item:
             item = item["text"]
         if item is None or isinstance(item, (list, dict)):
-            raise InputError(f"option {i + 1} is not text", path=path, line=line)
+            raise InputError(f"{name}: option {i + 1} is not text", path=path, line=line)
         out.append(str(item))
     return out
 
@@ -153,6 +202,13 @@ def _answer_label(raw: str | None, n: int) -> str | None:
     if raw is None:
         return None
     s = nfc(raw).strip()
+    if s.startswith("[") and s.endswith("]"):  # a one-element list ["B"]
+        try:
+            v = json.loads(s)
+        except json.JSONDecodeError:
+            v = None
+        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], (str, int)):
+            s = str(v[0]).strip()
     if s in TIBETAN_TO_LATIN:
         return TIBETAN_TO_LATIN[s]
     if len(s) == 1 and s.upper() in LATIN_LABELS:
@@ -167,12 +223,12 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
     """Rows of a question table (from ``read_table``) → Questions.  Raises
     InputError naming the line for every malformed row.  *seen* (id → first
     line) carries the duplicate-id check across chunks of one file."""
-    cols = [c for c in df.columns if c != "_line"]
+    cols = [c for c in df.columns if c not in ("_line", "_source")]
     extra_letters = [c for c in cols if len(c) == 1 and c.isalpha() and c.isupper() and c not in OPTION_COLUMNS]
     if extra_letters:
         raise InputError(f"option column(s) {', '.join(extra_letters)}: at most {MAX_OPTIONS} options (A–F) per item",
                          path=path)
-    require_columns(df, ["id", "question", "answer"], path, allowed=ALLOWED_COLUMNS)
+    require_columns(df, ["id", "question", "answer"], path, allowed=ALLOWED_COLUMNS | {"_source"})
     option_cols = [c for c in OPTION_COLUMNS if c in cols]
     if "options" in cols and option_cols:
         raise InputError(f"give the options either as one 'options' column or as columns A–F, not both "
@@ -186,14 +242,14 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
         line = int(rec.pop("_line"))
         qid = _cell(rec.get("id"))
         if qid is None:
-            raise InputError("empty id", path=path, line=line)
+            raise InputError(f"empty id in {_field(df, 'id')}", path=path, line=line)
         qid = nfc(qid.strip())   # ids compare in NFC, like texts
         if qid in first_line:
             raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
         first_line[qid] = line
         raw_stem = _cell(rec.get("question"))
         if raw_stem is None:
-            raise InputError(f"empty question text (id '{qid}')", path=path, line=line)
+            raise InputError(f"empty question text in {_field(df, 'question')} (id '{qid}')", path=path, line=line)
         if option_cols:
             cells = [_cell(rec.get(c)) for c in option_cols]
             while cells and cells[-1] is None:
@@ -204,7 +260,7 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
                                  path=path, line=line)
             texts = cells
         else:
-            texts = _parse_options_cell(rec.get("options"), path, line)
+            texts = _parse_options_cell(rec.get("options"), path, line, _field(df, "options"))
         if len(texts) > MAX_OPTIONS:
             raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
                              path=path, line=line)
@@ -212,7 +268,14 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
             raise InputError(f"{len(texts)} option(s); an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
                              path=path, line=line)
         options = [Option(LATIN_LABELS[i], nfc(t).strip()) for i, t in enumerate(texts)]
-        key = _answer_label(_cell(rec.get("answer")), len(options))
+        raw_answer = rec.get("answer")
+        set_key, is_set = parse_key(raw_answer, len(options))
+        if is_set:
+            key = set_key
+        else:
+            if isinstance(raw_answer, (list, tuple)) or (hasattr(raw_answer, "tolist") and not isinstance(raw_answer, str)):
+                raw_answer = json.dumps(_jsonable(raw_answer), ensure_ascii=False)
+            key = _answer_label(_cell(raw_answer), len(options))
         language = _cell(rec.get("language"))
         language = language.strip() if language else None
         script = _cell(rec.get("script"))
@@ -220,7 +283,8 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
             raw_stem + " " + " ".join(texts), language)
         explanation = _cell(rec.get("explanation"))
         subject = _cell(rec.get("subject"))
-        source = {k: _jsonable(v) for k, v in rec.items()}
+        original = rec.pop("_source", None)
+        source = original if isinstance(original, dict) else {k: _jsonable(v) for k, v in rec.items()}
         q = Question(
             benchmark=benchmark, question_id=qid, stem=nfc(raw_stem).strip(), options=options, answer_key=key,
             subject=nfc(subject).strip() if subject else None, language=language, script=script,
@@ -228,6 +292,8 @@ def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = 
         )
         if raw_stem != unicodedata.normalize("NFC", raw_stem):
             q.flags.append("normalized_nfc")
+        if is_set:
+            q.flags.append(MULTI_FLAG)
         questions.append(q)
     return questions
 
@@ -242,9 +308,36 @@ def _jsonable(v):
     return str(v)
 
 
-def import_questions(path: str | os.PathLike, *, benchmark: str, db=None) -> QuestionImportSummary:
+def read_question_file(path: str | os.PathLike, mapping: dict[str, str] | None = None):
+    """The file as a DataFrame (columns as named by the importer, ``_line``,
+    and ``_source`` = each original record when a mapping is applied)."""
+    p = Path(path)
+    df = read_table(p)
+    if mapping:
+        originals = [{k: _jsonable(v) for k, v in r.items() if k != "_line"} for r in df.to_dict("records")]
+        df = apply_mapping(df, mapping, p)
+        df["_source"] = originals
+    return df
+
+
+def _question_chunks(p: Path, mapping: dict[str, str] | None) -> Iterator["pd.DataFrame"]:
+    """:func:`read_question_file` in chunks (CSV streamed by DuckDB)."""
+    for df in iter_table(p):
+        if mapping:
+            originals = [{k: _jsonable(v) for k, v in r.items() if k != "_line"} for r in df.to_dict("records")]
+            df = apply_mapping(df, mapping, p)
+            df["_source"] = originals
+        yield df
+
+
+def import_questions(path: str | os.PathLike, *, benchmark: str, db=None, mapping: dict[str, str] | None = None,
+                     dry_run: bool = False) -> QuestionImportSummary:
     """Import a question file into ``benchmark`` (created when new; questions
     with the same id are replaced).  All-or-nothing, in one transaction.
+
+    ``mapping`` renames fields first (see :func:`audit.ingest.mapping.parse_map`);
+    ``dry_run`` parses everything, writes nothing and returns the first
+    items as they would be stored in ``preview``.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -252,29 +345,52 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db=None) -> Que
     >>> s = import_questions(d / "q.csv", benchmark="toy", db=d / "x.duckdb")
     >>> (s.questions, s.key_not_in_options)
     (2, 1)
+    >>> _ = (d / "c.json").write_text('[{"id": "m1", "q": "?", "option": ["x", "y", "z"], "answer": "A C"}]')
+    >>> s = import_questions(d / "c.json", benchmark="toy", mapping={"q": "question", "option": "options"},
+    ...                      dry_run=True)
+    >>> s.preview[0]["answer_key"], s.preview[0]["answer_key_display"], s.preview[0]["flags"]
+    ('AC', '{A, C}', ['multi_answer'])
     """
     if not benchmark or not str(benchmark).strip():
         raise InputError("a benchmark name is required (--benchmark)")
     p = Path(path)
-    chunks = iter_table(p)
+    chunks = _question_chunks(p, mapping)
     first = next(chunks)   # file-level problems (columns, encoding, empty) before the database is opened
     seen: dict[str, int] = {}
-    n = key_not_in_options = flagged = 0
+    n = key_not_in_options = flagged = multi = 0
     scripts: dict[str, int] = {}
-    with connect(db) as con, transaction(con):
-        # A large CSV arrives in chunks (issue 14: a million questions in
-        # bounded memory); all chunks go into one transaction.
+    preview: list[dict] = []
+
+    def consume(con) -> None:
+        # A large CSV arrives in chunks (a million questions in bounded
+        # memory); all chunks go into one transaction.
+        nonlocal n, key_not_in_options, flagged, multi
         for df in itertools.chain([first], chunks):
             questions = parse_question_rows(df, p, benchmark, seen)
-            store_questions(con, benchmark, "questions", questions, source_path=str(p))
+            if con is not None:
+                store_questions(con, benchmark, "questions", questions, source_path=str(p))
             for q in questions:
                 f = item_flags(q)
                 key_not_in_options += "key_not_in_options" in f
                 flagged += bool(f)
+                multi += MULTI_FLAG in f
                 scripts[q.script or "unknown"] = scripts.get(q.script or "unknown", 0) + 1
+                if len(preview) < PREVIEW_ITEMS:
+                    preview.append({
+                        "question_id": q.question_id, "stem": q.stem,
+                        "options": [{"label": o.label, "text": o.text} for o in q.options],
+                        "answer_key": q.answer_key, "answer_key_display": display_key(q.answer_key, f),
+                        "subject": q.subject, "language": q.language, "script": q.script,
+                        "explanation": q.explanation, "flags": f})
             n += len(questions)
             del questions, df
+
+    if dry_run:
+        consume(None)
+    else:
+        with connect(db) as con, transaction(con):
+            consume(con)
     return QuestionImportSummary(
         benchmark=benchmark, path=str(p), questions=n, key_not_in_options=key_not_in_options,
-        flagged=flagged, scripts=scripts,
+        flagged=flagged, scripts=scripts, multi_answer=multi, dry_run=dry_run, preview=preview,
     )

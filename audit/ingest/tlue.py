@@ -89,6 +89,11 @@ _LATIN_MARK = re.compile(
 _TIB_MARK = re.compile(
     rf"(?P<open>[(（༼]?)(?P<label>[ཀཁགང])(?![{_TIB}])(?P<punct>[.．、)）༽:：])(?P<space>[ \t]?)"
 )
+# TLUE's 5-shot files write "A 16～17ཉིན།": a Latin letter, a space, no dot.
+# Used only when no dotted chain of two or more options exists in the item.
+_SPACED_MARK = re.compile(
+    r"(?P<open>)(?P<label>[A-F])(?P<punct>)(?P<space>[ \t\u3000])(?=\S)"
+)
 _CLEAN_END = set(" \t།༎》〉”\"’')）]】;；:：。!！?？")
 _GLUE_END = re.compile(r"[A-Za-z0-9$^_{}|\\=+\-,/*~<>]")
 _LOWER = re.compile(r"[a-z]")
@@ -151,10 +156,11 @@ class _Marker:
     glued_latin: bool = False  # right after a Latin letter on the previous line
 
 
-def _candidates(text: str) -> list[_Marker]:
+def _candidates(text: str, spaced: bool = False) -> list[_Marker]:
     out: list[_Marker] = []
     newlines = [m.start() for m in _NEWLINE.finditer(text)]
-    for regex, script in ((_LATIN_MARK, "latin"), (_TIB_MARK, "tibetan")):
+    patterns = ((_SPACED_MARK, "spaced"),) if spaced else ((_LATIN_MARK, "latin"), (_TIB_MARK, "tibetan"))
+    for regex, script in patterns:
         for m in regex.finditer(text):
             s = m.start()
             line_no = bisect.bisect_left(newlines, s) + 1
@@ -289,6 +295,14 @@ def parse_tlue_item(text: str) -> ParsedItem:
         idx = [i for i, k in enumerate(cands) if k.script == script]
         ranked.extend(_rank_chains(text, cands, idx))
     ranked.sort(key=lambda x: -x[0])
+    if not ranked or len(ranked[0][1]) < 2:
+        # No dotted chain: try "A text" markers (letter, space), TLUE's 5-shot layout.
+        spaced = _candidates(text, spaced=True)
+        if 2 <= len(spaced) <= MAX_MARKERS:
+            alt = _rank_chains(text, spaced, list(range(len(spaced))))
+            alt.sort(key=lambda x: -x[0])
+            if alt and len(alt[0][1]) >= 2:
+                cands, ranked = spaced, alt
     if not ranked:
         return ParsedItem(stem=_clean(text), options=[], suspect=True, reason="no option markers found")
     best = ranked[0]
@@ -464,12 +478,37 @@ def _progress(files: list[Path]):
     return tqdm(files, desc="tlue files", unit="file", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
-def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | os.PathLike | None = None) -> ImportSummary:
+#: An import in which more than this share of items is structure_suspect is
+#: refused unless ``accept_suspect`` (the file is probably another layout).
+SUSPECT_SHARE_REFUSED = 0.5
+
+
+def refuse_if_mostly_suspect(n_suspect: int, n_items: int, path, *, accept_suspect: bool, examples: list[tuple[str, str]]) -> None:
+    """Raise an InputError (nothing written) when most items failed to parse.
+
+    >>> refuse_if_mostly_suspect(2, 670, "x", accept_suspect=False, examples=[])
+    >>> refuse_if_mostly_suspect(9, 10, "x", accept_suspect=True, examples=[])
+    """
+    if accept_suspect or n_items == 0 or n_suspect <= SUSPECT_SHARE_REFUSED * n_items:
+        return
+    ex = "; ".join(f"{q}: {r}" for q, r in examples[:2])
+    raise InputError(
+        f"{n_suspect} of {n_items} items could not be split into question and options "
+        f"(e.g. {ex}); nothing was imported. Check that options are marked 'A. …', 'A) …' or 'A …' "
+        "(one per line, in order A, B, C, …) or use 'audit import questions' with --map for a file "
+        "with option fields; pass --accept-suspect to import them anyway, flagged structure_suspect",
+        path=path)
+
+
+def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | os.PathLike | None = None,
+                accept_suspect: bool = False) -> ImportSummary:
     """Import TLUE items from a folder of ``<subject>.jsonl`` files or one file.
 
     Everything is read and parsed before the database is opened; any bad
     line raises :class:`~audit.errors.InputError` naming file and line, and
-    nothing is written.  The write is one transaction.
+    nothing is written.  The write is one transaction.  When most items
+    cannot be parsed (more than :data:`SUSPECT_SHARE_REFUSED`) the import is
+    refused unless ``accept_suspect``.
 
     >>> import tempfile, json, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -500,6 +539,8 @@ def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | o
             summary.repaired += 1
         if "key_not_in_options" in item_flags(q):
             summary.key_not_in_options += 1
+    refuse_if_mostly_suspect(summary.suspect, summary.items, p, accept_suspect=accept_suspect,
+                             examples=summary.suspect_items)
     with connect(db) as con, transaction(con):
         store_questions(con, benchmark, SOURCE, questions, source_path=str(p))
     return summary

@@ -1,0 +1,43 @@
+"""Set extraction for multi-answer items (see :mod:`audit.ingest.multi_answer`).
+
+Rule: the answer set of a response is the set of distinct valid option
+letters that :func:`audit.ingest.extract.candidate_letters` finds (same
+reasoning filter, exclude list and free-standing-letter rule as the
+single-answer extraction), stored sorted and concatenated (``"AD"``).  No
+letter → invalid (None).  Under ``caa`` a response naming *every* option
+is treated as listing the options, not answering (invalid), as in the
+single-answer Concern-All-Answer rule; ``da`` keeps it.
+"""
+from __future__ import annotations
+
+from audit.ingest.extract import candidate_letters
+
+
+def extract_answer_set(response: str | None, n_options: int = 4, method: str = "caa") -> str | None:
+    """Sorted concatenated labels named in ``response``, or None.
+
+    >>> extract_answer_set("The answers are D and A.", 4)
+    'AD'
+    >>> extract_answer_set("A, B, C, D", 4), extract_answer_set("A, B, C, D", 4, "da"), extract_answer_set("none", 4)
+    (None, 'ABCD', None)
+    """
+    if method not in ("caa", "da"):
+        raise ValueError(f"unknown extraction method '{method}' (use caa or da)")
+    letters = sorted(set(candidate_letters(response, n_options)))
+    if not letters:
+        return None
+    if method == "caa" and len(letters) == n_options:
+        return None
+    return "".join(letters)
+
+
+def extract_answer_sets(responses: list[str | None], n_options: int = 4, method: str = "caa") -> list[str | None]:
+    """:func:`extract_answer_set` over a list (one call per batch from the importer).
+
+    >>> extract_answer_sets(["A and C", "B"], 4)
+    ['AC', 'B']
+    """
+    return [extract_answer_set(r, n_options, method) for r in responses]
+
+
+__all__ = ["extract_answer_set", "extract_answer_sets"]

@@ -1,0 +1,178 @@
+"""Field mapping: read a file whose fields are named differently.
+
+``--map SOURCE=TARGET`` (repeatable) renames a field of the file to one of
+the importer's columns.  ``SOURCE`` may be a dotted path into nested objects
+(``metadata.reference=explanation``); a parent object whose fields are
+mapped out is consumed (not reported as an unknown column), and
+``SOURCE=`` (empty target) drops a field.  A mapping file holds the same
+pairs, either as a JSON object ``{"option": "options"}`` or one
+``SOURCE=TARGET`` per line (``#`` starts a comment).
+
+JSON arrays (a file holding ``[{…}, {…}]``) are read record by record with
+the line each record starts on, so errors still say ``FILE:LINE``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+
+from audit.errors import InputError
+
+_MISSING = object()
+
+
+def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None = None) -> dict[str, str]:
+    """``SOURCE=TARGET`` pairs (and a mapping file) → {source: target}.
+
+    >>> parse_map(["option=options", "metadata.reference=explanation", "extra="])
+    {'option': 'options', 'metadata.reference': 'explanation', 'extra': ''}
+    """
+    out: dict[str, str] = {}
+    if map_file is not None:
+        from audit.ingest._read import read_text
+
+        p = Path(map_file)
+        text = read_text(p)
+        if p.suffix.lower() == ".json":
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"mapping file is not valid JSON ({exc.msg})", path=p, line=exc.lineno) from None
+            if not isinstance(obj, dict) or not all(isinstance(k, str) and isinstance(v, (str, type(None)))
+                                                    for k, v in obj.items()):
+                raise InputError('mapping file must be a JSON object {"SOURCE": "TARGET", …}', path=p)
+            for k, v in obj.items():
+                _add(out, k, v or "", p, None)
+        else:
+            for no, line in enumerate(text.splitlines(), start=1):
+                line = line.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                if "=" not in line:
+                    raise InputError(f"expected SOURCE=TARGET, got '{line}'", path=p, line=no)
+                k, v = line.split("=", 1)
+                _add(out, k.strip(), v.strip(), p, no)
+    for spec in specs or []:
+        if "=" not in spec:
+            raise InputError(f"--map expects SOURCE=TARGET (e.g. option=options), got '{spec}'")
+        k, v = spec.split("=", 1)
+        _add(out, k.strip(), v.strip(), None, None)
+    return out
+
+
+def _add(out: dict[str, str], k: str, v: str, path, line) -> None:
+    if not k or any(not part for part in k.split(".")):
+        raise InputError(f"empty field name in mapping '{k}={v}'", path=path, line=line)
+    if v and v in out.values() and out.get(k) != v:
+        raise InputError(f"two fields are mapped to '{v}'", path=path, line=line)
+    out[k] = v
+
+
+def get_path(rec: dict, dotted: str):
+    """Value at a dotted path of a record, or a sentinel when absent.
+
+    >>> get_path({"a": {"b": 1}}, "a.b"), get_path({"a.b": 2}, "a.b")
+    (1, 2)
+    """
+    if dotted in rec:
+        return rec[dotted]
+    cur: object = rec
+    for part in dotted.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return _MISSING
+    return cur
+
+
+def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFrame:
+    """Columns renamed/extracted by ``mapping`` (a DataFrame with ``_line``).
+
+    A source found in no record is an error (a misspelt mapping is never
+    silently ignored); a nested value in one record that is not an object
+    where the path goes on is simply absent in that record.
+
+    >>> df = pd.DataFrame({"q": ["x"], "meta": [{"ref": "r", "src": "s"}], "_line": [1]})
+    >>> apply_mapping(df, {"q": "question", "meta.ref": "explanation"}, "f").columns.tolist()
+    ['_line', 'question', 'explanation']
+    """
+    if not mapping:
+        return df
+    df = df.copy()
+    consumed: set[str] = set()
+    new_cols: dict[str, list] = {}
+    for src, target in mapping.items():
+        if src in df.columns:
+            values = df[src].tolist()
+            consumed.add(src)
+        else:
+            head = src.split(".")[0]
+            if "." not in src or head not in df.columns:
+                found = ", ".join(c for c in df.columns if c != "_line")
+                raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
+            values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
+            if all(v is _MISSING for v in values):
+                raise InputError(f"mapped field '{src}' is not in any record", path=path)
+            values = [None if v is _MISSING else v for v in values]
+            consumed.add(head)
+        if target:
+            if target in df.columns and target not in mapping:
+                raise InputError(f"'{src}' is mapped to '{target}', but the file already has a field '{target}'",
+                                 path=path)
+            new_cols[target] = values
+    df = df.drop(columns=[c for c in consumed if c in df.columns])
+    for target, values in new_cols.items():
+        df[target] = values
+    df.attrs["mapped_from"] = {t: s for s, t in mapping.items() if t}
+    return df
+
+
+def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
+    """(line, object) for each element of a JSON array held in ``text``.
+
+    >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
+    [(2, {'a': 1}), (3, {'a': 2})]
+    """
+    dec = json.JSONDecoder()
+    i = text.index("[") + 1
+    n = len(text)
+    line = 1 + text.count("\n", 0, i)
+    last = i
+    expect_value = True
+    while True:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            raise InputError("not valid JSON (the array is not closed with ']')", path=path,
+                             line=line + text.count("\n", last, n))
+        if text[i] == "]":
+            rest = text[i + 1:].strip()
+            if rest:
+                raise InputError("not valid JSON (text after the closing ']')", path=path,
+                                 line=line + text.count("\n", last, i))
+            return
+        if not expect_value:
+            if text[i] != ",":
+                raise InputError("not valid JSON (expected ',' between records)", path=path,
+                                 line=line + text.count("\n", last, i))
+            i += 1
+            expect_value = True
+            continue
+        line += text.count("\n", last, i)
+        last = i
+        try:
+            obj, end = dec.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object for each record of the array", path=path, line=line)
+        yield line, obj
+        i = end
+        expect_value = False
+
+
+__all__ = ["parse_map", "apply_mapping", "get_path", "json_array_records"]
