@@ -589,7 +589,7 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        markup and copulas) by a letter: ``Answer: C``, ``The correct answer
        is **(C)**``, ``答案：C``, ``Javob: C``, ``To'g'ri javob — C)``,
        ``جاۋاب: C``, ``Жауап: C``, ``Düzgün cavab: C``, ``ལན་ནི་ག་རེད``,
-       ``\boxed{C}``; a letter followed by a verdict (``C is correct``,
+       ``\\boxed{C}``; a letter followed by a verdict (``C is correct``,
        ``C varianti to'g'ri``, ``C 是正确的``); a single option line marked
        ✅.  The **last** statement wins, so letters met while discussing or
        rejecting options ("A) … — noto'g'ri") do not count, nor do negated
@@ -606,9 +606,9 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     A response cut off before it commits, or discussing several options
     without choosing, has no answer.
 
-    >>> final_answer("To'g'ri javob: **B) Gurs**\n\n- A) noto'g'ri\n- C) xato")
+    >>> final_answer("To'g'ri javob: **B) Gurs**\\n\\n- A) noto'g'ri\\n- C) xato")
     'B'
-    >>> final_answer("A) bir\nB) ikki\nC) uch\nD) to'rt") is None
+    >>> final_answer("A) bir\\nB) ikki\\nC) uch\\nD) to'rt") is None
     True
     >>> final_answer("Javob: Bolaxona", options=["Boloxona", "Balxona", "Bolxona", "Bolaxona"])
     'D'
