@@ -273,11 +273,20 @@ def _llm_extract(summary: ReextractSummary, benchmark: str, todo: pd.DataFrame, 
         temperature=0.0, max_tokens=opts.get("max_tokens"),
         input_cost_per_token=opts.get("input_cost_per_token"),
         output_cost_per_token=opts.get("output_cost_per_token"), max_cost=max_cost)
-    with connect(db, read_only=True) as con:
-        done = {tuple(r) for r in con.execute(
-            "SELECT question_id, model, run FROM llm_extractions WHERE benchmark = ? AND extractor = ?",
+    # Replies already stored for this extractor are reused (no request): their
+    # answers are applied again after the rules were re-run.
+    with connect(db) as con, transaction(con):
+        done = {tuple(r[:3]): r[3] for r in con.execute(
+            "SELECT question_id, model, run, answer FROM llm_extractions WHERE benchmark = ? AND extractor = ?",
             [benchmark, extractor]).fetchall()}
+        con.execute(
+            "UPDATE predictions p SET answer = e.answer, valid = true, method = ? FROM llm_extractions e "
+            "WHERE p.benchmark = ? AND e.benchmark = p.benchmark AND e.extractor = ? AND e.answer IS NOT NULL "
+            "AND e.question_id = p.question_id AND e.model = p.model AND e.run = p.run AND p.answer IS NULL "
+            "AND p.response IS NOT NULL AND p.method <> 'given'", [LLM_METHOD, benchmark, extractor])
     items = [r for r in todo.to_dict("records") if (r["question_id"], r["model"], r["run"]) not in done]
+    summary.llm_answered += sum(done.get((r["question_id"], r["model"], r["run"])) is not None
+                                for r in todo.to_dict("records"))
     for it in items:
         it["opts"] = list(it["opts"])
     runner = _ExtractRunner(summary=summary, benchmark=benchmark, extractor=extractor, litellm=litellm, db=db,
