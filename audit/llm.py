@@ -195,7 +195,7 @@ def message_parts(resp: Any) -> dict[str, Any]:
         reasoning = getattr(msg, "reasoning_content", None)
         if not reasoning:
             blocks = getattr(msg, "thinking_blocks", None) or []
-            texts = [b.get("thinking") for b in blocks if isinstance(b, dict) and b.get("thinking")]
+            texts = [str(b["thinking"]) for b in blocks if isinstance(b, dict) and b.get("thinking")]
             reasoning = "\n\n".join(texts) or None
     except (AttributeError, IndexError, TypeError):
         pass

@@ -42,13 +42,17 @@ def prompt_version(template: str) -> str:
     return "p" + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:12]
 
 
+def _where(path: str | os.PathLike | None) -> str | None:
+    return None if path is None else str(path)
+
+
 def template_names(template: str, *, path: str | os.PathLike | None = None) -> set[str]:
     """The placeholder names of a template; a stray ``$`` is an error."""
     names: set[str] = set()
     for m in string.Template.pattern.finditer(template):
         if m.group("invalid") is not None:
             line = template[: m.start()].count("\n") + 1
-            raise InputError("a '$' that is not a placeholder; write '$$' for a literal dollar sign", path=path,
+            raise InputError("a '$' that is not a placeholder; write '$$' for a literal dollar sign", path=_where(path),
                              line=line)
         name = m.group("named") or m.group("braced")
         if name:
@@ -65,11 +69,11 @@ def check_template(template: str, *, required: Sequence[str], allowed: Iterable[
     allowed = set(allowed)
     unknown = names - allowed
     if unknown:
-        raise InputError(f"unknown placeholder(s) {sorted(unknown)}; allowed: {sorted(allowed)}", path=path)
+        raise InputError(f"unknown placeholder(s) {sorted(unknown)}; allowed: {sorted(allowed)}", path=_where(path))
     missing = [n for n in required if n not in names]
     if missing:
         raise InputError(f"the prompt template lacks the placeholder(s) {['${' + n + '}' for n in missing]}",
-                         path=path)
+                         path=_where(path))
     return template, names
 
 

@@ -559,7 +559,8 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
         if not _phrase_ok(text, m.start()):
             continue
         rest = text[m.end(): m.end() + 300]
-        rest = rest[_LEAD.match(rest).end():]
+        lead = _LEAD.match(rest)
+        rest = rest[lead.end():] if lead else rest
         q = _QUOTED.match(rest)
         cands.append(q.group(1) if q else rest.split("\n", 1)[0])
     norm = [_norm_option(o) for o in options]

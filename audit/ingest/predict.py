@@ -188,12 +188,12 @@ async def arun_predict(
             n_selected, todo = _select(con, benchmark=benchmark, model=stored_as, run=run_name,
                                        prompt_version=pp.version, question_ids=question_ids, tiers=tiers,
                                        subjects=subjects, limit=limit)
-            run_id = con.execute(
+            run_id = _one(con,
                 "INSERT INTO predict_runs (run_id, benchmark, model, run, prompt_version, method, status, config, "
                 "n_selected, n_cached) VALUES (nextval('predict_run_seq'), ?, ?, ?, ?, ?, 'running', ?, ?, ?) "
                 "RETURNING run_id",
                 [benchmark, stored_as, run_name, pp.version, method, json.dumps(config, sort_keys=True),
-                 n_selected, n_selected - len(todo)]).fetchone()[0]
+                 n_selected, n_selected - len(todo)])
             claim_run(con, "predict_runs", run_id)
             correct_stale_runs(con, "predict_runs", "run_id <> ?", [run_id], by_run=run_id)
             register_models(con, [stored_as])
@@ -240,13 +240,19 @@ def _select(con: Any, *, benchmark: str, model: str, run: str, prompt_version: s
     lim = f"LIMIT {int(limit)}" if limit is not None else ""
     sel = (f"SELECT q.question_id, q.seq, q.stem, q.options, q.language, q.subject FROM questions q "
            f"WHERE {' AND '.join(where)} ORDER BY q.seq {lim}")
-    n_selected = con.execute(f"SELECT count(*) FROM ({sel})", params).fetchone()[0]
+    n_selected = _one(con, f"SELECT count(*) FROM ({sel})", params)
     todo = con.execute(
         f"SELECT s.question_id, s.stem, s.options, s.language, s.subject FROM ({sel}) s "
         "WHERE NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.benchmark = ? AND c.model = ? AND c.run = ? "
         "AND c.prompt_version = ? AND c.question_id = s.question_id) ORDER BY s.seq",
         [*params, benchmark, model, run, prompt_version]).df()
     return n_selected, todo
+
+
+def _one(con: Any, sql: str, params: list) -> Any:
+    """The first column of the first row of a query."""
+    row = con.execute(sql, params).fetchone()
+    return None if row is None else row[0]
 
 
 class _PredictRunner(CallRunner):
@@ -286,7 +292,7 @@ class _PredictRunner(CallRunner):
         costs = [r["cost_usd"] for r in rows if r["cost_usd"] is not None]
         if s.cost_usd is None and costs:
             s.cost_usd = 0.0
-        totals = {
+        totals: dict[str, Any] = {
             "n_requested": self.n_requested, "n_ok": s.n_ok + len(rows),
             "n_answered": s.n_answered + sum(r["answer"] is not None for r in rows),
             "n_errors": s.n_errors + len(errs), "n_retries": self.n_retries,

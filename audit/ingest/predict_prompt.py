@@ -92,7 +92,7 @@ def load_predict_prompt(path: str | os.PathLike | None = None, *, style: str = "
 
         text = read_text(Path(path))
         if not text.strip():
-            raise InputError("the prompt file is empty", path=path)
+            raise InputError("the prompt file is empty", path=str(path))
         return make_predict_prompt(text, name=Path(path).name, path=path)
     name, text = shipped_template(style, instructions)
     return make_predict_prompt(text, name=name)

@@ -144,7 +144,7 @@ def reextract(benchmark: str, *, method: str, models: Iterable[str] | None = Non
     method = str(method).lower().replace("_", "-")
     if method not in METHODS:
         raise InputError(f"unknown extraction method '{method}' (use one of {', '.join(METHODS)})")
-    where, params = "p.benchmark = ?", [benchmark]
+    where, params = "p.benchmark = ?", [benchmark]  # type: tuple[str, list[Any]]
     if models is not None:
         where += " AND p.model IN (SELECT unnest(?::VARCHAR[]))"
         params.append(sorted(set(models)))

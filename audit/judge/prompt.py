@@ -125,5 +125,5 @@ def load_prompt(path: str | os.PathLike | None) -> JudgePrompt:
 
     text = read_text(Path(path))
     if not text.strip():
-        raise InputError("the prompt file is empty", path=path)
+        raise InputError("the prompt file is empty", path=str(path))
     return make_prompt(text, path=path)
