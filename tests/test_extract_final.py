@@ -137,3 +137,13 @@ def test_gold_labels():
     da = extract_answers([g["response"] for g in rows], 4, "da")
     assert sum(a == b for a, b in zip(caa, expected)) == 130
     assert sum(a == b for a, b in zip(da, expected)) == 121
+
+
+def test_option_lines_with_a_verdict():
+    cut = ("Variantlarni ko'rib chiqamiz:\n- A) Uqdurmoq – to'g'ri yozilgan.\n- B) Uqtirmoq – noto'g'ri.\n"
+           "- C) Uqturmoq – noto'g'ri.\n- D) Uqdir")
+    assert final_answer(cut) == "A"
+    both = "- **A) Koeffitsiyent** – **to'g'ri**\n- B) Koeffisient – noto'g'ri\n- C) Koeffitsient – to'g'ri\n"
+    assert final_answer(both) is None                   # two options called right
+    deep = "- A) Uyqichu: This does not seem to follow the rules correctly.\n- B) Uyqichi: This could be"
+    assert final_answer(deep) is None                   # "correctly" deep in a negative explanation

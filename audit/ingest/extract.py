@@ -450,6 +450,14 @@ _MORE_TEXT = re.compile(
     r"(?:\*\*)?\(?([A-FＡ-Ｆ])(?:\)|\*\*)")
 # An option line marked as the chosen one with a check mark.
 _CHECKED = re.compile(r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*[✅✔☑]", re.M)
+# Option lines with a verdict after the option text ("- **A) Linoleum** – to'g'ri variant",
+# "B) … — incorrect"): the verdict part follows a dash or colon.
+_VERDICT_LINE = re.compile(
+    r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s[✓✔✅]|\s\()([^\n]*)$",
+    re.M)
+_POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect"
+                       r"|[✓✔✅]|正确|正確|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس)")
+_NEGATIVE = re.compile(r"noto|xato|emas|[Ii]ncorrect|[Ww]rong|\bnot\b|n't\b|❌|✗|✘|错|錯|不|қате|емес|خاتا|ئەمەس")
 _NEGATED = re.compile(
     r"\W{0,4}(?:\s*(?:option|variant(?:i)?|javob(?:i)?))?\s*(?:is\s+(?:not|incorrect|wrong)|isn't|emas|noto|xato|"
     r"错|錯|不正确|不正確|不对|不是|дұрыс\s+емес|емес|неверн|неправильн|خاتا|ئەمەس)"
@@ -516,6 +524,27 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             if letter in valid:
                 best = (m.start(), letter)
     return best
+
+
+def _verdict_lines(text: str, valid: tuple[str, ...]) -> str | None:
+    """The one option whose line gives it a positive verdict ("A) … – to'g'ri",
+    "C) … ✓") — a positive word at the start of the part after the dash or
+    colon, no negative word in it — when exactly one option gets one (and
+    none of its lines a negative one)."""
+    pos: set[str] = set()
+    neg: set[str] = set()
+    for m in _VERDICT_LINE.finditer(text):
+        letter = _FULLWIDTH.get(m.group(1), m.group(1))
+        verdict = m.group(2)
+        if _NEGATIVE.search(verdict):
+            neg.add(letter)
+        elif _POSITIVE.search(verdict[:30]):  # a verdict, not a word deep in an explanation
+            pos.add(letter)
+    if len(pos) == 1:
+        (letter,) = pos
+        if letter in valid and letter not in neg:
+            return letter
+    return None
 
 
 def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
@@ -599,10 +628,12 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        option gives no answer.
     2. Else a **first line that is only an option** (``C``, ``**C) text**``),
        unless the next line lists the next option (an echo of the options).
-    3. Else, when the option texts are known, an **option given by its
+    3. Else **option lines with a verdict**: exactly one option whose line
+       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓").
+    4. Else, when the option texts are known, an **option given by its
        text**: the whole response, or the quoted / rest-of-line text after
        an answer phrase, equals one option's text.
-    4. Else exactly one distinct option letter in the whole response.
+    5. Else exactly one distinct option letter in the whole response.
 
     A response cut off before it commits, or discussing several options
     without choosing, has no answer.
@@ -630,6 +661,9 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
     if c is not None:
         return c[1]
     letter = _first_line_option(text, valid, options)
+    if letter is not None:
+        return letter
+    letter = _verdict_lines(text, valid)
     if letter is not None:
         return letter
     if options:

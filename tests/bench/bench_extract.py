@@ -82,7 +82,7 @@ def uzlib() -> None:
     opts = [[qs[r["question_id"]][k] for k in "ABCD"] for r in resp]
     texts = [r["response"] for r in resp]
     print(f"load average {os.getloadavg()[0]:.1f}; {len(resp):,} responses of "
-          f"{len({r['model'] for r in resp})} models, {sum(map(len, texts)) / len(texts):.0f} chars avg")
+          f"{len({r['model'] for r in resp})} models, {sum(len(t or '') for t in texts) / len(texts):.0f} chars avg")
     letters = {}
     print("\nmethod     gold agreement        = upstream extractor   responses/s (CPU)")
     for m in METHODS:
