@@ -214,3 +214,17 @@ def test_cli_run_list_prompt(db_path, server, capsys):
     code, _, err = run_cli(capsys, "predict", "run", "--model", MODEL, "-b", "jb", "--db", db_path,
                            "--instructions", "xx", "--api-base", server.base)
     assert code == 1 and err.startswith("error: ") and "no shipped instructions in 'xx'" in err
+
+
+def test_llm_extractor_after_a_run(db_path, server):
+    make_benchmark(db_path, n=3)
+    server.script["q001"] = [("text", "Hmm, hard to say."), ("text", "B")]   # the model, then the extractor
+    s = run_predict(MODEL, benchmark="jb", db=db_path, api_base=server.base, progress=False,
+                    input_cost_per_token=IN_COST, output_cost_per_token=OUT_COST, llm_extractor="openai/extractor")
+    # the extractor is asked once, about q001 only (its prompt quotes the reply)
+    assert server.total == 4 and s.extraction.llm_asked == 1 and s.extraction.llm_answered == 1
+    assert "Hmm, hard to say." in server.prompts[-1] and "Which single option" in server.prompts[-1]
+    got = rows(db_path, "SELECT question_id, answer, method FROM predictions ORDER BY 1")
+    assert got == [("q000", "A", "final"), ("q001", "B", "llm"), ("q002", "C", "final")]
+    assert rows(db_path, "SELECT raw_reply FROM llm_extractions") == [("B",)]
+    assert rows(db_path, "SELECT answer FROM model_calls WHERE question_id = 'q001'") == [(None,)]

@@ -48,6 +48,9 @@ def run_cmd(
     instructions: Annotated[Optional[str], typer.Option("--instructions", help="Language of the shipped "
                                                                                "instructions: en, bo, zh.")] = None,
     method: MethodOption = "final",
+    llm_extractor: Annotated[Optional[str], typer.Option("--llm-extractor", help="Afterwards, ask this litellm "
+                                                                             "model about the replies the rules "
+                                                                             "leave unanswered (method 'llm').")] = None,
     tier: Annotated[Optional[List[int]], typer.Option("--tier", help="Only items of this tier in the latest "
                                                                      "audit run (repeatable).")] = None,
     subject: Annotated[Optional[List[str]], typer.Option("--subject", help="Only this subject (repeatable).")] = None,
@@ -85,7 +88,8 @@ def run_cmd(
 
     bench = _benchmark(benchmark, db)
     try:
-        s = run_predict(model, benchmark=bench, db=db, name=name, run=run, prompt=prompt, style=style,
+        s = run_predict(model, benchmark=bench, db=db, llm_extractor=llm_extractor, name=name, run=run,
+                        prompt=prompt, style=style,
                         instructions=instructions, method=method, question_ids=question_id or None,
                         tiers=tier or None, subjects=subject or None, limit=limit, concurrency=concurrency,
                         max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout,

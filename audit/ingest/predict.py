@@ -80,6 +80,7 @@ class PredictRunSummary:
     cost_usd: float | None = None
     elapsed_s: float = 0.0
     errors: list[str] = field(default_factory=list)
+    extraction: Any = None          # a ReextractSummary when an LLM extractor ran after the run
 
     @property
     def got_no_reply(self) -> bool:
@@ -100,16 +101,32 @@ class PredictRunSummary:
             f"status: {self.status}" + (f" ({self.stop_reason})" if self.stop_reason else ""),
         ]
         out += [f"  error: {e}" for e in self.errors]
+        if self.extraction is not None:
+            out += self.extraction.lines()[1:]
         return out
 
 
-def run_predict(model: str, *, benchmark: str, db: Any = None, **kwargs: Any) -> PredictRunSummary:
+def run_predict(model: str, *, benchmark: str, db: Any = None, llm_extractor: str | None = None,
+                **kwargs: Any) -> PredictRunSummary:
     """Run a model (blocking wrapper around :func:`arun_predict`; same
-    arguments).  Ctrl-C stops it; every reply received until then is saved."""
+    arguments).  Ctrl-C stops it; every reply received until then is saved.
+
+    ``llm_extractor`` (a litellm model string): afterwards, ask that model
+    about this run's replies the rules left unanswered
+    (:func:`audit.ingest.reextract.reextract`; same api_base / key / price
+    options as the run); the result is in ``summary.extraction``."""
     try:
-        return asyncio.run(arun_predict(model, benchmark=benchmark, db=db, **kwargs))
+        s = asyncio.run(arun_predict(model, benchmark=benchmark, db=db, **kwargs))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
+    if llm_extractor and s.n_ok + s.n_cached:
+        from audit.ingest.reextract import reextract
+
+        keep = ("api_base", "api_key_env", "concurrency", "max_cost", "timeout", "max_retries", "backoff_base",
+                "input_cost_per_token", "output_cost_per_token", "progress")
+        s.extraction = reextract(benchmark, method=s.method, models=[s.model], runs=[s.run], db=db,
+                                 llm_extractor=llm_extractor, **{k: v for k, v in kwargs.items() if k in keep})
+    return s
 
 
 async def arun_predict(
