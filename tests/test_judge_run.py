@@ -251,7 +251,7 @@ def _default_signals():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _wait_for(pred, timeout=60.0):
+def _wait_for(pred, timeout=150.0):  # a loaded machine needs long to import litellm
     t0 = time.monotonic()
     while not pred():
         if time.monotonic() - t0 > timeout:

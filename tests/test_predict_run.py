@@ -167,7 +167,7 @@ def _cli(db, server, *extra):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_default_signals)
 
 
-def _wait_for(pred, timeout=90.0):
+def _wait_for(pred, timeout=150.0):  # a loaded machine needs long to import litellm
     t0 = time.monotonic()
     while not pred():
         if time.monotonic() - t0 > timeout:
