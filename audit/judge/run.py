@@ -31,6 +31,12 @@ every selected item that has no verdict yet for (judge, prompt version):
   are kept (so the total can exceed the cap by at most ``concurrency - 1``
   calls).  ``max_cost`` needs a known price and is refused otherwise.
 
+Concurrency, backoff, cost, commits and run ownership are those of the
+shared runner :mod:`audit.llm` (the same code ``audit predict run`` uses);
+this module adds the judge's prompt, reply parsing and tables.  A run left
+'running' by a killed process is marked 'killed' by the next run of the
+same judge on the benchmark.
+
 litellm's own retries are switched off (``max_retries=0``) so the policy
 above is the only one.  ``LITELLM_LOCAL_MODEL_COST_MAP`` is set (unless the
 user set it) so importing litellm does not fetch the price list from the
