@@ -147,3 +147,9 @@ def test_option_lines_with_a_verdict():
     assert final_answer(both) is None                   # two options called right
     deep = "- A) Uyqichu: This does not seem to follow the rules correctly.\n- B) Uyqichi: This could be"
     assert final_answer(deep) is None                   # "correctly" deep in a negative explanation
+    echo = "## Step 4: Examine the options\n- A: nuktadon\n- B: nuqtadon\n- C: Ikkovi ham to'g'ri (Both are correct)\n"
+    assert final_answer(echo) is None                   # an option whose own text says "correct"
+    opts = ["nuktadon", "nuqtadon", "Ikkovi ham - to'g'ri", "Ikkovi ham xato"]
+    echo2 = "- A) nuktadon – xato\n- C) Ikkovi ham - to'g'ri\n- D) Ikkovi ham xato"
+    assert final_answer(echo2, 4, opts) is None          # C's line is its own text (with a dash)
+    assert final_answer(echo2, 4) == "C"                # without the texts it reads as a verdict

@@ -453,7 +453,7 @@ _CHECKED = re.compile(r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\
 # Option lines with a verdict after the option text ("- **A) Linoleum** – to'g'ri variant",
 # "B) … — incorrect"): the verdict part follows a dash or colon.
 _VERDICT_LINE = re.compile(
-    r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s[✓✔✅]|\s\()([^\n]*)$",
+    r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s(?=[✓✔✅]))([^\n]*)$",
     re.M)
 _POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect"
                        r"|[✓✔✅]|正确|正確|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس)")
@@ -526,7 +526,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     return best
 
 
-def _verdict_lines(text: str, valid: tuple[str, ...]) -> str | None:
+def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
     """The one option whose line gives it a positive verdict ("A) … – to'g'ri",
     "C) … ✓") — a positive word at the start of the part after the dash or
     colon, no negative word in it — when exactly one option gets one (and
@@ -536,6 +536,10 @@ def _verdict_lines(text: str, valid: tuple[str, ...]) -> str | None:
     for m in _VERDICT_LINE.finditer(text):
         letter = _FULLWIDTH.get(m.group(1), m.group(1))
         verdict = m.group(2)
+        if options and LATIN_LABELS.index(letter) < len(options):
+            own = _norm_option(options[LATIN_LABELS.index(letter)])
+            if own and _norm_option(verdict) in own:
+                continue  # the option's own text ("C) Ikkovi ham to'g'ri"), not a verdict
         if _NEGATIVE.search(verdict):
             neg.add(letter)
         elif _POSITIVE.search(verdict[:30]):  # a verdict, not a word deep in an explanation
@@ -663,7 +667,7 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
     letter = _first_line_option(text, valid, options)
     if letter is not None:
         return letter
-    letter = _verdict_lines(text, valid)
+    letter = _verdict_lines(text, valid, options)
     if letter is not None:
         return letter
     if options:
