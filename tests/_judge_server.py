@@ -10,8 +10,14 @@ for that item (the last one repeats):
 * ``("text", str)``    — 200 with the given reply content
 * ``("status", code)`` — an error status with an OpenAI-style error body
 * ``("slow", seconds, behaviour)`` — sleep, then the behaviour
+* ``("reason", reasoning, text)`` — 200 with ``text`` as the content and
+  ``reasoning`` as the message's separate ``reasoning_content`` (as
+  DeepSeek / vLLM reasoning parsers return it)
 
-Items without a script get ``default(qid)`` (a valid "key correct" reply).
+Items without a script get ``default(qid)`` (a valid "key correct" reply),
+or ``default_reply(qid)`` when the server was made with one (the predict
+tests answer with text).  ``sent`` counts the 200 replies fully written to
+the client.
 """
 from __future__ import annotations
 
@@ -27,8 +33,11 @@ QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
 
 
 class JudgeServer:
-    def __init__(self, *, delay: float = 0.0, prompt_tokens: int = 100, completion_tokens: int = 20):
+    def __init__(self, *, delay: float = 0.0, prompt_tokens: int = 100, completion_tokens: int = 20,
+                 default_reply=None):
         self.script: dict[str, list] = {}
+        self.default_reply = default_reply
+        self.sent = 0
         self.delay = delay
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
@@ -85,7 +94,7 @@ class JudgeServer:
             self.prompts.append(content)
             self.auth_headers.append(h.headers.get("authorization", ""))
         try:
-            steps = self.script.get(qid) or [self.default(qid)]
+            steps = self.script.get(qid) or [(self.default_reply or self.default)(qid)]
             step = steps[min(attempt, len(steps) - 1)]
             if self.delay:
                 time.sleep(self.delay)
@@ -95,14 +104,21 @@ class JudgeServer:
             if step[0] == "status":
                 self._send(h, step[1], {"error": {"message": f"scripted {step[1]}", "type": "server_error"}})
                 return
-            text = json.dumps(step[1]) if step[0] == "json" else step[1]
-            self._send(h, 200, {
+            message = {"role": "assistant"}
+            if step[0] == "reason":
+                message["reasoning_content"] = step[1]
+                message["content"] = step[2]
+            else:
+                message["content"] = json.dumps(step[1]) if step[0] == "json" else step[1]
+            if self._send(h, 200, {
                 "id": f"chatcmpl-{qid}-{attempt}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "judge"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "total_tokens": self.prompt_tokens + self.completion_tokens},
-            })
+            }):
+                with self._lock:
+                    self.sent += 1
         finally:
             with self._lock:
                 self.in_flight -= 1
@@ -116,8 +132,10 @@ class JudgeServer:
             h.send_header("content-length", str(len(data)))
             h.end_headers()
             h.wfile.write(data)
+            h.wfile.flush()
+            return True
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timeout test)
+            return False  # the client gave up (timeout test)
 
 
 def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key: str = "A",

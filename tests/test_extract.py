@@ -82,7 +82,7 @@ def test_direct_answer(response, n, da, caa):
 @pytest.mark.parametrize("response,n,da,caa", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_concern_all_answer(response, n, da, caa):
     assert extract_answer(response, n, method="caa") == caa
-    assert extract_answer(response, n) == caa  # CAA is the default
+    assert extract_answers([response], n, "caa") == [caa]
 
 
 def test_bulk_matches_single_with_per_response_option_counts():
@@ -94,7 +94,7 @@ def test_bulk_matches_single_with_per_response_option_counts():
 
 def test_bulk_with_one_option_count_and_iterables():
     assert extract_answers(iter(["A", "ཁ།", None]), 4, "da") == ["A", "B", None]
-    assert extract_answers((r for r in ["E"]), 5) == ["E"]
+    assert extract_answers((r for r in ["E"]), 5, "caa") == ["E"]
 
 
 def test_candidate_letters_in_reading_order():

@@ -226,7 +226,8 @@ def test_ten_megabyte_response(tmp_path, seeded, capsys):
     f = tmp_path / "p.jsonl"
     f.write_text(json.dumps({"question_id": "q1", "model": "big", "response": big}, ensure_ascii=False) + "\n"
                  + json.dumps({"question_id": "q2", "model": "big", "response": "B"}) + "\n", encoding="utf-8")
-    code, out, err = run_cli(capsys, "import", "predictions", f, "--benchmark", "b", "--db", seeded)
+    code, out, err = run_cli(capsys, "import", "predictions", f, "--benchmark", "b", "--db", seeded,
+                             "--method", "caa")
     assert code == 0, err
     got = rows(seeded, "SELECT question_id, length(response), answer, method, valid FROM predictions "
                        "WHERE model = 'big' ORDER BY 1")

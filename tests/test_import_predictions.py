@@ -38,7 +38,7 @@ def test_long_given_and_raw_responses(tmp_path, bench):
     })
     f = tmp_path / "p.parquet"
     df.to_parquet(f)
-    s = import_predictions(f, benchmark="b", db=bench)
+    s = import_predictions(f, benchmark="b", db=bench, method="caa")
     assert (s.predictions, s.extracted, s.models) == (8, 4, ["m1", "m2"])
     expected_m1 = [extract_answer(r, 2 if q == "q4" else 4, "caa") for q, r in zip(["q1", "q2", "q3", "q4"], responses)]
     got = preds(bench)

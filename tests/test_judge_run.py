@@ -248,11 +248,17 @@ def _cli(db, server, *extra):
         [sys.executable, "-m", "audit", "judge", "run", "--model", MODEL, "--benchmark", "jb", "--db", str(db),
          "--api-base", server.base, "--concurrency", "2", "--input-cost-per-token", str(IN_COST),
          "--output-cost-per-token", str(OUT_COST), "--no-progress", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
-        preexec_fn=_restore_sigint)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env, preexec_fn=_default_signals)
 
 
-def _wait_for(pred, timeout=60.0):
+def _default_signals():
+    """The child gets default SIGINT/SIGTERM handling even when pytest runs in
+    the background with SIGINT ignored (an ignored signal is inherited)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _wait_for(pred, timeout=150.0):  # a loaded machine needs long to import litellm
     t0 = time.monotonic()
     while not pred():
         if time.monotonic() - t0 > timeout:

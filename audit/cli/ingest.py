@@ -17,8 +17,11 @@ class Layout(str, Enum):
 
 
 class Method(str, Enum):
+    final = "final"
     caa = "caa"
     da = "da"
+    tlue_caa = "tlue-caa"
+    tlue_da = "tlue-da"
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
@@ -95,8 +98,9 @@ def predictions(
     layout: Annotated[Layout, typer.Option(help="long: question_id, model, response/answer[, run]; "
                                                 "wide: question_id + one column per model; "
                                                 "seed: MODEL_combined_results.jsonl.")] = Layout.long,
-    method: Annotated[Method, typer.Option(help="Extraction of raw responses: caa (Concern All Answer) "
-                                                "or da (Direct Answer).")] = Method.caa,
+    method: Annotated[Method, typer.Option(help="Extraction of raw responses: final (the answer a careful "
+                                                "grader reads; default), caa (Concern All Answer), da (Direct "
+                                                "Answer), tlue-caa / tlue-da (TLUE's own evaluator).")] = Method.final,
     model: Annotated[Optional[str], typer.Option(help="Model name when the file has no model column "
                                                       "(seed: default from the file name).")] = None,
     run: Annotated[Optional[str], typer.Option(help="Run name for rows without one (default 'default').")] = None,

@@ -1,4 +1,14 @@
-"""Answer extraction from raw model responses: TLUE's two algorithms.
+"""Answer extraction from raw model responses.
+
+Five methods (``METHODS``):
+
+* ``final`` (the default) reads the answer a careful grader reads: the last
+  explicit answer statement, else a first line that is only an option, else
+  an option given by its text, else a single letter (see :func:`final_answer`).
+* ``caa`` and ``da``: TLUE's two rules (below) with this module's letter
+  search and exclude list.
+* ``tlue-caa`` and ``tlue-da``: TLUE's own evaluation script, character for
+  character (see :func:`tlue_evaluator`), to reproduce TLUE's figures.
 
 TLUE (Gao et al. 2025, "TLUE: A Tibetan Language Understanding Evaluation
 Benchmark") scores free-text responses with two rules:
@@ -49,9 +59,13 @@ from collections.abc import Iterable, Sequence
 
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 
-__all__ = ["METHODS", "extract_answer", "extract_answers", "strip_reasoning", "candidate_letters"]
+__all__ = ["METHODS", "DEFAULT_METHOD", "LLM_METHOD", "extract_answer", "extract_answers", "final_answer",
+           "tlue_evaluator", "strip_reasoning", "candidate_letters"]
 
-METHODS: tuple[str, ...] = ("caa", "da")
+METHODS: tuple[str, ...] = ("final", "caa", "da", "tlue-caa", "tlue-da")
+DEFAULT_METHOD = "final"
+# Stored as the method of answers obtained by ``--llm-extractor`` (not a rule: not selectable here).
+LLM_METHOD = "llm"
 
 # --- reasoning filter -------------------------------------------------------
 _THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
@@ -85,6 +99,11 @@ _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (("Plan",), re.compile(r"\bPlan\s+B\b")),
     (("coli",), re.compile(r"\bE\.\s?coli\b")),
     (("℃", "℉"), re.compile(r"[℃℉]")),
+    # Chinese: B型肝炎, B細胞, B超, A股, C语言, 维生素C, B族维生素, A级
+    (("型", "細胞", "细胞", "超", "股", "族", "级", "級", "语言", "語言", "维生素", "維生素"),
+     re.compile(r"(?:维生素|維生素)[A-FＡ-Ｆ]|[A-FＡ-Ｆ](?=型|細胞|细胞|超|股|族|级|級|语言|語言)")),
+    # Initials: "J. B. Watson", "R.O.C.", "U.S.A."
+    ((".",), re.compile(r"(?<![A-Za-z])(?:[A-Z]\.[A-Z]\.(?:[A-Z]\.)*|(?:[A-Z]\.[ \t]?){2,3}(?=[A-Z][a-z]))")),
 ]
 
 # --- letter search -----------------------------------------------------------
@@ -137,6 +156,26 @@ def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
     return _letters(response, LATIN_LABELS[:n_options])
 
 
+def _prepare(response: str) -> str:
+    """The reasoning filter and the exclude list."""
+    text = strip_reasoning(response)
+    for triggers, pattern in _PHRASES:
+        for t in triggers:
+            if t in text:
+                text = pattern.sub(" ", text)
+                break
+    return text
+
+
+def _scan(text: str, valid: tuple[str, ...], latin: re.Pattern[str] = _LATIN) -> list[str]:
+    letters = [m for m in latin.findall(text) if m in valid or _FULLWIDTH.get(m) in valid]
+    if letters:
+        return [_FULLWIDTH.get(m, m) for m in letters]
+    if "ཀ" in text or "ཁ" in text or "ག" in text or "ང" in text:
+        return [x for x in (TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)) if x in valid]
+    return []
+
+
 def _letters(response: str | None, valid: tuple[str, ...]) -> list[str]:
     if not response:
         return []
@@ -144,18 +183,7 @@ def _letters(response: str | None, valid: tuple[str, ...]) -> list[str]:
         bare = response.strip().strip("().*")
         if bare in valid:
             return [bare]
-    text = strip_reasoning(response)
-    for triggers, pattern in _PHRASES:
-        for t in triggers:
-            if t in text:
-                text = pattern.sub(" ", text)
-                break
-    letters = [m for m in _LATIN.findall(text) if m in valid or _FULLWIDTH.get(m) in valid]
-    if letters:
-        return [_FULLWIDTH.get(m, m) for m in letters]
-    if "ཀ" in text or "ཁ" in text or "ག" in text or "ང" in text:
-        return [x for x in (TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)) if x in valid]
-    return []
+    return _scan(_prepare(response), valid)
 
 
 def _remove_full_runs(letters: list[str], n: int) -> list[str]:
@@ -188,10 +216,21 @@ def _check_n(n_options) -> int:
 
 
 def _check_method(method: str) -> str:
-    m = str(method).lower()
+    m = str(method).lower().replace("_", "-")
     if m not in METHODS:
-        raise ValueError(f"unknown extraction method {method!r} (use 'caa' or 'da')")
+        raise ValueError(f"unknown extraction method {method!r} (use one of {', '.join(METHODS)})")
     return m
+
+
+def _one(response: str | None, n: int, method: str, options: Sequence[str] | None = None) -> str | None:
+    valid = LATIN_LABELS[:n]
+    if method == "final":
+        return _final(response, valid, options)
+    if method == "tlue-caa":
+        return tlue_evaluator(response, "caa")
+    if method == "tlue-da":
+        return tlue_evaluator(response, "da")
+    return _decide(_letters(response, valid), n, method)
 
 
 def _decide(letters: list[str], n_options: int, method: str) -> str | None:
@@ -203,46 +242,438 @@ def _decide(letters: list[str], n_options: int, method: str) -> str | None:
     return letters[0] if len(distinct) == 1 else None
 
 
-def extract_answer(response: str | None, n_options: int = 4, method: str = "caa") -> str | None:
+def extract_answer(response: str | None, n_options: int = 4, method: str = DEFAULT_METHOD,
+                   options: Sequence[str] | None = None) -> str | None:
     """The Latin option letter a response chooses, or None when it is invalid.
 
-    ``method`` is "caa" (Concern All Answer, default) or "da" (Direct Answer);
-    see the module docstring for both rules.
+    ``method``: "final" (default: the answer a careful grader reads, see
+    :func:`final_answer`), "caa" (Concern All Answer), "da" (Direct Answer),
+    or "tlue-caa" / "tlue-da" (TLUE's own evaluator, see
+    :func:`tlue_evaluator`).  ``options`` (the option texts, in label order)
+    lets "final" match an answer given by its text; the other methods ignore it.
 
-    >>> extract_answer("The options are A, B, C and D. I choose D.")
+    >>> extract_answer("The options are A, B, C and D. I choose D.", method="caa")
     'D'
     >>> extract_answer("The options are A, B, C and D. I choose D.", method="da") is None
     True
     >>> extract_answer("E", n_options=5), extract_answer("E", n_options=4)
     ('E', None)
+    >>> extract_answer("Dakan is in A", method="tlue-da") is None   # TLUE counts the D of "Dakan"
+    True
     """
     method = _check_method(method)
     n_options = _check_n(n_options)
-    return _decide(_letters(response, LATIN_LABELS[:n_options]), n_options, method)
+    return _one(response, n_options, method, options)
 
 
 def extract_answers(
     responses: Iterable[str | None],
     n_options: int | Sequence[int] = 4,
-    method: str = "caa",
+    method: str = DEFAULT_METHOD,
+    options: Sequence[Sequence[str] | None] | None = None,
 ) -> list[str | None]:
     """``extract_answer`` over many responses (``n_options`` one int for all,
-    or one per response).
+    or one per response; ``options`` None or one list of option texts per
+    response).
 
     >>> extract_answers(["B", "ཁ།", None, "A or B"], [4, 4, 4, 2], "da")
     ['B', 'B', None, None]
     """
     method = _check_method(method)
     responses = list(responses)
+    opts = list(options) if options is not None else None
+    if opts is not None and len(opts) != len(responses):
+        raise ValueError(f"{len(responses)} responses but {len(opts)} option lists")
     if not isinstance(n_options, Iterable) or isinstance(n_options, str):
         n = _check_n(n_options)
-        valid = LATIN_LABELS[:n]
-        return [_decide(_letters(r, valid), n, method) for r in responses]
+        if opts is None:
+            if method in ("caa", "da"):
+                valid = LATIN_LABELS[:n]
+                return [_decide(_letters(r, valid), n, method) for r in responses]
+            return [_one(r, n, method) for r in responses]
+        return [_one(r, n, method, o) for r, o in zip(responses, opts)]
     ns = list(n_options)
     if len(ns) != len(responses):
         raise ValueError(f"{len(responses)} responses but {len(ns)} option counts")
     out: list[str | None] = []
-    for r, n in zip(responses, ns):
-        n = _check_n(n)
-        out.append(_decide(_letters(r, LATIN_LABELS[:n]), n, method))
+    for i, (r, n) in enumerate(zip(responses, ns)):
+        out.append(_one(r, _check_n(n), method, opts[i] if opts is not None else None))
     return out
+
+
+# =============================================================================
+# TLUE's own evaluator, as published
+# =============================================================================
+_TLUE_COT = re.compile("|".join(f"{a}.*?{b}" for a, b in (
+    ("<think>", "</think>"), ("<reasoning>", "</reasoning>"), ("<thought>", "</thought>"),
+    ("<analysis>", "</analysis>"), ("<step>", "</step>"))), re.S)
+_TLUE_EN = frozenset("ABCD")
+_TLUE_BO = {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
+
+
+def tlue_evaluator(response: str | None, method: str = "caa", exclude: Sequence[str] = ()) -> str | None:
+    """TLUE's evaluation script (``auto_evaluate.py`` of the TLUE repository)
+    re-implemented step by step, so that TLUE's published figures can be
+    reproduced.  Unlike "da"/"caa" it counts **every** character A–D (the D
+    in "Dakan", the C in "CaCO3", the A of an English article), only the
+    four letters A–D whatever the option count, and every ཀ ཁ ག ང character
+    (also inside words):
+
+    1. remove ``<think>``, ``<reasoning>``, ``<thought>``, ``<analysis>``,
+       ``<step>`` blocks (closed ones only);
+    2. delete every string of ``exclude`` (TLUE's config ``exclude_list``);
+    3. "da": the set of A–D characters present must have exactly one member;
+       otherwise the same test on ཀ ཁ ག ང;
+    4. "caa": the A–D characters in reading order (or, when there is none,
+       the Tibetan ones), with complete ABCD groups removed by TLUE's
+       buffer rule (a sliding buffer of 4 that is emptied when it holds all
+       four letters), then exactly one distinct letter.
+
+    >>> tlue_evaluator("Dakan: the answer is A", "da") is None
+    True
+    >>> tlue_evaluator("A B C D, so B", "caa")
+    'B'
+    """
+    if not response:
+        return None
+    text = _TLUE_COT.sub("", response)
+    for ex in exclude:
+        text = text.replace(ex, "")
+    if method == "da":
+        found = {ch for ch in text if ch in _TLUE_EN}
+        if len(found) == 1:
+            return found.pop()
+        found_bo = {ch for ch in text if ch in _TLUE_BO}
+        return _TLUE_BO[found_bo.pop()] if len(found_bo) == 1 else None
+    letters = [ch for ch in text if ch in _TLUE_EN]
+    if not letters:
+        letters = [_TLUE_BO[ch] for ch in text if ch in _TLUE_BO]
+    filtered: list[str] = []
+    buffer: list[str] = []
+    for ch in letters:
+        buffer.append(ch)
+        if len(buffer) == 4 and set(buffer) == _TLUE_EN:
+            buffer = []
+        elif len(buffer) > 4:
+            filtered.extend(buffer[:-3])
+            buffer = buffer[-3:]
+    filtered.extend(buffer)
+    distinct = set(filtered)
+    return filtered[0] if len(distinct) == 1 else None
+
+
+# =============================================================================
+# "final": the answer a careful grader reads (the default method)
+# =============================================================================
+# Apostrophe variants used in Uzbek Latin (oʻ gʻ) and elsewhere.
+_AP = "[ʻ'‘’`ʼ]?"
+_TOGRI = rf"(?<![Nn]o)[Tt]o{_AP}g{_AP}ri"
+# Answer statements: a phrase, then (after punctuation, markup and copulas) the letter.
+# Each alternative starts with a literal character (so the regex engine can
+# skip ahead to those characters); the word-boundary and negation checks on
+# the preceding text are done in Python on the few hits (``_phrase_ok``).
+_SEP = r"[\s*_]+"
+
+
+def _alts(heads: str, tail: str = "") -> str:
+    """``head1tail|head2tail|…``: every alternative starts with a literal
+    character, which lets the regex engine skip quickly to candidate
+    positions (a leading group or class would defeat that)."""
+    return "|".join(h + tail for h in heads.split())
+
+
+_CASES = ("Correct correct Right right Best best Appropriate appropriate Fitting fitting Final final "
+          "Accurate accurate")
+_PHRASE = re.compile("|".join([
+    # English
+    _alts("Answer answer ANSWER"),
+    _alts(_CASES, rf"{_SEP}(?:option|choice|letter|variant|spelling|translation|meaning|word|form|answer)(?![a-z])"),
+    rf"I(?:{_SEP}would|'d|{_SEP}will)?{_SEP}(?:choose|select|pick|go{_SEP}with)(?![a-z])",
+    # Uzbek Latin (also the misspelling "Javab"), Azerbaijani, Turkish, Turkmen
+    _alts("Javob javob Javab javab", r"(?:i|im|imiz)?(?![a-z])"),
+    _alts("To to", rf"{_AP}g{_AP}ri{_SEP}(?:yozilgan{_SEP}|variant{_SEP})?"
+                   rf"(?:javob(?:i)?|variant(?:i)?|yozilish(?:i)?|so{_AP}z(?:i)?|shakl(?:i)?|ma{_AP}no(?:si)?)(?![a-z])"),
+    _alts("Cavab cavab Cevap cevap Yanıt yanıt Jogap jogap", r"(?:ı|y)?(?![a-z])"),
+    _alts("Doğru doğru Düzgün düzgün", rf"{_SEP}(?:cevap|seçenek|şık|cavab|variant)(?:ı)?(?![a-z])"),
+    # Cyrillic: Kazakh, Kyrgyz, Russian, Uzbek, Mongolian, Tatar, Bashkir
+    _alts("Жауап жауап Жооп жооп Жавоб жавоб Ответ ответ ОТВЕТ Хариулт хариулт Җавап җавап Яуап яуап",
+          r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
+    # Arabic script: Uyghur, Kazakh (Arabic), Persian, Arabic
+    _alts("جاۋاب جاۋاپ جواب پاسخ الإجابة الاجابة", r"(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])"),
+    # Chinese
+    _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 "
+          "正确选项 正確選項 答"),
+    # Tibetan: ཡང་དག་པའི་ལན / ཡང་དག་པའི་གདམ་ག ("correct answer / option"), ལན ("answer")
+    "ཡང་དག་པའི་(?:ལན|གདམ་ག|གདམ་ཁ)|ལན(?![\u0F40-\u0FBC])",
+]))
+_NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:wrong|incorrect|not\s+the|an|[Nn]o|[Ii]n)[\s*_]*$")
+
+
+def _phrase_ok(text: str, start: int) -> bool:
+    """A phrase hit counts when it starts a word and is not negated
+    ("wrong answer", "noto'g'ri javob", "incorrect option")."""
+    if start == 0:
+        return True
+    prev = text[start - 1]
+    if prev.isalpha() and not ("\u4e00" <= prev <= "\u9fff") and not ("\u0F00" <= prev <= "\u0FFF"):
+        if prev in "oO" and text[start - 2:start].lower() == "no":
+            return False
+        return False
+    return not (prev in " *_\t" and _NOT_BEFORE.search(text, max(0, start - 14), start))
+
+
+_LETTER_WORDS = r"(?:variant(?:i)?|option|choice|letter|javob|вариант|нұсқа|选项|選項)"
+_FILL = (
+    r"(?:[\s:：\-—–=>→*_`\"'“”«»‘’()\[\]【】（）「」『』、$#|]|\\(?:text(?:bf)?|mathbf|mathrm|boxed)\{|"
+    r"(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be|therefore|thus|hence|clearly|definitely|the|option|"
+    r"choice|letter|variant(?:i)?|bu|esa|hisoblanadi|bo'ladi|–|ni|"
+    r"вариант|нұсқа|бул|это|мынау|بولسا|بولىدۇ|ھەرىپ)(?![A-Za-z\u0400-\u04FF\u0620-\u06D3])|"
+    r"是|为|為|选|選|项|項|應該是|应该是|ནི|་|།|ཡིན|རེད)*?"
+)
+_WORD_CH = "A-Za-z0-9À-ɏЀ-ӿＡ-Ｚａ-ｚ"
+# Words after "A" that show it is an option letter in other languages ("A varianti", "A va D").
+_FOLLOWERS_MORE = (r"variant\w*|javob\w*|harf\w*|option\w*|va|yoki|ham|esa|bu|xato|emas|noto\S*|to\S*g\S*ri\w*|"
+                   r"da|ga|dan|ni|jav\w*")
+_ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
+_LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
+_AFTER = re.compile(
+    _FILL + rf"(?:(?P<l>[A-FＡ-Ｆ])(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
+    r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,]))"
+)
+_MORE = re.compile(
+    r"(?:\*\*|\))?\s*(?:,|、|/|&|\+|\band\b|\bor\b|\bva\b|\byoki\b|\bhamda\b|和|或|与|及|\bи\b|\bили\b|\bжәне\b|"
+    r"\bнемесе\b|\bva\b|ۋە|ياكى|ཡང་ན|དང་)\s*(?:\*\*)?\(?(?:option\s+|variant\s+)?([A-FＡ-Ｆ])(?![A-Za-z0-9])"
+)
+# "B) text and D) text": a second option named with its text after the first.
+_MORE_TEXT = re.compile(
+    r"(?:\*\*)?\)[^\n.;。]{0,80}?(?:\s|\*\*)(?:and|or|va|yoki|hamda|и|или|және|немесе|ۋە|ياكى|和|或|及)\s+"
+    r"(?:\*\*)?\(?([A-FＡ-Ｆ])(?:\)|\*\*)")
+# An option line marked as the chosen one with a check mark.
+_CHECKED = re.compile(r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*[✅✔☑]", re.M)
+# Option lines with a verdict after the option text ("- **A) Linoleum** – to'g'ri variant",
+# "B) … — incorrect"): the verdict part follows a dash or colon.
+_VERDICT_LINE = re.compile(
+    r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s(?=[✓✔✅]))([^\n]*)$",
+    re.M)
+_POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect"
+                       r"|[✓✔✅]|正确|正確|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس)")
+_NEGATIVE = re.compile(r"noto|xato|emas|[Ii]ncorrect|[Ww]rong|\bnot\b|n't\b|❌|✗|✘|错|錯|不|қате|емес|خاتا|ئەمەس")
+_NEGATED = re.compile(
+    r"\W{0,4}(?:\s*(?:option|variant(?:i)?|javob(?:i)?))?\s*(?:is\s+(?:not|incorrect|wrong)|isn't|emas|noto|xato|"
+    r"错|錯|不正确|不正確|不对|不是|дұрыс\s+емес|емес|неверн|неправильн|خاتا|ئەمەس)"
+)
+_POSTFIX = re.compile(
+    rf"(?P<l>[A-FＡ-Ｆ])(?<![{_WORD_CH}][A-FＡ-Ｆ])(?<![A-Za-z]-[A-FＡ-Ｆ])(?![{_WORD_CH}])\*{{0,2}}\s*(?:varianti?|javob(?:i)?|option|choice)?\s*"
+    rf"(?:is\s+(?:the\s+)?(?:correct|right|best)(?!\s+only)|(?<!-){_TOGRI}(?!\s*(?:emas|yozilmagan))(?=[\s.,!*]|$)|"
+    r"是正确|是正確|正确|正確|是对的|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس))"
+)
+_BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-FＡ-Ｆ])\)?\s*\}?\s*\}")
+# A line that is only an option marker (optionally followed by the option text).
+_OPTION_LINE = re.compile(
+    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ])(?:[)\]】）.:：]|\*\*|__|[ \t]*$)(?P<rest>[^\n]*)")
+_STRIP_MARK = re.compile(r"[*_`\"'“”«»‘’()\[\]【】（）「」『』.,，。:：;；!！?？\s]+")
+
+
+def _norm_option(text: str) -> str:
+    return _STRIP_MARK.sub(" ", text).strip().casefold()
+
+
+def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | None:
+    """The last answer statement in ``text``: (position, letter or None when it
+    names several letters or a letter that is not an option); None when there
+    is no statement."""
+    best: tuple[int, str | None] | None = None
+    for m in _PHRASE.finditer(text):
+        if not _phrase_ok(text, m.start()):
+            continue
+        end = m.end()
+        a = _AFTER.match(text[end:end + 48])
+        if not a:
+            continue
+        head = a.group()
+        nl = head.find("\n")
+        if nl >= 0 and ":" not in head[:nl] and "：" not in head[:nl]:
+            continue  # the phrase ends a line ("B) … — correct answer"); the letter is on the next one
+        letter = a.group("l")
+        if letter is not None:
+            letter = _FULLWIDTH.get(letter, letter)
+        else:
+            letter = TIBETAN_TO_LATIN[a.group("t")]
+        pos = end + a.end()
+        if _NEGATED.match(text, pos, pos + 40):
+            continue
+        more = _MORE.match(text, pos, pos + 40) or _MORE_TEXT.match(text, pos, pos + 160)
+        if more and _FULLWIDTH.get(more.group(1), more.group(1)) != letter:
+            best = (m.start(), None)
+            continue
+        best = (m.start(), letter if letter in valid else None)
+    if "oxed" in text:
+        for m in _BOXED.finditer(text):
+            if best is None or m.start() > best[0]:
+                letter = _FULLWIDTH.get(m.group(1), m.group(1))
+                best = (m.start(), letter if letter in valid else None)
+    if "✅" in text or "✔" in text or "☑" in text:
+        checked = {_FULLWIDTH.get(m.group(1), m.group(1)): m.start() for m in _CHECKED.finditer(text)}
+        if len(checked) == 1:
+            (letter, start), = checked.items()
+            if letter in valid and (best is None or start > best[0]):
+                best = (start, letter)
+    for m in _POSTFIX.finditer(text):
+        if best is None or m.start() > best[0]:
+            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            if letter in valid:
+                best = (m.start(), letter)
+    return best
+
+
+def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    """The one option whose line gives it a positive verdict ("A) … – to'g'ri",
+    "C) … ✓") — a positive word at the start of the part after the dash or
+    colon, no negative word in it — when exactly one option gets one (and
+    none of its lines a negative one)."""
+    pos: set[str] = set()
+    neg: set[str] = set()
+    for m in _VERDICT_LINE.finditer(text):
+        letter = _FULLWIDTH.get(m.group(1), m.group(1))
+        verdict = m.group(2)
+        if options and LATIN_LABELS.index(letter) < len(options):
+            own = _norm_option(options[LATIN_LABELS.index(letter)])
+            if own and _norm_option(verdict) in own:
+                continue  # the option's own text ("C) Ikkovi ham to'g'ri"), not a verdict
+        if _NEGATIVE.search(verdict):
+            neg.add(letter)
+        elif _POSITIVE.search(verdict[:30]):  # a verdict, not a word deep in an explanation
+            pos.add(letter)
+    if len(pos) == 1:
+        (letter,) = pos
+        if letter in valid and letter not in neg:
+            return letter
+    return None
+
+
+def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    """The letter of a first line that is only an option ("C", "**C) text**"),
+    unless the next line is another option (the model is listing options;
+    when the option texts are known, only a next line giving its option's
+    text counts as a list)."""
+    lines = [ln for ln in text.strip().split("\n", 3)[:3] if ln.strip()]
+    if not lines:
+        return None
+    m = _OPTION_LINE.match(lines[0])
+    if not m:
+        return None
+    letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+    if letter not in valid:
+        return None
+    if letter == "A" and re.match(r"[ \t]+[a-z]", m.group("rest")) and not m.group(0).lstrip(" *_#>(").startswith("A)"):
+        return None  # the article: "A cell wall is …"
+    if _MORE_TEXT.match(lines[0], m.end("l")) or _MORE.match(lines[0], m.end("l")):
+        return None  # "A) … and B) …": two options
+    if len(lines) > 1:
+        nxt = _OPTION_LINE.match(lines[1])
+        if nxt and nxt.group("l") != m.group("l"):
+            other = LATIN_LABELS.index(_FULLWIDTH.get(nxt.group("l"), nxt.group("l")))
+            if not options or other >= len(options) or other == LATIN_LABELS.index(letter) + 1 or _norm_option(nxt.group("rest")).startswith(
+                    _norm_option(options[other])[:12]):
+                return None
+    return letter
+
+
+_LEAD = re.compile(r"(?:[\s:：\-—–=*_]|\b(?:is|would\s+be|bu|esa)\b)*")
+_QUOTED = re.compile(r"[\"“«„'‘]([^\"”»“'’\n]{1,200})[\"”»“'’]")
+
+
+def _by_text(text: str, options: Sequence[str]) -> str | None:
+    """The option whose text the response gives as its answer: the whole
+    response, or what follows the last answer phrase (quoted, or up to the end
+    of its line), equals one option's text."""
+    cands = []
+    for m in _PHRASE.finditer(text):
+        if not _phrase_ok(text, m.start()):
+            continue
+        rest = text[m.end(): m.end() + 300]
+        lead = _LEAD.match(rest)
+        rest = rest[lead.end():] if lead else rest
+        q = _QUOTED.match(rest)
+        cands.append(q.group(1) if q else rest.split("\n", 1)[0])
+    norm = [_norm_option(o) for o in options]
+    whole = _norm_option(text)
+    hits = [i for i, o in enumerate(norm) if o and whole == o]
+    if len(hits) == 1:
+        return LATIN_LABELS[hits[0]]
+    for c in reversed(cands):
+        c = _norm_option(c)
+        if not c:
+            continue
+        hits = [i for i, o in enumerate(norm) if o and (c == o or c.startswith(o + " ") and
+                                                         not any(o2 != o and c.startswith(o2) for o2 in norm))]
+        if len(hits) == 1:
+            return LATIN_LABELS[hits[0]]
+    return None
+
+
+def final_answer(response: str | None, n_options: int = 4, options: Sequence[str] | None = None) -> str | None:
+    """The answer a careful grader reads in ``response`` (method "final").
+
+    After the reasoning filter and the exclude list (as for CAA/DA, plus
+    Chinese compounds such as B型肝炎 / B細胞 / 维生素C and initials such as
+    "J. B. Watson", "R.O.C."):
+
+    1. **Answer statements** — an answer phrase followed (after punctuation,
+       markup and copulas) by a letter: ``Answer: C``, ``The correct answer
+       is **(C)**``, ``答案：C``, ``Javob: C``, ``To'g'ri javob — C)``,
+       ``جاۋاب: C``, ``Жауап: C``, ``Düzgün cavab: C``, ``ལན་ནི་ག་རེད``,
+       ``\\boxed{C}``; a letter followed by a verdict (``C is correct``,
+       ``C varianti to'g'ri``, ``C 是正确的``); a single option line marked
+       ✅.  The **last** statement wins, so letters met while discussing or
+       rejecting options ("A) … — noto'g'ri") do not count, nor do negated
+       phrases ("wrong answer", "noto'g'ri javob").  A statement naming two
+       letters ("Answer: A or C", "B) … va D) …") or a letter that is not an
+       option gives no answer.
+    2. Else a **first line that is only an option** (``C``, ``**C) text**``),
+       unless the next line lists the next option (an echo of the options).
+    3. Else **option lines with a verdict**: exactly one option whose line
+       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓").
+    4. Else, when the option texts are known, an **option given by its
+       text**: the whole response, or the quoted / rest-of-line text after
+       an answer phrase, equals one option's text.
+    5. Else exactly one distinct option letter in the whole response.
+
+    A response cut off before it commits, or discussing several options
+    without choosing, has no answer.
+
+    >>> final_answer("To'g'ri javob: **B) Gurs**\\n\\n- A) noto'g'ri\\n- C) xato")
+    'B'
+    >>> final_answer("A) bir\\nB) ikki\\nC) uch\\nD) to'rt") is None
+    True
+    >>> final_answer("Javob: Bolaxona", options=["Boloxona", "Balxona", "Bolxona", "Bolaxona"])
+    'D'
+    """
+    n = _check_n(n_options)
+    return _final(response, LATIN_LABELS[:n], options)
+
+
+def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    if not response:
+        return None
+    if len(response) <= 4:
+        bare = response.strip().strip("().*")
+        if bare in valid:
+            return bare
+    text = _prepare(response)
+    c = _commitments(text, valid)
+    if c is not None:
+        return c[1]
+    letter = _first_line_option(text, valid, options)
+    if letter is not None:
+        return letter
+    letter = _verdict_lines(text, valid, options)
+    if letter is not None:
+        return letter
+    if options:
+        letter = _by_text(text, options)
+        if letter is not None:
+            return letter
+    # No statement: one distinct letter in the whole response (Direct Answer).
+    letters = _scan(text, valid, _LATIN_FINAL)
+    return letters[0] if letters and len(set(letters)) == 1 else None

@@ -57,7 +57,7 @@ from audit.ingest.multi_answer import key_set_sql
 from audit.store import connect, transaction
 
 LAYOUTS = ("long", "wide", "seed")
-METHODS = ("caa", "da")
+from audit.ingest.extract import DEFAULT_METHOD, METHODS  # noqa: E402  (one list of methods)
 LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}
 
 # A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
@@ -105,7 +105,7 @@ def import_predictions(
     *,
     benchmark: str,
     layout: str = "long",
-    method: str = "caa",
+    method: str = DEFAULT_METHOD,
     model: str | None = None,
     run: str | None = None,
     db=None,
@@ -143,7 +143,7 @@ def import_predictions(
     if layout not in LAYOUTS:
         raise InputError(f"unknown layout '{layout}' (use {', '.join(LAYOUTS)})")
     if method not in METHODS:
-        raise InputError(f"unknown extraction method '{method}' (use caa or da)")
+        raise InputError(f"unknown extraction method '{method}' (use one of {', '.join(METHODS)})")
     p = Path(path)
     with connect(db) as con, transaction(con):
         _require_questions(con, benchmark)
@@ -538,6 +538,9 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
                 con.execute("DROP TABLE IF EXISTS _orders")
         except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back
             pass
+    if extract and method == "final":  # the option texts settle what the letters left open
+        from audit.ingest.reextract import answer_by_option_text
+        answer_by_option_text(con, benchmark, "_pairs")
     n, n_valid = one(con,
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
         "WHERE p.benchmark = ?", [benchmark])

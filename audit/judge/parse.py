@@ -24,7 +24,12 @@ Rules (a reply either passes all of them or is stored raw with
 5. **confidence** is optional: a number (or numeric string) in [0, 1] is kept;
    a number in (1, 100] is read as a percentage; anything else is stored as
    NULL (it never makes the reply fail).
-6. Other keys are ignored.
+6. **cause** is optional: when the key is judged wrong, one of the review
+   causes (``audit.vocab.CAUSES``: ``source_error``, ``translation``,
+   ``key_slip``, ``cultural``, ``formatting``, ``other``; case, spaces and
+   hyphens ignored) is kept with the verdict; anything else is stored as
+   NULL (it never makes the reply fail).
+7. Other keys are ignored.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ class ParsedVerdict:
     explanation: str | None = None
     confidence: float | None = None
     parse_error: str | None = None
+    cause: str | None = None
 
 
 class ReplyError(ValueError):
@@ -163,7 +169,22 @@ def verdict_from_object(obj: dict, *, labels: Sequence[str], answer_key: str | N
     expl = obj.get(explanation_field)
     if expl is not None and not isinstance(expl, str):
         expl = json.dumps(expl, ensure_ascii=False)
-    return ParsedVerdict(True, ok, answer, expl, _confidence(obj.get("confidence")))
+    return ParsedVerdict(True, ok, answer, expl, _confidence(obj.get("confidence")),
+                         cause=None if ok else _cause(obj.get("cause")))
+
+
+def _cause(value: Any) -> str | None:
+    """A review cause named by the judge, or None.
+
+    >>> _cause("Source error"), _cause("translation"), _cause("bad luck")
+    ('source_error', 'translation', None)
+    """
+    from audit.vocab import CAUSES
+
+    if not isinstance(value, str):
+        return None
+    key = re.sub(r"[\s-]+", "_", value.strip().lower())
+    return key if key in CAUSES else None
 
 
 def parse_reply(text: str | None, *, labels: Sequence[str], answer_key: str | None) -> ParsedVerdict:
@@ -171,7 +192,7 @@ def parse_reply(text: str | None, *, labels: Sequence[str], answer_key: str | No
 
     >>> parse_reply('{"answer_key_correct": false, "correct_answer": "C", "explanation": "x", "confidence": 0.9}',
     ...             labels="ABCD", answer_key="A")
-    ParsedVerdict(parse_ok=True, answer_key_correct=False, correct_answer='C', explanation='x', confidence=0.9, parse_error=None)
+    ParsedVerdict(parse_ok=True, answer_key_correct=False, correct_answer='C', explanation='x', confidence=0.9, parse_error=None, cause=None)
     >>> parse_reply('{"answer_key_correct": false, "correct_answer": "E"}', labels="ABCD", answer_key="A").parse_error
     'correct_answer "E" is not one of this item\\'s options (A, B, C, D)'
     """

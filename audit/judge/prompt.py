@@ -15,6 +15,18 @@ example) need no escaping:
 * ``${rationale}`` — "Rationale given with the key: …" plus a blank line, or
   nothing when the item has no explanation (optional)
 * ``${labels}`` — the valid labels, e.g. ``A, B, C, D`` (optional)
+* ``${language}`` — the benchmark's language, named ("Tibetan"; "the
+  original language" when the item has none) (optional)
+* ``${source}`` — the linked original of the item (``audit import
+  parallel``): its source, language, text, options and key; "(no linked
+  original)" when the item has none (optional)
+
+Shipped templates (``audit/judge/prompts/``; ``--prompt NAME`` picks one):
+``methodology`` (the methodology's prompt, word for word), ``default`` (the
+same, naming the benchmark's language) and ``with-source`` (also shows the
+linked original and asks for the cause of a wrong key).  Without
+``--prompt`` a run uses ``with-source`` when a selected item has a linked
+original, else ``default``.
 
 The *prompt version* is ``'p' + sha256(template)[:12]`` (line endings
 normalised to ``\\n``): editing one character of the template gives a new
@@ -22,13 +34,13 @@ version, so verdicts obtained with different wordings are never mixed.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import string
 from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
+from audit.prompt_text import check_template, prompt_version, render_options
 
 
 def _shipped(name: str) -> str:
@@ -39,10 +51,15 @@ def _shipped(name: str) -> str:
 
 # The methodology's prompt, shipped as audit/judge/prompts/methodology.txt
 # (copy it as the starting point of a custom --prompt file).
-DEFAULT_TEMPLATE = _shipped("methodology.txt")
+METHODOLOGY_TEMPLATE = _shipped("methodology.txt")
+# The same, naming the benchmark's language (the default).
+DEFAULT_TEMPLATE = _shipped("default.txt")
+# For items with a parallel source: the original text, options and key, and a cause.
+SOURCE_TEMPLATE = _shipped("with_source.txt")
+SHIPPED = {"methodology": METHODOLOGY_TEMPLATE, "default": DEFAULT_TEMPLATE, "with-source": SOURCE_TEMPLATE}
 
 REQUIRED = ("question", "options", "answer_key")
-ALLOWED = frozenset(REQUIRED + ("rationale", "labels"))
+ALLOWED = frozenset(REQUIRED + ("rationale", "labels", "language", "source"))
 
 
 @dataclass(frozen=True)
@@ -51,9 +68,15 @@ class JudgePrompt:
 
     template: str
     version: str
+    names: frozenset[str] = frozenset()
+
+    @property
+    def needs_context(self) -> bool:
+        """Whether rendering needs the item's language or linked source."""
+        return bool(self.names & {"language", "source"})
 
     def render(self, *, stem: str, options: list[dict] | list[tuple], answer_key: str,
-               explanation: str | None = None) -> str:
+               explanation: str | None = None, language: str | None = None, source: str | None = None) -> str:
         """Fill the template for one item.  ``options`` are ``{label, text}``
         dicts (as DuckDB returns them) or ``(label, text)`` pairs.
 
@@ -66,55 +89,41 @@ class JudgePrompt:
         rationale = f"Rationale given with the key: {explanation.strip()}\n\n" if explanation and explanation.strip() else ""
         return string.Template(self.template).substitute(
             question=stem,
-            options="\n".join(f"{label}. {text}" for label, text in pairs),
+            options=render_options(pairs),
             answer_key=answer_key,
             rationale=rationale,
             labels=", ".join(label for label, _ in pairs),
+            language=language or "the original language",
+            source=source or "(no linked original)",
         )
-
-
-def prompt_version(template: str) -> str:
-    """``'p' + sha256(template)[:12]``.
-
-    >>> prompt_version("a\\r\\nb") == prompt_version("a\\nb")
-    True
-    """
-    norm = template.replace("\r\n", "\n").replace("\r", "\n")
-    return "p" + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:12]
 
 
 def make_prompt(template: str, *, path: str | os.PathLike | None = None) -> JudgePrompt:
     """Validate a template's placeholders and return it with its version."""
-    template = template.replace("\r\n", "\n").replace("\r", "\n")
-    names: set[str] = set()
-    for m in string.Template.pattern.finditer(template):
-        if m.group("invalid") is not None:
-            line = template[: m.start()].count("\n") + 1
-            raise InputError("a '$' that is not a placeholder; write '$$' for a literal dollar sign", path=path, line=line)
-        name = m.group("named") or m.group("braced")
-        if name:
-            names.add(name)
-    unknown = names - ALLOWED
-    if unknown:
-        raise InputError(f"unknown placeholder(s) {sorted(unknown)}; allowed: {sorted(ALLOWED)}", path=path)
-    missing = [n for n in REQUIRED if n not in names]
-    if missing:
-        raise InputError(f"the prompt template lacks the placeholder(s) {['${' + n + '}' for n in missing]}", path=path)
-    return JudgePrompt(template, prompt_version(template))
+    template, names = check_template(template, required=REQUIRED, allowed=ALLOWED, path=path)
+    return JudgePrompt(template, prompt_version(template), frozenset(names))
 
 
 def default_prompt() -> JudgePrompt:
-    """The methodology's prompt."""
+    """The default prompt: the methodology's, naming the benchmark's language."""
     return make_prompt(DEFAULT_TEMPLATE)
 
 
+def source_prompt() -> JudgePrompt:
+    """The default prompt for items with a linked original (``${source}``)."""
+    return make_prompt(SOURCE_TEMPLATE)
+
+
 def load_prompt(path: str | os.PathLike | None) -> JudgePrompt:
-    """The template in ``path`` (UTF-8 text), or the default when None."""
+    """The template in ``path`` (UTF-8 text) or a shipped one by name
+    (``methodology``, ``default``, ``with-source``); the default when None."""
     if path is None:
         return default_prompt()
+    if str(path) in SHIPPED and not Path(path).exists():
+        return make_prompt(SHIPPED[str(path)])
     from audit.ingest._read import read_text
 
     text = read_text(Path(path))
     if not text.strip():
-        raise InputError("the prompt file is empty", path=path)
+        raise InputError("the prompt file is empty", path=str(path))
     return make_prompt(text, path=path)

@@ -18,7 +18,7 @@ from audit.store import connect
 VERDICT_COLUMNS = (
     "benchmark", "question_id", "judge", "prompt_version", "answer_key_correct", "correct_answer",
     "explanation", "confidence", "raw_reply", "parse_ok", "parse_error", "prompt_tokens",
-    "completion_tokens", "cost_usd", "latency_s", "attempts", "run_id", "source",
+    "completion_tokens", "cost_usd", "latency_s", "attempts", "run_id", "source", "cause",
 )
 
 RUN_TOTAL_COLUMNS = (
@@ -146,6 +146,29 @@ def select_items(con, *, benchmark: str, judge: str, prompt_version: str,
     ).df()
     con.execute("DROP TABLE _judge_sel")
     return n_selected, todo
+
+
+def item_context(con, benchmark: str, question_ids: list[str]) -> dict[str, dict]:
+    """Per item: ``language`` (the benchmark's language, named) and
+    ``source`` (the linked original from ``parallel_links`` — its text,
+    options and key — rendered for a prompt, or None)."""
+    from audit.prompt_text import language_name, render_source
+
+    if not question_ids:
+        return {}
+    rows = con.execute(
+        "SELECT q.question_id, q.language, p.counterpart_source, p.counterpart_language, p.counterpart_stem, "
+        "p.counterpart_options, p.counterpart_key FROM questions q LEFT JOIN parallel_links p "
+        "ON p.benchmark = q.benchmark AND p.question_id = q.question_id "
+        "WHERE q.benchmark = ? AND q.question_id IN (SELECT unnest(?::VARCHAR[])) ORDER BY q.question_id, "
+        "p.counterpart_source", [benchmark, question_ids]).fetchall()
+    out: dict[str, dict] = {}
+    for qid, lang, src, src_lang, stem, opts, key in rows:
+        if qid in out:
+            continue  # one source per item (the first by name)
+        out[qid] = {"language": language_name(lang),
+                    "source": render_source(src, src_lang, stem, opts, key) if src else None}
+    return out
 
 
 # ---------------------------------------------------------------- readers

@@ -1,0 +1,468 @@
+"""The one runner for LLM calls through litellm, shared by ``audit predict
+run`` (models answering a benchmark, ingest stage) and ``audit judge run``
+(judges, judge stage).  Stage-neutral: it imports only the store, so both
+stages can use it without breaking the data-flow order.
+
+What it does for a list of items, each asked once:
+
+* **Any provider** litellm supports (``provider/model``; ``api_base`` for
+  OpenAI-compatible servers such as vLLM, Ollama, llama.cpp).  Keys come from
+  the provider's usual environment variable (or the one named by
+  ``api_key_env``); they are never stored, and error messages are redacted
+  (:func:`redact`) before they are stored or printed.
+* **Concurrency** with an ``asyncio.Semaphore``.
+* **Backoff** on 429, 5xx, connection errors and timeouts: attempt *k*
+  (0-based) waits ``min(backoff_max, backoff_base · 2**k)`` × a random factor
+  in [0.5, 1] (or the server's ``Retry-After`` when longer), at most
+  ``max_retries`` retries.  Authentication / permission / unknown-model
+  errors stop the run; other 4xx fail the item only.  litellm's own retries
+  are off (``max_retries=0``).
+* **Cost**: from litellm (``response._hidden_params["response_cost"]``, else
+  ``litellm.completion_cost``); custom prices for local models.
+  ``max_cost`` stops cleanly: once the replies received cost that much no
+  new request starts; requests in flight finish and are kept.
+* **Commits as replies arrive**: a writer task drains whatever results are
+  ready and hands them to the stage's :meth:`CallRunner.apply`, which
+  writes them in one short transaction (:meth:`CallRunner.commit` opens the
+  database only for that moment) — a SIGKILL loses at most the replies in
+  flight.
+* **Run ownership**: :func:`claim_run` records the process id in the run's
+  row and :func:`correct_stale_runs` marks runs left ``running`` by a
+  process that no longer exists as ``killed`` (the next run does it).
+
+The stage subclasses :class:`CallRunner` and provides ``messages(item)``,
+``row(item, response, latency, attempts)``, ``apply(batch)`` and
+``finish(status, reason)``; caching (which items still need a call) is the
+stage's selection query.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import socket
+import sys
+import time
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from audit.errors import AuditError, DatabaseLockedError, InputError
+from audit.store import connect, transaction
+
+__all__ = ["litellm_module", "redact", "safe_url", "check_credentials", "price_known", "CallRunner",
+           "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts"]
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
+
+RETRYABLE = ("RateLimitError", "Timeout", "InternalServerError", "ServiceUnavailableError", "BadGatewayError",
+             "APIConnectionError")
+FATAL = ("AuthenticationError", "PermissionDeniedError", "NotFoundError", "PaymentRequiredError",
+         "BudgetExceededError")
+
+
+def litellm_module() -> Any:
+    """litellm, imported with the bundled price list (no download) and quiet logs."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import logging
+
+    import litellm
+
+    litellm.suppress_debug_info = True
+    logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+    return litellm
+
+
+# ---------------------------------------------------------------- secrets
+
+def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
+    """Replace secret values (env vars named *_KEY, *_TOKEN, *_SECRET, …, and
+    ``extra``) by ``***``.
+
+    >>> redact("bad key sk-verysecret123 given", extra=["sk-verysecret123"])
+    'bad key *** given'
+    """
+    if not text:
+        return text
+    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
+    secrets += [s for s in extra if s and len(s) >= 6]
+    for s in sorted(set(secrets), key=len, reverse=True):
+        text = text.replace(s, "***")
+    return text
+
+
+def safe_url(url: str | None) -> str | None:
+    """``api_base`` without user info, query or fragment (they may carry tokens).
+
+    >>> safe_url("https://user:pw@host:8/v1?key=abc")
+    'https://host:8/v1'
+    """
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def check_credentials(litellm: Any, model: str, api_base: str | None) -> None:
+    """Fail before any request when the provider's key variable is unset
+    (litellm would report it as a 500 for every item).  Only credential
+    variables (…_KEY, …_TOKEN) are required here; providers configured
+    otherwise (Vertex project, Ollama base URL) are not blocked."""
+    try:
+        env = litellm.validate_environment(model=model, api_base=api_base)
+    except Exception:
+        return
+    missing = list(env.get("missing_keys") or [])
+    if env.get("keys_in_environment") or not missing:
+        return
+    if all(_SECRET_NAME.search(k) for k in missing):
+        raise AuditError(
+            f"no API key for '{model}': set {' or '.join(missing)} in the environment "
+            "(or name another variable with --api-key-env; a local server accepts any value)")
+
+
+def price_known(litellm: Any, model: str) -> bool:
+    """Whether litellm has a price for ``model``."""
+    try:
+        litellm.cost_per_token(model=model, prompt_tokens=1000, completion_tokens=1000)
+    except Exception:
+        return False
+    return True
+
+
+def validate_run_args(model: str, concurrency: int, max_cost: float | None, timeout: float) -> None:
+    """The argument checks every run makes before touching the database."""
+    if not model or not model.strip():
+        raise InputError("--model must name a litellm model, e.g. openai/gpt-4o or gemini/gemini-2.5-pro")
+    if concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    if max_cost is not None and max_cost < 0:
+        raise InputError("--max-cost must not be negative")
+    if timeout <= 0:
+        raise InputError("--timeout must be positive")
+
+
+def call_params(litellm: Any, model: str, *, api_base: str | None, api_key_env: str | None, timeout: float,
+                temperature: float | None, max_tokens: int | None, input_cost_per_token: float | None,
+                output_cost_per_token: float | None, max_cost: float | None,
+                extra_params: dict[str, Any] | None = None) -> tuple[dict[str, Any], str | None, bool, bool]:
+    """The litellm call parameters, the API key (only when ``api_key_env``
+    names one), whether the price is known and whether it is a custom price.
+    Refuses a run without credentials, or ``max_cost`` without a price."""
+    api_key = None
+    if api_key_env:
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            raise AuditError(f"the environment variable {api_key_env} (--api-key-env) is not set")
+    else:
+        check_credentials(litellm, model, api_base)
+    custom = input_cost_per_token is not None or output_cost_per_token is not None
+    known = custom or price_known(litellm, model)
+    if max_cost is not None and not known:
+        raise AuditError(
+            f"--max-cost needs a price, and litellm has none for '{model}'; "
+            "pass --input-cost-per-token and --output-cost-per-token")
+    # drop_params: litellm leaves out parameters a provider rejects (e.g. temperature for reasoning models)
+    params: dict[str, Any] = {"model": model, "timeout": timeout, "max_retries": 0, "drop_params": True}
+    if api_base:
+        params["api_base"] = api_base
+    if api_key:
+        params["api_key"] = api_key
+    if temperature is not None:
+        params["temperature"] = temperature
+    if max_tokens is not None:
+        params["max_tokens"] = max_tokens
+    if input_cost_per_token is not None:
+        params["input_cost_per_token"] = input_cost_per_token
+    if output_cost_per_token is not None:
+        params["output_cost_per_token"] = output_cost_per_token
+    params.update(extra_params or {})
+    return params, api_key, known, custom
+
+
+def message_parts(resp: Any) -> dict[str, Any]:
+    """content, reasoning (the provider's separate reasoning text, or None),
+    finish_reason, prompt/completion tokens of a litellm response."""
+    content = reasoning = finish = None
+    try:
+        choice = resp.choices[0]
+        msg = choice.message
+        content = msg.content
+        finish = getattr(choice, "finish_reason", None)
+        reasoning = getattr(msg, "reasoning_content", None)
+        if not reasoning:
+            blocks = getattr(msg, "thinking_blocks", None) or []
+            texts = [str(b["thinking"]) for b in blocks if isinstance(b, dict) and b.get("thinking")]
+            reasoning = "\n\n".join(texts) or None
+    except (AttributeError, IndexError, TypeError):
+        pass
+    usage = getattr(resp, "usage", None)
+    return {"content": content, "reasoning": reasoning or None, "finish_reason": finish,
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None)}
+
+
+# ---------------------------------------------------------------- run ownership
+
+def _alive(pid: int | None, host: str | None) -> bool:
+    if pid is None or host != socket.gethostname():
+        return host is not None and host != socket.gethostname()  # another machine: cannot tell, keep it
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def correct_stale_runs(con: Any, table: str, where: str, params: list, by_run: int | None = None) -> int:
+    """Mark runs of ``table`` (``judge_runs`` or ``predict_runs``) matching
+    ``where`` that are still 'running' but whose process is gone as
+    'killed' (a SIGKILL or power loss leaves them so).  Returns how many."""
+    rows = con.execute(f"SELECT run_id, pid, host FROM {table} WHERE status = 'running' AND {where}",
+                       params).fetchall()
+    stale = [r[0] for r in rows if not _alive(r[1], r[2])]
+    for run_id in stale:
+        note = "the process stopped without finishing (killed); status corrected" + (
+            f" by run {by_run}" if by_run is not None else "")
+        con.execute(f"UPDATE {table} SET status = 'killed', stop_reason = ? WHERE run_id = ?", [note, run_id])
+    return len(stale)
+
+
+def claim_run(con: Any, table: str, run_id: int) -> None:
+    """Record this process as the one running ``run_id``."""
+    con.execute(f"UPDATE {table} SET pid = ?, host = ? WHERE run_id = ?", [os.getpid(), socket.gethostname(), run_id])
+
+
+# ---------------------------------------------------------------- the runner
+
+class CallRunner:
+    """Asks one model about many items; see the module docstring.
+
+    Subclasses implement :meth:`messages`, :meth:`row`, :meth:`apply` and
+    :meth:`finish`.  ``row`` must return a dict with a ``cost_usd`` key.
+    """
+
+    desc = "calls"
+
+    def __init__(self, *, litellm: Any, db: Any, call_params: dict[str, Any], concurrency: int,
+                 max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
+                 api_key: str | None, price_known: bool, custom_price: bool):
+        self.litellm = litellm
+        self.db = db
+        self.call_params = call_params
+        self.concurrency = concurrency
+        self.max_cost = max_cost
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.secrets = [api_key] if api_key else []
+        self.price_known = price_known
+        self.custom_price = custom_price
+        self.spent = 0.0                # cost of replies received (gates max_cost)
+        self.stop: str | None = None    # set when no new request may start
+        self.status = "finished"
+        self.n_requested = 0
+        self.n_retries = 0
+        self.n_replies = 0
+        self.n_not_sent = 0
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.bar: Any = None
+        self.on_batch: Callable[[int], None] | None = None
+
+    # -- stage hooks ------------------------------------------------------
+    def messages(self, item: dict) -> list[dict]:
+        raise NotImplementedError
+
+    def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:
+        raise NotImplementedError
+
+    def apply(self, batch: list[tuple[str, dict]]) -> None:
+        """Commit ("row", row) and ("error", error) results (worker thread)."""
+        raise NotImplementedError
+
+    def finish(self, status: str, reason: str | None) -> None:
+        raise NotImplementedError
+
+    def postfix(self) -> str | None:
+        return None
+
+    # -- classification ---------------------------------------------------
+    def kind(self, exc: BaseException) -> str:
+        """'retry', 'fatal' or 'item' for an exception litellm raised."""
+        if isinstance(exc, asyncio.TimeoutError):
+            return "retry"
+        if "missing credentials" in str(exc).lower():
+            return "fatal"
+        for cls in type(exc).__mro__:
+            if cls.__name__ in FATAL and cls.__module__.startswith(("litellm", "openai")):
+                return "fatal"
+            if cls.__name__ in RETRYABLE:
+                return "retry"
+        code = getattr(exc, "status_code", None)
+        if isinstance(code, int) and (code == 429 or code >= 500 or code == 408):
+            return "retry"
+        return "item"
+
+    def delay(self, attempt: int, exc: BaseException) -> float:
+        """Backoff before retry ``attempt`` (0-based)."""
+        d = min(self.backoff_max, self.backoff_base * 2 ** attempt) * (0.5 + random.random() / 2)
+        retry_after = None
+        resp = getattr(exc, "response", None)
+        headers = getattr(resp, "headers", None)
+        if headers is not None:
+            try:
+                retry_after = float(headers.get("retry-after"))
+            except (TypeError, ValueError):
+                retry_after = None
+        if retry_after is not None:
+            d = max(d, min(retry_after, self.backoff_max))
+        return d
+
+    def cost(self, resp: Any) -> float | None:
+        """The cost of one reply in USD, None when unknown."""
+        hidden = getattr(resp, "_hidden_params", None) or {}
+        if hidden.get("response_cost") is not None:
+            return float(hidden["response_cost"])
+        if self.price_known and not self.custom_price:
+            try:
+                return float(self.litellm.completion_cost(completion_response=resp))
+            except Exception:
+                return None
+        return None
+
+    # -- one item ---------------------------------------------------------
+    async def ask(self, item: dict) -> dict:
+        messages = self.messages(item)
+        attempt = 0
+        timeout = float(self.call_params["timeout"])
+        while True:
+            t0 = time.monotonic()
+            try:
+                resp = await asyncio.wait_for(
+                    self.litellm.acompletion(messages=messages, **self.call_params), timeout=timeout + 5.0)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # litellm maps provider errors to its exception classes
+                kind = self.kind(exc)
+                if kind == "retry" and attempt < self.max_retries and not self.stop:
+                    await asyncio.sleep(self.delay(attempt, exc))
+                    attempt += 1
+                    self.n_retries += 1
+                    continue
+                return {"kind": "error", "fatal": kind == "fatal", "item": item, "attempts": attempt + 1,
+                        "error_type": type(exc).__name__,
+                        "message": (redact(str(exc), self.secrets) or "")[:2000]}
+            return {"kind": "reply", "item": item, "response": resp, "attempts": attempt + 1,
+                    "latency": time.monotonic() - t0}
+
+    async def _worker(self, item: dict, sem: asyncio.Semaphore) -> None:
+        try:
+            r = await self.ask(item)
+            if r["kind"] == "reply":
+                row = self.row(item, r["response"], r["latency"], r["attempts"])
+                self.n_replies += 1
+                if row.get("cost_usd") is not None:
+                    self.spent += row["cost_usd"]
+                if self.max_cost is not None and self.spent >= self.max_cost and not self.stop:
+                    self.stop = f"the cost cap ${self.max_cost:g} was reached"
+                    self.status = "max_cost"
+                await self.queue.put(("row", row))
+            else:
+                if r["fatal"] and not self.stop:
+                    self.stop = f"{r['error_type']}: {r['message'][:300]}"
+                    self.status = "aborted"
+                await self.queue.put(("error", r))
+        finally:
+            sem.release()
+
+    # -- writing ----------------------------------------------------------
+    async def _writer(self) -> None:
+        done = False
+        while not done:
+            batch = [await self.queue.get()]
+            while not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            done = any(k == "end" for k, _ in batch)
+            batch = [b for b in batch if b[0] != "end"]
+            if batch:
+                await asyncio.to_thread(self.apply, batch)
+                if self.bar is not None:
+                    self.bar.update(len(batch))
+                    pf = self.postfix()
+                    if pf:
+                        self.bar.set_postfix_str(pf, refresh=False)
+
+    def commit(self, fn: Callable[[Any], None]) -> None:
+        """Run ``fn(con)`` in one transaction on a connection opened for it;
+        wait (up to 2 minutes) while another process holds the database."""
+        deadline = time.monotonic() + 120.0
+        while True:
+            try:
+                with connect(self.db) as con, transaction(con):
+                    fn(con)
+                return
+            except DatabaseLockedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.25)
+
+    async def run(self, items: list[dict], progress: bool | None) -> None:
+        """Ask every item (until a stop), commit the results, then call
+        :meth:`finish` with the final status."""
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(total=len(items), desc=self.desc, unit="item", file=sys.stderr,
+                        disable=(None if progress is None else not progress), dynamic_ncols=True)
+        writer = asyncio.create_task(self._writer())
+        sem = asyncio.Semaphore(self.concurrency)
+        tasks: set[asyncio.Task] = set()
+        status, reason = "finished", None
+        try:
+            for it in items:
+                await sem.acquire()
+                if self.stop or writer.done():
+                    sem.release()
+                    break
+                self.n_requested += 1
+                t = asyncio.create_task(self._worker(it, sem))
+                tasks.add(t)
+                t.add_done_callback(tasks.discard)
+            if tasks:
+                await asyncio.gather(*tasks)
+            await self.queue.put(("end", None))
+            await writer
+            status, reason = self.status, self.stop
+        except asyncio.CancelledError:
+            await self._cancel(tasks, writer)
+            self._finish_quietly("interrupted", "interrupted by the user")
+            raise
+        except BaseException as exc:
+            await self._cancel(tasks, writer)
+            self._finish_quietly("aborted", (redact(f"{type(exc).__name__}: {exc}", self.secrets) or "")[:500])
+            raise
+        finally:
+            self.bar.close()
+        self.n_not_sent = len(items) - self.n_requested
+        self.finish(status, reason)
+
+    async def _cancel(self, tasks: set[asyncio.Task], writer: asyncio.Task) -> None:
+        for t in list(tasks):
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if not writer.done():  # commit results that arrived before the interruption
+            await self.queue.put(("end", None))
+            try:
+                await asyncio.shield(writer)
+            except BaseException:
+                pass
+
+    def _finish_quietly(self, status: str, reason: str) -> None:
+        try:
+            self.finish(status, reason)
+        except Exception:
+            pass

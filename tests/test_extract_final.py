@@ -1,0 +1,155 @@
+"""The default extraction method "final": the answer a careful grader reads.
+
+Table tests in each language and script the issue lists (Uzbek Latin,
+Uyghur in Arabic script, Kazakh in Cyrillic, Chinese, Tibetan, long
+step-by-step answers, plus Azerbaijani and English); every expectation was
+written by reading the response, not by running the code.  Then the 150
+responses labelled by reading in ``../shared/data/uzlib_responses/gold.jsonl``
+with a threshold, and the TLUE-evaluator-faithful modes.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import shared_path
+
+from audit.ingest.extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
+
+STEPS = (
+    "## Step 1: Understand the task\nWe must choose the correctly written word.\n\n"
+    "## Step 2: Analyze the options\nThe options are: A) Bangka bordim, B) Bangga bordim, C) Bankga bordim, "
+    "D) Bankka bordim.\n\n## Step 3: Apply the rules\nA loanword keeps its stem; option A changes it, "
+    "option C keeps it.\n\n"
+)
+
+CASES = [
+    # id, response, expected (None = no answer)
+    # --- Uzbek (Latin)
+    ("uz answer line", "Javob: C) Urlimoq", "C"),
+    ("uz correct answer bold", "To'g'ri javob: **B) Gurs yetib yiqildi.**\n\nA va D noto'g'ri.", "B"),
+    ("uz modifier apostrophe", "Toʻgʻri variant **D) \"Hozir uvilavoraman!\" dedi boʻri.**", "D"),
+    ("uz answer at the end wins", "A) Xato.\nB) Xato.\nC) Bu ham xato.\n\n✅ **To'g'ri javob: D**", "D"),
+    ("uz letter then verdict", "Tahlil: A noto'g'ri, C ham xato. Demak, B varianti to'g'ri.", "B"),
+    ("uz negated verdict is not a commitment", "A varianti to'g'ri emas. C varianti to'g'ri.", "C"),
+    ("uz wrong answer phrase", "Noto'g'ri javob: A. To'g'ri javob: C.", "C"),
+    ("uz two options", "To'g'ri javob **B) Xufiyona** va **D) Xufyona**dir.", None),
+    ("uz misspelt javab", "Javab: D) Yalangoyoq\n\nA) Haval shak.\nB) Pili tomonda.", "D"),
+    ("uz first line only option", "B) Hudko'sh\n\nBu so'z to'g'ri yozilgan, A va C esa xato.", "B"),
+    ("uz listing all options", "A) Bir\nB) Ikki\nC) Uch\nD) To'rt", None),
+    ("uz truncated before choosing", "To‘g‘ri javobni aniqlash uchun ko‘rib chiqamiz.\n\n- **A varianti**: xato.\n"
+                                     "- **B varianti**: “Yoʻoʻoʻq” – bu shaklda ham uzaytiril", None),
+    ("uz check-marked option line", "- **A)** Biror ish — ❌\n- **B)** Spora — ✅ **To'g'ri javob**\n- **C)** Qurol — ❌", "B"),
+    # --- Uyghur (Arabic script)
+    ("ug answer", "جاۋاب: C", "C"),
+    ("ug correct answer with text", "توغرا جاۋاب: B) ئۈرۈمچى\n\nA بىلەن D خاتا.", "B"),
+    ("ug answer last wins", "A خاتا، C مۇ خاتا. جاۋابى: D", "D"),
+    # --- Kazakh (Cyrillic)
+    ("kk answer", "Жауап: C", "C"),
+    ("kk correct answer bold", "Дұрыс жауап: **A) Абай**\n\nB және D нұсқалары қате.", "A"),
+    ("kk answer or", "Жауабы: A немесе C", None),
+    # --- Azerbaijani
+    ("az correct answer", "Düzgün cavab: C) Bakı", "C"),
+    # --- Chinese
+    ("zh answer", "答案：C", "C"),
+    ("zh reasoning then choice", "A项错误，B项也不对。故选D。", "D"),
+    ("zh exclusion hepatitis B", "B型肝炎病毒主要经血液传播，所以答案是C。", "C"),
+    ("zh exclusion B cells", "B細胞產生抗體；正確答案是A。", "A"),
+    ("zh exclusion vitamin", "维生素C缺乏会导致坏血病，答案：D", "D"),
+    ("zh two answers", "答案：A和C", None),
+    # --- Tibetan
+    ("bo latin letter", "ལན་ནི་ C རེད།", "C"),
+    ("bo tibetan letter", "ལན་ནི་ག་རེད།", "C"),
+    ("bo correct answer phrase", "ཡང་དག་པའི་ལན་ནི་ཁ།", "B"),
+    ("bo letters inside words", "ང་ཚོས་བསམ་བློ་བཏང་ན། འདི་ནི་བཀའ་ཡིན།", None),
+    # --- English and markup
+    ("en boxed", "Therefore the final answer is $\\boxed{D}$.", "D"),
+    ("en bold answer", "**Answer: (C)**", "C"),
+    ("en last commitment", "At first I thought the answer was A, but on reflection the correct answer is B.", "B"),
+    ("en initials", "J. B. Watson founded behaviourism, so the answer is D.", "D"),
+    ("en initials without spaces", "The R.O.C. moved to Taipei in 1949. Answer: B", "B"),
+    ("en rejected options only", "A is wrong. B is wrong. C is wrong.", None),
+    ("en article A", "A plant cell has a wall, so the correct option is D.", "D"),
+    ("en incorrect answer is not a commitment", "The incorrect answer is A; the answer is C.", "C"),
+    ("en letter outside the options", "Answer: E", None),
+    # --- long step-by-step
+    ("steps with a final answer", STEPS + "## Step 4: Conclude\nThe correct answer is option C.", "C"),
+    ("steps cut off", STEPS + "## Step 4: Evaluate each option\n- A) Bangka bor", None),
+    ("steps then think", "<think>A? maybe B</think>\n" + STEPS + "Final answer: D", "D"),
+]
+
+
+@pytest.mark.parametrize("response,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_final_table(response, expected):
+    assert final_answer(response, 4) == expected
+    assert extract_answer(response, 4) == expected  # "final" is the default method
+
+
+def test_final_is_the_default_and_bulk_agrees():
+    assert METHODS[0] == "final"
+    assert extract_answers([c[1] for c in CASES], 4) == [c[2] for c in CASES]
+
+
+def test_option_given_by_its_text():
+    opts = ["Boloxona", "Balxona", "Bolxona", "Bolaxona"]
+    assert final_answer("Javob: Bolaxona", 4, opts) == "D"
+    assert final_answer("bolaxona", 4, opts) == "D"                       # the whole response is an option
+    assert final_answer("The correct spelling is \"Balxona\" because …", 4, opts) == "B"
+    assert final_answer("Javob: Bolaxona", 4) is None                    # texts unknown: no guess
+    assert final_answer("Balxona va Bolxona", 4, opts) is None           # not one option's text
+
+
+def test_first_line_then_discussion_with_options_known():
+    opts = ["Karvon yoʻlboshchisi", "Erkak tuya", "Arava, yuk ortish moslamasi", "Tanish-bilish"]
+    text = "C) Arava, yuk ortish moslamasi\nA) Rivojlanish: yukni olib yuradigan qurilma."
+    assert final_answer(text, 4, opts) == "C"   # the second line is not option A's text: not a list
+    assert final_answer(text, 4) is None        # without the texts it may be an echo of the options
+
+
+def test_tlue_evaluator_counts_every_capital():
+    # TLUE's script counts the D of "Dakan" and the A of an article.
+    assert tlue_evaluator("Dakan", "da") == "D"
+    assert tlue_evaluator("A plant; answer C", "da") is None
+    assert extract_answer("A plant; answer C", 4, "caa") == "C"
+    # TLUE's buffer rule removes a complete ABCD group in any order
+    assert tlue_evaluator("D C B A then B", "caa") == "B"
+    # Tibetan characters count anywhere (ཀ inside བཀའ) when there is no A-D
+    assert tlue_evaluator("བཀའ", "da") == "A"
+    assert tlue_evaluator("<think>A</think>B", "da") == "B"
+    assert extract_answer("<think>A</think>B", 4, "tlue-da") == "B"
+    assert tlue_evaluator("B型", "da", exclude=["B型"]) is None
+
+
+def test_gold_labels():
+    """The 150 Uzbek responses labelled by reading: the default method must
+    agree with at least 97% of the 147 certain labels (UNSURE left out)."""
+    gold = [json.loads(line) for line in shared_path("uzlib_responses/gold.jsonl").read_text("utf-8").splitlines()]
+    rows = [g for g in gold if g["gold"] != "UNSURE"]
+    assert len(rows) == 147
+    expected = [None if g["gold"] == "NONE" else g["gold"] for g in rows]
+    opts = [[g["labels"][k] for k in "ABCD"] for g in rows]
+    got = extract_answers([g["response"] for g in rows], 4, "final", options=opts)
+    agree = sum(a == b for a, b in zip(got, expected))
+    assert agree / len(rows) >= 0.97, [(g["id"], e, a) for g, e, a in zip(rows, expected, got) if e != a]
+    # the published methods stay as they were (the data set's README: CAA 130/147, DA 121/147)
+    caa = extract_answers([g["response"] for g in rows], 4, "caa")
+    da = extract_answers([g["response"] for g in rows], 4, "da")
+    assert sum(a == b for a, b in zip(caa, expected)) == 130
+    assert sum(a == b for a, b in zip(da, expected)) == 121
+
+
+def test_option_lines_with_a_verdict():
+    cut = ("Variantlarni ko'rib chiqamiz:\n- A) Uqdurmoq – to'g'ri yozilgan.\n- B) Uqtirmoq – noto'g'ri.\n"
+           "- C) Uqturmoq – noto'g'ri.\n- D) Uqdir")
+    assert final_answer(cut) == "A"
+    both = "- **A) Koeffitsiyent** – **to'g'ri**\n- B) Koeffisient – noto'g'ri\n- C) Koeffitsient – to'g'ri\n"
+    assert final_answer(both) is None                   # two options called right
+    deep = "- A) Uyqichu: This does not seem to follow the rules correctly.\n- B) Uyqichi: This could be"
+    assert final_answer(deep) is None                   # "correctly" deep in a negative explanation
+    echo = "## Step 4: Examine the options\n- A: nuktadon\n- B: nuqtadon\n- C: Ikkovi ham to'g'ri (Both are correct)\n"
+    assert final_answer(echo) is None                   # an option whose own text says "correct"
+    opts = ["nuktadon", "nuqtadon", "Ikkovi ham - to'g'ri", "Ikkovi ham xato"]
+    echo2 = "- A) nuktadon – xato\n- C) Ikkovi ham - to'g'ri\n- D) Ikkovi ham xato"
+    assert final_answer(echo2, 4, opts) is None          # C's line is its own text (with a dash)
+    assert final_answer(echo2, 4) == "C"                # without the texts it reads as a verdict
