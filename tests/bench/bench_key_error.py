@@ -169,8 +169,11 @@ def calibration(res: pd.DataFrame, y: np.ndarray) -> None:
     from audit.analyze.keyerror import calibration_table
 
     tab = calibration_table(res["score"].to_numpy(), y)
-    print("\nCalibration on the MMLU-Redux labels (predicted vs observed wrong-key rate)")
-    print(tab.to_string(index=False))
+    anyerr = calibration_table(res["score"].to_numpy(), (res["error_type"] != "ok").to_numpy())
+    tab["observed_any_defect"] = anyerr["observed"].round(3)
+    print("\nCalibration on the MMLU-Redux labels (predicted vs observed wrong-key rate; last column: share of items "
+          "with any human-labelled defect)")
+    print(tab.round(3).to_string(index=False))
 
 
 def main() -> None:
