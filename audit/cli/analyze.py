@@ -13,6 +13,7 @@ from audit.cli._common import BenchmarkOption, DbOption, echo
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.command("analyze")(analyze_cmd)
     app.command("report")(report_cmd)
+    app.command("rescore")(rescore_cmd)
 
 
 def analyze_cmd(
@@ -100,3 +101,26 @@ def report_cmd(
         echo(f"report written to {output}")
     else:
         sys.stdout.write(text)
+
+
+def rescore_cmd(
+    benchmark: BenchmarkOption = None,
+    calibration: Annotated[bool, typer.Option("--calibration", help="Also print predicted vs observed rates.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Refit the key-error score of the latest audit run with the settled expert verdicts
+    (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
+    from audit.analyze._base import resolve_benchmark
+    from audit.review.evidence import calibration as calib
+    from audit.review.evidence import rescore
+    from audit.store import connect
+
+    with connect(db, read_only=True) as con:
+        b = resolve_benchmark(con, benchmark)
+    n = rescore(b, db=db)
+    echo(f"{b}: key-error score refitted with {n} settled item(s)")
+    if calibration:
+        tab = calib(b, db=db)
+        echo("predicted vs observed wrong-key rate on settled items:" if len(tab) else "no settled items yet")
+        for r in tab.itertuples():
+            echo(f"  {r.band}  n={r.n:<5} predicted {r.predicted:.3f}  observed {r.observed:.3f}  {r.note}")

@@ -155,7 +155,7 @@ def queue_cmd(
     limit: Annotated[int, typer.Option("--limit", help="Rows to show.")] = 30,
     db: DbOption = None,
 ) -> None:
-    """The next items to review, in priority order."""
+    """The next items to review: the key most likely wrong first (order 'evidence')."""
     from audit.review import review_queue
 
     b = _benchmark(benchmark, db)

@@ -42,3 +42,10 @@ __all__ = [
     # storage layout
     "ClusterSummary", "cluster_predictions",
 ]
+
+# Key-error evidence: the combined score, re-ranking after verdicts, reasons in plain words (issue 11).
+from audit.review.evidence import (  # noqa: E402
+    calibration, evidence_scores, evidence_weights, refresh_evidence, rescore, why_this_item,
+)
+
+__all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]

@@ -59,6 +59,9 @@ register_order("id", "seq", "Import order")
 register_order("recent", "last_reviewed_at DESC NULLS LAST", "Most recently reviewed first")
 register_order("evidence", "key_error DESC NULLS LAST, tier ASC NULLS LAST, agreement_count DESC NULLS LAST",
                "Evidence: most likely wrong key first")
+# The default: the key-error score with all evidence so far; items without a
+# score (an audit run made with score=False) fall back to the priority order.
+DEFAULT_ORDER = "evidence"
 
 
 def _as_list(value) -> list | None:
@@ -158,7 +161,7 @@ def review_queue(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = "priority",
+    order: str = DEFAULT_ORDER,
     limit: int | None = None,
     offset: int = 0,
     db=None,
@@ -171,8 +174,9 @@ def review_queue(
     reviewed_by_me / not_reviewed_by_me — the last two need ``reviewer``),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
     item has a different key).  ``order`` names an entry of
-    :data:`QUEUE_ORDERS` (default ``priority``: tier ascending, agreement
-    count descending, then import order).
+    :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
+    key is wrong, highest first, then tier ascending and agreement count
+    descending; ``priority`` is the tier order).
 
     Columns: ``position`` (1-based rank in the filtered queue),
     ``question_id, seq, subject, language, script, stem_preview,
@@ -266,7 +270,7 @@ def neighbours(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = "priority",
+    order: str = DEFAULT_ORDER,
     db=None,
 ) -> tuple[str | None, str | None]:
     """(previous id, next id) of ``question_id`` within the queue filter and
