@@ -82,10 +82,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import ArrayLike
 
 from audit.analyze._base import QUESTIONS_SQL, ModelSet, resolve_benchmark, usable_predictions_sql
 from audit.analyze.tiers import latest_run
@@ -145,7 +147,8 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
 class _Data:
     """The long-form answers of a set of items, with the per-item constants."""
 
-    def __init__(self, item, model, answer, n_options, key, subject, n_models, kmax):
+    def __init__(self, item: np.ndarray, model: np.ndarray, answer: np.ndarray, n_options: np.ndarray,
+                 key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> None:
         self.item = np.asarray(item, dtype=np.int64)
         self.model = np.asarray(model, dtype=np.int64)
         self.answer = np.asarray(answer, dtype=np.int64)
@@ -195,7 +198,8 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
     return lp
 
 
-def _estep(d, a, w, eta, prior_logit, clamp, truth):
+def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.ndarray,
+           clamp: np.ndarray | None, truth: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ll_n, ll_g = _loglik(d, a, w)
     lp = _log_prior(d, prior_logit, clamp, truth)
     j0 = math.log1p(-eta) + ll_n + lp
@@ -206,7 +210,7 @@ def _estep(d, a, w, eta, prior_logit, clamp, truth):
     return Q, ll_n, ll_g
 
 
-def _mstep(d, Q, n_subjects):
+def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float, float, np.ndarray]:
     r = Q[:, 0, :].sum(1)
     q0 = Q[:, 0, :].reshape(-1)
     corr = np.bincount(d.model, weights=q0[d.cell], minlength=d.J)
@@ -221,7 +225,7 @@ def _mstep(d, Q, n_subjects):
     return a, min(eta, 0.999), g, np.clip(eps_s, 1e-6, 1 - 1e-6)
 
 
-def _family_weights(d, Q, family, n_families):
+def _family_weights(d: _Data, Q: np.ndarray, family: np.ndarray, n_families: int) -> tuple[np.ndarray, np.ndarray]:
     """w_j = 1/(1 + (m_f − 1)ρ_f), ρ_f the mean pairwise correlation of the
     members' error indicators over the items (dense n × J; a loop over
     families only)."""
@@ -253,8 +257,9 @@ def _family_weights(d, Q, family, n_families):
 
 
 def fit_key_error(
-    item, model, answer, n_options, key, *,
-    subject=None, family=None, n_models: int | None = None, evidence_llr=None, clamp=None, truth=None,
+    item: ArrayLike, model: ArrayLike, answer: ArrayLike, n_options: ArrayLike, key: ArrayLike, *,
+    subject: ArrayLike | None = None, family: ArrayLike | None = None, n_models: int | None = None,
+    evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
     max_iter: int = 200, tol: float = 1e-6, sample: int = SAMPLE, seed: int = 0,
     family_rounds: int = FAMILY_ROUNDS,
 ) -> KeyErrorFit:
@@ -316,6 +321,7 @@ def fit_key_error(
     g = 0.05
     eps_s = np.full(n_subjects, g)
     it_total, converged = 0, False
+    Q: np.ndarray = np.zeros((fit_d.n, 2, kmax))
     for rnd in range(max(family_rounds, 1)):
         if rnd > 0:
             w, rho = _family_weights(fit_d, Q, family, n_families)
@@ -356,7 +362,8 @@ def fit_key_error(
     )
 
 
-def calibration_table(predicted, observed, *, bins=(0.0, 0.02, 0.1, 0.3, 0.6, 0.9, 1.0)) -> pd.DataFrame:
+def calibration_table(predicted: ArrayLike, observed: ArrayLike, *,
+                      bins: tuple[float, ...] = (0.0, 0.02, 0.1, 0.3, 0.6, 0.9, 1.0)) -> pd.DataFrame:
     """Predicted vs observed rate of wrong keys per score band.
 
     Columns: band ("0.10–0.30"), n, predicted (mean score), observed (share
@@ -428,7 +435,7 @@ class ScoreInputs:
     y: np.ndarray
 
 
-def load_inputs(con, benchmark: str, run_id: int) -> ScoreInputs:
+def load_inputs(con: Any, benchmark: str, run_id: int) -> ScoreInputs:
     """Read a benchmark's items and the usable answers of the model set
     registered as ``_ms`` (as during :func:`audit.analyze.analyze`)."""
     items = con.execute(_ITEMS_SQL, {"benchmark": benchmark, "run_id": run_id}).df()
@@ -447,7 +454,9 @@ def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return par, lint
 
 
-def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel=None, clamp=None, truth=None) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
+def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None
+                 ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
     """Fit the model on ``inp`` and return (per-item score rows, the fit,
     parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
     (array over items); ``clamp`` / ``truth``: settled verdicts (arrays
@@ -460,7 +469,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel=None, clamp=Non
     fixed[key == -1] = "key_not_in_options"
     fixed[key == -2] = "no_key"
     fixed[multi] = "multi_answer"
-    scored = np.equal(fixed, None) & (it["n_options"].to_numpy() >= 2)
+    scored = np.array([False] * 0, dtype=bool) if n == 0 else (pd.isna(pd.Series(fixed)).to_numpy()
+                                                                 & (it["n_options"].to_numpy() >= 2))
     par, lint = analysis_llr(it)
     if llr_parallel is not None:
         par = np.asarray(llr_parallel, dtype=np.float64)
@@ -514,7 +524,7 @@ _SCORE_COLS = ["question_id", "score", "prior_logit", "llr_models", "llr_paralle
                "alternative", "p_alternative", "fixed_reason"]
 
 
-def write_scores(con, run_id: int, benchmark: str, out: pd.DataFrame, params: dict) -> None:
+def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, params: dict) -> None:
     """Replace the stored scores and parameters of ``run_id`` (caller's transaction)."""
     con.execute("DELETE FROM key_error_scores WHERE run_id = ?", [run_id])
     con.execute("DELETE FROM key_error_params WHERE run_id = ?", [run_id])
@@ -539,7 +549,7 @@ def write_scores(con, run_id: int, benchmark: str, out: pd.DataFrame, params: di
             con.unregister("_kep")
 
 
-def score_run(con, run_id: int, benchmark: str, ms: ModelSet) -> None:
+def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
     the caller's transaction) and store it."""
     inp = load_inputs(con, benchmark, run_id)
@@ -547,7 +557,7 @@ def score_run(con, run_id: int, benchmark: str, ms: ModelSet) -> None:
     write_scores(con, run_id, benchmark, out, params)
 
 
-def key_error_scores(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def key_error_scores(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
     """Stored scores of the latest audit run: question_id, score,
     prior_logit, llr_models, llr_parallel, llr_lint, p_guessing,
     alternative, p_alternative, fixed_reason — in import order."""
@@ -560,7 +570,7 @@ def key_error_scores(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
             "WHERE s.run_id = ? ORDER BY q.seq", [run["run_id"]]).df()
 
 
-def key_error_params(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def key_error_params(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
     """Fitted parameters of the latest audit run: kind, name, param, value, n."""
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)

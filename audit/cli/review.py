@@ -160,7 +160,8 @@ def queue_cmd(
 
     b = _benchmark(benchmark, db)
     df = review_queue(b, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
-    _show(df[["position", "question_id", "subject", "tier", "answer_key", "top_answer", "agreement_count",
+    df["p_wrong_key"] = df["key_error"].round(3)
+    _show(df[["position", "question_id", "subject", "tier", "p_wrong_key", "answer_key", "top_answer", "agreement_count",
               "status", "n_verdicts", "required"]], "no items match")
 
 

@@ -36,6 +36,7 @@ models' reliabilities.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,7 @@ cur_evidence AS (
 )"""
 
 
-def _settled(con, benchmark: str) -> pd.DataFrame:
+def _settled(con: Any, benchmark: str) -> pd.DataFrame:
     """question_id, verdict, corrected_answer of the settled items (the
     settlement rule of :mod:`audit.review.status`, on the caller's connection)."""
     sql = f"""
@@ -80,7 +81,7 @@ def _settled(con, benchmark: str) -> pd.DataFrame:
     return run(con, sql, base_params(con, benchmark)).df()
 
 
-def _rate(k: np.ndarray | float, n: np.ndarray | float, prior: tuple[float, float]):
+def _rate(k: Any, n: Any, prior: tuple[float, float]) -> Any:
     return (k + prior[0]) / (n + prior[0] + prior[1])
 
 
@@ -102,7 +103,7 @@ def _judge_table(jv: pd.DataFrame, wrong: pd.Series) -> pd.DataFrame:
     return g.reset_index()
 
 
-def _combine(con, benchmark: str) -> tuple[pd.DataFrame, dict]:
+def _combine(con: Any, benchmark: str) -> tuple[pd.DataFrame, dict]:
     """The combined score of every scored item of the current run, and the
     measured evidence weights."""
     runinfo = latest_run(con, benchmark)
@@ -174,7 +175,7 @@ def _combine(con, benchmark: str) -> tuple[pd.DataFrame, dict]:
     return out, weights
 
 
-def refresh_evidence(con, benchmark: str) -> int:
+def refresh_evidence(con: Any, benchmark: str) -> int:
     """Recompute and store the combined score of every item of ``benchmark``
     on the caller's connection (inside its transaction); returns the number of
     rows.  Does nothing (0) when the benchmark has no scored audit run."""
@@ -196,7 +197,7 @@ def refresh_evidence(con, benchmark: str) -> int:
     return len(out)
 
 
-def evidence_scores(benchmark: str, *, db=None) -> pd.DataFrame:
+def evidence_scores(benchmark: str, *, db: Any = None) -> pd.DataFrame:
     """The combined score of every item, computed now (not stored): columns
     question_id, run_id, score, prior_logit, llr_parallel, llr_judges,
     n_judges, settled_verdict."""
@@ -204,7 +205,7 @@ def evidence_scores(benchmark: str, *, db=None) -> pd.DataFrame:
         return _combine(con, benchmark)[0]
 
 
-def evidence_weights(benchmark: str, *, db=None) -> dict:
+def evidence_weights(benchmark: str, *, db: Any = None) -> dict:
     """The measured weights: ``judges`` (DataFrame judge, n_settled, tp, fp,
     tn, fn, sens, spec, llr_wrong, llr_right), ``parallel`` (sens, spec,
     n_settled), ``n_settled``, ``global_rate``, ``subject_rate`` (Series)."""
@@ -212,7 +213,7 @@ def evidence_weights(benchmark: str, *, db=None) -> dict:
         return _combine(con, benchmark)[1]
 
 
-def rescore(benchmark: str, *, db=None) -> int:
+def rescore(benchmark: str, *, db: Any = None) -> int:
     """Refit the key-error model of the current audit run with the settled
     expert verdicts clamped (semi-supervised EM: the models' reliabilities
     and the subjects' rates learn from the reviewed items), store it, and
@@ -240,7 +241,7 @@ def rescore(benchmark: str, *, db=None) -> int:
         return int((~np.isnan(clamp)).sum())
 
 
-def calibration(benchmark: str, *, db=None, reference: str | None = None) -> pd.DataFrame:
+def calibration(benchmark: str, *, db: Any = None, reference: str | None = None) -> pd.DataFrame:
     """Predicted (the fit's score) vs observed rate of wrong keys, per score
     band (see :func:`audit.analyze.keyerror.calibration_table`).  Observed:
     the settled expert verdicts (key_wrong vs any other settled verdict), or,
@@ -274,7 +275,7 @@ def _direction(llr: float) -> str:
             else f"makes a wrong key about {_times(llr)} times less likely")
 
 
-def why_this_item(benchmark: str, question_id: str, *, db=None) -> list[str]:
+def why_this_item(benchmark: str, question_id: str, *, db: Any = None) -> list[str]:
     """Each contribution to the item's key-error score as a plain-language
     sentence, the overall probability last.  An empty list when the
     benchmark has no scored audit run."""
@@ -349,8 +350,8 @@ def why_this_item(benchmark: str, question_id: str, *, db=None) -> list[str]:
             said = "the key is correct" if j["answer_key_correct"] else (
                 f"the key is wrong (answer '{j['correct_answer']}')" if j["correct_answer"] else "the key is wrong")
             n = int(t["n_settled"]) if t is not None else 0
-            basis = (f"it agreed with the experts on {int(t['tp'] + t['tn'])} of {n} settled items" if n
-                     else "no settled items yet to measure it against, so it counts little")
+            basis = (f"it agreed with the experts on {int(t['tp'] + t['tn'])} of {n} settled items"
+                     if n and t is not None else "no settled items yet to measure it against, so it counts little")
             out.append(f"Judge {j['judge']} says {said} ({basis}); this {_direction(float(llr))}.")
     score = float(e["score"]) if e is not None and pd.notna(e["score"]) else (
         float(r["score"]) if pd.notna(r["score"]) else None)
