@@ -16,7 +16,7 @@ import pytest
 
 from analyze_data import make_benchmark, run_cli
 from audit.analyze import analyze, audit_results
-from audit.analyze.keyerror import SUBJECT_STRENGTH, fit_key_error, key_error_params, key_error_scores
+from audit.analyze.keyerror import SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze.tiers import thresholds
 from audit.review import add_review
 from audit.review.evidence import calibration, evidence_scores, evidence_weights, rescore, why_this_item
@@ -128,7 +128,7 @@ def test_multi_answer_items_have_their_own_bucket(tmp_path):
 # ------------------------------------------------- score: pure-Python reference
 
 
-def _ref_fit(items, n_models, family, *, rounds=3, max_iter=200, tol=1e-6, subject=None):
+def _ref_fit(items, n_models, family, *, rounds=3, max_iter=200, tol=TOL, subject=None):
     """The model of audit.analyze.keyerror, one item and one model at a time
     (plain Python floats).  items: list of (K, key, {model: answer})."""
     n = len(items)
@@ -235,7 +235,8 @@ def test_subsampled_fit_agrees_with_full_fit():
     i, j = np.nonzero(np.ones((n, J), bool))
     full = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
     sub = fit_key_error(i, j, Y[i, j], np.full(n, 4), key, sample=1000)
-    assert np.abs(full.reliability - sub.reliability).max() < 0.02
+    se = np.sqrt(0.85 * 0.15 / 1000)          # binomial standard error of a reliability on 1,000 items
+    assert np.abs(full.reliability - sub.reliability).max() < 4 * se
     assert np.corrcoef(full.score, sub.score)[0, 1] > 0.99
 
 

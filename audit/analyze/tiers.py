@@ -190,10 +190,11 @@ def thresholds(
 # per (model, letter), via GROUPING SETS.  {fam_agg} counts the distinct
 # families of the voters: a bitmask OR + popcount when there are at most 64
 # families (much faster than COUNT(DISTINCT)), else COUNT(DISTINCT).
+_USABLE = usable_predictions_sql()
 _AGG_SQL = f"""
 CREATE TEMP TABLE _agg AS
 WITH _q AS ({QUESTIONS_SQL}),
-p AS ({usable_predictions_sql()})
+p AS ({{p_body}})
 SELECT qn, model_id, answer, bool_or(is_key) AS is_key, count(*) AS cnt, {{fam_agg}} AS nfam
 FROM p
 GROUP BY GROUPING SETS ((qn, answer), (model_id, answer))
@@ -328,7 +329,13 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
     }
     n_families = len(set(ms.families.values()))
     fam_agg = FAM_BITMASK if n_families <= 64 else FAM_DISTINCT
-    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg), {"benchmark": benchmark})
+    p_body = _USABLE
+    if score:   # one pass over the predictions serves the tiers and the score: the usable answers as _up
+        from audit.analyze.keyerror import create_usable_table
+
+        create_usable_table(con, benchmark)
+        p_body = "SELECT qn, model_id, fam_id, answer, is_key FROM _up"
+    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg).replace("{p_body}", p_body), {"benchmark": benchmark})
     try:
         con.execute(_RESULTS_SQL, params)
         con.execute(

@@ -235,7 +235,10 @@ def rescore(benchmark: str, *, db: Any = None) -> int:
             ex["pos"] = ex.groupby("question_id").cumcount()
             ex = ex.merge(settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"])
             truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
-            out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth)
+            try:
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth)
+            finally:
+                con.execute("DROP TABLE IF EXISTS _up")
             write_scores(con, runinfo["run_id"], benchmark, out, params)
             refresh_evidence(con, benchmark)
         return int((~np.isnan(clamp)).sum())

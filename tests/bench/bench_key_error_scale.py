@@ -1,13 +1,14 @@
 """What the key-error score adds to ``audit analyze`` at scale.  Not collected
 by pytest; run:
 
-    python tests/bench/bench_key_error_scale.py [N_QUESTIONS] [N_MODELS]
+    python tests/bench/bench_key_error_scale.py [N_QUESTIONS] [N_MODELS] [--db EXISTING.duckdb]
 
 Default 100,000 questions × 100 models (10 M predictions) from
 ``tests/bench/scale_data.py`` (3% wrong keys set to each item's popular
 distractor).  Times ``analyze(score=False)`` (tiers only) and ``analyze()``
-(tiers + score), each as the median of 3 runs, prints the ratio (target
-≤ 2×), the fit's parameters summary and the average precision of the score
+(tiers + score), alternating, each as the median of 3 runs, in wall time and
+in the process's CPU time (all threads; less sensitive to other processes on
+a shared machine), prints the ratios (target ≤ 2×), the fit's parameters summary and the average precision of the score
 and of the tier order against the planted wrong keys.  Records the load
 average: the machine is shared.
 """
@@ -29,29 +30,34 @@ from scale_data import build_scale_db  # noqa: E402
 
 
 def main() -> None:
-    n_q = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    n_m = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+    args = [a for a in sys.argv[1:] if not a.startswith("--db")]
+    n_q = int(args[0]) if len(args) > 0 else 100_000
+    n_m = int(args[1]) if len(args) > 1 else 100
+    existing = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--db=")), None)
     from audit.analyze import analyze
     from audit.analyze.keyerror import key_error_params, key_error_scores
     from audit.store import connect
 
     print(f"load average before: {os.getloadavg()}")
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "scale.duckdb"
-        t = time.perf_counter()
-        build_scale_db(db, n_q, n_m)
-        print(f"{n_q:,} questions × {n_m} models built in {time.perf_counter() - t:.0f} s")
-        times = {False: [], True: []}
+        db = Path(existing) if existing else Path(tmp) / "scale.duckdb"
+        if not existing:
+            t = time.perf_counter()
+            build_scale_db(db, n_q, n_m)
+            print(f"{n_q:,} questions × {n_m} models built in {time.perf_counter() - t:.0f} s")
+        wall: dict[bool, list[float]] = {False: [], True: []}
+        cpu: dict[bool, list[float]] = {False: [], True: []}
         for _ in range(3):
             for score in (False, True):
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 analyze("scale", db=db, score=score)
-                times[score].append(time.perf_counter() - t)
-        a0, a1 = statistics.median(times[False]), statistics.median(times[True])
-        print(f"analyze, tiers only      {a0:7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in times[False])})")
-        print(f"analyze, tiers + score   {a1:7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in times[True])})")
-        print(f"ratio                    {a1 / a0:7.2f}×  (target ≤ 2×)")
-        print(f"load average after: {os.getloadavg()}")
+                wall[score].append(time.perf_counter() - t)
+                cpu[score].append(time.process_time() - c)
+        for name, d in (("wall", wall), ("CPU", cpu)):
+            a0, a1 = statistics.median(d[False]), statistics.median(d[True])
+            print(f"analyze {name:>4}: tiers only {a0:7.2f} s, tiers + score {a1:7.2f} s, ratio {a1 / a0:5.2f}×  "
+                  f"(runs {', '.join(f'{x:.1f}' for x in d[False])} / {', '.join(f'{x:.1f}' for x in d[True])})")
+        print(f"load average after: {os.getloadavg()}  (target ≤ 2×)")
         sc = key_error_scores("scale", db=db)
         with connect(db, read_only=True) as con:
             m = con.execute(
