@@ -16,7 +16,7 @@ import pytest
 
 from analyze_data import make_benchmark, run_cli
 from audit.analyze import analyze, audit_results
-from audit.analyze.keyerror import SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
+from audit.analyze.keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze.tiers import thresholds
 from audit.review import add_review
 from audit.review.evidence import calibration, evidence_scores, evidence_weights, rescore, why_this_item
@@ -128,7 +128,7 @@ def test_multi_answer_items_have_their_own_bucket(tmp_path):
 # ------------------------------------------------- score: pure-Python reference
 
 
-def _ref_fit(items, n_models, family, *, rounds=3, max_iter=200, tol=TOL, subject=None):
+def _ref_fit(items, n_models, family, *, rounds=FAMILY_ROUNDS, max_iter=200, tol=TOL, subject=None):
     """The model of audit.analyze.keyerror, one item and one model at a time
     (plain Python floats).  items: list of (K, key, {model: answer})."""
     n = len(items)
@@ -391,3 +391,34 @@ def test_cli_preset_and_shares(tmp_path):
     assert "t3=5" in r.stdout
     r = run_cli("analyze", "--benchmark", "c", "--preset", "nope", db=db)
     assert r.returncode == 1 and r.stderr.startswith("error: unknown preset 'nope'")
+
+
+def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
+    """On a large benchmark the fit runs on a sample and every item's
+    posterior comes from weighted counts computed in DuckDB: under the same
+    parameters they give exactly the numpy E-step's scores."""
+    from audit.analyze._base import model_set
+    from audit.analyze.keyerror import load_inputs, posterior_from_counts, score_inputs
+    from audit.store import connect
+
+    db = tmp_path / "s.duckdb"
+    q, f, p, wrong = _synthetic(21, 600, 7, 0.75, wrong_share=0.05, n_families=3)
+    make_benchmark(db, "s", q, f, p)
+    analyze("s", db=db, score=False)
+    with connect(db) as con:
+        ms = model_set(con, "s")
+        con.register("_ms", ms.arrow())
+        full = load_inputs(con, "s", 1)                 # 600 ≤ sample: every answer
+        out_full, fit, _ = score_inputs(full, ms)
+        sampled = load_inputs(con, "s", 1, sample=200)  # the sampled path
+        assert sampled.sample is not None and len(np.unique(sampled.i)) <= 200
+        S0, C, D = sampled.counts(fit.reliability, fit.weight)
+        con.execute("DROP TABLE IF EXISTS _up")
+        con.unregister("_ms")
+    key = full.items["key_idx"].to_numpy()
+    post = posterior_from_counts(fit, S0, C, D, full.items["n_options"].to_numpy(), key,
+                                 subject=pd.factorize(full.items["subject"])[0])
+    np.testing.assert_allclose(post.score, fit.score, atol=1e-9)
+    # the full fit finds the planted wrong keys
+    top = out_full.nlargest(len(wrong), "score")["question_id"]
+    assert len(set(top) & wrong) >= 0.8 * len(wrong)

@@ -31,3 +31,9 @@ __all__ += ["KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agree
 from audit.analyze.corrected import corrected_key_accuracy, corrected_keys  # noqa: E402
 
 __all__ += ["corrected_key_accuracy", "corrected_keys"]
+
+# Key-error score: latent-class model over the models' answers, stored per audit run (issue 11).
+from audit.analyze.keyerror import calibration_table, fit_key_error, key_error_params, key_error_scores  # noqa: E402
+from audit.analyze.tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
+
+__all__ += ["fit_key_error", "key_error_scores", "key_error_params", "calibration_table"]

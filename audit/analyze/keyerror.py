@@ -51,8 +51,9 @@ EM updates (Q = posterior over (G_i, T_i) given the current parameters):
     ε    = Σ_i Q(T_i ≠ k_i) / (n + 48)
     ε_s  = (Σ_{i∈s} Q(T_i ≠ k_i) + 100·ε) / (n_s + 100)
 
-with the family weights re-estimated between EM rounds (three rounds:
-w = 1, then twice from the current fit's errors).  All steps are
+with the family weights re-estimated between EM rounds (two rounds: EM
+with w = 1, then the weights from that fit's errors and EM again, warm
+started).  All steps are
 vectorised NumPy over the (item, model) answers (``np.bincount`` over the
 long form): no Python loop over items.  On more than ``sample`` items
 (default 10,000) the parameters are fitted on a seeded random sample of
@@ -100,7 +101,7 @@ A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
 GUESS_PRIOR = (1.0, 9.0)      # Beta prior of the guessing rate η
 RATE_PRIOR = (1.0, 49.0)      # Beta prior of the global wrong-key rate ε
 SUBJECT_STRENGTH = 100.0      # pseudo-items of the global rate in a subject's rate
-FAMILY_ROUNDS = 3
+FAMILY_ROUNDS = 2
 SAMPLE = 10_000
 TOL = 1e-5                    # EM stops when no parameter moves by more than this
 # Evidence known at analysis time, as likelihood ratios (key wrong : key
