@@ -606,7 +606,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         lens = it["n_options"].to_numpy()[idx].astype(np.int64)
         flat = np.concatenate(labels) if len(labels) else np.array([], dtype=object)
         offs = np.r_[0, np.cumsum(lens)[:-1]]
-        alt = np.where(fit.alternative >= 0, flat[offs + np.maximum(fit.alternative, 0)].astype(object), None)
+        alt = flat[offs + np.maximum(fit.alternative, 0)].astype(object)
+        alt[fit.alternative < 0] = None
         out.loc[idx, "score"] = fit.score
         out.loc[idx, "prior_logit"] = fit.prior_logit
         out.loc[idx, "llr_models"] = fit.llr_models
