@@ -84,8 +84,9 @@ def random_benchmark(seed, *, n_questions=60, n_models=None, n_families=None, p_
     return questions, families, preds
 
 
-def reference_tiers(questions, families, preds, *, models=None, t1=None, t2=None, separate=False):
-    """The tier rule, straight from the issue text, one question at a time."""
+def reference_tiers(questions, families, preds, *, models=None, t1=None, t2=None, separate=False, t3=2):
+    """The tier rule, straight from the issue text, one question at a time
+    (defaults: the methodology's preset ``tlue4``; ``t3`` the Tier 3/4 count)."""
     models = sorted(models or families)
     n = len(models)
     t1 = n if t1 is None else t1
@@ -111,9 +112,9 @@ def reference_tiers(questions, families, preds, *, models=None, t1=None, t2=None
             tier = 1
         elif c >= t2:
             tier = 2
-        elif c >= 2 and f >= 2:
+        elif c >= t3 and f >= 2:
             tier = 3
-        elif c >= 2:
+        elif c >= t3:
             tier = 4
         else:
             tier = 5

@@ -96,7 +96,7 @@ def test_report_on_mmlu_redux(mmlu_redux_dir, tmp_path):
 
     path = tmp_path / "redux.duckdb"
     import_mmlu_redux(mmlu_redux_dir, db=path)
-    r = run_cli("analyze", db=path)
+    r = run_cli("analyze", "--preset", "tlue4", db=path)
     assert r.returncode == 0 and "Tier 3        488" in r.stdout
     rep = report(db=path)
     assert rep["tiers"] == {"0": 813, "1": 27, "2": 22, "3": 488, "4": 47, "5": 103}

@@ -58,7 +58,7 @@ def test_sql_rule_matches_python_reference_on_random_data(tmp_path, seed):
         configs += [dict(t1=n - 1, t2=n - 2), dict(t1=n - 1), dict(t1=2, t2=2, separate=True)]
     for cfg in configs:
         separate = cfg.pop("separate", False)
-        s = analyze("rand", db=db, incomplete="separate" if separate else "tier", **cfg)
+        s = analyze("rand", db=db, incomplete="separate" if separate else "tier", preset="tlue4", **cfg)
         ref = reference_tiers(questions, families, preds, separate=separate, **cfg)
         _assert_matches_reference(db, s.run_id, ref)
         counts = {b: n for b, n in s.runs[0].counts.items() if n}
@@ -71,7 +71,7 @@ def test_model_subset_uses_only_those_models(tmp_path):
     questions, families, preds = random_benchmark(99, n_questions=80, n_models=7, n_families=3)
     make_benchmark(db, "rand", questions, families, preds)
     subset = ["m01", "m03", "m04", "m06"]
-    s = analyze("rand", db=db, models=",".join(subset))
+    s = analyze("rand", db=db, models=",".join(subset), preset="tlue4")
     assert s.runs[0].models == tuple(subset)
     _assert_matches_reference(db, s.run_id, reference_tiers(questions, families, preds, models=subset))
 
@@ -81,7 +81,7 @@ def test_every_tier_occurs_in_the_random_data(tmp_path):
     db = tmp_path / "r.duckdb"
     questions, families, preds = random_benchmark(5, n_questions=300, n_models=6, n_families=3)
     make_benchmark(db, "rand", questions, families, preds)
-    counts = analyze("rand", db=db).runs[0].counts
+    counts = analyze("rand", db=db, preset="tlue4").runs[0].counts
     assert all(counts[f"tier{t}"] > 0 for t in range(6)), counts
 
 
@@ -96,7 +96,7 @@ def _one_question(tmp_path, answers, key="A", k=4, families=FAM, **kw):
     db.unlink(missing_ok=True)
     preds = {("q", m): a for m, a in answers.items() if a != "-"}
     make_benchmark(db, "h", [("q", k, key)], families, preds)
-    analyze("h", db=db, **kw)
+    analyze("h", db=db, **{"preset": "tlue4", **kw})
     return audit_results("h", db=db).iloc[0]
 
 
@@ -152,7 +152,7 @@ def test_incomplete_separate_bucket(tmp_path):
     preds[("q3", "a1")] = None  # invalid
     preds.update({("q3", m): "B" for m in ("a2", "b1", "c1")})
     make_benchmark(db, "s", [("q1", 4, "A"), ("q2", 4, "A"), ("q3", 4, "A")], FAM, preds)
-    analyze("s", db=db, incomplete="separate")
+    analyze("s", db=db, incomplete="separate", preset="tlue4")
     res = audit_results("s", db=db).set_index("question_id")
     assert res["bucket"].to_dict() == {"q1": "incomplete", "q2": "tier0", "q3": "incomplete"}
     assert res["tier"].isna().tolist() == [True, False, True]
@@ -160,7 +160,7 @@ def test_incomplete_separate_bucket(tmp_path):
     assert tc.set_index("bucket")["n"].to_dict() == {
         "tier0": 1, "tier1": 0, "tier2": 0, "tier3": 0, "tier4": 0, "tier5": 0, "incomplete": 2}
     # with the default policy the same questions get tiers from their valid predictions
-    analyze("s", db=db)
+    analyze("s", db=db, preset="tlue4")
     assert audit_results("s", db=db)["tier"].tolist() == [2, 0, 2]
 
 
@@ -180,7 +180,7 @@ def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
 
     db = tmp_path / "redux.duckdb"
     import_mmlu_redux(mmlu_redux_dir, db=db)
-    s = analyze("mmlu-redux", db=db)
+    s = analyze("mmlu-redux", db=db, preset="tlue4")
     run = s.runs[0]
     assert (run.n_questions, run.n_models) == (1500, 14)
     tc = tier_counts("mmlu-redux", db=db)
@@ -200,7 +200,7 @@ def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
     _assert_matches_reference(db, s.run_id, reference_tiers(questions, families, preds))
 
     # separate: the incomplete bucket is exactly the questions with an invalid cell
-    s2 = analyze("mmlu-redux", db=db, incomplete="separate")
+    s2 = analyze("mmlu-redux", db=db, incomplete="separate", preset="tlue4")
     n_incomplete = sum(1 for q in questions if any(preds[(q[0], m)] not in set("ABCDEF"[: q[1]]) for m in families))
     assert s2.runs[0].counts["incomplete"] == n_incomplete > 0
     assert sum(s2.runs[0].counts.values()) == 1500
@@ -333,13 +333,13 @@ def test_cli_analyze_prints_counts_and_fails_in_one_line(tmp_path):
     preds = {("q1", m): "B" for m in fams}
     preds.update({("q2", m): "A" for m in fams})
     make_benchmark(db, "cli", [("q1", 4, "A"), ("q2", 4, "A")], fams, preds)
-    r = run_cli("analyze", "--benchmark", "cli", db=db)
+    r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", db=db)
     assert r.returncode == 0, r.stderr
     assert "Tier 1          1" in r.stdout and "Tier 0          1" in r.stdout
-    r = run_cli("analyze", "--benchmark", "cli", "--t1", "2", "--t2", "1", "--incomplete", "separate", db=db)
+    r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", "--t1", "2", "--t2", "1", "--incomplete", "separate", db=db)
     assert r.returncode == 0 and "t1=2, t2=1, incomplete=separate" in r.stdout
     before = db_snapshot(db)
-    r = run_cli("analyze", "--benchmark", "cli", "--t1", "9", db=db)
+    r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", "--t1", "9", db=db)
     assert r.returncode == 1 and r.stderr.strip().count("\n") == 0
     assert r.stderr.startswith("error: t1 must be between 1 and the number of models (3)")
     assert db_snapshot(db) == before

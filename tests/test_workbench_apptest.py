@@ -104,12 +104,14 @@ def open_item(at: AppTest, qid: str) -> AppTest:
 
 
 def flagged(db: Path) -> list[tuple]:
-    """Tier 1–2 items of the latest audit run, in priority order."""
+    """Tier 1–2 items of the latest audit run, in the default queue order
+    (evidence: key-error score descending, then tier and agreement count)."""
     return sql(db, """
         SELECT r.question_id, r.tier, r.agreement_count
         FROM audit_results r JOIN questions q ON q.benchmark = r.benchmark AND q.question_id = r.question_id
+        LEFT JOIN key_error_scores k ON k.run_id = r.run_id AND k.question_id = r.question_id
         WHERE r.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo') AND r.tier IN (1, 2)
-        ORDER BY r.tier, r.agreement_count DESC, q.seq, q.question_id""")
+        ORDER BY k.score DESC NULLS LAST, r.tier, r.agreement_count DESC, q.seq, q.question_id""")
 
 
 def fill_verdict(at: AppTest, qid: str, verdict: str, answer: str | None = None, rationale: str = "",
@@ -189,14 +191,12 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
 
 # --------------------------------------------------------------------- queue
 
-def test_queue_defaults_to_tier_1_2_in_priority_order_with_progress(db):
+def test_queue_defaults_to_tier_1_2_in_evidence_order_with_progress(db):
     at = start("Tenzin")
     want = flagged(db)
     assert want, "the demo database has Tier 1–2 items"
     shown = queue_ids(at)
     assert shown == [q for q, _, _ in want][:25]
-    tiers = [t for _, t, _ in want][:len(shown)]
-    assert tiers == sorted(tiers)
     assert f"0 of {len(want)} reviewed" in at.get("progress")[0].proto.text
 
 
@@ -430,6 +430,17 @@ def test_item_page_shows_the_judge_verdict_escaped(db):
     assert judge, "the judge verdict is shown"
     assert "key wrong → A, confidence 0.80" in judge[0]
     assert "&lt;b&gt;A&lt;/b&gt; fits the CMMLU source" in judge[0] and "<b>A</b>" not in judge[0]
+
+
+def test_item_page_says_why_the_item_is_here_in_plain_words(db):
+    qid = flagged(db)[0][0]
+    at = start("Tenzin")
+    open_item(at, qid)
+    texts = [m.value for m in at.markdown]
+    assert "#### Why this item is here" in texts
+    why = texts[texts.index("#### Why this item is here") + 1]
+    assert "models" in why and "Overall, the key is wrong with probability" in why
+    assert "llr" not in why and "tier" not in why.lower()
 
 
 # --------------------------------------------------------------------- rendering (pure HTML)

@@ -30,3 +30,9 @@ __all__ += ["KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agree
 # Accuracy on the original vs the expert-corrected keys needs the review
 # stage's verdicts and the export policies: it lives in audit.export.corrected
 # (imports follow the data flow).
+
+# Key-error score: latent-class model over the models' answers, stored per audit run (issue 11).
+from audit.analyze.keyerror import calibration_table, fit_key_error, key_error_params, key_error_scores  # noqa: E402
+from audit.analyze.tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
+
+__all__ += ["fit_key_error", "key_error_scores", "key_error_params", "calibration_table"]

@@ -107,13 +107,18 @@ def model_set(con, benchmark: str, models=None) -> ModelSet:
     return ModelSet(benchmark, tuple(wanted), families, runs)
 
 
-def usable_predictions_sql(bench_param: str = "$benchmark") -> str:
+def usable_predictions_sql(bench_param: str = "$benchmark", *, option_index: bool = False) -> str:
     """SQL (a subquery body) with one row per usable prediction of the model
     set registered as ``_ms``: qn (question number), model_id, fam_id, model,
-    family, answer, is_key.  Expects a relation ``_q`` built from ``QUESTIONS_SQL``."""
+    family, answer, is_key (and with ``option_index`` y, the answer's 0-based
+    position among the item's options).  Expects a relation ``_q`` built
+    from ``QUESTIONS_SQL``."""
+    y = (""",
+               (CASE WHEN q.standard_labels THEN ascii(p.answer) - 65
+                     ELSE list_position(q.labels, p.answer) - 1 END)::TINYINT AS y""" if option_index else "")
     return f"""
         SELECT q.qn, ms.model_id, ms.fam_id, ms.model, ms.family, p.answer,
-               (p.answer IS NOT DISTINCT FROM q.answer_key) AS is_key
+               (p.answer IS NOT DISTINCT FROM q.answer_key) AS is_key{y}
         FROM predictions p
         JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
         JOIN _q q ON q.question_id = p.question_id

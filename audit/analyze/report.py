@@ -88,7 +88,7 @@ def report(benchmark: str | None = None, *, db=None) -> dict:
             "config": run["config"],
             "models": models,
         },
-        "tiers": {("incomplete" if b == "incomplete" else b[4:]): int(n) for b, n in zip(tiers["bucket"], tiers["n"])},
+        "tiers": {(b[4:] if b.startswith("tier") else b): int(n) for b, n in zip(tiers["bucket"], tiers["n"])},
         "tier_names": {str(k): v for k, v in TIER_NAMES.items()},
         "metrics": _records(metrics),
         "difficulty": {b: int(band_counts.get(b, 0)) for b in DIFFICULTY_BANDS},

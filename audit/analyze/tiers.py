@@ -28,6 +28,7 @@ struct per question.  Results are written to ``audit_runs`` /
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -39,8 +40,16 @@ from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
 
 TIERS = (0, 1, 2, 3, 4, 5)
-BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete",)
+BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer")
 TIER_NAMES = {
+    0: "key consensus",
+    1: "(nearly) all models agree on one non-key answer",
+    2: "most models agree on one non-key answer",
+    3: "several models of different families agree on a non-key answer",
+    4: "several models of one family agree on a non-key answer",
+    5: "non-key answers, but too few models agree",
+}
+TIER_NAMES_TLUE4 = {
     0: "key consensus",
     1: "all models agree on one non-key answer",
     2: "all but one model agree on one non-key answer",
@@ -48,8 +57,12 @@ TIER_NAMES = {
     4: "two or more models of one family agree on a non-key answer",
     5: "non-key answers, but no two models agree",
 }
+PRESETS = ("shares", "tlue4", "tlue8")
+DEFAULT_PRESET = "shares"
+DEFAULT_SHARES = (0.9, 2 / 3, 0.2)
+MULTI_ANSWER_FLAG = "multi_answer"
 CONSTANT_PREDICTOR_SHARE = 0.9
-RULE_VERSION = 1
+RULE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,8 @@ class BenchmarkRun:
     n_questions: int
     counts: dict[str, int]  # bucket -> number of questions (all buckets, zeros included)
     n_lint: int
+    t3: int = 2
+    preset: str = DEFAULT_PRESET
 
     @property
     def n_models(self) -> int:
@@ -82,10 +97,10 @@ class AnalyzeSummary:
     def counts(self) -> pd.DataFrame:
         """Columns benchmark, run_id, tier (nullable int), bucket, n."""
         rows = [
-            (r.benchmark, r.run_id, (None if b == "incomplete" else int(b[4:])), b, n)
+            (r.benchmark, r.run_id, (int(b[4:]) if b.startswith("tier") else None), b, n)
             for r in self.runs
             for b, n in r.counts.items()
-            if b != "incomplete" or r.incomplete == "separate"
+            if (b != "incomplete" or r.incomplete == "separate") and (b != "multi_answer" or n)
         ]
         df = pd.DataFrame(rows, columns=["benchmark", "run_id", "tier", "bucket", "n"])
         df["tier"] = df["tier"].astype("Int64")
@@ -99,24 +114,88 @@ class AnalyzeSummary:
         return self.runs[0].run_id
 
 
-def _thresholds(n: int, t1: int | None, t2: int | None) -> tuple[int, int]:
-    t1v = n if t1 is None else int(t1)
-    t2v = (max(t1v - 1, 1) if t1 is not None else max(n - 1, 1)) if t2 is None else int(t2)
+@dataclass(frozen=True)
+class Thresholds:
+    """Agreement counts of one run: Tier 1 needs ≥ t1 models on one non-key
+    letter, Tier 2 ≥ t2, Tier 3/4 ≥ t3."""
+
+    t1: int
+    t2: int
+    t3: int
+    preset: str
+
+
+def _share_count(share: float, n: int) -> int:
+    # ceil with a tolerance, so 0.2 * 50 is 10, not 11
+    return max(2, math.ceil(share * n - 1e-9))
+
+
+def thresholds(
+    n: int,
+    *,
+    preset: str | None = None,
+    t1: int | None = None,
+    t2: int | None = None,
+    t3: int | None = None,
+    s1: float | None = None,
+    s2: float | None = None,
+    s3: float | None = None,
+) -> Thresholds:
+    """The agreement counts for ``n`` models.
+
+    ``preset`` ``"shares"`` (default): t_k = max(2, ⌈s_k·n⌉) with shares
+    s1 = 0.9, s2 = ⅔, s3 = 0.2 (each configurable); ``"tlue4"``: the
+    methodology's rule t1 = n, t2 = n − 1 (t1 − 1 when only ``t1`` is
+    given), t3 = 2; ``"tlue8"``: its 8-model variant t1 = n − 1, t2 = n − 2,
+    t3 = 2.  Counts given explicitly override the preset.
+
+    >>> [(t.t1, t.t2, t.t3) for t in (thresholds(2), thresholds(14), thresholds(50))]
+    [(2, 2, 2), (13, 10, 3), (45, 34, 10)]
+    >>> t = thresholds(4, preset="tlue4"); (t.t1, t.t2, t.t3)
+    (4, 3, 2)
+    >>> t = thresholds(8, preset="tlue8"); (t.t1, t.t2, t.t3)
+    (7, 6, 2)
+    """
+    preset = DEFAULT_PRESET if preset is None else preset
+    if preset not in PRESETS:
+        raise InputError(f"unknown preset '{preset}' (use one of: {', '.join(PRESETS)})")
+    if preset != "shares" and any(v is not None for v in (s1, s2, s3)):
+        raise InputError(f"shares (s1, s2, s3) apply to the 'shares' preset, not '{preset}'")
+    for name, v in (("s1", s1), ("s2", s2), ("s3", s3)):
+        if v is not None and not 0 < float(v) <= 1:
+            raise InputError(f"{name} must be a share of the models in (0, 1], not {v}")
+    if preset == "shares":
+        d1, d2, d3 = (DEFAULT_SHARES[0] if s1 is None else s1, DEFAULT_SHARES[1] if s2 is None else s2,
+                      DEFAULT_SHARES[2] if s3 is None else s3)
+        t1v = _share_count(d1, n) if t1 is None else int(t1)
+        t2v = min(_share_count(d2, n), t1v) if t2 is None else int(t2)
+        t3v = min(_share_count(d3, n), t2v) if t3 is None else int(t3)
+    else:
+        base = n if preset == "tlue4" else n - 1
+        t1v = max(base, 1) if t1 is None else int(t1)
+        if t2 is None:
+            t2v = max(t1v - 1, 1) if (t1 is not None or preset == "tlue8") else max(n - 1, 1)
+        else:
+            t2v = int(t2)
+        t3v = 2 if t3 is None else int(t3)
     if not 1 <= t1v <= n:
         raise InputError(f"t1 must be between 1 and the number of models ({n}), not {t1v}")
     if not 1 <= t2v <= t1v:
         raise InputError(f"t2 must be between 1 and t1 ({t1v}), not {t2v}")
-    return t1v, t2v
+    if not 1 <= t3v:
+        raise InputError(f"t3 must be at least 1, not {t3v}")
+    return Thresholds(t1v, t2v, t3v, preset)
 
 
 # One pass over the predictions: votes per (question, letter) and answers
 # per (model, letter), via GROUPING SETS.  {fam_agg} counts the distinct
 # families of the voters: a bitmask OR + popcount when there are at most 64
 # families (much faster than COUNT(DISTINCT)), else COUNT(DISTINCT).
+_USABLE = usable_predictions_sql()
 _AGG_SQL = f"""
 CREATE TEMP TABLE _agg AS
 WITH _q AS ({QUESTIONS_SQL}),
-p AS ({usable_predictions_sql()})
+p AS ({{p_body}})
 SELECT qn, model_id, answer, bool_or(is_key) AS is_key, count(*) AS cnt, {{fam_agg}} AS nfam
 FROM p
 GROUP BY GROUPING SETS ((qn, answer), (model_id, answer))
@@ -143,21 +222,26 @@ tiered AS (
            coalesce(pq.top.f, 0)::INTEGER AS f
     FROM _q q LEFT JOIN per_q pq USING (qn)
 ),
+multi AS (
+    SELECT question_id FROM questions
+    WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')
+),
 ruled AS (
-    SELECT *,
-           CASE WHEN $separate AND n_valid < $n THEN NULL
+    SELECT t.*, m.question_id IS NOT NULL AS is_multi,
+           CASE WHEN m.question_id IS NOT NULL THEN NULL
+                WHEN $separate AND n_valid < $n THEN NULL
                 WHEN c >= $t1 THEN 1
                 WHEN c >= $t2 THEN 2
-                WHEN c >= 2 AND f >= 2 THEN 3
-                WHEN c >= 2 THEN 4
+                WHEN c >= $t3 AND f >= 2 THEN 3
+                WHEN c >= $t3 THEN 4
                 WHEN c >= 1 THEN 5
                 ELSE 0 END AS tier
-    FROM tiered
+    FROM tiered t LEFT JOIN multi m USING (question_id)
 )
 INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
                            agreeing_families, n_models, n_valid, n_correct)
 SELECT $run_id, $benchmark, question_id, tier,
-       CASE WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
+       CASE WHEN is_multi THEN 'multi_answer' WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
        top_answer, c, f, $n, n_valid, n_correct
 FROM ruled
 """
@@ -170,7 +254,9 @@ key_lint AS (
            CASE WHEN answer_key IS NULL THEN 'the item has no answer key'
                 ELSE 'key ''' || answer_key || ''' is not one of the options ' || array_to_string(labels, ', ') END AS detail,
            qn AS ord
-    FROM _q WHERE answer_key IS NULL OR NOT list_contains(labels, answer_key)
+    FROM _q WHERE answer_key IS NULL OR (NOT list_contains(labels, answer_key)
+          AND question_id NOT IN (SELECT question_id FROM questions
+                                  WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')))
 ),
 -- candidates first: equal texts after collapsing whitespace are also equal
 -- after deleting it, and deleting is far cheaper than a regexp on every option
@@ -210,13 +296,16 @@ ORDER BY kind, ord, model
 """
 
 
-def _analyze_one(con, benchmark: str, ms: ModelSet, t1: int, t2: int, incomplete: str) -> BenchmarkRun:
+def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True) -> BenchmarkRun:
+    t1, t2 = thr.t1, thr.t2
     n_questions = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
     config = {
         "rule": "cross-model agreement tiers",
         "rule_version": RULE_VERSION,
+        "preset": thr.preset,
         "t1": t1,
         "t2": t2,
+        "t3": thr.t3,
         "incomplete": incomplete,
         "n_models": ms.n,
         "models": list(ms.models),
@@ -236,11 +325,18 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, t1: int, t2: int, incomplete
         "n": ms.n,
         "t1": t1,
         "t2": t2,
+        "t3": thr.t3,
         "separate": incomplete == "separate",
     }
     n_families = len(set(ms.families.values()))
     fam_agg = FAM_BITMASK if n_families <= 64 else FAM_DISTINCT
-    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg), {"benchmark": benchmark})
+    p_body = _USABLE
+    if score:   # one pass over the predictions serves the tiers and the score: the usable answers as _up
+        from audit.analyze.keyerror import create_usable_table
+
+        create_usable_table(con, benchmark)
+        p_body = "SELECT qn, model_id, fam_id, answer, is_key FROM _up"
+    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg).replace("{p_body}", p_body), {"benchmark": benchmark})
     try:
         con.execute(_RESULTS_SQL, params)
         con.execute(
@@ -249,12 +345,16 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, t1: int, t2: int, incomplete
         )
     finally:
         con.execute("DROP TABLE IF EXISTS _agg")
+    if score:
+        from audit.analyze.keyerror import score_run
+
+        score_run(con, run_id, benchmark, ms)
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
         dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
     )
     n_lint = con.execute("SELECT count(*) FROM audit_lint WHERE run_id = ?", [run_id]).fetchall()[0][0]
-    return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint)
+    return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset)
 
 
 def analyze(
@@ -264,7 +364,13 @@ def analyze(
     models=None,
     t1: int | None = None,
     t2: int | None = None,
+    t3: int | None = None,
+    preset: str | None = None,
+    s1: float | None = None,
+    s2: float | None = None,
+    s3: float | None = None,
     incomplete: str = "tier",
+    score: bool = True,
     progress: bool = False,
 ) -> AnalyzeSummary:
     """Assign every question of a benchmark (``None``: of every benchmark
@@ -295,9 +401,12 @@ def analyze(
     ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m1','default',NULL,'B','given',true), "
     ...         "('b','q0','m2','default',NULL,'B','given',true), ('b','q1','m1','default',NULL,'A','given',true), "
     ...         "('b','q1','m2','default',NULL,'B','given',true)")
-    >>> s = analyze("b", db=db)
+    >>> s = analyze("b", db=db, preset="tlue4")
     >>> {k: v for k, v in s.runs[0].counts.items() if v}
     {'tier1': 1, 'tier2': 1}
+    >>> s = analyze("b", db=db)   # default shares: one dissenting model is no consensus
+    >>> {k: v for k, v in s.runs[0].counts.items() if v}
+    {'tier1': 1, 'tier5': 1}
     """
     if incomplete not in ("tier", "separate"):
         raise InputError(f"incomplete must be 'tier' or 'separate', not '{incomplete}'")
@@ -316,7 +425,7 @@ def analyze(
                 skipped.append(name)
                 continue
             ms = model_set(con, name, models)
-            plans.append((name, ms, *_thresholds(ms.n, t1, t2)))
+            plans.append((name, ms, thresholds(ms.n, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3)))
         if not plans:
             raise NotFoundError(f"no benchmark has predictions ({', '.join(skipped)}); import predictions first")
         runs = []
@@ -324,10 +433,10 @@ def analyze(
 
         bar = tqdm(plans, desc="analyze", unit="benchmark", disable=not progress, leave=False)
         with transaction(con):
-            for name, ms, t1v, t2v in bar:
+            for name, ms, thr in bar:
                 con.register("_ms", ms.arrow())
                 try:
-                    runs.append(_analyze_one(con, name, ms, t1v, t2v, incomplete))
+                    runs.append(_analyze_one(con, name, ms, thr, incomplete, score))
                 finally:
                     con.unregister("_ms")
         return AnalyzeSummary(tuple(runs), tuple(skipped))
@@ -336,9 +445,11 @@ def analyze(
 def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
     """Questions per tier in the latest audit run of ``benchmark``.
 
-    Columns: tier (nullable Int64; <NA> for the ``incomplete`` bucket),
-    bucket ('tier0'..'tier5', 'incomplete'), n.  Every tier appears, with 0
-    when empty; ``incomplete`` only when the run used ``incomplete="separate"``.
+    Columns: tier (nullable Int64; <NA> for the ``incomplete`` and
+    ``multi_answer`` buckets), bucket ('tier0'..'tier5', 'incomplete',
+    'multi_answer'), n.  Every tier appears, with 0 when empty;
+    ``incomplete`` only when the run used ``incomplete="separate"``,
+    ``multi_answer`` only when the benchmark has such items.
     """
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)
@@ -346,10 +457,11 @@ def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
         got = dict(
             con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]).fetchall()
         )
-    buckets = [b for b in BUCKETS if b != "incomplete" or run["config"].get("incomplete") == "separate"]
+    buckets = [b for b in BUCKETS if (b != "incomplete" or run["config"].get("incomplete") == "separate")
+               and (b != "multi_answer" or got.get(b))]
     df = pd.DataFrame(
         {
-            "tier": pd.array([None if b == "incomplete" else int(b[4:]) for b in buckets], dtype="Int64"),
+            "tier": pd.array([int(b[4:]) if b.startswith("tier") else None for b in buckets], dtype="Int64"),
             "bucket": buckets,
             "n": [int(got.get(b, 0)) for b in buckets],
         }
@@ -385,4 +497,5 @@ def audit_results(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
         ).df()
 
 
-__all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary", "BenchmarkRun", "TIER_NAMES"]
+__all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
+           "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]

@@ -13,6 +13,7 @@ from audit.cli._common import BenchmarkOption, DbOption, echo
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.command("analyze")(analyze_cmd)
     app.command("report")(report_cmd)
+    app.command("rescore")(rescore_cmd)
 
 
 def analyze_cmd(
@@ -22,8 +23,18 @@ def analyze_cmd(
     models: Annotated[
         Optional[str], typer.Option("--models", help="Comma-separated model names (default: every model with predictions).")
     ] = None,
-    t1: Annotated[Optional[int], typer.Option("--t1", help="Models that must agree for Tier 1 (default: N, all).")] = None,
-    t2: Annotated[Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (default: N - 1).")] = None,
+    preset: Annotated[
+        Optional[str],
+        typer.Option("--preset", help="Threshold rule: 'shares' (default; scales with the number of models N), "
+                     "'tlue4' (the methodology's four-model rule: N, N - 1, 2) or 'tlue8' (its 8-model run: N - 1, N - 2, 2)."),
+    ] = None,
+    t1: Annotated[Optional[int], typer.Option("--t1", help="Models that must agree for Tier 1 (overrides the preset).")] = None,
+    t2: Annotated[Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (overrides the preset).")] = None,
+    t3: Annotated[Optional[int], typer.Option("--t3", help="Models that must agree for Tier 3/4 (overrides the preset).")] = None,
+    s1: Annotated[Optional[float], typer.Option("--s1", help="Share of the models for Tier 1 (preset shares; default 0.9).")] = None,
+    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 2/3).")] = None,
+    s3: Annotated[Optional[float], typer.Option("--s3", help="Share of the models for Tier 3/4 (preset shares; default 0.2).")] = None,
+    no_score: Annotated[bool, typer.Option("--no-score", help="Skip the key-error score (tiers only).")] = False,
     incomplete: Annotated[
         str,
         typer.Option(
@@ -34,27 +45,37 @@ def analyze_cmd(
     ] = "tier",
     db: DbOption = None,
 ) -> None:
-    """Assign every question to a cross-model agreement tier and print the counts.
+    """Assign every question to a cross-model agreement tier, fit the key-error
+    score, and print the counts.
 
-    Tier 1: all models agree on the same non-key answer (>= t1); Tier 2: >= t2 agree;
-    Tier 3: >= 2 models of >= 2 families agree; Tier 4: >= 2 models of one family;
-    Tier 5: non-key answers but no two agree; Tier 0: key consensus.
+    Tier 1: >= t1 models agree on the same non-key answer; Tier 2: >= t2 agree;
+    Tier 3: >= t3 models of >= 2 families agree; Tier 4: >= t3 of one family;
+    Tier 5: non-key answers but fewer than t3 agree; Tier 0: key consensus.
+    Default thresholds (preset 'shares'): t1 = 90%, t2 = two thirds, t3 = 20% of
+    the models, never fewer than 2.  The key-error score is the probability that
+    the key is wrong (see the README, "How to read a tier and a score").
     """
-    from audit.analyze.tiers import TIER_NAMES, analyze
+    from audit.analyze.tiers import TIER_NAMES, TIER_NAMES_TLUE4, analyze
 
-    summary = analyze(benchmark, db=db, models=models, t1=t1, t2=t2, incomplete=incomplete, progress=sys.stderr.isatty())
+    summary = analyze(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
+                      incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())
     for run in summary.runs:
         echo(
             f"{run.benchmark}: audit run {run.run_id} — {run.n_questions} questions, {run.n_models} models, "
-            f"t1={run.t1}, t2={run.t2}, incomplete={run.incomplete}"
+            f"t1={run.t1}, t2={run.t2}, incomplete={run.incomplete}, t3={run.t3}, preset {run.preset}"
         )
+        names = TIER_NAMES if run.preset == "shares" else TIER_NAMES_TLUE4
         for bucket, n in run.counts.items():
             if bucket == "incomplete":
                 if run.incomplete == "separate":
                     echo(f"  incomplete  {n:>7}  any invalid or missing prediction")
                 continue
+            if bucket == "multi_answer":
+                if n:
+                    echo(f"  multi-answer {n:>6}  key with several answers: not tiered")
+                continue
             tier = int(bucket[4:])
-            echo(f"  Tier {tier}  {n:>9}  {TIER_NAMES[tier]}")
+            echo(f"  Tier {tier}  {n:>9}  {names[tier]}")
         if run.n_lint:
             echo(f"  lint: {run.n_lint} finding(s); see 'audit report --benchmark {run.benchmark}'")
     for name in summary.skipped:
@@ -82,3 +103,26 @@ def report_cmd(
         echo(f"report written to {output}")
     else:
         sys.stdout.write(text)
+
+
+def rescore_cmd(
+    benchmark: BenchmarkOption = None,
+    calibration: Annotated[bool, typer.Option("--calibration", help="Also print predicted vs observed rates.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Refit the key-error score of the latest audit run with the settled expert verdicts
+    (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
+    from audit.analyze._base import resolve_benchmark
+    from audit.review.evidence import calibration as calib
+    from audit.review.evidence import rescore
+    from audit.store import connect
+
+    with connect(db, read_only=True) as con:
+        b = resolve_benchmark(con, benchmark)
+    n = rescore(b, db=db)
+    echo(f"{b}: key-error score refitted with {n} settled item(s)")
+    if calibration:
+        tab = calib(b, db=db)
+        echo("predicted vs observed wrong-key rate on settled items:" if len(tab) else "no settled items yet")
+        for r in tab.itertuples():
+            echo(f"  {r.band}  n={r.n:<5} predicted {r.predicted:.3f}  observed {r.observed:.3f}  {r.note}")

@@ -155,12 +155,13 @@ def queue_cmd(
     limit: Annotated[int, typer.Option("--limit", help="Rows to show.")] = 30,
     db: DbOption = None,
 ) -> None:
-    """The next items to review, in priority order."""
+    """The next items to review: the key most likely wrong first (order 'evidence')."""
     from audit.review import review_queue
 
     b = _benchmark(benchmark, db)
     df = review_queue(b, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
-    _show(df[["position", "question_id", "subject", "tier", "answer_key", "top_answer", "agreement_count",
+    df["p_wrong_key"] = df["key_error"].round(3)
+    _show(df[["position", "question_id", "subject", "tier", "p_wrong_key", "answer_key", "top_answer", "agreement_count",
               "status", "n_verdicts", "required"]], "no items match")
 
 

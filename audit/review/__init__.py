@@ -52,3 +52,10 @@ __all__ = [
 from audit.analyze.report import register_report_hook as _register  # noqa: E402
 
 _register(_judge_report_sections)
+
+# Key-error evidence: the combined score, re-ranking after verdicts, reasons in plain words (issue 11).
+from audit.review.evidence import (  # noqa: E402
+    calibration, evidence_scores, evidence_weights, refresh_evidence, rescore, why_this_item,
+)
+
+__all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]

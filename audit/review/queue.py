@@ -13,6 +13,7 @@ from typing import Iterable
 import pandas as pd
 
 from audit.errors import AuditError
+from audit.review.evidence import EVIDENCE_CTE
 from audit.review._common import clean_name, run
 from audit.review.status import (
     AUDIT_CTE, DISPUTED, DONE, NEEDS_SECOND_REVIEW, STATUSES, UNREVIEWED, base_params, required_expr,
@@ -56,6 +57,11 @@ register_order("agreement", "agreement_count DESC NULLS LAST, agreeing_families 
                "Most models agreeing on another answer first")
 register_order("id", "seq", "Import order")
 register_order("recent", "last_reviewed_at DESC NULLS LAST", "Most recently reviewed first")
+register_order("evidence", "key_error DESC NULLS LAST, tier ASC NULLS LAST, agreement_count DESC NULLS LAST",
+               "Evidence: most likely wrong key first")
+# The default: the key-error score with all evidence so far; items without a
+# score (an audit run made with score=False) fall back to the priority order.
+DEFAULT_ORDER = "evidence"
 
 
 def _as_list(value) -> list | None:
@@ -104,7 +110,7 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         where.append("(" + " OR ".join(parts) + ")")
     cond = " AND ".join(where) if where else "true"
     sql = f"""
-    WITH {summary_ctes()}, {AUDIT_CTE},
+    WITH {summary_ctes()}, {AUDIT_CTE}, {EVIDENCE_CTE},
     par AS (
         SELECT question_id, bool_and(key_match) AS parallel_key_match
         FROM parallel_links WHERE benchmark = $benchmark GROUP BY question_id
@@ -113,7 +119,7 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         SELECT q.question_id, q.seq, q.subject, q.language, q.script,
                q.answer_key,
                a.tier, a.bucket, a.top_answer, a.agreement_count, a.agreeing_families, a.n_models, a.n_valid,
-               q.structure_suspect,
+               ke.key_error, q.structure_suspect,
                p.question_id IS NOT NULL AS has_parallel, p.parallel_key_match,
                coalesce(s.n_reviews, 0) AS n_reviews, coalesce(s.n_reviewers, 0) AS n_reviewers,
                coalesce(s.n_verdicts, 0) AS n_verdicts, {required_expr()} AS required,
@@ -122,6 +128,7 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
                coalesce(s.adjudicated, false) AS adjudicated, s.last_reviewed_at
         FROM questions q
         LEFT JOIN cur_audit a USING (question_id)
+        LEFT JOIN cur_evidence ke USING (question_id)
         LEFT JOIN par p USING (question_id)
         LEFT JOIN review_summary s USING (question_id)
         WHERE q.benchmark = $benchmark
@@ -154,7 +161,7 @@ def review_queue(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = "priority",
+    order: str = DEFAULT_ORDER,
     limit: int | None = None,
     offset: int = 0,
     db=None,
@@ -167,13 +174,15 @@ def review_queue(
     reviewed_by_me / not_reviewed_by_me — the last two need ``reviewer``),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
     item has a different key).  ``order`` names an entry of
-    :data:`QUEUE_ORDERS` (default ``priority``: tier ascending, agreement
-    count descending, then import order).
+    :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
+    key is wrong, highest first, then tier ascending and agreement count
+    descending; ``priority`` is the tier order).
 
     Columns: ``position`` (1-based rank in the filtered queue),
     ``question_id, seq, subject, language, script, stem_preview,
     answer_key, tier, bucket, top_answer, agreement_count,
-    agreeing_families, n_models, n_valid, structure_suspect,
+    agreeing_families, n_models, n_valid, key_error (the probability that
+    the key is wrong, with all evidence so far), structure_suspect,
     structure_reason, has_parallel, parallel_key_match, n_reviews,
     n_reviewers, n_verdicts, required, status, reviewed_by_me,
     adjudicated, last_reviewed_at``.
@@ -261,7 +270,7 @@ def neighbours(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = "priority",
+    order: str = DEFAULT_ORDER,
     db=None,
 ) -> tuple[str | None, str | None]:
     """(previous id, next id) of ``question_id`` within the queue filter and

@@ -230,7 +230,11 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
         r.setdefault("source", source)
     wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in records]
     clean = _validate(con, benchmark, records, wheres)
-    return _insert(con, clean) if clean else []
+    out = _insert(con, clean) if clean else []
+    if out:  # the queue re-ranks after each verdict (issue 11)
+        from audit.review.evidence import refresh_evidence
+        refresh_evidence(con, benchmark)
+    return out
 
 
 def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",

@@ -17,7 +17,7 @@ import streamlit as st
 import audit
 from audit.vocab import CAUSES, VERDICTS
 from workbench import render, session
-from workbench.views import common, queue
+from workbench.views import common, item_evidence, queue
 
 VERDICT_KEYS = list(VERDICTS)                 # shortcut n selects VERDICT_KEYS[n-1]
 SHORT_VERDICT_LABELS = {
@@ -360,6 +360,7 @@ def page() -> None:
     main, side = st.columns([7, 4], gap="large")
     with main:
         _question(view)
+        item_evidence.show(bench, qid, db)
         if view.judges:
             _judges(view)
         st.markdown("#### Model answers by family")

@@ -132,8 +132,8 @@ def page() -> None:
     if df.empty:
         st.info("No item matches these filters." if page_no == 1 else "No more items.")
     else:
-        st.caption("Click an item's id to open it. Items are ordered by priority: tier, then how many "
-                   "models agree on an answer other than the key.")
+        st.caption("Click an item's id to open it. Items are ordered by how likely their key is wrong, "
+                   "given the models, judges and expert verdicts so far; then by tier.")
         head = st.columns(_COLS)
         head[0].markdown("**Item**")
         with head[1]:

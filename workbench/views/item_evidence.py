@@ -1,0 +1,19 @@
+"""Item page panel "Why this item is here": each contribution to the item's
+key-error score in plain words, from :func:`audit.review.why_this_item`
+(no statistics here)."""
+from __future__ import annotations
+
+import streamlit as st
+
+import audit
+from workbench import render
+from workbench.views import common
+
+
+def show(bench: str, qid: str, db) -> None:
+    """Render the reasons; nothing when the benchmark has no score yet."""
+    reasons = common.call(audit.review.why_this_item, bench, qid, db=db, quiet=True, any_error=True)
+    if not reasons:
+        return
+    st.markdown("#### Why this item is here")
+    st.markdown("\n".join(f"- {render.md(s)}" for s in reasons))
