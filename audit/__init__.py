@@ -9,6 +9,7 @@ The public API is re-exported here; everything else is internal.
 """
 from audit._version import __version__
 from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
+from audit.errors import PermissionDeniedError, SignInError
 from audit.labels import LATIN_LABELS, TIBETAN_TO_LATIN, normalize_label
 from audit.records import Model, Option, Prediction, Question, Review
 from audit.store import connect, default_db_path, init_db, transaction

@@ -23,9 +23,9 @@ app.add_typer(import_app, name="import")
 
 def _register_groups() -> None:
     # Each module adds its own commands; the order here is the help order.
-    from audit.cli import analyze, demo, export, ingest, judge, models, review, sync
+    from audit.cli import analyze, demo, export, ingest, judge, models, review, sync, users
 
-    for module in (demo, ingest, models, analyze, review, judge, sync, export):
+    for module in (demo, ingest, models, analyze, review, judge, sync, export, users):
         module.register(app, import_app)
 
 

@@ -16,11 +16,12 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from audit._version import __version__
-from audit.errors import AuditError, InputError, NotFoundError
+from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
 from audit.records import Review
 from audit.review._common import clean_name, clean_text, to_utc, utc_now
-from audit.review.settings import is_lead, leads_from
+from audit.review.accounts import may_adjudicate
+from audit.review.settings import leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 
@@ -66,6 +67,12 @@ def _is_blank(v) -> bool:
     return isinstance(v, str) and not v.strip()
 
 
+def _truthy(v) -> bool:
+    if isinstance(v, str):
+        return v.strip().lower() in _TRUE
+    return not _is_blank(v) and bool(v)
+
+
 def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> list[dict]:
     """Check every row against the vocabulary, the item and the lead list;
     return the rows ready to insert.  Raises at the first bad row."""
@@ -81,6 +88,14 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         ).fetchall()
     }
     leads = leads_from(con)
+    adjudicators: dict[str, bool] = {}
+    # Who already gave a (non-adjudication) verdict on the items adjudicated
+    # here: their verdict is part of the dispute, so they may not settle it.
+    adj_ids = sorted({str(r.get("question_id")).strip() for r in rows if _truthy(r.get("is_adjudication"))})
+    parties = {(q, n.casefold()) for q, n in con.execute(
+        "SELECT DISTINCT question_id, reviewer FROM reviews WHERE benchmark = ? AND NOT is_adjudication "
+        "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall()
+    } if adj_ids else set()
     known_external = set()
     ext = sorted({str(r["external_id"]) for r in rows if not _is_blank(r.get("external_id"))})
     if ext:
@@ -132,9 +147,17 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         adj = False if _is_blank(adj) else bool(adj)
         if adj and verdict == "skip":
             raise where.fail("an adjudication must decide: skip is not an adjudicated verdict")
-        if adj and leads and not is_lead(reviewer, leads):
-            raise where.fail(f"'{reviewer}' is not a lead reviewer and may not adjudicate "
-                             f"(leads: {', '.join(leads)})")
+        if adj:
+            if reviewer.casefold() not in adjudicators:
+                adjudicators[reviewer.casefold()] = may_adjudicate(con, reviewer)
+            if not adjudicators[reviewer.casefold()]:
+                who = f" (leads: {', '.join(leads)})" if leads else ""
+                raise PermissionDeniedError(where.fail(
+                    f"'{reviewer}' is not a lead reviewer and may not adjudicate{who}").args[0])
+            if (qid, reviewer.casefold()) in parties:
+                raise PermissionDeniedError(where.fail(
+                    f"'{reviewer}' gave a verdict on question '{qid}' and so may not adjudicate it; "
+                    "another lead reviewer settles it").args[0])
         source = row.get("source") or "cli"
         if source not in REVIEW_SOURCES:
             raise where.fail(f"unknown review source '{source}' (one of: {', '.join(REVIEW_SOURCES)})")
@@ -247,7 +270,9 @@ def add_review(
     ``CAUSES``; ``corrected_answer`` (Latin or Tibetan label) is one of the
     item's options, is given exactly when the verdict is ``key_wrong``, and
     differs from the current key; an adjudication is not ``skip`` and, when
-    lead reviewers are configured, is made by a lead.  ``created_at`` defaults
+    lead reviewers or accounts exist, is made by a lead (see
+    :mod:`audit.review.accounts`) who gave no verdict of their own on the
+    item (their verdict is part of the dispute).  ``created_at`` defaults
     to now (UTC); an aware time is converted to UTC.
 
     >>> import tempfile, os
