@@ -162,6 +162,18 @@ def effective_role(con, name: str | None) -> str | None:
     return None if has_accounts(con) else "reviewer"
 
 
+def account_role(name: str | None, *, db=None) -> str | None:
+    """:func:`effective_role` of ``name`` in the database ``db``."""
+    with connect(db, read_only=True) as con:
+        return effective_role(con, name)
+
+
+def accounts_exist(*, db=None) -> bool:
+    """:func:`has_accounts` on the database ``db``."""
+    with connect(db, read_only=True) as con:
+        return has_accounts(con)
+
+
 def may_adjudicate(con, name: str | None) -> bool:
     """Whether ``name`` may adjudicate disputed items: a lead or admin (by
     account or the lead list); with no accounts and an empty lead list,
@@ -271,6 +283,23 @@ def reset_password(name: str, password: str, *, actor: str | None = None, db=Non
 
 
 # ---------------------------------------------------------------- signing in
+
+def verify_password(name: str, password: str, *, db=None) -> bool:
+    """Whether ``password`` is the account's password, without counting
+    a failure or signing in (for the demo banner: are the published demo
+    passwords still in use?)."""
+    from argon2.exceptions import InvalidHashError, VerificationError
+
+    with connect(db, read_only=True) as con:
+        rows = con.execute("SELECT password_hash FROM accounts WHERE name_key = ?", [_key(name)]).fetchall() \
+            if table_exists(con, "accounts") else []
+    if not rows:
+        return False
+    try:
+        return bool(_hasher().verify(rows[0][0], password))
+    except (VerificationError, InvalidHashError):
+        return False
+
 
 def _lock_seconds(failures: int) -> int:
     if failures < MAX_FAILURES:
