@@ -116,6 +116,18 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
             return
         _print(st)
 
+    @ls.command("rejected")
+    def rejected_cmd(project: ProjectOption = None, db: DbOption = None) -> None:
+        """List the Label Studio annotations a pull refused, with the reason (fix them in Label
+        Studio and pull again)."""
+        from audit.sync import ls_rejected
+
+        df = ls_rejected(project_id=project, db=db)
+        if df.empty:
+            echo("no rejected annotations")
+            return
+        echo(df.to_string(index=False))
+
     @ls.command("webhook")
     def webhook_cmd(port: Annotated[int, typer.Option("--port", help="Loopback port to listen on.")] = 8765,
                     secret: Annotated[Optional[str], typer.Option(

@@ -73,9 +73,12 @@ def _truthy(v) -> bool:
     return not _is_blank(v) and bool(v)
 
 
-def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> list[dict]:
+def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
+              problems: list | None = None) -> list[dict]:
     """Check every row against the vocabulary, the item and the lead list;
-    return the rows ready to insert.  Raises at the first bad row."""
+    return the rows ready to insert.  Raises at the first bad row, or, when
+    ``problems`` is a list, appends each row's reason (None when valid) to
+    it and returns only the valid rows."""
     if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
         raise NotFoundError(f"unknown benchmark '{benchmark}'")
     ids = sorted({str(r.get("question_id")).strip() for r in rows if not _is_blank(r.get("question_id"))})
@@ -104,7 +107,8 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
             [benchmark, ext]).fetchall()}
     now = utc_now()
     out = []
-    for row, where in zip(rows, wheres):
+
+    def one(row: dict, where: _Where) -> dict:
         qid = "" if _is_blank(row.get("question_id")) else str(row["question_id"]).strip()
         if not qid:
             raise where.fail("question_id is empty")
@@ -174,13 +178,54 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
             if external_id in known_external:
                 raise where.fail(f"a review with external id '{external_id}' is already recorded")
             known_external.add(external_id)
-        out.append({
+        return {
             "benchmark": benchmark, "question_id": qid, "reviewer": reviewer, "created_at": created,
             "verdict": verdict, "corrected_answer": answer, "cause": cause,
             "rationale": clean_text(row.get("rationale")), "proposed_fix": clean_text(row.get("proposed_fix")),
             "is_adjudication": adj, "source": source,
             "app_version": clean_text(row.get("app_version")) or __version__, "external_id": external_id,
-        })
+        }
+
+    for row, where in zip(rows, wheres):
+        if problems is None:
+            out.append(one(row, where))
+            continue
+        try:
+            out.append(one(row, where))
+            problems.append(None)
+        except AuditError as exc:
+            problems.append(getattr(exc, "detail", None) or str(exc))
+    return out
+
+
+def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *,
+                    source: str = "cli") -> list[str | None]:
+    """Why each row would be refused by :func:`add_reviews` (None when it is
+    a valid verdict), without writing anything: the one validation every
+    way in uses (CLI, import, workbench, Label Studio pull).
+
+    >>> import tempfile, os
+    >>> from audit.records import Question, Option
+    >>> from audit.ingest._store import store_questions
+    >>> from audit.store import connect
+    >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
+    ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
+    ...         [Option("A", "3"), Option("B", "4")], "A")])
+    ...     review_problems(con, "demo", [
+    ...         {"question_id": "q1", "reviewer": "Pema", "verdict": "key_correct"},
+    ...         {"question_id": "q1", "reviewer": "Pema", "verdict": "key_correct", "corrected_answer": "B"}])
+    [None, 'a corrected answer only goes with verdict key_wrong, not key_correct']
+    """
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict("records")
+    rows = [dict(r) for r in rows]
+    for r in rows:
+        r.setdefault("source", source)
+    out: list[str | None] = []
+    try:
+        _validate(con, benchmark, rows, [_Where() for _ in rows], problems=out)
+    except AuditError as exc:  # the benchmark itself is unknown
+        return [str(exc)] * len(rows)
     return out
 
 

@@ -306,10 +306,12 @@ known AS (
 synced AS (
     SELECT benchmark, question_id, reviewer, max(review_id) AS last_review_id FROM known GROUP BY ALL
 ),
-link AS (    -- the annotation holding a reviewer's verdict on an item: its latest known version
-    SELECT k.benchmark, k.question_id, k.reviewer, k.annotation_id, k.updated_at AS known_updated_at
+link AS (    -- the annotation a reviewer owns on an item (never one they only edited), and the
+             -- latest version known of it, by whoever made it
+    SELECT k.benchmark, k.question_id, k.reviewer, k.annotation_id,
+           (SELECT max(k2.updated_at) FROM known k2 WHERE k2.annotation_id = k.annotation_id) AS known_updated_at
     FROM known k
-    WHERE NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
+    WHERE k.edited_by IS NULL AND NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
                       AND d.annotation_id = k.annotation_id)
     QUALIFY row_number() OVER (PARTITION BY k.benchmark, k.question_id, k.reviewer
                                ORDER BY k.updated_at DESC, k.annotation_id DESC) = 1

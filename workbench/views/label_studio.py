@@ -42,6 +42,15 @@ def page() -> None:
     elif status is not None:
         st.info("No Label Studio project is connected yet.")
 
+    rejected = common.call(audit.ls_rejected, db=db)
+    if rejected is not None and not rejected.empty:
+        st.subheader("Annotations not taken")
+        st.caption("These Label Studio annotations are not valid verdicts, so they were not recorded. "
+                   "Correct them in Label Studio and pull again.")
+        st.dataframe(rejected[["question_id", "reviewer", "updated_at", "reason"]].rename(columns={
+            "question_id": "item", "updated_at": "saved in Label Studio (UTC)"}), hide_index=True,
+            key="ls_rejected")
+
     bench = common.benchmark_picker("ls_benchmark")
     if bench is None:
         return

@@ -22,3 +22,8 @@ CREATE TABLE login_failures (
     last_failed_at TIMESTAMP NOT NULL,
     locked_until   TIMESTAMP
 );
+
+-- Label Studio: who made each annotation version (issue 12).  NULL when the
+-- annotation's owner (completed_by) made it; else the Label Studio user who
+-- edited someone else's annotation — the pulled verdict is theirs.
+ALTER TABLE ls_annotations ADD COLUMN edited_by BIGINT;
