@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 import audit
+from audit.store import connect
 from audit.sync.config import verdict_result
 from tests.test_label_studio import (  # noqa: F401 - pytest fixtures
     _cli, _ls_page, _other_label, _project, _q, _reviewer, _tasks, ls, ls_server, make_benchmark,
@@ -109,3 +110,26 @@ def test_tasks_carry_plain_text_and_verdicts_go_in_bulk(ls, db_path):
     assert audit.ls_pull(db=db_path).reviews_added == 0
     assert _q(db_path, "SELECT count(*) FROM ls_annotations WHERE direction = 'pushed'")[0][0] == 40
     print(f"bulk push of 40 tasks with 40 verdicts: {bulk:.2f} s")
+
+
+def test_tasks_carry_the_parallel_source_and_the_list_shows_plain_text(ls, db_path):
+    url, token, client = ls
+    make_benchmark(db_path, 4)
+    with connect(db_path) as con:
+        con.execute("INSERT INTO parallel_links VALUES ('synth', 'q00003', 'cmmlu', 'agronomy.csv:7', 'zh', "
+                    "'中文<b>题</b>', [{'label': 'A', 'text': '甲'}, {'label': 'B', 'text': '乙'}], 'B', false)")
+    proj = _project(db_path)
+    audit.ls_push("synth", tiers=None, db=db_path)
+    data = next(t.data for t in _tasks(client, proj.project_id) if t.data["question_id"] == "q00003")
+    assert (data["source_name"], data["source_key"]) == ("cmmlu", "B")
+    assert data["source_text"] == "中文<b>题</b> — A. 甲 · B. 乙"         # plain text, as typed
+    assert data["source_options"] == ["A. 甲", "B. 乙"]
+    assert data["text"].startswith("中文问题 #3 — A. 中文问题 3-A · B. ") and "<" not in data["text"]
+    assert "中文&lt;b&gt;题&lt;/b&gt;" in data["item_html"] and "Source key: <b>B</b>" in data["item_html"]
+    views = [v for v in client.views.list(project=proj.project_id) if (v.data or {}).get("title") == "Audit items"]
+    assert len(views) == 1
+    hidden = views[0].data["hiddenColumns"]["explore"]
+    assert "tasks:data.item_html" in hidden and "tasks:data.text" not in hidden
+    audit.ls_connect(project_id=proj.project_id, db=db_path)       # connecting again adds no second tab
+    assert sum((v.data or {}).get("title") == "Audit items" for v in client.views.list(project=proj.project_id)) == 1
+

@@ -41,6 +41,24 @@ def ensure_config(session: Session, project_id: int, config: str) -> None:
             session.client.projects.update(id=project_id, label_config=config)
 
 
+VIEW_TITLE = "Audit items"
+
+
+def ensure_view(session: Session, project_id: int) -> None:
+    """Give the project a Data Manager tab "Audit items" whose task list
+    shows plain text (the ``text`` and ``source_text`` fields) and hides the
+    columns holding markup or internals (``item_html``, hashes, ids)."""
+    from audit.sync.config import HIDDEN_COLUMNS
+
+    data = {"title": VIEW_TITLE, "hiddenColumns": {"explore": HIDDEN_COLUMNS, "labeling": HIDDEN_COLUMNS}}
+    with ls_errors(session.auth, f"listing the task-list tabs of project {project_id}"):
+        views = session.client.views.list(project=project_id)
+    if any((getattr(v, "data", None) or {}).get("title") == VIEW_TITLE for v in views):
+        return
+    with ls_errors(session.auth, f"adding the task-list tab of project {project_id}"):
+        session.client.views.create(project=project_id, data=data)  # type: ignore[arg-type]
+
+
 def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str | None = None,
                project_id: int | None = None, benchmark: str | None = None, db=None) -> ConnectSummary:
     """Check the connection and create (or find) the project whose labeling
@@ -79,6 +97,7 @@ def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str
                     show_skip_button=True, maximum_annotations=10,
                 )
             created = True
+    ensure_view(session, int(project.id))
     with connect(db) as con, transaction(con):
         save_project(con, session.url, int(project.id), project.title, config)
     log.info("connected project %s (%s) at %s", project.id, project.title, session.url)

@@ -116,20 +116,29 @@ by_family AS (
 fams AS (
     SELECT benchmark, question_id, list({'family': family, 'answers': answers} ORDER BY family) AS families
     FROM by_family GROUP BY ALL
+),
+par AS (      -- the parallel source items (e.g. the CMMLU question a TLUE item was translated from)
+    SELECT p.benchmark, p.question_id,
+           list({'source': p.counterpart_source, 'id': p.counterpart_id, 'language': p.counterpart_language,
+                 'stem': p.counterpart_stem, 'options': p.counterpart_options, 'key': p.counterpart_key,
+                 'key_match': p.key_match} ORDER BY p.counterpart_source) AS parallels
+    FROM parallel_links p JOIN sel USING (benchmark, question_id)
+    GROUP BY ALL
 )
 SELECT q.benchmark, q.question_id, q.subject, q.language, q.script, q.stem, q.options, q.answer_key,
-       a.tier, f.families
+       a.tier, f.families, pa.parallels
 FROM questions q
 JOIN sel USING (benchmark, question_id)
 LEFT JOIN current_audit a ON a.benchmark = q.benchmark AND a.question_id = q.question_id
 LEFT JOIN fams f ON f.benchmark = q.benchmark AND f.question_id = q.question_id
+LEFT JOIN par pa ON pa.benchmark = q.benchmark AND pa.question_id = q.question_id
 ORDER BY q.benchmark, q.seq, q.question_id
 """
 
 
 def build_tasks(con, selection: pd.DataFrame) -> list[dict]:
     """Task data of the selected items (stem, options, key, tier, models'
-    answers by family), computed in one query."""
+    answers by family, parallel source items), computed in one query."""
     cur = con.execute(_ITEMS_SQL, {"benchmarks": [str(b) for b in selection["benchmark"]],
                                    "ids": [str(q) for q in selection["question_id"]]})
     cols = [c[0] for c in cur.description]
