@@ -191,6 +191,14 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert path.exists()
     assert any("Demo data" in i.value for i in at.info)
     assert sql(path, "SELECT count(*) FROM questions WHERE benchmark = 'demo'")[0][0] > 0
+    # a newcomer gets in with the demo accounts the banner shows; no database path before sign-in
+    banner = next(i.value for i in at.info if "Demo data" in i.value)
+    assert "**lead** / `demo-lead` (lead)" in banner and "**reviewer** / `demo-reviewer` (reviewer)" in banner
+    assert str(path) not in texts(at)
+    apptest_sign_in(at, "reviewer", password="demo-reviewer", create=False)
+    assert "Signed in as **reviewer** (reviewer)" in texts(at) and queue_ids(at)
+    assert sql(path, "SELECT name, role FROM accounts ORDER BY name") == [
+        ("admin", "admin"), ("lead", "lead"), ("reviewer", "reviewer"), ("reviewer2", "reviewer")]
 
     # A restarted server still says it is demo data ...
     st.cache_resource.clear()
