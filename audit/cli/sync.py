@@ -6,6 +6,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
 KeyOption = Annotated[Optional[str], typer.Option(
@@ -55,11 +56,15 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     @ls.command("connect")
     def connect_cmd(url: UrlOption = None, api_key: KeyOption = None, project: ProjectOption = None,
                     title: Annotated[Optional[str], typer.Option("--title", help="Project title to find or create.")] = None,
-                    benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
-        """Check the connection and create (or find) the project with a labeling config generated from the items."""
+                    benchmark: BenchmarkOption = None, as_: AsOption = None,
+                    password_stdin: PasswordStdinOption = False, db: DbOption = None) -> None:
+        """Check the connection and create (or find) the project with a labeling config generated from the items.
+
+        Once the database has accounts this is for admins: name yours with --as NAME."""
         from audit.sync import ls_connect
 
-        s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db)
+        actor = acting_account(as_, _Passwords(password_stdin), db)
+        s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db, actor=actor)
         echo(f"{'created' if s.created else 'connected'} project {s.project_id} '{s.title}' at {s.url} "
              f"(as {s.user}; options up to {'ABCDEF'[s.n_options - 1]})")
 

@@ -216,16 +216,13 @@ def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame,
     ...         {"question_id": "q1", "reviewer": "Pema", "verdict": "key_correct", "corrected_answer": "B"}])
     [None, 'a corrected answer only goes with verdict key_wrong, not key_correct']
     """
-    if isinstance(rows, pd.DataFrame):
-        rows = rows.to_dict("records")
-    rows = [dict(r) for r in rows]
-    for r in rows:
-        r.setdefault("source", source)
+    records = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else rows
+    clean: list[dict] = [{"source": source, **dict(r)} for r in records]
     out: list[str | None] = []
     try:
-        _validate(con, benchmark, rows, [_Where() for _ in rows], problems=out)
+        _validate(con, benchmark, clean, [_Where() for _ in clean], problems=out)
     except AuditError as exc:  # the benchmark itself is unknown
-        return [str(exc)] * len(rows)
+        return [str(exc)] * len(clean)
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from audit.review.accounts import require_role
 from audit.store import connect, transaction
 from audit.sync.client import KEY_ENV, Session, ls_errors, open_session
 from audit.sync.config import labeling_config
@@ -56,22 +57,27 @@ def ensure_view(session: Session, project_id: int) -> None:
     if any((getattr(v, "data", None) or {}).get("title") == VIEW_TITLE for v in views):
         return
     with ls_errors(session.auth, f"adding the task-list tab of project {project_id}"):
-        session.client.views.create(project=project_id, data=data)  # type: ignore[arg-type]
+        session.client.views.create(project=project_id, data=data)
 
 
 def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str | None = None,
-               project_id: int | None = None, benchmark: str | None = None, db=None) -> ConnectSummary:
+               project_id: int | None = None, benchmark: str | None = None, db=None,
+               actor: str | None = None) -> ConnectSummary:
     """Check the connection and create (or find) the project whose labeling
     config is generated from the items (enough option labels for the largest
     item of ``benchmark``, or of the whole database).  An existing project is
     taken by id, or by exact title; its config is brought up to date.  The
     project (URL + id, never the token) is recorded as the default for the
-    other ``ls_*`` functions.
+    other ``ls_*`` functions.  Changing the Label Studio settings is for
+    admins: once the database has accounts, ``actor`` must be an admin
+    (:func:`audit.review.accounts.require_role`).
 
     Example (needs a running server)::
 
         ls_connect("http://127.0.0.1:8080", title="TLUE review", benchmark="tlue")
     """
+    with connect(db) as con:
+        require_role(con, actor, "admin", "connecting a Label Studio project")
     session = open_session(url, api_key)
     with connect(db, read_only=False) as con:
         n_options = max_options(con, benchmark)

@@ -58,7 +58,8 @@ def page() -> None:
     c1, c2, c3, c4 = st.columns(4)
     kw = {"url": url or None, "api_key": token, "db": db}
     if c1.button("Connect", key="ls_connect", help="Create or find the project for this benchmark"):
-        s = common.call(audit.ls_connect, url or None, token, benchmark=bench, db=db)
+        s = common.call(audit.ls_connect, url or None, token, benchmark=bench, db=db,
+                        actor=session.reviewer())
         if s:
             st.success(f"{'Created' if s.created else 'Connected'} project {s.project_id} '{s.title}'.")
     if c2.button("Push", key="ls_push", help="Items of the chosen tiers as tasks, and verdicts as annotations"):
