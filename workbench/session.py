@@ -179,6 +179,15 @@ def restore() -> str | None:
     return None
 
 
+def with_token(params: dict[str, str]) -> dict[str, str]:
+    """``params`` plus the session token, for pages that replace the address
+    (``st.query_params.from_dict``, ``st.switch_page(query_params=…)``): a
+    reload of the new address keeps the reviewer signed in.  Pages that only
+    set single keys (``st.query_params[k] = v``) need nothing."""
+    token = st.session_state.get(K_TOKEN)
+    return {**params, TOKEN_PARAM: token} if token and reviewer() else dict(params)
+
+
 def _forget() -> None:
     for k in list(st.session_state.keys()):
         if k != "wb_demo":
