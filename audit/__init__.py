@@ -24,6 +24,7 @@ from typing import Any
 
 from audit._version import __version__
 from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
+from audit.errors import PermissionDeniedError, SignInError
 from audit.labels import LATIN_LABELS, TIBETAN_TO_LATIN, normalize_label
 from audit.records import Model, Option, Prediction, Question, Review
 from audit.vocab import CAUSES, VERDICTS

@@ -346,3 +346,48 @@ def demo_truth(db=None) -> dict[str, dict]:
             "SELECT question_id, source_record FROM questions WHERE benchmark = ?", [DEMO_BENCHMARK]
         ).fetchall()
     return {q: json.loads(r) for q, r in rows}
+
+
+# Demo accounts (name, role, password): published in the README and in the
+# workbench's demo banner so a newcomer can sign in at once.  They are for
+# the demo database only — disable them (``audit users disable``) or reset
+# their passwords before real review work starts in the same file.
+DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
+    ("admin", "admin", "demo-admin"),
+    ("lead", "lead", "demo-lead"),
+    ("reviewer", "reviewer", "demo-reviewer"),
+    ("reviewer2", "reviewer", "demo-reviewer2"),
+)
+
+
+def add_demo_accounts(db=None) -> list[tuple[str, str, str]]:
+    """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
+    (the first, ``admin``, becomes the admin); returns the accounts created
+    (none when accounts already exist)."""
+    from audit.review.accounts import add_account, has_accounts
+
+    with connect(db) as con:
+        if has_accounts(con):
+            return []
+    for name, role, password in DEMO_ACCOUNTS:
+        add_account(name, password, role=role, actor=DEMO_ACCOUNTS[0][0], db=db)
+    return list(DEMO_ACCOUNTS)
+
+
+def demo_accounts_in_use(db=None) -> list[tuple[str, str, str]]:
+    """The demo accounts that still exist, are enabled and still accept
+    their published password (for the banner and a warning)."""
+    from audit.errors import SignInError
+    from audit.review.accounts import list_accounts, verify_password
+
+    df = list_accounts(db=db)
+    names = {n.casefold() for n in df.loc[~df["disabled"].astype(bool), "name"]}
+    out = []
+    for name, role, password in DEMO_ACCOUNTS:
+        if name.casefold() in names:
+            try:
+                if verify_password(name, password, db=db):
+                    out.append((name, role, password))
+            except SignInError:
+                pass
+    return out

@@ -28,3 +28,13 @@ class DatabaseLockedError(AuditError):
 
 class NotFoundError(AuditError):
     """A benchmark, question, model or version that does not exist."""
+
+
+class PermissionDeniedError(AuditError):
+    """The acting account's role does not allow the operation (for example a
+    reviewer adjudicating or creating an export version)."""
+
+
+class SignInError(AuditError):
+    """A name and password that do not match an enabled account, too many
+    failed attempts, or a session token that is invalid or expired."""

@@ -258,8 +258,12 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     audit.ls_sync(db=db_path)
     task_id = next(t.id for t in _tasks(client, proj.project_id) if t.data["question_id"] == "q00000")
     ann = client.annotations.list(id=task_id)[0]
-    # Both sides change the same reviewer's verdict before the next sync.
-    client.annotations.update(id=ann.id, result=verdict_result("defective", cause="translation", rationale="in LS"))
+    # Both sides change the same reviewer's verdict before the next sync.  In Label Studio the
+    # change is Karma's own: her annotation replaced by a new one of hers (an edit saved with
+    # the admin's token would be the admin's verdict, see test_label_studio_integrity.py).
+    client.annotations.delete(id=ann.id)
+    client.annotations.create(id=task_id, result=verdict_result("defective", cause="translation", rationale="in LS"),
+                              completed_by=ann.completed_by)
     audit.add_review("synth", "q00000", reviewer, "ambiguous", rationale="in workbench", source="workbench", db=db_path)
     s = audit.ls_sync(db=db_path)
     assert (s.pull.conflicts, s.pull.reviews_added, s.push.annotations_updated) == (1, 1, 0)

@@ -15,6 +15,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import audit
+from tests._accounts import PASSWORD, apptest_sign_in, ensure_account
 from workbench.render import md
 
 APP = str(Path(__file__).resolve().parents[1] / "workbench" / "app.py")
@@ -57,14 +58,14 @@ def sql(db: Path, query: str, params=None) -> list[tuple]:
         con.close()
 
 
-def start(name: str | None = None) -> AppTest:
+def start(name: str | None = None, role: str = "reviewer") -> AppTest:
+    if name is not None:
+        ensure_account(name, role)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
     if name is not None:
-        at.text_input(key="signin_name").input(name)
-        at.button[0].click().run()
-        assert not at.exception, at.exception
+        apptest_sign_in(at, name, create=False)
     return at
 
 
@@ -134,31 +135,53 @@ def wrong_answer(db: Path, qid: str) -> str:
 # --------------------------------------------------------------------- sign-in
 
 def test_sign_in_is_required_and_names_the_reviewer(db):
+    ensure_account("Tenzin Dorje")
     at = start()
-    assert "Your name" in [t.label for t in at.text_input]
+    assert "Name" in [t.label for t in at.text_input]
     assert not queue_ids(at)
     at.button[0].click().run()  # empty name
-    assert "Please type your name." in [e.value for e in at.error]
-    at.text_input(key="signin_name").input("  Tenzin   Dorje ")
-    at.button[0].click().run()
+    assert "Please type your name and your password." in [e.value for e in at.error]
+    apptest_sign_in(at, "  Tenzin   Dorje ", create=False)
     assert "Review queue" in [t.value for t in at.title]
     assert "Signed in as **Tenzin Dorje** (reviewer)" in texts(at)
+    # the session is a signed token in the address, not the name
+    token = at.query_params["s"]
+    token = token[0] if isinstance(token, list) else token
+    assert audit.review.verify_session(token, db=db).name == "Tenzin Dorje"
     at.button(key="signout").click().run()
-    assert "Your name" in [t.label for t in at.text_input]
+    assert "Name" in [t.label for t in at.text_input]
+    with pytest.raises(audit.SignInError):  # signing out ends the session everywhere
+        audit.review.verify_session(token, db=db)
 
 
-def test_passcode_and_lead_role(db, monkeypatch):
-    monkeypatch.setenv("WORKBENCH_PASSCODE", "s3cret")
+def test_wrong_password_and_lead_role(db, monkeypatch):
     monkeypatch.setenv("WORKBENCH_LEADS", "Pema, Someone Else")
+    ensure_account("Pema")
     at = start()
-    at.text_input(key="signin_name").input("Pema")
-    at.text_input(key="signin_code").input("wrong")
-    at.button[0].click().run()
-    assert "The passcode is not right." in [e.value for e in at.error]
+    apptest_sign_in(at, "Pema", password="wrong-password", create=False)
+    assert "The name or the password is not right." in [e.value for e in at.error]
     assert not queue_ids(at)
-    at.text_input(key="signin_code").input("s3cret")
-    at.button[0].click().run()
+    apptest_sign_in(at, "Pema", password=PASSWORD, create=False)
     assert "Signed in as **Pema** (lead reviewer)" in texts(at)
+
+
+def test_sign_in_is_rate_limited(db):
+    ensure_account("Karma")
+    at = start()
+    for _ in range(audit.review.accounts.MAX_FAILURES):
+        apptest_sign_in(at, "Karma", password="not-the-password", create=False)
+    apptest_sign_in(at, "Karma", password=PASSWORD, create=False)   # the right one, but too late
+    assert any("Too many failed sign-ins" in e.value for e in at.error)
+    assert not queue_ids(at)
+    assert sql(db, "SELECT failures FROM login_failures WHERE name_key = 'karma'")[0][0] == 5
+
+
+def test_reviewers_see_no_admin_page_and_no_database_path(db):
+    at = start("Tenzin")
+    assert "Signed in as **Tenzin** (reviewer)" in texts(at)
+    assert str(db) not in texts(at)
+    admin = start("test-admin")
+    assert str(db) in texts(admin)
 
 
 def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monkeypatch):
@@ -170,6 +193,14 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert path.exists()
     assert any("Demo data" in i.value for i in at.info)
     assert sql(path, "SELECT count(*) FROM questions WHERE benchmark = 'demo'")[0][0] > 0
+    # a newcomer gets in with the demo accounts the banner shows; no database path before sign-in
+    banner = next(i.value for i in at.info if "Demo data" in i.value)
+    assert "**lead** / `demo-lead` (lead)" in banner and "**reviewer** / `demo-reviewer` (reviewer)" in banner
+    assert str(path) not in texts(at)
+    apptest_sign_in(at, "reviewer", password="demo-reviewer", create=False)
+    assert "Signed in as **reviewer** (reviewer)" in texts(at) and queue_ids(at)
+    assert sql(path, "SELECT name, role FROM accounts ORDER BY name") == [
+        ("admin", "admin"), ("lead", "lead"), ("reviewer", "reviewer"), ("reviewer2", "reviewer")]
 
     # A restarted server still says it is demo data ...
     st.cache_resource.clear()
@@ -326,8 +357,10 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
     assert "#### Adjudication" in texts(lead)
     # the lead sees both verdicts before deciding
     assert sorted(history(lead)["reviewer"]) == ["Other Reviewer", "Tenzin"]
-    assert lead.checkbox(key=f"form::demo::{qid}::adjudicate").value is True
+    # adjudication is offered but never pre-selected: the lead ticks it
+    assert lead.checkbox(key=f"form::demo::{qid}::adjudicate").value is False
     fill_verdict(lead, qid, "key_wrong", answer=answer, rationale="source key confirmed")
+    lead.checkbox(key=f"form::demo::{qid}::adjudicate").check().run()
     lead.button(key="save").click().run()
     assert saved(lead, "Adjudication", qid)
     rows = sql(db, "SELECT reviewer, verdict, corrected_answer, is_adjudication FROM reviews "

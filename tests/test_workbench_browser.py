@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._accounts import browser_sign_in, ensure_account
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,6 +58,7 @@ def wb_db(tmp_path_factory) -> Path:
                                "C": "plain", "answer": "A", "language": "en",
                                "subject": XSS_SUBJECT}) + "\n", encoding="utf-8")
     import_questions(src, benchmark=XSS_BENCH, db=db)
+    ensure_account(REVIEWER, db=db)
     return db
 
 
@@ -129,11 +132,7 @@ def page(browser, request):
 
 
 def _sign_in(page, url: str) -> None:
-    page.goto(url)
-    box = page.get_by_label("Your name")
-    box.wait_for()
-    box.fill(REVIEWER)
-    page.get_by_role("button", name="Sign in").click()
+    browser_sign_in(page, url, REVIEWER, create=False)  # the account is made with the database (wb_db)
 
 
 def _wait_idle(page) -> None:

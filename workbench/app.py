@@ -25,22 +25,34 @@ except audit.AuditError as exc:
     st.error(f"The database could not be opened: {exc}")
     st.stop()
 
+refused = session.restore()
+name = session.reviewer()
+
 if demo:
+    accounts = session.demo_accounts()
+    who = ""
+    if accounts and not name:
+        who = " Demo accounts (name / password): " + ", ".join(
+            f"**{render.md(n)}** / `{p}` ({render.md(r)})" for n, r, p in accounts) + "."
     st.info(
-        "**Demo data.** This workbench is open on the synthetic demo database "
-        f"({session.db_path()}), built because no database was found. Verdicts saved here are "
-        "not about a real benchmark; import one with `audit import …` to start real work.",
+        "**Demo data.** This workbench is open on the synthetic demo database, built because no "
+        "database was found. Verdicts saved here are not about a real benchmark; import one with "
+        f"`audit import …` to start real work.{who}",
         icon=":material/science:",
     )
+if refused:
+    st.warning(render.md(refused))
 
-name = session.reviewer()
 page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
 if name:
     with st.sidebar:
-        role = "lead reviewer" if session.is_lead() else "reviewer"
+        role = {"admin": "administrator", "lead": "lead reviewer"}.get(session.role() or "", "reviewer")
         st.markdown(f"Signed in as **{render.md(name)}** ({role})")
         if st.button("Sign out", key="signout"):
             session.sign_out()
             st.rerun()
-        st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")
+        if session.is_admin():  # reviewers and leads are not shown where the data lives
+            st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")
+        else:
+            st.caption(f"audit {audit.__version__}")
 page.run()

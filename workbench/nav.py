@@ -1,6 +1,7 @@
 """The app's pages.  Every page is registered whether or not someone is
 signed in (so a shared link such as ``/item?benchmark=…&question=…`` works);
-a page shows the sign-in form until the reviewer has signed in."""
+a page shows the sign-in form until the reviewer has signed in.  Admin
+pages (Label Studio) are left out for reviewers and leads."""
 from __future__ import annotations
 
 import functools
@@ -11,11 +12,15 @@ from workbench import session
 from workbench.views import dashboards, export, item, judges, label_studio, queue, signin
 
 
-def _gated(fn):
+def _gated(fn, needs: str = "reviewer"):
+    """Show ``fn`` to a signed-in account with role ``needs`` or above; the
+    sign-in form to nobody signed in; a short notice to the others."""
     @functools.wraps(fn)
     def run() -> None:
         if not session.reviewer():
             signin.page()
+        elif not session.may(needs):
+            st.info("This page is for administrators.")
         else:
             fn()
     return run
@@ -38,7 +43,7 @@ def judges_page() -> st.Page:
 
 
 def label_studio_page() -> st.Page:
-    return st.Page(_gated(label_studio.page), title="Label Studio", url_path="label-studio", icon=":material/sync:")
+    return st.Page(_gated(label_studio.page, "admin"), title="Label Studio", url_path="label-studio", icon=":material/sync:")
 
 
 def export_page() -> st.Page:
@@ -46,4 +51,10 @@ def export_page() -> st.Page:
 
 
 def pages() -> list[st.Page]:
-    return [queue_page(), item_page(), dashboards_page(), judges_page(), label_studio_page(), export_page()]
+    """The pages the signed-in account may open: the Label Studio settings
+    only for administrators (reviewers do not see them in the menu and the
+    address leads to the queue)."""
+    out = [queue_page(), item_page(), dashboards_page(), judges_page()]
+    if not session.reviewer() or session.is_admin():
+        out.append(label_studio_page())
+    return out + [export_page()]

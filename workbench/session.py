@@ -1,15 +1,15 @@
 """Per-browser-session state of the workbench: which database, who is signed
-in, the current queue filter and item.  No SQL here: every read and write is
+in (account, role, signed session token), the current queue filter and item.  No SQL here: every read and write is
 a call into ``audit`` that opens the DuckDB file for that one operation."""
 from __future__ import annotations
 
-import hmac
-import os
+import time
 from pathlib import Path
 
 import streamlit as st
 
 import audit
+from audit.review.accounts import ROLES
 from audit.store import default_db_path
 
 # session_state keys
@@ -17,6 +17,11 @@ K_REVIEWER = "wb_reviewer"
 K_CURRENT = "wb_current"          # (benchmark, question_id) of the open item
 K_FLASH = "wb_flash"              # one-shot message shown on the next run
 K_PAGE_NO = "wb_page_no"
+K_ROLE = "wb_role"
+K_TOKEN = "wb_token"
+K_CHECKED = "wb_checked_at"
+TOKEN_PARAM = "s"                 # the signed session token in the address
+RECHECK_SECONDS = 120.0
 
 
 def db_path() -> Path:
@@ -31,10 +36,27 @@ def _ensure_db(path: str) -> bool:
     tabs do not both build it; the result is a flag, never a connection."""
     if Path(path).exists():
         return False
-    from audit.demo import build_demo
+    from audit.demo import add_demo_accounts, build_demo
 
     build_demo(path)
+    add_demo_accounts(path)
     return True
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def _demo_accounts(path: str) -> list[tuple[str, str, str]]:
+    from audit.demo import demo_accounts_in_use
+
+    return demo_accounts_in_use(path)
+
+
+def demo_accounts() -> list[tuple[str, str, str]]:
+    """The published demo accounts (name, role, password) that still work
+    in this database (shown in the demo banner)."""
+    try:
+        return _demo_accounts(str(db_path()))
+    except audit.AuditError:
+        return []
 
 
 def ensure_db() -> bool:
@@ -53,43 +75,139 @@ def ensure_db() -> bool:
 
 
 def reviewer() -> str | None:
+    """The signed-in account's name (every verdict is recorded under it)."""
     return st.session_state.get(K_REVIEWER)
 
 
-def passcode_required() -> bool:
-    return bool(os.environ.get("WORKBENCH_PASSCODE"))
+def role() -> str | None:
+    """The signed-in account's role: ``reviewer``, ``lead`` or ``admin``
+    (the lead list raises a reviewer to lead; see audit.review.accounts)."""
+    return st.session_state.get(K_ROLE) if reviewer() else None
 
 
-def check_passcode(given: str) -> bool:
-    expected = os.environ.get("WORKBENCH_PASSCODE", "")
-    if not expected:
-        return True
-    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+def may(needed: str) -> bool:
+    """Whether the signed-in account has role ``needed`` or above."""
+    r = role()
+    return r is not None and ROLES.index(r) >= ROLES.index(needed)
 
 
 def is_lead(name: str | None = None) -> bool:
-    """Whether the signed-in reviewer is a lead (audit's lead list: the
-    stored setting plus ``$WORKBENCH_LEADS``).  Read once per sign-in."""
-    name = name if name is not None else reviewer()
-    if not name:
+    """Whether the signed-in account (or ``name``) is a lead or admin."""
+    if name is None or (reviewer() and name.casefold() == reviewer().casefold()):
+        return may("lead")
+    try:
+        return audit.review.accounts.account_role(name, db=db_path()) in ("lead", "admin")
+    except audit.AuditError:
         return False
-    if "wb_leads" not in st.session_state:
+
+
+def is_admin() -> bool:
+    return may("admin")
+
+
+def accounts_exist() -> bool:
+    """Whether the database has accounts (else nobody can sign in yet)."""
+    try:
+        return audit.review.accounts.accounts_exist(db=db_path())
+    except audit.AuditError:
+        return False
+
+
+def _signed_in(account, token: str) -> None:
+    st.session_state[K_REVIEWER] = account.name
+    st.session_state[K_ROLE] = audit.review.accounts.account_role(account.name, db=db_path()) or account.role
+    st.session_state[K_TOKEN] = token
+    st.session_state[K_CHECKED] = time.monotonic()
+    st.query_params[TOKEN_PARAM] = token
+
+
+def sign_in(name: str, password: str) -> None:
+    """Check the name and password (rate-limited in audit) and start a
+    signed session; raises ``audit.SignInError`` when they do not match."""
+    acc = audit.review.authenticate(name, password, db=db_path())
+    _signed_in(acc, audit.review.issue_session(acc.name, db=db_path()))
+
+
+def sso_configured() -> bool:
+    """Whether single sign-on is set up (an ``[auth]`` section in
+    ``.streamlit/secrets.toml``, for ``st.login``)."""
+    try:
+        return "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - no secrets file at all
+        return False
+
+
+def restore() -> str | None:
+    """Resume the session from the signed token in the address (``?s=…``,
+    so a reload keeps the reviewer signed in) or from single sign-on, and
+    keep the token in the address on every page.  The token is checked
+    again every few minutes, so a disabled account or a reset password
+    ends the session.  Returns a message when a session was refused."""
+    token = st.query_params.get(TOKEN_PARAM)
+    if reviewer():
+        if time.monotonic() - st.session_state.get(K_CHECKED, 0.0) > RECHECK_SECONDS:
+            try:
+                _signed_in(audit.review.verify_session(st.session_state[K_TOKEN], db=db_path()),
+                           st.session_state[K_TOKEN])
+            except audit.SignInError as exc:
+                _forget()
+                return str(exc)
+            except audit.AuditError:
+                pass  # the file is busy: keep the session, check again next time
+        if token != st.session_state[K_TOKEN]:
+            st.query_params[TOKEN_PARAM] = st.session_state[K_TOKEN]
+        return None
+    if token:
         try:
-            st.session_state["wb_leads"] = audit.review.get_leads(db=db_path())
-        except audit.AuditError:
-            return False
-    return name.casefold() in {n.casefold() for n in st.session_state["wb_leads"]}
+            _signed_in(audit.review.verify_session(token, db=db_path()), token)
+            return None
+        except audit.SignInError as exc:
+            del st.query_params[TOKEN_PARAM]
+            return str(exc)
+        except audit.AuditError as exc:
+            return str(exc)
+    if sso_configured() and getattr(st.user, "is_logged_in", False):
+        email = str(st.user.get("email") or "")
+        try:
+            role_ = audit.review.accounts.account_role(email, db=db_path())
+            if role_ is None or not audit.review.accounts.accounts_exist(db=db_path()):
+                return f"There is no enabled account named {email}; ask an administrator to add it."
+            acc = audit.review.accounts.Account(email, role_)
+            _signed_in(acc, audit.review.issue_session(email, db=db_path()))
+        except audit.AuditError as exc:
+            return str(exc)
+    return None
 
 
-def sign_in(name: str) -> None:
-    st.session_state[K_REVIEWER] = " ".join(name.split())
-    st.session_state.pop("wb_leads", None)
+def with_token(params: dict[str, str]) -> dict[str, str]:
+    """``params`` plus the session token, for pages that replace the address
+    (``st.query_params.from_dict``, ``st.switch_page(query_params=…)``): a
+    reload of the new address keeps the reviewer signed in.  Pages that only
+    set single keys (``st.query_params[k] = v``) need nothing."""
+    token = st.session_state.get(K_TOKEN)
+    return {**params, TOKEN_PARAM: token} if token and reviewer() else dict(params)
 
 
-def sign_out() -> None:
+def _forget() -> None:
     for k in list(st.session_state.keys()):
         if k != "wb_demo":
             del st.session_state[k]
+    if TOKEN_PARAM in st.query_params:
+        del st.query_params[TOKEN_PARAM]
+
+
+def sign_out() -> None:
+    """End every session of the account (the token stops working) and
+    forget this browser session's state."""
+    name = reviewer()
+    if name:
+        try:
+            audit.review.end_sessions(name, db=db_path())
+        except audit.AuditError:
+            pass  # busy file: the token still expires on its own
+    _forget()
+    if sso_configured() and getattr(st.user, "is_logged_in", False):
+        st.logout()
 
 
 def flash(kind: str, message: str) -> None:

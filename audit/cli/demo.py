@@ -15,10 +15,15 @@ def demo(
     seed: int = typer.Option(0, help="Random seed of the generator (same seed, same data)."),
 ) -> None:
     """Build a demo database: 300 synthetic items in Tibetan, Chinese, Uyghur, Kazakh and
-    Mongolian, 8 simulated models of 5 families and injected wrong keys, then analyse it."""
-    from audit.demo import build_demo
+    Mongolian, 8 simulated models of 5 families and injected wrong keys, then analyse it.
+    When the database has no account yet, demo accounts are added (printed; see README)."""
+    from audit.demo import add_demo_accounts, build_demo
 
     s = build_demo(db, seed=seed)
+    made = add_demo_accounts(db)
+    if made:
+        echo("demo accounts (name / password, for the demo only): "
+             + ", ".join(f"{n} / {p} ({r})" for n, r, p in made))
     if not s.created:
         echo(f"{s.db_path} already has the demo benchmark ({s.n_questions} items); nothing changed")
         return

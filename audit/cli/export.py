@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from audit.cli._common import DbOption, echo
+from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 ExportsDirOption = Annotated[
     Optional[Path],
@@ -54,9 +55,14 @@ def create_cmd(
     policy: Annotated[str, typer.Option("--policy", "-p", help="Export policy (see 'audit export policies').")] = "default",
     exports_dir: ExportsDirOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Derive a new, immutable answer-key version from the settled expert verdicts.
+
+    Creating a version is for lead reviewers: once the database has accounts, name yours with
+    --as NAME (its password is asked, or read from stdin with --password-stdin).
 
     Writes exports/BENCHMARK/VERSION/: the benchmark in its native format, Parquet,
     CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
@@ -73,8 +79,9 @@ def create_cmd(
              "items (nothing written)")
         _emit(df, "table", None)
         return
+    actor = acting_account(as_, _Passwords(password_stdin), db)
     echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir,
-                            progress=sys.stderr.isatty())))
+                            progress=sys.stderr.isatty(), actor=actor)))
 
 
 def diff_cmd(

@@ -7,6 +7,7 @@ import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo
 from audit.labels import label_at
+from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
 KeyOption = Annotated[Optional[str], typer.Option(
@@ -56,11 +57,15 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     @ls.command("connect")
     def connect_cmd(url: UrlOption = None, api_key: KeyOption = None, project: ProjectOption = None,
                     title: Annotated[Optional[str], typer.Option("--title", help="Project title to find or create.")] = None,
-                    benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
-        """Check the connection and create (or find) the project with a labeling config generated from the items."""
+                    benchmark: BenchmarkOption = None, as_: AsOption = None,
+                    password_stdin: PasswordStdinOption = False, db: DbOption = None) -> None:
+        """Check the connection and create (or find) the project with a labeling config generated from the items.
+
+        Once the database has accounts this is for admins: name yours with --as NAME."""
         from audit.sync import ls_connect
 
-        s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db)
+        actor = acting_account(as_, _Passwords(password_stdin), db)
+        s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db, actor=actor)
         echo(f"{'created' if s.created else 'connected'} project {s.project_id} '{s.title}' at {s.url} "
              f"(as {s.user}; options up to {label_at(s.n_options)})")
 
@@ -116,6 +121,18 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
             echo("no Label Studio project connected; run 'audit ls connect'")
             return
         _print(st)
+
+    @ls.command("rejected")
+    def rejected_cmd(project: ProjectOption = None, db: DbOption = None) -> None:
+        """List the Label Studio annotations a pull refused, with the reason (fix them in Label
+        Studio and pull again)."""
+        from audit.sync import ls_rejected
+
+        df = ls_rejected(project_id=project, db=db)
+        if df.empty:
+            echo("no rejected annotations")
+            return
+        echo(df.to_string(index=False))
 
     @ls.command("webhook")
     def webhook_cmd(port: Annotated[int, typer.Option("--port", help="Loopback port to listen on.")] = 8765,

@@ -57,6 +57,7 @@ from audit.export.write import (
     write_parquet,
     write_tlue_native,
 )
+from audit.review.accounts import require_role
 from audit.store import connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
@@ -435,7 +436,8 @@ def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None
 
 
 def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db=None,
-                   exports_dir: str | os.PathLike | None = None, progress: bool = False) -> VersionSummary:
+                   exports_dir: str | os.PathLike | None = None, progress: bool = False,
+                   actor: str | None = None) -> VersionSummary:
     """Derive version *version* of *benchmark* under the named *policy* and
     publish it in ``<exports>/<benchmark>/<version>/``.
 
@@ -448,6 +450,12 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
     version first creates ``1.0`` when it does not exist.  See the module
     docstring for lineage, immutability, determinism and atomicity.
 
+    Creating versions is for lead reviewers: ``actor`` names the acting
+    account, which must be a lead or admin once the database has accounts
+    (or, without accounts, be on the lead list when one is set); see
+    :func:`audit.review.accounts.require_role`.  The CLI and the workbench
+    pass the signed-in account.
+
     >>> import tempfile, os
     >>> from audit.demo import build_demo
     >>> tmp = tempfile.mkdtemp(); db = os.path.join(tmp, "d.duckdb")
@@ -458,6 +466,8 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
     """
     validate_benchmark(benchmark)
     validate_version(version)
+    with connect(db) as con:
+        require_role(con, actor, "lead", "creating an export version")
     pol = get_policy(policy)
     root = exports_root(exports_dir)
     if version_key(version) == version_key(ORIGINAL_VERSION):

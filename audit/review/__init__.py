@@ -2,12 +2,16 @@
 reviews), settlement, the triage queue, the item view, reviewer agreement
 and dashboard data.  The workbench calls these for every query and write.
 
-Modules: ``record`` (add/import/list reviews), ``settings`` (leads, required
+Modules: ``accounts`` (accounts, roles, sign-in, sessions), ``record`` (add/import/list reviews), ``settings`` (leads, required
 reviews), ``status`` (settlement rule in SQL), ``queue`` (queue, progress,
 previous/next, pluggable orders), ``item`` (item page), ``agreement``
 (Cohen's kappa), ``dashboard`` (heatmap and progress data), ``layout``
 (item-ordered predictions).
 """
+from audit.review.accounts import (
+    ROLES, Account, add_account, authenticate, end_sessions, issue_session, list_accounts, reset_password,
+    set_disabled, verify_session,
+)
 from audit.review.record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
 from audit.review.settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
@@ -27,6 +31,9 @@ from audit.review.judges import agreement_report, bias_vs_accuracy
 from audit.review.judges import report_sections as _judge_report_sections
 
 __all__ = [
+    # accounts and roles
+    "ROLES", "Account", "add_account", "authenticate", "end_sessions", "issue_session", "list_accounts",
+    "reset_password", "set_disabled", "verify_session",
     # recording
     "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
     # settings

@@ -13,6 +13,7 @@ from audit.errors import NotFoundError
 from audit.records import Option, Question, Review
 from audit.review._common import clean_name, run, table_columns
 from audit.review.record import REVIEW_COLUMNS, _to_review
+from audit.review.accounts import effective_role, may_adjudicate
 from audit.review.settings import is_lead, settings_from
 from audit.review.status import DISPUTED, status_expr, summary_ctes
 from audit.store import connect
@@ -136,8 +137,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
 
     Hiding rule (independent double review): ``history`` shows everyone's
     rows only once ``reviewer`` has saved a non-skip review of the item, or
-    when the item is disputed and ``reviewer`` may adjudicate (a lead; anyone
-    when no lead list is configured).  Otherwise it shows only the
+    when the item is disputed and ``reviewer`` may adjudicate (a lead who
+    gave no verdict on the item; anyone who gave none when neither accounts
+    nor a lead list exist, see :mod:`audit.review.accounts`).  Otherwise it shows only the
     reviewer's own rows and ``history_hidden`` is True.  With
     ``reviewer=None`` all other reviewers' rows are hidden.
 
@@ -181,6 +183,8 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
             WHERE p.benchmark = $benchmark AND p.question_id = $question_id
             ORDER BY family, p.model, p.run""", params).fetchall()
         judges = _judges(con, benchmark, question_id)
+        my_role = effective_role(con, me) if me else None
+        may_adj = bool(me) and may_adjudicate(con, me)
         summ = run(con, f"""
             WITH {summary_ctes(one_item=True)}
             SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status
@@ -203,9 +207,12 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
                      for o in question.options]
 
     n_verdicts, reviewed_by_me, status = summ[0] if summ else (0, False, "unreviewed")
-    lead = bool(me) and is_lead(me, leads)
-    can_adjudicate = bool(me) and (lead or not leads)
+    lead = bool(me) and (is_lead(me, leads) or my_role in ("lead", "admin"))
     rows = [_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in hist]
+    # A reviewer whose own verdict is part of the dispute never adjudicates it.
+    party = any(r.reviewer.casefold() == (me or "").casefold() and not r.is_adjudication and r.verdict != "skip"
+                for r in rows)
+    can_adjudicate = may_adj and not party
     reveal = bool(reviewed_by_me) or (status == DISPUTED and can_adjudicate)
     visible = rows if reveal else [r for r in rows if me is not None and r.reviewer == me]
     view = ItemView(

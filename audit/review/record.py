@@ -26,12 +26,13 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from audit._version import __version__
-from audit.errors import AuditError, InputError, NotFoundError
+from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
 from audit.records import Review
 from audit.ingest._read import nfc
 from audit.review._common import clean_name, clean_text, to_utc
-from audit.review.settings import is_lead, leads_from
+from audit.review.accounts import may_adjudicate
+from audit.review.settings import leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 
@@ -85,9 +86,18 @@ def _is_blank(v) -> bool:
     return isinstance(v, str) and not v.strip()
 
 
-def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> list[dict]:
+def _truthy(v) -> bool:
+    if isinstance(v, str):
+        return v.strip().lower() in _TRUE
+    return not _is_blank(v) and bool(v)
+
+
+def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
+              problems: list | None = None) -> list[dict]:
     """Check every row against the vocabulary, the item and the lead list;
-    return the rows ready to insert.  Raises at the first bad row."""
+    return the rows ready to insert.  Raises at the first bad row, or, when
+    ``problems`` is a list, appends each row's reason (None when valid) to
+    it and returns only the valid rows."""
     if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
         raise NotFoundError(f"unknown benchmark '{benchmark}'")
     ids = sorted({nfc(str(r.get("question_id")).strip()) or "" for r in rows if not _is_blank(r.get("question_id"))})
@@ -100,6 +110,14 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         ).fetchall()
     }
     leads = leads_from(con)
+    adjudicators: dict[str, bool] = {}
+    # Who already gave a (non-adjudication) verdict on the items adjudicated
+    # here: their verdict is part of the dispute, so they may not settle it.
+    adj_ids = sorted({nfc(str(r.get("question_id")).strip()) for r in rows if _truthy(r.get("is_adjudication"))})
+    parties = {(q, n.casefold()) for q, n in con.execute(
+        "SELECT DISTINCT question_id, reviewer FROM reviews WHERE benchmark = ? AND NOT is_adjudication "
+        "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall()
+    } if adj_ids else set()
     known_external = set()
     ext = sorted({str(r["external_id"]) for r in rows if not _is_blank(r.get("external_id"))})
     if ext:
@@ -108,7 +126,8 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
             [benchmark, ext]).fetchall()}
     now = db_now(con)
     out = []
-    for row, where in zip(rows, wheres):
+
+    def one(row: dict, where: _Where) -> dict:
         qid = "" if _is_blank(row.get("question_id")) else nfc(str(row["question_id"]).strip())
         if not qid:
             raise where.fail("question_id is empty")
@@ -151,9 +170,17 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
         adj = False if _is_blank(adj) else bool(adj)
         if adj and verdict == "skip":
             raise where.fail("an adjudication must decide: skip is not an adjudicated verdict")
-        if adj and leads and not is_lead(reviewer, leads):
-            raise where.fail(f"'{reviewer}' is not a lead reviewer and may not adjudicate "
-                             f"(leads: {', '.join(leads)})")
+        if adj:
+            if reviewer.casefold() not in adjudicators:
+                adjudicators[reviewer.casefold()] = may_adjudicate(con, reviewer)
+            if not adjudicators[reviewer.casefold()]:
+                who = f" (leads: {', '.join(leads)})" if leads else ""
+                raise PermissionDeniedError(where.fail(
+                    f"'{reviewer}' is not a lead reviewer and may not adjudicate{who}").args[0])
+            if (qid, reviewer.casefold()) in parties:
+                raise PermissionDeniedError(where.fail(
+                    f"'{reviewer}' gave a verdict on question '{qid}' and so may not adjudicate it; "
+                    "another lead reviewer settles it").args[0])
         source = row.get("source") or "cli"
         if source not in REVIEW_SOURCES:
             raise where.fail(f"unknown review source '{source}' (one of: {', '.join(REVIEW_SOURCES)})")
@@ -174,14 +201,52 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where]) -> li
             if external_id in known_external:
                 raise where.fail(f"a review with external id '{external_id}' is already recorded")
             known_external.add(external_id)
-        out.append({
+        return {
             "benchmark": benchmark, "question_id": qid, "reviewer": reviewer, "created_at": now,
             "claimed_at": claimed,
             "verdict": verdict, "corrected_answer": answer, "cause": cause,
             "rationale": clean_text(row.get("rationale")), "proposed_fix": clean_text(row.get("proposed_fix")),
             "is_adjudication": adj, "source": source,
             "app_version": clean_text(row.get("app_version")) or __version__, "external_id": external_id,
-        })
+        }
+
+    for row, where in zip(rows, wheres):
+        if problems is None:
+            out.append(one(row, where))
+            continue
+        try:
+            out.append(one(row, where))
+            problems.append(None)
+        except AuditError as exc:
+            problems.append(getattr(exc, "detail", None) or str(exc))
+    return out
+
+
+def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *,
+                    source: str = "cli") -> list[str | None]:
+    """Why each row would be refused by :func:`add_reviews` (None when it is
+    a valid verdict), without writing anything: the one validation every
+    way in uses (CLI, import, workbench, Label Studio pull).
+
+    >>> import tempfile, os
+    >>> from audit.records import Question, Option
+    >>> from audit.ingest._store import store_questions
+    >>> from audit.store import connect
+    >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
+    ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
+    ...         [Option("A", "3"), Option("B", "4")], "A")])
+    ...     review_problems(con, "demo", [
+    ...         {"question_id": "q1", "reviewer": "Pema", "verdict": "key_correct"},
+    ...         {"question_id": "q1", "reviewer": "Pema", "verdict": "key_correct", "corrected_answer": "B"}])
+    [None, 'a corrected answer only goes with verdict key_wrong, not key_correct']
+    """
+    records = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else rows
+    clean: list[dict] = [{"source": source, **dict(r)} for r in records]
+    out: list[str | None] = []
+    try:
+        _validate(con, benchmark, clean, [_Where() for _ in clean], problems=out)
+    except AuditError as exc:  # the benchmark itself is unknown
+        return [str(exc)] * len(clean)
     return out
 
 
@@ -274,7 +339,9 @@ def add_review(
     ``CAUSES``; ``corrected_answer`` (Latin or Tibetan label) is one of the
     item's options, is given exactly when the verdict is ``key_wrong``, and
     differs from the current key; an adjudication is not ``skip`` and, when
-    lead reviewers are configured, is made by a lead.  The review's
+    lead reviewers or accounts exist, is made by a lead (see
+    :mod:`audit.review.accounts`) who gave no verdict of their own on the
+    item (their verdict is part of the dispute).  The review's
     ``created_at`` is the database clock; a ``created_at`` given here is
     kept as ``claimed_at`` (an aware time converted to UTC) and refused when
     it lies in the future.

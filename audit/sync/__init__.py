@@ -4,18 +4,19 @@ Connection from ``$LABEL_STUDIO_URL`` / ``$LABEL_STUDIO_API_KEY`` (or
 arguments); the token never reaches the database, an export or a log line.
 Modules: ``client`` (SDK client, errors), ``config`` (labeling config, task
 data), ``remote`` (bulk reads), ``connection`` (connect, status), ``push``,
-``pull``, ``roundtrip`` (sync), ``state`` (DuckDB sync state), ``webhook``.
+``pull``, ``rejected`` (annotations a pull refused, with the reason), ``roundtrip`` (sync), ``state`` (DuckDB sync state), ``webhook``.
 """
 from audit.sync.client import LabelStudioError, open_session, resolve_auth
 from audit.sync.config import labeling_config
 from audit.sync.connection import ConnectSummary, SyncStatus, ls_connect, ls_status
 from audit.sync.pull import PullSummary, ls_pull
 from audit.sync.push import PushSummary, ls_push
+from audit.sync.rejected import ls_rejected
 from audit.sync.roundtrip import SyncSummary, ls_sync
 from audit.sync.webhook import serve_webhook
 
 __all__ = [
     "LabelStudioError", "open_session", "resolve_auth", "labeling_config",
     "ConnectSummary", "SyncStatus", "ls_connect", "ls_status",
-    "PullSummary", "ls_pull", "PushSummary", "ls_push", "SyncSummary", "ls_sync", "serve_webhook",
+    "PullSummary", "ls_pull", "ls_rejected", "PushSummary", "ls_push", "SyncSummary", "ls_sync", "serve_webhook",
 ]

@@ -128,6 +128,21 @@ def item_html(item: dict) -> str:
     parts.append(
         f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
     )
+    for par in item.get("parallels") or []:
+        pdir, pcss = text_direction(None, par.get("language"))
+        plang = par.get("language")
+        parts.append(f'<p style="margin-top: .8em; margin-bottom: .2em"><b>Source: {escape(str(par.get("source")))}'
+                     f'</b> <small>({escape(str(par.get("id")))})</small></p>')
+        parts.append(f'<div>{_span(par.get("stem") or "", plang, pdir, pcss)}</div>')
+        parts.append('<table style="border-collapse: collapse">')
+        for opt in par.get("options") or []:
+            is_key = opt["label"] == par.get("key")
+            parts.append(f'<tr style="{"font-weight: bold; " if is_key else ""}">'
+                         f'<td style="padding: 2px 8px">{escape(opt["label"])}.</td>'
+                         f'<td style="padding: 2px 8px">{_span(opt.get("text") or "", plang, pdir, pcss)}</td></tr>')
+        parts.append("</table>")
+        match = "" if par.get("key_match") else ' <b style="color:#b42318">(differs from the current key)</b>'
+        parts.append(f'<p>Source key: <b>{escape(str(par.get("key") or "none"))}</b>{match}</p>')
     families = item.get("families") or []
     if families:
         parts.append('<table style="border-collapse: collapse; font-size: .9em">'
@@ -155,6 +170,23 @@ def external_id(benchmark: str, question_id: str) -> str:
     return f"{benchmark}::{question_id}"
 
 
+def plain_text(item: dict) -> str:
+    """The stem and options as one line of plain text (for Label Studio's
+    task list, which shows data fields as they are: no HTML here).
+
+    >>> plain_text({"stem": "2+2?", "options": [{"label": "A", "text": "3"}, {"label": "B", "text": "4"}]})
+    '2+2? — A. 3 · B. 4'
+    """
+    opts = " · ".join(f'{o["label"]}. {o.get("text") or ""}' for o in item.get("options") or [])
+    return " — ".join(x for x in (" ".join(str(item.get("stem") or "").split()), opts) if x)
+
+
+# Columns of the project's task list that hold markup or internals: hidden in
+# the "Audit items" Data Manager tab, which shows the plain-text fields.
+HIDDEN_COLUMNS = ["tasks:data.item_html", "tasks:data.audit_hash", "tasks:data.audit_id", "tasks:data.header",
+                  "tasks:data.options", "tasks:data.source_options"]
+
+
 def task_data(item: dict) -> dict:
     """The ``data`` of the item's task, with ``audit_hash`` over its content."""
     header = " · ".join(
@@ -168,12 +200,22 @@ def task_data(item: dict) -> dict:
         "header": header,
         "item_html": item_html(item),
         "stem": item.get("stem") or "",
+        "text": plain_text(item),
         "options": [o["label"] for o in item.get("options") or []],
         "answer_key": item.get("answer_key"),
         "tier": item.get("tier"),
         "subject": item.get("subject"),
         "language": item.get("language"),
     }
+    pars = item.get("parallels") or []
+    if pars:
+        p = pars[0]
+        data.update({
+            "source_name": p.get("source"),
+            "source_text": plain_text({"stem": p.get("stem"), "options": p.get("options")}),
+            "source_options": [f'{o["label"]}. {o.get("text") or ""}' for o in p.get("options") or []],
+            "source_key": p.get("key"),
+        })
     data["audit_hash"] = content_hash(data)
     return data
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from audit.review.accounts import require_role
 from audit.store import connect, transaction
 from audit.sync.client import KEY_ENV, Session, ls_errors, open_session
 from audit.sync.config import labeling_config
@@ -41,19 +42,42 @@ def ensure_config(session: Session, project_id: int, config: str) -> None:
             session.client.projects.update(id=project_id, label_config=config)
 
 
+VIEW_TITLE = "Audit items"
+
+
+def ensure_view(session: Session, project_id: int) -> None:
+    """Give the project a Data Manager tab "Audit items" whose task list
+    shows plain text (the ``text`` and ``source_text`` fields) and hides the
+    columns holding markup or internals (``item_html``, hashes, ids)."""
+    from audit.sync.config import HIDDEN_COLUMNS
+
+    data = {"title": VIEW_TITLE, "hiddenColumns": {"explore": HIDDEN_COLUMNS, "labeling": HIDDEN_COLUMNS}}
+    with ls_errors(session.auth, f"listing the task-list tabs of project {project_id}"):
+        views = session.client.views.list(project=project_id)
+    if any((getattr(v, "data", None) or {}).get("title") == VIEW_TITLE for v in views):
+        return
+    with ls_errors(session.auth, f"adding the task-list tab of project {project_id}"):
+        session.client.views.create(project=project_id, data=data)
+
+
 def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str | None = None,
-               project_id: int | None = None, benchmark: str | None = None, db=None) -> ConnectSummary:
+               project_id: int | None = None, benchmark: str | None = None, db=None,
+               actor: str | None = None) -> ConnectSummary:
     """Check the connection and create (or find) the project whose labeling
     config is generated from the items (enough option labels for the largest
     item of ``benchmark``, or of the whole database).  An existing project is
     taken by id, or by exact title; its config is brought up to date.  The
     project (URL + id, never the token) is recorded as the default for the
-    other ``ls_*`` functions.
+    other ``ls_*`` functions.  Changing the Label Studio settings is for
+    admins: once the database has accounts, ``actor`` must be an admin
+    (:func:`audit.review.accounts.require_role`).
 
     Example (needs a running server)::
 
         ls_connect("http://127.0.0.1:8080", title="TLUE review", benchmark="tlue")
     """
+    with connect(db) as con:
+        require_role(con, actor, "admin", "connecting a Label Studio project")
     session = open_session(url, api_key)
     with connect(db, read_only=False) as con:
         n_options = max_options(con, benchmark)
@@ -79,6 +103,7 @@ def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str
                     show_skip_button=True, maximum_annotations=10,
                 )
             created = True
+    ensure_view(session, int(project.id))
     with connect(db) as con, transaction(con):
         save_project(con, session.url, int(project.id), project.title, config)
     log.info("connected project %s (%s) at %s", project.id, project.title, session.url)

@@ -11,9 +11,14 @@ Every annotation version — (annotation id, updated-at) — is handled once:
 * the reviewer also changed their verdict in the workbench since the last
   sync → both rows are kept and a conflict is recorded (the item shows as
   disputed, see the ``review_conflicts`` view);
-* an annotation that does not make a valid verdict (no verdict chosen, a
-  corrected answer missing or not among the item's options) → recorded as
-  rejected with the reason, no row; editing it in Label Studio retries it;
+* an annotation that does not make a valid verdict → recorded as rejected
+  with the reason, no row (the same validation as ``audit review add``:
+  no verdict chosen, a corrected answer missing, not among the item's
+  options, or given with another verdict than key_wrong...); editing it in
+  Label Studio retries it; ``audit ls rejected`` lists them;
+* a version saved by another account than the annotation's owner (an admin
+  editing a reviewer's annotation) is the verdict of that account, never of
+  the owner (see :func:`audit.sync.remote.version_author`);
 * an annotation gone from Label Studio → recorded in ``ls_deletions``; the
   reviews it produced stay.
 
@@ -32,7 +37,6 @@ from audit.sync.client import Session, open_session
 from audit.sync.push import adopt_intents
 from audit.sync.remote import list_annotations, list_users
 from audit.sync.state import Project, find_project, touch, utc_now
-from audit.vocab import CAUSES, VERDICTS
 
 log = logging.getLogger("audit.sync")
 
@@ -57,10 +61,12 @@ WITH known AS (
     SELECT * FROM ls_annotations WHERE url = $url AND project_id = $pid
 ),
 new AS (
-    SELECT r.*, coalesce(u.reviewer, nullif(lu.email, ''), 'label-studio-user-' || r.ls_user_id) AS reviewer
+    -- the verdict is the author's: whoever made this version (an edit by
+    -- another account is that account's verdict, never the owner's)
+    SELECT r.*, coalesce(u.reviewer, nullif(lu.email, ''), 'label-studio-user-' || r.author_id) AS reviewer
     FROM _remote r
-    LEFT JOIN ls_users u ON u.url = $url AND u.ls_user_id = r.ls_user_id
-    LEFT JOIN _users lu ON lu.ls_user_id = r.ls_user_id
+    LEFT JOIN ls_users u ON u.url = $url AND u.ls_user_id = r.author_id
+    LEFT JOIN _users lu ON lu.ls_user_id = r.author_id
     WHERE r.benchmark IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM known k WHERE k.annotation_id = r.annotation_id AND k.updated_at = r.updated_at)
 ),
@@ -92,24 +98,25 @@ ORDER BY n.annotation_id
 """
 
 
-def _problem(row) -> str | None:
-    """Why an annotation is not a valid verdict (None when it is)."""
-    if not row.item_exists:
-        return f"the item {row.benchmark}/{row.question_id} is not in the database"
-    if row.verdict is None:
-        return "no verdict chosen"
-    if row.verdict not in VERDICTS:
-        return f"unknown verdict {row.verdict!r}"
-    if row.cause is not None and row.cause not in CAUSES:
-        return f"unknown cause {row.cause!r}"
-    if row.verdict == "key_wrong":
-        if row.corrected_answer is None:
-            return "verdict key_wrong without a corrected answer"
-        if row.corrected_answer not in list(row.labels):
-            return f"corrected answer {row.corrected_answer} is not one of the item's options"
-        if row.corrected_answer == row.answer_key:
-            return f"corrected answer {row.corrected_answer} is the current key"
-    return None
+def _problems(con, record, new: pd.DataFrame) -> dict[int, str]:
+    """annotation id → why the annotation is not a valid verdict, checked by
+    the review stage's own validation (:func:`audit.review.record.review_problems`,
+    exactly as for ``audit review add``), grouped by benchmark."""
+    out: dict[int, str] = {}
+    for bench, grp in new.groupby("benchmark", sort=False):
+        rows = [{"question_id": r.question_id, "reviewer": r.reviewer,
+                 "verdict": _none(r.verdict), "corrected_answer": _none(r.corrected_answer),
+                 "cause": _none(r.cause), "rationale": _none(r.rationale), "proposed_fix": _none(r.proposed_fix),
+                 "source": "label_studio"} for r in grp.itertuples(index=False)]
+        for aid, exists, rv, problem in zip(grp["annotation_id"], grp["item_exists"], grp["verdict"],
+                                            record.review_problems(con, str(bench), rows, source="label_studio")):
+            if not exists:
+                problem = f"the item {bench}/{grp.loc[grp['annotation_id'] == aid, 'question_id'].iloc[0]} is not in the database"
+            elif _none(rv) is None:
+                problem = "no verdict chosen"
+            if problem is not None:
+                out[int(aid)] = problem
+    return out
 
 
 def _none(v):
@@ -136,28 +143,29 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
         new = con.execute(_CLASSIFY_SQL, params).df()
         now = utc_now()
         versions, conflicts, to_add = [], [], []
+        problems = _problems(con, record, new)
         for r in new.itertuples(index=False):
             r = r._replace(**{k: _none(getattr(r, k)) for k in
                               ("verdict", "corrected_answer", "cause", "rationale", "proposed_fix", "prev_hash",
                                "prev_review_id", "unsynced_wb_review_id")})
-            if r.verdict != "key_wrong":
-                r = r._replace(corrected_answer=None)   # the answer choice is always on screen in Label Studio
             h = verdict_hash(r.verdict, r.corrected_answer, r.cause, r.rationale, r.proposed_fix)
             base = [project.url, project.project_id, int(r.annotation_id), r.updated_at, int(r.task_id),
                     r.benchmark, r.question_id, int(r.ls_user_id), r.reviewer]
-            problem = _problem(r)
+            edited_by = int(r.author_id) if int(r.author_id) != int(r.ls_user_id) else None
+            problem = problems.get(int(r.annotation_id))
             wb_hash = None
             if r.unsynced_wb_review_id is not None:
                 wb_hash = verdict_hash(r.wb_verdict, _none(r.wb_answer), _none(r.wb_cause), _none(r.wb_rationale),
                                        _none(r.wb_fix))
             if problem is not None:
-                versions.append(base + ["rejected", None, h, problem, now])
+                versions.append(base + ["rejected", None, h, problem, now, edited_by])
                 s.rejected += 1
             elif r.prev_hash is not None and r.prev_hash == h:
-                versions.append(base + ["pulled", r.prev_review_id, h, "same verdict as before", now])
+                versions.append(base + ["pulled", r.prev_review_id, h, "same verdict as before", now, edited_by])
                 s.unchanged += 1
             elif wb_hash is not None and wb_hash == h:
-                versions.append(base + ["pushed", int(r.unsynced_wb_review_id), h, "same as the workbench verdict", now])
+                versions.append(base + ["pushed", int(r.unsynced_wb_review_id), h, "same as the workbench verdict", now,
+                                        edited_by])
                 s.adopted += 1
             else:
                 ext = f"label_studio:{project.project_id}:{int(r.annotation_id)}@{r.updated_at}"
@@ -168,7 +176,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                     "proposed_fix": r.proposed_fix, "source": "label_studio", "created_at": r.updated_at,
                     "external_id": ext,
                 }))
-                versions.append(base + ["conflict" if conflict else "pulled", ext, h, None, now])
+                versions.append(base + ["conflict" if conflict else "pulled", ext, h, None, now, edited_by])
                 if conflict:
                     conflicts.append((project.url, project.project_id, r.benchmark, r.question_id, r.reviewer,
                                       int(r.annotation_id), int(r.unsynced_wb_review_id), ext, now))
@@ -182,8 +190,8 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
         if versions:
             con.executemany(
                 "INSERT INTO ls_annotations (url, project_id, annotation_id, updated_at, task_id, benchmark, "
-                "question_id, ls_user_id, reviewer, direction, review_id, content_hash, note, recorded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", versions)
+                "question_id, ls_user_id, reviewer, direction, review_id, content_hash, note, recorded_at, edited_by) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", versions)
         if conflicts:
             con.executemany(
                 "INSERT INTO ls_conflicts (url, project_id, benchmark, question_id, reviewer, annotation_id, "

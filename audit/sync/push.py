@@ -7,6 +7,11 @@ then imports only the missing ones (bulk import, ``batch_size`` tasks per
 request) and updates only the changed ones, so pushing twice creates nothing
 and a push killed halfway converges when rerun.
 
+Verdicts on items whose task is new travel inside the task import (bulk:
+one request per batch of tasks, not one per annotation — Label Studio 1.23's
+open-source API has no bulk call for annotations on existing tasks, see
+``tests/bench/bench_ls_push.py`` for the figures).
+
 Verdicts: the latest review of each (item, reviewer) made outside Label
 Studio and newer than what was last synced becomes that reviewer's
 annotation on the task (created, or updated when the reviewer already has
@@ -51,6 +56,7 @@ class PushSummary:
     annotations_adopted: int = 0  # written by an interrupted run, recognised now
     skipped_changed_remotely: int = 0  # left for pull (possible conflict)
     users_created: int = 0
+    annotations_in_import: int = 0     # of annotations_created: sent inside the task import (bulk)
 
 
 def _progress(total: int, desc: str, enabled: bool | None):
@@ -111,20 +117,29 @@ by_family AS (
 fams AS (
     SELECT benchmark, question_id, list({'family': family, 'answers': answers} ORDER BY family) AS families
     FROM by_family GROUP BY ALL
+),
+par AS (      -- the parallel source items (e.g. the CMMLU question a TLUE item was translated from)
+    SELECT p.benchmark, p.question_id,
+           list({'source': p.counterpart_source, 'id': p.counterpart_id, 'language': p.counterpart_language,
+                 'stem': p.counterpart_stem, 'options': p.counterpart_options, 'key': p.counterpart_key,
+                 'key_match': p.key_match} ORDER BY p.counterpart_source) AS parallels
+    FROM parallel_links p JOIN sel USING (benchmark, question_id)
+    GROUP BY ALL
 )
 SELECT q.benchmark, q.question_id, q.subject, q.language, q.script, q.stem, q.options, q.answer_key,
-       a.tier, f.families
+       a.tier, f.families, pa.parallels
 FROM questions q
 JOIN sel USING (benchmark, question_id)
 LEFT JOIN current_audit a ON a.benchmark = q.benchmark AND a.question_id = q.question_id
 LEFT JOIN fams f ON f.benchmark = q.benchmark AND f.question_id = q.question_id
+LEFT JOIN par pa ON pa.benchmark = q.benchmark AND pa.question_id = q.question_id
 ORDER BY q.benchmark, q.seq, q.question_id
 """
 
 
 def build_tasks(con, selection: pd.DataFrame) -> list[dict]:
     """Task data of the selected items (stem, options, key, tier, models'
-    answers by family), computed in one query."""
+    answers by family, parallel source items), computed in one query."""
     cur = con.execute(_ITEMS_SQL, {"benchmarks": [str(b) for b in selection["benchmark"]],
                                    "ids": [str(q) for q in selection["question_id"]]})
     cols = [c[0] for c in cur.description]
@@ -147,10 +162,47 @@ def _record_tasks(db, project: Project, rows: list[tuple]) -> None:
         con.unregister("_done")
 
 
+_NEW_TASK_VERDICTS_SQL = """
+SELECT r.review_id, r.benchmark, r.question_id, r.reviewer, r.verdict, r.corrected_answer, r.cause,
+       r.rationale, r.proposed_fix
+FROM reviews r
+WHERE r.source <> 'label_studio'
+  AND (r.benchmark || '::' || r.question_id) IN (SELECT unnest($ext::VARCHAR[]))
+  AND NOT EXISTS (SELECT 1 FROM review_conflicts c WHERE c.benchmark = r.benchmark
+                  AND c.question_id = r.question_id AND c.reviewer = r.reviewer)
+QUALIFY row_number() OVER (PARTITION BY r.benchmark, r.question_id, r.reviewer ORDER BY r.review_id DESC) = 1
+ORDER BY r.review_id
+"""
+
+
+def _annotations_for_new_tasks(session: Session, project: Project, db, tasks: list[dict],
+                               s: PushSummary) -> dict[str, list[tuple]]:
+    """external id → [(annotation dict, review_id, ls_user_id, content hash)] of
+    the verdicts to send inside the import of new tasks (bulk: one request
+    per batch of tasks instead of one per annotation)."""
+    if not tasks:
+        return {}
+    with connect(db, read_only=True) as con:
+        cands = con.execute(_NEW_TASK_VERDICTS_SQL, {"ext": [t["audit_id"] for t in tasks]}).df()
+    if cands.empty:
+        return {}
+    uids = _user_ids(session, db, sorted(set(cands["reviewer"])), s)
+    out: dict[str, list[tuple]] = {}
+    for c in cands.itertuples(index=False):
+        vals = (c.verdict, _nn(c.corrected_answer), _nn(c.cause), _nn(c.rationale), _nn(c.proposed_fix))
+        uid = uids[c.reviewer]
+        out.setdefault(external_id(c.benchmark, c.question_id), []).append(
+            ({"result": verdict_result(*vals), "completed_by": uid}, int(c.review_id), uid, verdict_hash(*vals)))
+    return out
+
+
 def push_tasks(session: Session, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS,
                question_ids=None, batch_size: int = 500, db=None, progress: bool | None = None,
-               summary: PushSummary | None = None, **queue_filters) -> PushSummary:
-    """Create or update the tasks of the selected items (see module doc)."""
+               summary: PushSummary | None = None, verdicts: bool = False, **queue_filters) -> PushSummary:
+    """Create or update the tasks of the selected items (see module doc).
+    With ``verdicts``, new tasks are imported together with the workbench
+    verdicts on them as annotations (one request per batch); intents are
+    recorded right after, and :func:`push_verdicts` adopts them."""
     s = summary or PushSummary(project.project_id)
     selection = select_items(db, project, benchmark, tiers=tiers, question_ids=question_ids, **queue_filters)
     with connect(db) as con:
@@ -204,10 +256,13 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
 
     bar = _progress(len(to_create) + len(to_update), "push tasks", progress)
     done = 0
+    with_anns = _annotations_for_new_tasks(session, project, db, to_create, s) if verdicts else {}
     for i in range(0, len(to_create), batch_size):
         batch = to_create[i:i + batch_size]
+        request = [{"data": t, **({"annotations": [a for a, _, _, _ in with_anns[t["audit_id"]]]}
+                                  if t["audit_id"] in with_anns else {})} for t in batch]
         with ls_errors(session.auth, f"importing tasks into project {project.project_id}"):
-            res = session.client.projects.import_tasks(project.project_id, request=[{"data": t} for t in batch],
+            res = session.client.projects.import_tasks(project.project_id, request=request,
                                                        return_task_ids=True)
         ids = list(res.task_ids or [])
         done += len(batch)
@@ -218,6 +273,15 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
             ids = [ids_by_ext[t["audit_id"]] for t in batch]
         _record_tasks(db, project, [(t["audit_id"], t["audit_benchmark"], t["question_id"], int(tid), t["audit_hash"])
                                     for t, tid in zip(batch, ids)])
+        intents = [(project.url, project.project_id, int(tid), uid, None, rid, h, utc_now())
+                   for t, tid in zip(batch, ids) for _, rid, uid, h in with_anns.get(t["audit_id"], ())]
+        if intents:   # adopted by push_verdicts (or the next pull) from the listing that follows
+            with connect(db) as con, transaction(con):
+                con.executemany(
+                    "INSERT INTO ls_intents (url, project_id, task_id, ls_user_id, annotation_id, review_id, "
+                    "content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", intents)
+            s.annotations_created += len(intents)
+            s.annotations_in_import += len(intents)
         s.created += len(batch)
         bar.update(len(batch))
     pending = []
@@ -307,10 +371,12 @@ known AS (
 synced AS (
     SELECT benchmark, question_id, reviewer, max(review_id) AS last_review_id FROM known GROUP BY ALL
 ),
-link AS (    -- the annotation holding a reviewer's verdict on an item: its latest known version
-    SELECT k.benchmark, k.question_id, k.reviewer, k.annotation_id, k.updated_at AS known_updated_at
+link AS (    -- the annotation a reviewer owns on an item (never one they only edited), and the
+             -- latest version known of it, by whoever made it
+    SELECT k.benchmark, k.question_id, k.reviewer, k.annotation_id,
+           (SELECT max(k2.updated_at) FROM known k2 WHERE k2.annotation_id = k.annotation_id) AS known_updated_at
     FROM known k
-    WHERE NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
+    WHERE k.edited_by IS NULL AND NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
                       AND d.annotation_id = k.annotation_id)
     QUALIFY row_number() OVER (PARTITION BY k.benchmark, k.question_id, k.reviewer
                                ORDER BY k.updated_at DESC, k.annotation_id DESC) = 1
@@ -367,7 +433,9 @@ def push_verdicts(session: Session, project: Project, *, db=None, batch_size: in
     else:
         listed_at = remote.attrs.get("listed_at", utc_now())
     with connect(db) as con, transaction(con):
-        s.annotations_adopted += adopt_intents(con, project, remote, listed_at)
+        adopted = adopt_intents(con, project, remote, listed_at)
+        # the annotations this push sent inside the task import are expected, not adopted leftovers
+        s.annotations_adopted += max(0, adopted - s.annotations_in_import)
         cands = con.execute(_CANDIDATES_SQL, {"url": project.url, "pid": project.project_id}).df()
     if cands.empty:
         return s
@@ -459,7 +527,7 @@ def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
     with connect(db, read_only=True) as con:
         project = find_project(con, session.url, project_id)
     s = push_tasks(session, project, benchmark, tiers=tiers, question_ids=question_ids,
-                   batch_size=batch_size, db=db, progress=progress, **queue_filters)
+                   batch_size=batch_size, db=db, progress=progress, verdicts=verdicts, **queue_filters)
     if verdicts:
         push_verdicts(session, project, db=db, progress=progress, summary=s)
     with connect(db) as con:

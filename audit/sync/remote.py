@@ -20,8 +20,38 @@ from audit.sync.config import parse_result, verdict_hash
 PAGE_SIZE = 1000
 ANNOTATION_COLUMNS = [
     "annotation_id", "updated_at", "task_id", "benchmark", "question_id", "ls_user_id", "was_cancelled",
-    "verdict", "corrected_answer", "cause", "rationale", "proposed_fix", "content_hash",
+    "verdict", "corrected_answer", "cause", "rationale", "proposed_fix", "content_hash", "author_id",
 ]
+EDIT_GRACE_SECONDS = 1.0
+
+
+def _user_id(value) -> int | None:
+    if isinstance(value, dict):
+        value = value.get("id")
+    return int(value) if value is not None else None
+
+
+def version_author(annotation: dict) -> int:
+    """Who made this version of an annotation: its owner (``completed_by``),
+    unless another user saved it later (``updated_by`` differs and the
+    version is not the creation itself — an annotation created through the
+    API for a reviewer carries the API user as ``updated_by`` from the
+    start).  -1 when unknown.
+
+    >>> version_author({"completed_by": 2, "updated_by": 1, "created_at": "2026-01-01T00:00:00Z",
+    ...                 "updated_at": "2026-01-01T00:00:00.0001Z"})
+    2
+    >>> version_author({"completed_by": 2, "updated_by": 1, "created_at": "2026-01-01T00:00:00Z",
+    ...                 "updated_at": "2026-01-01T00:05:00Z"})
+    1
+    """
+    owner = _user_id(annotation.get("completed_by"))
+    editor = _user_id(annotation.get("updated_by"))
+    if editor is None or editor == owner or not annotation.get("created_at"):
+        return owner if owner is not None else -1
+    created = datetime.fromisoformat(str(annotation["created_at"]).replace("Z", "+00:00"))
+    updated = datetime.fromisoformat(str(annotation["updated_at"]).replace("Z", "+00:00"))
+    return editor if (updated - created).total_seconds() > EDIT_GRACE_SECONDS else (owner if owner is not None else -1)
 
 
 def norm_ts(value) -> str:
@@ -71,7 +101,8 @@ def list_tasks(session: Session, project_id: int, *, benchmark: str | None = Non
 
 def list_annotations(session: Session, project_id: int) -> pd.DataFrame:
     """Every annotation of the project's audit tasks, parsed into verdict
-    fields (columns ``ANNOTATION_COLUMNS``).  Read with the synchronous JSON
+    fields (columns ``ANNOTATION_COLUMNS``; ``ls_user_id`` is the owner,
+    ``author_id`` who made this version, see :func:`version_author`).  Read with the synchronous JSON
     export of the annotated tasks (one request; much faster than the task
     list with ``fields=all``)."""
     listed_at = datetime.now(timezone.utc).replace(tzinfo=None)
@@ -101,6 +132,7 @@ def list_annotations(session: Session, project_id: int) -> pd.DataFrame:
                 nfc(d.get("question_id")), int(user) if user is not None else -1, cancelled,
                 v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"],
                 verdict_hash(v["verdict"], v["corrected_answer"], v["cause"], v["rationale"], v["proposed_fix"]),
+                version_author(a),
             ))
     df = pd.DataFrame(rows, columns=ANNOTATION_COLUMNS)
     df.attrs["listed_at"] = listed_at   # intents older than this are settled by this listing

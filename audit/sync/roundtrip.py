@@ -38,7 +38,7 @@ def ls_sync(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
         project = find_project(con, session.url, project_id)
     pulled = pull_project(session, project, db=db)
     pushed = push_tasks(session, project, benchmark, tiers=tiers, question_ids=question_ids,
-                        batch_size=batch_size, db=db, progress=progress, **queue_filters)
+                        batch_size=batch_size, db=db, progress=progress, verdicts=True, **queue_filters)
     push_verdicts(session, project, db=db, progress=progress, summary=pushed,
                   remote=list_annotations(session, project.project_id))
     with connect(db) as con:

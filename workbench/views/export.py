@@ -71,12 +71,13 @@ def page() -> None:
             st.dataframe(preview, hide_index=True, key="export_preview")
     version = st.text_input("Version number", value=_next_version(names), key="export_version").strip()
     leads = common.call(audit.review.get_leads, db=db) or []
-    may_create = not leads or session.is_lead()  # as for adjudication: no lead list → anyone
+    may_create = session.is_lead() or (not leads and not session.accounts_exist())  # enforced in audit too
     if not may_create:
         st.caption("Only a lead reviewer can create a version.")
     if st.button("Create version", key="export_create", type="primary", disabled=not may_create):
         with st.spinner(f"Writing {bench} {version}…"):
-            summary = common.call(audit.create_version, bench, version, policy=policy, db=db)
+            summary = common.call(audit.create_version, bench, version, policy=policy, db=db,
+                                  actor=session.reviewer())
         if summary is not None:
             st.success(str(summary))
             with st.expander("DATASHEET.md", expanded=False):

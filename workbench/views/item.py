@@ -312,7 +312,7 @@ def _form(view, bench: str, qid: str) -> None:
                  placeholder="Corrected wording of the stem or an option", on_change=_keep,
                  args=(bench, qid, "fix"))
     if adjudicating:
-        st.checkbox("Record as the adjudicated verdict", key=_seed(bench, qid, "adjudicate", True),
+        st.checkbox("Record as the adjudicated verdict", key=_seed(bench, qid, "adjudicate", False),
                     on_change=_keep, args=(bench, qid, "adjudicate"))
     err = st.session_state.pop("wb_save_error", None)
     if err and err[0] == qid:

@@ -42,6 +42,15 @@ def page() -> None:
     elif status is not None:
         st.info("No Label Studio project is connected yet.")
 
+    rejected = common.call(audit.ls_rejected, db=db)
+    if rejected is not None and not rejected.empty:
+        st.subheader("Annotations not taken")
+        st.caption("These Label Studio annotations are not valid verdicts, so they were not recorded. "
+                   "Correct them in Label Studio and pull again.")
+        st.dataframe(rejected[["question_id", "reviewer", "updated_at", "reason"]].rename(columns={
+            "question_id": "item", "updated_at": "saved in Label Studio (UTC)"}), hide_index=True,
+            key="ls_rejected")
+
     bench = common.benchmark_picker("ls_benchmark")
     if bench is None:
         return
@@ -49,7 +58,8 @@ def page() -> None:
     c1, c2, c3, c4 = st.columns(4)
     kw = {"url": url or None, "api_key": token, "db": db}
     if c1.button("Connect", key="ls_connect", help="Create or find the project for this benchmark"):
-        s = common.call(audit.ls_connect, url or None, token, benchmark=bench, db=db)
+        s = common.call(audit.ls_connect, url or None, token, benchmark=bench, db=db,
+                        actor=session.reviewer())
         if s:
             st.success(f"{'Created' if s.created else 'Connected'} project {s.project_id} '{s.title}'.")
     if c2.button("Push", key="ls_push", help="Items of the chosen tiers as tasks, and verdicts as annotations"):
