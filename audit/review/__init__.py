@@ -17,6 +17,7 @@ from audit.review.queue import (
     QUEUE_ORDERS, QUEUE_STATUSES, QueueOrder, QueueProgress, neighbours, queue_progress, register_order,
     review_queue,
 )
+from audit.review.queue import NEEDS_ME, next_for_reviewer
 from audit.review.item import (
     AuditInfo, FamilyAnswers, ItemView, JudgeVerdict, ModelAnswer, OptionCount, ParallelItem, item_view,
 )
@@ -33,7 +34,7 @@ __all__ = [
     "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
     # queue
     "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
-    "register_order", "review_queue",
+    "register_order", "review_queue", "NEEDS_ME", "next_for_reviewer",
     # item page
     "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
     "item_view",
