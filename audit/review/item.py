@@ -100,6 +100,9 @@ class ItemView:
     can_adjudicate: bool
     leads: list[str] = field(default_factory=list)
     reviewer: str | None = None
+    settled_verdict: str | None = None     # the settled verdict when status is 'done'
+    settled_answer: str | None = None      # its corrected answer (key_wrong)
+    adjudicated: bool = False
 
     @property
     def my_latest(self) -> Review | None:
@@ -182,8 +185,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
             ORDER BY family, p.model, p.run""", params).fetchall()
         judges = _judges(con, benchmark, question_id)
         summ = run(con, f"""
-            WITH {summary_ctes(one_item=True)}
-            SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status
+            WITH {summary_ctes(one_item=True, full=True)}
+            SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status,
+                   s.verdict, s.corrected_answer, s.adjudicated
             FROM review_summary s""", {**params, "tier": audit.tier if audit else None}).fetchall()
         hist = run(con, f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews "
                         "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY created_at, review_id",
@@ -202,7 +206,8 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     option_counts = [OptionCount(o.label, o.text, counts[o.label], o.label == key, o.label == top)
                      for o in question.options]
 
-    n_verdicts, reviewed_by_me, status = summ[0] if summ else (0, False, "unreviewed")
+    n_verdicts, reviewed_by_me, status, s_verdict, s_answer, adjudicated = (
+        summ[0] if summ else (0, False, "unreviewed", None, None, False))
     lead = bool(me) and is_lead(me, leads)
     can_adjudicate = bool(me) and (lead or not leads)
     rows = [_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in hist]
@@ -215,5 +220,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         n_hidden=len(rows) - len(visible), status=status, required=req.for_tier(audit.tier if audit else None),
         n_verdicts=int(n_verdicts or 0), reviewed_by_me=bool(reviewed_by_me), is_lead=lead,
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
+        settled_verdict=s_verdict if status == "done" else None,
+        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
     )
     return view
