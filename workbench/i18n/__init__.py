@@ -29,7 +29,7 @@ def messages(lang: str) -> dict[str, str]:
     return CATALOGUES.get(lang, en).MESSAGES
 
 
-def translate(key: str, lang: str, **kwargs: object) -> str:
+def translate(key: str, lang: str, /, **kwargs: object) -> str:
     """The text of ``key`` in ``lang``, falling back to English, then to the
     key itself; ``{name}`` placeholders are filled from ``kwargs``.
 

@@ -33,7 +33,7 @@ def lang() -> str:
     return st.session_state[i18n.K_LANG]
 
 
-def t(key: str, **kwargs: object) -> str:
+def t(key: str, /, **kwargs: object) -> str:
     """The text of ``key`` in the session's language (English fallback)."""
     return i18n.translate(key, lang(), **kwargs)
 

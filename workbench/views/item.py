@@ -338,7 +338,8 @@ def _history(view) -> None:
 def _form(view, bench: str, qid: str) -> None:
     """The verdict form (a fragment: choosing a verdict reruns only this)."""
     if st.session_state.pop("wb_saved_rerun", False):
-        st.rerun(scope="app")  # saved: show the next item (or this one with its history)
+        # only this fragment ran after Save: show the next item (or this one with its history)
+        st.rerun(scope="app")
     q = view.question
     adjudicating = view.status == "disputed" and view.can_adjudicate
     st.markdown(f"##### {t('item.adjudication') if adjudicating else t('item.your_verdict')}")
@@ -413,6 +414,7 @@ def page() -> None:
         st.info(t("item.open_from_queue"))
         return
     bench, qid = cur
+    st.session_state.pop("wb_saved_rerun", None)  # a whole-page run already shows the result of a save
     st.query_params.update({"benchmark": bench, "question": qid})
     db = session.db_path()
     me = session.reviewer()
