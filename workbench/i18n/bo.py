@@ -100,7 +100,7 @@ MESSAGES: dict[str, str] = {
     "item.rationale": "རྒྱུ་མཚན", "item.rationale_placeholder": "དཔེར་ན: ཡིག་སྒྱུར་གྱིས་འདེམས་གཞི་ B ཡི་དོན་བསྒྱུར",
     "item.fix": "བཅོས་འཆར (གདམ་ཀ)", "item.fix_placeholder": "དྲི་གཞིའམ་འདེམས་གཞིའི་ཚིག་བཅོས་པ",
     "item.record_adjudication": "མཐའ་མའི་ཐག་གཅོད་དུ་འགོད", "item.save": "ཐག་གཅོད་ཉར",
-    "item.move_on": "དེ་རྗེས་ངའི་ཐག་གཅོད་དགོས་པ་རྗེས་མ་ཁ་ཕྱེ", "item.move_on_help": "ཉར་རྗེས་ཁྱེད་ཀྱི་ཐག་གཅོད་དགོས་པའི་དྲི་བ་རྗེས་མ་ཁ་ཕྱེ།",
+    "item.move_on": "དེ་རྗེས་རྗེས་མ", "item.move_on_help": "ཉར་རྗེས་ཁྱེད་ཀྱི་ཐག་གཅོད་དགོས་པའི་དྲི་བ་རྗེས་མ་ཁ་ཕྱེ།",
     "item.err_no_verdict": "སྔོན་ལ་ཐག་གཅོད་ཅིག་འདེམས (མཐེབ་ 1–5)།", "item.err_no_answer": "ལན་ཐ་མ་ནོར་འཁྲུལ: བཅོས་པའི་ལན་འདེམས།",
     "item.not_saved": "ཉར་མ་ཐུབ: {error}", "item.saved": "{qid} ལ་{what}ཉར་ཟིན: **{label}**།",
     "item.saved_verdict": "ཐག་གཅོད", "item.saved_adjudication": "མཐའ་མའི་ཐག་གཅོད",

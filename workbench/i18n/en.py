@@ -110,7 +110,7 @@ UI: dict[str, str] = {
     "item.fix_placeholder": "Corrected wording of the stem or an option",
     "item.record_adjudication": "Record as the deciding verdict (adjudication)",
     "item.save": "Save verdict",
-    "item.move_on": "Then open the next item that needs me",
+    "item.move_on": "After saving, open the next item that needs me",
     "item.move_on_help": "After saving, open the next item in the queue that still needs your verdict.",
     "item.err_no_verdict": "Choose a verdict first (keys 1–5).",
     "item.err_no_answer": "Key wrong: choose the corrected answer.",

@@ -100,7 +100,7 @@ MESSAGES: dict[str, str] = {
     "item.rationale": "理由", "item.rationale_placeholder": "例如：翻译改变了选项 B 的意思",
     "item.fix": "建议修改（可选）", "item.fix_placeholder": "题干或选项的更正措辞",
     "item.record_adjudication": "记录为最终判断（裁决）", "item.save": "保存判断",
-    "item.move_on": "然后打开下一道需要我的题", "item.move_on_help": "保存后，打开队列中下一道仍需要你判断的题。",
+    "item.move_on": "然后下一题", "item.move_on_help": "保存后，打开队列中下一道仍需要你判断的题。",
     "item.err_no_verdict": "请先选择判断（按键 1–5）。", "item.err_no_answer": "答案错误：请选择更正答案。",
     "item.not_saved": "未保存：{error}", "item.saved": "已为 {qid} 保存{what}：**{label}**。",
     "item.saved_verdict": "判断", "item.saved_adjudication": "裁决",

@@ -178,7 +178,7 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
     prev_id, next_id = _known_neighbours(bench, qid, flt)
     q = view.question
     a = view.audit
-    left, back, mid, right = st.columns([6, 1.1, 1.25, 1.1], vertical_alignment="center")
+    left, back, mid, right = st.columns([4.2, 1.2, 1.4, 1.2], vertical_alignment="center")
     with left:
         tier = t("item.not_audited") if a is None or a.tier is None else t("queue.tier_n", n=a.tier)
         st.markdown(f"#### {t('item.heading', qid=render.md(qid))}")
@@ -223,18 +223,16 @@ def _question(view) -> None:
         q.stem, [(o.label, o.text) for o in q.options], script=q.script, language=q.language,
         answer_key=q.answer_key, top_answer=view.audit.top_answer if view.audit else None,
         counts=counts, n_answers=n_answers, **words)
+    st.html(html)
     par = view.parallel
     if par is not None:
-        c1, c2 = st.columns([3, 2])
-        with c1:
-            st.caption(t("item.this_benchmark"))
-            st.html(html)
-        with c2:
-            st.caption(t("item.parallel", source=render.md(par.source), id=render.md(par.counterpart_id)))
-            st.html(render.question_html(par.stem, [(o.label, o.text) for o in par.options],
-                                         script=None, language=par.language, answer_key=par.key, **words))
-    else:
-        st.html(html)
+        # the parallel source right under the question, compact (options two by two), so the
+        # benchmark's own text keeps the whole width of the column
+        head = render.esc(t("item.parallel", source=par.source, id=par.counterpart_id))
+        st.html(f'<div class="wb-par"><div class="wb-par-head">{head}</div>'
+                + render.question_html(par.stem, [(o.label, o.text) for o in par.options],
+                                       script=None, language=par.language, answer_key=par.key, **words)
+                + "</div>")
 
 
 def _vote_summary(view) -> None:
@@ -367,6 +365,8 @@ def _form(view, bench: str, qid: str) -> None:
                      on_change=_keep, args=(bench, qid, "answer"))
     with c2:
         ck = _seed(bench, qid, "cause", NO_CAUSE)
+        if st.session_state.get(ck) not in (NO_CAUSE, *CAUSES):  # e.g. after a language switch
+            st.session_state[ck] = NO_CAUSE
         st.selectbox(t("item.cause"), [NO_CAUSE, *CAUSES], key=ck,
                      format_func=lambda c: c if c == NO_CAUSE else common.label("cause", c),
                      on_change=_keep, args=(bench, qid, "cause"))
@@ -383,17 +383,20 @@ def _form(view, bench: str, qid: str) -> None:
     err = st.session_state.pop("wb_save_error", None)
     if err and err[0] == qid:
         st.error(err[1], icon=":material/lock:" if err[1] == t("common.locked") else ":material/error:")
-    s1, s2 = st.columns([1, 1.4], vertical_alignment="center")
-    with s1:
-        st.button(t("item.save"), key="save", type="primary", shortcut="S", icon=":material/save:",
-                  on_click=_save, args=(bench, qid), width="stretch")
-    with s2:
-        st.session_state.setdefault(K_MOVE_ON, True)
-        st.toggle(t("item.move_on"), key=K_MOVE_ON, help=t("item.move_on_help"))
+    st.button(t("item.save"), key="save", type="primary", shortcut="S", icon=":material/save:",
+              on_click=_save, args=(bench, qid), width="stretch")
+    st.session_state.setdefault(K_MOVE_ON, True)
+    st.toggle(t("item.move_on"), key=K_MOVE_ON, help=t("item.move_on_help"))
     st.caption(t("item.shortcuts"))
 
 
 ITEM_CSS = """<style>
+.wb-par { border-left: 3px solid rgba(128,128,128,.35); padding-left: .6rem; margin: .1rem 0 .3rem 0; }
+.wb-par-head { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; margin-bottom: .2rem; }
+.wb-par .wb-stem { padding: .3rem .6rem; margin-bottom: .3rem; }
+.wb-par .wb-opts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .25rem; }
+.wb-par .wb-opt { padding: .15rem .5rem; }
+.wb-par .wb-text { font-size: 1rem !important; line-height: 1.5 !important; }
 /* the item page uses the whole width: the Tibetan text needs the room */
 [data-testid="stMainBlockContainer"] { padding-top: 3.2rem; padding-left: 1.5rem; padding-right: 1.5rem;
                                        padding-bottom: 2rem; max-width: 100%; }
@@ -406,6 +409,8 @@ ITEM_CSS = """<style>
 
 def page() -> None:
     queue.follow_goto("item")
+    # the question needs the width: the sidebar starts collapsed here (reopen it with its arrow)
+    st.set_page_config(initial_sidebar_state="collapsed")
     common.css()
     st.html(ITEM_CSS)
     cur = session.current_item()

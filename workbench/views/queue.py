@@ -39,16 +39,22 @@ K_GOTO = "wb_goto"            # page to switch to at the start of the next run (
 _FILTERS = {"f_tiers": [1, 2], "f_subjects": [], "f_status": "needs_me", "f_suspect": False, "f_mismatch": False}
 
 
+def _wkey(fkey: str) -> str:
+    """The widget key of a filter: one per interface language, because a
+    widget whose option labels change under it loses its value."""
+    lang = common.lang()
+    return "w" + fkey[1:] + ("" if lang == "en" else f"_{lang}")
+
+
 def _bind(fkey: str) -> str:
-    wkey = "w" + fkey[1:]
+    wkey = _wkey(fkey)
     st.session_state.setdefault(fkey, _FILTERS[fkey])
-    if wkey not in st.session_state:
-        st.session_state[wkey] = st.session_state[fkey]
+    st.session_state[wkey] = st.session_state[fkey]
     return wkey
 
 
 def _store(fkey: str) -> None:
-    st.session_state[fkey] = st.session_state["w" + fkey[1:]]
+    st.session_state[fkey] = st.session_state[_wkey(fkey)]
     st.session_state[session.K_PAGE_NO] = 1
 
 
@@ -59,7 +65,7 @@ def queue_filter(benchmark: str, reviewer: str | None) -> dict:
         st.session_state.setdefault(k, v)
     if st.session_state["f_status"] not in STATUS_FILTERS:
         st.session_state["f_status"] = _FILTERS["f_status"]
-    tiers = st.session_state["f_tiers"]
+    tiers = [x for x in st.session_state["f_tiers"] if isinstance(x, int)]
     status = STATUS_FILTERS.get(st.session_state["f_status"])
     if status in ("needs_me", "reviewed_by_me") and not reviewer:
         status = None
