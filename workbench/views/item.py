@@ -121,6 +121,7 @@ def _save(bench: str, qid: str) -> None:
         st.session_state["wb_save_error"] = (qid, t("item.not_saved", error=render.md(exc)))
         return
     common.note_write()
+    st.session_state.setdefault("wb_saved_ids", set()).add((bench, qid))
     _clear_form(bench, qid)
     what = t("item.saved_adjudication") if d.get("adjudicate") else t("item.saved_verdict")
     last = st.session_state.get(K_LAST_VIEW)
@@ -129,18 +130,32 @@ def _save(bench: str, qid: str) -> None:
     session.flash("success", t("item.saved", what=what, qid=render.md(qid), label=lab))
     if st.session_state.get(K_MOVE_ON, True) and me:
         flt = queue.queue_filter(bench, me)
-        try:
-            nxt = audit.review.next_for_reviewer(
-                bench, me, after=qid, db=db,
-                **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
-        except audit.AuditError:
-            nxt = None
+        nxt = _next_from_queue_page(bench, qid, flt)
+        if nxt is None:
+            try:
+                nxt = audit.review.next_for_reviewer(
+                    bench, me, after=qid, db=db,
+                    **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
+            except audit.AuditError:
+                nxt = None
         if nxt is None:
             session.flash("success", t("item.saved", what=what, qid=render.md(qid), label=lab)
                           + " " + t("item.all_done"))
         else:
             session.open_item(bench, nxt)
     st.session_state["wb_saved_rerun"] = True
+
+
+def _next_from_queue_page(bench: str, qid: str, flt: dict) -> str | None:
+    """The item after ``qid`` on the "needs my verdict" queue page last shown
+    (no query); None when that page does not tell (other filter, last row)."""
+    cached = st.session_state.get(queue.K_QUEUE_IDS)
+    if (not cached or flt.get("status") != "needs_me" or cached["benchmark"] != bench
+            or cached["filter"] != repr(flt) or qid not in cached["ids"]):
+        return None
+    done = st.session_state.setdefault("wb_saved_ids", set())
+    ids = cached["ids"]
+    return next((x for x in ids[ids.index(qid) + 1:] if (bench, x) not in done), None)
 
 
 UNKNOWN = object()  # a neighbour not in the queue page the reviewer came from
