@@ -2,6 +2,7 @@
 by Playwright against ``streamlit run workbench/app.py`` on a database with
 100,000 questions × 100 models (``scale_data.build_scale_db``, analysed).
 
+The queue is set to all tiers (the synthetic data has few Tier 1–2 items).
 Timed, from the click or keypress to the new content being shown (the new
 item's heading and question / the queue's heading and rows), with the app
 idle before each action:
@@ -109,7 +110,7 @@ def _blur(page) -> None:
 
 
 def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]], errors: list[str],
-                  start: threading.Barrier | None = None) -> None:
+                  start: threading.Barrier | None = None, offset: int = 0) -> None:
     """One reviewer: sign in, then ``repeat`` times open / save + move on /
     back to queue, appending seconds to ``out[action]``."""
     from playwright.sync_api import sync_playwright
@@ -124,12 +125,20 @@ def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]]
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_function(_QUEUE_SHOWN, timeout=120_000)
             _idle(page)
+            # all tiers (Tier 1–2 alone holds too few items for 5 reviewers × many loops)
+            page.locator(".st-key-w_tiers input").click()
+            for _ in range(2):
+                page.keyboard.press("Backspace")
+                _idle(page)
+            page.keyboard.press("Escape")
+            page.wait_for_function(_QUEUE_SHOWN)
+            _idle(page)
             if start is not None:
                 start.wait(timeout=600)
             for i in range(repeat):
                 ids = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-open"] button')]
                                        .filter(b => b.offsetParent).map(b => b.innerText.trim())""")
-                qid = ids[i % max(1, min(len(ids), 10))]
+                qid = ids[(i + offset) % max(1, min(len(ids), 20))]
                 button = page.get_by_role("button", name=qid, exact=True)
                 t = time.perf_counter()
                 button.click()
@@ -219,7 +228,7 @@ def main(argv=None) -> int:
         out = {a: [] for a in ACTIONS}
         barrier = threading.Barrier(args.reviewers)
         threads = [threading.Thread(target=reviewer_loop,
-                                    args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier))
+                                    args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i))
                    for i in range(args.reviewers)]
         for th in threads:
             th.start()
