@@ -4,6 +4,7 @@ reads that are invalidated by any write to the database file."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
 
@@ -152,6 +153,27 @@ def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
 @st.cache_data(ttl=300, show_spinner=False, max_entries=256)
 def cached_item(benchmark: str, qid: str, reviewer: str | None, db: str, version: tuple):
     return audit.review.item_view(benchmark, qid, reviewer=reviewer, db=db)
+
+
+_PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wb-prefetch")
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 — a prefetch that fails (busy file…) is simply not cached
+        pass
+
+
+def prefetch(fn, *args) -> None:
+    """Warm one of the caches above in the background, after the page is
+    drawn and while the reviewer reads it (one worker per process, so
+    prefetches never pile up).  Only under a real server: Streamlit's test
+    harness has no runtime, and its tests check the file in between."""
+    from streamlit import runtime
+
+    if runtime.exists():
+        _PREFETCH.submit(_quietly, fn, *args)
 
 
 def freeze(flt: dict) -> tuple:

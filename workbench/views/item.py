@@ -482,3 +482,21 @@ def page() -> None:
         with st.container(key="item_side"):
             _form(view, bench, qid)
             _history(view)
+    _prefetch(bench, qid, me, flt, db)
+
+
+def _prefetch(bench: str, qid: str, me: str | None, flt: dict, db) -> None:
+    """While the reviewer reads this item: warm the item Save or N would
+    open, and the queue page as it is now (Q)."""
+    version = common.data_version(db)
+    nxt = _next_from_queue_page(bench, qid, flt) if me else None
+    if nxt is None:
+        _, known = _known_neighbours(bench, qid, flt)
+        nxt = known if isinstance(known, str) else None
+    if nxt is not None:
+        common.prefetch(common.cached_item, bench, nxt, me, str(db), version)
+    page_no = max(1, int(st.session_state.get(session.K_PAGE_NO, 1)))
+    common.prefetch(common.cached_progress, bench, str(db), version,
+                    common.freeze({k: v for k, v in flt.items() if k != "status"}))
+    common.prefetch(common.cached_queue, bench, str(db), version, common.freeze(flt), queue.PAGE_SIZE + 1,
+                    (page_no - 1) * queue.PAGE_SIZE)

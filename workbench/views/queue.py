@@ -220,3 +220,6 @@ def page() -> None:
     p2.markdown(t("queue.page_of", n=page_no, m=pages) if pages else t("queue.page", n=page_no))
     p3.button(t("queue.next_page"), icon=":material/arrow_forward:", disabled=not has_more, key="page_next",
               on_click=_turn, args=(page_no + 1,))
+    # the items a reviewer most likely opens next: the top rows (Start reviewing opens the first)
+    for qid in list(df["question_id"])[:2]:
+        common.prefetch(common.cached_item, benchmark, qid, me, str(db), version)
