@@ -77,11 +77,28 @@ def test_preview_create_and_diff(env):
     db, exports = env
     at = _run()
     assert any("No version of this benchmark" in i.value for i in at.info)
-    assert any("**1** key(s) would be corrected and **1** item(s) excluded" in m.value for m in at.markdown)
+    assert any("**1** key(s) would be corrected and **1** item(s) left out" in m.value for m in at.markdown)
     assert at.text_input(key="export_version").value == "1.1"
     at.button(key="export_create").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any("created demo 1.1" in s.value for s in at.success)
+    assert any("Created demo 1\\.1" in s.value for s in at.success), [s.value for s in at.success]
+    # the versions table lists the new version in the same run, and the release is offered as a zip
+    listed = next(d.value for d in at.dataframe if "Version" in d.value.columns)
+    assert list(listed["Version"]) == ["1.0", "1.1"]
+    assert at.selectbox(key="export_pick").value == "1.1"
+    import io
+    import zipfile
+
+    import audit
+
+    data = audit.release_zip("demo", "1.1", db=db)
+    names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    assert "demo-1.1/manifest.json" in names and "demo-1.1/DATASHEET.md" in names
+    assert data == audit.release_zip("demo", "1.1", db=db)  # deterministic
+    (exports / "demo" / "1.1" / "DATASHEET.md").write_text("changed", encoding="utf-8")
+    with pytest.raises(audit.AuditError, match="no longer matches its manifest"):
+        audit.release_zip("demo", "1.1", db=db)
+    (exports / "demo" / "1.1" / "DATASHEET.md").unlink()
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute("SELECT version, parent, policy, n_corrected, n_excluded FROM key_versions "
                            "ORDER BY version").fetchall()

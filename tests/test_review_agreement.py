@@ -59,12 +59,31 @@ def test_kappa_matches_closed_form(db):
     k_all, _ = closed_form_kappa(a, b)
     assert r.overall.n == 14 and r.overall.kappa == pytest.approx(k_all)
     assert r.n_items == 8 and r.n_reviewers == 3
-    assert r.label.startswith(f"kappa {k_all:.2f} (95% CI")
+    # 8 items reviewed twice is too few for kappa to mean anything: the label says so
+    assert not r.enough and r.label.startswith("too few items for kappa: 8 reviewed twice")
+    assert f"{k_all:.2f}" not in r.label
 
     # by verdict category only, W:B vs W:C agree
     rv = reviewer_agreement("bench", compare="verdict", db=db).pairs.set_index(["rater_a", "rater_b"])
     strip = lambda xs: ["key_wrong" if x.startswith("W") else x for x in xs]
     assert rv.loc[("ann", "bo"), "kappa"] == pytest.approx(closed_form_kappa(strip(ann), strip(bo))[0])
+
+
+def test_kappa_label_on_enough_items(db):
+    from audit.review.agreement import MIN_KAPPA_ITEMS
+
+    ann = ["key_correct", "key_correct", "ambiguous", "key_correct", "defective", "key_correct",
+           "ambiguous", "key_correct", "key_correct", "defective", "key_correct"]
+    bo = ["key_correct", "ambiguous", "ambiguous", "key_correct", "defective", "key_correct",
+          "key_correct", "key_correct", "key_correct", "defective", "key_correct"]
+    assert len(ann) > MIN_KAPPA_ITEMS
+    for i, (a, b) in enumerate(zip(ann, bo), start=1):
+        add_review("bench", f"q{i:02d}", "ann", a, db=db)
+        add_review("bench", f"q{i:02d}", "bo", b, db=db)
+    r = reviewer_agreement("bench", db=db)
+    k, _ = closed_form_kappa(ann, bo)
+    assert r.enough and r.n_items == len(ann)
+    assert r.label.startswith(f"kappa {k:.2f} (95% CI") and r.label.endswith(f"{len(ann)} items")
 
 
 def test_agreement_without_double_reviews(db):

@@ -6,7 +6,7 @@ import pytest
 
 from audit.errors import AuditError
 from audit.review import (
-    QUEUE_ORDERS, add_review, neighbours, queue_progress, register_order, review_queue,
+    QUEUE_ORDERS, add_review, neighbours, next_for_reviewer, queue_progress, register_order, review_queue,
 )
 from test_review_support import bench_copy, link_parallel
 
@@ -112,3 +112,33 @@ def test_neighbours_within_filter_even_after_the_item_leaves_it(db):
     assert neighbours("bench", "q02", status="unreviewed", db=db) == ("q03", "q04")
     assert order == ["q01", "q03", "q02", "q04", "q05", "q06"]
     assert neighbours("bench", "nope", db=db) == (None, None)
+
+
+def test_needs_me_and_next_for_reviewer(db):
+    # priority order: q01 q03 q02 q04 q05 q06
+    add_review("bench", "q01", "ann", "key_correct", db=db)
+    add_review("bench", "q01", "bo", "key_correct", db=db)                       # done: needs nobody
+    add_review("bench", "q03", "bo", "key_wrong", corrected_answer="B", db=db)   # needs a 2nd: needs ann
+    add_review("bench", "q02", "ann", "key_correct", db=db)                      # ann has reviewed it
+    add_review("bench", "q04", "ann", "key_correct", db=db)
+    add_review("bench", "q04", "bo", "ambiguous", db=db)                         # disputed
+    add_review("bench", "q05", "ann", "skip", db=db)                             # a skip does not count
+    order = ids(review_queue("bench", db=db))
+    status = dict(zip(order, review_queue("bench", reviewer="ann", db=db)["status"]))
+    mine = {"q01", "q02", "q04"}
+    expect = [q for q in order if q not in mine and status[q] in ("unreviewed", "needs_second_review")]
+    assert expect == ["q03", "q05", "q06"]
+    assert ids(review_queue("bench", status="needs_me", reviewer="ann", db=db)) == expect
+    assert next_for_reviewer("bench", "ann", db=db) == "q03"
+    assert next_for_reviewer("bench", "ann", after="q03", db=db) == "q05"
+    assert next_for_reviewer("bench", "ann", after="q02", db=db) == "q05"   # after an item it has done
+    assert next_for_reviewer("bench", "ann", after="q06", db=db) == "q03"   # wraps to the top
+    assert next_for_reviewer("bench", "ann", after="q11", tiers=None, db=db) == "q12"  # outside the filter
+    assert next_for_reviewer("bench", "ann", tiers=[2], db=db) == "q05"
+    # bo: q02 (ann only) and q05/q06 unreviewed
+    assert next_for_reviewer("bench", "bo", db=db) == "q02"
+    for q in expect:
+        add_review("bench", q, "ann", "key_correct", db=db)
+    assert next_for_reviewer("bench", "ann", db=db) is None
+    with pytest.raises(AuditError, match="needs me"):
+        review_queue("bench", status="needs_me", db=db)

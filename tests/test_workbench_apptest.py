@@ -86,11 +86,16 @@ def frame_with(at: AppTest, column: str):
 
 
 def history(at: AppTest):
-    return frame_with(at, "when (UTC)")
+    return frame_with(at, "When (UTC)")
+
+
+def move_on(at: AppTest, on: bool) -> None:
+    """The item page's "then open the next item that needs me" switch."""
+    at.toggle(key="wb_move_on").set_value(on).run()
 
 
 def shows_item(at: AppTest, qid: str) -> bool:
-    return f"### Item {md(qid)}" in [m.value for m in at.markdown]
+    return f"#### Item {md(qid)}" in [m.value for m in at.markdown]
 
 
 def saved(at: AppTest, what: str, qid: str) -> bool:
@@ -248,14 +253,18 @@ def test_queue_filters_by_tier_subject_and_status(db):
 
     # reviewed by me: nothing, then the one item I reviewed
     at.multiselect(key="w_subjects").set_value([]).run()
-    at.selectbox(key="w_status").select("Reviewed by me").run()
+    at.selectbox(key="w_status").select("reviewed_by_me").run()
     assert queue_ids(at) == []
     target = flagged(db)[0][0]
     audit.review.add_review("demo", target, "Tenzin", "key_correct", db=db)
     at.run()
     assert queue_ids(at) == [target]
-    at.selectbox(key="w_status").select("Unreviewed").run()
+    at.selectbox(key="w_status").select("unreviewed").run()
     assert target not in queue_ids(at)
+    # the default for a reviewer: what still needs my verdict (not the item I reviewed)
+    at.multiselect(key="w_tiers").set_value([1, 2]).run()
+    at.selectbox(key="w_status").select("needs_me").run()
+    assert queue_ids(at) == [q for q, _, _ in flagged(db) if q != target][:25]
 
 
 def test_queue_paginates(db):
@@ -285,15 +294,59 @@ def test_saving_a_verdict_appends_a_row_and_shows_history(db):
                    "is_adjudication FROM reviews WHERE question_id = ?", [qid])
     assert rows == [("Tenzin", "key_wrong", answer, "translation", "སྐད་ཡིག meaning shifted", "workbench",
                      audit.__version__, False)]
+    # Save moved on to the next item that still needs Tenzin (computed here in SQL, independently)
+    nxt = sql(db, """
+        SELECT r.question_id FROM audit_results r JOIN questions q USING (benchmark, question_id)
+        WHERE r.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo') AND r.tier IN (1, 2)
+          AND r.question_id NOT IN (SELECT question_id FROM reviews WHERE reviewer = 'Tenzin')
+        ORDER BY r.tier, r.agreement_count DESC, q.seq, q.question_id LIMIT 1""")[0][0]
+    assert nxt != qid and shows_item(at, nxt)
+    # back to the item: the history shows the corrected answer, cause and rationale in plain words
+    at.session_state["wb_current"] = ("demo", qid)
+    at.run()
+    assert shows_item(at, qid)
     hist = history(at)
-    assert list(hist["reviewer"]) == ["Tenzin"] and list(hist["verdict"]) == ["key_wrong"]
-    # the form is empty again; a second save appends a second row (nothing overwritten)
+    assert list(hist["Reviewer"]) == ["Tenzin"] and list(hist["Verdict"]) == ["Key wrong"]
+    assert list(hist["Corrected answer"]) == [answer] or list(hist["Corrected answer"]) == [
+        {"A": "ཀ", "B": "ཁ", "C": "ག", "D": "ང"}[answer]]
+    assert list(hist["Cause"]) == ["Meaning lost in translation"]
+    assert list(hist["Why"]) == ["སྐད་ཡིག meaning shifted"]
+    assert "key_wrong" not in [m.value for m in at.markdown] and "translation" not in list(hist["Cause"])
+    # with "move on" off, a second save stays here and appends a second row (nothing overwritten)
+    move_on(at, False)
     assert at.text_area(key=f"form::demo::{qid}::rationale").value == ""
     fill_verdict(at, qid, "key_correct", rationale="on second thought")
     at.button(key="save").click().run()
+    assert shows_item(at, qid)
     assert sql(db, "SELECT verdict FROM reviews WHERE question_id = ? ORDER BY review_id", [qid]) == [
         ("key_wrong",), ("key_correct",)]
-    assert list(history(at)["verdict"]) == ["key_wrong", "key_correct"]
+    assert list(history(at)["Verdict"]) == ["Key wrong", "Key correct"]
+
+
+def test_start_reviewing_opens_the_first_item_that_needs_me(db):
+    first, second = [q for q, _, _ in flagged(db)][:2]
+    audit.review.add_review("demo", first, "Tenzin", "key_correct", db=db)
+    at = start("Tenzin")
+    at.selectbox(key="w_status").select("all").run()
+    assert queue_ids(at)[0] == first       # the queue's top item is done by me…
+    at.button(key="start_first").click().run()
+    assert not at.exception, at.exception
+    assert shows_item(at, second)          # …so Start reviewing opens the next one that needs me
+
+
+def test_outcome_states_the_settled_verdict(db):
+    qid = flagged(db)[0][0]
+    answer = wrong_answer(db, qid)
+    audit.review.add_review("demo", qid, "Ann", "key_wrong", corrected_answer=answer, db=db)
+    audit.review.add_review("demo", qid, "Tenzin", "key_wrong", corrected_answer=answer, db=db)
+    script = sql(db, "SELECT script FROM questions WHERE benchmark = 'demo' AND question_id = ?", [qid])[0][0]
+    shown = {"A": "ཀ", "B": "ཁ", "C": "ག", "D": "ང"}[answer] if script == "Tibt" else answer
+    at = start("Tenzin")
+    at.session_state["wb_current"] = ("demo", qid)
+    at.session_state["wb_goto"] = "item"
+    at.run()
+    assert shows_item(at, qid)
+    assert any(f"Settled: key wrong → {shown}" in h.proto.body for h in at.get("html"))
 
 
 def test_save_without_verdict_or_answer_is_refused(db):
@@ -329,10 +382,11 @@ def test_others_verdicts_are_hidden_until_i_save_mine(db):
     assert any("hidden until you save your own" in i.value for i in at.info)
     assert "Other Reviewer" not in texts(at)
     assert history(at) is None
+    move_on(at, False)
     fill_verdict(at, qid, "key_wrong", answer=wrong_answer(db, qid))
     at.button(key="save").click().run()
     hist = history(at)
-    assert sorted(hist["reviewer"]) == ["Other Reviewer", "Tenzin"]
+    assert sorted(hist["Reviewer"]) == ["Other Reviewer", "Tenzin"]
 
 
 def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
@@ -344,19 +398,19 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
 
     # a reviewer who is not a lead sees a normal form
     at = start("Karma")
-    at.selectbox(key="w_status").select("Disputed").run()
+    at.selectbox(key="w_status").select("disputed").run()
     assert queue_ids(at) == [qid]
     open_item(at, qid)
     assert "#### Your verdict" in texts(at) and "#### Adjudication" not in texts(at)
 
     st.cache_resource.clear()
     lead = start("Pema")
-    lead.selectbox(key="w_status").select("Disputed").run()
+    lead.selectbox(key="w_status").select("disputed").run()
     assert queue_ids(lead) == [qid]
     open_item(lead, qid)
     assert "#### Adjudication" in texts(lead)
     # the lead sees both verdicts before deciding
-    assert sorted(history(lead)["reviewer"]) == ["Other Reviewer", "Tenzin"]
+    assert sorted(history(lead)["Reviewer"]) == ["Other Reviewer", "Tenzin"]
     # adjudication is offered but never pre-selected: the lead ticks it
     assert lead.checkbox(key=f"form::demo::{qid}::adjudicate").value is False
     fill_verdict(lead, qid, "key_wrong", answer=answer, rationale="source key confirmed")
@@ -368,7 +422,7 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
     assert rows[-1] == ("Pema", "key_wrong", answer, True) and len(rows) == 3
     lead.button(key="back_queue").click().run()
     assert qid not in queue_ids(lead)  # no longer disputed
-    lead.selectbox(key="w_status").select("Done").run()
+    lead.selectbox(key="w_status").select("done").run()
     assert qid in queue_ids(lead)
 
 
@@ -391,8 +445,8 @@ def test_locked_database_shows_a_message_and_keeps_the_form(db):
         at.button(key="save").click().run()
         assert not at.exception, at.exception
         assert any("database is busy" in e.value for e in at.error)
-        assert any("shown as it was last loaded" in w.value for w in at.warning)
-        assert shows_item(at, qid)
+        # the item stays on screen (served from the read cache, or as last loaded when a read hits the lock)
+        assert shows_item(at, qid) and at.get("html")
         # the unsaved form is still there
         assert at.text_area(key=f"form::demo::{qid}::rationale").value == "keep this text"
         assert at.selectbox(key=f"form::demo::{qid}::answer").value == answer
@@ -432,18 +486,22 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     assert len(at.tabs) == 5
     # tiers per subject: counts add up to the number of audited items
     n_items = sql(db, "SELECT count(*) FROM current_audit WHERE benchmark = 'demo'")[0][0]
-    assert frame_with(at, "bucket")["n"].sum() == n_items
+    assert frame_with(at, "Items")["Items"].sum() == n_items
     # progress per reviewer: Ann and Bo, 4 items each
-    prog = frame_with(at, "n_items").set_index("reviewer")["n_items"].to_dict()
+    prog = frame_with(at, "Items reviewed").set_index("Reviewer")["Items reviewed"].to_dict()
     assert prog == {"Ann": 4, "Bo": 4}
     # corrected keys: 3 settled key_wrong items (the 4th is disputed)
-    corr = frame_with(at, "accuracy_corrected")
+    corr = frame_with(at, "Accuracy (corrected keys)")
     assert any("3 key(s) corrected" in m.value for m in at.markdown)
-    assert {"model", "accuracy_original", "accuracy_corrected", "difference_points"} <= set(corr.columns)
-    # kappa: one pair, 4 common items
-    kap = frame_with(at, "kappa")
-    assert list(kap["n"]) == [4]
-    assert any("4 items" in c.value for c in list(at.caption) + list(at.markdown))
+    assert {"Model", "Accuracy (original keys)", "Accuracy (corrected keys)", "Change (points)"} <= set(corr.columns)
+    # no raw column codes in any table a reviewer sees
+    for d in at.dataframe:
+        assert not {"n_items", "accuracy_corrected", "ci_low", "n_valid_original", "bucket"} & set(d.value.columns)
+    # kappa: one pair, 4 common items — too few: said in words, and no kappa figure is shown
+    kap = frame_with(at, "Agreement beyond chance (kappa)")
+    assert list(kap["Items"]) == [4]
+    assert kap["Agreement beyond chance (kappa)"].isna().all()
+    assert any("Too few items for kappa" in w.value and "4 reviewed by two people" in w.value for w in at.warning)
 
 
 def test_item_page_shows_the_judge_verdict_escaped(db):

@@ -208,14 +208,14 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     assert page.locator('[data-testid="stBaseButton-primary"]', has_text="Key correct").count() == 0
     _wait_idle(page)
     # corrected answer: the first option that is not the key
-    page.get_by_label("Corrected answer (for 'key wrong')").click()
+    page.get_by_label("Corrected answer").click()
     options = page.get_by_role("option")
     options.first.wait_for()
-    choice = options.first.inner_text().strip()
+    choice = options.first.inner_text().strip().split()[0]  # "B (ཁ)": the Latin label is stored
     options.first.click()
     _wait_idle(page)
     assert choice != key
-    rationale = page.get_by_label("Rationale")
+    rationale = page.get_by_label("Why?")
     rationale.fill("ས་ཚིགས་ Checked by hand: the key letter was shifted.")
     page.get_by_role("heading", name="Your verdict").click()  # leave the text box so shortcuts work
     _wait_idle(page)
@@ -228,20 +228,21 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     assert (r["reviewer"], r["verdict"], r["corrected_answer"], r["source"], r["app_version"]) == (
         REVIEWER, "key_wrong", choice, "workbench", audit.__version__)
     assert r["rationale"] == "ས་ཚིགས་ Checked by hand: the key letter was shifted."
-    # the history on the page shows the saved row
-    page.get_by_role("heading", name="History").wait_for()
-    page.locator("[data-testid=stDataFrame]").first.wait_for()
-
-    # n = next item in the queue
-    _wait_idle(page)
-    nxt = audit.review.neighbours("demo", qid, reviewer=REVIEWER, db=wb_db)[1]
-    assert nxt is not None
-    page.keyboard.press("n")
+    # Save moved on to the next item that still needs this reviewer
+    nxt = audit.review.next_for_reviewer("demo", REVIEWER, after=qid, db=wb_db)
+    assert nxt is not None and nxt != qid
     page.get_by_text(f"Item {nxt}").first.wait_for()
-    # p = back
+    # p = back to the saved item: its history shows the row and the outcome in plain words
     _wait_idle(page)
     page.keyboard.press("p")
     page.get_by_text(f"Item {qid}").first.wait_for()
+    page.get_by_role("heading", name="History").wait_for()
+    page.locator("[data-testid=stDataFrame]").first.wait_for()
+    page.get_by_text("Waiting for a second reviewer").first.wait_for()
+    # n = next item in the queue
+    _wait_idle(page)
+    page.keyboard.press("n")
+    page.get_by_text(f"Item {nxt}").first.wait_for()
 
 
 def test_dashboards_page(server, page):

@@ -145,8 +145,14 @@ CSS = """
            margin: .2rem 0; font-family: system-ui, sans-serif; }
 .wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }
 .wb-family td, .wb-family th { padding: .15rem .5rem; border-bottom: 1px solid rgba(128,128,128,.2); text-align: left; }
-.wb-qrow { display: grid; grid-template-columns: 9rem 4rem 9rem 9rem minmax(0, 1fr); gap: .6rem;
-           align-items: center; font-family: system-ui, sans-serif; font-size: .92rem; min-height: 2.4rem; }
+.wb-qrow { display: grid; grid-template-columns: minmax(0, 9rem) 3.6rem minmax(0, 9rem) minmax(0, 8.5rem) minmax(0, 1fr);
+           gap: .6rem; align-items: center; font-family: system-ui, sans-serif; font-size: .92rem; min-height: 2.4rem; }
+.wb-qrow > div { min-width: 0; }
+.wb-subject { overflow-wrap: anywhere; line-height: 1.25; font-size: .85rem; }
+.wb-outcome { font-family: system-ui, sans-serif; font-weight: 600; padding: .3rem .6rem; border-radius: .4rem;
+              background: rgba(26,127,55,.10); border: 1px solid rgba(26,127,55,.4); margin: .2rem 0 .4rem 0; }
+.wb-outcome.wb-open { background: rgba(128,128,128,.08); border-color: rgba(128,128,128,.3); }
+.wb-votes { font-family: system-ui, sans-serif; font-size: .85rem; color: #444; margin: .1rem 0 .3rem 0; }
 .wb-qhead { font-weight: 700; min-height: 0; }
 .wb-preview { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
 </style>
@@ -174,7 +180,8 @@ def _bar(count: int, total: int, is_key: bool) -> str:
 def question_html(stem: str | None, options: list[tuple[str, str]], *, script: str | None,
                   language: str | None = None, answer_key: str | None = None,
                   top_answer: str | None = None, counts: dict[str, int] | None = None,
-                  n_answers: int = 0, show_label_native: bool = True) -> str:
+                  n_answers: int = 0, show_label_native: bool = True,
+                  key_word: str = "key", top_word: str = "models' top answer") -> str:
     """The stem and its options as HTML.  ``options`` = [(label, text)];
     the key is highlighted, the models' top non-key answer marked, and each
     option gets a small bar with how many models chose it.
@@ -198,9 +205,9 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
             shown += f' <span lang="bo" style="font-family:{st.font_family}">({esc(LATIN_TO_TIBETAN[label])})</span>'
         badges = ""
         if is_key:
-            badges += '<span class="wb-badge wb-badge-key">key</span>'
+            badges += f'<span class="wb-badge wb-badge-key">{esc(key_word)}</span>'
         if is_top:
-            badges += '<span class="wb-badge wb-badge-top">models\' top answer</span>'
+            badges += f'<span class="wb-badge wb-badge-top">{esc(top_word)}</span>'
         bar = _bar(counts.get(label, 0), n_answers, is_key) if n_answers else ""
         badges = f'<span class="wb-badges">{badges}</span>' if badges else ""
         opts.append(
@@ -226,44 +233,64 @@ def preview_html(text: str | None, *, script: str | None, language: str | None =
     return f'<div class="{cls}" lang="{esc(st.lang)}" dir="{st.direction}" style="{style}">{esc(short)}</div>'
 
 
-_STATUS_CLASS = {"unreviewed": ("unreviewed", "#6e7781"), "needs_second_review": ("needs a 2nd review", "#b35900"),
-                 "disputed": ("disputed", "#cf222e"), "done": ("done", "#1a7f37")}
+_STATUS_COLOUR = {"unreviewed": "#6e7781", "needs_second_review": "#b35900", "disputed": "#cf222e",
+                  "done": "#1a7f37"}
+
+
+def _breakable(text: str) -> str:
+    """Escaped text that may wrap after ``_`` (long subject names)."""
+    return esc(text).replace("_", "_<wbr>")
 
 
 def queue_row_html(*, subject, tier, agreement_count, n_models, top_answer, answer_key, status,
-                   structure_suspect, key_mismatch, reviewed_by_me, stem, script, language) -> str:
-    """One queue row (everything but the open button) as one HTML block."""
-    tier_s = "—" if tier is None or tier != tier else f"Tier {int(tier)}"
+                   structure_suspect, key_mismatch, reviewed_by_me, stem, script, language,
+                   words: dict[str, str] | None = None) -> str:
+    """One queue row (everything but the open button) as one HTML block.
+    ``words``: the texts shown (``tier``, ``status``, ``models``, ``key``,
+    ``suspect``, ``mismatch``, ``mine``), already in the page's language and
+    with ``{n}``/``{m}``/``{answer}``/``{key}`` placeholders where needed."""
+    w = {"tier": "Tier {n}", "status": status, "models": "{n}/{m} say {answer} (key {key})", "key": "key {key}",
+         "suspect": "options may be split wrongly", "mismatch": "source key differs", "mine": "reviewed by you",
+         **(words or {})}
+    tier_s = "—" if tier is None or tier != tier else w["tier"].format(n=int(tier))
     if top_answer and agreement_count == agreement_count and agreement_count is not None:
-        models = f"{int(agreement_count)}/{int(n_models)} say <b>{esc(top_answer)}</b> (key {esc(answer_key)})"
+        models = esc(w["models"].format(n=int(agreement_count), m=int(n_models), answer="\x00", key=answer_key))
+        models = models.replace("\x00", f"<b>{esc(top_answer)}</b>")
     else:
-        models = f"key {esc(answer_key)}"
-    label, colour = _STATUS_CLASS.get(status, (status, "#6e7781"))
+        models = esc(w["key"].format(key=answer_key))
+    colour = _STATUS_COLOUR.get(status, "#6e7781")
     extras = []
     if structure_suspect:
-        extras.append('<span style="color:#b35900">structure suspect</span>')
+        extras.append(f'<span style="color:#b35900">{esc(w["suspect"])}</span>')
     if key_mismatch:
-        extras.append('<span style="color:#cf222e">parallel key differs</span>')
+        extras.append(f'<span style="color:#cf222e">{esc(w["mismatch"])}</span>')
     if reviewed_by_me:
-        extras.append('<span style="color:#0969da">reviewed by you</span>')
+        extras.append(f'<span style="color:#0969da">{esc(w["mine"])}</span>')
     return (
         '<div class="wb-qrow">'
-        f'<div>{esc(subject or "—")}</div><div>{esc(tier_s)}</div><div>{models}</div>'
-        f'<div><span class="wb-badge" style="background:{colour};color:#fff">{esc(label)}</span>'
+        f'<div class="wb-subject" title="{esc(subject or "")}">{_breakable(subject or "—")}</div>'
+        f'<div>{esc(tier_s)}</div><div>{models}</div>'
+        f'<div><span class="wb-badge" style="background:{colour};color:#fff;white-space:normal">{esc(w["status"])}</span>'
         f'<div style="font-size:.8rem">{" · ".join(extras)}</div></div>'
         f'<div style="min-width:0">{preview_html(stem, script=script, language=language)}</div></div>'
     )
 
 
-QUEUE_HEAD_HTML = ('<div class="wb-qrow wb-qhead"><div>Subject</div><div>Tier</div><div>Models</div>'
-                   '<div>Status</div><div>Question</div></div>')
+def queue_head_html(subject: str = "Subject", tier: str = "Tier", models: str = "Models", status: str = "Status",
+                    question: str = "Question") -> str:
+    return ('<div class="wb-qrow wb-qhead">' + "".join(f"<div>{esc(x)}</div>" for x in (subject, tier, models, status, question))
+            + "</div>")
+
+
+QUEUE_HEAD_HTML = queue_head_html()
 
 
 def warnings_html(messages: list[str]) -> str:
     return "".join(f'<div class="wb-warn">⚠ {esc(m)}</div>' for m in messages)
 
 
-def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[str], answer_key: str | None) -> str:
+def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[str], answer_key: str | None,
+                      family_word: str = "family", invalid_word: str = "invalid") -> str:
     """Models' answers grouped by family: rows = [(family, {label: n}, n_invalid)]."""
     head = "".join(f"<th>{esc(l)}{' ✓' if l == answer_key else ''}</th>" for l in labels)
     body = []
@@ -274,5 +301,5 @@ def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[
             n = counts.get(l, 0)
             cells.append(f"<td>{_bar(n, total, l == answer_key) if n else '·'}</td>")
         body.append(f"<tr><td><b>{esc(fam)}</b></td>{''.join(cells)}<td>{int(invalid) or '·'}</td></tr>")
-    return (f'<table class="wb-family"><tr><th>family</th>{head}<th>invalid</th></tr>'
+    return (f'<table class="wb-family"><tr><th>{esc(family_word)}</th>{head}<th>{esc(invalid_word)}</th></tr>'
             + "".join(body) + "</table>")

@@ -13,6 +13,7 @@ accuracy under a policy: the one implementation),
 from audit.export.corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys
 from audit.export.create import VersionSummary, create_version, exports_root, preview_version
 from audit.export.diff import diff_versions
+from audit.export.archive import release_name, release_zip
 from audit.export.listing import list_versions
 from audit.export.manifest import read_manifest, verify_version
 from audit.export.names import validate_benchmark, validate_version
@@ -21,7 +22,7 @@ from audit.export.policy import POLICIES, Policy, get_policy, list_policies, reg
 __all__: list[str] = [
     "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
     "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
-    "list_policies", "register_policy",
+    "list_policies", "register_policy", "release_name", "release_zip",
     "corrected_key_accuracy", "corrected_keys", "accuracy_comparison",
 ]
 

@@ -16,11 +16,13 @@ from audit.review.record import add_review, add_reviews, append_reviews, import_
 from audit.review.settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
 )
+from audit.review.settings import UI_LANGUAGES, get_user_language, set_user_language
 from audit.review.status import STATUS_LABELS, STATUSES, review_status, settled_verdicts
 from audit.review.queue import (
     QUEUE_ORDERS, QUEUE_STATUSES, QueueOrder, QueueProgress, neighbours, queue_progress, register_order,
     review_queue,
 )
+from audit.review.queue import NEEDS_ME, next_for_reviewer
 from audit.review.item import (
     AuditInfo, FamilyAnswers, ItemView, JudgeVerdict, ModelAnswer, OptionCount, ParallelItem, item_view,
 )
@@ -38,11 +40,12 @@ __all__ = [
     "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
     # settings
     "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
+    "UI_LANGUAGES", "get_user_language", "set_user_language",
     # settlement
     "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
     # queue
     "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
-    "register_order", "review_queue",
+    "register_order", "review_queue", "NEEDS_ME", "next_for_reviewer",
     # item page
     "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
     "item_view",

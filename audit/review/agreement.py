@@ -26,6 +26,11 @@ FROM reviews
 WHERE benchmark = $benchmark AND verdict <> 'skip' AND NOT is_adjudication
 QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY review_id DESC) = 1
 """
+MIN_KAPPA_ITEMS = 10
+"""Below this many items reviewed by both people, kappa is too unstable to
+report as a number (its 95% interval spans most of [-1, 1]; see Sim &
+Wright 2005, *Phys Ther* 85:257, on sample sizes for kappa)."""
+
 _LABELS = {"opinion": "verdict || coalesce(':' || corrected_answer, '')", "verdict": "verdict"}
 
 
@@ -43,10 +48,19 @@ class ReviewerAgreement:
     n_reviewers: int
 
     @property
+    def enough(self) -> bool:
+        """Whether enough items were reviewed twice for kappa to mean something."""
+        k = self.overall
+        return self.n_items >= MIN_KAPPA_ITEMS and k.n > 0 and k.kappa == k.kappa
+
+    @property
     def label(self) -> str:
         k = self.overall
         if k.n == 0 or k.kappa != k.kappa:
             return f"kappa not available ({self.n_items} items reviewed twice)"
+        if self.n_items < MIN_KAPPA_ITEMS:
+            return (f"too few items for kappa: {self.n_items} reviewed twice "
+                    f"(at least {MIN_KAPPA_ITEMS} are needed for the figure to mean anything)")
         return f"{k.describe()}, {self.n_items} items"
 
 

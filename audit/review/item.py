@@ -102,6 +102,9 @@ class ItemView:
     can_adjudicate: bool
     leads: list[str] = field(default_factory=list)
     reviewer: str | None = None
+    settled_verdict: str | None = None     # the settled verdict when status is 'done'
+    settled_answer: str | None = None      # its corrected answer (key_wrong)
+    adjudicated: bool = False
 
     @property
     def my_latest(self) -> Review | None:
@@ -186,8 +189,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         my_role = effective_role(con, me) if me else None
         may_adj = bool(me) and may_adjudicate(con, me)
         summ = run(con, f"""
-            WITH {summary_ctes(one_item=True)}
-            SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status
+            WITH {summary_ctes(one_item=True, full=True)}
+            SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status,
+                   s.verdict, s.corrected_answer, s.adjudicated
             FROM review_summary s""", {**params, "tier": audit.tier if audit else None}).fetchall()
         hist = run(con, f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews "
                         "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY review_id",
@@ -206,7 +210,8 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     option_counts = [OptionCount(o.label, o.text, counts[o.label], o.label == key, o.label == top)
                      for o in question.options]
 
-    n_verdicts, reviewed_by_me, status = summ[0] if summ else (0, False, "unreviewed")
+    n_verdicts, reviewed_by_me, status, s_verdict, s_answer, adjudicated = (
+        summ[0] if summ else (0, False, "unreviewed", None, None, False))
     lead = bool(me) and (is_lead(me, leads) or my_role in ("lead", "admin"))
     rows = [_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in hist]
     # A reviewer whose own verdict is part of the dispute never adjudicates it.
@@ -222,5 +227,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         n_hidden=len(rows) - len(visible), status=status, required=req.for_tier(audit.tier if audit else None),
         n_verdicts=int(n_verdicts or 0), reviewed_by_me=bool(reviewed_by_me), is_lead=lead,
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
+        settled_verdict=s_verdict if status == "done" else None,
+        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
     )
     return view

@@ -23,7 +23,11 @@ from audit.store import connect
 
 REVIEWED_BY_ME = "reviewed_by_me"
 NOT_REVIEWED_BY_ME = "not_reviewed_by_me"
-QUEUE_STATUSES = STATUSES + (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME)
+NEEDS_ME = "needs_me"
+QUEUE_STATUSES = STATUSES + (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME, NEEDS_ME)
+# An item still needs a reviewer's verdict when nobody has settled or disputed
+# it yet and that reviewer has no (non-skip) verdict on it.
+NEEDS_ME_SQL = f"(NOT reviewed_by_me AND status IN ('{UNREVIEWED}', '{NEEDS_SECOND_REVIEW}'))"
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,8 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         unknown = [s for s in statuses if s not in QUEUE_STATUSES]
         if unknown:
             raise AuditError(f"unknown review status {unknown[0]!r} (use one of: {', '.join(QUEUE_STATUSES)})")
-        if any(s in (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME) for s in statuses) and params["reviewer"] is None:
-            raise AuditError("the 'reviewed by me' filters need the reviewer's name")
+        if any(s in (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME, NEEDS_ME) for s in statuses) and params["reviewer"] is None:
+            raise AuditError("the 'reviewed by me' and 'needs me' filters need the reviewer's name")
         parts = []
         plain = [s for s in statuses if s in STATUSES]
         if plain:
@@ -107,6 +111,8 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
             parts.append("reviewed_by_me")
         if NOT_REVIEWED_BY_ME in statuses:
             parts.append("NOT reviewed_by_me")
+        if NEEDS_ME in statuses:
+            parts.append(NEEDS_ME_SQL)
         where.append("(" + " OR ".join(parts) + ")")
     cond = " AND ".join(where) if where else "true"
     sql = f"""
@@ -171,7 +177,9 @@ def review_queue(
     Filters (None = no filter): ``tiers`` of the current audit (default
     Tier 1–2; None includes unaudited items), ``subjects``, ``status`` (one
     or several of unreviewed / needs_second_review / disputed / done /
-    reviewed_by_me / not_reviewed_by_me — the last two need ``reviewer``),
+    reviewed_by_me / not_reviewed_by_me / needs_me — the last three need
+    ``reviewer``; ``needs_me``: not yet settled or disputed and without a
+    verdict by ``reviewer``),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
     item has a different key).  ``order`` names an entry of
     :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
@@ -291,3 +299,47 @@ def neighbours(
         ) WHERE question_id = $question_id"""
         rows = run(con, sql, params).fetchall()
     return (rows[0][0], rows[0][1]) if rows else (None, None)
+
+
+def next_for_reviewer(
+    benchmark: str,
+    reviewer: str,
+    *,
+    after: str | None = None,
+    tiers: Iterable[int] | int | None = (1, 2),
+    subjects: Iterable[str] | str | None = None,
+    structure_suspect: bool | None = None,
+    parallel_mismatch: bool | None = None,
+    order: str = "priority",
+    db=None,
+) -> str | None:
+    """The next item (in the queue order, within the filters) that still
+    needs ``reviewer``'s verdict — unreviewed or waiting for a second review,
+    and not yet reviewed by them.  ``after``: start looking after this item
+    (wrapping round to the top of the queue); None: the first such item.
+    None when nothing is left for this reviewer.  One query.
+
+    >>> import tempfile, os
+    >>> from audit.store import init_db
+    >>> next_for_reviewer("none", "Pema", db=init_db(os.path.join(tempfile.mkdtemp(), "a.duckdb"))) is None
+    True
+    """
+    name = clean_name(reviewer)
+    if not name:
+        raise AuditError("next_for_reviewer needs the reviewer's name")
+    with connect(db, read_only=True) as con:
+        rel, params = _queue_relation(
+            benchmark, tiers=tiers, subjects=subjects, status=None, reviewer=name,
+            structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
+            include=after, con=con)
+        params["after"] = after
+        o = _order_sql(order)
+        sql = f"""{rel},
+        ranked AS (SELECT question_id, {NEEDS_ME_SQL} AS needs, row_number() OVER (ORDER BY {o}) AS pos FROM queue),
+        here AS (SELECT coalesce(max(pos) FILTER (WHERE question_id = $after), 0) AS p FROM ranked)
+        SELECT question_id FROM ranked, here
+        WHERE needs AND question_id IS DISTINCT FROM $after
+        ORDER BY (pos <= here.p), pos
+        LIMIT 1"""
+        rows = run(con, sql, params).fetchall()
+    return rows[0][0] if rows else None

@@ -49,7 +49,7 @@ def _queue_script():
 
     st.session_state["wb_reviewer"] = "Bench Reviewer"
     st.session_state.setdefault("f_tiers", [1, 2])
-    st.session_state.setdefault("f_status", "Unreviewed")
+    st.session_state.setdefault("f_status", "unreviewed")
     queue.page()
 
 
@@ -177,7 +177,7 @@ def main() -> int:
 
     at = AppTest.from_function(_item_script, default_timeout=120)
     at.session_state["f_tiers"] = tiers
-    at.session_state["f_status"] = "Unreviewed"
+    at.session_state["f_status"] = "unreviewed"
     at.session_state["wb_current"] = (bench, ids[-1])
     at.run()
     assert not at.exception, at.exception

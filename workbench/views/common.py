@@ -1,17 +1,90 @@
 """Pieces shared by the pages: calling ``audit`` with clear messages, the
-benchmark picker, the page CSS."""
+benchmark picker, the page CSS, the interface language (``t``), and cached
+reads that are invalidated by any write to the database file."""
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
 
 import audit
-from workbench import render, session
+from workbench import i18n, render, session
 
-LOCKED_MESSAGE = (
-    "The database is busy: another program (for example an `audit` command) has it open for "
-    "writing. Nothing was lost — your form is kept below. Wait a moment and try again."
-)
+# kept for callers that compare against it (the English text)
+LOCKED_MESSAGE = i18n.translate("common.locked", "en")
 
+
+# ---------------------------------------------------------------- language
+
+def lang() -> str:
+    """The interface language of this browser session: the choice made in
+    the switch, else the signed-in reviewer's stored setting, else English."""
+    cur = st.session_state.get(i18n.K_LANG)
+    if cur in i18n.LANGUAGES:
+        return cur
+    me = session.reviewer()
+    stored = None
+    if me:
+        try:
+            stored = audit.review.get_user_language(me, db=session.db_path())
+        except audit.AuditError:
+            stored = None
+    st.session_state[i18n.K_LANG] = stored or i18n.DEFAULT
+    return st.session_state[i18n.K_LANG]
+
+
+def t(key: str, /, **kwargs: object) -> str:
+    """The text of ``key`` in the session's language (English fallback)."""
+    return i18n.translate(key, lang(), **kwargs)
+
+
+def label(kind: str, code: str | None) -> str:
+    """A stored code (verdict, cause, status, flag, scenario, column) in plain
+    words, in the session's language."""
+    if code is None:
+        return ""
+    return i18n.translate(f"{kind}.{code}", lang()) if f"{kind}.{code}" in i18n.en.MESSAGES else \
+        audit.words.label(kind, code)
+
+
+def columns(df):
+    """A DataFrame with plain, translated column names (for display only)."""
+    return df.rename(columns={c: label("column", c) for c in df.columns})
+
+
+def _language_changed() -> None:
+    choice = st.session_state.get("wb_lang_switch")
+    if choice not in i18n.LANGUAGES:
+        return
+    st.session_state[i18n.K_LANG] = choice
+    me = session.reviewer()
+    if me:
+        try:
+            audit.review.set_user_language(me, choice, db=session.db_path())
+        except audit.AuditError:
+            pass  # the session keeps the choice; the stored setting waits for the next switch
+
+
+def language_switch() -> None:
+    """The language selector in the sidebar (per user)."""
+    cur = lang()
+    st.session_state["wb_lang_switch"] = cur
+    with st.sidebar:
+        st.selectbox(t("lang.label"), list(i18n.LANGUAGES), format_func=i18n.LANGUAGES.get,
+                     key="wb_lang_switch", on_change=_language_changed)
+        if cur != "en":
+            st.caption(t("lang.draft"))
+
+
+def glossary() -> None:
+    """The short glossary (plain words for the terms reviewers meet)."""
+    with st.sidebar.expander(t("common.glossary")):
+        st.markdown("\n".join(f"**{t('term.' + term)}** — {t('glossary.' + term)}"
+                              for term in audit.words.GLOSSARY))
+
+
+# ---------------------------------------------------------------- calls
 
 def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     """Run one ``audit`` operation; show an ``AuditError`` as a message and
@@ -22,7 +95,7 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
         return fn(*args, **kwargs)
     except audit.DatabaseLockedError:
         if not quiet:
-            st.error(LOCKED_MESSAGE, icon=":material/lock:")
+            st.error(t("common.locked"), icon=":material/lock:")
         return None
     except audit.AuditError as exc:
         if not quiet:
@@ -36,7 +109,76 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
 
 
 def css() -> None:
+    """Per-page setup: the page CSS, the language switch and the glossary."""
     st.html(render.CSS)
+    language_switch()
+    glossary()
+
+
+# ---------------------------------------------------------------- cached reads
+
+_WRITES = [0]  # bumped by this process's writes (mtime granularity safety)
+
+
+def note_write() -> None:
+    """Call after a write so cached reads are recomputed."""
+    _WRITES[0] += 1
+
+
+def data_version(db=None) -> tuple:
+    """Changes whenever the database file changes: the mtimes and sizes of
+    the file and its write-ahead log (any program's write, including the
+    ``audit`` CLI), plus this process's own write counter."""
+    path = str(db or session.db_path())
+    out: list = [_WRITES[0]]
+    for p in (path, path + ".wal"):
+        try:
+            s = os.stat(p)
+            out += [s.st_mtime_ns, s.st_size]
+        except OSError:
+            out += [0, 0]
+    return tuple(out)
+
+
+@st.cache_data(ttl=300, show_spinner=False, max_entries=64)
+def cached_queue(benchmark: str, db: str, version: tuple, flt_items: tuple, limit: int, offset: int):
+    return audit.review.review_queue(benchmark, db=db, limit=limit, offset=offset, **dict(flt_items))
+
+
+@st.cache_data(ttl=300, show_spinner=False, max_entries=64)
+def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
+    return audit.review.queue_progress(benchmark, db=db, **dict(flt_items))
+
+
+@st.cache_data(ttl=300, show_spinner=False, max_entries=256)
+def cached_item(benchmark: str, qid: str, reviewer: str | None, db: str, version: tuple):
+    return audit.review.item_view(benchmark, qid, reviewer=reviewer, db=db)
+
+
+_PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wb-prefetch")
+
+
+def _quietly(fn, *args) -> None:
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 — a prefetch that fails (busy file…) is simply not cached
+        pass
+
+
+def prefetch(fn, *args) -> None:
+    """Warm one of the caches above in the background, after the page is
+    drawn and while the reviewer reads it (one worker per process, so
+    prefetches never pile up).  Only under a real server: Streamlit's test
+    harness has no runtime, and its tests check the file in between."""
+    from streamlit import runtime
+
+    if runtime.exists():
+        _PREFETCH.submit(_quietly, fn, *args)
+
+
+def freeze(flt: dict) -> tuple:
+    """A filter dict as a hashable, ordered tuple (for the caches)."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in flt.items()))
 
 
 @st.cache_data(ttl=30, show_spinner=False)
@@ -58,8 +200,7 @@ def benchmark_picker(key: str) -> str | None:
     names = call(_benchmarks, str(session.db_path()))
     if not names:
         if names is not None:
-            st.info("The database holds no benchmark yet. Import one with `audit import …`, "
-                    "or start with the demo: `audit demo`.")
+            st.info(t("common.no_benchmark"))
         return None
     cur = st.session_state.get("f_benchmark")
     if cur not in names:
@@ -67,6 +208,6 @@ def benchmark_picker(key: str) -> str | None:
         st.session_state["f_benchmark"] = cur
     if len(names) == 1:
         return cur
-    choice = st.selectbox("Benchmark", names, index=names.index(cur), key=key)
+    choice = st.selectbox(t("common.benchmark"), names, index=names.index(cur), key=key)
     st.session_state["f_benchmark"] = choice
     return choice

@@ -12,6 +12,7 @@ import audit
 from audit._csv import write_csv
 from workbench import session
 from workbench.views import common
+from workbench.views.common import t
 
 
 def _csv_bytes(df) -> bytes:
@@ -28,11 +29,36 @@ def _next_version(versions: list[str]) -> str:
     return f"{major}.{int(minor) + 1}"
 
 
+def _create(bench: str, policy: str, db) -> None:
+    """on_click of Create version: runs before the page is drawn, so the
+    version list below already shows the new version."""
+    version = str(st.session_state.get("export_version", "")).strip()
+    try:
+        summary = audit.create_version(bench, version, policy=policy, db=db, actor=session.reviewer())
+    except audit.DatabaseLockedError:
+        st.session_state["export_result"] = ("error", t("common.locked"), None)
+        return
+    except audit.AuditError as exc:
+        st.session_state["export_result"] = ("error", str(exc), None)
+        return
+    common.note_write()
+    c = summary.counts
+    st.session_state["export_result"] = (
+        "success", t("export.created", bench=bench, v=summary.version, c=c["corrected"], e=c["excluded"],
+                     u=c["unchanged"], n=c["items"]), str(summary.path))
+    st.session_state["export_download"] = summary.version
+    st.session_state.pop("export_version_input_seed", None)
+
+
+@st.cache_data(ttl=600, show_spinner=False, max_entries=8)
+def _release(bench: str, version: str, db: str, version_stamp: tuple) -> bytes:
+    return audit.release_zip(bench, version, db=db)
+
+
 def page() -> None:
-    st.title("Export corrected keys")
-    st.caption("A version is derived from the original keys and the verdicts settled now, under a named "
-               "policy; it is written once to `exports/<benchmark>/<version>/` and never changed. "
-               "Version 1.0 is the original keys (created first, automatically).")
+    common.css()
+    st.title(t("export.title"))
+    st.caption(t("export.caption"))
     db = session.db_path()
     bench = common.benchmark_picker("export_benchmark")
     if bench is None:
@@ -43,58 +69,79 @@ def page() -> None:
         st.error(str(exc))
         return
 
-    st.subheader("Versions")
+    result = st.session_state.pop("export_result", None)
+    if result is not None:
+        kind, message, path = result
+        getattr(st, kind)(render_md(message))
+        if path:
+            from pathlib import Path
+
+            with st.expander("DATASHEET.md", expanded=False):
+                # the datasheet escapes untrusted text itself; no raw HTML is rendered
+                st.markdown((Path(path) / "DATASHEET.md").read_text(encoding="utf-8"))
+
+    st.subheader(t("export.versions"))
     versions = common.call(audit.list_versions, bench, db=db, verify=True)
     if versions is None:
         return
     names = versions["version"].tolist()
     if versions.empty:
-        st.info("No version of this benchmark has been exported yet.")
+        st.info(t("export.none"))
     else:
-        st.dataframe(versions.drop(columns=["data_sha256"]), hide_index=True, key="export_versions")
+        shown = versions.drop(columns=["data_sha256"])
+        st.dataframe(common.columns(shown), hide_index=True, key="export_versions")
         broken = versions.loc[~versions["intact"], "version"].tolist()
         if broken:
-            st.warning(f"Files of version(s) {', '.join(broken)} no longer match their manifest (changed or "
-                       "removed on disk).")
+            st.warning(t("export.broken", v=", ".join(broken)))
+        intact = versions.loc[versions["intact"], "version"].tolist()
+        if intact:
+            want = st.session_state.get("export_download")
+            c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
+            pick = c1.selectbox(t("export.download_pick"), intact[::-1],
+                                index=intact[::-1].index(want) if want in intact else 0, key="export_pick")
+            data = common.call(_release, bench, pick, str(db), tuple(versions["data_sha256"]))
+            if data is not None:
+                c2.download_button(t("export.download", v=pick), data, file_name=audit.release_name(bench, pick),
+                                   mime="application/zip", key="export_zip", icon=":material/download:")
 
-    st.subheader("New version")
+    st.subheader(t("export.new"))
     policies = audit.list_policies()
     choices = [p for p in policies["name"] if p != "original"]
-    policy = st.selectbox("Policy", choices, index=choices.index("default"), key="export_policy")
+    policy = st.selectbox(t("export.policy"), choices, index=choices.index("default"), key="export_policy")
     st.caption(policies.set_index("name").loc[policy, "description"])
     preview = common.call(audit.preview_version, bench, policy=policy, db=db)
     if preview is not None:
         c = preview.attrs["counts"]
-        st.markdown(f"**{c['corrected']}** key(s) would be corrected and **{c['excluded']}** item(s) excluded; "
-                    f"{c['unchanged']} of {c['items']} items keep their key ({c['reviewed']} reviewed).")
+        st.markdown(t("export.preview", c=c["corrected"], e=c["excluded"], u=c["unchanged"], n=c["items"],
+                      r=c["reviewed"]))
         if not preview.empty:
-            st.dataframe(preview, hide_index=True, key="export_preview")
-    version = st.text_input("Version number", value=_next_version(names), key="export_version").strip()
+            st.dataframe(common.columns(preview), hide_index=True, key="export_preview")
+    if st.session_state.get("export_version_input_seed") != names:
+        st.session_state["export_version"] = _next_version(names)
+        st.session_state["export_version_input_seed"] = names
+    st.text_input(t("export.number"), key="export_version")
     leads = common.call(audit.review.get_leads, db=db) or []
     may_create = session.is_lead() or (not leads and not session.accounts_exist())  # enforced in audit too
     if not may_create:
-        st.caption("Only a lead reviewer can create a version.")
-    if st.button("Create version", key="export_create", type="primary", disabled=not may_create):
-        with st.spinner(f"Writing {bench} {version}…"):
-            summary = common.call(audit.create_version, bench, version, policy=policy, db=db,
-                                  actor=session.reviewer())
-        if summary is not None:
-            st.success(str(summary))
-            with st.expander("DATASHEET.md", expanded=False):
-                # the datasheet escapes untrusted text itself; no raw HTML is rendered
-                st.markdown((summary.path / "DATASHEET.md").read_text(encoding="utf-8"))
-            versions = common.call(audit.list_versions, bench, db=db)
-            names = versions["version"].tolist() if versions is not None else names
+        st.caption(t("export.lead_only"))
+    st.button(t("export.create"), key="export_create", type="primary", disabled=not may_create,
+              on_click=_create, args=(bench, policy, db))
 
     if len(names) >= 2:
-        st.subheader("Difference between two versions")
+        st.subheader(t("export.diff"))
         c1, c2 = st.columns(2)
-        a = c1.selectbox("From", names, index=len(names) - 2, key="export_diff_a")
-        b = c2.selectbox("To", names, index=len(names) - 1, key="export_diff_b")
+        a = c1.selectbox(t("export.from"), names, index=len(names) - 2, key="export_diff_a")
+        b = c2.selectbox(t("export.to"), names, index=len(names) - 1, key="export_diff_b")
         diff = common.call(audit.diff_versions, bench, a, b, db=db)
         if diff is not None:
-            st.markdown(f"{len(diff)} item(s) differ between {a} and {b}.")
+            st.markdown(t("export.n_diff", n=len(diff), a=a, b=b))
             if not diff.empty:
                 st.dataframe(diff, hide_index=True, key="export_diff")
-                st.download_button("Download as CSV", _csv_bytes(diff), file_name=f"{bench}-{a}-{b}-diff.csv",
+                st.download_button(t("export.diff_csv"), _csv_bytes(diff), file_name=f"{bench}-{a}-{b}-diff.csv",
                                    mime="text/csv", key="export_diff_csv")
+
+
+def render_md(text: str) -> str:
+    from workbench import render
+
+    return render.md(text)

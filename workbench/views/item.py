@@ -1,41 +1,44 @@
 """Item page: one question in its own script, what the models answered, the
 parallel source, warnings, the judge, the verdict form and the history.
 
+Layout: the question and its options take two thirds of the width (the
+Tibetan text needs the room); the verdict form sits on the right, compact
+enough that Save is visible without scrolling at 1280×720 for a 4-option
+item.  The model vote summary is one line above a per-family table kept in
+an expander.
+
 Keyboard shortcuts (Streamlit's native button shortcuts; they are ignored
 while the cursor is in a text box): 1–5 choose a verdict, S saves,
 N / P go to the next / previous item of the queue filter, Q back to the queue.
 
+Speed: the verdict form is a fragment (choosing a verdict reruns only the
+form); the item is read through a cache invalidated by any write to the
+database file; Save, by default, opens the next item that still needs this
+reviewer (``audit.review.next_for_reviewer``) in the same run.
+
 The draft verdict of every item is kept in ``st.session_state`` (not only in
 the widgets, whose state Streamlit drops when another page or item is shown),
-so moving between items keeps unsaved drafts and a failed save — e.g. the database is locked by an ``audit``
-command — loses nothing and the reviewer can simply save again.
+so moving between items keeps unsaved drafts and a failed save — e.g. the
+database is locked by an ``audit`` command — loses nothing and the reviewer
+can simply save again.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 import audit
+import audit.words
+from audit.labels import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
-from workbench import render, session
+from workbench import i18n, render, session
 from workbench.views import common, item_evidence, queue
+from workbench.views.common import t
 
 VERDICT_KEYS = list(VERDICTS)                 # shortcut n selects VERDICT_KEYS[n-1]
-SHORT_VERDICT_LABELS = {
-    "key_correct": "Key correct",
-    "key_wrong": "Key wrong",
-    "ambiguous": "Ambiguous",
-    "defective": "Defective",
-    "skip": "Skip",
-}
-VERDICT_BUTTON_LABELS = {
-    "key_correct": "Key correct",
-    "key_wrong": "Key wrong → give the corrected answer",
-    "ambiguous": "Ambiguous: several defensible answers",
-    "defective": "Question defective",
-    "skip": "Skip (decide later)",
-}
 NO_CAUSE = "—"
 FIELDS = ("verdict", "answer", "cause", "rationale", "fix", "adjudicate")
+K_MOVE_ON = "wb_move_on"                      # Save opens the next item that needs me (default True)
+K_LAST_VIEW = "wb_last_view"
 
 
 def _wkey(bench: str, qid: str, field: str) -> str:
@@ -75,8 +78,16 @@ def _clear_form(bench: str, qid: str) -> None:
     st.session_state.pop(_draft_key(bench, qid), None)
 
 
+def _option_shown(view, label: str | None) -> str | None:
+    """An option label as the item shows it (ག for C on a Tibetan item)."""
+    if label and view.question.script == "Tibt" and label in LATIN_TO_TIBETAN:
+        return LATIN_TO_TIBETAN[label]
+    return label
+
+
 def _save(bench: str, qid: str) -> None:
-    """on_click of Save: append the verdict through audit.review.add_review."""
+    """on_click of Save: append the verdict through audit.review.add_review,
+    then (by default) open the next item that still needs this reviewer."""
     for f in FIELDS:  # the widgets' latest values are the draft
         k = _wkey(bench, qid, f)
         if k in st.session_state:
@@ -84,33 +95,67 @@ def _save(bench: str, qid: str) -> None:
     d = dict(_draft(bench, qid))
     verdict = d.get("verdict")
     if not verdict:
-        st.session_state["wb_save_error"] = (qid, "Choose a verdict first (keys 1–5).")
+        st.session_state["wb_save_error"] = (qid, t("item.err_no_verdict"))
         return
     answer = d.get("answer") if verdict == "key_wrong" else None
     if verdict == "key_wrong" and not answer:
-        st.session_state["wb_save_error"] = (qid, "Key wrong: choose the corrected answer.")
+        st.session_state["wb_save_error"] = (qid, t("item.err_no_answer"))
         return
     cause = d.get("cause")
+    me = session.reviewer()
+    db = session.db_path()
     try:
-        audit.review.add_review(bench, qid, session.reviewer(), verdict,
+        audit.review.add_review(bench, qid, me, verdict,
             corrected_answer=answer,
             cause=None if cause in (None, NO_CAUSE) else cause,
             rationale=d.get("rationale") or None,
             proposed_fix=d.get("fix") or None,
             is_adjudication=bool(d.get("adjudicate")),
             source="workbench", app_version=audit.__version__,
-            db=session.db_path(),
+            db=db,
         )
     except audit.DatabaseLockedError:
-        st.session_state["wb_save_error"] = (qid, common.LOCKED_MESSAGE)
+        st.session_state["wb_save_error"] = (qid, t("common.locked"))
         return
     except audit.AuditError as exc:
-        st.session_state["wb_save_error"] = (qid, f"Not saved: {render.md(exc)}")
+        st.session_state["wb_save_error"] = (qid, t("item.not_saved", error=render.md(exc)))
         return
+    common.note_write()
+    st.session_state.setdefault("wb_saved_ids", set()).add((bench, qid))
     _clear_form(bench, qid)
-    what = "Adjudication" if d.get("adjudicate") else "Verdict"
-    label = SHORT_VERDICT_LABELS[verdict] + (f" → {answer}" if answer else "")
-    session.flash("success", f"{what} saved for {render.md(qid)}: **{label}**.")
+    what = t("item.saved_adjudication") if d.get("adjudicate") else t("item.saved_verdict")
+    last = st.session_state.get(K_LAST_VIEW)
+    shown = _option_shown(last, answer) if last is not None else answer
+    lab = common.label("verdict", verdict) + (f" → {shown}" if answer else "")
+    session.flash("success", t("item.saved", what=what, qid=render.md(qid), label=lab))
+    if st.session_state.get(K_MOVE_ON, True) and me:
+        flt = queue.queue_filter(bench, me)
+        nxt = _next_from_queue_page(bench, qid, flt)
+        if nxt is None:
+            try:
+                nxt = audit.review.next_for_reviewer(
+                    bench, me, after=qid, db=db,
+                    **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
+            except audit.AuditError:
+                nxt = None
+        if nxt is None:
+            session.flash("success", t("item.saved", what=what, qid=render.md(qid), label=lab)
+                          + " " + t("item.all_done"))
+        else:
+            session.open_item(bench, nxt)
+    st.session_state["wb_saved_rerun"] = True
+
+
+def _next_from_queue_page(bench: str, qid: str, flt: dict) -> str | None:
+    """The item after ``qid`` on the "needs my verdict" queue page last shown
+    (no query); None when that page does not tell (other filter, last row)."""
+    cached = st.session_state.get(queue.K_QUEUE_IDS)
+    if (not cached or flt.get("status") != "needs_me" or cached["benchmark"] != bench
+            or cached["filter"] != repr(flt) or qid not in cached["ids"]):
+        return None
+    done = st.session_state.setdefault("wb_saved_ids", set())
+    ids = cached["ids"]
+    return next((x for x in ids[ids.index(qid) + 1:] if (bench, x) not in done), None)
 
 
 UNKNOWN = object()  # a neighbour not in the queue page the reviewer came from
@@ -139,7 +184,7 @@ def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
             return
         target = next_id if direction > 0 else prev_id
     if target is None:
-        session.flash("info", "This is the " + ("last" if direction > 0 else "first") + " item of the queue.")
+        session.flash("info", t("item.last") if direction > 0 else t("item.first"))
         return
     session.open_item(bench, target)
 
@@ -148,25 +193,22 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
     prev_id, next_id = _known_neighbours(bench, qid, flt)
     q = view.question
     a = view.audit
-    left, back, mid, right = st.columns([4.4, 1.2, 1.4, 1.2])
+    left, back, mid, right = st.columns([4.2, 1.2, 1.4, 1.2], vertical_alignment="center")
     with left:
-        tier = "not audited" if a is None or a.tier is None else f"Tier {a.tier}"
-        st.markdown(f"### Item {render.md(qid)}")
-        st.html(f'<div style="font-family:system-ui;color:#555">{render.esc(bench)} · subject '
-                f'<b>{render.esc(q.subject or "—")}</b> · {render.esc(tier)} · status '
-                f'<b>{render.esc(audit.review.STATUS_LABELS.get(view.status, view.status))}</b> '
-                f'({view.n_verdicts} of {view.required} reviews)</div>')
+        tier = t("item.not_audited") if a is None or a.tier is None else t("queue.tier_n", n=a.tier)
+        st.markdown(f"#### {t('item.heading', qid=render.md(qid))}")
+        st.html('<div class="wb-meta" style="font-family:system-ui;color:#555;font-size:.9rem">'
+                + render.esc(t("item.meta", bench=bench, subject=q.subject or "—", tier=tier,
+                               status=common.label("status", view.status), n=view.n_verdicts, m=view.required))
+                + "</div>")
     with back:
-        if st.button("Queue", key="back_queue", shortcut="Q", icon=":material/checklist:",
-                     width="stretch", help="Back to the queue"):
-            from workbench import nav
-
-            st.switch_page(nav.queue_page())
+        st.button(t("item.queue"), key="back_queue", shortcut="Q", icon=":material/checklist:",
+                  width="stretch", help=t("item.queue_help"), on_click=queue.go, args=("queue",))
     with mid:
-        st.button("Previous", key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
+        st.button(t("item.prev"), key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
                   on_click=_step, args=(bench, qid, prev_id, -1, flt), width="stretch")
     with right:
-        st.button("Next", key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
+        st.button(t("item.next"), key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
                   on_click=_step, args=(bench, qid, next_id, 1, flt), width="stretch")
 
 
@@ -174,16 +216,16 @@ def _warnings(view) -> list[str]:
     q = view.question
     out = []
     if q.structure_suspect:
-        out.append("The options of this item could not be parsed with confidence"
-                   + (f": {q.structure_reason}" if q.structure_reason else "") + ". Check the raw text below.")
+        out.append(t("item.warn_suspect", reason=f" ({q.structure_reason})" if q.structure_reason else ""))
     for f in q.flags:
-        out.append({"key_not_in_options": "The answer key is not one of the options.",
-                    "duplicate_options": "Two options have the same text."}.get(f, f"Flag: {f}"))
-    if view.parallel is not None and view.parallel.key_match is False:
-        out.append(f"The parallel source item ({view.parallel.source} {view.parallel.counterpart_id}) "
-                   f"has a different key: {view.parallel.key} instead of {q.answer_key}.")
+        if f == "structure_suspect" and q.structure_suspect:
+            continue
+        out.append(t("item.warn_flag", flag=common.label("flag", f)))
+    if view.parallel is not None and not view.parallel.key_match:
+        out.append(t("item.warn_parallel", source=view.parallel.source, id=view.parallel.counterpart_id,
+                     pkey=view.parallel.key, key=q.answer_key))
     if view.n_invalid:
-        out.append(f"{view.n_invalid} model answer(s) could not be read as an option.")
+        out.append(t("item.warn_invalid", n=view.n_invalid))
     return out
 
 
@@ -191,33 +233,39 @@ def _question(view) -> None:
     q = view.question
     counts = {oc.label: oc.n for oc in view.option_counts}
     n_answers = sum(counts.values()) + view.n_invalid
+    words = {"key_word": t("item.key"), "top_word": t("item.models_top")}
     html = render.question_html(
         q.stem, [(o.label, o.text) for o in q.options], script=q.script, language=q.language,
         answer_key=q.answer_key, top_answer=view.audit.top_answer if view.audit else None,
-        counts=counts, n_answers=n_answers)
+        counts=counts, n_answers=n_answers, **words)
+    st.html(html)
     par = view.parallel
     if par is not None:
-        c1, c2 = st.columns(2)
-        with c1:
-            st.caption("This benchmark")
-            st.html(html)
-        with c2:
-            st.caption(f"Parallel source: {render.md(par.source)} {render.md(par.counterpart_id)}")
-            st.html(render.question_html(par.stem, [(o.label, o.text) for o in par.options],
-                                         script=None, language=par.language, answer_key=par.key))
+        # the parallel source right under the question, compact (options two by two), so the
+        # benchmark's own text keeps the whole width of the column
+        head = render.esc(t("item.parallel", source=par.source, id=par.counterpart_id))
+        st.html(f'<div class="wb-par"><div class="wb-par-head">{head}</div>'
+                + render.question_html(par.stem, [(o.label, o.text) for o in par.options],
+                                       script=None, language=par.language, answer_key=par.key, **words)
+                + "</div>")
+
+
+def _vote_summary(view) -> None:
+    """One line: how many models chose what (the compact summary)."""
+    a = view.audit
+    if not view.families:
+        st.caption(t("item.vote_none"))
+        return
+    if a is not None and a.top_answer:
+        text = t("item.vote_summary", agree=a.agreement_count, n=a.n_models, fam=a.agreeing_families,
+                 top=_option_shown(view, a.top_answer), correct=a.n_correct,
+                 key=_option_shown(view, view.question.answer_key))
+        st.html(f'<div class="wb-votes">{render.esc(text)} {render.esc(t("item.vote_legend"))}</div>')
     else:
-        st.html(html)
-    if view.audit is not None and view.audit.top_answer:
-        a = view.audit
-        st.caption(f"{a.agreement_count} of {a.n_models} models ({a.agreeing_families} families) chose "
-                   f"{a.top_answer}; {a.n_correct} chose the key. The green box is the key, the dashed box "
-                   "the models' top other answer; bars show how many models chose each option.")
+        st.html(f'<div class="wb-votes">{render.esc(t("item.vote_legend"))}</div>')
 
 
 def _models(view) -> None:
-    if not view.families:
-        st.caption("No model answers have been imported for this item.")
-        return
     labels = [o.label for o in view.question.options]
     rows = []
     for fam in view.families:
@@ -229,150 +277,220 @@ def _models(view) -> None:
             else:
                 invalid += 1
         rows.append((fam.family, c, invalid))
-    st.html(render.family_table_html(rows, labels, view.question.answer_key))
+    st.html(render.family_table_html(rows, labels, view.question.answer_key,
+                                     family_word=t("item.family"), invalid_word=t("item.invalid")))
     st_ = render.style_for(view.question.script, view.question.language, view.question.stem)
+    parts = []
     for fam in view.families:
-        with st.expander(f"{render.md(fam.family)}: raw responses of {len(fam.answers)} model(s)"):
-            parts = []
-            for m in fam.answers:
-                ans = m.answer if m.valid and m.answer else "no valid answer"
-                parts.append(
-                    f'<div style="margin:.3rem 0"><b style="font-family:system-ui">{render.esc(m.model)}</b> '
-                    f'<span style="font-family:system-ui;color:#555">→ {render.esc(ans)} '
-                    f'({render.esc(m.method)}, run {render.esc(m.run)})</span>'
-                    f'<div class="wb-text" style="font-family:{st_.font_family};background:rgba(128,128,128,.08);'
-                    f'padding:.3rem .5rem;border-radius:.3rem">{render.esc(m.response if m.response is not None else "(only a letter was given)")}</div></div>')
-            st.html("".join(parts))
+        parts.append(f'<details><summary style="font-family:system-ui;font-size:.9rem">'
+                     f'{render.esc(t("item.raw_responses", family=fam.family, n=len(fam.answers)))}</summary>')
+        for m in fam.answers:
+            ans = m.answer if m.valid and m.answer else t("item.no_valid_answer")
+            parts.append(
+                f'<div style="margin:.3rem 0"><b style="font-family:system-ui">{render.esc(m.model)}</b> '
+                f'<span style="font-family:system-ui;color:#555">→ {render.esc(ans)} '
+                f'({render.esc(m.method)}, {render.esc(m.run)})</span>'
+                f'<div class="wb-text" style="font-family:{st_.font_family};background:rgba(128,128,128,.08);'
+                f'padding:.3rem .5rem;border-radius:.3rem">'
+                f'{render.esc(m.response if m.response is not None else t("item.only_letter"))}</div></div>')
+        parts.append("</details>")
+    st.html("".join(parts))
 
 
 def _judges(view) -> None:
     for j in view.judges:
-        ok = {True: "key correct", False: "key wrong", None: "no decision"}[j.answer_key_correct]
+        ok = {True: t("item.judge_ok"), False: t("item.judge_wrong"), None: t("item.judge_none")}[j.answer_key_correct]
         extra = f" → {j.correct_answer}" if j.correct_answer and j.answer_key_correct is False else ""
-        conf = f", confidence {j.confidence:.2f}" if j.confidence is not None else ""
+        conf = ", " + t("item.judge_conf", c=f"{j.confidence:.2f}") if j.confidence is not None else ""
         st.html(f'<div class="wb-warn" style="background:#eef4ff;border-color:#8fb0e8;color:#12305a">'
-                f'<b>Judge {render.esc(j.judge or "")}</b>: {render.esc(ok + extra + conf)}'
+                f'<b>{render.esc(t("item.judge", name=j.judge or ""))}</b>: {render.esc(ok + extra + conf)}'
                 f'<div class="wb-text">{render.esc(j.explanation or "")}</div></div>')
 
 
+def outcome_text(view) -> str:
+    """The item's outcome as one sentence ("Settled: key wrong → ག")."""
+    return audit.words.outcome(
+        view.status, view.settled_verdict, view.settled_answer, adjudicated=view.adjudicated,
+        option_label=_option_shown(view, view.settled_answer),
+        words=None if common.lang() == "en" else i18n.words(common.lang()))
+
+
 def _history(view) -> None:
-    st.markdown("#### History")
+    st.markdown(f"##### {t('item.history')}")
+    settled = view.status == "done"
+    if not view.history_hidden or settled:
+        st.html(f'<div class="wb-outcome{"" if settled else " wb-open"}" data-testid="wb-outcome">'
+                f'{render.esc(outcome_text(view))}</div>')
     if view.history_hidden and view.n_hidden:
-        st.info(f"{view.n_hidden} verdict(s) by other reviewers are hidden until you save your own "
-                "(independent double review).", icon=":material/visibility_off:")
+        st.info(t("item.hidden", n=view.n_hidden), icon=":material/visibility_off:")
     if not view.history:
-        st.caption("No verdict recorded yet." if not view.n_hidden else "")
+        if not view.n_hidden:
+            st.caption(t("item.no_history"))
         return
     import pandas as pd
 
     df = pd.DataFrame([{
-        "when (UTC)": r.created_at, "reviewer": r.reviewer, "verdict": r.verdict,
-        "corrected": r.corrected_answer, "cause": r.cause, "rationale": r.rationale,
-        "proposed fix": r.proposed_fix, "adjudication": r.is_adjudication, "source": r.source,
+        "when": r.created_at, "reviewer": r.reviewer, "verdict": common.label("verdict", r.verdict),
+        "corrected_answer": _option_shown(view, r.corrected_answer),
+        "cause": common.label("cause", r.cause), "rationale": r.rationale,
+        "proposed_fix": r.proposed_fix, "is_adjudication": t("item.yes") if r.is_adjudication else "",
+        "source": r.source,
     } for r in view.history])
-    st.dataframe(df, hide_index=True, width="stretch", key="history_table")
+    st.dataframe(common.columns(df), hide_index=True, width="stretch", key="history_table",
+                 column_config={label_: st.column_config.TextColumn(width="medium")
+                                for label_ in (common.label("column", "rationale"),)})
 
 
+@st.fragment
 def _form(view, bench: str, qid: str) -> None:
+    """The verdict form (a fragment: choosing a verdict reruns only this)."""
+    if st.session_state.pop("wb_saved_rerun", False):
+        # only this fragment ran after Save: show the next item (or this one with its history)
+        st.rerun(scope="app")
     q = view.question
     adjudicating = view.status == "disputed" and view.can_adjudicate
-    st.markdown("#### Adjudication" if adjudicating else "#### Your verdict")
+    st.markdown(f"##### {t('item.adjudication') if adjudicating else t('item.your_verdict')}")
     if view.reviewed_by_me and not adjudicating:
-        st.caption("You have already saved a verdict on this item (see the history). Saving again adds "
-                   "a new row; your latest one counts.")
+        st.caption(t("item.already"))
     if adjudicating:
-        st.warning("The reviewers disagree on this item. As a lead reviewer you can record the "
-                   "adjudicated verdict; it settles the item.", icon=":material/gavel:")
+        st.warning(t("item.adjudicate_note"), icon=":material/gavel:")
     # One button per verdict, shortcuts 1–5; the chosen one is highlighted.
     vk = _seed(bench, qid, "verdict", None)
     verdict = st.session_state.get(vk)
     for i, v in enumerate(VERDICT_KEYS, start=1):
-        st.button(VERDICT_BUTTON_LABELS[v], key=f"vbtn_{v}", shortcut=str(i),
+        st.button(t(f"btn.{v}"), key=f"vbtn_{v}", shortcut=str(i),
                   type="primary" if v == verdict else "secondary",
                   icon=":material/radio_button_checked:" if v == verdict else ":material/radio_button_unchecked:",
-                  on_click=_pick_verdict, args=(bench, qid, v), width="stretch", help=VERDICTS[v])
+                  on_click=_pick_verdict, args=(bench, qid, v), width="stretch", help=t(f"help.{v}"))
     answers = [o.label for o in q.options if o.label != q.answer_key]
     ak = _seed(bench, qid, "answer", None)
     if st.session_state.get(ak) not in answers:
         st.session_state[ak] = None
     c1, c2 = st.columns(2)
     with c1:
-        st.selectbox("Corrected answer (for 'key wrong')", answers, key=ak,
-                     placeholder="choose the right option", disabled=verdict != "key_wrong",
+        st.selectbox(t("item.corrected"), answers, key=ak, format_func=lambda l: (
+                         f"{l} ({LATIN_TO_TIBETAN[l]})" if q.script == "Tibt" and l in LATIN_TO_TIBETAN else l),
+                     placeholder=t("item.corrected_placeholder"), disabled=verdict != "key_wrong",
                      on_change=_keep, args=(bench, qid, "answer"))
     with c2:
         ck = _seed(bench, qid, "cause", NO_CAUSE)
-        st.selectbox("Cause", [NO_CAUSE, *CAUSES], key=ck,
-                     format_func=lambda c: c if c == NO_CAUSE else CAUSES[c],
+        if st.session_state.get(ck) not in (NO_CAUSE, *CAUSES):  # e.g. after a language switch
+            st.session_state[ck] = NO_CAUSE
+        st.selectbox(t("item.cause"), [NO_CAUSE, *CAUSES], key=ck,
+                     format_func=lambda c: c if c == NO_CAUSE else common.label("cause", c),
                      on_change=_keep, args=(bench, qid, "cause"))
-    st.text_area("Rationale", key=_seed(bench, qid, "rationale", ""), height=90,
-                 placeholder="Why? (e.g. the translation changed the meaning of option B)",
-                 on_change=_keep, args=(bench, qid, "rationale"))
-    st.text_area("Proposed fix (optional)", key=_seed(bench, qid, "fix", ""), height=70,
-                 placeholder="Corrected wording of the stem or an option", on_change=_keep,
-                 args=(bench, qid, "fix"))
+    st.text_area(t("item.rationale"), key=_seed(bench, qid, "rationale", ""), height=68,
+                 placeholder=t("item.rationale_placeholder"), on_change=_keep, args=(bench, qid, "rationale"))
+    fk = _seed(bench, qid, "fix", "")
+    with st.expander(t("item.fix"), expanded=bool(st.session_state.get(fk))):
+        st.text_area(t("item.fix"), key=fk, height=70, label_visibility="collapsed",
+                     placeholder=t("item.fix_placeholder"), on_change=_keep, args=(bench, qid, "fix"))
     if adjudicating:
-        st.checkbox("Record as the adjudicated verdict", key=_seed(bench, qid, "adjudicate", False),
+        # never pre-selected: the lead ticks it on purpose
+        st.checkbox(t("item.record_adjudication"), key=_seed(bench, qid, "adjudicate", False),
                     on_change=_keep, args=(bench, qid, "adjudicate"))
     err = st.session_state.pop("wb_save_error", None)
     if err and err[0] == qid:
-        st.error(err[1], icon=":material/lock:" if err[1] == common.LOCKED_MESSAGE else ":material/error:")
-    st.button("Save verdict", key="save", type="primary", shortcut="S", icon=":material/save:",
-              on_click=_save, args=(bench, qid))
-    st.caption("Shortcuts: **1**–**5** choose a verdict, **S** saves, **N** / **P** next / previous item, "
-               "**Q** back to the queue (not while typing in a text box — click outside it first).")
+        st.error(err[1], icon=":material/lock:" if err[1] == t("common.locked") else ":material/error:")
+    st.button(t("item.save"), key="save", type="primary", shortcut="S", icon=":material/save:",
+              on_click=_save, args=(bench, qid), width="stretch")
+    st.session_state.setdefault(K_MOVE_ON, True)
+    st.toggle(t("item.move_on"), key=K_MOVE_ON, help=t("item.move_on_help"))
+    st.caption(t("item.shortcuts"))
+
+
+ITEM_CSS = """<style>
+.wb-par { border-left: 3px solid rgba(128,128,128,.35); padding-left: .6rem; margin: .1rem 0 .3rem 0; }
+.wb-par-head { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; margin-bottom: .2rem; }
+.wb-par .wb-stem { padding: .3rem .6rem; margin-bottom: .3rem; }
+.wb-par .wb-opts { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .25rem; }
+.wb-par .wb-opt { padding: .15rem .5rem; }
+.wb-par .wb-text { font-size: 1rem !important; line-height: 1.5 !important; }
+/* the item page uses the whole width: the Tibetan text needs the room */
+[data-testid="stMainBlockContainer"] { padding-top: 3.2rem; padding-left: 1.5rem; padding-right: 1.5rem;
+                                       padding-bottom: 2rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] h4, [data-testid="stMainBlockContainer"] h5 { padding-top: .1rem; padding-bottom: .2rem; }
+.st-key-item_side [data-testid="stVerticalBlock"] { gap: .45rem; }
+.st-key-item_side [data-testid="stBaseButton-primary"], .st-key-item_side [data-testid="stBaseButton-secondary"] {
+    min-height: 2.2rem; padding-top: .15rem; padding-bottom: .15rem; }
+</style>"""
 
 
 def page() -> None:
+    queue.follow_goto("item")
+    # the question needs the width: the sidebar starts collapsed here (reopen it with its arrow)
+    st.set_page_config(initial_sidebar_state="collapsed")
     common.css()
+    st.html(ITEM_CSS)
     cur = session.current_item()
     if cur is None:
-        st.title("Item")
-        st.info("Open an item from the queue.")
+        st.title(t("item.title"))
+        st.info(t("item.open_from_queue"))
         return
     bench, qid = cur
+    st.session_state.pop("wb_saved_rerun", None)  # a whole-page run already shows the result of a save
     st.query_params.update({"benchmark": bench, "question": qid})
     db = session.db_path()
     me = session.reviewer()
-    cache_key = "wb_last_view"
-    last = st.session_state.get(cache_key)
+    last = st.session_state.get(K_LAST_VIEW)
     have_last = last is not None and (last.question.benchmark, last.question.question_id) == (bench, qid)
     try:
-        view = audit.review.item_view(bench, qid, reviewer=me, db=db)
+        view = common.cached_item(bench, qid, me, str(db), common.data_version(db))
     except audit.DatabaseLockedError:
         if not have_last:
-            st.error(common.LOCKED_MESSAGE, icon=":material/lock:")
+            st.error(t("common.locked"), icon=":material/lock:")
             return
         view = last  # keep the page (and the unsaved form) usable while the file is busy
-        st.warning("The database is busy right now; the item is shown as it was last loaded.",
-                   icon=":material/lock:")
+        st.warning(t("item.busy"), icon=":material/lock:")
     except audit.AuditError as exc:
         st.error(render.md(exc))
         return
     else:
-        st.session_state[cache_key] = view
+        st.session_state[K_LAST_VIEW] = view
     flt = queue.queue_filter(bench, me)
     _header(view, bench, qid, flt)
     session.show_flash()
     warns = _warnings(view)
     if warns:
         st.html(render.warnings_html(warns))
-    main, side = st.columns([7, 4], gap="large")
+    main, side = st.columns([2, 1], gap="medium")
     with main:
-        _question(view)
-        item_evidence.show(bench, qid, db)
-        if view.judges:
-            _judges(view)
-        st.markdown("#### Model answers by family")
-        _models(view)
-        if view.question.raw_text:
-            with st.expander("Raw text as imported"):
-                st_ = render.style_for(view.question.script, view.question.language, view.question.raw_text)
-                st.html(render.text_span(view.question.raw_text, st_))
-        if view.question.explanation:
-            with st.expander("Explanation given with the benchmark"):
-                st_ = render.style_for(view.question.script, view.question.language, view.question.explanation)
-                st.html(render.text_span(view.question.explanation, st_))
+        with st.container(key="item_main"):
+            _question(view)
+            _vote_summary(view)
+            item_evidence.show(bench, qid, db)
+            if view.judges:
+                _judges(view)
+            if view.families:
+                with st.expander(t("item.models_by_family")):
+                    _models(view)
+            if view.question.raw_text:
+                with st.expander(t("item.raw_text")):
+                    st_ = render.style_for(view.question.script, view.question.language, view.question.raw_text)
+                    st.html(render.text_span(view.question.raw_text, st_))
+            if view.question.explanation:
+                with st.expander(t("item.explanation")):
+                    st_ = render.style_for(view.question.script, view.question.language, view.question.explanation)
+                    st.html(render.text_span(view.question.explanation, st_))
     with side:
-        _form(view, bench, qid)
-        _history(view)
+        with st.container(key="item_side"):
+            _form(view, bench, qid)
+            _history(view)
+    _prefetch(bench, qid, me, flt, db)
+
+
+def _prefetch(bench: str, qid: str, me: str | None, flt: dict, db) -> None:
+    """While the reviewer reads this item: warm the item Save or N would
+    open, and the queue page as it is now (Q)."""
+    version = common.data_version(db)
+    nxt = _next_from_queue_page(bench, qid, flt) if me else None
+    if nxt is None:
+        _, known = _known_neighbours(bench, qid, flt)
+        nxt = known if isinstance(known, str) else None
+    if nxt is not None:
+        common.prefetch(common.cached_item, bench, nxt, me, str(db), version)
+    page_no = max(1, int(st.session_state.get(session.K_PAGE_NO, 1)))
+    common.prefetch(common.cached_progress, bench, str(db), version,
+                    common.freeze({k: v for k, v in flt.items() if k != "status"}))
+    common.prefetch(common.cached_queue, bench, str(db), version, common.freeze(flt), queue.PAGE_SIZE + 1,
+                    (page_no - 1) * queue.PAGE_SIZE)

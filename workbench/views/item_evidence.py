@@ -8,6 +8,7 @@ import streamlit as st
 import audit
 from workbench import render
 from workbench.views import common
+from workbench.views.common import t
 
 
 def show(bench: str, qid: str, db) -> None:
@@ -15,5 +16,5 @@ def show(bench: str, qid: str, db) -> None:
     reasons = common.call(audit.review.why_this_item, bench, qid, db=db, quiet=True, any_error=True)
     if not reasons:
         return
-    st.markdown("#### Why this item is here")
+    st.markdown("#### " + t("item.why_here"))
     st.markdown("\n".join(f"- {render.md(s)}" for s in reasons))

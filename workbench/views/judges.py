@@ -14,6 +14,14 @@ from audit.judge.store import list_judges, list_runs, unparsed_replies
 from workbench import render, session
 from workbench.views import common
 
+def _table(df, **kwargs) -> None:
+    """A table with plain column names (the stored names stay in exports)."""
+    cc = kwargs.pop("column_config", None)
+    if cc:
+        kwargs["column_config"] = {common.label("column", k): v for k, v in cc.items()}
+    st.dataframe(common.columns(df), **kwargs)
+
+
 def _reading(lines: list[str]) -> None:
     st.html("".join(f"<p style='margin:0.2rem 0'>{render.esc(line)}</p>" for line in lines))
 
@@ -37,11 +45,12 @@ def _agreement_statistics(bench: str, db) -> None:
         st.info("Nothing to compare yet.")
     for i, (title, df) in enumerate(sections.items()):
         st.subheader(title)
-        st.dataframe(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
+        _table(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
 
 
 def page() -> None:
-    st.title("LLM judges")
+    common.css()
+    st.title(common.t("judges.title"))
     db = session.db_path()
     bench = common.benchmark_picker("judge_benchmark")
     if bench is None:
@@ -58,7 +67,7 @@ def page() -> None:
         return
     st.caption("One row per judge and prompt version. Unparseable replies are stored as received and never "
                "guessed; they are listed under *Unparsed replies*.")
-    st.dataframe(judges, hide_index=True, width="stretch", key="judge_list")
+    _table(judges, hide_index=True, width="stretch", key="judge_list")
     names = list(dict.fromkeys(judges["judge"]))
     judge = st.selectbox("Judge", names, key="judge_pick")
 
@@ -76,13 +85,13 @@ def page() -> None:
             st.subheader("Agreement with each model on the disputed items")
             st.caption("Share of the items the judge disputes where the model gives the judge's answer "
                        "(95 % Wilson interval), in %.")
-            st.dataframe(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True,
+            _table(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True,
                          width="stretch", key="judge_models")
             st.subheader("Family pairs")
             st.caption("Disputed items split by which family (any of its models) gives the judge's answer. "
                        "Bias ratio = X only / Y only, exact two-sided binomial test, exact 95 % CI of the ratio. "
                        "X is the judge's family where the pair contains it.")
-            st.dataframe(rep.pairs, hide_index=True, width="stretch", key="judge_pairs",
+            _table(rep.pairs, hide_index=True, width="stretch", key="judge_pairs",
                          column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
 
     with t_acc:
@@ -93,30 +102,30 @@ def page() -> None:
         if acc is not None:
             _reading(acc.reading)
             st.subheader("Judge against the experts")
-            st.dataframe(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
+            _table(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
             st.subheader("Accuracy per agreement pattern (disputed items)")
-            st.dataframe(_pct_cols(acc.patterns, ["accuracy", "accuracy_low", "accuracy_high"]), hide_index=True,
+            _table(_pct_cols(acc.patterns, ["accuracy", "accuracy_low", "accuracy_high"]), hide_index=True,
                          width="stretch", key="judge_acc_patterns")
             st.subheader("Self-preference on errors")
             st.caption("Items where the family's (or model's) answer is wrong per the experts: how often the "
                        "judge gives that same wrong answer, in %.")
-            st.dataframe(_pct_cols(acc.errors, ["rate", "rate_low", "rate_high"]), hide_index=True,
+            _table(_pct_cols(acc.errors, ["rate", "rate_low", "rate_high"]), hide_index=True,
                          width="stretch", key="judge_acc_errors")
             with st.expander("Per model"):
-                st.dataframe(_pct_cols(acc.errors_by_model, ["rate", "rate_low", "rate_high"]), hide_index=True,
+                _table(_pct_cols(acc.errors_by_model, ["rate", "rate_low", "rate_high"]), hide_index=True,
                              width="stretch", key="judge_acc_models")
 
     with t_sets:
         js = common.call(judge_scenarios, bench, judge, db=db)
         if js is not None:
             _reading(js.reading)
-            st.dataframe(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
+            _table(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
                          width="stretch", key="judge_sets")
             sc = js.scenarios
             wide = (sc.assign(accuracy=(sc["conditional_accuracy"] * 100).round(1))
                     .pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False))
             st.caption("Conditional accuracy (%) per model with the judge's scenarios added.")
-            st.dataframe(wide, width="stretch", key="judge_scen")
+            _table(wide, width="stretch", key="judge_scen")
 
     with t_multi:
         if len(names) < 2:
@@ -126,15 +135,15 @@ def page() -> None:
             ja = common.call(judge_agreement, bench, on=on, db=db)
             if ja is not None:
                 _reading(ja.reading)
-                st.dataframe(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
+                _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
             st.subheader("Cross-family panel")
             st.caption("One vote per model family (majority of that family's judges); a strict majority of "
                        "the families decides.")
             pv = common.call(panel_verdict, bench, db=db)
             if pv is not None:
-                st.dataframe(pv["panel_verdict"].value_counts().rename_axis("panel_verdict").reset_index(),
+                _table(pv["panel_verdict"].value_counts().rename_axis("panel_verdict").reset_index(),
                              hide_index=True, key="judge_panel_counts")
-                st.dataframe(pv[pv["panel_verdict"] != "key_correct"], hide_index=True, width="stretch",
+                _table(pv[pv["panel_verdict"] != "key_correct"], hide_index=True, width="stretch",
                              key="judge_panel")
 
     with t_kappa:
@@ -152,4 +161,4 @@ def page() -> None:
     with t_runs:
         runs = common.call(list_runs, bench, db=db)
         if runs is not None:
-            st.dataframe(runs, hide_index=True, width="stretch", key="judge_runs")
+            _table(runs, hide_index=True, width="stretch", key="judge_runs")

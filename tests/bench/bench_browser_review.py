@@ -1,0 +1,278 @@
+"""Review-step speed in a real browser (issue 12, point 3): Chromium driven
+by Playwright against ``streamlit run workbench/app.py`` on a database with
+100,000 questions × 100 models (``scale_data.build_scale_db``, analysed).
+
+The queue is set to all tiers (the synthetic data has few Tier 1–2 items).
+Timed, from the click or keypress to the new content being shown (the new
+item's heading and question / the queue's heading and rows), with the app
+idle before each action:
+
+* open item      — click an item's button in the queue;
+* save + move on — press ``1`` (key correct; not timed), then ``S``: the
+                   verdict is appended and the next item that needs this
+                   reviewer is shown;
+* back to queue  — press ``Q``.
+
+First one reviewer alone, then ``--reviewers`` (default 5) reviewers at once,
+each in their own browser and session, each doing the same loop.  Prints the
+median and the 90th percentile per action, the server's CPU time per action
+(alone; a figure the machine's load does not inflate), and the load average
+before and after (the machine may be shared: compare the figures with it).
+
+Targets: median ≤ 600 ms and p90 ≤ 1 s alone; median ≤ 1 s with 5 reviewers.
+
+    python tests/bench/bench_browser_review.py [--db PATH] [--repeat 12] [--reviewers 5]
+
+Without ``--db`` the database is built first (several minutes).  The file is
+copied to a temporary folder so the verdicts written here do not change it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ACTIONS = ("open item", "save + move on", "back to queue")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(db: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {**os.environ, "AUDIT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+           "PYTHONPATH": str(REPO)}
+    env.pop("WORKBENCH_PASSCODE", None)
+    log = open(db.parent / "streamlit.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO / "workbench" / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit("streamlit exited: " + (db.parent / "streamlit.log").read_text(errors="replace"))
+        try:
+            with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc, base
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("the workbench did not become healthy within 90 s")
+
+
+_IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+_ITEM_SHOWN = """(qid) => [...document.querySelectorAll('h4')].some(h => h.innerText.trim() === 'Item ' + qid)
+                 && document.querySelector('[data-script] .wb-opt')
+                 && document.querySelector('.st-key-save button')"""
+_NEW_ITEM_SHOWN = """(old) => { const h = [...document.querySelectorAll('h4')].find(h => h.innerText.startsWith('Item '));
+                  return h && h.innerText.trim() !== 'Item ' + old && document.querySelector('[data-script] .wb-opt')
+                         && document.querySelector('.st-key-save button'); }"""
+_QUEUE_SHOWN = """() => [...document.querySelectorAll('h1')].some(h => h.innerText.includes('Review queue'))
+                  && document.querySelector('.wb-qrow:not(.wb-qhead)')
+                  && ![...document.querySelectorAll('h4')].some(h => h.innerText.startsWith('Item '))"""
+
+
+def _idle(page) -> None:
+    page.wait_for_timeout(150)
+    page.wait_for_function(_IDLE, timeout=60_000)
+
+
+def _current_item(page) -> str:
+    return page.evaluate("""() => [...document.querySelectorAll('h4')].map(h => h.innerText.trim())
+                            .find(t => t.startsWith('Item ')).slice(5)""")
+
+
+def _blur(page) -> None:
+    page.evaluate("() => document.activeElement && document.activeElement.blur && document.activeElement.blur()")
+
+
+def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]], errors: list[str],
+                  start: threading.Barrier | None = None, offset: int = 0, server_pid: int | None = None,
+                  cpu: dict[str, list[float]] | None = None) -> None:
+    """One reviewer: sign in, then ``repeat`` times open / save + move on /
+    back to queue, appending seconds to ``out[action]``."""
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.set_default_timeout(60_000)
+            page.goto(base)
+            page.get_by_label("Your name").fill(name)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_function(_QUEUE_SHOWN, timeout=120_000)
+            _idle(page)
+            # all tiers (Tier 1–2 alone holds too few items for 5 reviewers × many loops)
+            page.locator(".st-key-w_tiers input").click()
+            for _ in range(2):
+                page.keyboard.press("Backspace")
+                _idle(page)
+            page.keyboard.press("Escape")
+            page.wait_for_function(_QUEUE_SHOWN)
+            _idle(page)
+            if start is not None:
+                start.wait(timeout=600)
+            for i in range(repeat):
+                ids = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-open"] button')]
+                                       .filter(b => b.offsetParent).map(b => b.innerText.trim())""")
+                qid = ids[(i + offset) % max(1, min(len(ids), 20))]
+                button = page.get_by_role("button", name=qid, exact=True).filter(visible=True)
+                c = server_cpu(server_pid)
+                t = time.perf_counter()
+                button.click()
+                page.wait_for_function(_ITEM_SHOWN, arg=qid)
+                out["open item"].append(time.perf_counter() - t)
+                _idle(page)
+                if cpu is not None:
+                    cpu["open item"].append(server_cpu(server_pid) - c)
+
+                _blur(page)
+                page.keyboard.press("1")
+                page.locator('[data-testid="stBaseButton-primary"]', has_text="Key correct").first.wait_for()
+                _idle(page)
+                _blur(page)
+                c = server_cpu(server_pid)
+                t = time.perf_counter()
+                page.keyboard.press("s")
+                page.wait_for_function(_NEW_ITEM_SHOWN, arg=qid)
+                out["save + move on"].append(time.perf_counter() - t)
+                _idle(page)
+                if cpu is not None:
+                    cpu["save + move on"].append(server_cpu(server_pid) - c)
+
+                _blur(page)
+                c = server_cpu(server_pid)
+                t = time.perf_counter()
+                page.keyboard.press("q")
+                page.wait_for_function(_QUEUE_SHOWN)
+                out["back to queue"].append(time.perf_counter() - t)
+                _idle(page)
+                if cpu is not None:
+                    cpu["back to queue"].append(server_cpu(server_pid) - c)
+            browser.close()
+    except Exception as exc:  # noqa: BLE001 — reported with the figures
+        errors.append(f"{name}: {type(exc).__name__}: {exc}"[:500])
+
+
+def server_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) the server process has used so far."""
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _p90(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(0.9 * (len(xs) - 1))))]
+
+
+def report(title: str, out: dict[str, list[float]], median_limit: float, p90_limit: float | None) -> bool:
+    ok = True
+    print(f"\n{title}")
+    for a in ACTIONS:
+        xs = out[a]
+        if not xs:
+            print(f"  {a:<16} no measurement")
+            ok = False
+            continue
+        med, p90 = statistics.median(xs) * 1000, _p90(xs) * 1000
+        good = med <= median_limit and (p90_limit is None or p90 <= p90_limit)
+        ok &= good
+        print(f"  {a:<16} median {med:6.0f} ms   p90 {p90:6.0f} ms   n={len(xs):3d}   "
+              f"{'ok' if good else 'OVER'} (target median ≤ {median_limit:.0f} ms"
+              + (f", p90 ≤ {p90_limit:.0f} ms)" if p90_limit else ")"))
+    return ok
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", type=Path, help="an analysed scale database (copied first)")
+    ap.add_argument("--questions", type=int, default=100_000)
+    ap.add_argument("--models", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=12, help="loops per reviewer")
+    ap.add_argument("--reviewers", type=int, default=5, help="reviewers at once in the second run")
+    args = ap.parse_args(argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_browser_"))
+    db = tmp / "scale.duckdb"
+    if args.db:
+        shutil.copy(args.db, db)
+        if Path(str(args.db) + ".wal").exists():
+            shutil.copy(str(args.db) + ".wal", str(db) + ".wal")
+    else:
+        from scale_data import build_scale_db
+
+        print(f"building {args.questions:,} questions × {args.models} models …", flush=True)
+        build_scale_db(db, args.questions, args.models, analyze=True)
+    import audit
+
+    for bench in audit.review.list_benchmarks(db=db):
+        print(f"database: {db}: {bench}, {audit.review.queue_progress(bench, tiers=None, db=db).total:,} questions")
+    proc, base = start_server(db)
+    ok = True
+    try:
+        print(f"load average before: {os.getloadavg()}")
+        out = {a: [] for a in ACTIONS}
+        errors: list[str] = []
+        cpu = {a: [] for a in ACTIONS}
+        reviewer_loop(base, "Bench Alone", args.repeat, out, errors, server_pid=proc.pid, cpu=cpu)
+        ok &= report(f"1 reviewer (app idle before each action), {args.repeat} loops", out, 600, 1000) and not errors
+        print("  server CPU per action (user + system, includes the background prefetch it triggers; "
+              "independent of the machine's load):")
+        for a in ACTIONS:
+            if cpu[a]:
+                print(f"  {a:<16} median {statistics.median(cpu[a]) * 1000:6.0f} ms CPU")
+        print(f"load average: {os.getloadavg()}")
+
+        out = {a: [] for a in ACTIONS}
+        barrier = threading.Barrier(args.reviewers)
+        threads = [threading.Thread(target=reviewer_loop,
+                                    args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i))
+                   for i in range(args.reviewers)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        ok &= report(f"{args.reviewers} reviewers at once, {args.repeat} loops each", out, 1000, None) and not errors
+        print(f"load average after: {os.getloadavg()}")
+        for e in errors:
+            print("error:", e)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
