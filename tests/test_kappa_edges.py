@@ -79,6 +79,6 @@ def test_ordinary_case_unchanged_and_matrix_explains_each_pair():
     df = pd.DataFrame({"item": list(range(40)) * 2 + [0, 1, 2], "rater": ["x"] * 40 + ["y"] * 40 + ["z"] * 3,
                        "label": a + b + a[:3]})
     out = agreement_matrix(df)
-    described = out.attrs["describe"]
+    described = dict(zip(zip(out["rater_a"], out["rater_b"]), out.attrs["describe"]))
     assert described[("x", "y")] == r.describe()
     assert "too few" in described[("x", "z")] and math.isnan(out.set_index("rater_b").loc["z", "ci_low"].iloc[0])

@@ -251,8 +251,8 @@ def agreement_matrix(ratings: pd.DataFrame, *, labels: Sequence | None = None, s
     ``rater_a, rater_b, n, agreement, kappa, se, ci_low, ci_high`` — ``n`` is
     the number of items both raters labelled.  With ``square=True`` returns
     the symmetric rater × rater matrix of kappa instead (diagonal 1.0).
-    ``df.attrs["describe"]`` maps ``(rater_a, rater_b)`` to
-    :meth:`KappaResult.describe` (edge cases explained in words).
+    ``df.attrs["describe"]`` lists :meth:`KappaResult.describe` for each row,
+    in row order (edge cases explained in words).
 
     >>> df = pd.DataFrame({"item": [1, 2, 3, 1, 2, 3],
     ...                    "rater": ["x"] * 3 + ["y"] * 3,
@@ -264,12 +264,12 @@ def agreement_matrix(ratings: pd.DataFrame, *, labels: Sequence | None = None, s
     raters = sorted(df["rater"].unique(), key=str)
     by_rater = {r: g.set_index("item")["label"] for r, g in df.groupby("rater", sort=False)}
     rows = []
-    described = {}
+    described: list[str] = []
     for ra, rb in combinations(raters, 2):
         common = by_rater[ra].index.intersection(by_rater[rb].index)
         res = cohen_kappa(by_rater[ra].loc[common].tolist(), by_rater[rb].loc[common].tolist(), labels=labels)
         rows.append({"rater_a": ra, "rater_b": rb, **res.as_dict()})
-        described[(ra, rb)] = res.describe()
+        described.append(res.describe())
     cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     out = pd.DataFrame(rows, columns=cols)
     out["n"] = out["n"].astype("int64")

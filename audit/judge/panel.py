@@ -98,9 +98,9 @@ def judge_agreement(benchmark: str, *, judges=None, on: str = "answer", db=None)
     pairs = agreement_matrix(long)
     fl = fleiss_kappa(long) if len(names) >= 3 else None
     reading = [f"{len(names)} judge(s) on '{benchmark}', compared on their {on}s."]
-    described = pairs.attrs.get("describe", {})
-    for r in pairs.itertuples():
-        k = described[(r.rater_a, r.rater_b)].removeprefix("kappa ")
+    described = pairs.attrs.get("describe", [])
+    for i, r in enumerate(pairs.itertuples()):
+        k = described[i].removeprefix("kappa ")
         reading.append(f"{r.rater_a} vs {r.rater_b}: {r.n} common items, raw agreement "
                        f"{100 * r.agreement:.1f}%, Cohen's kappa {k}.")
     if fl is not None and not math.isnan(fl.kappa):
