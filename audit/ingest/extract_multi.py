@@ -6,11 +6,17 @@ reasoning filter, exclude list and free-standing-letter rule as the
 single-answer extraction), stored sorted and concatenated (``"AD"``).  No
 letter → invalid (None).  Under ``caa`` a response naming *every* option
 is treated as listing the options, not answering (invalid), as in the
-single-answer Concern-All-Answer rule; ``da`` keeps it.
+single-answer Concern-All-Answer rule; ``da`` keeps it.  The other
+single-answer methods map onto these two: ``final`` and ``tlue-caa`` read
+sets like ``caa``, ``tlue-da`` like ``da`` (a set has no single "final
+commitment" to look for, so the whole-response rule applies).
 """
 from __future__ import annotations
 
 from audit.ingest.extract import candidate_letters
+
+
+_SET_RULE = {"final": "caa", "caa": "caa", "da": "da", "tlue-caa": "caa", "tlue-da": "da"}
 
 
 def extract_answer_set(response: str | None, n_options: int = 4, method: str = "caa") -> str | None:
@@ -21,8 +27,9 @@ def extract_answer_set(response: str | None, n_options: int = 4, method: str = "
     >>> extract_answer_set("A, B, C, D", 4), extract_answer_set("A, B, C, D", 4, "da"), extract_answer_set("none", 4)
     (None, 'ABCD', None)
     """
+    method = _SET_RULE.get(method, method)
     if method not in ("caa", "da"):
-        raise ValueError(f"unknown extraction method '{method}' (use caa or da)")
+        raise ValueError(f"unknown extraction method '{method}' (use one of {', '.join(_SET_RULE)})")
     letters = sorted(set(candidate_letters(response, n_options)))
     if not letters:
         return None
