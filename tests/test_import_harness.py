@@ -153,3 +153,22 @@ def test_inspect_bad_file(tmp_path, db_path, capsys):
     code, out, err = run_cli(capsys, "import", "inspect", bad, "--db", db_path)
     assert code == 1 and err.startswith(f"error: {bad}: not an inspect eval log"), err
     assert db_snapshot(db_path) == before
+
+
+def test_readme_harness_commands(lm_eval_logs, inspect_log, db_path, capsys):
+    """The README's data-format usages of `import lm-eval`, `import inspect`
+    and `import auto`, run on logs written by the real libraries (the README
+    test, tests/test_readme_commands.py, checks their options and leaves the
+    running to this test, which has the logs)."""
+    f = _samples(lm_eval_logs, "tiny_mc")
+    code, out, err = run_cli(capsys, "import", "lm-eval", f, "--benchmark", "readme_lm", "--model", "dummy-1",
+                             "--run", "r1", "--db", db_path)
+    assert code == 0 and "dummy-1" in out, err
+    code, out, err = run_cli(capsys, "import", "inspect", inspect_log, "--benchmark", "readme_inspect", "--db", db_path)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "import", "auto", inspect_log, "--benchmark", "readme_auto", "--dry-run",
+                             "--db", db_path)
+    assert code == 0 and out.startswith("found: inspect"), (out, err)
+    assert rows(db_path, "SELECT count(*) FROM predictions WHERE benchmark = 'readme_lm' AND model = 'dummy-1' "
+                         "AND run = 'r1'") == [(3,)]
+    assert rows(db_path, "SELECT count(*) FROM questions WHERE benchmark = 'readme_auto'") == [(0,)]
