@@ -181,14 +181,26 @@ def test_sigkill_mid_run_keeps_replies_and_next_run_corrects_status(db_path, mon
     ids = make_benchmark(db_path, n=20)
     with JudgeServer(delay=0.3, default_reply=answer_of) as server:
         proc = _cli(db_path, server)
-        _wait_for(lambda: server.sent >= 8)
-        time.sleep(0.1)
+        seen = 0
+
+        def committed() -> int:
+            nonlocal seen
+            try:
+                seen = len(calls(db_path))
+            except Exception:       # the run holds the file for a moment while it commits
+                pass
+            return seen
+
+        # rows appear while the run goes on: replies are committed as they arrive
+        _wait_for(lambda: committed() >= 6)
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
         sent = server.sent
         stored = set(calls(db_path))
-        # every reply committed as it arrived: at most the replies in flight are lost
-        assert len(stored) <= sent and sent - len(stored) <= 2 * 2, (sent, len(stored))
+        # nothing committed is lost; what is lost are replies not yet committed: those in flight
+        # and those waiting for the commit under way (a commit takes ~0.05 s, ~0.6 s on a loaded machine)
+        assert 6 <= seen <= len(stored) <= sent < 20, (seen, len(stored), sent)
+        print(f"SIGKILL: server sent {sent} replies, {len(stored)} rows stored")
         assert rows(db_path, "SELECT count(*) FROM predictions") == [(len(stored),)]
         assert rows(db_path, "SELECT status FROM predict_runs") == [("running",)]   # what the kill left
         s = predict(db_path, server, concurrency=4)
