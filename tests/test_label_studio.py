@@ -268,8 +268,10 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     s = audit.ls_sync(db=db_path)
     assert (s.pull.conflicts, s.pull.reviews_added, s.push.annotations_updated) == (1, 1, 0)
     hist = audit.list_reviews("synth", "q00000", db=db_path)
-    assert list(hist["verdict"]) == ["key_correct", "defective", "ambiguous"]   # in time order
-    assert list(hist["source"]) == ["workbench", "label_studio", "workbench"]
+    # in the order recorded (issue 14); the annotation's own time is kept as claimed_at
+    assert list(hist["verdict"]) == ["key_correct", "ambiguous", "defective"]
+    assert list(hist["source"]) == ["workbench", "workbench", "label_studio"]
+    assert hist["claimed_at"].notna().tolist() == [False, False, True]
     # Label Studio keeps its version; the item is disputed.
     assert client.annotations.list(id=task_id)[0].result[0]["value"]["choices"] == ["defective"]
     assert _q(db_path, "SELECT question_id, reviewer FROM review_conflicts") == [("q00000", reviewer)]
