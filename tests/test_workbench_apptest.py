@@ -113,11 +113,15 @@ def flagged(db: Path) -> list[tuple]:
     """Tier 1–2 items of the latest audit run, in the default queue order
     (evidence: key-error score descending, then tier and agreement count)."""
     return sql(db, """
+        WITH ev AS (   -- the stored score, updated by the evidence refreshed after each verdict
+            SELECT k.question_id, CASE WHEN e.run_id = k.run_id THEN e.score ELSE k.score END AS score
+            FROM key_error_scores k LEFT JOIN key_error_evidence e USING (benchmark, question_id)
+            WHERE k.benchmark = 'demo' AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo'))
         SELECT r.question_id, r.tier, r.agreement_count
         FROM audit_results r JOIN questions q ON q.benchmark = r.benchmark AND q.question_id = r.question_id
-        LEFT JOIN key_error_scores k ON k.run_id = r.run_id AND k.question_id = r.question_id
+        LEFT JOIN ev ON ev.question_id = r.question_id
         WHERE r.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo') AND r.tier IN (1, 2)
-        ORDER BY k.score DESC NULLS LAST, r.tier, r.agreement_count DESC, q.seq, q.question_id""")
+        ORDER BY ev.score DESC NULLS LAST, r.tier, r.agreement_count DESC, q.seq, q.question_id""")
 
 
 def fill_verdict(at: AppTest, qid: str, verdict: str, answer: str | None = None, rationale: str = "",
@@ -295,11 +299,17 @@ def test_saving_a_verdict_appends_a_row_and_shows_history(db):
     assert rows == [("Tenzin", "key_wrong", answer, "translation", "སྐད་ཡིག meaning shifted", "workbench",
                      audit.__version__, False)]
     # Save moved on to the next item that still needs Tenzin (computed here in SQL, independently)
+    # (default queue order: the key-error score with the evidence so far, then tier)
     nxt = sql(db, """
+        WITH ev AS (
+            SELECT k.question_id, CASE WHEN e.run_id = k.run_id THEN e.score ELSE k.score END AS score
+            FROM key_error_scores k LEFT JOIN key_error_evidence e USING (benchmark, question_id)
+            WHERE k.benchmark = 'demo' AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo'))
         SELECT r.question_id FROM audit_results r JOIN questions q USING (benchmark, question_id)
+        LEFT JOIN ev USING (question_id)
         WHERE r.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = 'demo') AND r.tier IN (1, 2)
           AND r.question_id NOT IN (SELECT question_id FROM reviews WHERE reviewer = 'Tenzin')
-        ORDER BY r.tier, r.agreement_count DESC, q.seq, q.question_id LIMIT 1""")[0][0]
+        ORDER BY ev.score DESC NULLS LAST, r.tier, r.agreement_count DESC, q.seq, q.question_id LIMIT 1""")[0][0]
     assert nxt != qid and shows_item(at, nxt)
     # back to the item: the history shows the corrected answer, cause and rationale in plain words
     at.session_state["wb_current"] = ("demo", qid)
@@ -324,14 +334,16 @@ def test_saving_a_verdict_appends_a_row_and_shows_history(db):
 
 
 def test_start_reviewing_opens_the_first_item_that_needs_me(db):
-    first, second = [q for q, _, _ in flagged(db)][:2]
+    first = flagged(db)[0][0]
     audit.review.add_review("demo", first, "Tenzin", "key_correct", db=db)
+    order = [q for q, _, _ in flagged(db)]   # (the verdict may move items: the queue re-ranks)
+    second = next(q for q in order if q != first)
     at = start("Tenzin")
     at.selectbox(key="w_status").select("all").run()
-    assert queue_ids(at)[0] == first       # the queue's top item is done by me…
+    assert queue_ids(at)[0] == order[0]    # the queue (every status) in the order computed here…
     at.button(key="start_first").click().run()
     assert not at.exception, at.exception
-    assert shows_item(at, second)          # …so Start reviewing opens the next one that needs me
+    assert shows_item(at, second)          # …and Start reviewing skips the item done by me
 
 
 def test_outcome_states_the_settled_verdict(db):

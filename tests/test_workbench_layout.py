@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
+from tests._accounts import browser_sign_in, ensure_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.shared_data]
 
@@ -62,6 +63,8 @@ def layout_db(tmp_path_factory) -> Path:
     build_demo(db)
     import_tlue(tlue, db=db)
     import_parallel(cmmlu, benchmark="tlue", source="cmmlu", db=db)
+    for name in (REVIEWER, "Lhamo Switch"):
+        ensure_account(name, db=db)
     return db
 
 
@@ -126,11 +129,7 @@ def _open(browser, base: str, width: int, height: int, bench: str, qid: str):
     ctx = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
     page = ctx.new_page()
     page.set_default_timeout(30_000)
-    page.goto(f"{base}/item?benchmark={bench}&question={qid}")
-    box = page.get_by_label("Your name")
-    box.wait_for()
-    box.fill(REVIEWER)
-    page.get_by_role("button", name="Sign in").click()
+    browser_sign_in(page, f"{base}/item?benchmark={bench}&question={qid}", REVIEWER, create=False)
     page.get_by_text(f"Item {qid}").first.wait_for()
     page.locator("[data-script]").first.wait_for()
     page.locator(".st-key-save button").wait_for()
@@ -277,9 +276,7 @@ def test_language_switch(server, browser, layout_db):
     page = ctx.new_page()
     page.set_default_timeout(30_000)
     try:
-        page.goto(server)
-        page.get_by_label("Your name").fill("Lhamo Switch")
-        page.get_by_role("button", name="Sign in").click()
+        browser_sign_in(page, server, "Lhamo Switch", create=False)
         page.get_by_role("heading", name="Review queue").wait_for()
         _wait_idle(page)
         for choice, title, start in (("简体中文", "审核队列", "开始审核"), ("བོད་ཡིག", "ཞིབ་བཤེར་གྲལ་རིམ", "ཞིབ་བཤེར་འགོ་འཛུགས")):
@@ -295,9 +292,7 @@ def test_language_switch(server, browser, layout_db):
         assert audit.review.get_user_language("Lhamo Switch", db=layout_db) == "bo"
         # a new session of the same reviewer starts in their language
         page2 = ctx.new_page()
-        page2.goto(server)
-        page2.get_by_label("Your name").fill("Lhamo Switch")
-        page2.get_by_role("button", name="Sign in").click()
+        browser_sign_in(page2, server, "Lhamo Switch", create=False)
         page2.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ").wait_for()
     finally:
         ctx.close()

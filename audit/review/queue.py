@@ -310,7 +310,7 @@ def next_for_reviewer(
     subjects: Iterable[str] | str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = "priority",
+    order: str = DEFAULT_ORDER,
     db=None,
 ) -> str | None:
     """The next item (in the queue order, within the filters) that still
