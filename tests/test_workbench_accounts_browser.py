@@ -69,9 +69,13 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     page.get_by_role("heading", name="Your verdict").wait_for()
     _wait_idle(page)
     assert page.get_by_role("heading", name="Adjudication").count() == 0
-    assert page.get_by_text("Record as the adjudicated verdict").count() == 0
+    assert page.get_by_text("Record as the deciding verdict (adjudication)").count() == 0
     assert page.get_by_role("link", name="Label Studio").count() == 0
     assert str(wb_db) not in page.content()
+    # the item page starts with the sidebar collapsed (the question needs the width): open it
+    expand = page.locator("[data-testid=stExpandSidebarButton], [data-testid=stSidebarCollapsedControl] button")
+    if expand.count():
+        expand.first.click()
     page.get_by_role("link", name="Export").click()
     page.get_by_text("Only a lead reviewer can create a version.").wait_for()
     assert page.get_by_role("button", name="Create version").is_disabled()
@@ -90,7 +94,7 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     browser_sign_in(page, f"{server}/item?benchmark=demo&question={qid}", LEAD, create=False)
     page.get_by_text(f"Item {qid}").first.wait_for()
     page.get_by_role("heading", name="Adjudication").wait_for()
-    box = page.get_by_role("checkbox", name="Record as the adjudicated verdict")
+    box = page.get_by_role("checkbox", name="Record as the deciding verdict (adjudication)")
     box.wait_for(state="attached")
     assert not box.is_checked()
     assert page.get_by_text(f"Signed in as {LEAD} (lead reviewer)").count() == 1
