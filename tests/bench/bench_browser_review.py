@@ -110,6 +110,21 @@ def _blur(page) -> None:
     page.evaluate("() => document.activeElement && document.activeElement.blur && document.activeElement.blur()")
 
 
+BENCH_PASSWORD = "bench-password-1"
+
+
+def _accounts(db: Path, names: list[str]) -> None:
+    """Reviewer accounts for the bench (the workbench signs in with a password)."""
+    from audit.review.accounts import add_account, list_accounts
+
+    have = set(list_accounts(db=db)["name"]) if len(list_accounts(db=db)) else set()
+    if "Bench Admin" not in have:
+        add_account("Bench Admin", BENCH_PASSWORD, role="admin", db=db)
+    for n in names:
+        if n not in have:
+            add_account(n, BENCH_PASSWORD, role="reviewer", actor="Bench Admin", db=db)
+
+
 def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]], errors: list[str],
                   start: threading.Barrier | None = None, offset: int = 0, server_pid: int | None = None,
                   cpu: dict[str, list[float]] | None = None) -> None:
@@ -123,7 +138,8 @@ def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]]
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.set_default_timeout(60_000)
             page.goto(base)
-            page.get_by_label("Your name").fill(name)
+            page.get_by_label("Name", exact=True).fill(name)
+            page.get_by_label("Password", exact=True).fill(BENCH_PASSWORD)
             page.get_by_role("button", name="Sign in").click()
             page.wait_for_function(_QUEUE_SHOWN, timeout=120_000)
             _idle(page)
@@ -235,6 +251,7 @@ def main(argv=None) -> int:
 
     for bench in audit.review.list_benchmarks(db=db):
         print(f"database: {db}: {bench}, {audit.review.queue_progress(bench, tiers=None, db=db).total:,} questions")
+    _accounts(db, ["Bench Alone"] + [f"Bench Reviewer {i + 1}" for i in range(args.reviewers)])
     proc, base = start_server(db)
     ok = True
     try:
