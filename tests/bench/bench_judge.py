@@ -12,64 +12,22 @@ is below 10x.
 """
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
-import os
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _judge_server import JudgeServer, make_benchmark  # noqa: E402
-
-
-def _serve(delay: float, port_q, stop_ev) -> None:
-    with JudgeServer(delay=delay) as server:
-        port_q.put(server.base)
-        stop_ev.wait()
+from _speedup import speedup_main  # noqa: E402
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--items", type=int, default=200)
-    ap.add_argument("--delay", type=float, default=0.5)
-    ap.add_argument("--low", type=int, default=1)
-    ap.add_argument("--high", type=int, default=16)
-    args = ap.parse_args()
-    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-dummy")
+def _run(db: Path, base: str, concurrency: int, items: int):
     from audit.judge.run import run_judge
-    from audit.store import init_db
 
-    tmp = Path(tempfile.mkdtemp(prefix="bench-judge-"))
-    times = {}
-    port_q, stop_ev = mp.Queue(), mp.Event()
-    proc = mp.Process(target=_serve, args=(args.delay, port_q, stop_ev), daemon=True)
-    proc.start()
-    base = port_q.get(timeout=60)
-    try:
-        for conc in (args.high, args.low):
-            db = tmp / f"c{conc}.duckdb"
-            init_db(db)
-            make_benchmark(db, name="bench", n=args.items)
-            t0 = time.monotonic()
-            s = run_judge("openai/bench-judge", benchmark="bench", db=db, api_base=base, concurrency=conc,
-                          input_cost_per_token=1e-6, output_cost_per_token=2e-6, progress=False)
-            wall = time.monotonic() - t0
-            assert s.n_ok == args.items and s.n_requested == args.items, s.lines()
-            times[conc] = s.elapsed_s
-            print(f"concurrency {conc:>3}: {args.items} items in {s.elapsed_s:7.2f} s "
-                  f"({args.items / s.elapsed_s:6.1f} items/s; call incl. setup {wall:.2f} s; cost ${s.cost_usd:.4f})")
-    finally:
-        stop_ev.set()
-        proc.join(timeout=10)
-    speedup = times[args.low] / times[args.high]
-    ideal = min(args.high, args.items) / args.low
-    print(f"speed-up {args.high} vs {args.low}: {speedup:.1f}x (ideal {ideal:.0f}x; target >= 10x) "
-          f"— {'OK' if speedup >= 10 else 'BELOW TARGET'}")
-    return 0 if speedup >= 10 else 1
+    s = run_judge("openai/bench-judge", benchmark="bench", db=db, api_base=base, concurrency=concurrency,
+                  input_cost_per_token=1e-6, output_cost_per_token=2e-6, progress=False)
+    assert s.n_ok == items and s.n_requested == items, s.lines()
+    return s
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(speedup_main(_run, default_items=200, prefix="judge"))
