@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo, warn
+from audit.cli._common import (
+    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, resolve_benchmark, warn,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,13 +31,6 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.add_typer(judge_app, name="judge")
     import_app.command("judge")(import_judge_cmd)
 
-
-def _benchmark(benchmark: str | None, db) -> str:
-    from audit.analyze._base import resolve_benchmark
-    from audit.store import connect
-
-    with connect(db, read_only=True) as con:
-        return resolve_benchmark(con, benchmark)
 
 
 def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> str:
@@ -70,32 +65,27 @@ def run_cmd(
                                                                            "(default: the model string).")] = None,
     prompt: Annotated[Optional[Path], typer.Option("--prompt", help="Prompt template file (see 'audit judge prompt'); "
                                                                     "default: the methodology's.")] = None,
-    tier: Annotated[Optional[List[int]], typer.Option("--tier", help="Only items of this tier in the latest "
-                                                                     "audit run (repeatable).")] = None,
-    subject: Annotated[Optional[List[str]], typer.Option("--subject", help="Only this subject (repeatable).")] = None,
-    question_id: Annotated[Optional[List[str]], typer.Option("--question-id", help="Only this item (repeatable).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N selected items.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="Requests in flight at once.")] = 8,
-    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop sending requests once the replies "
-                                                                         "received cost this many USD.")] = None,
+    tier: TierOption = None,
+    subject: SubjectOption = None,
+    question_id: QuestionIdOption = None,
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = 8,
+    max_cost: MaxCostOption = None,
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible server "
                                                                        "(use with model openai/NAME).")] = None,
     api_key_env: Annotated[Optional[str], typer.Option("--api-key-env", help="Read the API key from this environment "
                                                                              "variable (default: the provider's own, "
                                                                              "e.g. OPENAI_API_KEY).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 60.0,
-    max_retries: Annotated[int, typer.Option("--max-retries", help="Retries on 429 / 5xx / timeouts.")] = 5,
-    backoff_base: Annotated[float, typer.Option("--backoff-base", help="First retry delay in seconds (doubles).")] = 1.0,
+    timeout: TimeoutOption = 60.0,
+    max_retries: MaxRetriesOption = 5,
+    backoff_base: BackoffBaseOption = 1.0,
     temperature: Annotated[float, typer.Option("--temperature")] = 0.0,
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens")] = None,
-    input_cost_per_token: Annotated[Optional[float], typer.Option("--input-cost-per-token", help="USD per prompt "
-                                                                  "token, for models litellm has no price for.")] = None,
-    output_cost_per_token: Annotated[Optional[float], typer.Option("--output-cost-per-token", help="USD per "
-                                                                   "completion token.")] = None,
+    input_cost_per_token: InputCostOption = None,
+    output_cost_per_token: OutputCostOption = None,
     retry_unparsed: Annotated[bool, typer.Option("--retry-unparsed", help="Ask again where the stored reply "
                                                                           "could not be parsed.")] = False,
-    progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar (default: when "
-                                                                                      "stderr is a terminal).")] = None,
+    progress: ProgressOption = None,
     db: DbOption = None,
 ) -> None:
     """Ask an LLM judge whether each answer key is correct (and if not, which is).
@@ -106,7 +96,7 @@ def run_cmd(
     """
     from audit.judge.run import run_judge
 
-    bench = _benchmark(benchmark, db)
+    bench = resolve_benchmark(benchmark, db)
     try:
         summary = run_judge(
             model, benchmark=bench, db=db, judge_name=judge_name, prompt=prompt, question_ids=question_id or None,
@@ -160,7 +150,7 @@ def list_cmd(
     from audit.judge.store import list_judges, list_runs, unparsed_replies
 
     if unparsed:
-        df = unparsed_replies(_benchmark(benchmark, db), judge, db=db)
+        df = unparsed_replies(resolve_benchmark(benchmark, db), judge, db=db)
         if df.empty:
             echo("no unparseable replies")
         for r in df.itertuples():
@@ -201,7 +191,7 @@ def bias_cmd(
     from audit.review.judges import bias_vs_accuracy
 
     _check_format(fmt)
-    bench = _benchmark(benchmark, db)
+    bench = resolve_benchmark(benchmark, db)
     rep = judge_bias(bench, judge, db=db, prompt_version=prompt_version, judge_family_override=judge_family)
     acc = None
     if experts:
@@ -253,7 +243,7 @@ def agreement_cmd(
     from audit.judge.panel import judge_agreement
 
     _check_format(fmt)
-    ja = judge_agreement(_benchmark(benchmark, db), judges=judge or None, on=on, db=db)
+    ja = judge_agreement(resolve_benchmark(benchmark, db), judges=judge or None, on=on, db=db)
     if fmt == "json":
         echo(json.dumps({"pairs": ja.pairs.to_dict("records"), "fleiss": None if ja.fleiss is None else
                          vars(ja.fleiss), "reading": ja.reading}, default=str, indent=2))
@@ -276,7 +266,7 @@ def panel_cmd(
     """Cross-family panel verdict: one vote per model family, strict majority wins."""
     from audit.judge.panel import panel_verdict, save_panel
 
-    bench = _benchmark(benchmark, db)
+    bench = resolve_benchmark(benchmark, db)
     df = panel_verdict(bench, judges=judge or None, db=db)
     counts = df["panel_verdict"].value_counts()
     echo(f"{len(df)} items: " + ", ".join(f"{k} {int(counts.get(k, 0))}"
@@ -303,7 +293,7 @@ def scenarios_cmd(
     """
     from audit.judge.panel import judge_scenarios
 
-    js = judge_scenarios(_benchmark(benchmark, db), judge, prompt_version=prompt_version, db=db)
+    js = judge_scenarios(resolve_benchmark(benchmark, db), judge, prompt_version=prompt_version, db=db)
     for line in js.reading:
         echo(line)
     echo(_table(js.sets, pct=("share_of_tier12", "share_of_judge", "share_of_items")))

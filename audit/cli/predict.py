@@ -7,7 +7,9 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo, warn
+from audit.cli._common import (
+    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, resolve_benchmark, warn,
+)
 
 predict_app = typer.Typer(help="Run models on a benchmark through litellm (any provider or a local "
                                "OpenAI-compatible server).", no_args_is_help=True)
@@ -19,13 +21,6 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.add_typer(predict_app, name="predict")
     app.add_typer(predictions_app, name="predictions")
 
-
-def _benchmark(benchmark: str | None, db) -> str:
-    from audit.analyze._base import resolve_benchmark
-    from audit.store import connect
-
-    with connect(db, read_only=True) as con:
-        return resolve_benchmark(con, benchmark)
 
 
 MethodOption = Annotated[str, typer.Option("--method", help="Extraction method: final (default: the answer a "
@@ -51,29 +46,24 @@ def run_cmd(
     llm_extractor: Annotated[Optional[str], typer.Option("--llm-extractor", help="Afterwards, ask this litellm "
                                                                              "model about the replies the rules "
                                                                              "leave unanswered (method 'llm').")] = None,
-    tier: Annotated[Optional[List[int]], typer.Option("--tier", help="Only items of this tier in the latest "
-                                                                     "audit run (repeatable).")] = None,
-    subject: Annotated[Optional[List[str]], typer.Option("--subject", help="Only this subject (repeatable).")] = None,
-    question_id: Annotated[Optional[List[str]], typer.Option("--question-id", help="Only this item (repeatable).")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N selected items.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="Requests in flight at once.")] = 8,
-    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Stop sending requests once the replies "
-                                                                         "received cost this many USD.")] = None,
+    tier: TierOption = None,
+    subject: SubjectOption = None,
+    question_id: QuestionIdOption = None,
+    limit: LimitOption = None,
+    concurrency: ConcurrencyOption = 8,
+    max_cost: MaxCostOption = None,
     api_base: Annotated[Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible server "
                                                                        "(vLLM, Ollama, llama.cpp).")] = None,
     api_key_env: Annotated[Optional[str], typer.Option("--api-key-env", help="Read the API key from this "
                                                                              "environment variable.")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per request.")] = 120.0,
-    max_retries: Annotated[int, typer.Option("--max-retries", help="Retries on 429 / 5xx / timeouts.")] = 5,
-    backoff_base: Annotated[float, typer.Option("--backoff-base", help="First retry delay in seconds (doubles).")] = 1.0,
+    timeout: TimeoutOption = 120.0,
+    max_retries: MaxRetriesOption = 5,
+    backoff_base: BackoffBaseOption = 1.0,
     temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.")] = 0.0,
     max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", help="Cap on reply tokens.")] = None,
-    input_cost_per_token: Annotated[Optional[float], typer.Option("--input-cost-per-token", help="USD per prompt "
-                                                                  "token, for models litellm has no price for.")] = None,
-    output_cost_per_token: Annotated[Optional[float], typer.Option("--output-cost-per-token", help="USD per "
-                                                                   "completion token.")] = None,
-    progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar (default: when "
-                                                                                      "stderr is a terminal).")] = None,
+    input_cost_per_token: InputCostOption = None,
+    output_cost_per_token: OutputCostOption = None,
+    progress: ProgressOption = None,
     db: DbOption = None,
 ) -> None:
     """Ask a model every selected item and store its answers as predictions.
@@ -86,7 +76,7 @@ def run_cmd(
     """
     from audit.ingest.predict import run_predict
 
-    bench = _benchmark(benchmark, db)
+    bench = resolve_benchmark(benchmark, db)
     try:
         s = run_predict(model, benchmark=bench, db=db, llm_extractor=llm_extractor, name=name, run=run,
                         prompt=prompt, style=style,
@@ -159,7 +149,7 @@ def reextract_cmd(
     prints, per model, the responses, answers before and after, and the methods now stored."""
     from audit.ingest.reextract import reextract
 
-    bench = _benchmark(benchmark, db)
+    bench = resolve_benchmark(benchmark, db)
     s = reextract(bench, method=method, models=model or None, runs=run or None, db=db, llm_extractor=llm_extractor,
                   concurrency=concurrency, max_cost=max_cost, api_base=api_base, api_key_env=api_key_env,
                   input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token,
@@ -173,5 +163,5 @@ def methods_cmd(benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
     """Which extraction method each model's predictions were read with (counts, answered)."""
     from audit.ingest.reextract import extraction_methods
 
-    df = extraction_methods(_benchmark(benchmark, db), db=db)
+    df = extraction_methods(resolve_benchmark(benchmark, db), db=db)
     echo("(no predictions)" if df.empty else df.to_string(index=False))

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.cli._common import BenchmarkOption, DbOption, echo, resolve_benchmark
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -18,13 +18,6 @@ review_app = typer.Typer(help="Record, import and inspect expert verdicts on ans
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.add_typer(review_app, name="review")
 
-
-def _benchmark(benchmark: str | None, db) -> str:
-    from audit.analyze._base import resolve_benchmark
-    from audit.store import connect
-
-    with connect(db, read_only=True) as con:
-        return resolve_benchmark(con, benchmark)
 
 
 def _show(df, empty: str) -> None:
@@ -54,7 +47,7 @@ def add_cmd(
     """Append one verdict on an item (nothing is ever overwritten)."""
     from audit.review import add_review
 
-    b = _benchmark(benchmark, db)
+    b = resolve_benchmark(benchmark, db)
     r = add_review(b, question, reviewer, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
                    proposed_fix=fix, is_adjudication=adjudicate, source="cli", db=db)
     what = r.verdict + (f" → {r.corrected_answer}" if r.corrected_answer else "")
@@ -71,7 +64,7 @@ def import_cmd(
     """Append the verdicts of a spreadsheet (all or nothing; errors name file:line)."""
     from audit.review import import_reviews
 
-    b = _benchmark(benchmark, db)
+    b = resolve_benchmark(benchmark, db)
     rows = import_reviews(path, benchmark=b, db=db)
     echo(f"{len(rows)} review(s) imported into {b} from {path}")
 
@@ -86,7 +79,7 @@ def list_cmd(
     """The review history (every row, oldest first)."""
     from audit.review import list_reviews
 
-    b = _benchmark(benchmark, db)
+    b = resolve_benchmark(benchmark, db)
     df = list_reviews(b, question, reviewer=reviewer, db=db)
     cols = ["review_id", "question_id", "reviewer", "created_at", "verdict", "corrected_answer", "cause",
             "is_adjudication", "source", "rationale"]
@@ -102,7 +95,7 @@ def status_cmd(
     """Review progress, items per status, disputed items and reviewer agreement."""
     from audit.review import STATUS_LABELS, queue_progress, review_queue, reviewer_agreement
 
-    b = _benchmark(benchmark, db)
+    b = resolve_benchmark(benchmark, db)
     tiers = None if all_tiers else (1, 2)
     p = queue_progress(b, tiers=tiers, db=db)
     echo(f"{b} ({'all items' if all_tiers else 'Tier 1–2'}): {p.label}")
@@ -158,7 +151,7 @@ def queue_cmd(
     """The next items to review: the key most likely wrong first (order 'evidence')."""
     from audit.review import review_queue
 
-    b = _benchmark(benchmark, db)
+    b = resolve_benchmark(benchmark, db)
     df = review_queue(b, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
     df["p_wrong_key"] = df["key_error"].round(3)
     _show(df[["position", "question_id", "subject", "tier", "p_wrong_key", "answer_key", "top_answer", "agreement_count",
