@@ -11,37 +11,23 @@ checking that fonts for those scripts are installed.
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests._workbench_server import chromium, workbench_server
 from tests._accounts import browser_sign_in, ensure_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-APP = REPO / "workbench" / "app.py"
 ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 XSS_BENCH = "xss-check"
 XSS_STEM = '<script>window.__xss = "script";</script> Which option is right?'
 XSS_OPTION = '<img src=x onerror="window.__xss = \'img\'; alert(1)">'
 XSS_SUBJECT = "![tracker](http://127.0.0.1:9/t.png) <i>subject</i>"
 REVIEWER = "Dolma Browser"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -64,54 +50,14 @@ def wb_db(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(wb_db):
-    """`streamlit run workbench/app.py` on a free port; stopped by its pid."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
-    port = _free_port()
-    env = {**os.environ, "AUDIT_DB": str(wb_db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    env.pop("WORKBENCH_PASSCODE", None)
-    log = open(wb_db.parent / "streamlit.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                pytest.fail("streamlit exited: " + (wb_db.parent / "streamlit.log").read_text(errors="replace"))
-            try:
-                with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("the workbench did not become healthy within 60 s")
-            time.sleep(0.3)
+    with workbench_server(wb_db) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
