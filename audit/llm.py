@@ -40,20 +40,19 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import re
 import socket
 import sys
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from audit.redact import is_secret_name, redact
 from audit.errors import AuditError, DatabaseLockedError, InputError
 from audit.store import connect, transaction
 
 __all__ = ["litellm_module", "redact", "safe_url", "check_credentials", "price_known", "CallRunner",
            "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts"]
 
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
 
 RETRYABLE = ("RateLimitError", "Timeout", "InternalServerError", "ServiceUnavailableError", "BadGatewayError",
              "APIConnectionError")
@@ -74,22 +73,7 @@ def litellm_module() -> Any:
 
 
 # ---------------------------------------------------------------- secrets
-
-def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
-    """Replace secret values (env vars named *_KEY, *_TOKEN, *_SECRET, …, and
-    ``extra``) by ``***``.
-
-    >>> redact("bad key sk-verysecret123 given", extra=["sk-verysecret123"])
-    'bad key *** given'
-    """
-    if not text:
-        return text
-    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
-    secrets += [s for s in extra if s and len(s) >= 6]
-    for s in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(s, "***")
-    return text
-
+# (error messages go through audit.redact.redact: the one redaction rule)
 
 def safe_url(url: str | None) -> str | None:
     """``api_base`` without user info, query or fragment (they may carry tokens).
@@ -118,7 +102,7 @@ def check_credentials(litellm: Any, model: str, api_base: str | None) -> None:
     missing = list(env.get("missing_keys") or [])
     if env.get("keys_in_environment") or not missing:
         return
-    if all(_SECRET_NAME.search(k) for k in missing):
+    if all(is_secret_name(k) for k in missing):
         raise AuditError(
             f"no API key for '{model}': set {' or '.join(missing)} in the environment "
             "(or name another variable with --api-key-env; a local server accepts any value)")

@@ -19,7 +19,7 @@ import os
 import re
 from typing import Callable, Iterable, Union
 
-__all__ = ["redact"]
+__all__ = ["redact", "is_secret_name"]
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
 _PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]]]] = [
@@ -31,6 +31,15 @@ _PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]
      r"\1\2***"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "***"),
 ]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable of this name holds a secret.
+
+    >>> is_secret_name("OPENAI_API_KEY"), is_secret_name("LABEL_STUDIO_URL")
+    (True, False)
+    """
+    return bool(_SECRET_NAME.search(name))
 
 
 def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
