@@ -10,7 +10,7 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import pytest
 
@@ -28,12 +28,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def workbench_server(db: Path) -> Iterator[str]:
+def workbench_server(db: Path, *, extra_args: Sequence[str] = (), port: int | None = None) -> Iterator[str]:
     """The app on ``db`` (its log beside it); yields the base URL once
-    healthy, stops the server by its pid afterwards."""
+    healthy, stops the server by its pid afterwards.  ``extra_args`` go to
+    ``streamlit run`` (e.g. ``--secrets.files PATH``)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
-    port = free_port()
+    port = port or free_port()
     env = {**os.environ, "AUDIT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     env.pop("WORKBENCH_PASSCODE", None)
     log_path = db.parent / "streamlit.log"
@@ -41,7 +42,7 @@ def workbench_server(db: Path) -> Iterator[str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", *extra_args],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
