@@ -517,3 +517,30 @@ def test_push_killed_at_an_arbitrary_moment_converges(ls, db_path):
     tasks = _tasks(client, proj.project_id)
     assert len(tasks) == 60 and len({t.data["audit_id"] for t in tasks}) == 60
     assert _q(db_path, "SELECT count(*), count(DISTINCT task_id) FROM ls_tasks WHERE state = 'synced'")[0] == (60, 60)
+
+
+def test_personal_access_token_is_exchanged_for_access_tokens(ls, db_path):
+    """A personal access token (a JWT refresh token, Label Studio's newer
+    kind) works like a legacy one: the client exchanges it at
+    ``/api/token/refresh/`` and sends the short-lived access token.  The
+    token is made on the real server with the admin's legacy token."""
+    import httpx
+
+    url, token, _ = ls
+    admin = {"Authorization": f"Token {token}"}
+    r = httpx.post(f"{url}/api/jwt/settings", headers=admin, timeout=30,
+                   json={"api_tokens_enabled": True, "legacy_api_tokens_enabled": True})
+    assert r.status_code < 300, r.text
+    r = httpx.post(f"{url}/api/token/", headers=admin, timeout=30)
+    assert r.status_code < 300, r.text
+    pat = r.json()["token"]
+    assert pat.count(".") == 2 and pat != token
+    session = audit.sync.client.open_session(url, pat)
+    assert session.email and session.user_id > 0
+    assert not audit.sync.remote.list_users(session).empty
+    summary = audit.ls_connect(url, pat, title=f"pat {uuid.uuid4().hex[:8]}", benchmark="synth", db=db_path)
+    assert summary.project_id > 0
+    # a token that is not valid for the server is one clear line, without the token
+    with pytest.raises(audit.AuditError) as err:
+        audit.sync.client.open_session(url, pat[:-4] + "abcd")
+    assert "rejected the API token" in str(err.value) and pat[:-4] not in str(err.value)

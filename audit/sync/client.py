@@ -6,9 +6,10 @@ memory: it is never written to the database, an export or a log line, and
 every error message built here names the URL, never the token
 (``LabelStudioAuth.__repr__`` hides it too).
 
-The client is the official SDK (``label-studio-sdk`` 2.x,
-``from label_studio_sdk import LabelStudio``); SDK and HTTP failures are
-turned into one-line :class:`~audit.errors.AuditError` messages.
+The client is a small REST client over ``httpx`` (:mod:`audit.sync._rest`,
+the endpoints and authentication of ``label-studio-sdk`` 2.x without its ~20
+dependencies); HTTP failures are turned into one-line
+:class:`~audit.errors.AuditError` messages.
 """
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ import logging
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from audit.errors import AuditError
 from audit.redact import redact
+
+if TYPE_CHECKING:   # httpx is imported only when a sync talks to a server
+    from audit.sync._rest import LabelStudioClient
 
 URL_ENV = "LABEL_STUDIO_URL"
 KEY_ENV = "LABEL_STUDIO_API_KEY"
@@ -61,11 +65,11 @@ def resolve_auth(url: str | None = None, api_key: str | None = None) -> LabelStu
     return LabelStudioAuth(url=url.rstrip("/"), api_key=api_key)
 
 
-def make_client(auth: LabelStudioAuth, *, timeout: float = DEFAULT_TIMEOUT):
-    """An SDK client (no automatic retries: a failure is reported at once)."""
-    from label_studio_sdk import LabelStudio
+def make_client(auth: LabelStudioAuth, *, timeout: float = DEFAULT_TIMEOUT) -> LabelStudioClient:
+    """A REST client (no automatic retries: a failure is reported at once)."""
+    from audit.sync._rest import LabelStudioClient
 
-    return LabelStudio(base_url=auth.url, api_key=auth.api_key, timeout=timeout, max_retries=0)
+    return LabelStudioClient(auth.url, auth.api_key, timeout=timeout)
 
 
 def _detail(body) -> str:
@@ -79,7 +83,7 @@ def _detail(body) -> str:
 
 @contextmanager
 def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
-    """Turn SDK/HTTP exceptions raised inside the block into one clear
+    """Turn HTTP exceptions raised inside the block into one clear
     :class:`LabelStudioError` line naming the URL (never the token: every
     message, including a server body that echoes the request's headers back,
     goes through :func:`audit.redact.redact` with the token as a secret)."""
@@ -96,7 +100,8 @@ def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
 
 def _message(exc: Exception, auth: LabelStudioAuth, doing: str) -> str | None:
     import httpx
-    from label_studio_sdk.core.api_error import ApiError
+
+    from audit.sync._rest import ApiError
 
     if isinstance(exc, ApiError):
         code = exc.status_code
@@ -112,7 +117,7 @@ def _message(exc: Exception, auth: LabelStudioAuth, doing: str) -> str | None:
         return f"Label Studio at {auth.url} did not answer in time while {doing}"
     if isinstance(exc, httpx.HTTPError):
         return f"cannot reach Label Studio at {auth.url} ({type(exc).__name__}: {str(exc)[:160]})"
-    if isinstance(exc, ValueError):   # JSON / response-model errors: something else answers at that URL
+    if isinstance(exc, (ValueError, KeyError, AttributeError)):   # JSON of another shape: something else answers at that URL
         return f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
     return None
 
@@ -122,7 +127,7 @@ class Session:
     """An authenticated client plus who we are on the server."""
 
     auth: LabelStudioAuth
-    client: Any  # label_studio_sdk.LabelStudio (imported lazily)
+    client: "LabelStudioClient"
     user_id: int
     email: str
 
