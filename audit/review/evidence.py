@@ -236,15 +236,27 @@ def _combine(con: Any, benchmark: str) -> tuple[pd.DataFrame, dict]:
     return _score(ke, settled, w, jv, run_id), w
 
 
+def _judge_weights(con: Any, benchmark: str) -> pd.DataFrame:
+    """The judges table of the weights (as in :func:`_combine`), from the
+    judge verdicts on settled items only (all the counts use)."""
+    settled = _settled_map(con, benchmark)
+    judges = [j for (j,) in con.execute(
+        "SELECT DISTINCT judge FROM judge_verdicts WHERE benchmark = ? AND parse_ok AND answer_key_correct IS NOT NULL",
+        [benchmark]).fetchall()]
+    if not judges:
+        return pd.DataFrame(columns=_JUDGE_COLS)
+    return _judge_table(_judge_verdicts(con, benchmark, ids=list(settled.index)), settled == "key_wrong", judges)
+
+
 def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
     """Changes whenever an input of the combined score other than the
     expert verdicts changes: the fit's per-item parts and subjects, the
     judge verdicts, the parallel keys, the global rate."""
     row = con.execute("""
-        SELECT (SELECT count(*) || ':' || coalesce(sum(hash(k.question_id, k.score, k.llr_models, k.llr_lint,
-                                                              q.subject)), 0)
-                FROM key_error_scores k JOIN questions q ON q.benchmark = k.benchmark AND q.question_id = k.question_id
-                WHERE k.run_id = $run_id),
+        SELECT (SELECT count(*) || ':' || coalesce(sum(hash(question_id, score, llr_models, llr_lint)), 0)
+                FROM key_error_scores WHERE run_id = $run_id),
+               (SELECT count(*) || ':' || coalesce(sum(hash(question_id, subject)), 0)
+                FROM questions WHERE benchmark = $benchmark),
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, judge, answer_key_correct)), 0)
                 FROM judge_verdicts WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL),
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, key_match)), 0)
@@ -481,7 +493,7 @@ def why_this_item(benchmark: str, question_id: str, *, db: Any = None) -> list[s
         jv = con.execute("SELECT judge, answer_key_correct, correct_answer FROM judge_verdicts WHERE benchmark = ? "
                          "AND question_id = ? AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY judge",
                          [benchmark, question_id]).df()
-        weights = _combine(con, benchmark)[1] if not jv.empty else None
+        jt_all = _judge_weights(con, benchmark) if not jv.empty else None
         par = con.execute("SELECT counterpart_source, counterpart_key, key_match FROM parallel_links "
                           "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
                           [benchmark, question_id]).df()
@@ -525,8 +537,8 @@ def why_this_item(benchmark: str, question_id: str, *, db: Any = None) -> list[s
                        f"('{p['counterpart_key']}'); this {_direction(llr)}.")
     if r["llr_lint"] and abs(float(r["llr_lint"])) > 0:
         out.append(f"Two or more options have the same text; this {_direction(LLR_DUPLICATE_OPTIONS)}.")
-    if not jv.empty and weights is not None:
-        jt = weights["judges"].set_index("judge")
+    if not jv.empty and jt_all is not None:
+        jt = jt_all.set_index("judge")
         for _, j in jv.iterrows():
             t = jt.loc[j["judge"]] if j["judge"] in jt.index else None
             llr = (t["llr_right"] if j["answer_key_correct"] else t["llr_wrong"]) if t is not None else 0.0
