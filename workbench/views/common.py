@@ -155,6 +155,11 @@ def cached_item(benchmark: str, qid: str, reviewer: str | None, db: str, version
     return audit.review.item_view(benchmark, qid, reviewer=reviewer, db=db)
 
 
+@st.cache_data(ttl=300, show_spinner=False, max_entries=256)
+def cached_why(benchmark: str, qid: str, db: str, version: tuple):
+    return audit.review.why_this_item(benchmark, qid, db=db)
+
+
 _PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wb-prefetch")
 
 

@@ -489,6 +489,7 @@ def _prefetch(bench: str, qid: str, me: str | None, flt: dict, db) -> None:
         nxt = known if isinstance(known, str) else None
     if nxt is not None:
         common.prefetch(common.cached_item, bench, nxt, me, str(db), version)
+        common.prefetch(common.cached_why, bench, nxt, str(db), version)
     page_no = max(1, int(st.session_state.get(session.K_PAGE_NO, 1)))
     common.prefetch(common.cached_progress, bench, str(db), version,
                     common.freeze({k: v for k, v in flt.items() if k != "status"}))
