@@ -116,10 +116,12 @@ _ITEMS_SQL = """
 SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, k.prior_logit, k.llr_models,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
        coalesce(par.mismatch, false) AS par_mismatch
-FROM key_error_scores k JOIN questions q ON q.benchmark = k.benchmark AND q.question_id = k.question_id
+FROM key_error_scores k
+JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark {where}) q
+  ON q.question_id = k.question_id
 LEFT JOIN (SELECT question_id, bool_or(NOT key_match) AS mismatch FROM parallel_links WHERE benchmark = $benchmark
            GROUP BY question_id) par ON par.question_id = k.question_id
-WHERE k.run_id = $run_id {where}
+WHERE k.run_id = $run_id
 ORDER BY q.seq"""
 
 _JV_SQL = ("SELECT question_id, judge, answer_key_correct FROM judge_verdicts "
@@ -134,8 +136,8 @@ def _items(con: Any, benchmark: str, run_id: int, *, ids: list[str] | None = Non
     where = ""
     if ids is not None or subjects is not None:
         params["ids"], params["subjects"] = list(ids or []), list(subjects or [])
-        where = ("AND (k.question_id IN (SELECT unnest($ids::VARCHAR[])) "
-                 "OR coalesce(q.subject, '') IN (SELECT unnest($subjects::VARCHAR[])))")
+        where = ("AND (question_id IN (SELECT unnest($ids::VARCHAR[])) "
+                 "OR coalesce(subject, '') IN (SELECT unnest($subjects::VARCHAR[])))")
     return con.execute(_ITEMS_SQL.format(where=where), params).df()
 
 
@@ -269,19 +271,27 @@ _EV_COLS = ["score", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "s
 
 
 def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) -> None:
-    """Store rows of the combined score: all of them (``replace_all``) or
-    only those given."""
+    """Store rows of the combined score: replace all of them
+    (``replace_all``), or update the rows given in place (an UPDATE of a few
+    columns costs a fraction of a delete and re-insert) and insert those not
+    stored yet."""
     con.register("_kev", out)
+    cols = "question_id, run_id, score, prior_logit, llr_parallel, llr_judges, n_judges, settled_verdict"
     try:
         if replace_all:
             con.execute("DELETE FROM key_error_evidence WHERE benchmark = ?", [benchmark])
-        else:
-            con.execute("DELETE FROM key_error_evidence WHERE benchmark = ? AND question_id IN "
-                        "(SELECT question_id FROM _kev)", [benchmark])
-        con.execute(
-            "INSERT INTO key_error_evidence (benchmark, question_id, run_id, score, prior_logit, llr_parallel, "
-            "llr_judges, n_judges, settled_verdict, updated_at) SELECT ?, question_id, run_id, score, prior_logit, "
-            "llr_parallel, llr_judges, n_judges, settled_verdict, now() FROM _kev", [benchmark])
+            con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
+                        f"SELECT ?, {cols}, now() FROM _kev", [benchmark])
+            return
+        n = con.execute(
+            "UPDATE key_error_evidence e SET run_id = k.run_id, score = k.score, prior_logit = k.prior_logit, "
+            "llr_parallel = k.llr_parallel, llr_judges = k.llr_judges, n_judges = k.n_judges, "
+            "settled_verdict = k.settled_verdict, updated_at = now() "
+            "FROM _kev k WHERE e.benchmark = ? AND e.question_id = k.question_id", [benchmark]).fetchall()[0][0]
+        if n < len(out):
+            con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
+                        f"SELECT ?, {cols}, now() FROM _kev WHERE question_id NOT IN "
+                        "(SELECT question_id FROM key_error_evidence WHERE benchmark = ?)", [benchmark, benchmark])
     finally:
         con.unregister("_kev")
 
