@@ -18,7 +18,7 @@ import audit  # noqa: E402
 from audit.store import keep_reads_open  # noqa: E402
 from workbench import nav, render, session  # noqa: E402
 
-READS_IDLE_SECONDS = 120.0
+READS_IDLE_SECONDS = 60.0
 
 st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide")
 

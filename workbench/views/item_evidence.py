@@ -12,7 +12,8 @@ from workbench.views.common import t
 
 def show(bench: str, qid: str, db) -> None:
     """Render the reasons; nothing when the benchmark has no score yet."""
-    reasons = common.call(common.cached_why, bench, qid, str(db), common.data_version(db), quiet=True, any_error=True)
+    reasons = common.call(common.cached_why, bench, qid, str(db),
+                          common.review_version(db, (bench, qid)), quiet=True, any_error=True)
     if not reasons:
         return
     st.markdown("#### " + t("item.why_here"))
