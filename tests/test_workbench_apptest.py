@@ -4,6 +4,7 @@ demo database, copied per test).  Expected values come from SQL on the file
 every write is checked in the database."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -450,11 +451,14 @@ def test_locked_database_shows_a_message_and_keeps_the_form(db, monkeypatch):
     answer = wrong_answer(db, qid)
     fill_verdict(at, qid, "key_wrong", answer=answer, rationale="keep this text")
 
+    # an `audit` command holding the file (it asks the app's idle read connection to let go, as every
+    # audit writer does, then keeps the file)
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
-         "sys.stdin.read()", str(db)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+         "import sys; from audit.store import connect\n"
+         "with connect(sys.argv[1]) as c:\n    print('locked', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     try:
         assert holder.stdout.readline().strip() == "locked"
         at.button(key="save").click().run()

@@ -15,9 +15,16 @@ if str(_ROOT) not in sys.path:  # `streamlit run` puts only workbench/ on the pa
 import streamlit as st  # noqa: E402
 
 import audit  # noqa: E402
+from audit.store import keep_reads_open  # noqa: E402
 from workbench import nav, render, session  # noqa: E402
 
+READS_IDLE_SECONDS = 60.0
+
 st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide")
+
+# Sessions share one read-only connection; keep it open between page runs
+# (reopening costs 30-80 ms and a cold cache) until a writer needs the file.
+keep_reads_open(READS_IDLE_SECONDS)
 
 try:
     demo = session.ensure_db()

@@ -176,13 +176,15 @@ def set_wait_notice(fn: Callable[[str], None] | None) -> None:
 
 
 _read_idle = 0.0
+_IDLE_POLL = 0.25   # an idle kept-open read connection looks for waiting writers this often
 
 
 def keep_reads_open(seconds: float) -> None:
     """Keep this process's shared read-only connection open for *seconds*
     after the last reader left (the workbench: saves reopening the file on
-    every page).  A writer of this process closes it at once, and so does the
-    next read when a writer in another process is waiting.  0 (default)
+    every page).  A writer of this process closes it at once; a writer in
+    another process waiting for the file makes the next read, or within
+    a quarter of a second the idle connection itself, let go.  0 (default)
     closes it as soon as the last reader leaves."""
     global _read_idle
     _read_idle = max(0.0, float(seconds))
@@ -397,6 +399,7 @@ class _FileState:
         self.read_con: duckdb.DuckDBPyConnection | None = None
         self.open_lock = threading.Lock()
         self.timer: threading.Timer | None = None
+        self.idle_until = 0.0                 # an idle read connection closes at this time.monotonic()
 
     # -- the shared read connection (called with cond held or no readers)
     def close_read(self) -> None:
@@ -411,9 +414,23 @@ class _FileState:
                     self.read_con = None
 
     def _idle_close(self) -> None:
+        """Timer tick while the read connection is idle: close it when it has
+        been idle long enough or a writer in another process is waiting (so a
+        connection kept open never makes a command wait), else look again."""
         with self.cond:
-            if self.readers == 0:
+            self.timer = None
+            if self.readers or self.read_con is None:
+                return
+            if time.monotonic() >= self.idle_until or _foreign_writer_waiting(self.path):
                 self.close_read()
+            else:
+                self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        """(cond held) Look again in a moment."""
+        self.timer = threading.Timer(min(_IDLE_POLL, max(0.0, self.idle_until - time.monotonic())), self._idle_close)
+        self.timer.daemon = True
+        self.timer.start()
 
     def _busy_holder(self) -> str:
         return "another thread of this program"
@@ -483,9 +500,8 @@ class _FileState:
                     self.close_read()
                     self.draining = False
                 elif self.read_con is not None:
-                    self.timer = threading.Timer(_read_idle, self._idle_close)
-                    self.timer.daemon = True
-                    self.timer.start()
+                    self.idle_until = time.monotonic() + _read_idle
+                    self._arm_idle()
             self.cond.notify_all()
 
     # -- writers

@@ -16,8 +16,10 @@ idle before each action:
 First one reviewer alone, then ``--reviewers`` (default 5) reviewers at once,
 each in their own browser and session, each doing the same loop.  Prints the
 median and the 90th percentile per action, the server's CPU time per action
-(alone; a figure the machine's load does not inflate), and the load average
-before and after (the machine may be shared: compare the figures with it).
+(alone; a figure the machine's load does not inflate; with several
+reviewers, per action on average, and how many of the machine's cores the
+server and everything together used), and the load average before and after
+(the machine may be shared: compare the figures with it).
 
 Targets: median ≤ 600 ms and p90 ≤ 1 s alone; median ≤ 1 s with 5 reviewers.
 
@@ -204,6 +206,14 @@ def server_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu() -> float:
+    """CPU seconds all processes of the machine have used so far (busy time
+    of /proc/stat: everything but idle and iowait)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def _p90(xs: list[float]) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, max(0, round(0.9 * (len(xs) - 1))))]
@@ -270,6 +280,7 @@ def main(argv=None) -> int:
 
         out = {a: [] for a in ACTIONS}
         barrier = threading.Barrier(args.reviewers)
+        cpu0, machine0, t0 = server_cpu(proc.pid), machine_cpu(), time.monotonic()
         threads = [threading.Thread(target=reviewer_loop,
                                     args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i))
                    for i in range(args.reviewers)]
@@ -278,6 +289,13 @@ def main(argv=None) -> int:
         for th in threads:
             th.join()
         ok &= report(f"{args.reviewers} reviewers at once, {args.repeat} loops each", out, 1000, None) and not errors
+        n_actions = sum(len(v) for v in out.values())
+        wall = time.monotonic() - t0
+        if n_actions:
+            print(f"  server CPU per action (all reviewers; includes sign-in and prefetches): "
+                  f"{(server_cpu(proc.pid) - cpu0) / n_actions * 1000:.0f} ms; the server used "
+                  f"{(server_cpu(proc.pid) - cpu0) / wall:.2f} of the machine's {os.cpu_count()} cores, "
+                  f"everything together {(machine_cpu() - machine0) / wall:.2f}")
         print(f"load average after: {os.getloadavg()}")
         for e in errors:
             print("error:", e)

@@ -1,9 +1,10 @@
 """Pieces shared by the pages: calling ``audit`` with clear messages, the
 benchmark picker, the page CSS, the interface language (``t``), and cached
-reads that are invalidated by any write to the database file."""
+reads keyed by a data version (:func:`review_version`)."""
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
@@ -118,19 +119,15 @@ def css() -> None:
 # ---------------------------------------------------------------- cached reads
 
 _WRITES = [0]  # bumped by this process's writes (mtime granularity safety)
+_GUARD = threading.Lock()
+_LOCAL: dict = {"stat": None, "external": 0, "other": 0}   # see review_version
+_ITEM_WRITES: dict[tuple[str, str], int] = {}
+K_MY_WRITES = "wb_my_writes"
+OTHERS_TTL = 20  # seconds: other reviewers' verdicts reach a cached queue page within this
 
 
-def note_write() -> None:
-    """Call after a write so cached reads are recomputed."""
-    _WRITES[0] += 1
-
-
-def data_version(db=None) -> tuple:
-    """Changes whenever the database file changes: the mtimes and sizes of
-    the file and its write-ahead log (any program's write, including the
-    ``audit`` CLI), plus this process's own write counter."""
-    path = str(db or session.db_path())
-    out: list = [_WRITES[0]]
+def _file_stat(path: str) -> tuple:
+    out: list = []
     for p in (path, path + ".wal"):
         try:
             s = os.stat(p)
@@ -140,12 +137,62 @@ def data_version(db=None) -> tuple:
     return tuple(out)
 
 
-@st.cache_data(ttl=300, show_spinner=False, max_entries=64)
+def note_write(benchmark: str | None = None, question_id: str | None = None) -> None:
+    """Call after a write so cached reads are recomputed.  A verdict names
+    its item: it then invalidates that item, and this session's queue and
+    progress, but not what other sessions have cached of other items
+    (see :func:`review_version`); any other write invalidates everything."""
+    path = str(session.db_path())
+    with _GUARD:
+        _WRITES[0] += 1
+        _LOCAL["stat"] = _file_stat(path)   # the file as this process left it
+        if question_id is None:
+            _LOCAL["other"] += 1
+        else:
+            key = (str(benchmark), str(question_id))
+            _ITEM_WRITES[key] = _ITEM_WRITES.get(key, 0) + 1
+    try:
+        st.session_state[K_MY_WRITES] = st.session_state.get(K_MY_WRITES, 0) + 1
+    except Exception:  # noqa: BLE001 — outside a session (background thread)
+        pass
+
+
+def data_version(db=None) -> tuple:
+    """Changes whenever the database file changes: the mtimes and sizes of
+    the file and its write-ahead log (any program's write, including the
+    ``audit`` CLI), plus this process's own write counter."""
+    path = str(db or session.db_path())
+    return (_WRITES[0], *_file_stat(path))
+
+
+def review_version(db=None, item: tuple[str, str] | None = None) -> tuple:
+    """Cache key of the review reads, finer than :func:`data_version` so
+    that with several reviewers at work one reviewer's verdict does not
+    throw away everybody's cached queue and items: it changes with every
+    write this process did not note as a verdict (another program such as
+    an ``audit`` command, an admin page, an export), with this session's own
+    verdicts, and — with ``item`` — with any verdict on that item.  Other
+    sessions' verdicts on other items reach the cached queue and progress
+    when the cache entry expires (``OTHERS_TTL``)."""
+    path = str(db or session.db_path())
+    stat = _file_stat(path)
+    with _GUARD:
+        if stat != _LOCAL["stat"]:          # changed since this process last wrote: someone else wrote
+            if _LOCAL["stat"] is not None:
+                _LOCAL["external"] += 1
+            _LOCAL["stat"] = stat
+        base = (_LOCAL["external"], _LOCAL["other"])
+        if item is not None:
+            return (*base, _ITEM_WRITES.get((str(item[0]), str(item[1])), 0))
+    return (*base, st.session_state.get(K_MY_WRITES, 0))
+
+
+@st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=64)
 def cached_queue(benchmark: str, db: str, version: tuple, flt_items: tuple, limit: int, offset: int):
     return audit.review.review_queue(benchmark, db=db, limit=limit, offset=offset, **dict(flt_items))
 
 
-@st.cache_data(ttl=300, show_spinner=False, max_entries=64)
+@st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=64)
 def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
     return audit.review.queue_progress(benchmark, db=db, **dict(flt_items))
 
@@ -153,6 +200,11 @@ def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
 @st.cache_data(ttl=300, show_spinner=False, max_entries=256)
 def cached_item(benchmark: str, qid: str, reviewer: str | None, db: str, version: tuple):
     return audit.review.item_view(benchmark, qid, reviewer=reviewer, db=db)
+
+
+@st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=256)
+def cached_why(benchmark: str, qid: str, db: str, version: tuple):
+    return audit.review.why_this_item(benchmark, qid, db=db)
 
 
 _PREFETCH = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wb-prefetch")

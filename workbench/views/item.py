@@ -120,7 +120,7 @@ def _save(bench: str, qid: str) -> None:
     except audit.AuditError as exc:
         st.session_state["wb_save_error"] = (qid, t("item.not_saved", error=render.md(exc)))
         return
-    common.note_write()
+    common.note_write(bench, qid)
     st.session_state.setdefault("wb_saved_ids", set()).add((bench, qid))
     _clear_form(bench, qid)
     what = t("item.saved_adjudication") if d.get("adjudicate") else t("item.saved_verdict")
@@ -435,7 +435,7 @@ def page() -> None:
     last = st.session_state.get(K_LAST_VIEW)
     have_last = last is not None and (last.question.benchmark, last.question.question_id) == (bench, qid)
     try:
-        view = common.cached_item(bench, qid, me, str(db), common.data_version(db))
+        view = common.cached_item(bench, qid, me, str(db), common.review_version(db, (bench, qid)))
     except audit.DatabaseLockedError:
         if not have_last:
             st.error(t("common.locked"), icon=":material/lock:")
@@ -482,13 +482,15 @@ def page() -> None:
 def _prefetch(bench: str, qid: str, me: str | None, flt: dict, db) -> None:
     """While the reviewer reads this item: warm the item Save or N would
     open, and the queue page as it is now (Q)."""
-    version = common.data_version(db)
+    version = common.review_version(db)
     nxt = _next_from_queue_page(bench, qid, flt) if me else None
     if nxt is None:
         _, known = _known_neighbours(bench, qid, flt)
         nxt = known if isinstance(known, str) else None
     if nxt is not None:
-        common.prefetch(common.cached_item, bench, nxt, me, str(db), version)
+        item_version = common.review_version(db, (bench, nxt))
+        common.prefetch(common.cached_item, bench, nxt, me, str(db), item_version)
+        common.prefetch(common.cached_why, bench, nxt, str(db), item_version)
     page_no = max(1, int(st.session_state.get(session.K_PAGE_NO, 1)))
     common.prefetch(common.cached_progress, bench, str(db), version,
                     common.freeze({k: v for k, v in flt.items() if k != "status"}))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import audit
 from workbench import render
 from workbench.views import common
 from workbench.views.common import t
@@ -13,7 +12,8 @@ from workbench.views.common import t
 
 def show(bench: str, qid: str, db) -> None:
     """Render the reasons; nothing when the benchmark has no score yet."""
-    reasons = common.call(audit.review.why_this_item, bench, qid, db=db, quiet=True, any_error=True)
+    reasons = common.call(common.cached_why, bench, qid, str(db),
+                          common.review_version(db, (bench, qid)), quiet=True, any_error=True)
     if not reasons:
         return
     st.markdown("#### " + t("item.why_here"))

@@ -179,7 +179,7 @@ def page() -> None:
         return
     _filters_ui(benchmark, db)
     flt = queue_filter(benchmark, me)
-    version = common.data_version(db)
+    version = common.review_version(db)
     prog_flt = {k: v for k, v in flt.items() if k != "status"}
     prog = common.call(common.cached_progress, benchmark, str(db), version, common.freeze(prog_flt))
     if prog is not None:
@@ -222,4 +222,4 @@ def page() -> None:
               on_click=_turn, args=(page_no + 1,))
     # the items a reviewer most likely opens next: the top rows (Start reviewing opens the first)
     for qid in list(df["question_id"])[:2]:
-        common.prefetch(common.cached_item, benchmark, qid, me, str(db), version)
+        common.prefetch(common.cached_item, benchmark, qid, me, str(db), common.review_version(db, (benchmark, qid)))
