@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from audit.ingest._store import ensure_benchmark, store_questions
+from audit.ingest import ensure_benchmark, store_questions
 from audit.ingest.models import register_models
 from audit.labels import LATIN_LABELS
 from audit.records import Option, Question

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def team(tmp_path, monkeypatch):
     """A database with two items (q1 key A), an admin, a lead and two reviewers."""
-    from audit.ingest._store import store_questions
+    from audit.ingest import store_questions
     from audit.records import Option, Question
     from audit.store import connect
 

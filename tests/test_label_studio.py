@@ -25,7 +25,7 @@ import pytest
 from conftest import db_snapshot
 
 import audit
-from audit.ingest._store import store_questions
+from audit.ingest import store_questions
 from audit.ingest.models import register_models
 from audit.records import Option, Question
 from audit.store import connect, transaction

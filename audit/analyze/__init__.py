@@ -36,3 +36,12 @@ from audit.analyze.keyerror import calibration_table, fit_key_error, key_error_p
 from audit.analyze.tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
 
 __all__ += ["fit_key_error", "key_error_scores", "key_error_params", "calibration_table"]
+
+# The analysis stage's shared reads, used by the later stages (judge bias and
+# panels, review evidence) and the CLI: which benchmark, which models and
+# runs, one usable answer per (question, model).
+from audit.analyze._base import (  # noqa: E402
+    QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql,
+)
+
+__all__ += ["QUESTIONS_SQL", "ModelSet", "all_benchmarks", "model_set", "resolve_benchmark", "usable_predictions_sql"]

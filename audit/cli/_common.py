@@ -24,7 +24,7 @@ def warn(msg: str) -> None:
 def resolve_benchmark(benchmark: str | None, db: Optional[Path]) -> str:
     """The benchmark a command works on: the one named, else the only one
     in the database (an error naming the choices otherwise)."""
-    from audit.analyze._base import resolve_benchmark as _resolve
+    from audit.analyze import resolve_benchmark as _resolve
     from audit.store import connect
 
     with connect(db, read_only=True) as con:

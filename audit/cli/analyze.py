@@ -112,7 +112,7 @@ def rescore_cmd(
 ) -> None:
     """Refit the key-error score of the latest audit run with the settled expert verdicts
     (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
-    from audit.analyze._base import resolve_benchmark
+    from audit.analyze import resolve_benchmark
     from audit.review.evidence import calibration as calib
     from audit.review.evidence import rescore
     from audit.store import connect

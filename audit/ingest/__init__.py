@@ -14,6 +14,7 @@ from audit.ingest.inspect_log import import_inspect
 from audit.ingest.lmeval import import_lm_eval
 from audit.ingest.mapping import parse_map
 from audit.ingest.multi_answer import display_key
+from audit.ingest._store import ensure_benchmark, item_flags, store_questions
 
 __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
@@ -21,4 +22,6 @@ __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "MmluReduxImportSummary", "ParallelImportSummary",
            "extract_answer", "extract_answers", "import_tlue", "parse_tlue_item", "TlueImportSummary", "ParsedItem",
            "detect", "import_auto", "Detection", "import_lm_eval", "import_inspect", "HarnessImportSummary",
-           "parse_map", "display_key", "extract_answer_set"]
+           "parse_map", "display_key", "extract_answer_set",
+           # storing parsed questions (used by the demo and by other importers)
+           "ensure_benchmark", "item_flags", "store_questions"]

@@ -25,7 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import load_json, nfc, read_text
+from audit._read import load_json, nfc, read_text
 from audit.ingest._store import store_questions
 from audit.ingest.extract import extract_answers
 from audit.ingest.predictions import store_predictions

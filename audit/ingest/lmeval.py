@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.ingest._read import read_jsonl, read_text
+from audit._read import read_jsonl, read_text
 from audit.ingest.harness import (ID_FIELDS, OPTION_FIELDS, STEM_FIELDS, HarnessImportSummary, build_question,
                                   write_harness)
 from audit.labels import LATIN_LABELS, MAX_OPTIONS

@@ -19,7 +19,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import nfc, read_table, require_columns
+from audit._read import nfc, read_table, require_columns
 from audit.ingest._store import store_questions
 from audit.ingest.predictions import store_predictions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS

@@ -74,7 +74,7 @@ def set_family(name: str, family: str, *, db=None, provider: str | None = None) 
 def import_models(path: str | os.PathLike, *, db=None) -> int:
     """Set families from a CSV/JSONL with columns ``name``, ``family`` and
     optional ``provider``.  All-or-nothing.  Returns the number of rows."""
-    from audit.ingest._read import read_table, require_columns
+    from audit._read import read_table, require_columns
 
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})

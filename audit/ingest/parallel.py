@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit.ingest._read import nfc, read_table, require_columns
+from audit._read import nfc, read_table, require_columns
 from audit.ingest._store import _OPTION_TYPE
 from audit.labels import LATIN_LABELS, normalize_label
 from audit.store import connect, transaction

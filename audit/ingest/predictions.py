@@ -51,7 +51,7 @@ import pyarrow as pa
 from audit.errors import InputError
 from audit.labels import sql_is_label
 from audit.ingest._duck import one, open_source, sql_ident, sql_str
-from audit.ingest._read import read_jsonl
+from audit._read import read_jsonl
 from audit.ingest.models import register_models
 from audit.ingest.multi_answer import key_set_sql
 from audit.store import connect, transaction

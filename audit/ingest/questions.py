@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from audit.errors import InputError
-from audit.ingest._read import iter_table, nfc, read_table, require_columns
+from audit._read import iter_table, nfc, read_table, require_columns
 from audit.ingest._store import item_flags, store_questions
 from audit.ingest.mapping import apply_mapping
 from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key

@@ -40,7 +40,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
+from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze.runs import latest_run_models
 from audit.analyze.stats import wilson_interval
 from audit.errors import InputError, NotFoundError

@@ -65,7 +65,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     """Import a methodology judge file (see the module docstring); all-or-nothing.
 
     >>> import tempfile, json, os
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.records import Question, Option
     >>> d = tempfile.mkdtemp(); db = os.path.join(d, "x.duckdb")
     >>> with connect(db) as con, transaction(con):
@@ -77,7 +77,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     >>> import_judge(f, judge="gemini-2.5-pro", db=db).n_disputed
     1
     """
-    from audit.ingest._read import nfc, read_jsonl
+    from audit._read import nfc, read_jsonl
 
     judge = (judge or "").strip()
     if not judge:

@@ -282,7 +282,7 @@ def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = 
     when absent those tables are empty.  :func:`audit.review.judges.agreement_report`
     fills them (imports follow the data flow: judge never imports review).
     """
-    from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
+    from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 
     out: dict[str, pd.DataFrame] = {}
     fleiss_rows = []

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import model_set
+from audit.analyze import model_set
 from audit.analyze.keyerror import (
     LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
     score_inputs, write_scores,

@@ -29,7 +29,7 @@ from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
 from audit.records import Review
-from audit.ingest._read import nfc
+from audit._read import nfc
 from audit.review._common import clean_name, clean_text, to_utc
 from audit.review.accounts import may_adjudicate
 from audit.review.settings import leads_from
@@ -230,7 +230,7 @@ def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame,
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
     ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
@@ -348,7 +348,7 @@ def add_review(
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
     >>> with connect(db) as con:
@@ -378,7 +378,7 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[
     created_at, is_adjudication``.  Same validation as :func:`add_review`;
     all or nothing; errors name ``file:line``.  Rows are stored with
     ``source='import'``."""
-    from audit.ingest._read import read_table, require_columns
+    from audit._read import read_table, require_columns
 
     p = Path(path)
     df = read_table(p)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from audit.review._common import table_exists
+from audit._sql import table_exists
 from audit.store import connect
 
 REJECTED_COLUMNS = ["project_id", "annotation_id", "task_id", "benchmark", "question_id", "reviewer",
