@@ -1,9 +1,16 @@
 """Small catalogue queries shared by every stage: does a table exist, which
 columns does it have (older databases may lack a table a later migration
-adds)."""
+adds), which benchmark a call means when it names none."""
 from __future__ import annotations
 
+import functools
+import inspect
+from typing import Callable, ParamSpec, TypeVar
+
 import duckdb
+
+from audit.errors import InputError, NotFoundError
+from audit.store.types import DbPath
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -30,3 +37,52 @@ def table_columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     return {r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main'", [name]
     ).fetchall()}
+
+
+def all_benchmarks(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The benchmarks in the database, by name."""
+    return [r[0] for r in con.execute("SELECT name FROM benchmarks ORDER BY name").fetchall()]
+
+
+def resolve_benchmark(con: duckdb.DuckDBPyConnection, benchmark: str | None) -> str:
+    """The named benchmark (must exist), or the only one when ``None``."""
+    names = all_benchmarks(con)
+    if benchmark is None:
+        if len(names) == 1:
+            return names[0]
+        if not names:
+            raise NotFoundError("the database holds no benchmark yet; import one first (see 'audit import --help')")
+        raise InputError(f"several benchmarks in the database ({', '.join(names)}); choose one with --benchmark")
+    if benchmark not in names:
+        known = ", ".join(names) if names else "none"
+        raise NotFoundError(f"no benchmark named '{benchmark}' (known: {known})")
+    return benchmark
+
+
+def benchmark_name(benchmark: str | None, db: DbPath = None) -> str:
+    """:func:`resolve_benchmark` on database *db* (opened read-only for the
+    moment): the named benchmark, which must exist, or the only one."""
+    from audit.store import connect
+
+    with connect(db, read_only=True) as con:
+        return resolve_benchmark(con, None)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def resolves_benchmark(fn: Callable[P, R]) -> Callable[P, R]:
+    """Decorator: the function's ``benchmark`` argument may be ``None`` (the
+    only benchmark of the database, as every command's ``--benchmark``), and
+    a named benchmark must exist (:func:`benchmark_name`, on the function's
+    ``db`` argument)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        bound = sig.bind_partial(*args, **kwargs)
+        bound.arguments["benchmark"] = benchmark_name(bound.arguments.get("benchmark"), bound.arguments.get("db"))
+        return fn(*bound.args, **bound.kwargs)
+
+    return wrapper

@@ -126,6 +126,7 @@ class DemoSummary:
     n_predictions: int = 0
     n_injected_key_errors: int = 0
     tier_counts: dict[str, int] = field(default_factory=dict)  # bucket → items
+    accounts: list[tuple[str, str, str]] = field(default_factory=list)  # (name, role, password) added
 
 
 def _numbers(lang: str, value: int) -> str:
@@ -246,7 +247,7 @@ def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
     analyse it.  If the database already has a ``demo`` benchmark nothing is
     changed (reviews recorded on it are never thrown away) and
     ``created`` is False.  All-or-nothing."""
-    from audit.analyze import analyze, tier_counts
+    from audit.analyze import analyze_benchmark, tier_counts
     from audit.ingest.extract import extract_answers
 
     path = resolve_db_path(db)
@@ -326,7 +327,7 @@ def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
             links,
         )
 
-    analyze(DEMO_BENCHMARK, db=path)
+    analyze_benchmark(DEMO_BENCHMARK, db=path)
     counts = tier_counts(DEMO_BENCHMARK, db=path)
     return DemoSummary(
         db_path=path,
@@ -373,6 +374,15 @@ def add_demo_accounts(db=None) -> list[tuple[str, str, str]]:
         add_account(name, password, role=role, actor=DEMO_ACCOUNTS[0][0], db=db)
     return list(DEMO_ACCOUNTS)
 
+
+
+def make_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
+    """``audit demo``: :func:`build_demo`, then :func:`add_demo_accounts`
+    when the database has no account yet (those created are in
+    ``summary.accounts``)."""
+    s = build_demo(db, seed=seed)
+    s.accounts = add_demo_accounts(db)
+    return s
 
 def demo_accounts_in_use(db=None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept

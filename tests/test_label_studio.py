@@ -63,7 +63,7 @@ def make_benchmark(db, n: int, *, benchmark: str = "synth", seed: int = 0, analy
         con.executemany("INSERT INTO predictions (benchmark, question_id, model, answer, method, valid) "
                         "VALUES (?, ?, ?, ?, ?, ?)", rows)
     if analyze:
-        from audit.analyze import analyze as run_analyze
+        from audit.analyze import analyze_benchmark as run_analyze
 
         run_analyze(benchmark, db=db)
     return [q.question_id for q in qs]

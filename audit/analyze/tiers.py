@@ -357,7 +357,7 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
     return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset)
 
 
-def analyze(
+def analyze_benchmark(
     benchmark: str | None = None,
     *,
     db=None,
@@ -401,10 +401,10 @@ def analyze(
     ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m1','default',NULL,'B','given',true), "
     ...         "('b','q0','m2','default',NULL,'B','given',true), ('b','q1','m1','default',NULL,'A','given',true), "
     ...         "('b','q1','m2','default',NULL,'B','given',true)")
-    >>> s = analyze("b", db=db, preset="tlue4")
+    >>> s = analyze_benchmark("b", db=db, preset="tlue4")
     >>> {k: v for k, v in s.runs[0].counts.items() if v}
     {'tier1': 1, 'tier2': 1}
-    >>> s = analyze("b", db=db)   # default shares: one dissenting model is no consensus
+    >>> s = analyze_benchmark("b", db=db)   # default shares: one dissenting model is no consensus
     >>> {k: v for k, v in s.runs[0].counts.items() if v}
     {'tier1': 1, 'tier5': 1}
     """
@@ -499,3 +499,7 @@ def audit_results(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
 
 __all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
            "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]
+
+
+#: Deprecated name of :func:`analyze_benchmark` (kept for existing callers).
+analyze = analyze_benchmark

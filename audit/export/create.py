@@ -414,12 +414,17 @@ PREVIEW_COLUMNS = ["question_id", "subject", "action", "exclusion_list", "origin
                    "cause", "reviewers", "adjudicated", "review_status"]
 
 
-def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None) -> pd.DataFrame:
+def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None,
+                    version: str | None = None) -> pd.DataFrame:
     """What a new version under *policy* would change now, without writing
     anything: the items it would correct or exclude (columns
     :data:`PREVIEW_COLUMNS`, import order).  ``df.attrs["counts"]`` holds the
-    version's counts (items / corrected / excluded / unchanged / reviewed)."""
+    version's counts (items / corrected / excluded / unchanged / reviewed).
+    *version*: the name the version would get, checked as
+    :func:`create_version` checks it (``audit export create --dry-run``)."""
     validate_benchmark(benchmark)
+    if version is not None:
+        validate_version(version)
     pol = get_policy(policy)
     from audit.review import review_status, settled_verdicts
 

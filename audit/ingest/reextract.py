@@ -27,6 +27,7 @@ from typing import Any, Iterable
 import pandas as pd
 import pyarrow as pa
 
+from audit._sql import resolves_benchmark
 from audit.errors import InputError, NotFoundError
 from audit.ingest.extract import LLM_METHOD, METHODS, extract_answers
 from audit.labels import LATIN_LABELS
@@ -128,7 +129,8 @@ def answer_by_option_text(con: Any, benchmark: str, pairs: str) -> int:
     return len(keep)
 
 
-def reextract(benchmark: str, *, method: str, models: Iterable[str] | None = None,
+@resolves_benchmark
+def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | None = None,
               runs: Iterable[str] | None = None, db: Any = None, llm_extractor: str | None = None,
               **llm_options: Any) -> ReextractSummary:
     """Re-extract the stored responses of ``benchmark`` (optionally only
@@ -183,7 +185,8 @@ def _table(before: pd.DataFrame, benchmark: str, db: Any) -> pd.DataFrame:
             con.unregister("_before")
 
 
-def extraction_methods(benchmark: str, *, db: Any = None) -> pd.DataFrame:
+@resolves_benchmark
+def extraction_methods(benchmark: str | None, *, db: Any = None) -> pd.DataFrame:
     """Per (model, run): the extraction method(s) of its predictions with
     counts (``method``, ``n``, ``answered``) — which method a report's
     figures rest on."""

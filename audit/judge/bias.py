@@ -40,6 +40,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze.runs import latest_run_models
 from audit.analyze.stats import wilson_interval
@@ -134,7 +135,8 @@ def _scope(con, benchmark: str, models):
     return model_set(con, benchmark, models)
 
 
-def judge_bias(benchmark: str, judge: str, *, db=None, prompt_version: str | None = None, models=None,
+@resolves_benchmark
+def judge_bias(benchmark: str | None, judge: str, *, db=None, prompt_version: str | None = None, models=None,
                judge_family_override: str | None = None, confidence: float = 0.95) -> BiasReport:
     """Bias analysis of ``judge`` on ``benchmark`` (definitions in the module docstring)."""
     with connect(db, read_only=True) as con:

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.errors import NotFoundError
 from audit.store import connect
 
@@ -249,7 +250,8 @@ def list_runs(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
             [benchmark, benchmark]).df()
 
 
-def unparsed_replies(benchmark: str, judge: str | None = None, *, db=None) -> pd.DataFrame:
+@resolves_benchmark
+def unparsed_replies(benchmark: str | None, judge: str | None = None, *, db=None) -> pd.DataFrame:
     """Replies stored with parse_ok = false: question_id, judge, prompt_version, parse_error, raw_reply."""
     with connect(db, read_only=True) as con:
         return con.execute(

@@ -69,3 +69,12 @@ from audit.review.evidence import (  # noqa: E402
 )
 
 __all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]
+
+# One call per command: `audit review status|leads|required`, `audit judge bias`, `audit rescore`.
+from audit.review.overview import ReviewOverview, review_overview  # noqa: E402
+from audit.review.settings import LeadReviewers, lead_reviewers, required_reviews  # noqa: E402
+from audit.review.judges import JudgeBiasSummary, judge_bias_summary  # noqa: E402
+from audit.review.rescoring import RescoreSummary, rescore_benchmark  # noqa: E402
+
+__all__ += ["ReviewOverview", "review_overview", "LeadReviewers", "lead_reviewers", "required_reviews",
+            "JudgeBiasSummary", "judge_bias_summary", "RescoreSummary", "rescore_benchmark"]

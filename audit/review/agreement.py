@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.analyze.agreement import KappaResult, agreement_matrix, cohen_kappa
 from audit.errors import AuditError
 from audit.review._common import run
@@ -64,7 +65,8 @@ class ReviewerAgreement:
         return f"{k.describe()}, {self.n_items} items"
 
 
-def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db=None) -> ReviewerAgreement:
+@resolves_benchmark
+def reviewer_agreement(benchmark: str | None, *, compare: str = "opinion", db=None) -> ReviewerAgreement:
     """Cohen's kappa between reviewers (pairwise and pooled) on a benchmark.
 
     >>> import tempfile, os

@@ -12,6 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.errors import AuditError
 from audit.review.evidence import EVIDENCE_CTE
 from audit.review._common import clean_name, run
@@ -158,8 +159,9 @@ def _order_sql(order: str) -> str:
     return QUEUE_ORDERS[order].order_by + ", seq, question_id"
 
 
+@resolves_benchmark
 def review_queue(
-    benchmark: str,
+    benchmark: str | None,
     *,
     tiers: Iterable[int] | int | None = (1, 2),
     subjects: Iterable[str] | str | None = None,

@@ -25,6 +25,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
@@ -314,8 +315,9 @@ def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, sourc
         return append_reviews(con, benchmark, rows, source=source, path=path)
 
 
+@resolves_benchmark
 def add_review(
-    benchmark: str,
+    benchmark: str | None,
     question_id: str,
     reviewer: str,
     verdict: str,
@@ -371,7 +373,8 @@ def add_review(
     return add_reviews(benchmark, [row], source=source, db=db)[0]
 
 
-def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[Review]:
+@resolves_benchmark
+def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db=None) -> list[Review]:
     """Append the reviews in a CSV or JSONL file (experts reviewing offline in
     a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
     ``corrected_answer, cause, rationale`` and optionally ``proposed_fix,
@@ -387,7 +390,8 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[
     return add_reviews(benchmark, df.to_dict("records"), source="import", db=db, path=p)
 
 
-def list_reviews(benchmark: str, question_id: str | None = None, *, reviewer: str | None = None,
+@resolves_benchmark
+def list_reviews(benchmark: str | None, question_id: str | None = None, *, reviewer: str | None = None,
                  db=None) -> pd.DataFrame:
     """Every review row of a benchmark (or of one item / one reviewer), oldest
     first (insertion order): columns ``review_id, benchmark, question_id,

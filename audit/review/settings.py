@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from audit.errors import InputError
 from audit.review._common import clean_name, utc_now
-from audit.store import connect, transaction
+from audit.store import DbPath, connect, transaction
 
 LEADS_ENV = "WORKBENCH_LEADS"
 FLAGGED_TIERS = (1, 2)
@@ -164,3 +164,35 @@ def get_user_language(name: str, *, db=None) -> str | None:
     with connect(db, read_only=True) as con:
         v = _read_setting(con, f"user_language:{who.casefold()}")
     return v if v in UI_LANGUAGES else None
+
+
+@dataclass(frozen=True)
+class LeadReviewers:
+    """The lead reviewers: ``stored`` in the database and ``from_env``
+    (``$WORKBENCH_LEADS``, which adds to them)."""
+
+    stored: list[str]
+    from_env: list[str]
+
+    def line(self) -> str:
+        """One line in plain words."""
+        return ("lead reviewers: " + (", ".join(self.stored) if self.stored else
+                                      "none configured (anyone may adjudicate)")
+                + (f"  [{LEADS_ENV}: {', '.join(self.from_env)}]" if self.from_env else ""))
+
+
+def lead_reviewers(set_to: str | list[str] | None = None, *, db: DbPath = None) -> LeadReviewers:
+    """The lead reviewers (``audit review leads``); with *set_to*, first
+    replace the stored list (``""`` clears it; see :func:`set_leads`)."""
+    if set_to is not None:
+        set_leads(set_to, db=db)
+    return LeadReviewers(stored=get_leads(db=db), from_env=env_leads())
+
+
+def required_reviews(flagged: int | None = None, other: int | None = None, *, db: DbPath = None) -> RequiredReviews:
+    """How many independent reviews settle an item (``audit review
+    required``); with *flagged* or *other*, set them first
+    (:func:`set_required_reviews`)."""
+    if (flagged or other) is not None:  # as the command always did: 0 alone reads
+        return set_required_reviews(flagged=flagged, other=other, db=db)
+    return get_required_reviews(db=db)
