@@ -65,7 +65,7 @@ def benchmark_name(benchmark: str | None, db: DbPath = None) -> str:
     from audit.store import connect
 
     with connect(db, read_only=True) as con:
-        return resolve_benchmark(con, None)
+        return resolve_benchmark(con, benchmark)
 
 
 P = ParamSpec("P")

@@ -28,7 +28,7 @@ from audit.ingest import ensure_benchmark, store_questions
 from audit.ingest.models import register_models
 from audit.labels import LATIN_LABELS
 from audit.records import Option, Question
-from audit.store import connect, resolve_db_path, transaction
+from audit.store import DbPath, connect, resolve_db_path, transaction
 
 DEMO_BENCHMARK = "demo"
 

@@ -44,7 +44,7 @@ import socket
 import sys
 import time
 from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from audit.redact import is_secret_name, redact
@@ -146,9 +146,9 @@ class RunOptions:
     TypeError: unknown run option 'colour'
     """
 
-    question_ids: tuple[str, ...] | None = None
-    tiers: tuple[int, ...] | None = None
-    subjects: tuple[str, ...] | None = None
+    question_ids: Iterable[str] | None = None  # stored as a tuple (None: no filter)
+    tiers: Iterable[int] | None = None
+    subjects: Iterable[str] | None = None
     limit: int | None = None
     concurrency: int = 8
     max_cost: float | None = None
