@@ -242,7 +242,7 @@ def _simulate(rng: np.random.Generator, items: list[dict]):
     return keys, injected, rows
 
 
-def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
+def build_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     """Build the demo benchmark into ``db`` (default database when None) and
     analyse it.  If the database already has a ``demo`` benchmark nothing is
     changed (reviews recorded on it are never thrown away) and
@@ -340,7 +340,7 @@ def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
     )
 
 
-def demo_truth(db=None) -> dict[str, dict]:
+def demo_truth(db: DbPath = None) -> dict[str, dict]:
     """question_id → {'true_answer', 'injected_key_error'} for the demo benchmark."""
     with connect(db, read_only=True) as con:
         rows = con.execute(
@@ -361,7 +361,7 @@ DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def add_demo_accounts(db=None) -> list[tuple[str, str, str]]:
+def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
     """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
     (the first, ``admin``, becomes the admin); returns the accounts created
     (none when accounts already exist)."""
@@ -384,7 +384,7 @@ def make_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     s.accounts = add_demo_accounts(db)
     return s
 
-def demo_accounts_in_use(db=None) -> list[tuple[str, str, str]]:
+def demo_accounts_in_use(db: DbPath = None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept
     their published password (for the banner and a warning)."""
     from audit.errors import SignInError

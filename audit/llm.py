@@ -50,6 +50,7 @@ from urllib.parse import urlsplit, urlunsplit
 from audit.redact import is_secret_name, redact
 from audit.errors import AuditError, DatabaseLockedError, InputError
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 __all__ = ["litellm_module", "redact", "safe_url", "check_credentials", "price_known", "CallRunner",
            "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts"]
@@ -312,7 +313,7 @@ class CallRunner:
 
     desc = "calls"
 
-    def __init__(self, *, litellm: Any, db: Any, call_params: dict[str, Any], concurrency: int,
+    def __init__(self, *, litellm: Any, db: DbPath, call_params: dict[str, Any], concurrency: int,
                  max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
                  api_key: str | None, price_known: bool, custom_price: bool):
         self.litellm = litellm

@@ -23,6 +23,7 @@ from audit.analyze.scenarios import SCENARIO_LABELS, compare_models, scenario_ta
 from audit.analyze.tiers import TIER_NAMES, latest_run, tier_counts
 from audit.errors import InputError
 from audit.store import connect
+from audit.store import DbPath
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -55,7 +56,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return out
 
 
-def build_report(benchmark: str | None = None, *, db=None) -> dict:
+def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     """Everything the audit knows about a benchmark's latest audit run.
 
     Keys: ``benchmark``; ``run`` (run_id, created_at, config, models);
@@ -264,7 +265,7 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
 
 
 def benchmark_report(benchmark: str | None = None, *, fmt: str = "table", output: str | os.PathLike | None = None,
-                     db=None) -> str | None:
+                     db: DbPath = None) -> str | None:
     """``audit report``: :func:`build_report` of *benchmark* (None: the only
     one) rendered in *fmt*; written to *output* when given (returns None),
     else returned as text.  Later stages add their sections on import

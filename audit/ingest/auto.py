@@ -162,7 +162,7 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
 
 
 def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mapping: dict[str, str] | None = None,
-                db=None, detection: Detection | None = None, accept_suspect: bool = False,
+                db: DbPath = None, detection: Detection | None = None, accept_suspect: bool = False,
                 model: str | None = None):
     """Import ``path`` with the importer :func:`detect` chose; returns that
     importer's summary.  ``benchmark`` is required for question and

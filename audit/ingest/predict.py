@@ -146,7 +146,7 @@ async def arun_predict(
     model: str,
     *,
     benchmark: str,
-    db: Any = None,
+    db: DbPath = None,
     name: str | None = None,
     run: str | None = None,
     prompt: str | os.PathLike | PredictPrompt | None = None,
@@ -411,7 +411,7 @@ def _update_run(con: Any, run_id: int, *, status: str | None = None, stop_reason
 
 # ---------------------------------------------------------------- readers
 
-def list_predict_runs(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
+def list_predict_runs(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """All predict_runs rows, newest first (columns as in the table; ``config`` as JSON text).
     Runs left 'running' by a process that no longer exists are shown as 'killed'."""
     with connect(db) as con, transaction(con):
@@ -421,7 +421,7 @@ def list_predict_runs(benchmark: str | None = None, *, db: Any = None) -> pd.Dat
                            [benchmark, benchmark]).df()
 
 
-def load_calls(benchmark: str, model: str | None = None, *, run: str | None = None, db: Any = None) -> pd.DataFrame:
+def load_calls(benchmark: str, model: str | None = None, *, run: str | None = None, db: DbPath = None) -> pd.DataFrame:
     """model_calls rows of a benchmark (optionally one model / run), in benchmark order."""
     with connect(db, read_only=True) as con:
         return con.execute(

@@ -32,6 +32,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+from audit.store import DbPath
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -330,7 +331,7 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None) -> Iterator["pd.Da
         yield df
 
 
-def import_questions(path: str | os.PathLike, *, benchmark: str, db=None, mapping: dict[str, str] | None = None,
+def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
                      dry_run: bool = False) -> QuestionImportSummary:
     """Import a question file into ``benchmark`` (created when new; questions
     with the same id are replaced).  All-or-nothing, in one transaction.

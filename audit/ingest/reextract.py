@@ -34,6 +34,7 @@ from audit.labels import LATIN_LABELS
 from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
 from audit.prompt_text import render_options
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 __all__ = ["reextract", "answer_by_option_text", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
 
@@ -131,7 +132,7 @@ def answer_by_option_text(con: Any, benchmark: str, pairs: str) -> int:
 
 @resolves_benchmark
 def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | None = None,
-              runs: Iterable[str] | None = None, db: Any = None, llm_extractor: str | None = None,
+              runs: Iterable[str] | None = None, db: DbPath = None, llm_extractor: str | None = None,
               **llm_options: Any) -> ReextractSummary:
     """Re-extract the stored responses of ``benchmark`` (optionally only
     ``models`` / ``runs``) with ``method``; then, with ``llm_extractor``, ask
@@ -171,7 +172,7 @@ def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | Non
     return summary
 
 
-def _table(before: pd.DataFrame, benchmark: str, db: Any) -> pd.DataFrame:
+def _table(before: pd.DataFrame, benchmark: str, db: DbPath) -> pd.DataFrame:
     with connect(db, read_only=True) as con:
         con.register("_before", before[["question_id", "model", "run", "answer"]])
         try:
@@ -186,7 +187,7 @@ def _table(before: pd.DataFrame, benchmark: str, db: Any) -> pd.DataFrame:
 
 
 @resolves_benchmark
-def extraction_methods(benchmark: str | None, *, db: Any = None) -> pd.DataFrame:
+def extraction_methods(benchmark: str | None, *, db: DbPath = None) -> pd.DataFrame:
     """Per (model, run): the extraction method(s) of its predictions with
     counts (``method``, ``n``, ``answered``) — which method a report's
     figures rest on."""
@@ -263,7 +264,7 @@ class _ExtractRunner(CallRunner):
         self.sum.llm_asked = self.n_requested
 
 
-def _llm_extract(summary: ReextractSummary, benchmark: str, todo: pd.DataFrame, extractor: str, db: Any,
+def _llm_extract(summary: ReextractSummary, benchmark: str, todo: pd.DataFrame, extractor: str, db: DbPath,
                  opts: dict[str, Any]) -> None:
     summary.llm_extractor = extractor
     concurrency = int(opts.get("concurrency", 8))

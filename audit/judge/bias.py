@@ -47,6 +47,7 @@ from audit.analyze.stats import wilson_interval
 from audit.errors import InputError, NotFoundError
 from audit.judge.store import judge_family, resolve_prompt_version
 from audit.store import connect
+from audit.store import DbPath
 
 
 def ratio_test(x_only: int, y_only: int, confidence: float = 0.95) -> dict:
@@ -136,7 +137,7 @@ def _scope(con, benchmark: str, models):
 
 
 @resolves_benchmark
-def judge_bias(benchmark: str | None, judge: str, *, db=None, prompt_version: str | None = None, models=None,
+def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
                judge_family_override: str | None = None, confidence: float = 0.95) -> BiasReport:
     """Bias analysis of ``judge`` on ``benchmark`` (definitions in the module docstring)."""
     with connect(db, read_only=True) as con:
@@ -282,7 +283,7 @@ def _expert_answers(settled: pd.DataFrame, keys: pd.Series) -> pd.DataFrame:
     return s.rename(columns={"verdict": "expert_verdict"})[["question_id", "expert_verdict", "expert_answer"]]
 
 
-def bias_vs_accuracy(benchmark: str, judge: str, *, db=None, prompt_version: str | None = None, models=None,
+def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
                      settled: pd.DataFrame | None = None, judge_family_override: str | None = None,
                      confidence: float = 0.95) -> AccuracyReport:
     """Separate judge bias from judge accuracy with settled expert verdicts.

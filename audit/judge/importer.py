@@ -38,6 +38,7 @@ from audit.errors import InputError, NotFoundError
 from audit.judge import store as jstore
 from audit.judge.parse import ReplyError, verdict_from_object
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 IMPORTED_VERSION = "imported"
 _SHOW = 5
@@ -61,7 +62,7 @@ class JudgeImportSummary:
 
 
 def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue",
-                 prompt_version: str = IMPORTED_VERSION, db=None) -> JudgeImportSummary:
+                 prompt_version: str = IMPORTED_VERSION, db: DbPath = None) -> JudgeImportSummary:
     """Import a methodology judge file (see the module docstring); all-or-nothing.
 
     >>> import tempfile, json, os

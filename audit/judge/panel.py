@@ -88,7 +88,7 @@ class JudgeAgreement:
 
 
 @resolves_benchmark
-def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", db=None) -> JudgeAgreement:
+def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", db: DbPath = None) -> JudgeAgreement:
     """Agreement between judges on their common items (see module docstring)."""
     if on not in ("answer", "verdict"):
         raise InputError("on must be 'answer' or 'verdict'")
@@ -114,7 +114,7 @@ def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", d
 
 
 @resolves_benchmark
-def panel_verdict(benchmark: str | None, *, judges=None, db=None, families: dict[str, str] | None = None) -> pd.DataFrame:
+def panel_verdict(benchmark: str | None, *, judges=None, db: DbPath = None, families: dict[str, str] | None = None) -> pd.DataFrame:
     """The cross-family panel verdict per item (see module docstring).
 
     Columns: question_id, answer_key, n_judges, n_families, votes
@@ -167,7 +167,7 @@ def panel_verdict(benchmark: str | None, *, judges=None, db=None, families: dict
         con.close()
 
 
-def save_panel(benchmark: str, name: str, *, judges=None, db=None) -> int:
+def save_panel(benchmark: str, name: str, *, judges=None, db: DbPath = None) -> int:
     """Store the panel verdicts as judge ``name`` (source 'panel', prompt
     version = the sorted member list), so scenarios and exports can use the
     panel like any judge.  Items without a majority are stored with
@@ -217,7 +217,7 @@ SCENARIO_UNION = "exclude Tier 1–2 ∪ judge-disputed"
 
 
 @resolves_benchmark
-def judge_scenarios(benchmark: str | None, judge: str, *, db=None, prompt_version: str | None = None, models=None) -> JudgeSets:
+def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None) -> JudgeSets:
     """Scenario table with "exclude judge-disputed" and "exclude Tier 1–2 ∪
     judge-disputed" (via ``analyze.scenario_table(extra_exclusions=…)``) and
     the set sizes |Tier 1–2|, |judge|, |∩|, |∪| with shares."""
@@ -268,7 +268,7 @@ def judge_scenarios(benchmark: str | None, judge: str, *, db=None, prompt_versio
 MAX_PAIRWISE_MODELS = 30
 
 
-def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+def agreement_report(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                      reviewer_pairs: pd.DataFrame | None = None) -> dict:
     """Agreement statistics for ``audit report`` and the app: a dict of
     DataFrames (each may be empty) —
@@ -340,7 +340,7 @@ def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = 
     return out
 
 
-def _judge_vs_experts(benchmark: str, db, settled: pd.DataFrame | None) -> pd.DataFrame:
+def _judge_vs_experts(benchmark: str, db: DbPath, settled: pd.DataFrame | None) -> pd.DataFrame:
     cols = ["judge", "on", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     if settled is None or settled.empty:
         return pd.DataFrame(columns=cols)
@@ -376,7 +376,7 @@ _REPORT_TITLES = {
 }
 
 
-def report_sections(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+def report_sections(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                     reviewer_pairs: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """The non-empty agreement tables of :func:`agreement_report`, titled,
     for ``audit report`` (the review stage registers

@@ -138,7 +138,7 @@ async def arun_judge(
     model: str,
     *,
     benchmark: str,
-    db=None,
+    db: DbPath = None,
     judge_name: str | None = None,
     prompt: str | os.PathLike | JudgePrompt | None = None,
     question_ids: Iterable[str] | None = None,
@@ -230,7 +230,7 @@ async def arun_judge(
     return summary
 
 
-def _has_sources(db: Any, benchmark: str) -> bool:
+def _has_sources(db: DbPath, benchmark: str) -> bool:
     """Whether any item of ``benchmark`` has a linked original."""
     with connect(db, read_only=True) as con:
         return con.execute("SELECT 1 FROM parallel_links WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone() is not None

@@ -36,6 +36,7 @@ from audit.review.accounts import may_adjudicate
 from audit.review.settings import leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
+from audit.store import DbPath
 
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
@@ -304,7 +305,7 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
 
 
 def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
-                db=None, path: str | os.PathLike | None = None) -> list[Review]:
+                db: DbPath = None, path: str | os.PathLike | None = None) -> list[Review]:
     """Append many reviews in one transaction (all or nothing).
 
     ``rows`` are mappings (or a DataFrame) with the keyword arguments of
@@ -331,7 +332,7 @@ def add_review(
     app_version: str | None = None,
     created_at=None,
     external_id: str | None = None,
-    db=None,
+    db: DbPath = None,
 ) -> Review:
     """Append one expert verdict and return it (with its ``review_id``).
 
@@ -374,7 +375,7 @@ def add_review(
 
 
 @resolves_benchmark
-def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db=None) -> list[Review]:
+def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None) -> list[Review]:
     """Append the reviews in a CSV or JSONL file (experts reviewing offline in
     a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
     ``corrected_answer, cause, rationale`` and optionally ``proposed_fix,
@@ -392,7 +393,7 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db=
 
 @resolves_benchmark
 def list_reviews(benchmark: str | None, question_id: str | None = None, *, reviewer: str | None = None,
-                 db=None) -> pd.DataFrame:
+                 db: DbPath = None) -> pd.DataFrame:
     """Every review row of a benchmark (or of one item / one reviewer), oldest
     first (insertion order): columns ``review_id, benchmark, question_id,
     reviewer, created_at (UTC, database clock), verdict, corrected_answer,

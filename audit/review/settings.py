@@ -76,7 +76,7 @@ def is_lead(name: str, leads: list[str]) -> bool:
     return clean_name(name).casefold() in {l.casefold() for l in leads}
 
 
-def get_leads(*, db=None) -> list[str]:
+def get_leads(*, db: DbPath = None) -> list[str]:
     """Lead reviewers (may adjudicate disputed items).  Empty list = no lead
     list configured, and then anyone may adjudicate.
 
@@ -91,7 +91,7 @@ def get_leads(*, db=None) -> list[str]:
         return leads_from(con)
 
 
-def set_leads(names, *, db=None) -> list[str]:
+def set_leads(names, *, db: DbPath = None) -> list[str]:
     """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
     them).  Returns the stored list."""
     if isinstance(names, str):
@@ -112,14 +112,14 @@ def required_reviews_from(con) -> RequiredReviews:
     return RequiredReviews(**v) if v else RequiredReviews()
 
 
-def get_required_reviews(*, db=None) -> RequiredReviews:
+def get_required_reviews(*, db: DbPath = None) -> RequiredReviews:
     """How many independent reviews settle an item (default: 2 for Tier 1–2,
     1 otherwise)."""
     with connect(db, read_only=True) as con:
         return required_reviews_from(con)
 
 
-def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db=None) -> RequiredReviews:
+def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db: DbPath = None) -> RequiredReviews:
     """Store the number of independent reviews required for Tier 1–2 items
     (``flagged``) and for the others (``other``); each at least 1."""
     with connect(db) as con, transaction(con):
@@ -138,7 +138,7 @@ def set_required_reviews(*, flagged: int | None = None, other: int | None = None
 UI_LANGUAGES = ("en", "zh-Hans", "bo")
 
 
-def set_user_language(name: str, language: str, *, db=None) -> str:
+def set_user_language(name: str, language: str, *, db: DbPath = None) -> str:
     """Store a reviewer's interface language (``en``, ``zh-Hans`` or ``bo``).
 
     >>> import tempfile, os
@@ -156,7 +156,7 @@ def set_user_language(name: str, language: str, *, db=None) -> str:
     return language
 
 
-def get_user_language(name: str, *, db=None) -> str | None:
+def get_user_language(name: str, *, db: DbPath = None) -> str | None:
     """A reviewer's stored interface language, or None when not set."""
     who = clean_name(name)
     if not who:

@@ -37,6 +37,7 @@ from audit.sync.client import Session, open_session
 from audit.sync.push import adopt_intents
 from audit.sync.remote import list_annotations, list_users
 from audit.sync.state import Project, find_project, touch, utc_now
+from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 
@@ -230,7 +231,7 @@ def _append_reviews(con, record, to_add: list[tuple[str, dict]]) -> dict[str, in
     return out
 
 
-def pull_project(session: Session, project: Project, *, db=None) -> PullSummary:
+def pull_project(session: Session, project: Project, *, db: DbPath = None) -> PullSummary:
     """List the project's annotations and record them (one transaction)."""
     remote = list_annotations(session, project.project_id)
     users = list_users(session)
@@ -242,7 +243,7 @@ def pull_project(session: Session, project: Project, *, db=None) -> PullSummary:
 
 
 def ls_pull(*, url: str | None = None, api_key: str | None = None, project_id: int | None = None,
-            db=None) -> PullSummary:
+            db: DbPath = None) -> PullSummary:
     """Append the connected project's new annotations as reviews (see module
     doc).  Running it twice appends nothing the second time.
 
