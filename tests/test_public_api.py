@@ -42,7 +42,7 @@ def test_stages_stay_modules():
     exec("from audit import *", ns)
     assert set(audit.__all__) <= set(ns)
     assert not set(STAGES) & set(ns)
-    assert importlib.import_module("audit.analyze").report.__name__ == "audit.analyze.report"
+    assert not callable(getattr(audit.analyze, "report", None))  # no function hides a module of the stage
 
 
 def test_every_stage_has_an_explicit_all_of_defined_names():
