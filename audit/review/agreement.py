@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit._sql import resolves_benchmark
 from audit.analyze.agreement import KappaResult, agreement_matrix, cohen_kappa
 from audit.errors import AuditError
 from audit.review._common import run
@@ -66,8 +65,7 @@ class ReviewerAgreement:
         return f"{k.describe()}, {self.n_items} items"
 
 
-@resolves_benchmark
-def reviewer_agreement(benchmark: str | None, *, compare: str = "opinion", db: DbPath = None) -> ReviewerAgreement:
+def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db: DbPath = None) -> ReviewerAgreement:
     """Cohen's kappa between reviewers (pairwise and pooled) on a benchmark.
 
     >>> import tempfile, os
