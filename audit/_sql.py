@@ -77,12 +77,25 @@ def resolves_benchmark(fn: Callable[P, R]) -> Callable[P, R]:
     only benchmark of the database, as every command's ``--benchmark``), and
     a named benchmark must exist (:func:`benchmark_name`, on the function's
     ``db`` argument)."""
+    return _wrap(fn, check=True)
+
+
+def defaults_benchmark(fn: Callable[P, R]) -> Callable[P, R]:
+    """Decorator like :func:`resolves_benchmark` for a function that checks
+    a named benchmark itself (with its own message): only ``None`` is
+    resolved."""
+    return _wrap(fn, check=False)
+
+
+def _wrap(fn: Callable[P, R], *, check: bool) -> Callable[P, R]:
     sig = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         bound = sig.bind_partial(*args, **kwargs)
-        bound.arguments["benchmark"] = benchmark_name(bound.arguments.get("benchmark"), bound.arguments.get("db"))
+        given = bound.arguments.get("benchmark")
+        if check or given is None:
+            bound.arguments["benchmark"] = benchmark_name(given, bound.arguments.get("db"))
         return fn(*bound.args, **bound.kwargs)
 
     return wrapper

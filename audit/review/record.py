@@ -25,7 +25,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from audit._sql import resolves_benchmark
+from audit._sql import defaults_benchmark, resolves_benchmark
 from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
@@ -316,7 +316,7 @@ def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, sourc
         return append_reviews(con, benchmark, rows, source=source, path=path)
 
 
-@resolves_benchmark
+@defaults_benchmark
 def add_review(
     benchmark: str | None,
     question_id: str,
@@ -374,7 +374,7 @@ def add_review(
     return add_reviews(benchmark, [row], source=source, db=db)[0]
 
 
-@resolves_benchmark
+@defaults_benchmark
 def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None) -> list[Review]:
     """Append the reviews in a CSV or JSONL file (experts reviewing offline in
     a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
