@@ -5,70 +5,108 @@ extraction) → ``store`` (DuckDB) → ``analyze`` (metrics, tiers, scenarios,
 agreement) → ``judge`` (LLM judges) → ``review`` (expert verdicts) →
 ``sync`` (Label Studio) → ``export`` (corrected answer-key versions).
 
-The public API is re-exported here; everything else is internal.  The
-stages are imported lazily, on the first use of one of their names (so
-``audit --help`` starts without pandas, DuckDB, SciPy or litellm); when two
-stages export the same name, the later stage's wins, as with the star
-imports this module used to make.
+``__all__`` below is the public API a notebook needs, about forty names; every
+other name lives in its stage (``audit.review.list_reviews``,
+``audit.sync.ls_push``, ...).  The stages are imported lazily, on the first
+use of one of their names, so ``audit --help`` starts without pandas,
+DuckDB, SciPy or litellm.  No name here shadows a sub-package:
+``audit.analyze`` is the analysis stage, its entry point is
+:func:`analyze_benchmark`.
 
 >>> import audit
 >>> audit.normalize_label("ག")
 'C'
 >>> callable(audit.model_metrics), "model_metrics" in audit.__all__
 (True, True)
+>>> audit.analyze.__name__, audit.analyze_benchmark.__name__
+('audit.analyze', 'analyze_benchmark')
 """
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import warnings
+from typing import TYPE_CHECKING, Any
 
 from audit._version import __version__
 from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
 from audit.errors import PermissionDeniedError, SignInError
-from audit.labels import LATIN_LABELS, TIBETAN_TO_LATIN, normalize_label
-from audit.records import Model, Option, Prediction, Question, Review
+from audit.labels import normalize_label
 from audit.vocab import CAUSES, VERDICTS
 
-#: Stages whose ``__all__`` is re-exported, in data-flow order (later wins).
+#: Public name → the (public) package or module it comes from, imported on first use.
+_API: dict[str, str] = {
+    # the database
+    "connect": "audit.store", "init_db": "audit.store", "DbPath": "audit.store",
+    # ingest: questions, predictions, harness logs, model families, running a model
+    "import_questions": "audit.ingest", "import_predictions": "audit.ingest", "import_tlue": "audit.ingest",
+    "import_auto": "audit.ingest", "import_lm_eval": "audit.ingest", "import_models": "audit.ingest",
+    "run_predict": "audit.ingest",
+    # analyze: tiers, metrics, scenarios, the report, agreement
+    "analyze_benchmark": "audit.analyze", "tier_counts": "audit.analyze", "model_metrics": "audit.analyze",
+    "scenario_table": "audit.analyze", "compare_models": "audit.analyze", "build_report": "audit.analyze",
+    "cohen_kappa": "audit.analyze",
+    # LLM judges (and the options shared with run_predict)
+    "run_judge": "audit.judge", "import_judge": "audit.judge", "judge_bias": "audit.judge",
+    "RunOptions": "audit.llm",
+    # expert review
+    "add_review": "audit.review", "import_reviews": "audit.review", "review_status": "audit.review",
+    "settled_verdicts": "audit.review", "review_queue": "audit.review", "item_view": "audit.review",
+    # Label Studio
+    "ls_sync": "audit.sync",
+    # corrected answer-key versions
+    "create_version": "audit.export", "preview_version": "audit.export", "diff_versions": "audit.export",
+    "corrected_key_accuracy": "audit.export",
+}
+
+__all__ = [
+    "AuditError", "InputError", "NotFoundError", "PermissionDeniedError", "SignInError", "DatabaseLockedError",
+    "VERDICTS", "CAUSES", "normalize_label",
+    *_API,
+]
+
+#: Sub-packages and modules reachable as attributes (``audit.review``), never shadowed.
+_SUBPACKAGES = ("store", "ingest", "analyze", "judge", "review", "sync", "export", "cli", "demo")
+#: Stages searched, with a DeprecationWarning, for a name that is not in ``__all__``
+#: (``audit.list_reviews`` worked when this module star-imported every stage).
 _STAGES = ("store", "ingest", "analyze", "judge", "review", "sync", "export")
-#: Names re-exported from ``audit.store`` (its other names stay there).
-_STORE_NAMES = ("connect", "default_db_path", "init_db", "transaction")
-_EAGER = ["__version__", "AuditError", "DatabaseLockedError", "InputError", "NotFoundError", "LATIN_LABELS",
-          "TIBETAN_TO_LATIN", "normalize_label", "Model", "Option", "Prediction", "Question", "Review",
-          "CAUSES", "VERDICTS"]
-_loaded: list[str] | None = None
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
+    from audit.analyze import (analyze_benchmark, build_report, cohen_kappa, compare_models, model_metrics,
+                               scenario_table, tier_counts)
+    from audit.export import corrected_key_accuracy, create_version, diff_versions, preview_version
+    from audit.ingest import (import_auto, import_lm_eval, import_models, import_predictions, import_questions,
+                              import_tlue, run_predict)
+    from audit.judge import import_judge, judge_bias, run_judge
+    from audit.llm import RunOptions
+    from audit.review import (add_review, import_reviews, item_view, review_queue, review_status,
+                              settled_verdicts)
+    from audit.store import DbPath, connect, init_db
+    from audit.sync import ls_sync
 
 
-def _load_all() -> list[str]:
-    """Import every stage and bind its public names here (once)."""
-    global _loaded
-    if _loaded is None:
-        g = globals()
-        names = list(_EAGER)
-        for stage in _STAGES:
-            mod = importlib.import_module(f"audit.{stage}")
-            public = _STORE_NAMES if stage == "store" else tuple(getattr(mod, "__all__", ()))
-            for name in public:
-                g[name] = getattr(mod, name)
-                if name not in names:
-                    names.append(name)
-        _loaded = names
-    return _loaded
+def _deprecated(name: str) -> Any:
+    """A stage's public name that is not in ``__all__`` (with a warning naming its home)."""
+    for stage in reversed(_STAGES):  # later stage wins, as with the old star imports
+        mod = importlib.import_module(f"audit.{stage}")
+        if name in getattr(mod, "__all__", ()):
+            warnings.warn(f"audit.{name} is not part of the public API any more: use audit.{stage}.{name}",
+                          DeprecationWarning, stacklevel=3)
+            return getattr(mod, name)
+    raise AttributeError(f"module 'audit' has no attribute {name!r}")
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__all__":
-        return _load_all()
     if name.startswith("__"):
         raise AttributeError(name)
-    if name in _STAGES or name in ("cli", "demo"):
+    if name in _SUBPACKAGES:
         return importlib.import_module(f"audit.{name}")
-    _load_all()
-    try:
-        return globals()[name]
-    except KeyError:
-        raise AttributeError(f"module 'audit' has no attribute {name!r}") from None
+    home = _API.get(name)
+    if home is not None:
+        value = getattr(importlib.import_module(home), name)
+        globals()[name] = value
+        return value
+    return _deprecated(name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_load_all()) | set(_STAGES))
+    return sorted(set(globals()) | set(__all__) | set(_SUBPACKAGES))

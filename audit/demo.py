@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from audit.ingest._store import ensure_benchmark, store_questions
+from audit.ingest import ensure_benchmark, store_questions
 from audit.ingest.models import register_models
 from audit.labels import LATIN_LABELS
 from audit.records import Option, Question
-from audit.store import connect, resolve_db_path, transaction
+from audit.store import DbPath, connect, resolve_db_path, transaction
 
 DEMO_BENCHMARK = "demo"
 
@@ -126,6 +126,7 @@ class DemoSummary:
     n_predictions: int = 0
     n_injected_key_errors: int = 0
     tier_counts: dict[str, int] = field(default_factory=dict)  # bucket → items
+    accounts: list[tuple[str, str, str]] = field(default_factory=list)  # (name, role, password) added
 
 
 def _numbers(lang: str, value: int) -> str:
@@ -241,12 +242,12 @@ def _simulate(rng: np.random.Generator, items: list[dict]):
     return keys, injected, rows
 
 
-def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
+def build_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     """Build the demo benchmark into ``db`` (default database when None) and
     analyse it.  If the database already has a ``demo`` benchmark nothing is
     changed (reviews recorded on it are never thrown away) and
     ``created`` is False.  All-or-nothing."""
-    from audit.analyze import analyze, tier_counts
+    from audit.analyze import analyze_benchmark, tier_counts
     from audit.ingest.extract import extract_answers
 
     path = resolve_db_path(db)
@@ -326,7 +327,7 @@ def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
             links,
         )
 
-    analyze(DEMO_BENCHMARK, db=path)
+    analyze_benchmark(DEMO_BENCHMARK, db=path)
     counts = tier_counts(DEMO_BENCHMARK, db=path)
     return DemoSummary(
         db_path=path,
@@ -339,7 +340,7 @@ def build_demo(db=None, *, seed: int = 0) -> DemoSummary:
     )
 
 
-def demo_truth(db=None) -> dict[str, dict]:
+def demo_truth(db: DbPath = None) -> dict[str, dict]:
     """question_id → {'true_answer', 'injected_key_error'} for the demo benchmark."""
     with connect(db, read_only=True) as con:
         rows = con.execute(
@@ -360,7 +361,7 @@ DEMO_ACCOUNTS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def add_demo_accounts(db=None) -> list[tuple[str, str, str]]:
+def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
     """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
     (the first, ``admin``, becomes the admin); returns the accounts created
     (none when accounts already exist)."""
@@ -374,7 +375,16 @@ def add_demo_accounts(db=None) -> list[tuple[str, str, str]]:
     return list(DEMO_ACCOUNTS)
 
 
-def demo_accounts_in_use(db=None) -> list[tuple[str, str, str]]:
+
+def make_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
+    """``audit demo``: :func:`build_demo`, then :func:`add_demo_accounts`
+    when the database has no account yet (those created are in
+    ``summary.accounts``)."""
+    s = build_demo(db, seed=seed)
+    s.accounts = add_demo_accounts(db)
+    return s
+
+def demo_accounts_in_use(db: DbPath = None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept
     their published password (for the banner and a warning)."""
     from audit.errors import SignInError

@@ -43,12 +43,14 @@ import random
 import socket
 import sys
 import time
-from typing import Any, Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from audit.redact import is_secret_name, redact
 from audit.errors import AuditError, DatabaseLockedError, InputError
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 __all__ = ["litellm_module", "redact", "safe_url", "check_credentials", "price_known", "CallRunner",
            "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts"]
@@ -115,6 +117,84 @@ def price_known(litellm: Any, model: str) -> bool:
     except Exception:
         return False
     return True
+
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a model run (:func:`audit.run_predict`) or a judge run
+    (:func:`audit.run_judge`) selects items and talks to the provider: the
+    options both share.
+
+    Selection: ``question_ids`` / ``tiers`` (latest audit run) / ``subjects``
+    / ``limit``.  Requests: ``concurrency`` in flight, ``max_cost`` (USD,
+    stop once replies cost that much), ``api_base`` (an OpenAI-compatible
+    server), ``api_key_env`` (the variable holding the key), ``timeout``
+    seconds per request (None: the stage's default, 60 s for judges, 120 s
+    for models), ``max_retries`` with backoff ``backoff_base`` doubling up
+    to ``backoff_max``; sampling ``temperature`` and ``max_tokens``; prices
+    for models litellm does not know; ``extra_params`` passed to litellm;
+    ``progress`` (None: a bar when stderr is a terminal).
+
+    >>> opts = RunOptions(concurrency=4, tiers=[1, 2])
+    >>> opts.concurrency, opts.tiers, opts.timeout
+    (4, (1, 2), None)
+    >>> opts.merged(limit=10).limit
+    10
+    >>> RunOptions().merged(colour="red")
+    Traceback (most recent call last):
+    ...
+    TypeError: unknown run option 'colour'
+    """
+
+    question_ids: Iterable[str] | None = None  # stored as a tuple (None: no filter)
+    tiers: Iterable[int] | None = None
+    subjects: Iterable[str] | None = None
+    limit: int | None = None
+    concurrency: int = 8
+    max_cost: float | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    timeout: float | None = None
+    max_retries: int = 5
+    backoff_base: float = 1.0
+    backoff_max: float = 30.0
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    input_cost_per_token: float | None = None
+    output_cost_per_token: float | None = None
+    extra_params: dict[str, Any] | None = None
+    progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        # lists from a caller or the command line become tuples; empty selections mean "no filter"
+        for name in ("question_ids", "tiers", "subjects"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, tuple(value) or None)
+
+    def merged(self, **changes: Any) -> "RunOptions":
+        """A copy with *changes* (each must be a field of this class)."""
+        known = {f.name for f in fields(self)}
+        for name in changes:
+            if name not in known:
+                raise TypeError(f"unknown run option '{name}'")
+        return replace(self, **changes)
+
+    def as_kwargs(self, *, timeout: float) -> dict[str, Any]:
+        """The keyword arguments of the stage's run function (``timeout``: its default)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if out["timeout"] is None:
+            out["timeout"] = timeout
+        return out
+
+    @classmethod
+    def of(cls, options: "RunOptions | None" = None, **changes: Any) -> "RunOptions":
+        """*options* (default: the defaults) with *changes*."""
+        return (options or cls()).merged(**changes)
+
+
+__all__ += ["RunOptions"]
 
 
 def validate_run_args(model: str, concurrency: int, max_cost: float | None, timeout: float) -> None:
@@ -233,7 +313,7 @@ class CallRunner:
 
     desc = "calls"
 
-    def __init__(self, *, litellm: Any, db: Any, call_params: dict[str, Any], concurrency: int,
+    def __init__(self, *, litellm: Any, db: DbPath, call_params: dict[str, Any], concurrency: int,
                  max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
                  api_key: str | None, price_known: bool, custom_price: bool):
         self.litellm = litellm

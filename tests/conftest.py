@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,24 @@ def shared_path(name: str) -> Path:
     return p
 
 
-@pytest.fixture
-def db_path(tmp_path) -> Path:
-    """A fresh, migrated DuckDB file."""
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory) -> Path:
+    """One migrated, empty DuckDB file per test session (never written to:
+    tests get copies)."""
     from audit.store import init_db
 
-    path = tmp_path / "test.duckdb"
+    path = tmp_path_factory.mktemp("template") / "migrated.duckdb"
     init_db(path)
+    return path
+
+
+@pytest.fixture
+def db_path(tmp_path, migrated_template) -> Path:
+    """A fresh, migrated DuckDB file: a copy of the session's migrated
+    template (running the migrations for each of the ~200 tests that use it
+    cost 0.25 s each)."""
+    path = tmp_path / "test.duckdb"
+    shutil.copyfile(migrated_template, path)
     return path
 
 

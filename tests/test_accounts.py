@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def team(tmp_path, monkeypatch):
     """A database with two items (q1 key A), an admin, a lead and two reviewers."""
-    from audit.ingest._store import store_questions
+    from audit.ingest import store_questions
     from audit.records import Option, Question
     from audit.store import connect
 
@@ -212,9 +212,9 @@ def test_label_studio_settings_are_for_admins(team):
     # refused before any request is made (the URL is not even reachable)
     for actor in ("Pema", "Lhamo", None):
         with pytest.raises(audit.PermissionDeniedError):
-            audit.ls_connect("http://127.0.0.1:9", "token-not-used", benchmark="b", actor=actor, db=team)
-    with pytest.raises(audit.LabelStudioError):   # an admin gets as far as the (absent) server
-        audit.ls_connect("http://127.0.0.1:9", "token-not-used", benchmark="b", actor="Root", db=team)
+            audit.sync.ls_connect("http://127.0.0.1:9", "token-not-used", benchmark="b", actor=actor, db=team)
+    with pytest.raises(audit.sync.LabelStudioError):   # an admin gets as far as the (absent) server
+        audit.sync.ls_connect("http://127.0.0.1:9", "token-not-used", benchmark="b", actor="Root", db=team)
     r = cli(team, "ls", "connect", "--url", "http://127.0.0.1:9", "--api-key", "x", "--as", "Pema",
             "--password-stdin", stdin="pema-password\n")
     assert r.returncode == 1 and "'Pema' is a reviewer; connecting a Label Studio project is for administrators" \

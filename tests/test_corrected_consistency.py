@@ -60,12 +60,12 @@ def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F8
 
 def test_audit_report_shows_the_same_figures(toy):  # noqa: F811
     import audit.export  # noqa: F401  (registers the report section)
-    from audit.analyze import analyze
-    from audit.analyze.report import report
+    from audit.analyze import analyze_benchmark
+    from audit.analyze import build_report
     from audit.export.corrected import REPORT_TITLE
 
-    analyze(B, db=toy)
-    rep = report(B, db=toy)
+    analyze_benchmark(B, db=toy)
+    rep = build_report(B, db=toy)
     got = pd.DataFrame(rep["extra"][REPORT_TITLE]).set_index("model")
     page = corrected_key_accuracy(B, db=toy).set_index("model")
     assert sorted(got.index) == sorted(MODELS)

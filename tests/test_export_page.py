@@ -91,13 +91,13 @@ def test_preview_create_and_diff(env):
 
     import audit
 
-    data = audit.release_zip("demo", "1.1", db=db)
+    data = audit.export.release_zip("demo", "1.1", db=db)
     names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     assert "demo-1.1/manifest.json" in names and "demo-1.1/DATASHEET.md" in names
-    assert data == audit.release_zip("demo", "1.1", db=db)  # deterministic
+    assert data == audit.export.release_zip("demo", "1.1", db=db)  # deterministic
     (exports / "demo" / "1.1" / "DATASHEET.md").write_text("changed", encoding="utf-8")
     with pytest.raises(audit.AuditError, match="no longer matches its manifest"):
-        audit.release_zip("demo", "1.1", db=db)
+        audit.export.release_zip("demo", "1.1", db=db)
     (exports / "demo" / "1.1" / "DATASHEET.md").unlink()
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute("SELECT version, parent, policy, n_corrected, n_excluded FROM key_versions "

@@ -18,7 +18,7 @@ ORDER = ["ingest", "store", "analyze", "judge", "review", "sync", "export"]
 # store is the storage layer under every stage (ingest writes through it).
 ALLOWED = {("ingest", "store")}
 # Top-level modules that are shared vocabulary: they import no stage at all.
-LEAVES = {"labels", "vocab", "errors", "records", "_csv", "_version"}
+LEAVES = {"labels", "vocab", "errors", "records", "_csv", "_version", "_read"}
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

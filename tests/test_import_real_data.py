@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from audit.ingest._store import store_questions
+from audit.ingest import store_questions
 from audit.ingest.helm import import_helm
 from audit.ingest.mmlu_redux import import_mmlu_redux
 from audit.ingest.parallel import import_parallel

@@ -39,7 +39,7 @@ def qid(i: int) -> str:
 
 def build(db, tmp_path, *, judge=JUDGE, expert=None):
     """Questions, predictions and an imported judge file with the methodology's counts."""
-    from audit.ingest._store import store_questions
+    from audit.ingest import store_questions
     from audit.ingest.models import register_models
     from audit.records import Option, Question
 

@@ -27,11 +27,11 @@ def _script():
 def test_judges_page_renders(db_path, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from audit.analyze.tiers import analyze
+    from audit.analyze.tiers import analyze_benchmark
     from audit.judge.importer import import_judge
 
     build(db_path, tmp_path)
-    analyze("meth", db=db_path, t1=5, t2=4)
+    analyze_benchmark("meth", db=db_path, t1=5, t2=4)
     evil = "<script>alert(1)</script>"
     f = tmp_path / "evil.jsonl"
     f.write_text("".join(json.dumps({"loc": f"m{i:03d}", "llm_validation": {

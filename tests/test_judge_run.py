@@ -311,11 +311,11 @@ def test_cli_max_cost_and_list(db_path, server, capsys, monkeypatch):
 
 
 def test_tier_filter_uses_current_audit(db_path, server, tmp_path):
-    from audit.analyze.tiers import analyze
+    from audit.analyze.tiers import analyze_benchmark
     from test_judge_bias import build
 
     build(db_path, tmp_path)
-    analyze("meth", db=db_path, t1=5, t2=4)
+    analyze_benchmark("meth", db=db_path, t1=5, t2=4)
     want = {r[0] for r in rows(db_path, "SELECT question_id FROM current_audit WHERE tier IN (1, 2)")}
     assert want
     s = judge(db_path, server, benchmark="meth", tiers=[1, 2], judge_name="tiered")

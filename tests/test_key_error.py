@@ -397,7 +397,7 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
     """On a large benchmark the fit runs on a sample and every item's
     posterior comes from weighted counts computed in DuckDB: under the same
     parameters they give exactly the numpy E-step's scores."""
-    from audit.analyze._base import model_set
+    from audit.analyze import model_set
     from audit.analyze.keyerror import load_inputs, posterior_from_counts, score_inputs
     from audit.store import connect
 

@@ -25,7 +25,7 @@ import pytest
 from conftest import db_snapshot
 
 import audit
-from audit.ingest._store import store_questions
+from audit.ingest import store_questions
 from audit.ingest.models import register_models
 from audit.records import Option, Question
 from audit.store import connect, transaction
@@ -63,7 +63,7 @@ def make_benchmark(db, n: int, *, benchmark: str = "synth", seed: int = 0, analy
         con.executemany("INSERT INTO predictions (benchmark, question_id, model, answer, method, valid) "
                         "VALUES (?, ?, ?, ?, ?, ?)", rows)
     if analyze:
-        from audit.analyze import analyze as run_analyze
+        from audit.analyze import analyze_benchmark as run_analyze
 
         run_analyze(benchmark, db=db)
     return [q.question_id for q in qs]
@@ -97,7 +97,7 @@ def ls(ls_server, monkeypatch):
 
 
 def _project(db, bench="synth"):
-    return audit.ls_connect(title=f"test {uuid.uuid4().hex[:10]}", benchmark=bench, db=db)
+    return audit.sync.ls_connect(title=f"test {uuid.uuid4().hex[:10]}", benchmark=bench, db=db)
 
 
 def _tasks(client, project_id):
@@ -129,7 +129,7 @@ def test_push_annotate_pull(ls, db_path):
     url, token, client = ls
     make_benchmark(db_path, 50)
     proj = _project(db_path)
-    s = audit.ls_push("synth", tiers=None, db=db_path)
+    s = audit.sync.ls_push("synth", tiers=None, db=db_path)
     assert (s.selected, s.created, s.updated) == (50, 50, 0)
     tasks = _tasks(client, proj.project_id)
     assert len(tasks) == 50
@@ -146,11 +146,11 @@ def test_push_annotate_pull(ls, db_path):
     assert '<Choice value="F"/>' in config and 'alias="key_wrong"' in config and 'alias="cultural"' in config
 
     # Push twice → same tasks; a changed question → its task updated.
-    s2 = audit.ls_push("synth", tiers=None, db=db_path)
+    s2 = audit.sync.ls_push("synth", tiers=None, db=db_path)
     assert (s2.created, s2.updated, s2.unchanged) == (0, 0, 50)
     with connect(db_path) as con:
         con.execute("UPDATE questions SET stem = 'changed stem' WHERE benchmark = 'synth' AND question_id = 'q00003'")
-    s3 = audit.ls_push("synth", tiers=None, db=db_path)
+    s3 = audit.sync.ls_push("synth", tiers=None, db=db_path)
     assert (s3.created, s3.updated, s3.unchanged) == (0, 1, 49)
     tasks = _tasks(client, proj.project_id)
     assert len(tasks) == 50
@@ -174,9 +174,9 @@ def test_push_annotate_pull(ls, db_path):
                                   completed_by=user.id)
         expected[qid] = (verdict, answer, cause, rationale)
 
-    p = audit.ls_pull(db=db_path)
+    p = audit.sync.ls_pull(db=db_path)
     assert (p.reviews_added, p.rejected, p.conflicts) == (20, 0, 0)
-    got = audit.list_reviews("synth", db=db_path)
+    got = audit.review.list_reviews("synth", db=db_path)
     assert len(got) == 20
     assert set(got["reviewer"]) == {user.email} and set(got["source"]) == {"label_studio"}
     for r in got.itertuples():
@@ -187,7 +187,7 @@ def test_push_annotate_pull(ls, db_path):
 
     # Pull twice → nothing new.
     before = db_snapshot(db_path)["reviews"]
-    p2 = audit.ls_pull(db=db_path)
+    p2 = audit.sync.ls_pull(db=db_path)
     assert (p2.new_versions, p2.reviews_added) == (0, 0)
     assert db_snapshot(db_path)["reviews"] == before
 
@@ -196,20 +196,20 @@ def test_push_annotate_pull(ls, db_path):
     client.annotations.update(id=anns[0].id, result=verdict_result("defective", cause="formatting", rationale="edited"))
     anns5 = client.annotations.list(id=next(t.id for t in tasks if t.data["question_id"] == "q00005"))
     client.annotations.delete(id=anns5[0].id)
-    p3 = audit.ls_pull(db=db_path)
+    p3 = audit.sync.ls_pull(db=db_path)
     assert (p3.reviews_added, p3.deleted) == (1, 1)
-    hist = audit.list_reviews("synth", "q00000", db=db_path)
+    hist = audit.review.list_reviews("synth", "q00000", db=db_path)
     assert list(hist["verdict"]) == [expected["q00000"][0], "defective"]
-    assert len(audit.list_reviews("synth", "q00005", db=db_path)) == 1
+    assert len(audit.review.list_reviews("synth", "q00005", db=db_path)) == 1
     assert _q(db_path, "SELECT count(*) FROM ls_deletions WHERE annotation_id = ?", [anns5[0].id])[0][0] == 1
-    assert audit.ls_pull(db=db_path).reviews_added == 0
+    assert audit.sync.ls_pull(db=db_path).reviews_added == 0
 
 
 def test_workbench_verdicts_become_annotations(ls, db_path):
     url, token, client = ls
     make_benchmark(db_path, 12)
     proj = _project(db_path)
-    audit.ls_push("synth", tiers=None, db=db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
     email = f"dolma-{uuid.uuid4().hex[:6]}@example.org"
     audit.add_review("synth", "q00000", "Tenzin Dolma", "key_correct", rationale="ok", source="workbench", db=db_path)
     audit.add_review("synth", "q00001", email, "defective", cause="translation", source="workbench", db=db_path)
@@ -238,8 +238,8 @@ def test_workbench_verdicts_become_annotations(ls, db_path):
     # Nothing more to do; nothing came back as a duplicate review.
     s3 = audit.ls_sync(db=db_path)
     assert (s3.push.annotations_created, s3.push.annotations_updated, s3.pull.reviews_added) == (0, 0, 0)
-    assert len(audit.list_reviews("synth", db=db_path)) == 4
-    st = audit.ls_status(db=db_path)
+    assert len(audit.review.list_reviews("synth", db=db_path)) == 4
+    st = audit.sync.ls_status(db=db_path)
     assert (st.tasks, st.verdicts_pushed, st.open_conflicts, st.open_intents) == (12, 4, 0, 0)
 
 
@@ -252,7 +252,7 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     url, token, client = ls
     make_benchmark(db_path, 6)
     proj = _project(db_path)
-    audit.ls_push("synth", tiers=None, db=db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
     reviewer = f"karma-{uuid.uuid4().hex[:6]}@example.org"
     audit.add_review("synth", "q00000", reviewer, "key_correct", source="workbench", db=db_path)
     audit.ls_sync(db=db_path)
@@ -267,7 +267,7 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     audit.add_review("synth", "q00000", reviewer, "ambiguous", rationale="in workbench", source="workbench", db=db_path)
     s = audit.ls_sync(db=db_path)
     assert (s.pull.conflicts, s.pull.reviews_added, s.push.annotations_updated) == (1, 1, 0)
-    hist = audit.list_reviews("synth", "q00000", db=db_path)
+    hist = audit.review.list_reviews("synth", "q00000", db=db_path)
     # in the order recorded (issue 14); the annotation's own time is kept as claimed_at
     assert list(hist["verdict"]) == ["key_correct", "ambiguous", "defective"]
     assert list(hist["source"]) == ["workbench", "workbench", "label_studio"]
@@ -317,7 +317,7 @@ def test_killed_sync_converges(ls, db_path):
         by_task[t.data["question_id"]] = t.annotations or []
     assert sorted(q for q, a in by_task.items() if a) == [f"q{i:05d}" for i in range(10)]
     assert all(len(a) == 1 for a in by_task.values() if a)
-    assert len(audit.list_reviews("synth", db=db_path)) == 10
+    assert len(audit.review.list_reviews("synth", db=db_path)) == 10
     assert _q(db_path, "SELECT count(*), count(DISTINCT annotation_id) FROM ls_annotations "
                        "WHERE direction = 'pushed'")[0] == (10, 10)
     assert _q(db_path, "SELECT count(*) FROM ls_intents")[0][0] == 0
@@ -329,7 +329,7 @@ def test_killed_sync_converges(ls, db_path):
 def test_connection_errors_one_line_db_unchanged(ls, db_path, case):
     url, token, client = ls
     make_benchmark(db_path, 5, analyze=False)
-    audit.ls_connect(title=f"err {uuid.uuid4().hex[:8]}", db=db_path)
+    audit.sync.ls_connect(title=f"err {uuid.uuid4().hex[:8]}", db=db_path)
     from audit.sync.localserver import free_port
 
     bad = {"LABEL_STUDIO_API_KEY": "wrong-" + token[6:]} if case == "wrong token" else \
@@ -350,7 +350,7 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
     make_benchmark(db_path, 8)
     _project(db_path)
     audit.add_review("synth", "q00001", "Sonam", "key_correct", source="workbench", db=db_path)
-    audit.ls_push("synth", tiers=None, db=db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
     audit.ls_sync(db=db_path)
     r = _cli(["ls", "status", "--remote"], db_path)
     assert r.returncode == 0 and "token_set: True" in r.stdout
@@ -360,7 +360,7 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
     assert token not in out + err + r.stdout + r.stderr
     raw = Path(db_path).read_bytes()
     assert token.encode() not in raw and token[:16].encode() not in raw
-    assert "api_key=<hidden>" in repr(audit.resolve_auth(url, token))
+    assert "api_key=<hidden>" in repr(audit.sync.resolve_auth(url, token))
 
 
 def test_webhook_triggers_pull(ls, db_path):
@@ -370,7 +370,7 @@ def test_webhook_triggers_pull(ls, db_path):
 
     make_benchmark(db_path, 4)
     proj = _project(db_path)
-    audit.ls_push("synth", tiers=None, db=db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
     port = free_port()
     receiver = WebhookReceiver(port=port, db=db_path, secret="s3cret").start()
     try:
@@ -388,7 +388,7 @@ def test_webhook_triggers_pull(ls, db_path):
         while time.monotonic() < deadline and receiver.pulls == 0:
             time.sleep(0.2)
         assert receiver.wait_idle(30) and receiver.pulls >= 1, receiver.errors
-        got = audit.list_reviews("synth", db=db_path)
+        got = audit.review.list_reviews("synth", db=db_path)
         assert list(got["reviewer"]) == [user.email] and list(got["verdict"]) == ["ambiguous"]
     finally:
         receiver.stop()
@@ -434,7 +434,7 @@ def test_workbench_page_connect_push_pull(ls, db_path, monkeypatch):
     at.multiselect(key="ls_tiers").set_value([0, 1, 2, 3, 4, 5]).run()
     at.button(key="ls_push").click().run()
     assert any("Tasks: 8 created" in s.value for s in at.success), [e.value for e in at.error]
-    proj = audit.ls_status(db=db_path)
+    proj = audit.sync.ls_status(db=db_path)
     task = _tasks(client, proj.project_id)[0]
     user = _reviewer(client, f"page-{uuid.uuid4().hex[:6]}@example.org")
     client.annotations.create(id=task.id, result=verdict_result("key_correct"), completed_by=user.id)
@@ -449,14 +449,14 @@ def test_push_selection_follows_queue_filters(ls, db_path):
     make_benchmark(db_path, 40)
     proj = _project(db_path)
     flagged = {q for (q,) in _q(db_path, "SELECT question_id FROM current_audit WHERE tier IN (1, 2)")}
-    s = audit.ls_push("synth", db=db_path)                      # default: Tier 1–2, like the queue
+    s = audit.sync.ls_push("synth", db=db_path)                      # default: Tier 1–2, like the queue
     assert s.selected == len(flagged) and s.created == len(flagged)
     assert {t.data["question_id"] for t in _tasks(client, proj.project_id)} == flagged
     math_all = {q for (q,) in _q(db_path, "SELECT question_id FROM questions WHERE subject = 'math'")}
-    s2 = audit.ls_push("synth", tiers=None, subjects=["math"], db=db_path)
+    s2 = audit.sync.ls_push("synth", tiers=None, subjects=["math"], db=db_path)
     assert s2.selected == len(math_all) and s2.created == len(math_all - flagged)
     with pytest.raises(audit.NotFoundError):
-        audit.ls_push("nope", db=db_path)
+        audit.sync.ls_push("nope", db=db_path)
 
 
 def test_not_a_label_studio_server_is_one_clear_error(db_path):

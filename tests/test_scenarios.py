@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from analyze_data import make_benchmark, random_benchmark
-from audit.analyze import analyze, audit_results, compare_models, model_metrics, scenario_table
+from audit.analyze import analyze_benchmark, audit_results, compare_models, model_metrics, scenario_table
 from audit.analyze.stats import significance_stars
 from audit.errors import InputError, NotFoundError
 
@@ -19,7 +19,7 @@ def rand_db(tmp_path):
     db = tmp_path / "s.duckdb"
     questions, families, preds = random_benchmark(11, n_questions=200, n_models=5, n_families=3)
     make_benchmark(db, "s", questions, families, preds)
-    analyze("s", db=db)
+    analyze_benchmark("s", db=db)
     return db, questions, families, preds
 
 
@@ -76,7 +76,7 @@ def test_incomplete_bucket_is_never_excluded_by_tier_scenarios(tmp_path):
     preds.update({(q, m): "B" for q in ("q2",) for m in fams})  # Tier 1
     preds.update({(q, m): "A" for q in ("q3",) for m in fams})  # Tier 0
     make_benchmark(db, "i", [("q1", 4, "A"), ("q2", 4, "A"), ("q3", 4, "A")], fams, preds)
-    analyze("i", db=db, incomplete="separate")
+    analyze_benchmark("i", db=db, incomplete="separate")
     got = scenario_table("i", db=db)
     n = got.groupby("scenario")["n_questions"].first().to_dict()
     assert n == {"baseline": 3, "excl_tier1": 2, "excl_tier1-2": 2, "excl_tier1-3": 2, "excl_tier1-4": 2}
@@ -135,7 +135,7 @@ def test_compare_models_detects_a_real_difference(tmp_path):
         preds[(qid, "good")] = "A" if i < 90 else "B"
         preds[(qid, "bad")] = "A" if i < 60 else "C"
     make_benchmark(db, "d", questions, {"good": "g", "bad": "b"}, preds)
-    analyze("d", db=db)
+    analyze_benchmark("d", db=db)
     r = compare_models("d", db=db).iloc[0]
     assert (r["model_a"], r["model_b"], r["a_only"], r["b_only"]) == ("bad", "good", 0, 30)
     assert r["p_mcnemar"] == pytest.approx(binomtest(0, 30, 0.5).pvalue)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
-from audit.analyze import analyze, audit_lint, audit_results, tier_counts
+from audit.analyze import analyze_benchmark, audit_lint, audit_results, tier_counts
 from audit.errors import InputError, NotFoundError
 from conftest import db_snapshot
 
@@ -58,7 +58,7 @@ def test_sql_rule_matches_python_reference_on_random_data(tmp_path, seed):
         configs += [dict(t1=n - 1, t2=n - 2), dict(t1=n - 1), dict(t1=2, t2=2, separate=True)]
     for cfg in configs:
         separate = cfg.pop("separate", False)
-        s = analyze("rand", db=db, incomplete="separate" if separate else "tier", preset="tlue4", **cfg)
+        s = analyze_benchmark("rand", db=db, incomplete="separate" if separate else "tier", preset="tlue4", **cfg)
         ref = reference_tiers(questions, families, preds, separate=separate, **cfg)
         _assert_matches_reference(db, s.run_id, ref)
         counts = {b: n for b, n in s.runs[0].counts.items() if n}
@@ -71,7 +71,7 @@ def test_model_subset_uses_only_those_models(tmp_path):
     questions, families, preds = random_benchmark(99, n_questions=80, n_models=7, n_families=3)
     make_benchmark(db, "rand", questions, families, preds)
     subset = ["m01", "m03", "m04", "m06"]
-    s = analyze("rand", db=db, models=",".join(subset), preset="tlue4")
+    s = analyze_benchmark("rand", db=db, models=",".join(subset), preset="tlue4")
     assert s.runs[0].models == tuple(subset)
     _assert_matches_reference(db, s.run_id, reference_tiers(questions, families, preds, models=subset))
 
@@ -81,7 +81,7 @@ def test_every_tier_occurs_in_the_random_data(tmp_path):
     db = tmp_path / "r.duckdb"
     questions, families, preds = random_benchmark(5, n_questions=300, n_models=6, n_families=3)
     make_benchmark(db, "rand", questions, families, preds)
-    counts = analyze("rand", db=db, preset="tlue4").runs[0].counts
+    counts = analyze_benchmark("rand", db=db, preset="tlue4").runs[0].counts
     assert all(counts[f"tier{t}"] > 0 for t in range(6)), counts
 
 
@@ -96,7 +96,7 @@ def _one_question(tmp_path, answers, key="A", k=4, families=FAM, **kw):
     db.unlink(missing_ok=True)
     preds = {("q", m): a for m, a in answers.items() if a != "-"}
     make_benchmark(db, "h", [("q", k, key)], families, preds)
-    analyze("h", db=db, **{"preset": "tlue4", **kw})
+    analyze_benchmark("h", db=db, **{"preset": "tlue4", **kw})
     return audit_results("h", db=db).iloc[0]
 
 
@@ -152,7 +152,7 @@ def test_incomplete_separate_bucket(tmp_path):
     preds[("q3", "a1")] = None  # invalid
     preds.update({("q3", m): "B" for m in ("a2", "b1", "c1")})
     make_benchmark(db, "s", [("q1", 4, "A"), ("q2", 4, "A"), ("q3", 4, "A")], FAM, preds)
-    analyze("s", db=db, incomplete="separate", preset="tlue4")
+    analyze_benchmark("s", db=db, incomplete="separate", preset="tlue4")
     res = audit_results("s", db=db).set_index("question_id")
     assert res["bucket"].to_dict() == {"q1": "incomplete", "q2": "tier0", "q3": "incomplete"}
     assert res["tier"].isna().tolist() == [True, False, True]
@@ -160,7 +160,7 @@ def test_incomplete_separate_bucket(tmp_path):
     assert tc.set_index("bucket")["n"].to_dict() == {
         "tier0": 1, "tier1": 0, "tier2": 0, "tier3": 0, "tier4": 0, "tier5": 0, "incomplete": 2}
     # with the default policy the same questions get tiers from their valid predictions
-    analyze("s", db=db, preset="tlue4")
+    analyze_benchmark("s", db=db, preset="tlue4")
     assert audit_results("s", db=db)["tier"].tolist() == [2, 0, 2]
 
 
@@ -180,7 +180,7 @@ def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
 
     db = tmp_path / "redux.duckdb"
     import_mmlu_redux(mmlu_redux_dir, db=db)
-    s = analyze("mmlu-redux", db=db, preset="tlue4")
+    s = analyze_benchmark("mmlu-redux", db=db, preset="tlue4")
     run = s.runs[0]
     assert (run.n_questions, run.n_models) == (1500, 14)
     tc = tier_counts("mmlu-redux", db=db)
@@ -200,7 +200,7 @@ def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
     _assert_matches_reference(db, s.run_id, reference_tiers(questions, families, preds))
 
     # separate: the incomplete bucket is exactly the questions with an invalid cell
-    s2 = analyze("mmlu-redux", db=db, incomplete="separate", preset="tlue4")
+    s2 = analyze_benchmark("mmlu-redux", db=db, incomplete="separate", preset="tlue4")
     n_incomplete = sum(1 for q in questions if any(preds[(q[0], m)] not in set("ABCDEF"[: q[1]]) for m in families))
     assert s2.runs[0].counts["incomplete"] == n_incomplete > 0
     assert sum(s2.runs[0].counts.values()) == 1500
@@ -229,7 +229,7 @@ def test_lint_kinds(tmp_path):
     preds[("q00", "const")] = None  # 19/20 = 95% B, still constant
     make_benchmark(db, "l", questions, fams, preds,
                    option_texts={"q07": ["x", "same  text", "same text", "y"], "q08": ["GG", "gg", "Gg", "y"]})  # case differs: not duplicates
-    s = analyze("l", db=db)
+    s = analyze_benchmark("l", db=db)
     lint = audit_lint("l", db=db)
     assert s.runs[0].n_lint == len(lint)
     kinds = lint.groupby("kind")
@@ -245,7 +245,7 @@ def test_run_config_and_model_set_recorded(tmp_path):
     db = tmp_path / "c.duckdb"
     questions, families, preds = random_benchmark(3, n_questions=30, n_models=5, n_families=2)
     make_benchmark(db, "c", questions, families, preds)
-    s = analyze("c", db=db, t1=4, t2=3, incomplete="separate")
+    s = analyze_benchmark("c", db=db, t1=4, t2=3, incomplete="separate")
     con = duckdb.connect(str(db), read_only=True)
     try:
         bench, config, models = con.execute(
@@ -264,12 +264,12 @@ def test_all_benchmarks_one_run_each_and_skip_without_predictions(tmp_path):
         q, f, p = random_benchmark(10 + i, n_questions=25, n_models=4, n_families=2)
         make_benchmark(db, name, q, f, p)
     make_benchmark(db, "empty", [("q1", 4, "A")], {}, {})
-    s = analyze(db=db)
+    s = analyze_benchmark(db=db)
     assert [r.benchmark for r in s.runs] == ["x", "y"] and s.skipped == ("empty",)
     assert len({r.run_id for r in s.runs}) == 2
     assert set(s.counts()["benchmark"]) == {"x", "y"}
     with pytest.raises(NotFoundError, match="no predictions"):
-        analyze("empty", db=db)
+        analyze_benchmark("empty", db=db)
 
 
 def test_failure_midway_leaves_database_unchanged(tmp_path, monkeypatch):
@@ -279,7 +279,7 @@ def test_failure_midway_leaves_database_unchanged(tmp_path, monkeypatch):
     for name in ["x", "y"]:
         q, f, p = random_benchmark(20, n_questions=20, n_models=3, n_families=2)
         make_benchmark(db, name, q, f, p)
-    analyze("x", db=db)
+    analyze_benchmark("x", db=db)
     before = db_snapshot(db)
     calls = {"n": 0}
     original = tiers._analyze_one
@@ -292,7 +292,7 @@ def test_failure_midway_leaves_database_unchanged(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tiers, "_analyze_one", failing)
     with pytest.raises(RuntimeError):
-        analyze(db=db)
+        analyze_benchmark(db=db)
     assert db_snapshot(db) == before
 
 
@@ -313,7 +313,7 @@ def test_bad_arguments(tmp_path, kwargs, error, match):
     make_benchmark(db, "b", q, f, p)
     before = db_snapshot(db)
     with pytest.raises(error, match=match):
-        analyze("b", db=db, **kwargs)
+        analyze_benchmark("b", db=db, **kwargs)
     assert db_snapshot(db) == before
 
 
@@ -322,7 +322,7 @@ def test_unknown_benchmark_and_not_analysed(tmp_path):
     q, f, p = random_benchmark(1, n_questions=5, n_models=2, n_families=1)
     make_benchmark(db, "b", q, f, p)
     with pytest.raises(NotFoundError, match="no benchmark named 'nope'"):
-        analyze("nope", db=db)
+        analyze_benchmark("nope", db=db)
     with pytest.raises(NotFoundError, match="not been analysed"):
         tier_counts("b", db=db)
 

@@ -4,22 +4,19 @@ __all__: list[str] = []
 from audit.analyze.stats import significance_stars, wilson_interval  # noqa: E402
 from audit.analyze.metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics  # noqa: E402
 from audit.analyze.tiers import (  # noqa: E402
-    TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze, audit_lint, audit_results, tier_counts,
+    TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze_benchmark, audit_lint, audit_results, tier_counts,
 )
+from audit.analyze.tiers import analyze  # noqa: E402,F401  (deprecated name of analyze_benchmark; not in __all__)
 from audit.analyze.scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
-# (this binds `audit.analyze.report` to the function; the module stays importable
-# as `from audit.analyze.report import render_report`)
-from audit.analyze.report import render_report, report, write_report  # noqa: E402
+# The report function is `build_report`: a function named `report` would hide
+# the module `audit.analyze.report`.
+from audit.analyze.report import benchmark_report, build_report, render_report, write_report  # noqa: E402
 
-# `analyze` is deliberately NOT in __all__: `audit/__init__.py` star-imports this
-# package, and a function named `analyze` would then replace the sub-package
-# attribute `audit.analyze`.  Call it as `audit.analyze.analyze(...)` or
-# `from audit.analyze import analyze`.
 __all__ += [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
-    "DIFFICULTY_BANDS", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
+    "DIFFICULTY_BANDS", "analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
     "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS",
-    "report", "render_report", "write_report",
+    "build_report", "benchmark_report", "render_report", "write_report",
 ]
 
 # Agreement statistics (judge-G): Cohen's / Fleiss' kappa, pairwise matrices.
@@ -36,3 +33,12 @@ from audit.analyze.keyerror import calibration_table, fit_key_error, key_error_p
 from audit.analyze.tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
 
 __all__ += ["fit_key_error", "key_error_scores", "key_error_params", "calibration_table"]
+
+# The analysis stage's shared reads, used by the later stages (judge bias and
+# panels, review evidence) and the CLI: which benchmark, which models and
+# runs, one usable answer per (question, model).
+from audit.analyze._base import (  # noqa: E402
+    QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql,
+)
+
+__all__ += ["QUESTIONS_SQL", "ModelSet", "all_benchmarks", "model_set", "resolve_benchmark", "usable_predictions_sql"]

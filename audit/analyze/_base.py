@@ -16,26 +16,8 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from audit.errors import InputError, NotFoundError
+from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
 from audit.labels import SQL_LABELS, sql_is_label
-
-
-def all_benchmarks(con) -> list[str]:
-    return [r[0] for r in con.execute("SELECT name FROM benchmarks ORDER BY name").fetchall()]
-
-
-def resolve_benchmark(con, benchmark: str | None) -> str:
-    """The named benchmark (must exist), or the only one when ``None``."""
-    names = all_benchmarks(con)
-    if benchmark is None:
-        if len(names) == 1:
-            return names[0]
-        if not names:
-            raise NotFoundError("the database holds no benchmark yet; import one first (see 'audit import --help')")
-        raise InputError(f"several benchmarks in the database ({', '.join(names)}); choose one with --benchmark")
-    if benchmark not in names:
-        known = ", ".join(names) if names else "none"
-        raise NotFoundError(f"no benchmark named '{benchmark}' (known: {known})")
-    return benchmark
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ from numpy.typing import ArrayLike
 from audit.analyze._base import QUESTIONS_SQL, ModelSet, resolve_benchmark, usable_predictions_sql
 from audit.analyze.tiers import latest_run
 from audit.store import connect
+from audit.store import DbPath
 
 # Priors (see the module docstring).
 A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
@@ -671,7 +672,7 @@ def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet) -> None:
     write_scores(con, run_id, benchmark, out, params)
 
 
-def key_error_scores(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
+def key_error_scores(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Stored scores of the latest audit run: question_id, score,
     prior_logit, llr_models, llr_parallel, llr_lint, p_guessing,
     alternative, p_alternative, fixed_reason — in import order."""
@@ -684,7 +685,7 @@ def key_error_scores(benchmark: str | None = None, *, db: Any = None) -> pd.Data
             "WHERE s.run_id = ? ORDER BY q.seq", [run["run_id"]]).df()
 
 
-def key_error_params(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
+def key_error_params(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Fitted parameters of the latest audit run: kind, name, param, value, n."""
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)

@@ -27,6 +27,7 @@ from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, reso
 from audit.analyze.stats import wilson_interval
 from audit.errors import InputError
 from audit.store import connect
+from audit.store import DbPath
 
 DIFFICULTY_BANDS = ("very hard", "hard", "medium", "easy", "very easy")
 
@@ -127,7 +128,7 @@ def add_wilson(df: pd.DataFrame, name: str, k: str, n: str, confidence: float = 
 def model_metrics(
     benchmark: str | None = None,
     *,
-    db=None,
+    db: DbPath = None,
     by_subject: bool = False,
     models=None,
     keys: pd.DataFrame | None = None,
@@ -211,7 +212,7 @@ def difficulty_band(n_correct, n_models):
 def item_difficulty(
     benchmark: str | None = None,
     *,
-    db=None,
+    db: DbPath = None,
     models=None,
     keys: pd.DataFrame | None = None,
     exclude=None,

@@ -23,6 +23,7 @@ from audit.analyze.scenarios import SCENARIO_LABELS, compare_models, scenario_ta
 from audit.analyze.tiers import TIER_NAMES, latest_run, tier_counts
 from audit.errors import InputError
 from audit.store import connect
+from audit.store import DbPath
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -55,7 +56,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return out
 
 
-def report(benchmark: str | None = None, *, db=None) -> dict:
+def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     """Everything the audit knows about a benchmark's latest audit run.
 
     Keys: ``benchmark``; ``run`` (run_id, created_at, config, models);
@@ -263,4 +264,19 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
     return None
 
 
-__all__ = ["report", "render_report", "write_report", "report_frame", "FORMATS"]
+def benchmark_report(benchmark: str | None = None, *, fmt: str = "table", output: str | os.PathLike | None = None,
+                     db: DbPath = None) -> str | None:
+    """``audit report``: :func:`build_report` of *benchmark* (None: the only
+    one) rendered in *fmt*; written to *output* when given (returns None),
+    else returned as text.  Later stages add their sections on import
+    (:func:`register_report_hook`), so import them first for the full report."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
+    return write_report(build_report(benchmark, db=db), fmt, output)
+
+
+__all__ = ["build_report", "benchmark_report", "render_report", "write_report", "report_frame", "FORMATS"]
+
+
+#: Deprecated name of :func:`build_report` (kept for existing callers).
+report = build_report

@@ -40,6 +40,7 @@ from audit.analyze.stats import significance_stars
 from audit.analyze.tiers import latest_run
 from audit.errors import InputError, NotFoundError
 from audit.store import connect
+from audit.store import DbPath
 
 # name -> highest tier excluded (tiers 1..k); 0 = nothing
 SCENARIOS: dict[str, int] = {
@@ -121,7 +122,7 @@ class _ScenarioScope(RegisteredTables):
 def scenario_table(
     benchmark: str | None = None,
     *,
-    db=None,
+    db: DbPath = None,
     models=None,
     extra_exclusions: dict[str, set] | None = None,
     confidence: float = 0.95,
@@ -220,7 +221,7 @@ def _and_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def compare_models(
     benchmark: str | None = None,
     *,
-    db=None,
+    db: DbPath = None,
     scenario: str | None = "baseline",
     models=None,
     extra_exclusions: dict[str, set] | None = None,

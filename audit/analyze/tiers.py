@@ -38,6 +38,7 @@ from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_s
 from audit.analyze.runs import latest_run  # noqa: F401  (re-exported: audit.analyze.tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 TIERS = (0, 1, 2, 3, 4, 5)
 BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer")
@@ -357,10 +358,10 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
     return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset)
 
 
-def analyze(
+def analyze_benchmark(
     benchmark: str | None = None,
     *,
-    db=None,
+    db: DbPath = None,
     models=None,
     t1: int | None = None,
     t2: int | None = None,
@@ -401,10 +402,10 @@ def analyze(
     ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m1','default',NULL,'B','given',true), "
     ...         "('b','q0','m2','default',NULL,'B','given',true), ('b','q1','m1','default',NULL,'A','given',true), "
     ...         "('b','q1','m2','default',NULL,'B','given',true)")
-    >>> s = analyze("b", db=db, preset="tlue4")
+    >>> s = analyze_benchmark("b", db=db, preset="tlue4")
     >>> {k: v for k, v in s.runs[0].counts.items() if v}
     {'tier1': 1, 'tier2': 1}
-    >>> s = analyze("b", db=db)   # default shares: one dissenting model is no consensus
+    >>> s = analyze_benchmark("b", db=db)   # default shares: one dissenting model is no consensus
     >>> {k: v for k, v in s.runs[0].counts.items() if v}
     {'tier1': 1, 'tier5': 1}
     """
@@ -442,7 +443,7 @@ def analyze(
         return AnalyzeSummary(tuple(runs), tuple(skipped))
 
 
-def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def tier_counts(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Questions per tier in the latest audit run of ``benchmark``.
 
     Columns: tier (nullable Int64; <NA> for the ``incomplete`` and
@@ -469,7 +470,7 @@ def tier_counts(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
     return df
 
 
-def audit_lint(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def audit_lint(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Structural lint of the latest audit run: columns kind, question_id,
     model, detail."""
     with connect(db, read_only=True) as con:
@@ -481,7 +482,7 @@ def audit_lint(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
         ).df()
 
 
-def audit_results(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def audit_results(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Per-question results of the latest audit run (the ``current_audit``
     view): question_id, tier, bucket, top_answer, agreement_count,
     agreeing_families, n_models, n_valid, n_correct."""
@@ -499,3 +500,7 @@ def audit_results(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
 
 __all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
            "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]
+
+
+#: Deprecated name of :func:`analyze_benchmark` (kept for existing callers).
+analyze = analyze_benchmark

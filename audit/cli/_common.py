@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import TYPE_CHECKING, Annotated, List, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DbOption = Annotated[
     Optional[Path],
@@ -21,14 +24,29 @@ def warn(msg: str) -> None:
     typer.echo(msg, err=True)
 
 
-def resolve_benchmark(benchmark: str | None, db: Optional[Path]) -> str:
-    """The benchmark a command works on: the one named, else the only one
-    in the database (an error naming the choices otherwise)."""
-    from audit.analyze._base import resolve_benchmark as _resolve
-    from audit.store import connect
+def emit_frame(df: "pd.DataFrame", fmt: str, output: Optional[Path]) -> None:
+    """Print (or write to *output*) a DataFrame as a table or as CSV (formula
+    cells neutralised by :mod:`audit._csv`)."""
+    import sys
 
-    with connect(db, read_only=True) as con:
-        return _resolve(con, benchmark)
+    from audit._csv import write_csv
+    from audit.errors import InputError
+
+    if fmt not in ("table", "csv"):
+        raise InputError(f"unknown format '{fmt}' (choose table or csv)")
+    if fmt == "csv":
+        if output is not None:
+            write_csv(df, output)
+            echo(f"written to {output}")
+        else:
+            write_csv(df, sys.stdout)
+        return
+    text = "(none)" if df.empty else df.to_string(index=False, na_rep="")
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+        echo(f"written to {output}")
+    else:
+        echo(text)
 
 
 # Options shared by the commands that run a model over items (judge run, predict run).

@@ -55,9 +55,9 @@ def analyze_cmd(
     the models, never fewer than 2.  The key-error score is the probability that
     the key is wrong (see the README, "How to read a tier and a score").
     """
-    from audit.analyze.tiers import TIER_NAMES, TIER_NAMES_TLUE4, analyze
+    from audit.analyze.tiers import TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
 
-    summary = analyze(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
+    summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
                       incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())
     for run in summary.runs:
         echo(
@@ -92,13 +92,9 @@ def report_cmd(
     filtering scenarios, pairwise tests (z-test, McNemar exact) and lint."""
     import audit.export  # noqa: F401  (later stages add their report sections on import)
     import audit.review  # noqa: F401
-    from audit.analyze.report import FORMATS, report, write_report
-    from audit.errors import InputError
+    from audit.analyze import benchmark_report
 
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
-    rep = report(benchmark, db=db)
-    text = write_report(rep, fmt, output)
+    text = benchmark_report(benchmark, fmt=fmt, output=output, db=db)
     if text is None:
         echo(f"report written to {output}")
     else:
@@ -112,17 +108,7 @@ def rescore_cmd(
 ) -> None:
     """Refit the key-error score of the latest audit run with the settled expert verdicts
     (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
-    from audit.analyze._base import resolve_benchmark
-    from audit.review.evidence import calibration as calib
-    from audit.review.evidence import rescore
-    from audit.store import connect
+    from audit.review import rescore_benchmark
 
-    with connect(db, read_only=True) as con:
-        b = resolve_benchmark(con, benchmark)
-    n = rescore(b, db=db)
-    echo(f"{b}: key-error score refitted with {n} settled item(s)")
-    if calibration:
-        tab = calib(b, db=db)
-        echo("predicted vs observed wrong-key rate on settled items:" if len(tab) else "no settled items yet")
-        for r in tab.itertuples():
-            echo(f"  {r.band}  n={r.n:<5} predicted {r.predicted:.3f}  observed {r.observed:.3f}  {r.note}")
+    for line in rescore_benchmark(benchmark, calibration=calibration, db=db).lines():
+        echo(line)

@@ -17,10 +17,10 @@ def demo(
     """Build a demo database: 300 synthetic items in Tibetan, Chinese, Uyghur, Kazakh and
     Mongolian, 8 simulated models of 5 families and injected wrong keys, then analyse it.
     When the database has no account yet, demo accounts are added (printed; see README)."""
-    from audit.demo import add_demo_accounts, build_demo
+    from audit.demo import make_demo
 
-    s = build_demo(db, seed=seed)
-    made = add_demo_accounts(db)
+    s = make_demo(db, seed=seed)
+    made = s.accounts
     if made:
         echo("demo accounts (name / password, for the demo only): "
              + ", ".join(f"{n} / {p} ({r})" for n, r, p in made))

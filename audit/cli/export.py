@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import DbOption, echo
+from audit.cli._common import DbOption, echo, emit_frame as _emit
 from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 ExportsDirOption = Annotated[
@@ -26,27 +26,6 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     export_app.command("list")(list_cmd)
     export_app.command("policies")(policies_cmd)
     app.add_typer(export_app, name="export")
-
-
-def _emit(df, fmt: str, output: Optional[Path]) -> None:
-    from audit._csv import write_csv
-    from audit.errors import InputError
-
-    if fmt not in ("table", "csv"):
-        raise InputError(f"unknown format '{fmt}' (choose table or csv)")
-    if fmt == "csv":
-        if output is not None:
-            write_csv(df, output)
-            echo(f"written to {output}")
-        else:
-            write_csv(df, sys.stdout)
-        return
-    text = "(none)" if df.empty else df.to_string(index=False, na_rep="")
-    if output is not None:
-        output.write_text(text + "\n", encoding="utf-8")
-        echo(f"written to {output}")
-    else:
-        echo(text)
 
 
 def create_cmd(
@@ -68,11 +47,10 @@ def create_cmd(
     CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
     original keys) is created first when it does not exist yet.
     """
-    from audit.export import create_version, preview_version, validate_version
+    from audit.export import create_version, preview_version
 
     if dry_run:
-        validate_version(version)
-        df = preview_version(benchmark, policy=policy, db=db)
+        df = preview_version(benchmark, policy=policy, db=db, version=version)
         c = df.attrs["counts"]
         echo(f"{benchmark} {version} under policy '{policy}' would have {c['corrected']} corrected, "
              f"{c['excluded']} excluded, {c['unchanged']} unchanged, {c['reviewed']} reviewed of {c['items']} "

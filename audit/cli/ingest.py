@@ -204,14 +204,10 @@ def auto(
 ) -> None:
     """Recognise the format (TLUE folder, question file, prediction layouts, HELM,
     MMLU-Redux, lm-eval, inspect), say what was found, then import it."""
-    from audit.ingest.auto import detect, import_auto
+    from audit.ingest.auto import detect_and_import
     from audit.ingest.mapping import parse_map
 
-    mapping = parse_map(map_, map_file)
-    det = detect(path, mapping)
-    echo(str(det))
-    if dry_run:
-        echo("dry run: nothing was written")
-        return
-    echo(str(import_auto(path, benchmark=benchmark, mapping=mapping, db=db, detection=det,
-                         accept_suspect=accept_suspect, model=model)))
+    r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
+                          accept_suspect=accept_suspect, dry_run=dry_run, db=db)
+    echo(str(r.detection))
+    echo("dry run: nothing was written" if r.summary is None else str(r.summary))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
-    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, resolve_benchmark, warn,
+    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, warn,
 )
 
 if TYPE_CHECKING:
@@ -95,23 +95,23 @@ def run_cmd(
     provider's environment variables and are never stored.
     """
     from audit.judge.run import run_judge
+    from audit.llm import RunOptions
 
-    bench = resolve_benchmark(benchmark, db)
+    options = RunOptions(
+        question_ids=question_id, tiers=tier, subjects=subject, limit=limit, concurrency=concurrency,
+        max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
+        backoff_base=backoff_base, temperature=temperature, max_tokens=max_tokens,
+        input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
-        summary = run_judge(
-            model, benchmark=bench, db=db, judge_name=judge_name, prompt=prompt, question_ids=question_id or None,
-            tiers=tier or None, subjects=subject or None, limit=limit, retry_unparsed=retry_unparsed,
-            concurrency=concurrency, max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout,
-            max_retries=max_retries, backoff_base=backoff_base, temperature=temperature, max_tokens=max_tokens,
-            input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token,
-            progress=progress)
+        summary = run_judge(model, benchmark, db=db, judge_name=judge_name, prompt=prompt,
+                            retry_unparsed=retry_unparsed, options=options)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
     for line in summary.lines():
         echo(line)
     if summary.n_parse_failed:
-        echo(f"see the unparseable replies with: audit judge list --benchmark {bench} --unparsed")
+        echo(f"see the unparseable replies with: audit judge list --benchmark {summary.benchmark} --unparsed")
     if summary.status == "aborted":
         raise typer.Exit(1)
 
@@ -150,7 +150,7 @@ def list_cmd(
     from audit.judge.store import list_judges, list_runs, unparsed_replies
 
     if unparsed:
-        df = unparsed_replies(resolve_benchmark(benchmark, db), judge, db=db)
+        df = unparsed_replies(benchmark, judge, db=db)
         if df.empty:
             echo("no unparseable replies")
         for r in df.itertuples():
@@ -187,24 +187,14 @@ def bias_cmd(
     Agreement with each model on the disputed items, family-pair splits with the bias
     ratio (exact binomial test, exact CI), and — with expert verdicts — bias versus accuracy.
     """
-    from audit.judge.bias import judge_bias
-    from audit.review.judges import bias_vs_accuracy
+    from audit.review import judge_bias_summary
 
     _check_format(fmt)
-    bench = resolve_benchmark(benchmark, db)
-    rep = judge_bias(bench, judge, db=db, prompt_version=prompt_version, judge_family_override=judge_family)
-    acc = None
-    if experts:
-        try:
-            acc = bias_vs_accuracy(bench, judge, db=db, prompt_version=prompt_version,
-                                   judge_family_override=judge_family)
-        except ImportError:
-            acc = None
+    summary = judge_bias_summary(benchmark, judge, db=db, prompt_version=prompt_version, judge_family=judge_family,
+                                 experts=experts)
+    rep, acc = summary.bias, summary.accuracy
     if fmt == "json":
-        out = rep.as_dict()
-        if acc is not None:
-            out["accuracy"] = acc.as_dict()
-        echo(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+        echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2, default=str))
         return
     for line in rep.reading:
         echo(line)
@@ -243,7 +233,7 @@ def agreement_cmd(
     from audit.judge.panel import judge_agreement
 
     _check_format(fmt)
-    ja = judge_agreement(resolve_benchmark(benchmark, db), judges=judge or None, on=on, db=db)
+    ja = judge_agreement(benchmark, judges=judge or None, on=on, db=db)
     if fmt == "json":
         echo(json.dumps({"pairs": ja.pairs.to_dict("records"), "fleiss": None if ja.fleiss is None else
                          vars(ja.fleiss), "reading": ja.reading}, default=str, indent=2))
@@ -264,19 +254,16 @@ def panel_cmd(
     db: DbOption = None,
 ) -> None:
     """Cross-family panel verdict: one vote per model family, strict majority wins."""
-    from audit.judge.panel import panel_verdict, save_panel
+    from audit.judge import run_panel
 
-    bench = resolve_benchmark(benchmark, db)
-    df = panel_verdict(bench, judges=judge or None, db=db)
-    counts = df["panel_verdict"].value_counts()
-    echo(f"{len(df)} items: " + ", ".join(f"{k} {int(counts.get(k, 0))}"
-                                          for k in ("key_correct", "key_wrong", "no_majority")))
+    res = run_panel(benchmark, judges=judge or None, save_as=save_as, db=db)
+    df = res.verdicts
+    echo(f"{len(df)} items: " + ", ".join(f"{k} {n}" for k, n in res.counts().items()))
     if show:
         disputed = df[df["panel_verdict"] != "key_correct"].head(show)
         echo(_table(disputed))
-    if save_as:
-        n = save_panel(bench, save_as, judges=judge or None, db=db)
-        echo(f"stored {n} panel verdicts as judge '{save_as}'")
+    if res.n_saved is not None:
+        echo(f"stored {res.n_saved} panel verdicts as judge '{save_as}'")
 
 
 @judge_app.command("scenarios")
@@ -293,7 +280,7 @@ def scenarios_cmd(
     """
     from audit.judge.panel import judge_scenarios
 
-    js = judge_scenarios(resolve_benchmark(benchmark, db), judge, prompt_version=prompt_version, db=db)
+    js = judge_scenarios(benchmark, judge, prompt_version=prompt_version, db=db)
     for line in js.reading:
         echo(line)
     echo(_table(js.sets, pct=("share_of_tier12", "share_of_judge", "share_of_items")))

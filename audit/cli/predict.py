@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
-    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, resolve_benchmark, warn,
+    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, warn,
 )
 
 predict_app = typer.Typer(help="Run models on a benchmark through litellm (any provider or a local "
@@ -75,17 +75,16 @@ def run_cmd(
     Exits 1 when requests were sent but no reply came back.
     """
     from audit.ingest.predict import run_predict
+    from audit.llm import RunOptions
 
-    bench = resolve_benchmark(benchmark, db)
+    options = RunOptions(
+        question_ids=question_id, tiers=tier, subjects=subject, limit=limit, concurrency=concurrency,
+        max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
+        backoff_base=backoff_base, temperature=temperature, max_tokens=max_tokens,
+        input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
-        s = run_predict(model, benchmark=bench, db=db, llm_extractor=llm_extractor, name=name, run=run,
-                        prompt=prompt, style=style,
-                        instructions=instructions, method=method, question_ids=question_id or None,
-                        tiers=tier or None, subjects=subject or None, limit=limit, concurrency=concurrency,
-                        max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout,
-                        max_retries=max_retries, backoff_base=backoff_base, temperature=temperature,
-                        max_tokens=max_tokens, input_cost_per_token=input_cost_per_token,
-                        output_cost_per_token=output_cost_per_token, progress=progress)
+        s = run_predict(model, benchmark, db=db, name=name, run=run, prompt=prompt, style=style,
+                        instructions=instructions, method=method, llm_extractor=llm_extractor, options=options)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
@@ -149,8 +148,7 @@ def reextract_cmd(
     prints, per model, the responses, answers before and after, and the methods now stored."""
     from audit.ingest.reextract import reextract
 
-    bench = resolve_benchmark(benchmark, db)
-    s = reextract(bench, method=method, models=model or None, runs=run or None, db=db, llm_extractor=llm_extractor,
+    s = reextract(benchmark, method=method, models=model or None, runs=run or None, db=db, llm_extractor=llm_extractor,
                   concurrency=concurrency, max_cost=max_cost, api_base=api_base, api_key_env=api_key_env,
                   input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token,
                   progress=progress)
@@ -163,5 +161,5 @@ def methods_cmd(benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
     """Which extraction method each model's predictions were read with (counts, answered)."""
     from audit.ingest.reextract import extraction_methods
 
-    df = extraction_methods(resolve_benchmark(benchmark, db), db=db)
+    df = extraction_methods(benchmark, db=db)
     echo("(no predictions)" if df.empty else df.to_string(index=False))

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo, resolve_benchmark
+from audit.cli._common import BenchmarkOption, DbOption, echo
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -47,11 +47,10 @@ def add_cmd(
     """Append one verdict on an item (nothing is ever overwritten)."""
     from audit.review import add_review
 
-    b = resolve_benchmark(benchmark, db)
-    r = add_review(b, question, reviewer, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
+    r = add_review(benchmark, question, reviewer, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
                    proposed_fix=fix, is_adjudication=adjudicate, source="cli", db=db)
     what = r.verdict + (f" → {r.corrected_answer}" if r.corrected_answer else "")
-    echo(f"review {r.review_id} saved: {b}/{r.question_id} {what} by {r.reviewer}"
+    echo(f"review {r.review_id} saved: {r.benchmark}/{r.question_id} {what} by {r.reviewer}"
          + (" (adjudication)" if r.is_adjudication else "") + f" at {r.created_at:%Y-%m-%d %H:%M:%S} UTC")
 
 
@@ -64,8 +63,8 @@ def import_cmd(
     """Append the verdicts of a spreadsheet (all or nothing; errors name file:line)."""
     from audit.review import import_reviews
 
-    b = resolve_benchmark(benchmark, db)
-    rows = import_reviews(path, benchmark=b, db=db)
+    rows = import_reviews(path, benchmark=benchmark, db=db)
+    b = rows[0].benchmark if rows else benchmark
     echo(f"{len(rows)} review(s) imported into {b} from {path}")
 
 
@@ -79,8 +78,7 @@ def list_cmd(
     """The review history (every row, oldest first)."""
     from audit.review import list_reviews
 
-    b = resolve_benchmark(benchmark, db)
-    df = list_reviews(b, question, reviewer=reviewer, db=db)
+    df = list_reviews(benchmark, question, reviewer=reviewer, db=db)
     cols = ["review_id", "question_id", "reviewer", "created_at", "verdict", "corrected_answer", "cause",
             "is_adjudication", "source", "rationale"]
     _show(df[cols], "no reviews yet" + (f" of {question}" if question else ""))
@@ -93,20 +91,10 @@ def status_cmd(
     db: DbOption = None,
 ) -> None:
     """Review progress, items per status, disputed items and reviewer agreement."""
-    from audit.review import STATUS_LABELS, queue_progress, review_queue, reviewer_agreement
+    from audit.review import review_overview
 
-    b = resolve_benchmark(benchmark, db)
-    tiers = None if all_tiers else (1, 2)
-    p = queue_progress(b, tiers=tiers, db=db)
-    echo(f"{b} ({'all items' if all_tiers else 'Tier 1–2'}): {p.label}")
-    for key, n in (("unreviewed", p.unreviewed), ("needs_second_review", p.needs_second_review),
-                   ("disputed", p.disputed), ("done", p.done)):
-        echo(f"  {STATUS_LABELS[key]:<24}{n:>7}")
-    disputed = review_queue(b, tiers=tiers, status="disputed", db=db)
-    if not disputed.empty:
-        echo("disputed: " + ", ".join(disputed["question_id"].head(20)) + (" …" if len(disputed) > 20 else ""))
-    ag = reviewer_agreement(b, db=db)
-    echo(f"reviewer agreement: {ag.label}")
+    for line in review_overview(benchmark, all_tiers=all_tiers, db=db).lines():
+        echo(line)
 
 
 @review_app.command("leads")
@@ -115,15 +103,9 @@ def leads_cmd(
     db: DbOption = None,
 ) -> None:
     """Show (or set) the lead reviewers who may adjudicate; $WORKBENCH_LEADS adds to them."""
-    from audit.review import get_leads, set_leads
-    from audit.review.settings import LEADS_ENV, env_leads
+    from audit.review import lead_reviewers
 
-    if set_ is not None:
-        set_leads(set_, db=db)
-    leads = get_leads(db=db)
-    env = env_leads()
-    echo("lead reviewers: " + (", ".join(leads) if leads else "none configured (anyone may adjudicate)")
-         + (f"  [{LEADS_ENV}: {', '.join(env)}]" if env else ""))
+    echo(lead_reviewers(set_, db=db).line())
 
 
 @review_app.command("required")
@@ -133,10 +115,9 @@ def required_cmd(
     db: DbOption = None,
 ) -> None:
     """Show (or set) how many independent reviews settle an item."""
-    from audit.review import get_required_reviews, set_required_reviews
+    from audit.review import required_reviews
 
-    req = set_required_reviews(flagged=flagged, other=other, db=db) if (flagged or other) is not None \
-        else get_required_reviews(db=db)
+    req = required_reviews(flagged, other, db=db)
     echo(f"independent reviews required: Tier 1–2: {req.flagged}, other items: {req.other}")
 
 
@@ -151,8 +132,7 @@ def queue_cmd(
     """The next items to review: the key most likely wrong first (order 'evidence')."""
     from audit.review import review_queue
 
-    b = resolve_benchmark(benchmark, db)
-    df = review_queue(b, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
+    df = review_queue(benchmark, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
     df["p_wrong_key"] = df["key_error"].round(3)
     _show(df[["position", "question_id", "subject", "tier", "p_wrong_key", "answer_key", "top_answer", "agreement_count",
               "status", "n_verdicts", "required"]], "no items match")

@@ -45,7 +45,7 @@ class _Passwords:
         return typer.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
 
 
-def acting_account(name: str | None, passwords: _Passwords, db) -> str | None:
+def acting_account(name: str | None, passwords: _Passwords, db: DbOption) -> str | None:
     """Authenticate the ``--as`` account (None when not given) and return its
     name as stored."""
     from audit.review.accounts import authenticate

@@ -16,6 +16,7 @@ from audit.errors import AuditError, NotFoundError
 from audit.export.listing import list_versions
 from audit.export.manifest import verify_version
 from audit.export.names import validate_version
+from audit.store import DbPath
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 
@@ -29,7 +30,7 @@ def release_name(benchmark: str, version: str) -> str:
     return f"{benchmark}-{version}.zip"
 
 
-def release_zip(benchmark: str, version: str, *, db=None) -> bytes:
+def release_zip(benchmark: str, version: str, *, db: DbPath = None) -> bytes:
     """The published ``version`` of ``benchmark`` as zip bytes.
 
     Raises :class:`~audit.errors.NotFoundError` for an unknown version or a

@@ -59,6 +59,7 @@ from audit.export.write import (
 )
 from audit.review.accounts import require_role
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
 #: Benchmarks whose native format is TLUE JSONL (``benchmarks.source``).
@@ -137,7 +138,7 @@ def _latest_audit_run(con, benchmark: str) -> dict | None:
     return {"run_id": run["run_id"], "config": run["config"], "models": sorted(run["models"])}
 
 
-def _model_comparison(benchmark: str, db, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:
+def _model_comparison(benchmark: str, db: DbPath, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:
     """Conditional accuracy (Wilson 95% CI) per model on the original keys
     and on this version's keys with excluded items removed — computed by
     :func:`audit.export.corrected.accuracy_comparison` (the one
@@ -170,7 +171,7 @@ class _Derived:
     fingerprint: tuple
 
 
-def _derive(benchmark: str, version: str, policy: Policy, db) -> _Derived:
+def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derived:
     from audit.review import review_status, reviewer_agreement, settled_verdicts
 
     with connect(db) as con:
@@ -336,7 +337,7 @@ class _Steps:
             self.bar.close()
 
 
-def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path, progress: bool = False) -> VersionSummary:
+def _create_one(benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, progress: bool = False) -> VersionSummary:
     steps = _Steps(f"export {benchmark} {version}", progress)
     try:
         return _create_one_steps(benchmark, version, policy, db, root, steps)
@@ -344,7 +345,7 @@ def _create_one(benchmark: str, version: str, policy: Policy, db, root: Path, pr
         steps.close()
 
 
-def _create_one_steps(benchmark: str, version: str, policy: Policy, db, root: Path, steps: _Steps) -> VersionSummary:
+def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, steps: _Steps) -> VersionSummary:
     d = _derive(benchmark, version, policy, db)
     steps("derived")
     models = d.audit_run["models"] if d.audit_run else None
@@ -414,12 +415,17 @@ PREVIEW_COLUMNS = ["question_id", "subject", "action", "exclusion_list", "origin
                    "cause", "reviewers", "adjudicated", "review_status"]
 
 
-def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None) -> pd.DataFrame:
+def preview_version(benchmark: str, *, policy: str | Policy = "default", db: DbPath = None,
+                    version: str | None = None) -> pd.DataFrame:
     """What a new version under *policy* would change now, without writing
     anything: the items it would correct or exclude (columns
     :data:`PREVIEW_COLUMNS`, import order).  ``df.attrs["counts"]`` holds the
-    version's counts (items / corrected / excluded / unchanged / reviewed)."""
+    version's counts (items / corrected / excluded / unchanged / reviewed).
+    *version*: the name the version would get, checked as
+    :func:`create_version` checks it (``audit export create --dry-run``)."""
     validate_benchmark(benchmark)
+    if version is not None:
+        validate_version(version)
     pol = get_policy(policy)
     from audit.review import review_status, settled_verdicts
 
@@ -435,7 +441,7 @@ def preview_version(benchmark: str, *, policy: str | Policy = "default", db=None
     return out
 
 
-def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db=None,
+def create_version(benchmark: str, version: str, *, policy: str | Policy = "default", db: DbPath = None,
                    exports_dir: str | os.PathLike | None = None, progress: bool = False,
                    actor: str | None = None) -> VersionSummary:
     """Derive version *version* of *benchmark* under the named *policy* and

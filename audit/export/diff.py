@@ -7,12 +7,13 @@ import pandas as pd
 from audit.errors import NotFoundError
 from audit.export.names import validate_benchmark, validate_version
 from audit.store import connect
+from audit.store import DbPath
 
 DIFF_COLUMNS = ["question_id", "subject", "change", "key_a", "key_b", "included_a", "included_b",
                 "exclusion_list_b", "verdict_b"]
 
 
-def diff_versions(benchmark: str, a: str, b: str, *, db=None) -> pd.DataFrame:
+def diff_versions(benchmark: str, a: str, b: str, *, db: DbPath = None) -> pd.DataFrame:
     """Items whose key or inclusion changed from version *a* to version *b*.
 
     Columns :data:`DIFF_COLUMNS`; ``change`` is ``key``, ``inclusion``,

@@ -8,12 +8,13 @@ import pandas as pd
 from audit.export.manifest import verify_version
 from audit.export.names import validate_benchmark, version_key
 from audit.store import connect
+from audit.store import DbPath
 
 LIST_COLUMNS = ["version", "parent", "policy", "created_at", "n_items", "n_corrected", "n_excluded",
                 "n_unchanged", "n_reviewed", "data_sha256", "path", "on_disk"]
 
 
-def list_versions(benchmark: str, *, db=None, verify: bool = False) -> pd.DataFrame:
+def list_versions(benchmark: str, *, db: DbPath = None, verify: bool = False) -> pd.DataFrame:
     """Versions of *benchmark*, oldest first (numeric version order).
 
     Columns :data:`LIST_COLUMNS`; ``on_disk`` says whether the version's

@@ -7,18 +7,25 @@ from audit.ingest.predictions import PredictionImportSummary, import_predictions
 from audit.ingest.questions import QuestionImportSummary, import_questions, script_of
 from audit.ingest.extract import extract_answer, extract_answers
 from audit.ingest.tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
-from audit.ingest.auto import Detection, detect, import_auto
+from audit.ingest.auto import AutoImport, Detection, detect, detect_and_import, import_auto
 from audit.ingest.extract_multi import extract_answer_set
 from audit.ingest.harness import HarnessImportSummary
 from audit.ingest.inspect_log import import_inspect
 from audit.ingest.lmeval import import_lm_eval
 from audit.ingest.mapping import parse_map
 from audit.ingest.multi_answer import display_key
+from audit.ingest._store import ensure_benchmark, item_flags, store_questions
+from audit.ingest.predict import PredictRunSummary, list_predict_runs, run_predict
+from audit.ingest.reextract import extraction_methods, reextract
 
 __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
            "script_of", "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary",
            "MmluReduxImportSummary", "ParallelImportSummary",
            "extract_answer", "extract_answers", "import_tlue", "parse_tlue_item", "TlueImportSummary", "ParsedItem",
-           "detect", "import_auto", "Detection", "import_lm_eval", "import_inspect", "HarnessImportSummary",
-           "parse_map", "display_key", "extract_answer_set"]
+           "detect", "import_auto", "Detection", "AutoImport", "detect_and_import", "import_lm_eval", "import_inspect", "HarnessImportSummary",
+           "parse_map", "display_key", "extract_answer_set",
+           # storing parsed questions (used by the demo and by other importers)
+           "ensure_benchmark", "item_flags", "store_questions",
+           # running a model on a benchmark, re-extracting its answers
+           "PredictRunSummary", "list_predict_runs", "run_predict", "extraction_methods", "reextract"]

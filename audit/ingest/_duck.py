@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, read_table
+from audit._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, read_table
 
 
 def sql_str(value: str | os.PathLike) -> str:

@@ -25,8 +25,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audit.errors import InputError
+from audit.store.types import DbPath
 
 FORMATS = ("lm-eval", "inspect", "helm", "tlue", "seed", "mmlu-redux", "predictions-long", "predictions-wide",
            "questions")
@@ -160,7 +162,7 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
 
 
 def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mapping: dict[str, str] | None = None,
-                db=None, detection: Detection | None = None, accept_suspect: bool = False,
+                db: DbPath = None, detection: Detection | None = None, accept_suspect: bool = False,
                 model: str | None = None):
     """Import ``path`` with the importer :func:`detect` chose; returns that
     importer's summary.  ``benchmark`` is required for question and
@@ -202,4 +204,25 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
                               mapping=mapping if layout != "seed" else None)
 
 
-__all__ = ["Detection", "detect", "import_auto", "FORMATS"]
+@dataclass
+class AutoImport:
+    """``audit import auto``: what :func:`detect` found and the importer's
+    summary (None on a dry run: nothing was written)."""
+
+    detection: Detection
+    summary: Any = None
+
+
+def detect_and_import(path: str | os.PathLike, *, benchmark: str | None = None,
+                      mapping: dict[str, str] | None = None, model: str | None = None,
+                      accept_suspect: bool = False, dry_run: bool = False, db: DbPath = None) -> AutoImport:
+    """:func:`detect` the format of *path*, then (unless *dry_run*)
+    :func:`import_auto` it with that detection."""
+    det = detect(path, mapping)
+    if dry_run:
+        return AutoImport(detection=det)
+    return AutoImport(detection=det, summary=import_auto(path, benchmark=benchmark, mapping=mapping, db=db,
+                                                         detection=det, accept_suspect=accept_suspect, model=model))
+
+
+__all__ = ["Detection", "detect", "import_auto", "AutoImport", "detect_and_import", "FORMATS"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import nfc
+from audit._read import nfc
 from audit.ingest._store import item_flags, store_questions
 from audit.ingest.multi_answer import MULTI_FLAG, parse_key
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label

@@ -25,13 +25,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import load_json, nfc, read_text
+from audit._read import load_json, nfc, read_text
 from audit.ingest._store import store_questions
 from audit.ingest.extract import extract_answers
 from audit.ingest.predictions import store_predictions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.records import Option, Question
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 
 @dataclass
@@ -92,7 +93,7 @@ def _load(f: Path) -> dict:
     return d
 
 
-def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db=None,
+def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None,
                 progress: bool | None = None) -> HelmImportSummary:
     """Import HELM scenario_state file(s): questions and one prediction per
     model and instance.  All-or-nothing, in one transaction.

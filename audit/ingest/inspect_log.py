@@ -22,6 +22,7 @@ from pathlib import Path
 from audit.errors import InputError
 from audit.ingest.harness import HarnessImportSummary, build_question, write_harness
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 _LETTERS = re.compile(r"^\s*[A-F](\s*,\s*[A-F])*\s*$")
 
@@ -61,7 +62,7 @@ def _text(value: object) -> str:
 
 
 def import_inspect(path: str | os.PathLike, *, benchmark: str | None = None, model: str | None = None,
-                   run: str | None = None, method: str = "caa", db=None,
+                   run: str | None = None, method: str = "caa", db: DbPath = None,
                    progress: bool | None = None) -> HarnessImportSummary:
     """Import inspect-ai eval logs (see the module docstring).  All-or-nothing."""
     read_eval_log = _reader()

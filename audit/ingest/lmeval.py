@@ -28,11 +28,12 @@ import re
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.ingest._read import read_jsonl, read_text
+from audit._read import read_jsonl, read_text
 from audit.ingest.harness import (ID_FIELDS, OPTION_FIELDS, STEM_FIELDS, HarnessImportSummary, build_question,
                                   write_harness)
 from audit.labels import LATIN_LABELS, MAX_OPTIONS
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9\-.:]+)$")
 
@@ -120,7 +121,7 @@ def _prompt(args: object) -> str | None:
 
 
 def import_lm_eval(path: str | os.PathLike, *, benchmark: str | None = None, model: str | None = None,
-                   run: str | None = None, method: str = "caa", db=None,
+                   run: str | None = None, method: str = "caa", db: DbPath = None,
                    progress: bool | None = None) -> HarnessImportSummary:
     """Import lm-eval sample logs (see the module docstring).  All-or-nothing.
 

@@ -20,6 +20,7 @@ from typing import Iterator
 
 import pandas as pd
 
+from audit._read import json_array_records
 from audit.errors import InputError
 
 _MISSING = object()
@@ -33,7 +34,7 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
     """
     out: dict[str, str] = {}
     if map_file is not None:
-        from audit.ingest._read import read_text
+        from audit._read import read_text
 
         p = Path(map_file)
         text = read_text(p)
@@ -129,50 +130,6 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
         df[target] = values
     df.attrs["mapped_from"] = {t: s for s, t in mapping.items() if t}
     return df
-
-
-def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
-    """(line, object) for each element of a JSON array held in ``text``.
-
-    >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
-    [(2, {'a': 1}), (3, {'a': 2})]
-    """
-    dec = json.JSONDecoder()
-    i = text.index("[") + 1
-    n = len(text)
-    line = 1 + text.count("\n", 0, i)
-    last = i
-    expect_value = True
-    while True:
-        while i < n and text[i] in " \t\r\n":
-            i += 1
-        if i >= n:
-            raise InputError("not valid JSON (the array is not closed with ']')", path=path,
-                             line=line + text.count("\n", last, n))
-        if text[i] == "]":
-            rest = text[i + 1:].strip()
-            if rest:
-                raise InputError("not valid JSON (text after the closing ']')", path=path,
-                                 line=line + text.count("\n", last, i))
-            return
-        if not expect_value:
-            if text[i] != ",":
-                raise InputError("not valid JSON (expected ',' between records)", path=path,
-                                 line=line + text.count("\n", last, i))
-            i += 1
-            expect_value = True
-            continue
-        line += text.count("\n", last, i)
-        last = i
-        try:
-            obj, end = dec.raw_decode(text, i)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
-        if not isinstance(obj, dict):
-            raise InputError("expected a JSON object for each record of the array", path=path, line=line)
-        yield line, obj
-        i = end
-        expect_value = False
 
 
 __all__ = ["parse_map", "apply_mapping", "get_path", "json_array_records"]

@@ -19,12 +19,13 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.ingest._read import nfc, read_table, require_columns
+from audit._read import nfc, read_table, require_columns
 from audit.ingest._store import store_questions
 from audit.ingest.predictions import store_predictions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.records import Option, Question
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 LABEL_SET = "mmlu_redux_error_type"
 FIXED_COLUMNS = ["question", "choices", "groundtruth_answer", "error_type"]
@@ -62,7 +63,7 @@ def _files(path: Path) -> list[Path]:
     return files
 
 
-def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux", db=None,
+def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux", db: DbPath = None,
                       progress: bool | None = None) -> MmluReduxImportSummary:
     """Import a folder of MMLU-Redux ``<subject>.csv`` files (or one file).
     All-or-nothing, in one transaction; re-importing replaces the questions,

@@ -9,6 +9,7 @@ import pandas as pd
 
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 # Ordered: first match wins.  Patterns are matched against the lower-cased name.
 _FAMILY_RULES: list[tuple[str, str, str]] = [
@@ -57,7 +58,7 @@ def register_models(con, names) -> None:
     )
 
 
-def set_family(name: str, family: str, *, db=None, provider: str | None = None) -> None:
+def set_family(name: str, family: str, *, db: DbPath = None, provider: str | None = None) -> None:
     """Override a model's family (creates the model row if needed)."""
     family = family.strip()
     if not family:
@@ -71,10 +72,10 @@ def set_family(name: str, family: str, *, db=None, provider: str | None = None) 
         )
 
 
-def import_models(path: str | os.PathLike, *, db=None) -> int:
+def import_models(path: str | os.PathLike, *, db: DbPath = None) -> int:
     """Set families from a CSV/JSONL with columns ``name``, ``family`` and
     optional ``provider``.  All-or-nothing.  Returns the number of rows."""
-    from audit.ingest._read import read_table, require_columns
+    from audit._read import read_table, require_columns
 
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})
@@ -93,7 +94,7 @@ def import_models(path: str | os.PathLike, *, db=None) -> int:
     return len(df)
 
 
-def list_models(*, db=None, benchmark: str | None = None) -> pd.DataFrame:
+def list_models(*, db: DbPath = None, benchmark: str | None = None) -> pd.DataFrame:
     """Columns: name, family, provider, family_source (and n_predictions)."""
     with connect(db, read_only=True) as con:
         if benchmark is None:

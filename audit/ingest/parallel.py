@@ -19,10 +19,11 @@ import pyarrow as pa
 
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit.ingest._read import nfc, read_table, require_columns
+from audit._read import nfc, read_table, require_columns
 from audit.ingest._store import _OPTION_TYPE
 from audit.labels import LATIN_LABELS, normalize_label
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 _LANGUAGE = {"cmmlu": "zh-Hans", "mmlu": "en"}
 
@@ -49,7 +50,7 @@ class ParallelImportSummary:
         return s
 
 
-def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source: str = "cmmlu", db=None,
+def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source: str = "cmmlu", db: DbPath = None,
                     language: str | None = None) -> ParallelImportSummary:
     """Store the counterpart text, options and key of each linked question in
     ``parallel_links`` with ``key_match``.  Re-importing the same source

@@ -39,9 +39,10 @@ from audit.errors import InputError, NotFoundError
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest.models import register_models
 from audit.ingest.predict_prompt import PredictPrompt, load_predict_prompt
-from audit.llm import (CallRunner, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
+from audit._sql import benchmark_name
+from audit.llm import (CallRunner, RunOptions, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
                        safe_url, validate_run_args)
-from audit.store import connect, transaction
+from audit.store import DbPath, connect, transaction
 
 __all__ = ["PredictRunSummary", "run_predict", "arun_predict", "list_predict_runs", "load_calls"]
 
@@ -106,17 +107,29 @@ class PredictRunSummary:
         return out
 
 
-def run_predict(model: str, *, benchmark: str, db: Any = None, llm_extractor: str | None = None,
-                **kwargs: Any) -> PredictRunSummary:
-    """Run a model (blocking wrapper around :func:`arun_predict`; same
-    arguments).  Ctrl-C stops it; every reply received until then is saved.
+def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, name: str | None = None,
+                run: str | None = None, prompt: str | os.PathLike | PredictPrompt | None = None,
+                style: str = "direct", instructions: str | None = None, method: str = DEFAULT_METHOD,
+                llm_extractor: str | None = None, options: RunOptions | None = None,
+                **option_fields: Any) -> PredictRunSummary:
+    """Run a model (blocking wrapper around :func:`arun_predict`).  Ctrl-C
+    stops it; every reply received until then is saved.
+
+    ``benchmark`` None: the database's only benchmark.  ``options`` (a
+    :class:`~audit.llm.RunOptions`, shared with :func:`audit.run_judge`)
+    selects the items and sets concurrency, cost cap, retries and prices;
+    keyword arguments named like its fields (``concurrency=4``) override it.
 
     ``llm_extractor`` (a litellm model string): afterwards, ask that model
     about this run's replies the rules left unanswered
     (:func:`audit.ingest.reextract.reextract`; same api_base / key / price
     options as the run); the result is in ``summary.extraction``."""
+    benchmark = benchmark_name(benchmark, db)
+    opts = RunOptions.of(options, **option_fields)
+    kwargs = opts.as_kwargs(timeout=120.0)
     try:
-        s = asyncio.run(arun_predict(model, benchmark=benchmark, db=db, **kwargs))
+        s = asyncio.run(arun_predict(model, benchmark=benchmark, db=db, name=name, run=run, prompt=prompt,
+                                     style=style, instructions=instructions, method=method, **kwargs))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
     if llm_extractor and s.n_ok + s.n_cached:
@@ -133,7 +146,7 @@ async def arun_predict(
     model: str,
     *,
     benchmark: str,
-    db: Any = None,
+    db: DbPath = None,
     name: str | None = None,
     run: str | None = None,
     prompt: str | os.PathLike | PredictPrompt | None = None,
@@ -398,7 +411,7 @@ def _update_run(con: Any, run_id: int, *, status: str | None = None, stop_reason
 
 # ---------------------------------------------------------------- readers
 
-def list_predict_runs(benchmark: str | None = None, *, db: Any = None) -> pd.DataFrame:
+def list_predict_runs(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """All predict_runs rows, newest first (columns as in the table; ``config`` as JSON text).
     Runs left 'running' by a process that no longer exists are shown as 'killed'."""
     with connect(db) as con, transaction(con):
@@ -408,7 +421,7 @@ def list_predict_runs(benchmark: str | None = None, *, db: Any = None) -> pd.Dat
                            [benchmark, benchmark]).df()
 
 
-def load_calls(benchmark: str, model: str | None = None, *, run: str | None = None, db: Any = None) -> pd.DataFrame:
+def load_calls(benchmark: str, model: str | None = None, *, run: str | None = None, db: DbPath = None) -> pd.DataFrame:
     """model_calls rows of a benchmark (optionally one model / run), in benchmark order."""
     with connect(db, read_only=True) as con:
         return con.execute(

@@ -88,7 +88,7 @@ def load_predict_prompt(path: str | os.PathLike | None = None, *, style: str = "
     """The template in ``path`` (UTF-8), else the shipped one for
     ``style`` / ``instructions``."""
     if path is not None:
-        from audit.ingest._read import read_text
+        from audit._read import read_text
 
         text = read_text(Path(path))
         if not text.strip():

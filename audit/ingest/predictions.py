@@ -51,10 +51,11 @@ import pyarrow as pa
 from audit.errors import InputError
 from audit.labels import sql_is_label
 from audit.ingest._duck import one, open_source, sql_ident, sql_str
-from audit.ingest._read import read_jsonl
+from audit._read import read_jsonl
 from audit.ingest.models import register_models
 from audit.ingest.multi_answer import key_set_sql
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 LAYOUTS = ("long", "wide", "seed")
 from audit.ingest.extract import DEFAULT_METHOD, METHODS  # noqa: E402  (one list of methods)
@@ -108,7 +109,7 @@ def import_predictions(
     method: str = DEFAULT_METHOD,
     model: str | None = None,
     run: str | None = None,
-    db=None,
+    db: DbPath = None,
     progress: bool | None = None,
     mapping: dict[str, str] | None = None,
 ) -> PredictionImportSummary:

@@ -32,12 +32,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+from audit.store import DbPath
 
 if TYPE_CHECKING:
     import pandas as pd
 
 from audit.errors import InputError
-from audit.ingest._read import iter_table, nfc, read_table, require_columns
+from audit._read import iter_table, nfc, read_table, require_columns
 from audit.ingest._store import item_flags, store_questions
 from audit.ingest.mapping import apply_mapping
 from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key
@@ -330,7 +331,7 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None) -> Iterator["pd.Da
         yield df
 
 
-def import_questions(path: str | os.PathLike, *, benchmark: str, db=None, mapping: dict[str, str] | None = None,
+def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
                      dry_run: bool = False) -> QuestionImportSummary:
     """Import a question file into ``benchmark`` (created when new; questions
     with the same id are replaced).  All-or-nothing, in one transaction.

@@ -27,12 +27,14 @@ from typing import Any, Iterable
 import pandas as pd
 import pyarrow as pa
 
+from audit._sql import resolves_benchmark
 from audit.errors import InputError, NotFoundError
 from audit.ingest.extract import LLM_METHOD, METHODS, extract_answers
 from audit.labels import LATIN_LABELS
 from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
 from audit.prompt_text import render_options
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 __all__ = ["reextract", "answer_by_option_text", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
 
@@ -128,8 +130,9 @@ def answer_by_option_text(con: Any, benchmark: str, pairs: str) -> int:
     return len(keep)
 
 
-def reextract(benchmark: str, *, method: str, models: Iterable[str] | None = None,
-              runs: Iterable[str] | None = None, db: Any = None, llm_extractor: str | None = None,
+@resolves_benchmark
+def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | None = None,
+              runs: Iterable[str] | None = None, db: DbPath = None, llm_extractor: str | None = None,
               **llm_options: Any) -> ReextractSummary:
     """Re-extract the stored responses of ``benchmark`` (optionally only
     ``models`` / ``runs``) with ``method``; then, with ``llm_extractor``, ask
@@ -169,7 +172,7 @@ def reextract(benchmark: str, *, method: str, models: Iterable[str] | None = Non
     return summary
 
 
-def _table(before: pd.DataFrame, benchmark: str, db: Any) -> pd.DataFrame:
+def _table(before: pd.DataFrame, benchmark: str, db: DbPath) -> pd.DataFrame:
     with connect(db, read_only=True) as con:
         con.register("_before", before[["question_id", "model", "run", "answer"]])
         try:
@@ -183,7 +186,8 @@ def _table(before: pd.DataFrame, benchmark: str, db: Any) -> pd.DataFrame:
             con.unregister("_before")
 
 
-def extraction_methods(benchmark: str, *, db: Any = None) -> pd.DataFrame:
+@resolves_benchmark
+def extraction_methods(benchmark: str | None, *, db: DbPath = None) -> pd.DataFrame:
     """Per (model, run): the extraction method(s) of its predictions with
     counts (``method``, ``n``, ``answered``) — which method a report's
     figures rest on."""
@@ -260,7 +264,7 @@ class _ExtractRunner(CallRunner):
         self.sum.llm_asked = self.n_requested
 
 
-def _llm_extract(summary: ReextractSummary, benchmark: str, todo: pd.DataFrame, extractor: str, db: Any,
+def _llm_extract(summary: ReextractSummary, benchmark: str, todo: pd.DataFrame, extractor: str, db: DbPath,
                  opts: dict[str, Any]) -> None:
     summary.llm_extractor = extractor
     concurrency = int(opts.get("concurrency", 8))

@@ -424,7 +424,7 @@ def _files(path: Path) -> list[Path]:
 
 
 def _read_items(files: list[Path]) -> list[tuple[Question, ParsedItem]]:
-    from audit.ingest._read import nfc, read_jsonl
+    from audit._read import nfc, read_jsonl
 
     out: list[tuple[Question, ParsedItem]] = []
     seen: dict[str, str] = {}

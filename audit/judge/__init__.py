@@ -24,3 +24,8 @@ __all__ = [
 # Agreement statistics appear in `audit report` through the analysis stage's
 # hook, registered by the review stage (audit.review.judges), which adds the
 # expert tables.
+
+# One call per command: `audit judge panel`.
+from audit.judge.panel import PanelResult, run_panel  # noqa: E402
+
+__all__ += ["PanelResult", "run_panel"]

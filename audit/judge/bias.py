@@ -40,12 +40,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
+from audit._sql import resolves_benchmark
+from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze.runs import latest_run_models
 from audit.analyze.stats import wilson_interval
 from audit.errors import InputError, NotFoundError
 from audit.judge.store import judge_family, resolve_prompt_version
 from audit.store import connect
+from audit.store import DbPath
 
 
 def ratio_test(x_only: int, y_only: int, confidence: float = 0.95) -> dict:
@@ -134,7 +136,8 @@ def _scope(con, benchmark: str, models):
     return model_set(con, benchmark, models)
 
 
-def judge_bias(benchmark: str, judge: str, *, db=None, prompt_version: str | None = None, models=None,
+@resolves_benchmark
+def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
                judge_family_override: str | None = None, confidence: float = 0.95) -> BiasReport:
     """Bias analysis of ``judge`` on ``benchmark`` (definitions in the module docstring)."""
     with connect(db, read_only=True) as con:
@@ -280,7 +283,7 @@ def _expert_answers(settled: pd.DataFrame, keys: pd.Series) -> pd.DataFrame:
     return s.rename(columns={"verdict": "expert_verdict"})[["question_id", "expert_verdict", "expert_answer"]]
 
 
-def bias_vs_accuracy(benchmark: str, judge: str, *, db=None, prompt_version: str | None = None, models=None,
+def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
                      settled: pd.DataFrame | None = None, judge_family_override: str | None = None,
                      confidence: float = 0.95) -> AccuracyReport:
     """Separate judge bias from judge accuracy with settled expert verdicts.

@@ -38,6 +38,7 @@ from audit.errors import InputError, NotFoundError
 from audit.judge import store as jstore
 from audit.judge.parse import ReplyError, verdict_from_object
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 IMPORTED_VERSION = "imported"
 _SHOW = 5
@@ -61,11 +62,11 @@ class JudgeImportSummary:
 
 
 def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue",
-                 prompt_version: str = IMPORTED_VERSION, db=None) -> JudgeImportSummary:
+                 prompt_version: str = IMPORTED_VERSION, db: DbPath = None) -> JudgeImportSummary:
     """Import a methodology judge file (see the module docstring); all-or-nothing.
 
     >>> import tempfile, json, os
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.records import Question, Option
     >>> d = tempfile.mkdtemp(); db = os.path.join(d, "x.duckdb")
     >>> with connect(db) as con, transaction(con):
@@ -77,7 +78,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     >>> import_judge(f, judge="gemini-2.5-pro", db=db).n_disputed
     1
     """
-    from audit.ingest._read import nfc, read_jsonl
+    from audit._read import nfc, read_jsonl
 
     judge = (judge or "").strip()
     if not judge:

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.analyze.agreement import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze.runs import latest_run_models
 from audit.errors import InputError, NotFoundError
 from audit.judge import store as jstore
-from audit.store import connect, transaction
+from audit.store import DbPath, connect, transaction
 
 NONE_LABEL = "none"
 
@@ -85,7 +87,8 @@ class JudgeAgreement:
     reading: list[str] = field(default_factory=list)
 
 
-def judge_agreement(benchmark: str, *, judges=None, on: str = "answer", db=None) -> JudgeAgreement:
+@resolves_benchmark
+def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", db: DbPath = None) -> JudgeAgreement:
     """Agreement between judges on their common items (see module docstring)."""
     if on not in ("answer", "verdict"):
         raise InputError("on must be 'answer' or 'verdict'")
@@ -110,7 +113,8 @@ def judge_agreement(benchmark: str, *, judges=None, on: str = "answer", db=None)
     return JudgeAgreement(benchmark, on, names, pairs, fl, reading)
 
 
-def panel_verdict(benchmark: str, *, judges=None, db=None, families: dict[str, str] | None = None) -> pd.DataFrame:
+@resolves_benchmark
+def panel_verdict(benchmark: str | None, *, judges=None, db: DbPath = None, families: dict[str, str] | None = None) -> pd.DataFrame:
     """The cross-family panel verdict per item (see module docstring).
 
     Columns: question_id, answer_key, n_judges, n_families, votes
@@ -163,7 +167,7 @@ def panel_verdict(benchmark: str, *, judges=None, db=None, families: dict[str, s
         con.close()
 
 
-def save_panel(benchmark: str, name: str, *, judges=None, db=None) -> int:
+def save_panel(benchmark: str, name: str, *, judges=None, db: DbPath = None) -> int:
     """Store the panel verdicts as judge ``name`` (source 'panel', prompt
     version = the sorted member list), so scenarios and exports can use the
     panel like any judge.  Items without a majority are stored with
@@ -212,7 +216,8 @@ SCENARIO_JUDGE = "exclude judge-disputed"
 SCENARIO_UNION = "exclude Tier 1–2 ∪ judge-disputed"
 
 
-def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str | None = None, models=None) -> JudgeSets:
+@resolves_benchmark
+def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None) -> JudgeSets:
     """Scenario table with "exclude judge-disputed" and "exclude Tier 1–2 ∪
     judge-disputed" (via ``analyze.scenario_table(extra_exclusions=…)``) and
     the set sizes |Tier 1–2|, |judge|, |∩|, |∪| with shares."""
@@ -263,7 +268,7 @@ def judge_scenarios(benchmark: str, judge: str, *, db=None, prompt_version: str 
 MAX_PAIRWISE_MODELS = 30
 
 
-def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+def agreement_report(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                      reviewer_pairs: pd.DataFrame | None = None) -> dict:
     """Agreement statistics for ``audit report`` and the app: a dict of
     DataFrames (each may be empty) —
@@ -282,7 +287,7 @@ def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = 
     when absent those tables are empty.  :func:`audit.review.judges.agreement_report`
     fills them (imports follow the data flow: judge never imports review).
     """
-    from audit.analyze._base import QUESTIONS_SQL, model_set, usable_predictions_sql
+    from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 
     out: dict[str, pd.DataFrame] = {}
     fleiss_rows = []
@@ -335,7 +340,7 @@ def agreement_report(benchmark: str, *, db=None, settled: pd.DataFrame | None = 
     return out
 
 
-def _judge_vs_experts(benchmark: str, db, settled: pd.DataFrame | None) -> pd.DataFrame:
+def _judge_vs_experts(benchmark: str, db: DbPath, settled: pd.DataFrame | None) -> pd.DataFrame:
     cols = ["judge", "on", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     if settled is None or settled.empty:
         return pd.DataFrame(columns=cols)
@@ -371,10 +376,36 @@ _REPORT_TITLES = {
 }
 
 
-def report_sections(benchmark: str, *, db=None, settled: pd.DataFrame | None = None,
+def report_sections(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                     reviewer_pairs: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """The non-empty agreement tables of :func:`agreement_report`, titled,
     for ``audit report`` (the review stage registers
     :func:`audit.review.judges.report_sections`, which passes the expert tables)."""
     rep = agreement_report(benchmark, db=db, settled=settled, reviewer_pairs=reviewer_pairs)
     return {_REPORT_TITLES[k]: df.reset_index(drop=True) for k, df in rep.items() if not df.empty}
+
+
+@dataclass
+class PanelResult:
+    """``audit judge panel``: the panel verdict per item (columns of
+    :func:`panel_verdict`) and, with ``save_as``, how many were stored."""
+
+    benchmark: str
+    verdicts: pd.DataFrame
+    n_saved: int | None = None
+
+    def counts(self) -> dict[str, int]:
+        """Items per panel verdict (key_correct, key_wrong, no_majority)."""
+        vc = self.verdicts["panel_verdict"].value_counts()
+        return {k: int(vc.get(k, 0)) for k in ("key_correct", "key_wrong", "no_majority")}
+
+
+@resolves_benchmark
+def run_panel(benchmark: str | None = None, *, judges: Any = None, save_as: str | None = None,
+              db: DbPath = None) -> PanelResult:
+    """The cross-family panel verdict of *judges* (default all) on
+    *benchmark* (None: the only one); with *save_as*, also store the panel
+    verdicts as a judge of that name (:func:`save_panel`)."""
+    df = panel_verdict(benchmark, judges=judges, db=db)
+    n = save_panel(benchmark, save_as, judges=judges, db=db) if save_as else None
+    return PanelResult(benchmark=benchmark, verdicts=df, n_saved=n)

@@ -121,7 +121,7 @@ def load_prompt(path: str | os.PathLike | None) -> JudgePrompt:
         return default_prompt()
     if str(path) in SHIPPED and not Path(path).exists():
         return make_prompt(SHIPPED[str(path)])
-    from audit.ingest._read import read_text
+    from audit._read import read_text
 
     text = read_text(Path(path))
     if not text.strip():

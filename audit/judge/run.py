@@ -50,13 +50,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from audit._sql import benchmark_name
 from audit.errors import NotFoundError
 from audit.judge import store as jstore
 from audit.judge.parse import parse_reply
 from audit.judge.prompt import JudgePrompt, load_prompt, source_prompt
-from audit.llm import (CallRunner, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
+from audit.llm import (CallRunner, RunOptions, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
                        redact, safe_url, validate_run_args)
-from audit.store import connect, transaction
+from audit.store import DbPath, connect, transaction
 
 __all__ = ["JudgeRunSummary", "run_judge", "arun_judge", "redact", "safe_url"]
 
@@ -113,11 +114,22 @@ class _Fatal(Exception):
 
 # ---------------------------------------------------------------- the run
 
-def run_judge(model: str, *, benchmark: str, db=None, **kwargs) -> JudgeRunSummary:
-    """Run a judge (blocking wrapper around :func:`arun_judge`; same arguments).
-    Ctrl-C stops it; every reply received until then is already saved."""
+def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, judge_name: str | None = None,
+              prompt: str | os.PathLike | JudgePrompt | None = None, retry_unparsed: bool = False,
+              options: RunOptions | None = None, **option_fields: Any) -> JudgeRunSummary:
+    """Run a judge (blocking wrapper around :func:`arun_judge`).  Ctrl-C
+    stops it; every reply received until then is already saved.
+
+    ``benchmark`` None: the database's only benchmark.  ``options`` (a
+    :class:`~audit.llm.RunOptions`) selects the items and sets concurrency,
+    cost cap, retries and prices; keyword arguments named like its fields
+    (``concurrency=4``) override it (any other name is a TypeError).
+    """
+    benchmark = benchmark_name(benchmark, db)
+    opts = RunOptions.of(options, **option_fields)
     try:
-        return asyncio.run(arun_judge(model, benchmark=benchmark, db=db, **kwargs))
+        return asyncio.run(arun_judge(model, benchmark=benchmark, db=db, judge_name=judge_name, prompt=prompt,
+                                      retry_unparsed=retry_unparsed, **opts.as_kwargs(timeout=60.0)))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
 
@@ -126,7 +138,7 @@ async def arun_judge(
     model: str,
     *,
     benchmark: str,
-    db=None,
+    db: DbPath = None,
     judge_name: str | None = None,
     prompt: str | os.PathLike | JudgePrompt | None = None,
     question_ids: Iterable[str] | None = None,
@@ -218,7 +230,7 @@ async def arun_judge(
     return summary
 
 
-def _has_sources(db: Any, benchmark: str) -> bool:
+def _has_sources(db: DbPath, benchmark: str) -> bool:
     """Whether any item of ``benchmark`` has a linked original."""
     with connect(db, read_only=True) as con:
         return con.execute("SELECT 1 FROM parallel_links WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone() is not None

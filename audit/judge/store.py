@@ -12,8 +12,10 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.errors import NotFoundError
 from audit.store import connect
+from audit.store import DbPath
 
 VERDICT_COLUMNS = (
     "benchmark", "question_id", "judge", "prompt_version", "answer_key_correct", "correct_answer",
@@ -195,7 +197,7 @@ def resolve_prompt_version(con, benchmark: str, judge: str, prompt_version: str 
 
 
 def load_verdicts(benchmark: str, judge: str | None = None, *, prompt_version: str | None = None,
-                  db=None) -> pd.DataFrame:
+                  db: DbPath = None) -> pd.DataFrame:
     """Verdict rows (all ``judge_verdicts`` columns) with the item's
     ``answer_key`` and a derived ``judge_answer`` (= the key when judged
     correct, else ``correct_answer``; NULL when unparsed) and ``disputed``
@@ -219,13 +221,13 @@ def load_verdicts(benchmark: str, judge: str | None = None, *, prompt_version: s
         ).df()
 
 
-def disputed_ids(benchmark: str, judge: str, *, prompt_version: str | None = None, db=None) -> set[str]:
+def disputed_ids(benchmark: str, judge: str, *, prompt_version: str | None = None, db: DbPath = None) -> set[str]:
     """Question ids the judge disputes (parsed reply, answer_key_correct = false)."""
     df = load_verdicts(benchmark, judge, prompt_version=prompt_version, db=db)
     return set(df.loc[df["disputed"], "question_id"])
 
 
-def list_judges(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def list_judges(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """One row per (benchmark, judge, prompt_version): ``n`` verdicts,
     ``n_parse_ok``, ``n_parse_failed``, ``n_disputed``, tokens, ``cost_usd``,
     ``source``, ``last_at``."""
@@ -241,7 +243,7 @@ def list_judges(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
         ).df()
 
 
-def list_runs(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
+def list_runs(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """All judge_runs rows, newest first."""
     with connect(db, read_only=True) as con:
         return con.execute(
@@ -249,7 +251,8 @@ def list_runs(benchmark: str | None = None, *, db=None) -> pd.DataFrame:
             [benchmark, benchmark]).df()
 
 
-def unparsed_replies(benchmark: str, judge: str | None = None, *, db=None) -> pd.DataFrame:
+@resolves_benchmark
+def unparsed_replies(benchmark: str | None, judge: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Replies stored with parse_ok = false: question_id, judge, prompt_version, parse_error, raw_reply."""
     with connect(db, read_only=True) as con:
         return con.execute(

@@ -13,6 +13,7 @@ from audit.review.accounts import (
     set_disabled, verify_session,
 )
 from audit.review.record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
+from audit.review.record import review_problems
 from audit.review.settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
 )
@@ -37,7 +38,7 @@ __all__ = [
     "ROLES", "Account", "add_account", "authenticate", "end_sessions", "issue_session", "list_accounts",
     "reset_password", "set_disabled", "verify_session",
     # recording
-    "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews",
+    "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews", "review_problems",
     # settings
     "RequiredReviews", "get_leads", "set_leads", "get_required_reviews", "set_required_reviews",
     "UI_LANGUAGES", "get_user_language", "set_user_language",
@@ -69,3 +70,12 @@ from audit.review.evidence import (  # noqa: E402
 )
 
 __all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]
+
+# One call per command: `audit review status|leads|required`, `audit judge bias`, `audit rescore`.
+from audit.review.overview import ReviewOverview, review_overview  # noqa: E402
+from audit.review.settings import LeadReviewers, lead_reviewers, required_reviews  # noqa: E402
+from audit.review.judges import JudgeBiasSummary, judge_bias_summary  # noqa: E402
+from audit.review.rescoring import RescoreSummary, rescore_benchmark  # noqa: E402
+
+__all__ += ["ReviewOverview", "review_overview", "LeadReviewers", "lead_reviewers", "required_reviews",
+            "JudgeBiasSummary", "judge_bias_summary", "RescoreSummary", "rescore_benchmark"]

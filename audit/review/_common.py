@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 
 import duckdb
 
+from audit._sql import table_columns, table_exists  # noqa: F401  (re-exported for the review modules)
+
 
 def utc_now() -> datetime:
     """Now in UTC as a naive timestamp (how ``reviews.created_at`` is stored)."""
@@ -46,18 +48,6 @@ def clean_text(value) -> str | None:
         pass
     s = unicodedata.normalize("NFC", str(value)).strip()
     return s or None
-
-
-def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [name]
-    ).fetchall()[0][0])
-
-
-def table_columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
-    return {r[0] for r in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main'", [name]
-    ).fetchall()}
 
 
 _PARAM = __import__("re").compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")

@@ -62,6 +62,7 @@ from audit.errors import InputError, NotFoundError, PermissionDeniedError, SignI
 from audit.review._common import clean_name, table_exists, utc_now
 from audit.review.settings import is_lead, leads_from
 from audit.store import connect, resolve_db_path, transaction
+from audit.store import DbPath
 
 log = logging.getLogger("audit.accounts")
 
@@ -162,13 +163,13 @@ def effective_role(con, name: str | None) -> str | None:
     return None if has_accounts(con) else "reviewer"
 
 
-def account_role(name: str | None, *, db=None) -> str | None:
+def account_role(name: str | None, *, db: DbPath = None) -> str | None:
     """:func:`effective_role` of ``name`` in the database ``db``."""
     with connect(db, read_only=True) as con:
         return effective_role(con, name)
 
 
-def accounts_exist(*, db=None) -> bool:
+def accounts_exist(*, db: DbPath = None) -> bool:
     """:func:`has_accounts` on the database ``db``."""
     with connect(db, read_only=True) as con:
         return has_accounts(con)
@@ -211,7 +212,7 @@ def require_role(con, actor: str | None, role: str, action: str) -> None:
 # ---------------------------------------------------------------- managing accounts
 
 def add_account(name: str, password: str, *, role: str = "reviewer", actor: str | None = None,
-                db=None) -> Account:
+                db: DbPath = None) -> Account:
     """Create an account.  The first account of a database is an admin
     whatever ``role`` says; later ones need ``actor`` to be an admin."""
     clean = clean_name(name)
@@ -234,7 +235,7 @@ def add_account(name: str, password: str, *, role: str = "reviewer", actor: str 
     return Account(clean, role)
 
 
-def list_accounts(*, db=None) -> pd.DataFrame:
+def list_accounts(*, db: DbPath = None) -> pd.DataFrame:
     """Every account, by name: columns ``name, role, disabled, created_at,
     updated_at`` (UTC).  Never the password hash."""
     with connect(db, read_only=True) as con:
@@ -252,7 +253,7 @@ def _update(con, name: str, sql: str, params: list) -> Account:
     return acc
 
 
-def set_disabled(name: str, disabled: bool = True, *, actor: str | None = None, db=None) -> Account:
+def set_disabled(name: str, disabled: bool = True, *, actor: str | None = None, db: DbPath = None) -> Account:
     """Disable (or enable again) an account; its sessions end.  Needs an
     admin ``actor``; the last enabled admin cannot be disabled."""
     with connect(db) as con, transaction(con):
@@ -268,7 +269,7 @@ def set_disabled(name: str, disabled: bool = True, *, actor: str | None = None, 
     return Account(acc.name, acc.role, bool(disabled))
 
 
-def reset_password(name: str, password: str, *, actor: str | None = None, db=None) -> Account:
+def reset_password(name: str, password: str, *, actor: str | None = None, db: DbPath = None) -> Account:
     """Set a new password (an admin for anyone, or the account itself);
     every session of the account ends and its sign-in lock is lifted."""
     _check_password(password)
@@ -284,7 +285,7 @@ def reset_password(name: str, password: str, *, actor: str | None = None, db=Non
 
 # ---------------------------------------------------------------- signing in
 
-def verify_password(name: str, password: str, *, db=None) -> bool:
+def verify_password(name: str, password: str, *, db: DbPath = None) -> bool:
     """Whether ``password`` is the account's password, without counting
     a failure or signing in (for the demo banner: are the published demo
     passwords still in use?)."""
@@ -307,7 +308,7 @@ def _lock_seconds(failures: int) -> int:
     return min(LOCK_SECONDS * 2 ** (failures - MAX_FAILURES), MAX_LOCK_SECONDS)
 
 
-def authenticate(name: str, password: str, *, db=None) -> Account:
+def authenticate(name: str, password: str, *, db: DbPath = None) -> Account:
     """The enabled account whose name and password these are, or
     :class:`SignInError` (the same message for an unknown name, a wrong
     password and a disabled account).  Failures are counted per name; after
@@ -350,7 +351,7 @@ def authenticate(name: str, password: str, *, db=None) -> Account:
     raise SignInError(_BAD_SIGN_IN)
 
 
-def _secret(db) -> bytes:
+def _secret(db: DbPath) -> bytes:
     env = os.environ.get(SECRET_ENV)
     if env:
         return env.encode("utf-8")
@@ -377,7 +378,7 @@ def _unb64(s: str) -> bytes:
     return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
 
 
-def issue_session(name: str, *, hours: float = SESSION_HOURS, db=None) -> str:
+def issue_session(name: str, *, hours: float = SESSION_HOURS, db: DbPath = None) -> str:
     """A signed session token for an enabled account (after
     :func:`authenticate`), valid for ``hours``."""
     with connect(db, read_only=True) as con:
@@ -391,7 +392,7 @@ def issue_session(name: str, *, hours: float = SESSION_HOURS, db=None) -> str:
     return f"{payload}.{sig}"
 
 
-def verify_session(token: str | None, *, db=None) -> Account:
+def verify_session(token: str | None, *, db: DbPath = None) -> Account:
     """The account a session token was issued to, or :class:`SignInError`
     when the token is malformed, forged, expired, or the account has since
     been disabled, had its password reset or signed out."""
@@ -414,7 +415,7 @@ def verify_session(token: str | None, *, db=None) -> Account:
     return Account(rows[0][0], rows[0][1])
 
 
-def end_sessions(name: str, *, db=None) -> None:
+def end_sessions(name: str, *, db: DbPath = None) -> None:
     """Sign out: every session token of the account stops working."""
     with connect(db) as con, transaction(con):
         con.execute("UPDATE accounts SET session_epoch = session_epoch + 1 WHERE name_key = ?", [_key(name)])

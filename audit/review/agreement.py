@@ -19,6 +19,7 @@ from audit.analyze.agreement import KappaResult, agreement_matrix, cohen_kappa
 from audit.errors import AuditError
 from audit.review._common import run
 from audit.store import connect
+from audit.store import DbPath
 
 _CURRENT = """
 SELECT question_id AS item, reviewer AS rater, {label} AS label
@@ -64,7 +65,7 @@ class ReviewerAgreement:
         return f"{k.describe()}, {self.n_items} items"
 
 
-def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db=None) -> ReviewerAgreement:
+def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db: DbPath = None) -> ReviewerAgreement:
     """Cohen's kappa between reviewers (pairwise and pooled) on a benchmark.
 
     >>> import tempfile, os

@@ -7,9 +7,10 @@ import pandas as pd
 from audit.review._common import run
 from audit.review.status import AUDIT_CTE
 from audit.store import connect
+from audit.store import DbPath
 
 
-def tier_by_subject(benchmark: str, *, pivot: bool = False, db=None) -> pd.DataFrame:
+def tier_by_subject(benchmark: str, *, pivot: bool = False, db: DbPath = None) -> pd.DataFrame:
     """Items per subject and tier of the current audit.
 
     Long form (default): columns ``subject, tier, bucket, n`` (``tier`` NULL
@@ -35,7 +36,7 @@ def tier_by_subject(benchmark: str, *, pivot: bool = False, db=None) -> pd.DataF
     return wide
 
 
-def progress_by_reviewer(benchmark: str, *, db=None) -> pd.DataFrame:
+def progress_by_reviewer(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     """One row per reviewer: ``reviewer, n_items`` (items with a non-skip
     review), ``n_reviews`` (all rows), ``key_correct, key_wrong, ambiguous,
     defective, skip`` (rows per verdict), ``adjudications,
@@ -56,7 +57,7 @@ def progress_by_reviewer(benchmark: str, *, db=None) -> pd.DataFrame:
             GROUP BY reviewer ORDER BY n_items DESC, reviewer""", {"benchmark": benchmark}).df()
 
 
-def list_benchmarks(*, db=None) -> list[str]:
+def list_benchmarks(*, db: DbPath = None) -> list[str]:
     """Names of the benchmarks in the database, sorted (for pickers).
 
     >>> import tempfile, os

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import model_set
+from audit.analyze import model_set
 from audit.analyze.keyerror import (
     LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
     score_inputs, write_scores,
@@ -53,6 +53,7 @@ from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review.status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 JUDGE_SENS_PRIOR = (3.0, 2.0)
 JUDGE_SPEC_PRIOR = (8.0, 2.0)
@@ -399,7 +400,7 @@ def _refresh_some(con: Any, benchmark: str, run_id: int, before: pd.Series, now:
     return len(out)
 
 
-def evidence_scores(benchmark: str, *, db: Any = None) -> pd.DataFrame:
+def evidence_scores(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     """The combined score of every item, computed now (not stored): columns
     question_id, run_id, score, prior_logit, llr_parallel, llr_judges,
     n_judges, settled_verdict."""
@@ -407,7 +408,7 @@ def evidence_scores(benchmark: str, *, db: Any = None) -> pd.DataFrame:
         return _combine(con, benchmark)[0]
 
 
-def evidence_weights(benchmark: str, *, db: Any = None) -> dict:
+def evidence_weights(benchmark: str, *, db: DbPath = None) -> dict:
     """The measured weights: ``judges`` (DataFrame judge, n_settled, tp, fp,
     tn, fn, sens, spec, llr_wrong, llr_right), ``parallel`` (sens, spec,
     n_settled), ``n_settled``, ``global_rate``, ``subject_rate`` (Series)."""
@@ -415,7 +416,7 @@ def evidence_weights(benchmark: str, *, db: Any = None) -> dict:
         return _combine(con, benchmark)[1]
 
 
-def rescore(benchmark: str, *, db: Any = None) -> int:
+def rescore(benchmark: str, *, db: DbPath = None) -> int:
     """Refit the key-error model of the current audit run with the settled
     expert verdicts clamped (semi-supervised EM: the models' reliabilities
     and the subjects' rates learn from the reviewed items), store it, and
@@ -446,7 +447,7 @@ def rescore(benchmark: str, *, db: Any = None) -> int:
         return int((~np.isnan(clamp)).sum())
 
 
-def calibration(benchmark: str, *, db: Any = None, reference: str | None = None) -> pd.DataFrame:
+def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = None) -> pd.DataFrame:
     """Predicted (the fit's score) vs observed rate of wrong keys, per score
     band (see :func:`audit.analyze.keyerror.calibration_table`).  Observed:
     the settled expert verdicts (key_wrong vs any other settled verdict), or,
@@ -480,7 +481,7 @@ def _direction(llr: float) -> str:
             else f"makes a wrong key about {_times(llr)} times less likely")
 
 
-def why_this_item(benchmark: str, question_id: str, *, db: Any = None) -> list[str]:
+def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None) -> list[str]:
     """Each contribution to the item's key-error score as a plain-language
     sentence, the overall probability last.  An empty list when the
     benchmark has no scored audit run."""

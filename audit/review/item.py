@@ -17,6 +17,7 @@ from audit.review.accounts import effective_role, may_adjudicate
 from audit.review.settings import is_lead, settings_from
 from audit.review.status import DISPUTED, status_expr, summary_ctes
 from audit.store import connect
+from audit.store import DbPath
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def _judges(con, benchmark: str, question_id: str) -> list[JudgeVerdict]:
     return out
 
 
-def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, db=None) -> ItemView:
+def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, db: DbPath = None) -> ItemView:
     """Read one item for the item page.
 
     Hiding rule (independent double review): ``history`` shows everyone's

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from audit.store import connect, transaction
+from audit.store import DbPath
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def _row_groups_per_item(con) -> float:
         return float("nan")
 
 
-def cluster_predictions(*, db=None) -> ClusterSummary:
+def cluster_predictions(*, db: DbPath = None) -> ClusterSummary:
     """Rewrite ``predictions`` ordered by (benchmark, question_id, model, run)
     in one transaction (all or nothing).  Run once after importing
     predictions (``audit review optimize``); about 45 s for 10 M rows.  The

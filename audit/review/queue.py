@@ -12,6 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from audit._sql import resolves_benchmark
 from audit.errors import AuditError
 from audit.review.evidence import EVIDENCE_CTE
 from audit.review._common import clean_name, run
@@ -20,6 +21,7 @@ from audit.review.status import (
     status_expr, summary_ctes,
 )
 from audit.store import connect
+from audit.store import DbPath
 
 REVIEWED_BY_ME = "reviewed_by_me"
 NOT_REVIEWED_BY_ME = "not_reviewed_by_me"
@@ -158,8 +160,9 @@ def _order_sql(order: str) -> str:
     return QUEUE_ORDERS[order].order_by + ", seq, question_id"
 
 
+@resolves_benchmark
 def review_queue(
-    benchmark: str,
+    benchmark: str | None,
     *,
     tiers: Iterable[int] | int | None = (1, 2),
     subjects: Iterable[str] | str | None = None,
@@ -170,7 +173,7 @@ def review_queue(
     order: str = DEFAULT_ORDER,
     limit: int | None = None,
     offset: int = 0,
-    db=None,
+    db: DbPath = None,
 ) -> pd.DataFrame:
     """Items to review, filtered and ordered, in one query.
 
@@ -249,7 +252,7 @@ def queue_progress(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    db=None,
+    db: DbPath = None,
 ) -> QueueProgress:
     """How far the review of the items matching the filters has got
     ("37 of 107 reviewed"), in one query.  Takes the filters of
@@ -279,7 +282,7 @@ def neighbours(
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
     order: str = DEFAULT_ORDER,
-    db=None,
+    db: DbPath = None,
 ) -> tuple[str | None, str | None]:
     """(previous id, next id) of ``question_id`` within the queue filter and
     order (None at either end).  The item itself need not match the filter
@@ -311,7 +314,7 @@ def next_for_reviewer(
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
     order: str = DEFAULT_ORDER,
-    db=None,
+    db: DbPath = None,
 ) -> str | None:
     """The next item (in the queue order, within the filters) that still
     needs ``reviewer``'s verdict — unreviewed or waiting for a second review,

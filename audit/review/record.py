@@ -25,16 +25,18 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
+from audit._sql import defaults_benchmark, resolves_benchmark
 from audit._version import __version__
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.labels import normalize_label
 from audit.records import Review
-from audit.ingest._read import nfc
+from audit._read import nfc
 from audit.review._common import clean_name, clean_text, to_utc
 from audit.review.accounts import may_adjudicate
 from audit.review.settings import leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
+from audit.store import DbPath
 
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
@@ -230,7 +232,7 @@ def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame,
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
     ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
@@ -303,7 +305,7 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
 
 
 def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
-                db=None, path: str | os.PathLike | None = None) -> list[Review]:
+                db: DbPath = None, path: str | os.PathLike | None = None) -> list[Review]:
     """Append many reviews in one transaction (all or nothing).
 
     ``rows`` are mappings (or a DataFrame) with the keyword arguments of
@@ -314,8 +316,9 @@ def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, sourc
         return append_reviews(con, benchmark, rows, source=source, path=path)
 
 
+@defaults_benchmark
 def add_review(
-    benchmark: str,
+    benchmark: str | None,
     question_id: str,
     reviewer: str,
     verdict: str,
@@ -329,7 +332,7 @@ def add_review(
     app_version: str | None = None,
     created_at=None,
     external_id: str | None = None,
-    db=None,
+    db: DbPath = None,
 ) -> Review:
     """Append one expert verdict and return it (with its ``review_id``).
 
@@ -348,7 +351,7 @@ def add_review(
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
-    >>> from audit.ingest._store import store_questions
+    >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
     >>> with connect(db) as con:
@@ -371,14 +374,15 @@ def add_review(
     return add_reviews(benchmark, [row], source=source, db=db)[0]
 
 
-def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[Review]:
+@defaults_benchmark
+def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None) -> list[Review]:
     """Append the reviews in a CSV or JSONL file (experts reviewing offline in
     a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
     ``corrected_answer, cause, rationale`` and optionally ``proposed_fix,
     created_at, is_adjudication``.  Same validation as :func:`add_review`;
     all or nothing; errors name ``file:line``.  Rows are stored with
     ``source='import'``."""
-    from audit.ingest._read import read_table, require_columns
+    from audit._read import read_table, require_columns
 
     p = Path(path)
     df = read_table(p)
@@ -387,8 +391,9 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str, db=None) -> list[
     return add_reviews(benchmark, df.to_dict("records"), source="import", db=db, path=p)
 
 
-def list_reviews(benchmark: str, question_id: str | None = None, *, reviewer: str | None = None,
-                 db=None) -> pd.DataFrame:
+@resolves_benchmark
+def list_reviews(benchmark: str | None, question_id: str | None = None, *, reviewer: str | None = None,
+                 db: DbPath = None) -> pd.DataFrame:
     """Every review row of a benchmark (or of one item / one reviewer), oldest
     first (insertion order): columns ``review_id, benchmark, question_id,
     reviewer, created_at (UTC, database clock), verdict, corrected_answer,

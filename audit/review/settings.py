@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from audit.errors import InputError
 from audit.review._common import clean_name, utc_now
-from audit.store import connect, transaction
+from audit.store import DbPath, connect, transaction
 
 LEADS_ENV = "WORKBENCH_LEADS"
 FLAGGED_TIERS = (1, 2)
@@ -76,7 +76,7 @@ def is_lead(name: str, leads: list[str]) -> bool:
     return clean_name(name).casefold() in {l.casefold() for l in leads}
 
 
-def get_leads(*, db=None) -> list[str]:
+def get_leads(*, db: DbPath = None) -> list[str]:
     """Lead reviewers (may adjudicate disputed items).  Empty list = no lead
     list configured, and then anyone may adjudicate.
 
@@ -91,7 +91,7 @@ def get_leads(*, db=None) -> list[str]:
         return leads_from(con)
 
 
-def set_leads(names, *, db=None) -> list[str]:
+def set_leads(names, *, db: DbPath = None) -> list[str]:
     """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
     them).  Returns the stored list."""
     if isinstance(names, str):
@@ -112,14 +112,14 @@ def required_reviews_from(con) -> RequiredReviews:
     return RequiredReviews(**v) if v else RequiredReviews()
 
 
-def get_required_reviews(*, db=None) -> RequiredReviews:
+def get_required_reviews(*, db: DbPath = None) -> RequiredReviews:
     """How many independent reviews settle an item (default: 2 for Tier 1–2,
     1 otherwise)."""
     with connect(db, read_only=True) as con:
         return required_reviews_from(con)
 
 
-def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db=None) -> RequiredReviews:
+def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db: DbPath = None) -> RequiredReviews:
     """Store the number of independent reviews required for Tier 1–2 items
     (``flagged``) and for the others (``other``); each at least 1."""
     with connect(db) as con, transaction(con):
@@ -138,7 +138,7 @@ def set_required_reviews(*, flagged: int | None = None, other: int | None = None
 UI_LANGUAGES = ("en", "zh-Hans", "bo")
 
 
-def set_user_language(name: str, language: str, *, db=None) -> str:
+def set_user_language(name: str, language: str, *, db: DbPath = None) -> str:
     """Store a reviewer's interface language (``en``, ``zh-Hans`` or ``bo``).
 
     >>> import tempfile, os
@@ -156,7 +156,7 @@ def set_user_language(name: str, language: str, *, db=None) -> str:
     return language
 
 
-def get_user_language(name: str, *, db=None) -> str | None:
+def get_user_language(name: str, *, db: DbPath = None) -> str | None:
     """A reviewer's stored interface language, or None when not set."""
     who = clean_name(name)
     if not who:
@@ -164,3 +164,35 @@ def get_user_language(name: str, *, db=None) -> str | None:
     with connect(db, read_only=True) as con:
         v = _read_setting(con, f"user_language:{who.casefold()}")
     return v if v in UI_LANGUAGES else None
+
+
+@dataclass(frozen=True)
+class LeadReviewers:
+    """The lead reviewers: ``stored`` in the database and ``from_env``
+    (``$WORKBENCH_LEADS``, which adds to them)."""
+
+    stored: list[str]
+    from_env: list[str]
+
+    def line(self) -> str:
+        """One line in plain words."""
+        return ("lead reviewers: " + (", ".join(self.stored) if self.stored else
+                                      "none configured (anyone may adjudicate)")
+                + (f"  [{LEADS_ENV}: {', '.join(self.from_env)}]" if self.from_env else ""))
+
+
+def lead_reviewers(set_to: str | list[str] | None = None, *, db: DbPath = None) -> LeadReviewers:
+    """The lead reviewers (``audit review leads``); with *set_to*, first
+    replace the stored list (``""`` clears it; see :func:`set_leads`)."""
+    if set_to is not None:
+        set_leads(set_to, db=db)
+    return LeadReviewers(stored=get_leads(db=db), from_env=env_leads())
+
+
+def required_reviews(flagged: int | None = None, other: int | None = None, *, db: DbPath = None) -> RequiredReviews:
+    """How many independent reviews settle an item (``audit review
+    required``); with *flagged* or *other*, set them first
+    (:func:`set_required_reviews`)."""
+    if (flagged or other) is not None:  # as the command always did: 0 alone reads
+        return set_required_reviews(flagged=flagged, other=other, db=db)
+    return get_required_reviews(db=db)

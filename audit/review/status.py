@@ -25,6 +25,7 @@ from audit.analyze.runs import CURRENT_AUDIT_SQL
 from audit.review._common import clean_name, run
 from audit.review.settings import FLAGGED_TIERS, required_reviews_from
 from audit.store import connect
+from audit.store import DbPath
 
 UNREVIEWED = "unreviewed"
 NEEDS_SECOND_REVIEW = "needs_second_review"
@@ -174,7 +175,7 @@ def base_params(con, benchmark: str, reviewer: str | None = None) -> dict:
     }
 
 
-def review_status(benchmark: str, *, reviewer: str | None = None, db=None) -> pd.DataFrame:
+def review_status(benchmark: str, *, reviewer: str | None = None, db: DbPath = None) -> pd.DataFrame:
     """Review status of every item of a benchmark, in import order.
 
     Columns: ``question_id, subject, tier, required, n_reviews`` (non-skip
@@ -201,7 +202,7 @@ def review_status(benchmark: str, *, reviewer: str | None = None, db=None) -> pd
         return run(con, sql, params).df()
 
 
-def settled_verdicts(benchmark: str, *, db=None) -> pd.DataFrame:
+def settled_verdicts(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     """The settled verdict of every settled item (status ``done``), in import order.
 
     Columns: ``question_id, verdict`` (key_correct / key_wrong / ambiguous /

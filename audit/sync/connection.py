@@ -10,6 +10,7 @@ from audit.store import connect, transaction
 from audit.sync.client import KEY_ENV, Session, ls_errors, open_session
 from audit.sync.config import labeling_config
 from audit.sync.state import find_project, save_project
+from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 DEFAULT_TITLE = "Answer-key audit"
@@ -61,7 +62,7 @@ def ensure_view(session: Session, project_id: int) -> None:
 
 
 def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str | None = None,
-               project_id: int | None = None, benchmark: str | None = None, db=None,
+               project_id: int | None = None, benchmark: str | None = None, db: DbPath = None,
                actor: str | None = None) -> ConnectSummary:
     """Check the connection and create (or find) the project whose labeling
     config is generated from the items (enough option labels for the largest
@@ -135,7 +136,7 @@ class SyncStatus:
 
 
 def ls_status(url: str | None = None, *, project_id: int | None = None, remote: bool = False,
-              api_key: str | None = None, db=None) -> SyncStatus:
+              api_key: str | None = None, db: DbPath = None) -> SyncStatus:
     """Counts of the sync state of the connected project (the latest one for
     ``url`` / ``$LABEL_STUDIO_URL``, or the latest connected anywhere).  With
     ``remote=True`` also asks the server for its task and annotation counts."""

@@ -37,6 +37,7 @@ from audit.sync.client import Session, open_session
 from audit.sync.push import adopt_intents
 from audit.sync.remote import list_annotations, list_users
 from audit.sync.state import Project, find_project, touch, utc_now
+from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 
@@ -98,10 +99,12 @@ ORDER BY n.annotation_id
 """
 
 
-def _problems(con, record, new: pd.DataFrame) -> dict[int, str]:
+def _problems(con, new: pd.DataFrame) -> dict[int, str]:
     """annotation id → why the annotation is not a valid verdict, checked by
     the review stage's own validation (:func:`audit.review.record.review_problems`,
     exactly as for ``audit review add``), grouped by benchmark."""
+    from audit.review import review_problems
+
     out: dict[int, str] = {}
     for bench, grp in new.groupby("benchmark", sort=False):
         rows = [{"question_id": r.question_id, "reviewer": r.reviewer,
@@ -109,7 +112,7 @@ def _problems(con, record, new: pd.DataFrame) -> dict[int, str]:
                  "cause": _none(r.cause), "rationale": _none(r.rationale), "proposed_fix": _none(r.proposed_fix),
                  "source": "label_studio"} for r in grp.itertuples(index=False)]
         for aid, exists, rv, problem in zip(grp["annotation_id"], grp["item_exists"], grp["verdict"],
-                                            record.review_problems(con, str(bench), rows, source="label_studio")):
+                                            review_problems(con, str(bench), rows, source="label_studio")):
             if not exists:
                 problem = f"the item {bench}/{grp.loc[grp['annotation_id'] == aid, 'question_id'].iloc[0]} is not in the database"
             elif _none(rv) is None:
@@ -131,7 +134,6 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
     """Record a listing of the project's annotations (inside the caller's
     transaction).  Set-based classification in SQL; reviews appended through
     the review stage's validated insert."""
-    from audit.review import record  # the one code path that appends reviews
     from audit.sync.config import verdict_hash
 
     s = PullSummary(project.project_id, annotations=len(remote))
@@ -143,7 +145,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
         new = con.execute(_CLASSIFY_SQL, params).df()
         now = utc_now()
         versions, conflicts, to_add = [], [], []
-        problems = _problems(con, record, new)
+        problems = _problems(con, new)
         for r in new.itertuples(index=False):
             r = r._replace(**{k: _none(getattr(r, k)) for k in
                               ("verdict", "corrected_answer", "cause", "rationale", "proposed_fix", "prev_hash",
@@ -181,7 +183,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                     conflicts.append((project.url, project.project_id, r.benchmark, r.question_id, r.reviewer,
                                       int(r.annotation_id), int(r.unsynced_wb_review_id), ext, now))
         s.new_versions = len(new)
-        ids = _append_reviews(con, record, to_add)
+        ids = _append_reviews(con, to_add)
         s.reviews_added = len(ids)
         s.conflicts = len(conflicts)
         for v in versions:   # external id → review id of the rows just appended
@@ -217,20 +219,22 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
     return s
 
 
-def _append_reviews(con, record, to_add: list[tuple[str, dict]]) -> dict[str, int]:
+def _append_reviews(con, to_add: list[tuple[str, dict]]) -> dict[str, int]:
     """Append the reviews (grouped by benchmark) on ``con`` through the review
     stage's validation; returns external id → review id."""
+    from audit.review import append_reviews  # the one code path that appends reviews
+
     out: dict[str, int] = {}
     by_bench: dict[str, list[dict]] = {}
     for bench, row in to_add:
         by_bench.setdefault(bench, []).append(row)
     for bench, rows in by_bench.items():
-        added = record.append_reviews(con, bench, rows, source="label_studio")
+        added = append_reviews(con, bench, rows, source="label_studio")
         out.update({r.external_id: int(r.review_id) for r in added})
     return out
 
 
-def pull_project(session: Session, project: Project, *, db=None) -> PullSummary:
+def pull_project(session: Session, project: Project, *, db: DbPath = None) -> PullSummary:
     """List the project's annotations and record them (one transaction)."""
     remote = list_annotations(session, project.project_id)
     users = list_users(session)
@@ -242,7 +246,7 @@ def pull_project(session: Session, project: Project, *, db=None) -> PullSummary:
 
 
 def ls_pull(*, url: str | None = None, api_key: str | None = None, project_id: int | None = None,
-            db=None) -> PullSummary:
+            db: DbPath = None) -> PullSummary:
     """Append the connected project's new annotations as reviews (see module
     doc).  Running it twice appends nothing the second time.
 

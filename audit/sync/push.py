@@ -36,6 +36,7 @@ from audit.sync.config import external_id, labeling_config, task_data, verdict_h
 from audit.sync.connection import ensure_config
 from audit.sync.remote import list_annotations, list_tasks, list_users, norm_ts
 from audit.sync.state import Project, crash_point, find_project, touch, utc_now
+from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 DEFAULT_TIERS = (1, 2)
@@ -68,7 +69,7 @@ def _progress(total: int, desc: str, enabled: bool | None):
                 disable=not (sys.stderr.isatty() if enabled is None else enabled))
 
 
-def select_items(db, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS, question_ids=None,
+def select_items(db: DbPath, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS, question_ids=None,
                  **queue_filters) -> pd.DataFrame:
     """Which items to push: ``question_ids`` of ``benchmark``; else the
     review queue's selection (:func:`audit.review.review_queue` with
@@ -146,7 +147,7 @@ def build_tasks(con, selection: pd.DataFrame) -> list[dict]:
     return [task_data(dict(zip(cols, row))) for row in cur.fetchall()]
 
 
-def _record_tasks(db, project: Project, rows: list[tuple]) -> None:
+def _record_tasks(db: DbPath, project: Project, rows: list[tuple]) -> None:
     """rows: (external_id, benchmark, question_id, task_id, content_hash) now synced."""
     if not rows:
         return
@@ -175,7 +176,7 @@ ORDER BY r.review_id
 """
 
 
-def _annotations_for_new_tasks(session: Session, project: Project, db, tasks: list[dict],
+def _annotations_for_new_tasks(session: Session, project: Project, db: DbPath, tasks: list[dict],
                                s: PushSummary) -> dict[str, list[tuple]]:
     """external id → [(annotation dict, review_id, ls_user_id, content hash)] of
     the verdicts to send inside the import of new tasks (bulk: one request
@@ -197,7 +198,7 @@ def _annotations_for_new_tasks(session: Session, project: Project, db, tasks: li
 
 
 def push_tasks(session: Session, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS,
-               question_ids=None, batch_size: int = 500, db=None, progress: bool | None = None,
+               question_ids=None, batch_size: int = 500, db: DbPath = None, progress: bool | None = None,
                summary: PushSummary | None = None, verdicts: bool = False, **queue_filters) -> PushSummary:
     """Create or update the tasks of the selected items (see module doc).
     With ``verdicts``, new tasks are imported together with the workbench
@@ -394,7 +395,7 @@ ORDER BY l.review_id
 """
 
 
-def _user_ids(session: Session, db, reviewers: list[str], s: PushSummary) -> dict[str, int]:
+def _user_ids(session: Session, db: DbPath, reviewers: list[str], s: PushSummary) -> dict[str, int]:
     """Label Studio user id of each reviewer (created when missing, linked in ls_users)."""
     url = session.url
     with connect(db, read_only=True) as con:
@@ -422,7 +423,7 @@ def _user_ids(session: Session, db, reviewers: list[str], s: PushSummary) -> dic
     return out
 
 
-def push_verdicts(session: Session, project: Project, *, db=None, batch_size: int = 200,
+def push_verdicts(session: Session, project: Project, *, db: DbPath = None, batch_size: int = 200,
                   progress: bool | None = None, remote: pd.DataFrame | None = None,
                   summary: PushSummary | None = None) -> PushSummary:
     """Send workbench verdicts that Label Studio has not seen (see module doc)."""
@@ -512,7 +513,7 @@ def _nn(v):
 
 def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=None, verdicts: bool = True,
             url: str | None = None, api_key: str | None = None, project_id: int | None = None,
-            batch_size: int = 500, db=None, progress: bool | None = None, **queue_filters) -> PushSummary:
+            batch_size: int = 500, db: DbPath = None, progress: bool | None = None, **queue_filters) -> PushSummary:
     """Push the selected items as tasks (chosen like the review queue:
     Tier 1–2 of ``benchmark`` by default, ``tiers=None`` for every item, plus
     any :func:`audit.review.review_queue` filter such as ``subjects=`` or

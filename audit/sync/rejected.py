@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from audit.review._common import table_exists
+from audit._sql import table_exists
 from audit.store import connect
+from audit.store import DbPath
 
 REJECTED_COLUMNS = ["project_id", "annotation_id", "task_id", "benchmark", "question_id", "reviewer",
                     "updated_at", "reason"]
 
 
-def ls_rejected(*, project_id: int | None = None, db=None) -> pd.DataFrame:
+def ls_rejected(*, project_id: int | None = None, db: DbPath = None) -> pd.DataFrame:
     """Annotations whose latest version was rejected by a pull, newest first:
     columns ``project_id, annotation_id, task_id, benchmark, question_id,
     reviewer`` (who made the version), ``updated_at`` (Label Studio's time,

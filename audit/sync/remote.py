@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
-from audit.ingest._read import nfc
+from audit._read import nfc
 from audit.sync.client import LabelStudioError, Session, ls_errors
 from audit.sync.config import parse_result, verdict_hash
 

@@ -13,6 +13,7 @@ from audit.sync.pull import PullSummary, pull_project
 from audit.sync.push import DEFAULT_TIERS, PushSummary, push_tasks, push_verdicts
 from audit.sync.remote import list_annotations
 from audit.sync.state import find_project, touch
+from audit.store import DbPath
 
 
 @dataclass
@@ -22,7 +23,7 @@ class SyncSummary:
 
 
 def ls_sync(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=None, url: str | None = None,
-            api_key: str | None = None, project_id: int | None = None, batch_size: int = 500, db=None,
+            api_key: str | None = None, project_id: int | None = None, batch_size: int = 500, db: DbPath = None,
             progress: bool | None = None, **queue_filters) -> SyncSummary:
     """Pull annotations, then push tasks (the selected items, or a refresh of
     the tasks already pushed when no benchmark is given; the selection takes

@@ -32,6 +32,7 @@ from audit.store import connect
 from audit.sync.client import open_session
 from audit.sync.pull import pull_project
 from audit.sync.state import find_project
+from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 PULL_EVENTS = {"ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_CREATED", "ANNOTATIONS_DELETED",
@@ -46,7 +47,7 @@ class WebhookReceiver:
     ``pulls`` counts completed pulls, ``errors`` keeps the last error lines."""
 
     def __init__(self, *, port: int = 8765, host: str = "127.0.0.1", url: str | None = None,
-                 api_key: str | None = None, project_id: int | None = None, db=None, secret: str | None = None):
+                 api_key: str | None = None, project_id: int | None = None, db: DbPath = None, secret: str | None = None):
         if host not in LOOPBACK:
             raise AuditError(f"the webhook receiver listens on loopback only (127.0.0.1), not {host!r}")
         self.session = open_session(url, api_key)
@@ -144,7 +145,7 @@ class WebhookReceiver:
 
 
 def serve_webhook(*, port: int = 8765, host: str = "127.0.0.1", url: str | None = None, api_key: str | None = None,
-                  project_id: int | None = None, db=None, secret: str | None = None) -> None:
+                  project_id: int | None = None, db: DbPath = None, secret: str | None = None) -> None:
     """Run the webhook receiver until interrupted (``audit ls webhook``)."""
     receiver = WebhookReceiver(port=port, host=host, url=url, api_key=api_key, project_id=project_id, db=db,
                                secret=secret).start()

@@ -127,7 +127,7 @@ def crowdkit_peers(res: pd.DataFrame, preds: pd.DataFrame) -> dict[str, np.ndarr
 
 def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), refit_every: int = 10):
     """Wrong keys found after each of ``steps`` reviews, static vs updating order."""
-    from audit.analyze._base import model_set
+    from audit.analyze import model_set
     from audit.analyze.keyerror import load_inputs, score_inputs
     from audit.analyze.tiers import latest_run
     from audit.store import connect

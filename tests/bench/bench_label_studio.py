@@ -38,16 +38,16 @@ def main() -> int:
     os.environ["LABEL_STUDIO_URL"], os.environ["LABEL_STUDIO_API_KEY"] = server.url, server.token
     try:
         make_benchmark(db, args.n, benchmark="bench")
-        proj = audit.ls_connect(title="bench", benchmark="bench", db=db)
+        proj = audit.sync.ls_connect(title="bench", benchmark="bench", db=db)
 
         t = time.perf_counter()
-        s = audit.ls_push("bench", tiers=None, verdicts=False, db=db, progress=False)
+        s = audit.sync.ls_push("bench", tiers=None, verdicts=False, db=db, progress=False)
         push_s = time.perf_counter() - t
         assert s.created == args.n, s
         print(f"push {s.created} tasks (bulk import): {push_s:.2f} s  [target ≤ 15 s]")
 
         t = time.perf_counter()
-        s2 = audit.ls_push("bench", tiers=None, verdicts=False, db=db, progress=False)
+        s2 = audit.sync.ls_push("bench", tiers=None, verdicts=False, db=db, progress=False)
         print(f"push again (no change, {s2.unchanged} unchanged): {time.perf_counter() - t:.2f} s")
 
         # Pull set-up (not timed): a second project holding the same 1,000 tasks, each
@@ -63,21 +63,21 @@ def main() -> int:
                    verdict_result("ambiguous", cause="translation", rationale="two answers"),
                    verdict_result("defective", cause="formatting", rationale="broken")]
         t = time.perf_counter()
-        pull_proj = client.projects.create(title="bench pull", label_config=audit.labeling_config(6))
+        pull_proj = client.projects.create(title="bench pull", label_config=audit.sync.labeling_config(6))
         client.projects.import_tasks(pull_proj.id, request=[
             {"data": d, "annotations": [{"result": results[i % 3], "completed_by": user.id}]}
             for i, d in enumerate(tasks)])
-        audit.ls_connect(project_id=pull_proj.id, db=db)
+        audit.sync.ls_connect(project_id=pull_proj.id, db=db)
         print(f"(setup) {len(tasks)} annotated tasks imported: {time.perf_counter() - t:.1f} s")
 
         t = time.perf_counter()
-        p = audit.ls_pull(db=db)
+        p = audit.sync.ls_pull(db=db)
         pull_s = time.perf_counter() - t
         assert p.reviews_added == args.n, p
         print(f"pull {p.reviews_added} annotations → reviews: {pull_s:.2f} s  [target ≤ 15 s]")
 
         t = time.perf_counter()
-        p2 = audit.ls_pull(db=db)
+        p2 = audit.sync.ls_pull(db=db)
         assert p2.reviews_added == 0
         print(f"pull again (nothing new): {time.perf_counter() - t:.2f} s")
         ok = push_s <= 15 and pull_s <= 15

@@ -52,27 +52,27 @@ def main() -> int:
         def fresh(name: str) -> Path:
             db = work / f"{name}.duckdb"
             shutil.copy(base, db)
-            audit.ls_connect(title=f"bench {name}", benchmark="bench", db=db)
+            audit.sync.ls_connect(title=f"bench {name}", benchmark="bench", db=db)
             return db
 
         # 1. per annotation (tasks already there)
         db1 = fresh("per-annotation")
-        audit.ls_push("bench", tiers=None, verdicts=False, db=db1, progress=False)
+        audit.sync.ls_push("bench", tiers=None, verdicts=False, db=db1, progress=False)
         t = time.perf_counter()
-        s1 = audit.ls_push("bench", tiers=None, db=db1, progress=False)
+        s1 = audit.sync.ls_push("bench", tiers=None, db=db1, progress=False)
         per_ann = time.perf_counter() - t
         assert s1.annotations_created == args.n and s1.annotations_in_import == 0, s1
 
         # 2. tasks only
         db2 = fresh("tasks-only")
         t = time.perf_counter()
-        audit.ls_push("bench", tiers=None, verdicts=False, db=db2, progress=False)
+        audit.sync.ls_push("bench", tiers=None, verdicts=False, db=db2, progress=False)
         tasks_only = time.perf_counter() - t
 
         # 3. bulk: tasks with their verdicts in the import
         db3 = fresh("bulk")
         t = time.perf_counter()
-        s3 = audit.ls_push("bench", tiers=None, db=db3, progress=False)
+        s3 = audit.sync.ls_push("bench", tiers=None, db=db3, progress=False)
         bulk = time.perf_counter() - t
         assert s3.annotations_in_import == args.n and s3.annotations_adopted == 0, s3
 

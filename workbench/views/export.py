@@ -52,7 +52,7 @@ def _create(bench: str, policy: str, db) -> None:
 
 @st.cache_data(ttl=600, show_spinner=False, max_entries=8)
 def _release(bench: str, version: str, db: str, version_stamp: tuple) -> bytes:
-    return audit.release_zip(bench, version, db=db)
+    return audit.export.release_zip(bench, version, db=db)
 
 
 def page() -> None:
@@ -64,7 +64,7 @@ def page() -> None:
     if bench is None:
         return
     try:
-        audit.validate_benchmark(bench)
+        audit.export.validate_benchmark(bench)
     except audit.AuditError as exc:
         st.error(str(exc))
         return
@@ -81,7 +81,7 @@ def page() -> None:
                 st.markdown((Path(path) / "DATASHEET.md").read_text(encoding="utf-8"))
 
     st.subheader(t("export.versions"))
-    versions = common.call(audit.list_versions, bench, db=db, verify=True)
+    versions = common.call(audit.export.list_versions, bench, db=db, verify=True)
     if versions is None:
         return
     names = versions["version"].tolist()
@@ -101,11 +101,11 @@ def page() -> None:
                                 index=intact[::-1].index(want) if want in intact else 0, key="export_pick")
             data = common.call(_release, bench, pick, str(db), tuple(versions["data_sha256"]))
             if data is not None:
-                c2.download_button(t("export.download", v=pick), data, file_name=audit.release_name(bench, pick),
+                c2.download_button(t("export.download", v=pick), data, file_name=audit.export.release_name(bench, pick),
                                    mime="application/zip", key="export_zip", icon=":material/download:")
 
     st.subheader(t("export.new"))
-    policies = audit.list_policies()
+    policies = audit.export.list_policies()
     choices = [p for p in policies["name"] if p != "original"]
     policy = st.selectbox(t("export.policy"), choices, index=choices.index("default"), key="export_policy")
     st.caption(policies.set_index("name").loc[policy, "description"])

@@ -35,14 +35,14 @@ def page() -> None:
         token = st.text_input("API token (used for this session only, never saved)", type="password",
                               key="ls_token") or None
 
-    status = common.call(audit.ls_status, url or None, db=db)
+    status = common.call(audit.sync.ls_status, url or None, db=db)
     if status is not None and status.url:
         st.subheader(f"Project {status.project_id}: {status.title}")
         _table(status)
     elif status is not None:
         st.info("No Label Studio project is connected yet.")
 
-    rejected = common.call(audit.ls_rejected, db=db)
+    rejected = common.call(audit.sync.ls_rejected, db=db)
     if rejected is not None and not rejected.empty:
         st.subheader("Annotations not taken")
         st.caption("These Label Studio annotations are not valid verdicts, so they were not recorded. "
@@ -58,17 +58,17 @@ def page() -> None:
     c1, c2, c3, c4 = st.columns(4)
     kw = {"url": url or None, "api_key": token, "db": db}
     if c1.button("Connect", key="ls_connect", help="Create or find the project for this benchmark"):
-        s = common.call(audit.ls_connect, url or None, token, benchmark=bench, db=db,
+        s = common.call(audit.sync.ls_connect, url or None, token, benchmark=bench, db=db,
                         actor=session.reviewer())
         if s:
             st.success(f"{'Created' if s.created else 'Connected'} project {s.project_id} '{s.title}'.")
     if c2.button("Push", key="ls_push", help="Items of the chosen tiers as tasks, and verdicts as annotations"):
-        s = common.call(audit.ls_push, bench, tiers=tuple(tiers) or None, progress=False, **kw)
+        s = common.call(audit.sync.ls_push, bench, tiers=tuple(tiers) or None, progress=False, **kw)
         if s:
             st.success(f"Tasks: {s.created} created, {s.updated} updated, {s.unchanged} unchanged. "
                        f"Annotations: {s.annotations_created} created, {s.annotations_updated} updated.")
     if c3.button("Pull", key="ls_pull", help="New annotations become reviews"):
-        s = common.call(audit.ls_pull, **kw)
+        s = common.call(audit.sync.ls_pull, **kw)
         if s:
             st.success(f"{s.reviews_added} new reviews, {s.conflicts} conflicts, {s.rejected} rejected, "
                        f"{s.deleted} deletions recorded.")

@@ -1,4 +1,5 @@
-"""Strict readers shared by the importers.  Every problem is an InputError
+"""Strict readers of input files, shared by every stage that reads one
+(importers, judge files and prompts, reviews, Label Studio exports).  Every problem is an InputError
 naming the file and, where there is one, the line.
 
 Only regular files are read: a pipe (FIFO), a device (``/dev/zero``), a
@@ -167,8 +168,6 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     if not text.strip():
         raise InputError("the file is empty", path=p)
     if text.lstrip().startswith("["):  # a JSON array of records (issue 10)
-        from audit.ingest.mapping import json_array_records
-
         yield from json_array_records(text, p)
         return
     for no, line in enumerate(text.splitlines(), start=1):
@@ -344,3 +343,47 @@ def iter_table(path: str | os.PathLike, chunk_rows: int = 20_000) -> Iterator[pd
             raise InputError("the file has a header but no rows", path=p)
     finally:
         con.close()
+
+
+def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
+    """(line, object) for each element of a JSON array held in ``text``.
+
+    >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
+    [(2, {'a': 1}), (3, {'a': 2})]
+    """
+    dec = json.JSONDecoder()
+    i = text.index("[") + 1
+    n = len(text)
+    line = 1 + text.count("\n", 0, i)
+    last = i
+    expect_value = True
+    while True:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            raise InputError("not valid JSON (the array is not closed with ']')", path=path,
+                             line=line + text.count("\n", last, n))
+        if text[i] == "]":
+            rest = text[i + 1:].strip()
+            if rest:
+                raise InputError("not valid JSON (text after the closing ']')", path=path,
+                                 line=line + text.count("\n", last, i))
+            return
+        if not expect_value:
+            if text[i] != ",":
+                raise InputError("not valid JSON (expected ',' between records)", path=path,
+                                 line=line + text.count("\n", last, i))
+            i += 1
+            expect_value = True
+            continue
+        line += text.count("\n", last, i)
+        last = i
+        try:
+            obj, end = dec.raw_decode(text, i)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError("expected a JSON object for each record of the array", path=path, line=line)
+        yield line, obj
+        i = end
+        expect_value = False

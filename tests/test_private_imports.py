@@ -1,0 +1,102 @@
+"""No module imports another package's private (``_name``) module.
+
+A private module is an implementation detail of its package: ``audit/ingest/_store.py``
+may be imported by the modules of ``audit.ingest`` only; other stages and the
+workbench use the names the package re-exports (tests may look inside).  Top-level
+private modules (``audit/_read.py``, ``audit/_csv.py``, ...) are shared by
+every stage.  Read with ``ast`` so imports inside functions (and ``from
+audit.ingest import _store``) count too.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CHECKED = ("audit", "workbench")  # tests may look inside a package (white-box)
+
+
+def _owner(module: str) -> str | None:
+    """The package a private module belongs to (``audit.ingest`` for
+    ``audit.ingest._store``), or None when *module* names no private module
+    below the top level."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__") and i >= 2:
+            return ".".join(parts[:i])
+    return None
+
+
+def _module_of(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str, root: Path) -> bool:
+    path = root.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _targets(tree: ast.AST, here: str, is_pkg: bool, root: Path) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")
+                base = base[: len(base) - node.level + (1 if is_pkg else 0)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            out.append((node.lineno, name))
+            # `from audit.ingest import _store` imports a module; `import _f` from a module, a name
+            out += [(node.lineno, f"{name}.{a.name}") for a in node.names if _is_module(f"{name}.{a.name}", root)]
+    return out
+
+
+def offenders(root: Path = REPO) -> list[str]:
+    bad = []
+    for top in CHECKED:
+        for path in sorted((root / top).rglob("*.py")):
+            if any(p.startswith(".") for p in path.relative_to(root).parts):
+                continue
+            here = _module_of(path, root)
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for line, target in _targets(tree, here, path.name == "__init__.py", root):
+                owner = _owner(target)
+                if owner is None or not target.startswith("audit."):
+                    continue
+                if here != owner and not here.startswith(owner + "."):
+                    bad.append(f"{path.relative_to(root)}:{line}: imports {target}, private to {owner}")
+    return sorted(set(bad))
+
+
+def test_no_module_imports_another_packages_private_module():
+    bad = offenders()
+    assert not bad, "private modules imported from outside their package:\n" + "\n".join(bad)
+
+
+def test_the_check_finds_private_imports(tmp_path):
+    (tmp_path / "audit" / "judge").mkdir(parents=True)
+    (tmp_path / "audit" / "ingest").mkdir(parents=True)
+    (tmp_path / "workbench").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "audit" / "judge" / "x.py").write_text(
+        "from audit._read import nfc\n"            # top-level private: shared, allowed
+        "def f():\n    from audit.analyze._base import model_set\n"
+        "from audit.ingest import _store\n", encoding="utf-8")
+    (tmp_path / "audit" / "ingest" / "y.py").write_text(
+        "from audit.ingest._store import store_questions\nfrom ._duck import one\n", encoding="utf-8")
+    (tmp_path / "audit" / "ingest" / "_store.py").write_text("def _f(): pass\n", encoding="utf-8")
+    (tmp_path / "tests" / "t.py").write_text("import audit.review._common\nfrom audit.ingest.y import _g\n",
+                                             encoding="utf-8")
+    (tmp_path / "workbench" / "w.py").write_text("import audit.review._common\nfrom audit.ingest.y import _g\n",
+                                                 encoding="utf-8")
+    assert offenders(tmp_path) == [
+        "audit/judge/x.py:3: imports audit.analyze._base, private to audit.analyze",
+        "audit/judge/x.py:4: imports audit.ingest._store, private to audit.ingest",
+        "workbench/w.py:1: imports audit.review._common, private to audit.review",
+    ]
