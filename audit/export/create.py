@@ -354,7 +354,6 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     bench_dir = root / benchmark
     target = bench_dir / version
     _refuse_links_out(root, bench_dir, target)
-    recovered = _recover_unrecorded(target, benchmark, version)
     remove_stale_partials(bench_dir)
     counts = count_items(d.items)
     with staged_directory(target) as tmp:
@@ -376,6 +375,10 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                         raise AuditError("reviews or questions changed while the export was being written; run it again")
                     if (_recorded_versions(con, benchmark) or [None])[-1] != d.parent:
                         raise AuditError(f"another version of '{benchmark}' was created meanwhile; run it again")
+                    # Only here, holding the database's write lock with no record of the version,
+                    # is a folder at the target certainly left by a killed export: a concurrent
+                    # export publishes its folder under this same lock, then commits.
+                    recovered = _recover_unrecorded(target, benchmark, version)
                     con.execute(
                         "INSERT INTO key_versions (benchmark, version, parent, policy, created_at, path, n_items, "
                         "n_corrected, n_excluded, n_unchanged, n_reviewed, data_sha256, tool_version) "
