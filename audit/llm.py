@@ -21,11 +21,19 @@ What it does for a list of items, each asked once:
   ``litellm.completion_cost``); custom prices for local models.
   ``max_cost`` stops cleanly: once the replies received cost that much no
   new request starts; requests in flight finish and are kept.
-* **Commits as replies arrive**: a writer task drains whatever results are
-  ready and hands them to the stage's :meth:`CallRunner.apply`, which
-  writes them in one short transaction (:meth:`CallRunner.commit` opens the
-  database only for that moment) — a SIGKILL loses at most the replies in
-  flight.
+* **Every reply durable before its slot moves on**: a worker hands its
+  result to the writer task and waits until the writer has committed it; only
+  then does it free its concurrency slot for the next item.  The writer
+  commits whatever results are waiting in one short transaction (group
+  commit: :meth:`CallRunner.apply`; :meth:`CallRunner.commit` opens the
+  database only for that moment), so a reply that arrives during a commit is
+  committed by the next one, and workers keep their requests overlapping.
+  Hence at any moment each of the ``concurrency`` slots holds at most one
+  reply not yet committed, and a SIGKILL loses at most the replies in flight:
+  requests sent but not yet answered, plus replies received but not yet
+  committed, together at most ``concurrency`` (and a slow commit, e.g. a
+  database held by another process, stops new requests instead of piling up
+  uncommitted replies).
 * **Run ownership**: :func:`claim_run` records the process id in the run's
   row and :func:`correct_stale_runs` marks runs left ``running`` by a
   process that no longer exists as ``killed`` (the next run does it).
@@ -255,6 +263,7 @@ class CallRunner:
         self.n_replies = 0
         self.n_not_sent = 0
         self.queue: asyncio.Queue = asyncio.Queue()
+        self._writer_task: asyncio.Task | None = None
         self.bar: Any = None
         self.on_batch: Callable[[int], None] | None = None
 
@@ -355,14 +364,24 @@ class CallRunner:
                 if self.max_cost is not None and self.spent >= self.max_cost and not self.stop:
                     self.stop = f"the cost cap ${self.max_cost:g} was reached"
                     self.status = "max_cost"
-                await self.queue.put(("row", row))
+                await self._hand_over("row", row)
             else:
                 if r["fatal"] and not self.stop:
                     self.stop = f"{r['error_type']}: {r['message'][:300]}"
                     self.status = "aborted"
-                await self.queue.put(("error", r))
+                await self._hand_over("error", r)
         finally:
             sem.release()
+
+    async def _hand_over(self, kind: str, result: dict) -> None:
+        """Queue one result for the writer and wait until it is committed
+        (or the writer has stopped): the slot stays taken until then."""
+        done: asyncio.Future = asyncio.get_running_loop().create_future()
+        await self.queue.put((kind, result, done))
+        waits: set[asyncio.Future] = {done}
+        if self._writer_task is not None:
+            waits.add(self._writer_task)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
 
     # -- writing ----------------------------------------------------------
     async def _writer(self) -> None:
@@ -371,10 +390,13 @@ class CallRunner:
             batch = [await self.queue.get()]
             while not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            done = any(k == "end" for k, _ in batch)
+            done = any(b[0] == "end" for b in batch)
             batch = [b for b in batch if b[0] != "end"]
             if batch:
-                await asyncio.to_thread(self.apply, batch)
+                await asyncio.to_thread(self.apply, [(k, x) for k, x, _ in batch])
+                for _, _, fut in batch:     # committed: the workers may take their next items
+                    if not fut.done():
+                        fut.set_result(None)
                 if self.bar is not None:
                     self.bar.update(len(batch))
                     pf = self.postfix()
@@ -402,7 +424,7 @@ class CallRunner:
 
         self.bar = tqdm(total=len(items), desc=self.desc, unit="item", file=sys.stderr,
                         disable=(None if progress is None else not progress), dynamic_ncols=True)
-        writer = asyncio.create_task(self._writer())
+        writer = self._writer_task = asyncio.create_task(self._writer())
         sem = asyncio.Semaphore(self.concurrency)
         tasks: set[asyncio.Task] = set()
         status, reason = "finished", None
@@ -418,7 +440,7 @@ class CallRunner:
                 t.add_done_callback(tasks.discard)
             if tasks:
                 await asyncio.gather(*tasks)
-            await self.queue.put(("end", None))
+            await self.queue.put(("end", None, None))
             await writer
             status, reason = self.status, self.stop
         except asyncio.CancelledError:
@@ -439,7 +461,7 @@ class CallRunner:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         if not writer.done():  # commit results that arrived before the interruption
-            await self.queue.put(("end", None))
+            await self.queue.put(("end", None, None))
             try:
                 await asyncio.shield(writer)
             except BaseException:
