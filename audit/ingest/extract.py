@@ -632,23 +632,24 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
         if (_NEGATIVE.search(clause) and not _POSITIVE.search(clause)) or _OTHERS.search(clause) \
                 or _OPTION_LINE.fullmatch(lines[i - 1]):
             continue  # "Boshqa variantlar noto'g'ri:", "Other options:" introduce the rejected ones
-        tail = _norm_option(rest)
         if options is not None:
+            tail = _norm_option(rest)
             idx = LATIN_LABELS.index(letter)
             own = _norm_option(options[idx]) if idx < len(options) else ""
             if own and not (tail == own or tail.startswith(own + " ")):
                 continue
             at = rest.casefold().find(options[idx].strip().casefold()) if own else -1
             tail = rest[at + len(options[idx].strip()):] if at >= 0 else ""
-        # only the option (and perhaps a gloss in parentheses), not the start of a discussion
-        if not _GLOSS.fullmatch(tail):
-            continue
-        if _NEGATIVE.search(tail):
-            continue
+            # only the option (and perhaps a gloss in parentheses), not the start of a discussion
+            if not _GLOSS.fullmatch(tail) or _NEGATIVE.search(tail):
+                continue
+        elif len(rest) > 80 or _SEPARATED.search(rest):
+            continue  # texts unknown: a short line without a verdict after a dash or colon
         found = (starts[i], letter)
     return found
 
 
+_SEPARATED = re.compile(r"\s[–—-]\s|:\s|[✓✔✅❌✗✘]")
 _GLOSS = re.compile(r"[\s*_.,;:!\"'“”«»]*(?:\([^()\n]*\)[\s*_.,;:!]*)?")
 _TEXT_VERDICT = re.compile(
     rf"[ \t]*(?:\*\*)?[ \t]*(?:(?!(?:noto|xato|not|in|ham|also|too)(?![A-Za-z]))[A-Za-z]+[ \t]+)?"
@@ -749,15 +750,26 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        rejecting options ("A) … — noto'g'ri") do not count, nor do negated
        phrases ("wrong answer", "noto'g'ri javob").  A statement naming two
        letters ("Answer: A or C", "B) … va D) …") or a letter that is not an
-       option gives no answer.
+       option gives no answer.  Only when there is no statement, two weaker
+       forms (the later wins): the last option line introduced by a line
+       ending in a colon ("the correct answer is indeed:" / "**D) …**"; not
+       when that line introduces the other or rejected options, nor a list
+       item or an option line followed by another option's line), and, with
+       the option texts, an option named with its full text and a verdict
+       ("**C) Kommunist** hisoblanadi"; not with another option named in the
+       same sentence, nor with a negation after it).
     2. Else a **first line that is only an option** (``C``, ``**C) text**``),
        unless the next line lists the next option (an echo of the options).
     3. Else **option lines with a verdict**: exactly one option whose line
-       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓").
+       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓"), or
+       whose header line (only its text) is followed right away by a line
+       calling it right.
     4. Else, when the option texts are known, an **option given by its
        text**: the whole response, or the quoted / rest-of-line text after
        an answer phrase, equals one option's text.
-    5. Else exactly one distinct option letter in the whole response.
+    5. Else exactly one distinct option letter in the whole response, unless
+       its only uses head list items discussing the options ("- Option A: …
+       This could"); a range ("none of A–D") names no option.
 
     A response cut off before it commits, or discussing several options
     without choosing, has no answer.
@@ -768,6 +780,10 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     True
     >>> final_answer("Javob: Bolaxona", options=["Boloxona", "Balxona", "Bolxona", "Bolaxona"])
     'D'
+    >>> final_answer("The closest is:\\n\\nA) Adil\\n\\nbut the correct answer is indeed:\\n\\n**D) Ikkovi ham xato**")
+    'D'
+    >>> final_answer("None of the options A–D is correct.") is None
+    True
     """
     n = _check_n(n_options)
     return _final(response, LATIN_LABELS[:n], options)
