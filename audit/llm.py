@@ -26,8 +26,11 @@ What it does for a list of items, each asked once:
   then does it free its concurrency slot for the next item.  The writer
   commits whatever results are waiting in one short transaction (group
   commit: :meth:`CallRunner.apply`; :meth:`CallRunner.commit` opens the
-  database only for that moment), so a reply that arrives during a commit is
-  committed by the next one, and workers keep their requests overlapping.
+  database for it, and keeps it open for the next commit only while more
+  results are already waiting, at most ``HOLD_S`` = 1 s in a row), so a reply
+  that arrives during a commit is committed by the next one, workers keep
+  their requests overlapping, and the file is free whenever the writer has
+  nothing to write.
   Hence at any moment each of the ``concurrency`` slots holds at most one
   reply not yet committed, and a SIGKILL loses at most the replies in flight:
   requests sent but not yet answered, plus replies received but not yet
@@ -46,6 +49,7 @@ stage's selection query.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import random
 import socket
@@ -240,6 +244,7 @@ class CallRunner:
     """
 
     desc = "calls"
+    HOLD_S = 1.0   # longest time the writer keeps the database open across back-to-back commits
 
     def __init__(self, *, litellm: Any, db: Any, call_params: dict[str, Any], concurrency: int,
                  max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
@@ -264,6 +269,8 @@ class CallRunner:
         self.n_not_sent = 0
         self.queue: asyncio.Queue = asyncio.Queue()
         self._writer_task: asyncio.Task | None = None
+        self._held: tuple[Any, Any, float] | None = None   # (context manager, connection, opened at)
+        self._more_waiting: Callable[[], bool] | None = None
         self.bar: Any = None
         self.on_batch: Callable[[int], None] | None = None
 
@@ -385,6 +392,19 @@ class CallRunner:
 
     # -- writing ----------------------------------------------------------
     async def _writer(self) -> None:
+        # one thread for every commit, so that a connection kept open between commits stays in
+        # the thread that opened it (the store's locks are per thread)
+        loop = asyncio.get_running_loop()
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-writer")
+        self._more_waiting = lambda: not self.queue.empty()
+        try:
+            await self._write_batches(loop, pool)
+        finally:
+            self._more_waiting = None
+            await asyncio.shield(loop.run_in_executor(pool, self.release))
+            pool.shutdown(wait=False)
+
+    async def _write_batches(self, loop: asyncio.AbstractEventLoop, pool: concurrent.futures.Executor) -> None:
         done = False
         while not done:
             batch = [await self.queue.get()]
@@ -392,8 +412,10 @@ class CallRunner:
                 batch.append(self.queue.get_nowait())
             done = any(b[0] == "end" for b in batch)
             batch = [b for b in batch if b[0] != "end"]
+            if done:
+                self._more_waiting = None     # the last batch: let go of the file after it
             if batch:
-                await asyncio.to_thread(self.apply, [(k, x) for k, x, _ in batch])
+                await loop.run_in_executor(pool, self.apply, [(k, x) for k, x, _ in batch])
                 for _, _, fut in batch:     # committed: the workers may take their next items
                     if not fut.done():
                         fut.set_result(None)
@@ -404,18 +426,40 @@ class CallRunner:
                         self.bar.set_postfix_str(pf, refresh=False)
 
     def commit(self, fn: Callable[[Any], None]) -> None:
-        """Run ``fn(con)`` in one transaction on a connection opened for it;
-        wait (up to 2 minutes) while another process holds the database."""
+        """Run ``fn(con)`` in one transaction; wait (up to 2 minutes) while
+        another process holds the database.
+
+        The connection is opened for the commit and closed after it, except
+        on the writer's thread while more results are already waiting
+        (:attr:`_more_waiting`): then it is kept for the next commit, for at
+        most :attr:`HOLD_S` seconds in a row, so back-to-back commits do not
+        pay for opening and closing the file each time, and the file is free
+        again as soon as the writer has nothing to write."""
         deadline = time.monotonic() + 120.0
         while True:
             try:
-                with connect(self.db) as con, transaction(con):
-                    fn(con)
+                if self._held is None:
+                    cm = connect(self.db)
+                    self._held = (cm, cm.__enter__(), time.monotonic())
+                _, con, since = self._held
+                try:
+                    with transaction(con):
+                        fn(con)
+                finally:
+                    more = self._more_waiting
+                    if not (more is not None and more() and time.monotonic() - since < self.HOLD_S):
+                        self.release()
                 return
             except DatabaseLockedError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.25)
+
+    def release(self) -> None:
+        """Close the connection :meth:`commit` kept open, if any."""
+        held, self._held = self._held, None
+        if held is not None:
+            held[0].__exit__(None, None, None)
 
     async def run(self, items: list[dict], progress: bool | None) -> None:
         """Ask every item (until a stop), commit the results, then call
