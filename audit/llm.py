@@ -21,11 +21,22 @@ What it does for a list of items, each asked once:
   ``litellm.completion_cost``); custom prices for local models.
   ``max_cost`` stops cleanly: once the replies received cost that much no
   new request starts; requests in flight finish and are kept.
-* **Commits as replies arrive**: a writer task drains whatever results are
-  ready and hands them to the stage's :meth:`CallRunner.apply`, which
-  writes them in one short transaction (:meth:`CallRunner.commit` opens the
-  database only for that moment) — a SIGKILL loses at most the replies in
-  flight.
+* **Every reply durable before its slot moves on**: a worker hands its
+  result to the writer task and waits until the writer has committed it; only
+  then does it free its concurrency slot for the next item.  The writer
+  commits whatever results are waiting in one short transaction (group
+  commit: :meth:`CallRunner.apply`; :meth:`CallRunner.commit` opens the
+  database for it, and keeps it open for the next commit only while more
+  results are already waiting, at most ``HOLD_S`` = 1 s in a row), so a reply
+  that arrives during a commit is committed by the next one, workers keep
+  their requests overlapping, and the file is free whenever the writer has
+  nothing to write.
+  Hence at any moment each of the ``concurrency`` slots holds at most one
+  reply not yet committed, and a SIGKILL loses at most the replies in flight:
+  requests sent but not yet answered, plus replies received but not yet
+  committed, together at most ``concurrency`` (and a slow commit, e.g. a
+  database held by another process, stops new requests instead of piling up
+  uncommitted replies).
 * **Run ownership**: :func:`claim_run` records the process id in the run's
   row and :func:`correct_stale_runs` marks runs left ``running`` by a
   process that no longer exists as ``killed`` (the next run does it).
@@ -38,6 +49,7 @@ stage's selection query.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import random
 import socket
@@ -312,6 +324,7 @@ class CallRunner:
     """
 
     desc = "calls"
+    HOLD_S = 1.0   # longest time the writer keeps the database open across back-to-back commits
 
     def __init__(self, *, litellm: Any, db: DbPath, call_params: dict[str, Any], concurrency: int,
                  max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
@@ -335,6 +348,9 @@ class CallRunner:
         self.n_replies = 0
         self.n_not_sent = 0
         self.queue: asyncio.Queue = asyncio.Queue()
+        self._writer_task: asyncio.Task | None = None
+        self._held: tuple[Any, Any, float] | None = None   # (context manager, connection, opened at)
+        self._more_waiting: Callable[[], bool] | None = None
         self.bar: Any = None
         self.on_batch: Callable[[int], None] | None = None
 
@@ -435,26 +451,54 @@ class CallRunner:
                 if self.max_cost is not None and self.spent >= self.max_cost and not self.stop:
                     self.stop = f"the cost cap ${self.max_cost:g} was reached"
                     self.status = "max_cost"
-                await self.queue.put(("row", row))
+                await self._hand_over("row", row)
             else:
                 if r["fatal"] and not self.stop:
                     self.stop = f"{r['error_type']}: {r['message'][:300]}"
                     self.status = "aborted"
-                await self.queue.put(("error", r))
+                await self._hand_over("error", r)
         finally:
             sem.release()
 
+    async def _hand_over(self, kind: str, result: dict) -> None:
+        """Queue one result for the writer and wait until it is committed
+        (or the writer has stopped): the slot stays taken until then."""
+        done: asyncio.Future = asyncio.get_running_loop().create_future()
+        await self.queue.put((kind, result, done))
+        waits: set[asyncio.Future] = {done}
+        if self._writer_task is not None:
+            waits.add(self._writer_task)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+
     # -- writing ----------------------------------------------------------
     async def _writer(self) -> None:
+        # one thread for every commit, so that a connection kept open between commits stays in
+        # the thread that opened it (the store's locks are per thread)
+        loop = asyncio.get_running_loop()
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="audit-writer")
+        self._more_waiting = lambda: not self.queue.empty()
+        try:
+            await self._write_batches(loop, pool)
+        finally:
+            self._more_waiting = None
+            await asyncio.shield(loop.run_in_executor(pool, self.release))
+            pool.shutdown(wait=False)
+
+    async def _write_batches(self, loop: asyncio.AbstractEventLoop, pool: concurrent.futures.Executor) -> None:
         done = False
         while not done:
             batch = [await self.queue.get()]
             while not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            done = any(k == "end" for k, _ in batch)
+            done = any(b[0] == "end" for b in batch)
             batch = [b for b in batch if b[0] != "end"]
+            if done:
+                self._more_waiting = None     # the last batch: let go of the file after it
             if batch:
-                await asyncio.to_thread(self.apply, batch)
+                await loop.run_in_executor(pool, self.apply, [(k, x) for k, x, _ in batch])
+                for _, _, fut in batch:     # committed: the workers may take their next items
+                    if not fut.done():
+                        fut.set_result(None)
                 if self.bar is not None:
                     self.bar.update(len(batch))
                     pf = self.postfix()
@@ -462,18 +506,40 @@ class CallRunner:
                         self.bar.set_postfix_str(pf, refresh=False)
 
     def commit(self, fn: Callable[[Any], None]) -> None:
-        """Run ``fn(con)`` in one transaction on a connection opened for it;
-        wait (up to 2 minutes) while another process holds the database."""
+        """Run ``fn(con)`` in one transaction; wait (up to 2 minutes) while
+        another process holds the database.
+
+        The connection is opened for the commit and closed after it, except
+        on the writer's thread while more results are already waiting
+        (:attr:`_more_waiting`): then it is kept for the next commit, for at
+        most :attr:`HOLD_S` seconds in a row, so back-to-back commits do not
+        pay for opening and closing the file each time, and the file is free
+        again as soon as the writer has nothing to write."""
         deadline = time.monotonic() + 120.0
         while True:
             try:
-                with connect(self.db) as con, transaction(con):
-                    fn(con)
+                if self._held is None:
+                    cm = connect(self.db)
+                    self._held = (cm, cm.__enter__(), time.monotonic())
+                _, con, since = self._held
+                try:
+                    with transaction(con):
+                        fn(con)
+                finally:
+                    more = self._more_waiting
+                    if not (more is not None and more() and time.monotonic() - since < self.HOLD_S):
+                        self.release()
                 return
             except DatabaseLockedError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.25)
+
+    def release(self) -> None:
+        """Close the connection :meth:`commit` kept open, if any."""
+        held, self._held = self._held, None
+        if held is not None:
+            held[0].__exit__(None, None, None)
 
     async def run(self, items: list[dict], progress: bool | None) -> None:
         """Ask every item (until a stop), commit the results, then call
@@ -482,7 +548,7 @@ class CallRunner:
 
         self.bar = tqdm(total=len(items), desc=self.desc, unit="item", file=sys.stderr,
                         disable=(None if progress is None else not progress), dynamic_ncols=True)
-        writer = asyncio.create_task(self._writer())
+        writer = self._writer_task = asyncio.create_task(self._writer())
         sem = asyncio.Semaphore(self.concurrency)
         tasks: set[asyncio.Task] = set()
         status, reason = "finished", None
@@ -498,7 +564,7 @@ class CallRunner:
                 t.add_done_callback(tasks.discard)
             if tasks:
                 await asyncio.gather(*tasks)
-            await self.queue.put(("end", None))
+            await self.queue.put(("end", None, None))
             await writer
             status, reason = self.status, self.stop
         except asyncio.CancelledError:
@@ -519,7 +585,7 @@ class CallRunner:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         if not writer.done():  # commit results that arrived before the interruption
-            await self.queue.put(("end", None))
+            await self.queue.put(("end", None, None))
             try:
                 await asyncio.shield(writer)
             except BaseException:

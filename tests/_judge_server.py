@@ -17,7 +17,10 @@ for that item (the last one repeats):
 Items without a script get ``default(qid)`` (a valid "key correct" reply),
 or ``default_reply(qid)`` when the server was made with one (the predict
 tests answer with text).  ``sent`` counts the 200 replies fully written to
-the client.
+the client; ``sent_qids`` lists their items in order and ``open`` holds the
+requests received and not yet answered, so that :meth:`snapshot` can say,
+at one instant, which replies the client had been sent and how many of its
+requests were still waiting at the server (the SIGKILL tests).
 """
 from __future__ import annotations
 
@@ -45,6 +48,8 @@ class JudgeServer:
         self.total = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        self.sent_qids: list[str] = []
+        self.open: Counter = Counter()       # per qid: requests received, reply not yet written
         self.prompts: list[str] = []
         self.auth_headers: list[str] = []
         self._lock = threading.Lock()
@@ -91,8 +96,10 @@ class JudgeServer:
             self.total += 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.open[qid] += 1
             self.prompts.append(content)
             self.auth_headers.append(h.headers.get("authorization", ""))
+        answered: list = []
         try:
             steps = self.script.get(qid) or [(self.default_reply or self.default)(qid)]
             step = steps[min(attempt, len(steps) - 1)]
@@ -116,23 +123,44 @@ class JudgeServer:
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                           "total_tokens": self.prompt_tokens + self.completion_tokens},
-            }):
-                with self._lock:
-                    self.sent += 1
+            }, lock=self._lock, on_sent=lambda: self._mark_sent(qid, answered)):
+                pass
         finally:
             with self._lock:
                 self.in_flight -= 1
+                if not answered:        # an error status or a client that went away
+                    self.open[qid] -= 1
+
+    def _mark_sent(self, qid: str, answered: list) -> None:  # under the lock, with the last byte written
+        self.sent += 1
+        self.sent_qids.append(qid)
+        self.open[qid] -= 1
+        answered.append(True)
+
+    def snapshot(self) -> tuple[list[str], int]:
+        """(items whose 200 reply was fully written, requests received and
+        not yet answered) at one instant."""
+        with self._lock:
+            return list(self.sent_qids), sum(self.open.values())
 
     @staticmethod
-    def _send(h, status, obj):
+    def _send(h, status, obj, lock=None, on_sent=None):
         data = json.dumps(obj).encode()
         try:
             h.send_response(status)
             h.send_header("content-type", "application/json")
             h.send_header("content-length", str(len(data)))
             h.end_headers()
-            h.wfile.write(data)
-            h.wfile.flush()
+            if lock is None:
+                h.wfile.write(data)
+                h.wfile.flush()
+            else:       # the last byte and the count at one instant (snapshot)
+                h.wfile.write(data[:-1])
+                h.wfile.flush()
+                with lock:
+                    h.wfile.write(data[-1:])
+                    h.wfile.flush()
+                    on_sent()
             return True
         except (BrokenPipeError, ConnectionResetError):
             return False  # the client gave up (timeout test)

@@ -197,8 +197,8 @@ def test_sigkill_mid_run_keeps_replies_and_next_run_corrects_status(db_path, mon
         proc.communicate(timeout=60)
         sent = server.sent
         stored = set(calls(db_path))
-        # nothing committed is lost; what is lost are replies not yet committed: those in flight
-        # and those waiting for the commit under way (a commit takes ~0.05 s, ~0.6 s on a loaded machine)
+        # nothing committed is lost; what is lost are replies not yet committed, at most one per
+        # concurrency slot (tests/test_runner_durability.py measures that bound exactly)
         assert 6 <= seen <= len(stored) <= sent < 20, (seen, len(stored), sent)
         print(f"SIGKILL: server sent {sent} replies, {len(stored)} rows stored")
         assert rows(db_path, "SELECT count(*) FROM predictions") == [(len(stored),)]

@@ -455,9 +455,9 @@ _CHECKED = re.compile(r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\
 _VERDICT_LINE = re.compile(
     r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s(?=[✓✔✅]))([^\n]*)$",
     re.M)
-_POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect"
+_POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect(?!ness)"
                        r"|[✓✔✅]|正确|正確|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس)")
-_NEGATIVE = re.compile(r"noto|xato|emas|[Ii]ncorrect|[Ww]rong|\bnot\b|n't\b|❌|✗|✘|错|錯|不|қате|емес|خاتا|ئەمەس")
+_NEGATIVE = re.compile(r"[Nn]oto|[Xx]ato|emas|[Ii]ncorrect|[Ww]rong|\bnot\b|n't\b|❌|✗|✘|错|錯|不|қате|емес|خاتا|ئەمەس")
 _NEGATED = re.compile(
     r"\W{0,4}(?:\s*(?:option|variant(?:i)?|javob(?:i)?))?\s*(?:is\s+(?:not|incorrect|wrong)|isn't|emas|noto|xato|"
     r"错|錯|不正确|不正確|不对|不是|дұрыс\s+емес|емес|неверн|неправильн|خاتا|ئەمەس)"
@@ -467,6 +467,9 @@ _POSTFIX = re.compile(
     rf"(?:is\s+(?:the\s+)?(?:correct|right|best)(?!\s+only)|(?<!-){_TOGRI}(?!\s*(?:emas|yozilmagan))(?=[\s.,!*]|$)|"
     r"是正确|是正確|正确|正確|是对的|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس))"
 )
+# "The correct translation of "…" in English is (C)": the phrase, a few words
+# of the same sentence, then "is" and a letter in parentheses or before ")".
+_LATE = re.compile(r"[^\n.!?:;]{1,80}?\bis\s+(?:\*\*)?\(?(?P<l>[A-F])\)")
 _BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-FＡ-Ｆ])\)?\s*\}?\s*\}")
 # A line that is only an option marker (optionally followed by the option text).
 _OPTION_LINE = re.compile(
@@ -487,7 +490,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
         if not _phrase_ok(text, m.start()):
             continue
         end = m.end()
-        a = _AFTER.match(text[end:end + 48])
+        a = _AFTER.match(text[end:end + 48]) or _LATE.match(text, end, end + 120)
         if not a:
             continue
         head = a.group()
@@ -499,7 +502,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             letter = _FULLWIDTH.get(letter, letter)
         else:
             letter = TIBETAN_TO_LATIN[a.group("t")]
-        pos = end + a.end()
+        pos = a.end() if a.re is _LATE else end + a.end()
         if _NEGATED.match(text, pos, pos + 40):
             continue
         more = _MORE.match(text, pos, pos + 40) or _MORE_TEXT.match(text, pos, pos + 160)
@@ -533,6 +536,21 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
     none of its lines a negative one)."""
     pos: set[str] = set()
     neg: set[str] = set()
+    if options:
+        # "- **A) text**\n  Bu variantda … to'g'ri yozilgan": the verdict on the line after the option's text
+        lines = text.split("\n")
+        for before, ln, nxt in zip([""] + lines, lines, lines[1:]):   # the very next line, not after a blank one
+            m = _OPTION_LINE.fullmatch(ln)
+            if not m or not nxt.strip() or _OPTION_LINE.fullmatch(nxt) or _OPTION_LINE.fullmatch(before):
+                continue  # (an option in a list of options is no header)
+            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            idx = LATIN_LABELS.index(letter)
+            if idx >= len(options) or _norm_option(m.group("rest")) != _norm_option(options[idx]):
+                continue
+            if _NEGATIVE.search(nxt):
+                neg.add(letter)
+            elif _POSITIVE.search(nxt[:40]):
+                pos.add(letter)
     for m in _VERDICT_LINE.finditer(text):
         letter = _FULLWIDTH.get(m.group(1), m.group(1))
         verdict = m.group(2)
@@ -577,6 +595,109 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
                     _norm_option(options[other])[:12]):
                 return None
     return letter
+
+
+_OTHERS = re.compile(r"(?i)\b(?:boshqa|qolgan|other|remaining|rest\s+of)\b|остальн|друг(?:ие|их)")
+_MARKUP = re.compile(r"[\s*_#>`]+")
+
+
+def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> tuple[int, str] | None:
+    """The last option line introduced by a line ending in a colon
+    ("the correct answer is indeed:\n\n**D) Ikkovi ham xato**",
+    "To'g'ri joylashish:\n**D) …**"): a line that is only an option (its
+    text when the texts are known, nothing negative after it), with no line
+    of another option after it (that would be a list of the options)."""
+    if ":" not in text and "：" not in text:
+        return None
+    lines = text.split("\n")
+    starts = [0]
+    for ln in lines[:-1]:
+        starts.append(starts[-1] + len(ln) + 1)
+    opt_lines: list[tuple[int, str, str]] = []   # (line index, letter, rest)
+    for i, ln in enumerate(lines):
+        m = _OPTION_LINE.fullmatch(ln)
+        if m:
+            opt_lines.append((i, _FULLWIDTH.get(m.group("l"), m.group("l")), m.group("rest")))
+    found: tuple[int, str] | None = None
+    for k, (i, letter, rest) in enumerate(opt_lines):
+        if letter not in valid or any(l2 != letter for _, l2, _ in opt_lines[k + 1:]):
+            continue
+        if lines[i].lstrip(" \t>").startswith(("-", "•", "* ")):
+            continue  # a list item: the first of a list (perhaps cut off), not a conclusion
+        prev = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+        prev = _MARKUP.sub(" ", prev).strip()
+        if not prev.endswith((":", "：")):
+            continue
+        clause = re.split(r"[.!?。]\s", prev)[-1]
+        if (_NEGATIVE.search(clause) and not _POSITIVE.search(clause)) or _OTHERS.search(clause) \
+                or _OPTION_LINE.fullmatch(lines[i - 1]):
+            continue  # "Boshqa variantlar noto'g'ri:", "Other options:" introduce the rejected ones
+        if options is not None:
+            tail = _norm_option(rest)
+            idx = LATIN_LABELS.index(letter)
+            own = _norm_option(options[idx]) if idx < len(options) else ""
+            if own and not (tail == own or tail.startswith(own + " ")):
+                continue
+            at = rest.casefold().find(options[idx].strip().casefold()) if own else -1
+            tail = rest[at + len(options[idx].strip()):] if at >= 0 else ""
+            # only the option (and perhaps a gloss in parentheses), not the start of a discussion
+            if not _GLOSS.fullmatch(tail) or _NEGATIVE.search(tail):
+                continue
+        elif len(rest) > 80 or _SEPARATED.search(rest):
+            continue  # texts unknown: a short line without a verdict after a dash or colon
+        found = (starts[i], letter)
+    return found
+
+
+_SEPARATED = re.compile(r"\s[–—-]\s|:\s|[✓✔✅❌✗✘]")
+_GLOSS = re.compile(r"[\s*_.,;:!\"'“”«»]*(?:\([^()\n]*\)[\s*_.,;:!]*)?")
+_TEXT_VERDICT = re.compile(
+    rf"[ \t]*(?:\*\*)?[ \t]*(?:(?!(?:noto|xato|not|in|ham|also|too)(?![A-Za-z]))[A-Za-z]+[ \t]+)?"
+    rf"(?:{_TOGRI}(?![A-Za-z])(?!\s*(?:emas|yozilmagan|kelmaydi))|hisoblanadi|is\s+(?:the\s+)?correct|"
+    r"seems\s+to\s+be\s+the\s+(?:most|best|correct|right))")
+_SENTENCE_START = re.compile(r"[.!?。\n]\s")
+_MARKER = re.compile(r"(?<![A-Za-z0-9])\(?([A-F])\)[ \t]*(?:\*\*)?[ \t]*")
+
+
+def _text_verdict(text: str, valid: tuple[str, ...], options: Sequence[str]) -> tuple[int, str] | None:
+    """The last option named with its full text and followed by a verdict
+    ("ma'nosi **C) Kommunist** hisoblanadi", "variantlarning **D) Choydish**
+    birida to'g'ri ko'rsatilgan", "option B) … seems to be the most …")."""
+    found: tuple[int, str] | None = None
+    for m in _MARKER.finditer(text):
+        letter = m.group(1)
+        sentence = _SENTENCE_START.split(text[max(0, m.start() - 200):m.start()])[-1]
+        if any(o.group(1) != letter for o in _MARKER.finditer(sentence)):
+            continue  # "B) Ovlaq va D) Ovloq hisoblanadi", "neither A) … nor B) … is correct": several options
+        idx = LATIN_LABELS.index(letter)
+        if letter not in valid or idx >= len(options) or not options[idx].strip():
+            continue
+        own = options[idx].strip()
+        if text[m.end():m.end() + len(own)].casefold() != own.casefold():
+            continue
+        v = _TEXT_VERDICT.match(text, m.end() + len(own))
+        if v and not _NEGATIVE.search(_SENTENCE_START.split(text[v.end():v.end() + 80], 1)[0]):
+            found = (m.start(), letter)   # (not "B) … to'g'ri yozishga oid emas")
+    return found
+
+
+_RANGE = re.compile(r"(?<![A-Za-z])[A-F][ \t]*[–—-][ \t]*[A-F](?![A-Za-z])")
+_DISCUSSED = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t]*(?:\*\*)?(?:[Oo]ption[ \t]+)?\(?([A-F])\)?(?:\*\*)?[ \t]*[:.]",
+                        re.M)
+
+
+def _only_letter(text: str, valid: tuple[str, ...]) -> str | None:
+    """Exactly one distinct option letter in the whole response, but not when
+    its only uses head list items that discuss the options ("- A: … This
+    could be", "- Option A: …": a response cut off or listing options, not
+    choosing)."""
+    letters = _scan(text, valid, _LATIN_FINAL)
+    if not letters or len(set(letters)) != 1:
+        return None
+    heads = [m.group(1) for m in _DISCUSSED.finditer(text)]
+    if heads and len(heads) >= len(letters):
+        return None
+    return letters[0]
 
 
 _LEAD = re.compile(r"(?:[\s:：\-—–=*_]|\b(?:is|would\s+be|bu|esa)\b)*")
@@ -629,15 +750,26 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        rejecting options ("A) … — noto'g'ri") do not count, nor do negated
        phrases ("wrong answer", "noto'g'ri javob").  A statement naming two
        letters ("Answer: A or C", "B) … va D) …") or a letter that is not an
-       option gives no answer.
+       option gives no answer.  Only when there is no statement, two weaker
+       forms (the later wins): the last option line introduced by a line
+       ending in a colon ("the correct answer is indeed:" / "**D) …**"; not
+       when that line introduces the other or rejected options, nor a list
+       item or an option line followed by another option's line), and, with
+       the option texts, an option named with its full text and a verdict
+       ("**C) Kommunist** hisoblanadi"; not with another option named in the
+       same sentence, nor with a negation after it).
     2. Else a **first line that is only an option** (``C``, ``**C) text**``),
        unless the next line lists the next option (an echo of the options).
     3. Else **option lines with a verdict**: exactly one option whose line
-       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓").
+       calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓"), or
+       whose header line (only its text) is followed right away by a line
+       calling it right.
     4. Else, when the option texts are known, an **option given by its
        text**: the whole response, or the quoted / rest-of-line text after
        an answer phrase, equals one option's text.
-    5. Else exactly one distinct option letter in the whole response.
+    5. Else exactly one distinct option letter in the whole response, unless
+       its only uses head list items discussing the options ("- Option A: …
+       This could"); a range ("none of A–D") names no option.
 
     A response cut off before it commits, or discussing several options
     without choosing, has no answer.
@@ -648,6 +780,10 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     True
     >>> final_answer("Javob: Bolaxona", options=["Boloxona", "Balxona", "Bolxona", "Bolaxona"])
     'D'
+    >>> final_answer("The closest is:\\n\\nA) Adil\\n\\nbut the correct answer is indeed:\\n\\n**D) Ikkovi ham xato**")
+    'D'
+    >>> final_answer("None of the options A–D is correct.") is None
+    True
     """
     n = _check_n(n_options)
     return _final(response, LATIN_LABELS[:n], options)
@@ -661,7 +797,13 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         if bare in valid:
             return bare
     text = _prepare(response)
+    if "–" in text or "—" in text or "-" in text:
+        text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
+    if c is None:   # weaker forms of commitment: only when there is no answer statement
+        for other in (_introduced(text, valid, options), _text_verdict(text, valid, options) if options else None):
+            if other is not None and (c is None or other[0] > c[0]):
+                c = other
     if c is not None:
         return c[1]
     letter = _first_line_option(text, valid, options)
@@ -675,5 +817,4 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         if letter is not None:
             return letter
     # No statement: one distinct letter in the whole response (Direct Answer).
-    letters = _scan(text, valid, _LATIN_FINAL)
-    return letters[0] if letters and len(set(letters)) == 1 else None
+    return _only_letter(text, valid)

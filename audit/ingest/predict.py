@@ -366,27 +366,27 @@ CALL_COLUMNS = ("benchmark", "question_id", "model", "run", "prompt_version", "r
 
 def save_calls(con: Any, rows: list[dict]) -> None:
     """Insert model_calls rows and replace the items' predictions (one
-    (benchmark, item, model, run) prediction each), in the caller's transaction."""
+    (benchmark, item, model, run) prediction each), in the caller's transaction.
+
+    Three set-based statements over one multi-row ``VALUES`` list (the
+    runner commits a few replies at a time, where building a DataFrame
+    cost more than the statements)."""
     if not rows:
         return
-    df = pd.DataFrame([{c: r.get(c) for c in CALL_COLUMNS} for r in rows], columns=list(CALL_COLUMNS))
-    for c in ("prompt_tokens", "completion_tokens", "attempts", "run_id"):
-        df[c] = df[c].astype("Int64")
-    for c in ("cost_usd", "latency_s"):
-        df[c] = df[c].astype("Float64")
-    for c in ("response", "reasoning", "answer", "finish_reason"):
-        df[c] = df[c].astype(object)
-    con.register("_calls_new", df)
-    try:
-        cols = ", ".join(CALL_COLUMNS)
-        con.execute(f"INSERT OR REPLACE INTO model_calls ({cols}) SELECT {cols} FROM _calls_new")
-        con.execute("DELETE FROM predictions p USING _calls_new n WHERE p.benchmark = n.benchmark "
-                    "AND p.question_id = n.question_id AND p.model = n.model AND p.run = n.run")
-        con.execute(
-            "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
-            "SELECT benchmark, question_id, model, run, response, answer, method, answer IS NOT NULL FROM _calls_new")
-    finally:
-        con.unregister("_calls_new")
+    cols = ", ".join(CALL_COLUMNS)
+    row_ph = "(" + ", ".join(["?"] * len(CALL_COLUMNS)) + ")"
+    values = ", ".join([row_ph] * len(rows))
+    params = [r.get(c) for r in rows for c in CALL_COLUMNS]
+    con.execute(f"INSERT OR REPLACE INTO model_calls ({cols}) VALUES {values}", params)
+    keys = ", ".join(["(?, ?, ?, ?, ?)"] * len(rows))
+    key_params = [r[c] for r in rows for c in ("benchmark", "question_id", "model", "run", "prompt_version")]
+    batch = f"(VALUES {keys}) n(benchmark, question_id, model, run, prompt_version)"
+    con.execute(f"DELETE FROM predictions p USING {batch} WHERE p.benchmark = n.benchmark "
+                "AND p.question_id = n.question_id AND p.model = n.model AND p.run = n.run", key_params)
+    con.execute(
+        "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
+        "SELECT c.benchmark, c.question_id, c.model, c.run, c.response, c.answer, c.method, c.answer IS NOT NULL "
+        f"FROM model_calls c JOIN {batch} USING (benchmark, question_id, model, run, prompt_version)", key_params)
 
 
 def _update_run(con: Any, run_id: int, *, status: str | None = None, stop_reason: str | None = None,

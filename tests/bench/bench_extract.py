@@ -12,9 +12,12 @@ Tibetan letters), option echoes ("A. … B. … The answer is C"), markdown,
 
 ``--uzlib`` (needs ../shared/data/uzlib_responses): per method, agreement
 with the 150 responses labelled by reading (147 without UNSURE) and with the
-benchmark's own extractor; per model, response rate and accuracy (against
-the reconstructed keys) under each method; and the throughput on those real
-responses.
+benchmark's own extractor; the same on the second labelled sample
+(tests/fixtures/uzlib_multilingual_gold.jsonl: 148 responses in other scripts
+and long step-by-step answers, 141 without UNSURE), overall and per stratum;
+per model, response rate and accuracy (against the reconstructed keys) under
+each method, on all 39,000 responses and on the second sample; and the
+throughput on those real responses.
 """
 from __future__ import annotations
 
@@ -110,6 +113,49 @@ def uzlib() -> None:
             correct = sum(got[i] == qs[resp[i]["question_id"]]["answer"] for i in idx)
             cells.append(f"{valid / n:6.1%} / {correct / n:5.1%}")
         print(f"{model[:39]:<40}" + "".join(f"{c:>16}" for c in cells))
+    second_sample(resp, qs, upstream)
+
+
+STRATA = {"cyr": "Cyrillic", "ar": "Arabic script", "cjk": "CJK", "en": "English", "long": "long / step-by-step"}
+
+
+def second_sample(resp: list[dict], qs: dict, upstream: dict) -> None:
+    """Agreement per method on the second labelled sample, per stratum, and
+    per model response rate / accuracy on it (labels: the reading)."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "uzlib_multilingual_gold.jsonl"
+    labels = [json.loads(x) for x in fixture.read_text("utf-8").splitlines()]
+    by_key = {(r["question_id"], r["model"]): r["response"] for r in resp}
+    rows = [g for g in labels if g["gold"] != "UNSURE"]
+    texts = [by_key[(g["question_id"], g["model"])] for g in rows]
+    opts = [[qs[g["question_id"]][k] for k in "ABCD"] for g in rows]
+    exp = [None if g["gold"] == "NONE" else g["gold"] for g in rows]
+    print(f"\nsecond labelled sample: {len(labels)} responses, {len(rows)} certain "
+          f"({len(labels) - len(rows)} UNSURE left out), {sum(e is None for e in exp)} labelled NONE")
+    got = {m: extract_answers(texts, 4, m, options=opts) for m in METHODS}
+    got["upstream"] = [upstream.get((g["question_id"], g["model"])) for g in rows]
+    head = "".join(f"{STRATA[k][:13]:>15}" for k in STRATA)
+    print(f"{'method':<10}{'all':>15}{head}")
+    for m, letters in got.items():
+        cells = []
+        for k in [None, *STRATA]:
+            idx = [i for i, g in enumerate(rows) if k is None or g["stratum"] == k]
+            ok = sum(letters[i] == exp[i] for i in idx)
+            cells.append(f"{ok}/{len(idx)} {ok / len(idx):4.0%}")
+        print(f"{m:<10}" + "".join(f"{c:>15}" for c in cells))
+    print("\nper model on the second sample: response rate / accuracy (reconstructed keys); "
+          "'read' = the labels.  Fewer than 10 responses: too few to mean anything (marked *)")
+    cols = ("read", "final", "caa", "da", "upstream")
+    print(f"{'model':<40}{'n':>4}" + "".join(f"{c:>16}" for c in cols))
+    for model in sorted({g["model"] for g in rows}):
+        idx = [i for i, g in enumerate(rows) if g["model"] == model]
+        cells = []
+        for c in cols:
+            letters = exp if c == "read" else got[c]
+            valid = sum(letters[i] is not None for i in idx)
+            correct = sum(letters[i] == qs[rows[i]["question_id"]]["answer"] for i in idx)
+            cells.append(f"{valid / len(idx):4.0%} / {correct / len(idx):4.0%}")
+        flag = "*" if len(idx) < 10 else " "
+        print(f"{model[:39]:<40}{len(idx):>3}{flag}" + "".join(f"{c:>16}" for c in cells))
 
 
 def main() -> None:
