@@ -334,6 +334,11 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db=None, mappin
                      dry_run: bool = False) -> QuestionImportSummary:
     """Import a question file into ``benchmark`` (created when new; questions
     with the same id are replaced).  All-or-nothing, in one transaction.
+    The whole file is parsed and checked first (a CSV streamed in chunks,
+    each staged in a Parquet file in the temporary folder, see
+    :class:`~audit.ingest._store.QuestionStage`); only then is the database
+    opened, for one bulk insert — so a bad row leaves the file untouched and
+    a million questions stay well under 1 GB of memory.
 
     ``mapping`` renames fields first (see :func:`audit.ingest.mapping.parse_map`);
     ``dry_run`` parses everything, writes nothing and returns the first
