@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import duckdb
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -40,7 +42,7 @@ def run_import(csv: Path, db: Path, source: Path) -> dict:
         if p.returncode != 0:
             err.seek(0)
             sys.exit(err.read().decode("utf-8", "replace"))
-    with __import__("duckdb").connect(str(db), read_only=True) as con:
+    with duckdb.connect(str(db), read_only=True) as con:
         n = con.execute("SELECT count(*) FROM questions").fetchall()[0][0]
     return {"seconds": round(took, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024), "stored": n}
 
