@@ -3,8 +3,12 @@ these in one transaction so an import is all-or-nothing."""
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from audit.errors import InputError
 from audit.names import validate_benchmark
@@ -54,7 +58,19 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
         seen.add(q.question_id)
     ensure_benchmark(con, benchmark, source, source_path)
     start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
-    table = pa.table(
+    table = questions_table(benchmark, questions, start)
+    con.register("_incoming_questions", table)
+    try:
+        _replace_questions(con, benchmark, "_incoming_questions", 0)
+    finally:
+        con.unregister("_incoming_questions")
+    return len(questions)
+
+
+def questions_table(benchmark: str, questions: list[Question], start: int = 0) -> pa.Table:
+    """Questions as an Arrow table with the columns of the ``questions``
+    table (``seq`` counts from *start*; ``source_record`` as JSON text)."""
+    return pa.table(
         {
             "benchmark": pa.array([benchmark] * len(questions), pa.string()),
             "question_id": pa.array([q.question_id for q in questions], pa.string()),
@@ -76,19 +92,81 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
             "flags": pa.array([item_flags(q) for q in questions], pa.list_(pa.string())),
         }
     )
-    con.register("_incoming_questions", table)
-    try:
-        con.execute(
-            "DELETE FROM questions WHERE benchmark = ? AND question_id IN (SELECT question_id FROM _incoming_questions)",
-            [benchmark],
-        )
-        con.execute(
-            "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
-            "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) "
-            "SELECT benchmark, question_id, seq, subject, language, script, stem, options, answer_key, "
-            "explanation, raw_text, source_record::JSON, structure_suspect, structure_reason, flags "
-            "FROM _incoming_questions"
-        )
-    finally:
-        con.unregister("_incoming_questions")
-    return len(questions)
+
+
+def _replace_questions(con, benchmark: str, relation: str, seq_offset: int) -> None:
+    """Replace the benchmark's questions by those of *relation* (a table,
+    view or table function with the columns of :func:`questions_table`):
+    delete the ids it holds, then insert it with ``seq + seq_offset``."""
+    con.execute(f"DELETE FROM questions WHERE benchmark = ? AND question_id IN (SELECT question_id FROM {relation})",
+                [benchmark])
+    con.execute(
+        "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
+        "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) "
+        "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, answer_key, "
+        f"explanation, raw_text, source_record::JSON, structure_suspect, structure_reason, flags FROM {relation}",
+        [seq_offset],
+    )
+
+
+class QuestionStage:
+    """Parsed questions staged in a Parquet file outside the database, so a
+    large import costs the database one bulk ``INSERT … SELECT`` (DuckDB
+    writes the new rows to the file as it goes) instead of many small
+    inserts held in memory until the commit; and the write lock is taken
+    only after the whole file parsed cleanly.
+
+    >>> import tempfile, pathlib
+    >>> from audit.records import Option
+    >>> from audit.store import connect, transaction
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> with QuestionStage(d) as stage:
+    ...     stage.add("toy", [Question("toy", "q1", "2+2?", [Option("A", "3"), Option("B", "4")], "B")])
+    ...     with connect(d / "x.duckdb") as con, transaction(con):
+    ...         stage.store(con, "toy", "questions")
+    1
+    >>> with connect(d / "x.duckdb", read_only=True) as con:
+    ...     con.execute("SELECT question_id, seq, answer_key FROM questions").fetchall()
+    [('q1', 0, 'B')]
+    """
+
+    def __init__(self, folder: str | os.PathLike | None = None):
+        self._dir = tempfile.TemporaryDirectory(prefix="audit-import-", dir=folder)
+        self.path = Path(self._dir.name) / "questions.parquet"
+        self.rows = 0
+        self._writer: pq.ParquetWriter | None = None
+
+    def add(self, benchmark: str, questions: list[Question]) -> None:
+        """Append questions (their ``seq`` continues from the last ones added)."""
+        table = questions_table(benchmark, questions, self.rows)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, table.schema)
+        self._writer.write_table(table)
+        self.rows += len(questions)
+
+    def store(self, con, benchmark: str, source: str, *, source_path: str | None = None) -> int:
+        """Write the staged questions into *benchmark* (replacing questions with
+        the same id), inside the caller's transaction.  Returns the count."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        ensure_benchmark(con, benchmark, source, source_path)
+        if not self.rows:
+            return 0
+        start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?",
+                            [benchmark]).fetchall()[0][0]
+        lit = "'" + str(self.path).replace("'", "''") + "'"
+        _replace_questions(con, benchmark, f"read_parquet({lit})", start)
+        return self.rows
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self._dir.cleanup()
+
+    def __enter__(self) -> "QuestionStage":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 from audit.errors import InputError
 from audit._read import iter_table, nfc, read_table, require_columns
-from audit.ingest._store import item_flags, store_questions
+from audit.ingest._store import QuestionStage, item_flags
 from audit.ingest.mapping import apply_mapping
 from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
@@ -335,6 +335,11 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                      dry_run: bool = False) -> QuestionImportSummary:
     """Import a question file into ``benchmark`` (created when new; questions
     with the same id are replaced).  All-or-nothing, in one transaction.
+    The whole file is parsed and checked first (a CSV streamed in chunks,
+    each staged in a Parquet file in the temporary folder, see
+    :class:`~audit.ingest._store.QuestionStage`); only then is the database
+    opened, for one bulk insert — so a bad row leaves the file untouched and
+    a million questions stay well under 1 GB of memory.
 
     ``mapping`` renames fields first (see :func:`audit.ingest.mapping.parse_map`);
     ``dry_run`` parses everything, writes nothing and returns the first
@@ -362,14 +367,15 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     scripts: dict[str, int] = {}
     preview: list[dict] = []
 
-    def consume(con) -> None:
-        # A large CSV arrives in chunks (a million questions in bounded
-        # memory); all chunks go into one transaction.
+    def consume(stage: QuestionStage | None) -> None:
+        # A large CSV arrives in chunks and each parsed chunk goes to a
+        # staging file, so a million questions never sit in memory at once
+        # and the database is opened only after the whole file parsed.
         nonlocal n, key_not_in_options, flagged, multi
         for df in itertools.chain([first], chunks):
             questions = parse_question_rows(df, p, benchmark, seen)
-            if con is not None:
-                store_questions(con, benchmark, "questions", questions, source_path=str(p))
+            if stage is not None:
+                stage.add(benchmark, questions)
             for q in questions:
                 f = item_flags(q)
                 key_not_in_options += "key_not_in_options" in f
@@ -385,12 +391,16 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                         "explanation": q.explanation, "flags": f})
             n += len(questions)
             del questions, df
+        seen.clear()
 
     if dry_run:
         consume(None)
     else:
-        with connect(db) as con, transaction(con):
-            consume(con)
+        with QuestionStage() as stage:
+            consume(stage)
+            # All-or-nothing: one transaction, one bulk insert from the stage.
+            with connect(db) as con, transaction(con):
+                stage.store(con, benchmark, "questions", source_path=str(p))
     return QuestionImportSummary(
         benchmark=benchmark, path=str(p), questions=n, key_not_in_options=key_not_in_options,
         flagged=flagged, scripts=scripts, multi_answer=multi, dry_run=dry_run, preview=preview,

@@ -236,6 +236,20 @@ def _open_error(path: Path, exc: BaseException) -> AuditError:
     return AuditError(f"{path}: cannot open the database: {msg} (is it a DuckDB file, and complete?)")
 
 
+#: A "waiting for the database" line is not repeated for the same file and
+#: holder while this process waited on them less than this many seconds ago.
+NOTICE_REPEAT_AFTER = 10.0
+_NOTICED: dict[tuple[str, str], float] = {}   # (file, holder) -> last moment this process waited on it
+_NOTICED_GUARD = threading.Lock()
+_PID = re.compile(r"\bPID (\d+)")
+
+
+def _holder_key(holder: str) -> str:
+    """The holder's PID ('PID 123: audit …' and 'PID 123' are one holder)."""
+    m = _PID.search(holder)
+    return m.group(1) if m else holder
+
+
 class _Waiter:
     """Backoff with jitter, the 2-second notice and the deadline."""
 
@@ -253,10 +267,26 @@ class _Waiter:
         return self.remaining() <= 0
 
     def notice(self, holder: str) -> None:
-        if not self.noticed and time.monotonic() - self.start >= NOTICE_AFTER:
+        """Called on every retry: says once, after NOTICE_AFTER seconds, that
+        this process waits — and not again for the same file and holder
+        while this process keeps waiting on them (a command or a page that
+        waits to read and then to write, or reads three times, shows one
+        line, not one per connection)."""
+        now = time.monotonic()
+        key = (str(self.path), _holder_key(holder))
+        with _NOTICED_GUARD:
+            if self.noticed:
+                _NOTICED[key] = now          # still waiting on the holder announced
+                return
+            if now - self.start < NOTICE_AFTER:
+                return
             self.noticed = True
-            _notice(f"waiting for the database {self.path} (held by {holder}); "
-                    f"giving up after {self.timeout:g} s")
+            last = _NOTICED.get(key)
+            _NOTICED[key] = now
+            if last is not None and now - last < NOTICE_REPEAT_AFTER:
+                return                        # the same wait, announced moments ago
+        _notice(f"waiting for the database {self.path} (held by {holder}); "
+                f"giving up after {self.timeout:g} s")
 
     def sleep(self) -> None:
         time.sleep(min(self.delay * (0.5 + random.random()), max(self.remaining(), 0.0)))
