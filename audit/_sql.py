@@ -10,7 +10,7 @@ from typing import Callable, ParamSpec, TypeVar
 import duckdb
 
 from audit.errors import InputError, NotFoundError
-from audit.store.types import DbPath
+from audit.store import DbPath
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:

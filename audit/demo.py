@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from audit.ingest import ensure_benchmark, store_questions
-from audit.ingest.models import register_models
+from audit.ingest import register_models
 from audit.labels import LATIN_LABELS
 from audit.records import Option, Question
 from audit.store import DbPath, connect, resolve_db_path, transaction
@@ -248,7 +248,7 @@ def build_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     changed (reviews recorded on it are never thrown away) and
     ``created`` is False.  All-or-nothing."""
     from audit.analyze import analyze_benchmark, tier_counts
-    from audit.ingest.extract import extract_answers
+    from audit.ingest import extract_answers
 
     path = resolve_db_path(db)
     with connect(path) as con:
@@ -365,7 +365,7 @@ def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
     """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
     (the first, ``admin``, becomes the admin); returns the accounts created
     (none when accounts already exist)."""
-    from audit.review.accounts import add_account, has_accounts
+    from audit.review import add_account, has_accounts
 
     with connect(db) as con:
         if has_accounts(con):
@@ -388,7 +388,7 @@ def demo_accounts_in_use(db: DbPath = None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept
     their published password (for the banner and a warning)."""
     from audit.errors import SignInError
-    from audit.review.accounts import list_accounts, verify_password
+    from audit.review import list_accounts, verify_password
 
     df = list_accounts(db=db)
     names = {n.casefold() for n in df.loc[~df["disabled"].astype(bool), "name"]}

@@ -11,7 +11,7 @@ Words (the column or parameter name is given in ``code``):
   the version gives is ``answer_key``.
 * **corrected answer** / ``corrected_answer`` — the answer a reviewer
   names when the verdict is ``key_wrong``; a *corrected key* is a corrected
-  answer that a policy applies (:mod:`audit.export.corrected`).
+  answer that a policy applies (:mod:`audit.export._corrected`).
 * **valid** / ``valid`` — a prediction whose letter is one of its item's
   labels (:func:`audit.labels.sql_is_label`); an invalid prediction keeps its
   raw ``response`` and has no letter.  Accuracy counts invalid predictions
@@ -20,9 +20,9 @@ Words (the column or parameter name is given in ``code``):
   one of :data:`CAUSES`.  Reviews are append-only.
 * **settled** — an item whose reviews agree (or that a lead adjudicated),
   :func:`audit.review.settled_verdicts`; **policy** — how settled verdicts
-  become a key version (:mod:`audit.export.policy`).
+  become a key version (:mod:`audit.export._policy`).
 * **audit run** / ``run_id`` — one ``audit analyze``; the **current audit**
-  is a benchmark's latest run (:mod:`audit.analyze.runs`); **tier** — an
+  is a benchmark's latest run (:mod:`audit.analyze._runs`); **tier** — an
   item's cross-model agreement class in it.
 * **judge verdict** — an LLM judge's ``answer_key_correct`` and
   ``correct_answer`` on an item (``judge_verdicts``).

@@ -14,7 +14,7 @@ def ensure_account(name: str, role: str = "reviewer", *, password: str = PASSWOR
     """Create ``name`` with ``role`` unless it exists (the database's first
     account, :data:`ADMIN`, is created first so that ``name`` gets the role
     asked for rather than admin)."""
-    from audit.review.accounts import account_from, add_account, has_accounts
+    from audit.review._accounts import account_from, add_account, has_accounts
     from audit.store import connect
 
     with connect(db) as con:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import audit
-from audit.review import accounts as acc
+from audit.review import _accounts as acc
 from tests.tests_ingest_util import rows
 
 REPO = Path(__file__).resolve().parents[1]

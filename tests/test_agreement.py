@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from audit.analyze.agreement import agreement_matrix, cohen_kappa, fleiss_kappa
+from audit.analyze import agreement_matrix, cohen_kappa, fleiss_kappa
 
 
 def closed_form_cohen(a, b):
@@ -147,7 +147,7 @@ def test_agreement_matrix_uses_common_items():
 def test_doctests():
     import doctest
 
-    from audit.analyze import agreement
+    from audit.analyze import _agreement as agreement
 
     res = doctest.testmod(agreement)
     assert res.failed == 0 and res.attempted >= 3

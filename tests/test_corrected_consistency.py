@@ -1,5 +1,5 @@
 """One implementation of corrected keys and original-vs-corrected accuracy:
-what the Dashboards page shows (``audit.export.corrected.corrected_key_accuracy``
+what the Dashboards page shows (``audit.export._corrected.corrected_key_accuracy``
 under the chosen policy) and what ``DATASHEET.md`` of a version exported
 under the same policy prints are the same numbers, under every policy."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from audit.export import POLICIES, create_version
-from audit.export.corrected import corrected_key_accuracy, corrected_keys
+from audit.export import corrected_key_accuracy, corrected_keys
 from audit.store import connect
 from test_export import B, MODELS, toy  # noqa: F401  (fixture)
 
@@ -62,7 +62,7 @@ def test_audit_report_shows_the_same_figures(toy):  # noqa: F811
     import audit.export  # noqa: F401  (registers the report section)
     from audit.analyze import analyze_benchmark
     from audit.analyze import build_report
-    from audit.export.corrected import REPORT_TITLE
+    from audit.export._corrected import REPORT_TITLE
 
     analyze_benchmark(B, db=toy)
     rep = build_report(B, db=toy)

@@ -1,5 +1,5 @@
 """Issue 12 (a review step under a second): a verdict refreshes the stored
-combined key-error score incrementally (``audit.review.evidence.
+combined key-error score incrementally (``audit.review._evidence.
 refresh_evidence``).  After every verdict the stored rows must equal a full
 recompute, and exactly the rows whose values changed are rewritten: none
 after a verdict that settles nothing, the item's subject after a settling
@@ -17,7 +17,7 @@ import pytest
 from analyze_data import make_benchmark
 from audit.analyze import analyze
 from audit.review import add_review
-from audit.review.evidence import evidence_scores, refresh_evidence
+from audit.review import evidence_scores, refresh_evidence
 from audit.store import connect, transaction
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]
@@ -49,7 +49,7 @@ def _bench(db, tmp_path):
             con.execute("INSERT INTO parallel_links VALUES ('ev', ?, 'par', ?, 'zh', 's', [], ?, ?)",
                         [f"q{i:02d}", f"p{i}", "A" if match else "C", match])
     analyze("ev", db=db)
-    from audit.judge.importer import import_judge
+    from audit.judge import import_judge
 
     f = tmp_path / "j.jsonl"
     f.write_text("\n".join(json.dumps({"loc": f"q{i:02d}", "llm_validation": {
@@ -107,7 +107,7 @@ def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
         ("q20", "ann", "key_correct", None, False, "all"),          # a judged item: every judged row
         ("q33", "ann", "skip", None, False, "nothing"),
     ]
-    from audit.review.accounts import add_account
+    from audit.review import add_account
 
     add_account("admin", "admin-password-1", role="admin", db=db)
     add_account("lee", "lead-password-1", role="lead", actor="admin", db=db)
@@ -134,7 +134,7 @@ def test_other_changes_are_picked_up_by_a_full_pass(tmp_path):
     _bench(db, tmp_path)
     add_review("ev", "q45", "ann", "key_correct", db=db)
     _check_equals_full_recompute(db)
-    from audit.judge.importer import import_judge
+    from audit.judge import import_judge
 
     f = tmp_path / "j2.jsonl"
     f.write_text(json.dumps({"loc": "q45", "llm_validation": {"answer_key_correct": False, "correct_answer": "C"}})

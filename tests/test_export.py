@@ -19,9 +19,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export import create_version, diff_versions, list_versions, read_manifest, verify_version
-from audit.export.create import exports_root
-from audit.ingest.predictions import import_predictions
-from audit.ingest.questions import import_questions
+from audit.export import exports_root
+from audit.ingest import import_predictions
+from audit.ingest import import_questions
 from audit.review import add_review
 from audit.store import connect
 from tests.conftest import db_snapshot
@@ -116,9 +116,9 @@ def _version_items(db, version) -> dict:
 
 
 def test_doctests():
-    import audit.export.create, audit.export.datasheet, audit.export.names, audit.export.policy
+    import audit.export._create, audit.export._datasheet, audit.export._names, audit.export._policy
 
-    for mod in (audit.export.names, audit.export.policy, audit.export.datasheet, audit.export.create):
+    for mod in (audit.export._names, audit.export._policy, audit.export._datasheet, audit.export._create):
         res = doctest.testmod(mod)
         assert res.attempted > 0 and res.failed == 0, mod.__name__
 
@@ -314,7 +314,7 @@ def test_original_version_rules(toy, tmp_path, capsys):
 
 @pytest.mark.parametrize("where", ["parquet", "after_rename"])
 def test_crash_leaves_no_version(toy, tmp_path, monkeypatch, where):
-    import audit.export.create as create_mod
+    import audit.export._create as create_mod
 
     out = tmp_path / "exports"
     create_version(B, "1.0", db=toy, exports_dir=out)
@@ -376,8 +376,8 @@ def test_diff_and_list(toy, tmp_path):
 def test_datasheet_accuracy_matches_independent_computation(toy, tmp_path):
     """Conditional accuracy and Wilson CI per model, recomputed here from the
     raw prediction file and the expected keys with statsmodels directly."""
-    from audit.export.create import _derive, _model_comparison
-    from audit.export.policy import get_policy
+    from audit.export._create import _derive, _model_comparison
+    from audit.export import get_policy
 
     d = _derive(B, "1.1", get_policy("default"), toy)
     got, _ = _model_comparison(B, toy, d.items, None)
@@ -471,7 +471,7 @@ def test_stale_partial_folders_are_cleaned_but_live_ones_kept(toy, tmp_path):
 
 
 def test_tibetan_and_lower_case_keys_keep_their_style():
-    from audit.export.write import _same_script_label
+    from audit.export._write import _same_script_label
 
     assert _same_script_label("ཁ", "C") == "ག"
     assert _same_script_label("b", "D") == "d"

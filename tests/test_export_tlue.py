@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from audit.export import create_version, diff_versions, read_manifest
-from audit.ingest.tlue import import_tlue
+from audit.ingest import import_tlue
 from audit.review import add_review
 from audit.store import connect
 

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import shared_path
 
-from audit.ingest.extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
+from audit.ingest._extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
 
 STEPS = (
     "## Step 1: Understand the task\nWe must choose the correctly written word.\n\n"

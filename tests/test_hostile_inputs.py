@@ -18,8 +18,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from audit.ingest.predictions import import_predictions
-from audit.ingest.questions import import_questions
+from audit.ingest import import_predictions
+from audit.ingest import import_questions
 from conftest import REPO, db_snapshot
 from tests_ingest_util import run_cli
 
@@ -195,7 +195,7 @@ def test_other_spelling_finds_the_item_everywhere(tmp_path, seeded, capsys):
 
 def test_migration_010_normalises_an_existing_database(tmp_path):
     from audit.store import connect
-    from audit.store.db import migrations
+    from audit.store._db import migrations
 
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
@@ -336,7 +336,7 @@ def test_label_studio_errors_never_show_the_token(tmp_path, seeded, capsys, stat
                             match=rf"Label Studio at {re.escape(url)} answered HTTP {status}")
         assert token not in line and token[:12] not in line, line
         # the library's own message (the workbench shows it) is redacted too, not only the CLI line
-        from audit.sync.client import LabelStudioError, open_session
+        from audit.sync import LabelStudioError, open_session
 
         with pytest.raises(LabelStudioError) as info:
             open_session(url, token)

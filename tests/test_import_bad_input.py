@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from audit.errors import InputError
-from audit.ingest.predictions import import_predictions
-from audit.ingest.questions import import_questions
+from audit.ingest import import_predictions
+from audit.ingest import import_questions
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 

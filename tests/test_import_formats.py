@@ -13,12 +13,12 @@ import re
 import numpy as np
 import pytest
 
-from audit.analyze.metrics import model_metrics
-from audit.ingest.auto import detect
-from audit.ingest.extract_multi import extract_answer_set
-from audit.ingest.predictions import import_predictions
-from audit.ingest.questions import import_questions, script_of
-from audit.ingest.tlue import import_tlue, parse_tlue_item
+from audit.analyze import model_metrics
+from audit.ingest import detect
+from audit.ingest import extract_answer_set
+from audit.ingest import import_predictions
+from audit.ingest import import_questions, script_of
+from audit.ingest import import_tlue, parse_tlue_item
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
@@ -77,7 +77,7 @@ def test_mapping_file(tmp_path, db_path):
     m.write_text("# CMiLBench\noption = options\nmetadata.reference = explanation\n")
     code_json = tmp_path / "map.json"
     code_json.write_text(json.dumps({"option": "options", "metadata.reference": "explanation"}))
-    from audit.ingest.mapping import parse_map
+    from audit.ingest import parse_map
 
     assert parse_map(map_file=m) == parse_map(map_file=code_json) == {"option": "options",
                                                                       "metadata.reference": "explanation"}

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit.ingest.inspect_log import import_inspect
-from audit.ingest.lmeval import import_lm_eval
+from audit.ingest import import_inspect
+from audit.ingest import import_lm_eval
 from conftest import REPO, db_snapshot
 from tests_ingest_util import rows, run_cli
 

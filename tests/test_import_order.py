@@ -75,11 +75,11 @@ def test_the_check_sees_imports_inside_functions(tmp_path):
     # The checker itself must find a function-level import (not only module level).
     src = tmp_path / "audit" / "analyze" / "x.py"
     src.parent.mkdir(parents=True)
-    src.write_text("def f():\n    from audit.review.status import settled_verdicts\n", encoding="utf-8")
+    src.write_text("def f():\n    from audit.review._status import settled_verdicts\n", encoding="utf-8")
     global ROOT
     saved, ROOT = ROOT, tmp_path / "audit"
     try:
-        assert offenders() == ["audit/analyze/x.py:2: analyze imports audit.review.status (a later stage)"]
+        assert offenders() == ["audit/analyze/x.py:2: analyze imports audit.review._status (a later stage)"]
         src.write_text("import audit.store\nfrom audit import sync\nfrom ..export import derive\n", encoding="utf-8")
         assert offenders() == ["audit/analyze/x.py:2: analyze imports audit.sync (a later stage)",
                                "audit/analyze/x.py:3: analyze imports audit.export (a later stage)"]

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from audit.errors import InputError
-from audit.ingest.extract import extract_answer
-from audit.ingest.predictions import import_predictions
-from audit.ingest.questions import import_questions
+from audit.ingest import extract_answer
+from audit.ingest import import_predictions
+from audit.ingest import import_questions
 from tests_ingest_util import rows
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from audit.errors import InputError
-from audit.ingest.questions import import_questions, script_of
+from audit.ingest import import_questions, script_of
 from tests_ingest_util import rows
 
 

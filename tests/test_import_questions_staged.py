@@ -16,7 +16,7 @@ from pathlib import Path
 
 from audit._read import iter_table
 from audit.ingest._store import store_questions
-from audit.ingest.questions import import_questions, parse_question_rows
+from audit.ingest._questions import import_questions, parse_question_rows
 from audit.store import connect, transaction
 from conftest import REPO
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from audit.ingest import store_questions
-from audit.ingest.helm import import_helm
-from audit.ingest.mmlu_redux import import_mmlu_redux
-from audit.ingest.parallel import import_parallel
+from audit.ingest import import_helm
+from audit.ingest import import_mmlu_redux
+from audit.ingest import import_parallel
 from audit.records import Option, Question
 from audit.store import connect, transaction
 from conftest import db_snapshot

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
-from audit.judge.bias import bias_vs_accuracy, judge_bias, ratio_test
-from audit.judge.importer import import_judge
+from audit.judge import bias_vs_accuracy, judge_bias, ratio_test
+from audit.judge import import_judge
 from audit.store import connect, transaction
 
 JUDGE = "gemini/gemini-2.5-pro"   # family google by name
@@ -40,7 +40,7 @@ def qid(i: int) -> str:
 def build(db, tmp_path, *, judge=JUDGE, expert=None):
     """Questions, predictions and an imported judge file with the methodology's counts."""
     from audit.ingest import store_questions
-    from audit.ingest.models import register_models
+    from audit.ingest import register_models
     from audit.records import Option, Question
 
     n = N_DISPUTED + N_ACCEPTED
@@ -199,8 +199,8 @@ def test_bias_vs_accuracy_biased_judge(db_path, tmp_path):
 
 
 def test_judge_family_from_name_and_registry(db_path):
-    from audit.ingest.models import set_family
-    from audit.judge.store import judge_family
+    from audit.ingest import set_family
+    from audit.judge._store import judge_family
 
     con = duckdb_connect(db_path)
     try:
@@ -227,9 +227,9 @@ def duckdb_connect(path):
 
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
     """Default path: the experts' settled verdicts come from the review stage
-    (audit.review.judges.bias_vs_accuracy; the judge stage never imports review)."""
+    (audit.review._judges.bias_vs_accuracy; the judge stage never imports review)."""
     from audit.review import add_review, settled_verdicts
-    from audit.review.judges import bias_vs_accuracy
+    from audit.review import bias_vs_accuracy
 
     build(db_path, tmp_path)
     plan = {i: ("key_wrong", "B") for i in list(G_ONLY)[:10]}

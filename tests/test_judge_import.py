@@ -8,9 +8,9 @@ import pytest
 
 from _judge_server import make_benchmark, run_cli
 from audit.errors import InputError, NotFoundError
-from audit.judge.importer import import_judge
-from audit.judge.parse import parse_reply
-from audit.judge.prompt import default_prompt, make_prompt, prompt_version
+from audit.judge import import_judge
+from audit.judge import parse_reply
+from audit.judge._prompt import default_prompt, make_prompt, prompt_version
 from conftest import db_snapshot
 
 L4 = "ABCD"
@@ -51,7 +51,7 @@ def test_parse_reply(reply, ok, key_ok, answer):
 def test_doctests():
     import doctest
 
-    from audit.judge import bias, importer, parse, prompt, run
+    from audit.judge import _bias as bias, _importer as importer, _parse as parse, _prompt as prompt, _run as run
 
     for mod in (parse, prompt, importer, run, bias):
         res = doctest.testmod(mod)

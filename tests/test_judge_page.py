@@ -27,8 +27,8 @@ def _script():
 def test_judges_page_renders(db_path, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from audit.analyze.tiers import analyze_benchmark
-    from audit.judge.importer import import_judge
+    from audit.analyze import analyze_benchmark
+    from audit.judge import import_judge
 
     build(db_path, tmp_path)
     analyze_benchmark("meth", db=db_path, t1=5, t2=4)

@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 from _judge_server import make_benchmark, run_cli
-from audit.judge.importer import import_judge
-from audit.judge.panel import agreement_report, judge_agreement, judge_scenarios, panel_verdict, save_panel
+from audit.judge import import_judge
+from audit.judge import agreement_report, judge_agreement, judge_scenarios, panel_verdict, save_panel
 from test_judge_bias import JUDGE, N_DISPUTED, build
 
 # answers of three judges on 8 items (key A); "ok" = accepts the key
@@ -76,7 +76,7 @@ def test_cross_family_panel(db_path, tmp_path):
 
 
 def test_judge_scenarios_sets(db_path, tmp_path):
-    from audit.analyze.tiers import analyze
+    from audit.analyze import analyze
 
     build(db_path, tmp_path)
     analyze("meth", db=db_path, t1=5, t2=4)
@@ -125,7 +125,7 @@ def test_agreement_report_and_cli(db_path, tmp_path, capsys):
 def test_model_agreement_in_report(db_path, tmp_path, monkeypatch):
     from test_agreement import closed_form_cohen, closed_form_fleiss
 
-    from audit.judge import panel
+    from audit.judge import _panel as panel
 
     build(db_path, tmp_path)
     con = duckdb.connect(str(db_path), read_only=True)

@@ -15,7 +15,7 @@ import pytest
 
 from _judge_server import JudgeServer, make_benchmark, run_cli
 from audit.errors import AuditError, InputError
-from audit.judge.run import run_judge
+from audit.judge import run_judge
 
 MODEL = "openai/test-judge"
 KEY = "sk-test-4f1c2a9e7b3d5e8f"
@@ -311,7 +311,7 @@ def test_cli_max_cost_and_list(db_path, server, capsys, monkeypatch):
 
 
 def test_tier_filter_uses_current_audit(db_path, server, tmp_path):
-    from audit.analyze.tiers import analyze_benchmark
+    from audit.analyze import analyze_benchmark
     from test_judge_bias import build
 
     build(db_path, tmp_path)

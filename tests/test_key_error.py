@@ -16,11 +16,11 @@ import pytest
 
 from analyze_data import make_benchmark, run_cli
 from audit.analyze import analyze, audit_results
-from audit.analyze.keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
-from audit.analyze.tiers import thresholds
+from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
+from audit.analyze import thresholds
 from audit.review import add_review
-from audit.review.evidence import calibration, evidence_scores, evidence_weights, rescore, why_this_item
-from audit.review.queue import review_queue
+from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
+from audit.review import review_queue
 
 LETTERS = "ABCD"
 
@@ -129,7 +129,7 @@ def test_multi_answer_items_have_their_own_bucket(tmp_path):
 
 
 def _ref_fit(items, n_models, family, *, rounds=FAMILY_ROUNDS, max_iter=200, tol=TOL, subject=None):
-    """The model of audit.analyze.keyerror, one item and one model at a time
+    """The model of audit.analyze._keyerror, one item and one model at a time
     (plain Python floats).  items: list of (K, key, {model: answer})."""
     n = len(items)
     subject = subject or [0] * n
@@ -261,7 +261,7 @@ def test_difficulty_is_not_error():
     assert hard.max() < 0.1 and wrong.min() > 0.5 and fit.p_guessing[300:330].min() > 0.5
     # without the guessing class (η → 0) the same items would look like wrong keys
     def no_guess(*a, **k):
-        import audit.analyze.keyerror as ke
+        import audit.analyze._keyerror as ke
         old = ke.GUESS_PRIOR
         ke.GUESS_PRIOR = (1.0, 1e9)
         try:
@@ -317,7 +317,7 @@ def test_parallel_mismatch_raises_and_match_lowers(tmp_path):
 
 
 def test_judge_verdicts_move_the_item_weighted_by_agreement_with_experts(tmp_path):
-    from audit.judge.importer import import_judge
+    from audit.judge import import_judge
 
     db = tmp_path / "e.duckdb"
     _evidence_bench(db)
@@ -398,7 +398,7 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
     posterior comes from weighted counts computed in DuckDB: under the same
     parameters they give exactly the numpy E-step's scores."""
     from audit.analyze import model_set
-    from audit.analyze.keyerror import load_inputs, posterior_from_counts, score_inputs
+    from audit.analyze._keyerror import load_inputs, posterior_from_counts, score_inputs
     from audit.store import connect
 
     db = tmp_path / "s.duckdb"

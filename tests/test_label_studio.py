@@ -26,10 +26,10 @@ from conftest import db_snapshot
 
 import audit
 from audit.ingest import store_questions
-from audit.ingest.models import register_models
+from audit.ingest import register_models
 from audit.records import Option, Question
 from audit.store import connect, transaction
-from audit.sync.config import verdict_result
+from audit.sync._config import verdict_result
 
 pytestmark = pytest.mark.label_studio
 REPO = Path(__file__).resolve().parents[1]
@@ -73,7 +73,7 @@ def make_benchmark(db, n: int, *, benchmark: str = "synth", seed: int = 0, analy
 
 @pytest.fixture(scope="session")
 def ls_server(tmp_path_factory):
-    from audit.sync.localserver import DEFAULT_BIN, BIN_ENV, server_binary, start_local_server
+    from audit.sync._localserver import DEFAULT_BIN, BIN_ENV, server_binary, start_local_server
 
     if server_binary() is None:
         pytest.skip(f"the Label Studio server is not installed ({DEFAULT_BIN}; run .ci/install-label-studio "
@@ -330,7 +330,7 @@ def test_connection_errors_one_line_db_unchanged(ls, db_path, case):
     url, token, client = ls
     make_benchmark(db_path, 5, analyze=False)
     audit.sync.ls_connect(title=f"err {uuid.uuid4().hex[:8]}", db=db_path)
-    from audit.sync.localserver import free_port
+    from audit.sync._localserver import free_port
 
     bad = {"LABEL_STUDIO_API_KEY": "wrong-" + token[6:]} if case == "wrong token" else \
           {"LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}"}
@@ -365,8 +365,8 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
 
 def test_webhook_triggers_pull(ls, db_path):
     url, token, client = ls
-    from audit.sync.localserver import free_port
-    from audit.sync.webhook import WebhookReceiver
+    from audit.sync._localserver import free_port
+    from audit.sync._webhook import WebhookReceiver
 
     make_benchmark(db_path, 4)
     proj = _project(db_path)
@@ -396,7 +396,7 @@ def test_webhook_triggers_pull(ls, db_path):
 
 def test_labeling_config_valid_on_server(ls):
     url, token, client = ls
-    from audit.sync.config import labeling_config
+    from audit.sync import labeling_config
 
     for n in (2, 4, 6):
         p = client.projects.create(title=f"cfg {n} {uuid.uuid4().hex[:6]}", label_config=labeling_config(n))
@@ -535,12 +535,12 @@ def test_personal_access_token_is_exchanged_for_access_tokens(ls, db_path):
     assert r.status_code < 300, r.text
     pat = r.json()["token"]
     assert pat.count(".") == 2 and pat != token
-    session = audit.sync.client.open_session(url, pat)
+    session = audit.sync._client.open_session(url, pat)
     assert session.email and session.user_id > 0
-    assert not audit.sync.remote.list_users(session).empty
+    assert not audit.sync._remote.list_users(session).empty
     summary = audit.ls_connect(url, pat, title=f"pat {uuid.uuid4().hex[:8]}", benchmark="synth", db=db_path)
     assert summary.project_id > 0
     # a token that is not valid for the server is one clear line, without the token
     with pytest.raises(audit.AuditError) as err:
-        audit.sync.client.open_session(url, pat[:-4] + "abcd")
+        audit.sync._client.open_session(url, pat[:-4] + "abcd")
     assert "rejected the API token" in str(err.value) and pat[:-4] not in str(err.value)

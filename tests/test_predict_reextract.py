@@ -13,9 +13,9 @@ from _judge_server import JudgeServer, make_benchmark
 from conftest import shared_path
 from tests_ingest_util import rows, run_cli
 
-from audit.ingest.extract import extract_answers
-from audit.ingest.predictions import import_predictions
-from audit.ingest.reextract import extraction_methods, reextract
+from audit.ingest import extract_answers
+from audit.ingest import import_predictions
+from audit.ingest import extraction_methods, reextract
 
 KEY = "sk-test-1122334455667788"
 
@@ -28,7 +28,7 @@ RESPONSES = [
 
 
 def _questions(db, tmp_path):
-    from audit.ingest.questions import import_questions
+    from audit.ingest import import_questions
 
     q = tmp_path / "q.csv"
     pd.DataFrame({"id": [f"q{i:03d}" for i in range(4)], "question": [f"Savol QID=q{i:03d}" for i in range(4)],
@@ -115,7 +115,7 @@ def test_uzbek_responses_reextracted(db_path, tmp_path):
     """Real responses of three models: re-extracting with 'final' answers more
     of them in all, and the stored letters equal the extractor's own output."""
     d = shared_path("uzlib_responses")
-    from audit.ingest.questions import import_questions
+    from audit.ingest import import_questions
 
     import_questions(d / "questions.jsonl", benchmark="uz", db=db_path)
     models = {"Qwen3-8B", "Llama-4-Maverick-17B-128E-Instruct", "gemma-3n-e4b-it"}
@@ -139,7 +139,7 @@ def test_uzbek_responses_reextracted(db_path, tmp_path):
 
 
 def test_judge_sees_the_linked_source_and_stores_a_cause(db_path, monkeypatch):
-    from audit.judge.run import run_judge
+    from audit.judge import run_judge
     from audit.store import connect, transaction
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

@@ -10,7 +10,7 @@ import pytest
 
 from analyze_data import make_benchmark, random_benchmark, run_cli
 from audit.analyze import analyze, model_metrics, scenario_table, tier_counts
-from audit.analyze.report import render_report, report
+from audit.analyze._report import render_report, report
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from audit.export.corrected import corrected_key_accuracy
+from audit.export import corrected_key_accuracy
 from audit.review import add_review, progress_by_reviewer, reviewer_agreement, tier_by_subject
 from audit.store import connect
 from test_review_support import bench_copy
@@ -70,7 +70,7 @@ def test_kappa_matches_closed_form(db):
 
 
 def test_kappa_label_on_enough_items(db):
-    from audit.review.agreement import MIN_KAPPA_ITEMS
+    from audit.review import MIN_KAPPA_ITEMS
 
     ann = ["key_correct", "key_correct", "ambiguous", "key_correct", "defective", "key_correct",
            "ambiguous", "key_correct", "key_correct", "defective", "key_correct"]

@@ -178,7 +178,7 @@ def test_wrong_password_and_lead_role(db, monkeypatch):
 def test_sign_in_is_rate_limited(db):
     ensure_account("Karma")
     at = start()
-    for _ in range(audit.review.accounts.MAX_FAILURES):
+    for _ in range(audit.review._accounts.MAX_FAILURES):
         apptest_sign_in(at, "Karma", password="not-the-password", create=False)
     apptest_sign_in(at, "Karma", password=PASSWORD, create=False)   # the right one, but too late
     assert any("Too many failed sign-ins" in e.value for e in at.error)

@@ -40,7 +40,7 @@ TLUE_ITEM = "ancient_chinese0"
 def layout_db(tmp_path_factory) -> Path:
     from audit.demo import build_demo
     from audit.ingest import import_parallel
-    from audit.ingest.tlue import import_tlue
+    from audit.ingest import import_tlue
 
     tlue, cmmlu = shared_path("tlue_subset670"), shared_path("cmmlu_subset670")
     db = tmp_path_factory.mktemp("wb_layout") / "workbench.duckdb"

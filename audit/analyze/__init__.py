@@ -1,16 +1,16 @@
 __all__: list[str] = []
 
 # Metrics, agreement tiers, scenarios and the report (analyze-C).
-from audit.analyze.stats import significance_stars, wilson_interval  # noqa: E402
-from audit.analyze.metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics  # noqa: E402
-from audit.analyze.tiers import (  # noqa: E402
+from audit.analyze._stats import significance_stars, wilson_interval  # noqa: E402
+from audit.analyze._metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics  # noqa: E402
+from audit.analyze._tiers import (  # noqa: E402
     TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze_benchmark, audit_lint, audit_results, tier_counts,
 )
-from audit.analyze.tiers import analyze  # noqa: E402,F401  (deprecated name of analyze_benchmark; not in __all__)
-from audit.analyze.scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
+from audit.analyze._tiers import analyze  # noqa: E402,F401  (deprecated name of analyze_benchmark; not in __all__)
+from audit.analyze._scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
 # The report function is `build_report`: a function named `report` would hide
-# the module `audit.analyze.report`.
-from audit.analyze.report import benchmark_report, build_report, render_report, write_report  # noqa: E402
+# the module `audit.analyze._report`.
+from audit.analyze._report import benchmark_report, build_report, render_report, write_report  # noqa: E402
 
 __all__ += [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
@@ -20,17 +20,17 @@ __all__ += [
 ]
 
 # Agreement statistics (judge-G): Cohen's / Fleiss' kappa, pairwise matrices.
-from audit.analyze.agreement import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa  # noqa: E402
+from audit.analyze._agreement import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa  # noqa: E402
 
 __all__ += ["KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agreement_matrix"]
 
 # Accuracy on the original vs the expert-corrected keys needs the review
-# stage's verdicts and the export policies: it lives in audit.export.corrected
+# stage's verdicts and the export policies: it lives in audit.export._corrected
 # (imports follow the data flow).
 
 # Key-error score: latent-class model over the models' answers, stored per audit run (issue 11).
-from audit.analyze.keyerror import calibration_table, fit_key_error, key_error_params, key_error_scores  # noqa: E402
-from audit.analyze.tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
+from audit.analyze._keyerror import calibration_table, fit_key_error, key_error_params, key_error_scores  # noqa: E402
+from audit.analyze._tiers import thresholds  # noqa: E402,F401  (not in __all__: a generic name)
 
 __all__ += ["fit_key_error", "key_error_scores", "key_error_params", "calibration_table"]
 
@@ -42,3 +42,10 @@ from audit.analyze._base import (  # noqa: E402
 )
 
 __all__ += ["QUESTIONS_SQL", "ModelSet", "all_benchmarks", "model_set", "resolve_benchmark", "usable_predictions_sql"]
+
+# --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
+from audit.analyze._keyerror import LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, load_inputs, score_inputs, write_scores  # noqa: E402,F401
+from audit.analyze._report import register_report_hook  # noqa: E402,F401
+from audit.analyze._runs import CURRENT_AUDIT_SQL, find_latest_run, latest_run_models  # noqa: E402,F401
+from audit.analyze._tiers import TIER_NAMES_TLUE4, latest_run  # noqa: E402,F401
+# --- end of re-exports ---

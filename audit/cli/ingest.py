@@ -46,7 +46,7 @@ def tlue(
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
-    from audit.ingest.tlue import import_tlue
+    from audit.ingest import import_tlue
 
     s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect)
     echo(str(s))
@@ -81,8 +81,8 @@ def questions(
     0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
     A…F or one 'options' list; optional subject, language, script, explanation.  Other
     field names are read through --map.  A key that is not an option is imported and flagged."""
-    from audit.ingest.mapping import parse_map
-    from audit.ingest.questions import import_questions
+    from audit.ingest import parse_map
+    from audit.ingest import import_questions
 
     s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run)
     if dry_run:
@@ -112,8 +112,8 @@ def predictions(
     re-importing a (model, run) replaces its earlier predictions.  A letter written
     against the model's own option order (options_shown) is mapped back to the item's
     labels; the letter as written is kept."""
-    from audit.ingest.mapping import parse_map
-    from audit.ingest.predictions import import_predictions
+    from audit.ingest import parse_map
+    from audit.ingest import import_predictions
 
     s = import_predictions(file, benchmark=benchmark, layout=layout.value, method=method.value, model=model,
                            run=run, db=db, mapping=parse_map(map_, map_file))
@@ -127,7 +127,7 @@ def helm(
     db: DbOption = None,
 ) -> None:
     """Import HELM raw output: questions, and each model's answer mapped through output_mapping."""
-    from audit.ingest.helm import import_helm
+    from audit.ingest import import_helm
 
     echo(str(import_helm(path, benchmark=benchmark, db=db)))
 
@@ -138,7 +138,7 @@ def mmlu_redux(
     db: DbOption = None,
 ) -> None:
     """Import MMLU-Redux: questions, one prediction per model column, and the human error_type labels."""
-    from audit.ingest.mmlu_redux import import_mmlu_redux
+    from audit.ingest import import_mmlu_redux
 
     echo(str(import_mmlu_redux(path, benchmark=benchmark, db=db)))
 
@@ -150,7 +150,7 @@ def parallel(
     db: DbOption = None,
 ) -> None:
     """Link questions to their counterparts (subject + row index = question id) and flag key mismatches."""
-    from audit.ingest.parallel import import_parallel
+    from audit.ingest import import_parallel
 
     echo(str(import_parallel(path, benchmark=benchmark, source=source, db=db)))
 
@@ -168,7 +168,7 @@ def lm_eval(
     """Import lm-evaluation-harness sample logs.  Log-likelihood multiple choice: the
     option with the highest log-likelihood; generated answers: the letter extracted from
     the text.  Questions come from the logged documents when the benchmark has none."""
-    from audit.ingest.lmeval import import_lm_eval
+    from audit.ingest import import_lm_eval
 
     echo(str(import_lm_eval(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
 
@@ -184,7 +184,7 @@ def inspect_logs(
 ) -> None:
     """Import inspect-ai eval logs, read with inspect-ai's own log reader (install the
     'inspect' extra).  Questions come from the samples when the benchmark has none."""
-    from audit.ingest.inspect_log import import_inspect
+    from audit.ingest import import_inspect
 
     echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
 
@@ -204,8 +204,8 @@ def auto(
 ) -> None:
     """Recognise the format (TLUE folder, question file, prediction layouts, HELM,
     MMLU-Redux, lm-eval, inspect), say what was found, then import it."""
-    from audit.ingest.auto import detect_and_import
-    from audit.ingest.mapping import parse_map
+    from audit.ingest import detect_and_import
+    from audit.ingest import parse_map
 
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
                           accept_suspect=accept_suspect, dry_run=dry_run, db=db)

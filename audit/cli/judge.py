@@ -94,7 +94,7 @@ def run_cmd(
     interrupted run resumes where it stopped and a rerun costs nothing. Keys come from the
     provider's environment variables and are never stored.
     """
-    from audit.judge.run import run_judge
+    from audit.judge import run_judge
     from audit.llm import RunOptions
 
     options = RunOptions(
@@ -129,7 +129,7 @@ def import_judge_cmd(
     db: DbOption = None,
 ) -> None:
     """Import judge verdicts from the methodology pipeline (all-or-nothing)."""
-    from audit.judge.importer import import_judge
+    from audit.judge import import_judge
 
     s = import_judge(path, judge=judge, benchmark=benchmark, prompt_version=prompt_version, db=db)
     for line in s.lines():
@@ -147,7 +147,7 @@ def list_cmd(
     db: DbOption = None,
 ) -> None:
     """Judges with verdicts (per prompt version), their runs, or their unparseable replies."""
-    from audit.judge.store import list_judges, list_runs, unparsed_replies
+    from audit.judge import list_judges, list_runs, unparsed_replies
 
     if unparsed:
         df = unparsed_replies(benchmark, judge, db=db)
@@ -230,7 +230,7 @@ def agreement_cmd(
     Cohen's kappa with 95% CI for each pair on their common items, Fleiss' kappa for
     three or more judges on the items all of them judged.
     """
-    from audit.judge.panel import judge_agreement
+    from audit.judge import judge_agreement
 
     _check_format(fmt)
     ja = judge_agreement(benchmark, judges=judge or None, on=on, db=db)
@@ -278,7 +278,7 @@ def scenarios_cmd(
     Adds "exclude judge-disputed" and "exclude Tier 1–2 ∪ judge-disputed" to the scenario
     table, and reports |Tier 1–2|, |judge|, |∩|, |∪| with shares.
     """
-    from audit.judge.panel import judge_scenarios
+    from audit.judge import judge_scenarios
 
     js = judge_scenarios(benchmark, judge, prompt_version=prompt_version, db=db)
     for line in js.reading:
@@ -296,7 +296,7 @@ def prompt_cmd(
     prompt: Annotated[Optional[Path], typer.Option("--prompt", help="Check this template instead.")] = None,
 ) -> None:
     """Print the default prompt template (or check a custom one) and its version."""
-    from audit.judge.prompt import load_prompt
+    from audit.judge import load_prompt
 
     p = load_prompt(prompt)
     sys.stdout.write(p.template if p.template.endswith("\n") else p.template + "\n")

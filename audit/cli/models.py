@@ -27,7 +27,7 @@ def init(db: DbOption = None) -> None:
 @models_app.command("list")
 def list_cmd(db: DbOption = None, benchmark: BenchmarkOption = None) -> None:
     """Models with their family and provider."""
-    from audit.ingest.models import list_models
+    from audit.ingest import list_models
 
     df = list_models(db=db, benchmark=benchmark)
     echo(df.to_string(index=False) if not df.empty else "no models yet")
@@ -40,7 +40,7 @@ def set_family_cmd(
     db: DbOption = None,
 ) -> None:
     """Override the family inferred from a model's name."""
-    from audit.ingest.models import set_family
+    from audit.ingest import set_family
 
     set_family(name, family, db=db)
     echo(f"{name}: family = {family}")
@@ -52,7 +52,7 @@ def import_cmd(
     db: DbOption = None,
 ) -> None:
     """Set families for many models from a file."""
-    from audit.ingest.models import import_models
+    from audit.ingest import import_models
 
     n = import_models(path, db=db)
     echo(f"{n} model families set")

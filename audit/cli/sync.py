@@ -141,7 +141,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
                     url: UrlOption = None, api_key: KeyOption = None, project: ProjectOption = None,
                     db: DbOption = None) -> None:
         """Listen on 127.0.0.1:PORT for Label Studio webhooks and pull on annotation events."""
-        from audit.sync.webhook import serve_webhook
+        from audit.sync import serve_webhook
 
         echo(f"listening on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
         serve_webhook(port=port, url=url, api_key=api_key, project_id=project, db=db, secret=secret)

@@ -48,7 +48,7 @@ class _Passwords:
 def acting_account(name: str | None, passwords: _Passwords, db: DbOption) -> str | None:
     """Authenticate the ``--as`` account (None when not given) and return its
     name as stored."""
-    from audit.review.accounts import authenticate
+    from audit.review import authenticate
 
     if name is None:
         return None
@@ -74,7 +74,7 @@ def add_cmd(
 ) -> None:
     """Add an account.  The first account of a database becomes the admin; later ones need
     --as ADMIN."""
-    from audit.review.accounts import add_account
+    from audit.review import add_account
 
     pw = _Passwords(password_stdin)
     actor = acting_account(as_, pw, db)
@@ -84,7 +84,7 @@ def add_cmd(
 
 def list_cmd(db: DbOption = None) -> None:
     """List the accounts: name, role, disabled, created and updated (UTC).  No passwords."""
-    from audit.review.accounts import list_accounts
+    from audit.review import list_accounts
 
     df = list_accounts(db=db)
     if df.empty:
@@ -100,7 +100,7 @@ def disable_cmd(
     db: DbOption = None,
 ) -> None:
     """Disable an account: it can no longer sign in and its open sessions end.  Its verdicts stay."""
-    from audit.review.accounts import set_disabled
+    from audit.review import set_disabled
 
     pw = _Passwords(password_stdin)
     acc = set_disabled(name, True, actor=acting_account(as_, pw, db), db=db)
@@ -114,7 +114,7 @@ def enable_cmd(
     db: DbOption = None,
 ) -> None:
     """Enable a disabled account again."""
-    from audit.review.accounts import set_disabled
+    from audit.review import set_disabled
 
     pw = _Passwords(password_stdin)
     acc = set_disabled(name, False, actor=acting_account(as_, pw, db), db=db)
@@ -129,7 +129,7 @@ def reset_cmd(
 ) -> None:
     """Set a new password (an admin for anyone, or --as the account itself with its old
     password).  The account's open sessions end."""
-    from audit.review.accounts import reset_password
+    from audit.review import reset_password
 
     pw = _Passwords(password_stdin)
     actor = acting_account(as_, pw, db)

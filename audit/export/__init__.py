@@ -1,23 +1,23 @@
 """Corrected answer-key versions: derive, publish, list and diff.
 
-One concept per module: :mod:`~audit.export.names` (validation of benchmark
-and version names), :mod:`~audit.export.policy` (named policies),
-:mod:`~audit.export.derive` (items → key and inclusion, in SQL),
-:mod:`~audit.export.write` (atomic staging, native formats, Parquet,
-changelog, exclusion lists), :mod:`~audit.export.manifest`,
-:mod:`~audit.export.datasheet`, :mod:`~audit.export.create`,
-:mod:`~audit.export.corrected` (corrected keys and original-vs-corrected
+One concept per module: :mod:`~audit.export._names` (validation of benchmark
+and version names), :mod:`~audit.export._policy` (named policies),
+:mod:`~audit.export._derive` (items → key and inclusion, in SQL),
+:mod:`~audit.export._write` (atomic staging, native formats, Parquet,
+changelog, exclusion lists), :mod:`~audit.export._manifest`,
+:mod:`~audit.export._datasheet`, :mod:`~audit.export._create`,
+:mod:`~audit.export._corrected` (corrected keys and original-vs-corrected
 accuracy under a policy: the one implementation),
-:mod:`~audit.export.diff`, :mod:`~audit.export.listing`.
+:mod:`~audit.export._diff`, :mod:`~audit.export._listing`.
 """
-from audit.export.corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys
-from audit.export.create import VersionSummary, create_version, exports_root, preview_version
-from audit.export.diff import diff_versions
-from audit.export.archive import release_name, release_zip
-from audit.export.listing import list_versions
-from audit.export.manifest import read_manifest, verify_version
-from audit.export.names import validate_benchmark, validate_version
-from audit.export.policy import POLICIES, Policy, get_policy, list_policies, register_policy
+from audit.export._corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys
+from audit.export._create import VersionSummary, create_version, exports_root, preview_version
+from audit.export._diff import diff_versions
+from audit.export._archive import release_name, release_zip
+from audit.export._listing import list_versions
+from audit.export._manifest import read_manifest, verify_version
+from audit.export._names import validate_benchmark, validate_version
+from audit.export._policy import POLICIES, Policy, get_policy, list_policies, register_policy
 
 __all__: list[str] = [
     "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
@@ -27,8 +27,8 @@ __all__: list[str] = [
 ]
 
 # Original-vs-corrected accuracy appears in `audit report` through the
-# analysis stage's hook (one implementation: audit.export.corrected).
-from audit.analyze.report import register_report_hook as _register  # noqa: E402
-from audit.export.corrected import report_section as _corrected_report_section  # noqa: E402
+# analysis stage's hook (one implementation: audit.export._corrected).
+from audit.analyze import register_report_hook as _register  # noqa: E402
+from audit.export._corrected import report_section as _corrected_report_section  # noqa: E402
 
 _register(_corrected_report_section)

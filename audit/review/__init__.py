@@ -8,30 +8,30 @@ previous/next, pluggable orders), ``item`` (item page), ``agreement``
 (Cohen's kappa), ``dashboard`` (heatmap and progress data), ``layout``
 (item-ordered predictions).
 """
-from audit.review.accounts import (
+from audit.review._accounts import (
     ROLES, Account, add_account, authenticate, end_sessions, issue_session, list_accounts, reset_password,
     set_disabled, verify_session,
 )
-from audit.review.record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
-from audit.review.record import review_problems
-from audit.review.settings import (
+from audit.review._record import add_review, add_reviews, append_reviews, import_reviews, list_reviews
+from audit.review._record import review_problems
+from audit.review._settings import (
     RequiredReviews, get_leads, get_required_reviews, set_leads, set_required_reviews,
 )
-from audit.review.settings import UI_LANGUAGES, get_user_language, set_user_language
-from audit.review.status import STATUS_LABELS, STATUSES, review_status, settled_verdicts
-from audit.review.queue import (
+from audit.review._settings import UI_LANGUAGES, get_user_language, set_user_language
+from audit.review._status import STATUS_LABELS, STATUSES, review_status, settled_verdicts
+from audit.review._queue import (
     QUEUE_ORDERS, QUEUE_STATUSES, QueueOrder, QueueProgress, neighbours, queue_progress, register_order,
     review_queue,
 )
-from audit.review.queue import NEEDS_ME, next_for_reviewer
-from audit.review.item import (
+from audit.review._queue import NEEDS_ME, next_for_reviewer
+from audit.review._item import (
     AuditInfo, FamilyAnswers, ItemView, JudgeVerdict, ModelAnswer, OptionCount, ParallelItem, item_view,
 )
-from audit.review.agreement import ReviewerAgreement, reviewer_agreement
-from audit.review.dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
-from audit.review.layout import ClusterSummary, cluster_predictions
-from audit.review.judges import agreement_report, bias_vs_accuracy
-from audit.review.judges import report_sections as _judge_report_sections
+from audit.review._agreement import ReviewerAgreement, reviewer_agreement
+from audit.review._dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
+from audit.review._layout import ClusterSummary, cluster_predictions
+from audit.review._judges import agreement_report, bias_vs_accuracy
+from audit.review._judges import report_sections as _judge_report_sections
 
 __all__ = [
     # accounts and roles
@@ -60,22 +60,29 @@ __all__ = [
 
 # Agreement statistics (judges, experts, reviewers) appear in `audit report`
 # through the analysis stage's hook.
-from audit.analyze.report import register_report_hook as _register  # noqa: E402
+from audit.analyze import register_report_hook as _register  # noqa: E402
 
 _register(_judge_report_sections)
 
 # Key-error evidence: the combined score, re-ranking after verdicts, reasons in plain words (issue 11).
-from audit.review.evidence import (  # noqa: E402
+from audit.review._evidence import (  # noqa: E402
     calibration, evidence_scores, evidence_weights, refresh_evidence, rescore, why_this_item,
 )
 
 __all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]
 
 # One call per command: `audit review status|leads|required`, `audit judge bias`, `audit rescore`.
-from audit.review.overview import ReviewOverview, review_overview  # noqa: E402
-from audit.review.settings import LeadReviewers, lead_reviewers, required_reviews  # noqa: E402
-from audit.review.judges import JudgeBiasSummary, judge_bias_summary  # noqa: E402
-from audit.review.rescoring import RescoreSummary, rescore_benchmark  # noqa: E402
+from audit.review._overview import ReviewOverview, review_overview  # noqa: E402
+from audit.review._settings import LeadReviewers, lead_reviewers, required_reviews  # noqa: E402
+from audit.review._judges import JudgeBiasSummary, judge_bias_summary  # noqa: E402
+from audit.review._rescoring import RescoreSummary, rescore_benchmark  # noqa: E402
 
 __all__ += ["ReviewOverview", "review_overview", "LeadReviewers", "lead_reviewers", "required_reviews",
             "JudgeBiasSummary", "judge_bias_summary", "RescoreSummary", "rescore_benchmark"]
+
+# --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
+from audit.review._accounts import has_accounts, require_role, verify_password  # noqa: E402,F401
+from audit.review._agreement import MIN_KAPPA_ITEMS  # noqa: E402,F401
+from audit.review._judges import report_sections  # noqa: E402,F401
+from audit.review._summary import REVIEWER_SUMMARY_CTES  # noqa: E402,F401
+# --- end of re-exports ---

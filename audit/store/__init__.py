@@ -1,6 +1,6 @@
 """Store: the DuckDB file, its schema and typed records of what it holds."""
-from audit.store.types import DbPath
-from audit.store.db import (
+from audit.store._types import DbPath
+from audit.store._db import (
     connect,
     db_timeout,
     default_db_path,

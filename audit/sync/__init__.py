@@ -6,14 +6,14 @@ Modules: ``client`` (SDK client, errors), ``config`` (labeling config, task
 data), ``remote`` (bulk reads), ``connection`` (connect, status), ``push``,
 ``pull``, ``rejected`` (annotations a pull refused, with the reason), ``roundtrip`` (sync), ``state`` (DuckDB sync state), ``webhook``.
 """
-from audit.sync.client import LabelStudioError, open_session, resolve_auth
-from audit.sync.config import labeling_config
-from audit.sync.connection import ConnectSummary, SyncStatus, ls_connect, ls_status
-from audit.sync.pull import PullSummary, ls_pull
-from audit.sync.push import PushSummary, ls_push
-from audit.sync.rejected import ls_rejected
-from audit.sync.roundtrip import SyncSummary, ls_sync
-from audit.sync.webhook import serve_webhook
+from audit.sync._client import LabelStudioError, open_session, resolve_auth
+from audit.sync._config import labeling_config
+from audit.sync._connection import ConnectSummary, SyncStatus, ls_connect, ls_status
+from audit.sync._pull import PullSummary, ls_pull
+from audit.sync._push import PushSummary, ls_push
+from audit.sync._rejected import ls_rejected
+from audit.sync._roundtrip import SyncSummary, ls_sync
+from audit.sync._webhook import serve_webhook
 
 __all__ = [
     "LabelStudioError", "open_session", "resolve_auth", "labeling_config",

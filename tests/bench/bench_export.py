@@ -36,7 +36,7 @@ def timed(label, fn, *a, **k):
 
 
 def bench_tlue(tmp: Path) -> None:
-    from audit.ingest.tlue import import_tlue
+    from audit.ingest import import_tlue
     from audit.review import add_reviews
 
     src = SHARED / "tlue_subset670"

@@ -1,4 +1,4 @@
-"""Throughput and accuracy of answer extraction (audit.ingest.extract).
+"""Throughput and accuracy of answer extraction (audit.ingest._extract).
 Not collected by pytest; run:
 
     python tests/bench/bench_extract.py [N]          # synthetic mix, every method
@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from audit.ingest.extract import extract_answers
+from audit.ingest import extract_answers
 
 TEMPLATES = [
     "{L}",

@@ -21,7 +21,7 @@ from _speedup import speedup_main  # noqa: E402
 
 
 def _run(db: Path, base: str, concurrency: int, items: int):
-    from audit.judge.run import run_judge
+    from audit.judge import run_judge
 
     s = run_judge("openai/bench-judge", benchmark="bench", db=db, api_base=base, concurrency=concurrency,
                   input_cost_per_token=1e-6, output_cost_per_token=2e-6, progress=False)

@@ -59,7 +59,7 @@ def average_precision(score: np.ndarray, y: np.ndarray) -> float:
 
 def load(db: Path):
     from audit.analyze import analyze
-    from audit.analyze.keyerror import key_error_scores
+    from audit.analyze import key_error_scores
     from audit.ingest import import_mmlu_redux
     from audit.store import connect
 
@@ -128,8 +128,8 @@ def crowdkit_peers(res: pd.DataFrame, preds: pd.DataFrame) -> dict[str, np.ndarr
 def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), refit_every: int = 10):
     """Wrong keys found after each of ``steps`` reviews, static vs updating order."""
     from audit.analyze import model_set
-    from audit.analyze.keyerror import load_inputs, score_inputs
-    from audit.analyze.tiers import latest_run
+    from audit.analyze import load_inputs, score_inputs
+    from audit.analyze import latest_run
     from audit.store import connect
 
     with connect(db, read_only=True) as con:
@@ -166,7 +166,7 @@ def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), r
 
 
 def calibration(res: pd.DataFrame, y: np.ndarray) -> None:
-    from audit.analyze.keyerror import calibration_table
+    from audit.analyze import calibration_table
 
     tab = calibration_table(res["score"].to_numpy(), y)
     anyerr = calibration_table(res["score"].to_numpy(), (res["error_type"] != "ok").to_numpy())

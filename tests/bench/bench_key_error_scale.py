@@ -35,7 +35,7 @@ def main() -> None:
     n_m = int(args[1]) if len(args) > 1 else 100
     existing = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--db=")), None)
     from audit.analyze import analyze
-    from audit.analyze.keyerror import key_error_params, key_error_scores
+    from audit.analyze import key_error_params, key_error_scores
     from audit.store import connect
 
     print(f"load average before: {os.getloadavg()}")

@@ -25,8 +25,8 @@ def main() -> int:
     args = ap.parse_args()
 
     import audit
-    from audit.sync.config import verdict_result
-    from audit.sync.localserver import start_local_server
+    from audit.sync._config import verdict_result
+    from audit.sync._localserver import start_local_server
     from label_studio_sdk import LabelStudio
     from test_label_studio import make_benchmark
 
@@ -53,7 +53,7 @@ def main() -> int:
         # Pull set-up (not timed): a second project holding the same 1,000 tasks, each
         # imported with one reviewer annotation in the same bulk request.
         from audit.store import connect
-        from audit.sync.push import build_tasks
+        from audit.sync._push import build_tasks
 
         client = LabelStudio(base_url=server.url, api_key=server.token)
         user = client.users.create(username="bench@example.org", email="bench@example.org")

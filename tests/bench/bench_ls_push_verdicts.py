@@ -37,7 +37,7 @@ def main() -> int:
     args = ap.parse_args()
 
     import audit
-    from audit.sync.localserver import start_local_server
+    from audit.sync._localserver import start_local_server
     from test_label_studio import make_benchmark
 
     work = Path(tempfile.mkdtemp(prefix="bench-ls-verdicts-"))

@@ -62,7 +62,7 @@ def shuffled_copy(src: Path, dst: Path, seed: int = 1) -> None:
 
 CHILD = """
 import json, resource, sys, time
-from audit.ingest.predictions import import_predictions
+from audit.ingest._predictions import import_predictions
 t0, c0 = time.perf_counter(), time.process_time()
 s = import_predictions(sys.argv[1], benchmark="scale", db=sys.argv[2], progress=False)
 print(json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "rows": s.predictions,
@@ -91,7 +91,7 @@ def main() -> None:
     shuffled_copy(plain, shuffled)
     print(f"{info['n_predictions']:,} predictions ({a.questions:,} questions × {a.models} models); "
           f"shuffled copy written in {time.perf_counter() - t0:.1f} s")
-    from audit.ingest.questions import import_questions
+    from audit.ingest import import_questions
 
     res = {}
     for name, pred in (("plain", plain), ("option order", shuffled)):

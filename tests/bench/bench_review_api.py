@@ -67,7 +67,7 @@ def main() -> None:
 
     from audit.store import connect
     from audit import review
-    from audit.export.corrected import corrected_key_accuracy
+    from audit.export import corrected_key_accuracy
 
     b = args.benchmark
     if args.db and Path(args.db).exists():

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 import audit
-from audit.export.corrected import corrected_key_accuracy
-from audit.review.agreement import MIN_KAPPA_ITEMS
+from audit.export import corrected_key_accuracy
+from audit.review import MIN_KAPPA_ITEMS
 from workbench import session
 from workbench.views import common
 from workbench.views.common import t

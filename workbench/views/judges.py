@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from audit.judge.bias import judge_bias
-from audit.judge.panel import judge_agreement, judge_scenarios, panel_verdict
-from audit.review.judges import bias_vs_accuracy, report_sections
-from audit.judge.store import list_judges, list_runs, unparsed_replies
+from audit.judge import judge_bias
+from audit.judge import judge_agreement, judge_scenarios, panel_verdict
+from audit.review import bias_vs_accuracy, report_sections
+from audit.judge import list_judges, list_runs, unparsed_replies
 from workbench import render, session
 from workbench.views import common
 

@@ -1,0 +1,698 @@
+"""Key-error score: for every item, the probability that its answer key is
+wrong, from a latent-class model over the models' answers.
+
+The model (a one-coin Dawid–Skene model with the key as a vote)
+------------------------------------------------------------------
+Item *i* has K_i options, key k_i, subject s(i); model *j* belongs to family
+f(j) and gives answer y_ij (or none).  Two latent variables per item:
+
+* the true answer T_i.  The key is a very reliable vote:
+  P(T_i = k_i) = 1 − ε_s(i); otherwise T_i is uniform over the K_i − 1
+  other options.  ε_s is the subject's wrong-key rate.
+* whether the models were guessing, G_i (P(G_i = 1) = η).  When they were
+  not, model *j* gives the true answer with probability a_j (its
+  reliability) and otherwise one of the other K_i − 1 options uniformly
+  (the "one-coin" simplification of Dawid & Skene 1979's confusion
+  matrices; Raykar et al. 2010, Zhang et al. 2014).  When they were
+  guessing, every answer is uniform over the K_i options and carries no
+  information about T_i.  This class is what keeps *difficulty* apart from
+  *error*: answers spread over several letters are explained by guessing,
+  not by a wrong key; only concentrated disagreement with the key is.
+* Models of one family share errors.  Each model's log-likelihood term is
+  weighted by w_j = 1 / (1 + (m_f − 1)·ρ_f), the design effect of Kish
+  (1965) for a cluster of m_f members whose errors correlate with mean
+  pairwise correlation ρ_f ≥ 0 (estimated from the data: the correlation of
+  the members' error indicators across items).  Perfectly correlated members
+  count as one model; independent ones count fully.  This is a weighted
+  composite likelihood (Varin, Reid & Firth 2011).
+
+Other evidence (a parallel source's key, lint, judges, expert verdicts)
+enters as a log likelihood ratio λ_i added to the key-wrong log-odds: it is
+assumed conditionally independent of the models' answers given whether the
+key is wrong (naive Bayes).  Settled expert verdicts clamp T_i
+(semi-supervised EM): they then inform the reliabilities and the subject's
+rate directly.
+
+Likelihood (w = weights, [·] = indicator):
+
+    P(y_i | T_i = t, G_i = 0) = Π_j ( a_j^[y_ij = t] · ((1 − a_j)/(K_i − 1))^[y_ij ≠ t] )^w_j
+    P(y_i | G_i = 1)          = Π_j (1/K_i)^w_j
+
+Priors (MAP-EM; Dempster, Laird & Rubin 1977): a_j ~ Beta(8, 2) (a model is
+more often right than wrong, worth 8 items of evidence); η ~ Beta(1, 9); the
+global wrong-key rate ε ~ Beta(1, 49), and each subject's rate is shrunk
+towards it: ε_s ~ Beta(100·ε, 100·(1 − ε)) (a subject needs on the order of
+100 items before its own rate counts as much as the global one).
+
+EM updates (Q = posterior over (G_i, T_i) given the current parameters):
+
+    a_j  = (Σ_i Q(G_i=0, T_i=y_ij) + 7) / (Σ_i Q(G_i=0)·[y_ij valid] + 8)
+    η    = Σ_i Q(G_i=1) / (n + 8)
+    ε    = Σ_i Q(T_i ≠ k_i) / (n + 48)
+    ε_s  = (Σ_{i∈s} Q(T_i ≠ k_i) + 100·ε) / (n_s + 100)
+
+with the family weights re-estimated between EM rounds (two rounds: EM
+with w = 1, then the weights from that fit's errors and EM again, warm
+started).  All steps are
+vectorised NumPy over the (item, model) answers (``np.bincount`` over the
+long form): no Python loop over items.  On more than ``sample`` items
+(default 10,000) the parameters are fitted on a seeded random sample of
+items (a subsampled EM: the estimates of ~100 reliabilities and ~20 subject
+rates from 10,000 items differ from the full-data ones by sampling noise
+only — checked in the tests), then one E-step over all items gives every
+item's posterior.
+
+The score is P(T_i ≠ k_i | everything).  It decomposes exactly as
+
+    logit(score_i) = logit(ε_s(i)) + λ_i + llr_models_i
+
+where llr_models_i = log P(answers | key wrong) / P(answers | key right),
+which is what :mod:`audit.review._evidence` uses to update the score as
+expert verdicts arrive without a refit.
+
+Items outside the model: a key that is not among the options (or no key)
+is wrong by construction (score 1); a multi-answer key (flag
+``multi_answer``) is not scored (NULL).
+
+References: A. P. Dawid & A. M. Skene (1979), Maximum likelihood estimation
+of observer error-rates using the EM algorithm, JRSS C 28(1); V. C. Raykar
+et al. (2010), Learning from crowds, JMLR 11; Y. Zhang, X. Chen, D. Zhou &
+M. I. Jordan (2014), Spectral methods meet EM, NeurIPS; L. Kish (1965),
+Survey Sampling; C. Varin, N. Reid & D. Firth (2011), An overview of
+composite likelihood methods, Statistica Sinica 21.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+from numpy.typing import ArrayLike
+
+from audit.analyze._base import QUESTIONS_SQL, ModelSet, resolve_benchmark, usable_predictions_sql
+from audit.analyze._tiers import latest_run
+from audit.store import connect
+from audit.store import DbPath
+
+# Priors (see the module docstring).
+A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
+GUESS_PRIOR = (1.0, 9.0)      # Beta prior of the guessing rate η
+RATE_PRIOR = (1.0, 49.0)      # Beta prior of the global wrong-key rate ε
+SUBJECT_STRENGTH = 100.0      # pseudo-items of the global rate in a subject's rate
+FAMILY_ROUNDS = 2
+SAMPLE = 10_000
+TOL = 1e-5                    # EM stops when no parameter moves by more than this
+# Evidence known at analysis time, as likelihood ratios (key wrong : key
+# right).  Assumptions, not measurements: a wrong key is found as a mismatch
+# by a parallel source half of the time; a correct key mismatches 10% of the
+# time (translation / source differences).  Duplicate option texts make a
+# key three times as likely to be wrong.  audit.review._evidence replaces the
+# parallel ratio by one measured on settled items once there are some.
+PARALLEL_SENS, PARALLEL_SPEC = 0.5, 0.9
+LLR_PARALLEL_MISMATCH = math.log(PARALLEL_SENS / (1 - PARALLEL_SPEC))
+LLR_PARALLEL_MATCH = math.log((1 - PARALLEL_SENS) / PARALLEL_SPEC)
+LLR_DUPLICATE_OPTIONS = math.log(3.0)
+LETTERS = "ABCDEF"
+
+
+@dataclass
+class KeyErrorFit:
+    """Result of :func:`fit_key_error` (arrays indexed by item / model /
+    subject / family id)."""
+
+    score: np.ndarray           # P(key wrong)
+    llr_models: np.ndarray      # log LR of the answers (key wrong : key right)
+    prior_logit: np.ndarray     # logit of the item's subject rate
+    p_guessing: np.ndarray      # P(G_i = 1)
+    alternative: np.ndarray     # most probable non-key answer (index), -1 if none
+    p_alternative: np.ndarray
+    posterior: np.ndarray       # n × Kmax, P(T_i = t)
+    reliability: np.ndarray     # a_j
+    weight: np.ndarray          # w_j
+    family_rho: np.ndarray      # ρ_f
+    subject_rate: np.ndarray    # ε_s
+    subject_n: np.ndarray       # items per subject
+    global_rate: float
+    guess_rate: float
+    n_iter: int
+    converged: bool
+    extra: dict = field(default_factory=dict)
+
+
+def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+
+
+class _Data:
+    """The long-form answers of a set of items, with the per-item constants."""
+
+    def __init__(self, item: np.ndarray, model: np.ndarray, answer: np.ndarray, n_options: np.ndarray,
+                 key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> None:
+        self.item = np.asarray(item, dtype=np.int64)
+        self.model = np.asarray(model, dtype=np.int64)
+        self.answer = np.asarray(answer, dtype=np.int64)
+        self.K = np.asarray(n_options, dtype=np.float64)
+        self.key = np.asarray(key, dtype=np.int64)
+        self.subject = np.asarray(subject, dtype=np.int64)
+        self.n = len(self.key)
+        self.J = n_models
+        self.kmax = kmax
+        self.cell = self.item * kmax + self.answer
+        self.optmask = np.arange(kmax)[None, :] < self.K[:, None]
+        self.is_key = np.arange(kmax)[None, :] == self.key[:, None]
+
+
+def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item S0 = Σ_j w_j log(1 − a_j); per (item, letter) C = Σ w_j and
+    D = Σ w_j log(a_j / (1 − a_j)) over the models giving that letter."""
+    n, km = d.n, d.kmax
+    S0 = np.bincount(d.item, weights=(w * np.log1p(-a))[d.model], minlength=n)
+    C = np.bincount(d.cell, weights=w[d.model], minlength=n * km).reshape(n, km)
+    D = np.bincount(d.cell, weights=(w * (np.log(a) - np.log1p(-a)))[d.model], minlength=n * km).reshape(n, km)
+    return S0, C, D
+
+
+def _loglik_counts(d: _Data, S0: np.ndarray, C: np.ndarray, D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ll_n: n × Kmax, log P(answers | T = t, not guessing); ll_g: n, log P(answers | guessing))."""
+    W = C.sum(1)
+    logk1 = np.log(np.maximum(d.K - 1, 1))
+    ll_n = S0[:, None] - logk1[:, None] * (W[:, None] - C) + D
+    ll_n = np.where(d.optmask, ll_n, -np.inf)
+    ll_g = -W * np.log(d.K)
+    return ll_n, ll_g
+
+
+def _loglik(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return _loglik_counts(d, *_counts(d, a, w))
+
+
+def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None) -> np.ndarray:
+    """log P(T_i = t) (n × Kmax): key 1 − ε, each other option ε/(K − 1);
+    clamped items put all mass on the allowed answers."""
+    lp_wrong = -np.logaddexp(0.0, -prior_logit)   # log sigmoid
+    lp_right = -np.logaddexp(0.0, prior_logit)
+    other = lp_wrong - np.log(np.maximum(d.K - 1, 1))
+    lp = np.where(d.is_key, lp_right[:, None], other[:, None])
+    lp = np.where(d.optmask, lp, -np.inf)
+    if clamp is not None:
+        right = clamp == 0
+        wrong = clamp == 1
+        lp = np.where(right[:, None] & ~d.is_key, -np.inf, lp)
+        lp = np.where(wrong[:, None] & d.is_key, -np.inf, lp)
+        if truth is not None:
+            fixed = wrong & (truth >= 0)
+            lp = np.where(fixed[:, None] & (np.arange(d.kmax)[None, :] != truth[:, None]), -np.inf, lp)
+        lp = np.where((right | wrong)[:, None] & np.isfinite(lp), 0.0, lp)
+    return lp
+
+
+def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.ndarray,
+           clamp: np.ndarray | None, truth: np.ndarray | None,
+           counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ll_n, ll_g = _loglik(d, a, w) if counts is None else _loglik_counts(d, *counts)
+    lp = _log_prior(d, prior_logit, clamp, truth)
+    j0 = math.log1p(-eta) + ll_n + lp
+    j1 = math.log(eta) + ll_g[:, None] + lp
+    joint = np.stack([j0, j1], axis=1)                      # n × 2 × Kmax
+    z = _logsumexp(joint.reshape(d.n, -1), axis=1)
+    Q = np.exp(joint - z[:, None, None])
+    return Q, ll_n, ll_g
+
+
+def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float, float, np.ndarray]:
+    r = Q[:, 0, :].sum(1)
+    q0 = Q[:, 0, :].reshape(-1)
+    corr = np.bincount(d.model, weights=q0[d.cell], minlength=d.J)
+    tot = np.bincount(d.model, weights=r[d.item], minlength=d.J)
+    a = (corr + A_PRIOR[0] - 1) / (tot + A_PRIOR[0] + A_PRIOR[1] - 2)
+    a = np.clip(a, 1e-4, 1 - 1e-4)
+    eta = float(np.clip((1 - r).sum() + GUESS_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(GUESS_PRIOR) - 2))
+    s = 1.0 - (Q.sum(1) * d.is_key).sum(1)
+    g = float(np.clip(s.sum() + RATE_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(RATE_PRIOR) - 2))
+    ns = np.bincount(d.subject, minlength=n_subjects).astype(float)
+    eps_s = (np.bincount(d.subject, weights=s, minlength=n_subjects) + SUBJECT_STRENGTH * g) / (ns + SUBJECT_STRENGTH)
+    return a, min(eta, 0.999), g, np.clip(eps_s, 1e-6, 1 - 1e-6)
+
+
+def _family_weights(d: _Data, Q: np.ndarray, family: np.ndarray, n_families: int) -> tuple[np.ndarray, np.ndarray]:
+    """w_j = 1/(1 + (m_f − 1)ρ_f), ρ_f the mean pairwise correlation of the
+    members' error indicators over the items (dense n × J; a loop over
+    families only)."""
+    truth = Q.sum(1).argmax(1)
+    err = np.zeros((d.n, d.J), dtype=np.float32)
+    err[d.item, d.model] = (d.answer != truth[d.item]).astype(np.float32)
+    valid = np.zeros((d.n, d.J), dtype=bool)
+    valid[d.item, d.model] = True
+    w = np.ones(d.J)
+    rho = np.zeros(n_families)
+    for f in range(n_families):
+        idx = np.nonzero(family == f)[0]
+        if len(idx) < 2:
+            continue
+        both = valid[:, idx]
+        rows = both.all(1)
+        if rows.sum() < 10:
+            continue
+        E = err[rows][:, idx].astype(np.float64)
+        sd = E.std(0)
+        keep = sd > 0
+        if keep.sum() < 2:
+            continue
+        C = np.corrcoef(E[:, keep].T)
+        iu = np.triu_indices(int(keep.sum()), 1)
+        rho[f] = max(float(np.nanmean(C[iu])), 0.0)
+        w[idx] = 1.0 / (1.0 + (len(idx) - 1) * rho[f])
+    return w, rho
+
+
+def fit_key_error(
+    item: ArrayLike, model: ArrayLike, answer: ArrayLike, n_options: ArrayLike, key: ArrayLike, *,
+    subject: ArrayLike | None = None, family: ArrayLike | None = None, n_models: int | None = None,
+    evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
+    max_iter: int = 200, tol: float = TOL, sample: int = SAMPLE, seed: int = 0,
+    family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0, n_subjects: int | None = None,
+) -> KeyErrorFit:
+    """Fit the model of the module docstring and return every item's score.
+
+    Long-form answers: ``item`` (0..n−1), ``model`` (0..J−1), ``answer``
+    (option index 0..K−1) — one entry per usable answer.  Per item:
+    ``n_options`` (K_i ≥ 2), ``key`` (option index), ``subject`` (ids,
+    default one subject), ``evidence_llr`` (λ_i, default 0), ``clamp``
+    (NaN unknown, 1 key wrong, 0 key right: settled verdicts) and ``truth``
+    (the corrected answer's index for clamp = 1, −1 unknown).  Per model:
+    ``family`` (ids; default every model its own family); ``n_models``
+    (default: the largest model id + 1).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> n, J = 400, 6
+    >>> truth = rng.integers(0, 4, n); key = truth.copy(); key[:20] = (truth[:20] + 1) % 4
+    >>> Y = np.where(rng.random((n, J)) < 0.8, truth[:, None], rng.integers(0, 4, (n, J)))
+    >>> i, j = np.nonzero(np.ones((n, J), bool))
+    >>> f = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
+    >>> bool(f.score[:20].mean() > 0.8 and f.score[20:].mean() < 0.05)
+    True
+    """
+    item = np.asarray(item, dtype=np.int64)
+    model = np.asarray(model, dtype=np.int64)
+    answer = np.asarray(answer, dtype=np.int64)
+    n_options = np.asarray(n_options, dtype=np.int64)
+    key = np.asarray(key, dtype=np.int64)
+    n = len(key)
+    J = n_models if n_models is not None else (int(model.max()) + 1 if len(model) else 1)
+    subject = np.zeros(n, dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
+    family = np.arange(J) if family is None else np.asarray(family, dtype=np.int64)
+    n_subjects = n_subjects if n_subjects is not None else (int(subject.max()) + 1 if n else 1)
+    n_families = int(family.max()) + 1 if len(family) else 1
+    lam = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
+    clamp_a = None if clamp is None else np.asarray(clamp, dtype=np.float64)
+    truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
+    kmax = max(int(n_options.max()) if n else 2, 2)
+
+    full = _Data(item, model, answer, n_options, key, subject, J, kmax)
+    rng = np.random.default_rng(seed)
+    if n > sample:
+        pick = np.sort(rng.choice(n, size=sample, replace=False))
+        remap = np.full(n, -1, dtype=np.int64)
+        remap[pick] = np.arange(sample)
+        keep = remap[item] >= 0
+        fit_d = _Data(remap[item[keep]], model[keep], answer[keep], n_options[pick], key[pick], subject[pick], J, kmax)
+        sel = pick
+    else:
+        fit_d, sel = full, np.arange(n)
+    c_fit = None if clamp_a is None else clamp_a[sel]
+    t_fit = None if truth_a is None else truth_a[sel]
+
+    a = np.full(J, 0.8)
+    w = np.ones(J)
+    rho = np.zeros(n_families)
+    eta = 0.1
+    g = 0.05
+    eps_s = np.full(n_subjects, g)
+    it_total, converged = 0, False
+    Q: np.ndarray = np.zeros((fit_d.n, 2, kmax))
+    for rnd in range(max(family_rounds, 1)):
+        if rnd > 0:
+            w, rho = _family_weights(fit_d, Q, family, n_families)
+        for _ in range(max_iter):
+            prior_logit = np.log(eps_s[fit_d.subject]) - np.log1p(-eps_s[fit_d.subject]) + lam[sel]
+            Q, _, _ = _estep(fit_d, a, w, eta, prior_logit, c_fit, t_fit)
+            a2, eta2, g2, eps2 = _mstep(fit_d, Q, n_subjects)
+            delta = max(np.abs(a2 - a).max(), abs(eta2 - eta), np.abs(eps2 - eps_s).max())
+            a, eta, g, eps_s = a2, eta2, g2, eps2
+            it_total += 1
+            if delta < tol:
+                converged = True
+                break
+    if fit_d is not full:   # optional EM iterations over every item (default none)
+        for _ in range(full_iters):
+            prior_logit = np.log(eps_s[full.subject]) - np.log1p(-eps_s[full.subject]) + lam
+            Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
+            a, eta, g, eps_s = _mstep(full, Q, n_subjects)
+            it_total += 1
+    return _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged)
+
+
+def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, g: float, eps_s: np.ndarray,
+           lam: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None, n_subjects: int, n_iter: int,
+           converged: bool, counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> KeyErrorFit:
+    """The last E-step: every item's posterior under the fitted parameters."""
+    base_logit = np.log(eps_s[d.subject]) - np.log1p(-eps_s[d.subject])
+    Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
+    P = Q.sum(1)
+    score = 1.0 - (P * d.is_key).sum(1)
+    # log LR of the answers: P(y | key wrong) / P(y | key right)
+    lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.is_key, ll_n, -np.inf).max(1), math.log(eta) + ll_g)
+    other = np.where(d.is_key | ~d.optmask, -np.inf, ll_n) - np.log(np.maximum(d.K - 1, 1))[:, None]
+    lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other, axis=1), math.log(eta) + ll_g)
+    llr = lr_other - lr_key
+    alt_p = np.where(d.is_key | ~d.optmask, -1.0, P)
+    alt = alt_p.argmax(1)
+    p_alt = alt_p.max(1)
+    return KeyErrorFit(
+        score=score, llr_models=llr, prior_logit=base_logit, p_guessing=Q[:, 1, :].sum(1),
+        alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0), posterior=P,
+        reliability=a, weight=w, family_rho=rho, subject_rate=eps_s,
+        subject_n=np.bincount(d.subject, minlength=n_subjects).astype(float), global_rate=g, guess_rate=eta,
+        n_iter=n_iter, converged=converged,
+    )
+
+
+def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np.ndarray, n_options: ArrayLike,
+                          key: ArrayLike, *, subject: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
+                          clamp: ArrayLike | None = None, truth: ArrayLike | None = None) -> KeyErrorFit:
+    """Every item's posterior under ``fit``'s parameters, from the weighted
+    counts computed elsewhere (e.g. in DuckDB over all items after a fit on a
+    sample): S0 per item, C and D per (item, letter) as in ``_counts``."""
+    K = np.asarray(n_options, dtype=np.int64)
+    n = len(K)
+    kmax = C.shape[1]
+    subj = np.zeros(n, dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    d = _Data(empty, empty, empty, K, np.asarray(key, dtype=np.int64), subj, len(fit.reliability), kmax)
+    lam = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
+    return _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
+                  lam, None if clamp is None else np.asarray(clamp, dtype=np.float64),
+                  None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate), fit.n_iter,
+                  fit.converged, (S0, C, D))
+
+
+def calibration_table(predicted: ArrayLike, observed: ArrayLike, *,
+                      bins: tuple[float, ...] = (0.0, 0.02, 0.1, 0.3, 0.6, 0.9, 1.0)) -> pd.DataFrame:
+    """Predicted vs observed rate of wrong keys per score band.
+
+    Columns: band ("0.10–0.30"), n, predicted (mean score), observed (share
+    of wrong keys), low / high (Wilson 95% interval of the observed share),
+    note ("too few items" when n < 10: the observed share means little).
+
+    >>> t = calibration_table([0.01, 0.01, 0.95, 0.97], [False, False, True, True])
+    >>> t[["band", "n", "observed"]].values.tolist()
+    [['0.00–0.02', 2, 0.0], ['0.90–1.00', 2, 1.0]]
+    """
+    from audit.analyze._stats import wilson_interval
+
+    p = np.asarray(predicted, dtype=float)
+    o = np.asarray(observed, dtype=bool)
+    ok = ~np.isnan(p)
+    p, o = p[ok], o[ok]
+    edges = np.asarray(bins, dtype=float)
+    band = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2)
+    rows = []
+    for b in np.unique(band):
+        m = band == b
+        k, n = int(o[m].sum()), int(m.sum())
+        lo, hi = wilson_interval(k, n)
+        rows.append((f"{edges[b]:.2f}–{edges[b + 1]:.2f}", n, float(p[m].mean()), k / n, lo, hi,
+                     "too few items" if n < 10 else ""))
+    return pd.DataFrame(rows, columns=["band", "n", "predicted", "observed", "low", "high", "note"])
+
+
+# ----------------------------------------------------------------- storage
+
+_ITEMS_SQL = f"""
+WITH _q AS ({QUESTIONS_SQL})
+SELECT q.qn - 1 AS i, q.question_id, coalesce(q.subject, '') AS subject, q.n_options,
+       CASE WHEN q.answer_key IS NULL THEN -2
+            ELSE coalesce(list_position(q.labels, q.answer_key), 0) - 1 END AS key_idx,
+       q.labels,
+       list_contains(qq.flags, 'multi_answer') AS multi,
+       coalesce(par.mismatch, false) AS par_mismatch, par.question_id IS NOT NULL AS has_parallel,
+       dup.question_id IS NOT NULL AS dup_options
+FROM _q q
+JOIN questions qq ON qq.benchmark = $benchmark AND qq.question_id = q.question_id
+LEFT JOIN (SELECT question_id, bool_or(NOT key_match) AS mismatch FROM parallel_links
+           WHERE benchmark = $benchmark GROUP BY question_id) par ON par.question_id = q.question_id
+LEFT JOIN (SELECT DISTINCT question_id FROM audit_lint WHERE run_id = $run_id AND kind = 'duplicate_options') dup
+       ON dup.question_id = q.question_id
+ORDER BY q.qn
+"""
+
+# The usable answers once, as a temp table _up (qn, model_id, fam_id, answer,
+# is_key, and the option index y): the tiers' aggregation, the sample's
+# answers and the final E-step's counts are then plain scans of it.
+_UP_SQL = f"""
+CREATE OR REPLACE TEMP TABLE _up AS
+WITH _q AS ({QUESTIONS_SQL}),
+p AS ({usable_predictions_sql(option_index=True)})
+SELECT qn, model_id, fam_id, answer, is_key, y FROM p
+"""
+
+
+def create_usable_table(con: Any, benchmark: str) -> None:
+    """Create the temp table ``_up`` of usable answers of the model set
+    registered as ``_ms`` (dropped by :func:`score_run`)."""
+    con.execute(_UP_SQL, {"benchmark": benchmark})
+
+
+# The final E-step's weighted counts over every item, in DuckDB: per (item,
+# letter) Σ w_j, Σ w_j·logit(a_j), Σ w_j·log(1 − a_j) with the fitted
+# per-model constants registered as _kp.
+_COUNTS_SQL = """
+SELECT u.qn - 1 AS i, u.y, sum(k.w) AS c, sum(k.wc) AS d, sum(k.wl) AS s0
+FROM _up u JOIN _kp k ON k.model_id = u.model_id
+GROUP BY ALL
+"""
+
+
+@dataclass
+class ScoreInputs:
+    """What :func:`load_inputs` reads for one benchmark: ``items`` (one row per
+    question in import order: i, question_id, subject, n_options, key_idx,
+    labels, multi, par_mismatch, has_parallel, dup_options) and the answers
+    (arrays i, j, y).  On a large benchmark the answers are those of a
+    random ``sample`` of items (sorted item indices) and ``counts`` computes
+    the final E-step's weighted counts over all items in DuckDB."""
+
+    items: pd.DataFrame
+    i: np.ndarray
+    j: np.ndarray
+    y: np.ndarray
+    sample: np.ndarray | None = None
+    counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+
+
+def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0) -> ScoreInputs:
+    """Read a benchmark's items and the usable answers of the model set
+    registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
+    than ``sample`` items, only a seeded random sample's answers."""
+    items = con.execute(_ITEMS_SQL, {"benchmark": benchmark, "run_id": run_id}).df()
+    n = len(items)
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name = '_up'").fetchall()[0][0]:
+        create_usable_table(con, benchmark)
+    if n <= sample:
+        ans = con.execute("SELECT qn - 1 AS i, model_id AS j, y FROM _up").fetchnumpy()
+        con.execute("DROP TABLE IF EXISTS _up")
+        return ScoreInputs(items, np.asarray(ans["i"], dtype=np.int64), np.asarray(ans["j"], dtype=np.int64),
+                           np.asarray(ans["y"], dtype=np.int64))
+    pick = np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False))
+    con.register("_ks", pa.table({"qn": pa.array(pick + 1, pa.int32())}))
+    try:
+        ans = con.execute("SELECT qn - 1 AS i, model_id AS j, y FROM _up SEMI JOIN _ks USING (qn)").fetchnumpy()
+    finally:
+        con.unregister("_ks")
+    kmax = max(int(items["n_options"].max()), 2)
+
+    def counts(a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        kp = pa.table({"model_id": pa.array(np.arange(len(a)), pa.int32()), "w": w,
+                       "wc": w * (np.log(a) - np.log1p(-a)), "wl": w * np.log1p(-a)})
+        con.register("_kp", kp)
+        try:
+            r = con.execute(_COUNTS_SQL).fetchnumpy()
+        finally:
+            con.unregister("_kp")
+            con.execute("DROP TABLE IF EXISTS _up")
+        i = np.asarray(r["i"], dtype=np.int64)
+        cell = i * kmax + np.asarray(r["y"], dtype=np.int64)
+        C = np.zeros(n * kmax)
+        D = np.zeros(n * kmax)
+        C[cell] = np.asarray(r["c"], dtype=np.float64)
+        D[cell] = np.asarray(r["d"], dtype=np.float64)
+        S0 = np.bincount(i, weights=np.asarray(r["s0"], dtype=np.float64), minlength=n)
+        return S0, C.reshape(n, kmax), D.reshape(n, kmax)
+
+    return ScoreInputs(items, np.asarray(ans["i"], dtype=np.int64), np.asarray(ans["j"], dtype=np.int64),
+                       np.asarray(ans["y"], dtype=np.int64), pick, counts)
+
+
+def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(parallel, lint) parts of λ_i from the evidence known at analysis
+    time: the parallel source's key (prior likelihood ratios) and duplicate
+    options."""
+    par = np.where(items["has_parallel"].to_numpy(bool),
+                   np.where(items["par_mismatch"].to_numpy(bool), LLR_PARALLEL_MISMATCH, LLR_PARALLEL_MATCH), 0.0)
+    lint = np.where(items["dup_options"].to_numpy(bool), LLR_DUPLICATE_OPTIONS, 0.0)
+    return par, lint
+
+
+def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None
+                 ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
+    """Fit the model on ``inp`` and return (per-item score rows, the fit,
+    parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
+    (array over items); ``clamp`` / ``truth``: settled verdicts (arrays
+    over items, see :func:`fit_key_error`)."""
+    it = inp.items
+    n = len(it)
+    multi = it["multi"].to_numpy(bool)
+    key = it["key_idx"].to_numpy(np.int64)
+    fixed = np.full(n, None, dtype=object)
+    fixed[key == -1] = "key_not_in_options"
+    fixed[key == -2] = "no_key"
+    fixed[multi] = "multi_answer"
+    scored = np.array([False] * 0, dtype=bool) if n == 0 else (pd.isna(pd.Series(fixed)).to_numpy()
+                                                                 & (it["n_options"].to_numpy() >= 2))
+    par, lint = analysis_llr(it)
+    if llr_parallel is not None:
+        par = np.asarray(llr_parallel, dtype=np.float64)
+    subj_codes, subj_names = pd.factorize(it["subject"])
+    fams = sorted(set(ms.families.values()))
+    fam_id = np.array([fams.index(ms.families[m]) for m in ms.models], dtype=np.int64)
+
+    out = pd.DataFrame({
+        "question_id": it["question_id"], "score": np.nan, "prior_logit": np.nan, "llr_models": np.nan,
+        "llr_parallel": par, "llr_lint": lint, "p_guessing": np.nan, "alternative": None, "p_alternative": np.nan,
+        "fixed_reason": fixed,
+    })
+    out.loc[~multi & ~scored, "score"] = 1.0
+    fit = None
+    params: dict = {}
+    idx = np.nonzero(scored)[0]
+    if len(idx) and len(inp.i):
+        c_all = None if clamp is None else np.asarray(clamp, dtype=np.float64)
+        t_all = None if truth is None else np.asarray(truth, dtype=np.int64)
+        lam = par + lint
+        n_opt = it["n_options"].to_numpy()
+        # fit on the items whose answers were loaded (all, or the sample)
+        fidx = idx if inp.sample is None else idx[np.isin(idx, inp.sample)]
+        remap = np.full(n, -1, dtype=np.int64)
+        remap[fidx] = np.arange(len(fidx))
+        keep = remap[inp.i] >= 0
+        fit = fit_key_error(remap[inp.i[keep]], inp.j[keep], inp.y[keep], n_opt[fidx], key[fidx],
+                            subject=subj_codes[fidx], family=fam_id, n_models=len(ms.models),
+                            n_subjects=len(subj_names), evidence_llr=lam[fidx],
+                            clamp=None if c_all is None else c_all[fidx], truth=None if t_all is None else t_all[fidx])
+        if inp.sample is not None and inp.counts is not None:   # every item's posterior from DuckDB counts
+            S0, C, D = inp.counts(fit.reliability, fit.weight)
+            fit = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
+                                        evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
+                                        truth=None if t_all is None else t_all[idx])
+        # the alternative's label, vectorised: flat label array + each item's offset
+        labels = it["labels"].to_numpy()[idx]
+        lens = it["n_options"].to_numpy()[idx].astype(np.int64)
+        flat = np.concatenate(labels) if len(labels) else np.array([], dtype=object)
+        offs = np.r_[0, np.cumsum(lens)[:-1]]
+        alt = flat[offs + np.maximum(fit.alternative, 0)].astype(object)
+        alt[fit.alternative < 0] = None
+        out.loc[idx, "score"] = fit.score
+        out.loc[idx, "prior_logit"] = fit.prior_logit
+        out.loc[idx, "llr_models"] = fit.llr_models
+        out.loc[idx, "p_guessing"] = fit.p_guessing
+        out.loc[idx, "alternative"] = pd.Series(alt, index=idx, dtype=object)
+        out.loc[idx, "p_alternative"] = fit.p_alternative
+        n_per_model = np.bincount(inp.j[keep], minlength=len(ms.models)).astype(float)  # items in the fit
+        rows = []
+        for jj, m in enumerate(ms.models):
+            rows.append(("model", m, "reliability", float(fit.reliability[jj]), n_per_model[jj]))
+            rows.append(("model", m, "weight", float(fit.weight[jj]), n_per_model[jj]))
+        for fi, f in enumerate(fams):
+            rows.append(("family", f, "error_correlation", float(fit.family_rho[fi]), float((fam_id == fi).sum())))
+        for si, s in enumerate(subj_names):
+            rows.append(("subject", s, "wrong_key_rate", float(fit.subject_rate[si]), float(fit.subject_n[si])))
+        rows += [("global", "all", "wrong_key_rate", fit.global_rate, float(len(idx))),
+                 ("global", "all", "guessing_rate", fit.guess_rate, float(len(idx))),
+                 ("global", "all", "iterations", float(fit.n_iter), float(len(idx))),
+                 ("global", "all", "converged", float(fit.converged), float(len(idx)))]
+        params = {"rows": rows}
+    return out, fit, params
+
+
+_SCORE_COLS = ["question_id", "score", "prior_logit", "llr_models", "llr_parallel", "llr_lint", "p_guessing",
+               "alternative", "p_alternative", "fixed_reason"]
+
+
+def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, params: dict) -> None:
+    """Replace the stored scores and parameters of ``run_id`` (caller's transaction)."""
+    con.execute("DELETE FROM key_error_scores WHERE run_id = ?", [run_id])
+    con.execute("DELETE FROM key_error_params WHERE run_id = ?", [run_id])
+    tbl = pa.Table.from_pandas(out[_SCORE_COLS].astype({"alternative": object, "fixed_reason": object}),
+                               preserve_index=False)
+    con.register("_kes", tbl)
+    try:
+        con.execute(
+            f"INSERT INTO key_error_scores (run_id, benchmark, {', '.join(_SCORE_COLS)}) "
+            f"SELECT $run_id, $benchmark, {', '.join(_SCORE_COLS)} FROM _kes",
+            {"run_id": run_id, "benchmark": benchmark})
+    finally:
+        con.unregister("_kes")
+    rows = params.get("rows", [])
+    if rows:
+        df = pd.DataFrame(rows, columns=["kind", "name", "param", "value", "n"])
+        con.register("_kep", pa.Table.from_pandas(df, preserve_index=False))
+        try:
+            con.execute("INSERT INTO key_error_params SELECT $run_id, $benchmark, kind, name, param, value, n FROM _kep",
+                        {"run_id": run_id, "benchmark": benchmark})
+        finally:
+            con.unregister("_kep")
+
+
+def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet) -> None:
+    """Fit the score for an audit run being written (``_ms`` registered, inside
+    the caller's transaction) and store it."""
+    try:
+        inp = load_inputs(con, benchmark, run_id)
+        out, _, params = score_inputs(inp, ms)
+    finally:
+        con.execute("DROP TABLE IF EXISTS _up")
+    write_scores(con, run_id, benchmark, out, params)
+
+
+def key_error_scores(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Stored scores of the latest audit run: question_id, score,
+    prior_logit, llr_models, llr_parallel, llr_lint, p_guessing,
+    alternative, p_alternative, fixed_reason — in import order."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute(
+            f"SELECT {', '.join('s.' + c for c in _SCORE_COLS)} FROM key_error_scores s "
+            "JOIN questions q ON q.benchmark = s.benchmark AND q.question_id = s.question_id "
+            "WHERE s.run_id = ? ORDER BY q.seq", [run["run_id"]]).df()
+
+
+def key_error_params(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Fitted parameters of the latest audit run: kind, name, param, value, n."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute("SELECT kind, name, param, value, n FROM key_error_params WHERE run_id = ? "
+                           "ORDER BY kind, name, param", [run["run_id"]]).df()
+
+
+__all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
+           "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts"]

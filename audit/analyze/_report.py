@@ -1,0 +1,282 @@
+"""The audit report of one benchmark: tiers, metrics, scenarios, pairwise
+comparisons and lint, as a JSON-ready dict, and renderers for it
+(table | json | csv | markdown).
+
+CSV output goes through :func:`audit._csv.write_csv`, which neutralises
+cells a spreadsheet would run as formulas.  Markdown output escapes HTML and
+table pipes, since model names and lint details come from user data.
+"""
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from audit.analyze._base import resolve_benchmark
+from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
+from audit.analyze._scenarios import SCENARIO_LABELS, compare_models, scenario_table
+from audit.analyze._tiers import TIER_NAMES, latest_run, tier_counts
+from audit.errors import InputError
+from audit.store import connect
+from audit.store import DbPath
+
+FORMATS = ("table", "json", "csv", "markdown")
+
+# Sections contributed by later stages (the judge stage adds agreement
+# statistics).  A hook is called as ``hook(benchmark, db=db)`` and returns
+# ``{section title: DataFrame}``; the tables appear in ``rep["extra"]`` and in
+# every output format.
+REPORT_HOOKS: list = []
+
+
+def register_report_hook(fn):
+    """Add a report section provider (idempotent); returns ``fn``."""
+    if fn not in REPORT_HOOKS:
+        REPORT_HOOKS.append(fn)
+    return fn
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    """DataFrame rows as plain-Python dicts, NaN → None (JSON-safe)."""
+    out = []
+    for rec in df.to_dict("records"):
+        clean = {}
+        for k, v in rec.items():
+            if hasattr(v, "item"):
+                v = v.item()
+            if v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+                v = None
+            clean[k] = v
+        out.append(clean)
+    return out
+
+
+def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
+    """Everything the audit knows about a benchmark's latest audit run.
+
+    Keys: ``benchmark``; ``run`` (run_id, created_at, config, models);
+    ``tiers`` {"0".."5" (and "incomplete" when used) → number of questions};
+    ``tier_names``; ``metrics`` (per model: see :func:`model_metrics`);
+    ``difficulty`` {band → number of items}; ``scenarios`` (per model ×
+    scenario: see :func:`scenario_table`); ``comparisons`` (pairwise, every
+    scenario: see :func:`compare_models`); ``lint`` (kind, question_id,
+    model, detail).  Fractions are in [0, 1]; missing values are ``None``.
+    """
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        lint = con.execute(
+            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? ORDER BY kind, question_id, model",
+            [run["run_id"]],
+        ).df()
+    tiers = tier_counts(benchmark, db=db)
+    models = run["models"]
+    metrics = model_metrics(benchmark, db=db, models=models)
+    diff = item_difficulty(benchmark, db=db, models=models)
+    scen = scenario_table(benchmark, db=db, models=models)
+    comp = compare_models(benchmark, db=db, models=models, scenario=None)
+    band_counts = diff["band"].value_counts()
+    return {
+        "benchmark": benchmark,
+        "run": {
+            "run_id": run["run_id"],
+            "created_at": run["created_at"].isoformat() if run["created_at"] is not None else None,
+            "config": run["config"],
+            "models": models,
+        },
+        "tiers": {(b[4:] if b.startswith("tier") else b): int(n) for b, n in zip(tiers["bucket"], tiers["n"])},
+        "tier_names": {str(k): v for k, v in TIER_NAMES.items()},
+        "metrics": _records(metrics),
+        "difficulty": {b: int(band_counts.get(b, 0)) for b in DIFFICULTY_BANDS},
+        "scenarios": _records(scen),
+        "comparisons": _records(comp),
+        "lint": _records(lint),
+        "extra": {title: _records(df) for hook in REPORT_HOOKS for title, df in hook(benchmark, db=db).items()},
+    }
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _pct(v) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.2f}%"
+
+
+def _ci(lo, hi) -> str:
+    if lo is None or hi is None:
+        return ""
+    return f"[{100 * lo:.2f}, {100 * hi:.2f}]"
+
+
+def _p(v) -> str:
+    if v is None:
+        return ""
+    return f"{v:.2e}" if v < 0.001 else f"{v:.3f}"
+
+
+def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
+    """Human-readable tables (strings), shared by the table and markdown renderers."""
+    tiers = pd.DataFrame(
+        [
+            {"tier": t, "questions": n, "meaning": rep["tier_names"].get(t, "any invalid or missing prediction")}
+            for t, n in rep["tiers"].items()
+        ]
+    )
+    metrics = pd.DataFrame(
+        [
+            {
+                "model": m["model"],
+                "family": m["family"],
+                "valid": f"{m['n_valid']}/{m['n_questions']}",
+                "response rate": _pct(m["response_rate"]),
+                "accuracy": _pct(m["accuracy"]),
+                "acc. 95% CI": _ci(m["accuracy_low"], m["accuracy_high"]),
+                "cond. accuracy": _pct(m["conditional_accuracy"]),
+                "cond. 95% CI": _ci(m["conditional_accuracy_low"], m["conditional_accuracy_high"]),
+            }
+            for m in rep["metrics"]
+        ]
+    )
+    scen = pd.DataFrame(
+        [
+            {
+                "scenario": s["scenario"],
+                "model": s["model"],
+                "questions": s["n_questions"],
+                "valid": s["n_valid"],
+                "cond. accuracy": _pct(s["conditional_accuracy"]),
+                "95% CI": _ci(s["conditional_accuracy_low"], s["conditional_accuracy_high"]),
+                "Δ points": "" if s["delta_points"] is None else f"{s['delta_points']:+.2f}",
+            }
+            for s in rep["scenarios"]
+        ]
+    )
+    comp = pd.DataFrame(
+        [
+            {
+                "model A": c["model_a"],
+                "model B": c["model_b"],
+                "A": _pct(c["acc_a"]),
+                "B": _pct(c["acc_b"]),
+                "z-test p": _p(c["p_ztest"]) + c["sig_ztest"],
+                "paired n": c["n_paired"],
+                "A only / B only": f"{c['a_only']}/{c['b_only']}",
+                "McNemar p": _p(c["p_mcnemar"]) + c["sig_mcnemar"],
+            }
+            for c in rep["comparisons"]
+            if c["scenario"] == "baseline"
+        ]
+    )
+    lint = pd.DataFrame(rep["lint"], columns=["kind", "question_id", "model", "detail"]).fillna("")
+    diff = pd.DataFrame([{"band": b, "items": n} for b, n in rep["difficulty"].items()])
+    return [
+        ("Agreement tiers", tiers),
+        ("Models", metrics),
+        ("Item difficulty (models correct)", diff),
+        ("Filtering scenarios", scen),
+        ("Pairwise comparisons (baseline; * p<0.05, ** p<0.01, *** p<0.001)", comp),
+        ("Lint", lint),
+    ] + [(title, pd.DataFrame(recs)) for title, recs in rep.get("extra", {}).items()]
+
+
+def _header(rep: dict) -> str:
+    cfg = rep["run"]["config"]
+    return (
+        f"benchmark {rep['benchmark']} — audit run {rep['run']['run_id']}: {cfg.get('n_models')} models, "
+        f"t1={cfg.get('t1')}, t2={cfg.get('t2')}, incomplete={cfg.get('incomplete')}"
+    )
+
+
+def _md_cell(v) -> str:
+    return html.escape(str(v), quote=False).replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "_none_"
+    cols = [_md_cell(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def report_frame(rep: dict) -> pd.DataFrame:
+    """The report as one long table (the CSV form): a ``section`` column
+    (tiers, metrics, difficulty, scenarios, comparisons, lint) and the union
+    of the sections' columns, numbers unformatted."""
+    parts = [
+        pd.DataFrame({"section": "tiers", "tier": list(rep["tiers"]), "n": list(rep["tiers"].values())}),
+        pd.DataFrame(rep["metrics"]).assign(section="metrics"),
+        pd.DataFrame({"section": "difficulty", "band": list(rep["difficulty"]), "n": list(rep["difficulty"].values())}),
+        pd.DataFrame(rep["scenarios"]).assign(section="scenarios"),
+        pd.DataFrame(rep["comparisons"]).assign(section="comparisons"),
+        pd.DataFrame(rep["lint"], columns=["kind", "question_id", "model", "detail"]).assign(section="lint"),
+    ]
+    parts += [pd.DataFrame(recs).assign(section=title) for title, recs in rep.get("extra", {}).items()]
+    parts = [p for p in parts if not p.empty]
+    # nullable dtypes keep counts integral where other sections leave gaps
+    df = pd.concat([p.convert_dtypes() for p in parts], ignore_index=True, sort=False)
+    df.insert(0, "benchmark", rep["benchmark"])
+    df.insert(1, "run_id", rep["run"]["run_id"])
+    cols = ["benchmark", "run_id", "section"] + [c for c in df.columns if c not in ("benchmark", "run_id", "section")]
+    return df[cols]
+
+
+def render_report(rep: dict, fmt: str = "table") -> str:
+    """The report as text in one of ``table``, ``json``, ``csv``, ``markdown``."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
+    if fmt == "json":
+        return json.dumps(rep, ensure_ascii=False, indent=2, default=str) + "\n"
+    if fmt == "csv":
+        from audit._csv import write_csv
+
+        buf = io.StringIO()
+        write_csv(report_frame(rep), buf)
+        return buf.getvalue()
+    if fmt == "markdown":
+        out = [f"# Audit report: {_md_cell(rep['benchmark'])}", "", _md_cell(_header(rep)), ""]
+        for title, df in _sections(rep):
+            out += [f"## {title}", "", _markdown_table(df), ""]
+        return "\n".join(out)
+    out = [_header(rep), ""]
+    for title, df in _sections(rep):
+        out += [title, "-" * len(title), df.to_string(index=False) if not df.empty else "(none)", ""]
+    return "\n".join(out)
+
+
+def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -> str | None:
+    """Render ``rep``; write it to ``output`` (UTF-8) when given, else return the text."""
+    if output is None:
+        return render_report(rep, fmt)
+    path = Path(output)
+    if fmt == "csv":
+        from audit._csv import write_csv
+
+        write_csv(report_frame(rep), path)
+    else:
+        path.write_text(render_report(rep, fmt), encoding="utf-8")
+    return None
+
+
+def benchmark_report(benchmark: str | None = None, *, fmt: str = "table", output: str | os.PathLike | None = None,
+                     db: DbPath = None) -> str | None:
+    """``audit report``: :func:`build_report` of *benchmark* (None: the only
+    one) rendered in *fmt*; written to *output* when given (returns None),
+    else returned as text.  Later stages add their sections on import
+    (:func:`register_report_hook`), so import them first for the full report."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
+    return write_report(build_report(benchmark, db=db), fmt, output)
+
+
+__all__ = ["build_report", "benchmark_report", "render_report", "write_report", "report_frame", "FORMATS"]
+
+
+#: Deprecated name of :func:`build_report` (kept for existing callers).
+report = build_report

@@ -1,0 +1,506 @@
+"""Cross-model agreement tiers: which answer keys several independent models
+contradict in the same way.
+
+For a model set of N models and each question:
+
+* A model's prediction counts only when it is valid (a letter among the
+  item's options).  Invalid or missing predictions never agree with anything.
+* Candidates are the non-key letters chosen by at least one model, ranked by
+  (number of models desc, number of distinct families desc, letter asc).
+  ``top`` is the first candidate and ``c`` its number of models.
+* Tier 1: c ≥ t1 (default t1 = N — every model agrees on one wrong answer).
+* Tier 2: c ≥ t2 (default t2 = N − 1).
+* Tier 3: c ≥ 2 and the models choosing ``top`` span ≥ 2 families.
+* Tier 4: c ≥ 2, all within one family.
+* Tier 5: some model chose a non-key letter, but no two agree (c = 1).
+* Tier 0 ("key consensus"): no valid prediction differs from the key.
+
+With ``incomplete="separate"`` a question with any invalid or missing
+prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
+
+The rule is set-based DuckDB SQL with no Python loop over questions: one
+``GROUPING SETS`` pass over the predictions counts the votes per (question,
+letter) — with the voters' families as a bitmask — and the answers per
+(model, letter); the ranking is a ``max`` over a (count, families, −letter)
+struct per question.  Results are written to ``audit_runs`` /
+``audit_results`` / ``audit_lint`` in one transaction.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
+from audit.errors import InputError, NotFoundError
+from audit.store import connect, transaction
+from audit.store import DbPath
+
+TIERS = (0, 1, 2, 3, 4, 5)
+BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer")
+TIER_NAMES = {
+    0: "key consensus",
+    1: "(nearly) all models agree on one non-key answer",
+    2: "most models agree on one non-key answer",
+    3: "several models of different families agree on a non-key answer",
+    4: "several models of one family agree on a non-key answer",
+    5: "non-key answers, but too few models agree",
+}
+TIER_NAMES_TLUE4 = {
+    0: "key consensus",
+    1: "all models agree on one non-key answer",
+    2: "all but one model agree on one non-key answer",
+    3: "two or more models of different families agree on a non-key answer",
+    4: "two or more models of one family agree on a non-key answer",
+    5: "non-key answers, but no two models agree",
+}
+PRESETS = ("shares", "tlue4", "tlue8")
+DEFAULT_PRESET = "shares"
+DEFAULT_SHARES = (0.9, 2 / 3, 0.2)
+MULTI_ANSWER_FLAG = "multi_answer"
+CONSTANT_PREDICTOR_SHARE = 0.9
+RULE_VERSION = 2
+
+
+@dataclass(frozen=True)
+class BenchmarkRun:
+    """One audit run (one benchmark)."""
+
+    benchmark: str
+    run_id: int
+    models: tuple[str, ...]
+    t1: int
+    t2: int
+    incomplete: str
+    n_questions: int
+    counts: dict[str, int]  # bucket -> number of questions (all buckets, zeros included)
+    n_lint: int
+    t3: int = 2
+    preset: str = DEFAULT_PRESET
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+
+@dataclass(frozen=True)
+class AnalyzeSummary:
+    """What :func:`analyze` wrote: one :class:`BenchmarkRun` per benchmark,
+    and the benchmarks skipped because they have no predictions."""
+
+    runs: tuple[BenchmarkRun, ...]
+    skipped: tuple[str, ...] = field(default_factory=tuple)
+
+    def counts(self) -> pd.DataFrame:
+        """Columns benchmark, run_id, tier (nullable int), bucket, n."""
+        rows = [
+            (r.benchmark, r.run_id, (int(b[4:]) if b.startswith("tier") else None), b, n)
+            for r in self.runs
+            for b, n in r.counts.items()
+            if (b != "incomplete" or r.incomplete == "separate") and (b != "multi_answer" or n)
+        ]
+        df = pd.DataFrame(rows, columns=["benchmark", "run_id", "tier", "bucket", "n"])
+        df["tier"] = df["tier"].astype("Int64")
+        return df
+
+    @property
+    def run_id(self) -> int:
+        """The run id when exactly one benchmark was analysed."""
+        if len(self.runs) != 1:
+            raise ValueError(f"{len(self.runs)} runs; use .runs")
+        return self.runs[0].run_id
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Agreement counts of one run: Tier 1 needs ≥ t1 models on one non-key
+    letter, Tier 2 ≥ t2, Tier 3/4 ≥ t3."""
+
+    t1: int
+    t2: int
+    t3: int
+    preset: str
+
+
+def _share_count(share: float, n: int) -> int:
+    # ceil with a tolerance, so 0.2 * 50 is 10, not 11
+    return max(2, math.ceil(share * n - 1e-9))
+
+
+def thresholds(
+    n: int,
+    *,
+    preset: str | None = None,
+    t1: int | None = None,
+    t2: int | None = None,
+    t3: int | None = None,
+    s1: float | None = None,
+    s2: float | None = None,
+    s3: float | None = None,
+) -> Thresholds:
+    """The agreement counts for ``n`` models.
+
+    ``preset`` ``"shares"`` (default): t_k = max(2, ⌈s_k·n⌉) with shares
+    s1 = 0.9, s2 = ⅔, s3 = 0.2 (each configurable); ``"tlue4"``: the
+    methodology's rule t1 = n, t2 = n − 1 (t1 − 1 when only ``t1`` is
+    given), t3 = 2; ``"tlue8"``: its 8-model variant t1 = n − 1, t2 = n − 2,
+    t3 = 2.  Counts given explicitly override the preset.
+
+    >>> [(t.t1, t.t2, t.t3) for t in (thresholds(2), thresholds(14), thresholds(50))]
+    [(2, 2, 2), (13, 10, 3), (45, 34, 10)]
+    >>> t = thresholds(4, preset="tlue4"); (t.t1, t.t2, t.t3)
+    (4, 3, 2)
+    >>> t = thresholds(8, preset="tlue8"); (t.t1, t.t2, t.t3)
+    (7, 6, 2)
+    """
+    preset = DEFAULT_PRESET if preset is None else preset
+    if preset not in PRESETS:
+        raise InputError(f"unknown preset '{preset}' (use one of: {', '.join(PRESETS)})")
+    if preset != "shares" and any(v is not None for v in (s1, s2, s3)):
+        raise InputError(f"shares (s1, s2, s3) apply to the 'shares' preset, not '{preset}'")
+    for name, v in (("s1", s1), ("s2", s2), ("s3", s3)):
+        if v is not None and not 0 < float(v) <= 1:
+            raise InputError(f"{name} must be a share of the models in (0, 1], not {v}")
+    if preset == "shares":
+        d1, d2, d3 = (DEFAULT_SHARES[0] if s1 is None else s1, DEFAULT_SHARES[1] if s2 is None else s2,
+                      DEFAULT_SHARES[2] if s3 is None else s3)
+        t1v = _share_count(d1, n) if t1 is None else int(t1)
+        t2v = min(_share_count(d2, n), t1v) if t2 is None else int(t2)
+        t3v = min(_share_count(d3, n), t2v) if t3 is None else int(t3)
+    else:
+        base = n if preset == "tlue4" else n - 1
+        t1v = max(base, 1) if t1 is None else int(t1)
+        if t2 is None:
+            t2v = max(t1v - 1, 1) if (t1 is not None or preset == "tlue8") else max(n - 1, 1)
+        else:
+            t2v = int(t2)
+        t3v = 2 if t3 is None else int(t3)
+    if not 1 <= t1v <= n:
+        raise InputError(f"t1 must be between 1 and the number of models ({n}), not {t1v}")
+    if not 1 <= t2v <= t1v:
+        raise InputError(f"t2 must be between 1 and t1 ({t1v}), not {t2v}")
+    if not 1 <= t3v:
+        raise InputError(f"t3 must be at least 1, not {t3v}")
+    return Thresholds(t1v, t2v, t3v, preset)
+
+
+# One pass over the predictions: votes per (question, letter) and answers
+# per (model, letter), via GROUPING SETS.  {fam_agg} counts the distinct
+# families of the voters: a bitmask OR + popcount when there are at most 64
+# families (much faster than COUNT(DISTINCT)), else COUNT(DISTINCT).
+_USABLE = usable_predictions_sql()
+_AGG_SQL = f"""
+CREATE TEMP TABLE _agg AS
+WITH _q AS ({QUESTIONS_SQL}),
+p AS ({{p_body}})
+SELECT qn, model_id, answer, bool_or(is_key) AS is_key, count(*) AS cnt, {{fam_agg}} AS nfam
+FROM p
+GROUP BY GROUPING SETS ((qn, answer), (model_id, answer))
+"""
+FAM_BITMASK = "bit_count(bit_or(1::UBIGINT << fam_id))::BIGINT"
+FAM_DISTINCT = "count(DISTINCT fam_id)"
+
+_RESULTS_SQL = f"""
+WITH _q AS ({QUESTIONS_SQL}),
+per_q AS (
+    SELECT qn,
+           sum(cnt)::INTEGER AS n_valid,
+           coalesce(sum(cnt) FILTER (WHERE is_key), 0)::INTEGER AS n_correct,
+           -- ranking: models desc, families desc, letter asc (ascii negated)
+           max({{'c': cnt, 'f': nfam, 'l': -ascii(answer), 'a': answer}}) FILTER (WHERE NOT is_key) AS top
+    FROM _agg WHERE qn IS NOT NULL GROUP BY qn
+),
+tiered AS (
+    SELECT q.question_id,
+           coalesce(pq.n_valid, 0) AS n_valid,
+           coalesce(pq.n_correct, 0) AS n_correct,
+           pq.top.a AS top_answer,
+           coalesce(pq.top.c, 0)::INTEGER AS c,
+           coalesce(pq.top.f, 0)::INTEGER AS f
+    FROM _q q LEFT JOIN per_q pq USING (qn)
+),
+multi AS (
+    SELECT question_id FROM questions
+    WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')
+),
+ruled AS (
+    SELECT t.*, m.question_id IS NOT NULL AS is_multi,
+           CASE WHEN m.question_id IS NOT NULL THEN NULL
+                WHEN $separate AND n_valid < $n THEN NULL
+                WHEN c >= $t1 THEN 1
+                WHEN c >= $t2 THEN 2
+                WHEN c >= $t3 AND f >= 2 THEN 3
+                WHEN c >= $t3 THEN 4
+                WHEN c >= 1 THEN 5
+                ELSE 0 END AS tier
+    FROM tiered t LEFT JOIN multi m USING (question_id)
+)
+INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
+                           agreeing_families, n_models, n_valid, n_correct)
+SELECT $run_id, $benchmark, question_id, tier,
+       CASE WHEN is_multi THEN 'multi_answer' WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
+       top_answer, c, f, $n, n_valid, n_correct
+FROM ruled
+"""
+
+_LINT_SQL = f"""
+INSERT INTO audit_lint (run_id, benchmark, kind, question_id, model, detail)
+WITH _q AS ({QUESTIONS_SQL}),
+key_lint AS (
+    SELECT 'key_not_in_options' AS kind, question_id, NULL::VARCHAR AS model,
+           CASE WHEN answer_key IS NULL THEN 'the item has no answer key'
+                ELSE 'key ''' || answer_key || ''' is not one of the options ' || array_to_string(labels, ', ') END AS detail,
+           qn AS ord
+    FROM _q WHERE answer_key IS NULL OR (NOT list_contains(labels, answer_key)
+          AND question_id NOT IN (SELECT question_id FROM questions
+                                  WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')))
+),
+-- candidates first: equal texts after collapsing whitespace are also equal
+-- after deleting it, and deleting is far cheaper than a regexp on every option
+dup_candidates AS (
+    SELECT question_id, options FROM questions
+    WHERE benchmark = $benchmark
+      AND len(list_distinct([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options])) < len(options)
+),
+opts AS (
+    SELECT q.question_id, o.opt.label AS label,
+           (trim(regexp_replace(o.opt.text, '\\s+', ' ', 'g'))) AS norm
+    FROM dup_candidates q, LATERAL (SELECT unnest(q.options) AS opt) o
+),
+dup_lint AS (
+    SELECT 'duplicate_options' AS kind, d.question_id, NULL::VARCHAR AS model,
+           string_agg('options ' || d.labels || ' have the same text', '; ' ORDER BY d.labels) AS detail,
+           any_value(q.qn) AS ord
+    FROM (SELECT question_id, array_to_string(list(label ORDER BY label), ' = ') AS labels
+          FROM opts GROUP BY question_id, norm HAVING count(*) > 1) d
+    JOIN _q q USING (question_id)
+    GROUP BY d.question_id
+),
+const_lint AS (
+    SELECT 'constant_predictor' AS kind, NULL::VARCHAR AS question_id, ms.model,
+           'answers ''' || t.top.a || ''' on ' || t.top.c || ' of ' || $n_questions || ' items ('
+             || round(100.0 * t.top.c / $n_questions, 1) || '%)' AS detail,
+           0 AS ord
+    FROM (SELECT model_id, max({{'c': cnt, 'l': -ascii(answer), 'a': answer}}) AS top
+          FROM _agg WHERE qn IS NULL GROUP BY model_id) t
+    JOIN _ms ms USING (model_id)
+    WHERE $n_questions > 0 AND t.top.c >= $share * $n_questions
+)
+SELECT $run_id, $benchmark, kind, question_id, model, detail
+FROM (SELECT * FROM key_lint UNION ALL SELECT * FROM dup_lint UNION ALL SELECT * FROM const_lint)
+ORDER BY kind, ord, model
+"""
+
+
+def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True) -> BenchmarkRun:
+    t1, t2 = thr.t1, thr.t2
+    n_questions = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
+    config = {
+        "rule": "cross-model agreement tiers",
+        "rule_version": RULE_VERSION,
+        "preset": thr.preset,
+        "t1": t1,
+        "t2": t2,
+        "t3": thr.t3,
+        "incomplete": incomplete,
+        "n_models": ms.n,
+        "models": list(ms.models),
+        "families": ms.families,
+        "runs": ms.runs,
+        "ranking": ["models desc", "families desc", "letter asc"],
+        "constant_predictor_share": CONSTANT_PREDICTOR_SHARE,
+    }
+    run_id = con.execute("SELECT nextval('audit_run_seq')").fetchall()[0][0]
+    con.execute(
+        "INSERT INTO audit_runs (run_id, benchmark, config, models) VALUES (?, ?, ?, ?)",
+        [run_id, benchmark, json.dumps(config, ensure_ascii=False), list(ms.models)],
+    )
+    params = {
+        "run_id": run_id,
+        "benchmark": benchmark,
+        "n": ms.n,
+        "t1": t1,
+        "t2": t2,
+        "t3": thr.t3,
+        "separate": incomplete == "separate",
+    }
+    n_families = len(set(ms.families.values()))
+    fam_agg = FAM_BITMASK if n_families <= 64 else FAM_DISTINCT
+    p_body = _USABLE
+    if score:   # one pass over the predictions serves the tiers and the score: the usable answers as _up
+        from audit.analyze._keyerror import create_usable_table
+
+        create_usable_table(con, benchmark)
+        p_body = "SELECT qn, model_id, fam_id, answer, is_key FROM _up"
+    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg).replace("{p_body}", p_body), {"benchmark": benchmark})
+    try:
+        con.execute(_RESULTS_SQL, params)
+        con.execute(
+            _LINT_SQL,
+            {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
+        )
+    finally:
+        con.execute("DROP TABLE IF EXISTS _agg")
+    if score:
+        from audit.analyze._keyerror import score_run
+
+        score_run(con, run_id, benchmark, ms)
+    counts = dict.fromkeys(BUCKETS, 0)
+    counts.update(
+        dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
+    )
+    n_lint = con.execute("SELECT count(*) FROM audit_lint WHERE run_id = ?", [run_id]).fetchall()[0][0]
+    return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset)
+
+
+def analyze_benchmark(
+    benchmark: str | None = None,
+    *,
+    db: DbPath = None,
+    models=None,
+    t1: int | None = None,
+    t2: int | None = None,
+    t3: int | None = None,
+    preset: str | None = None,
+    s1: float | None = None,
+    s2: float | None = None,
+    s3: float | None = None,
+    incomplete: str = "tier",
+    score: bool = True,
+    progress: bool = False,
+) -> AnalyzeSummary:
+    """Assign every question of a benchmark (``None``: of every benchmark
+    with predictions) to an agreement tier and record the run.
+
+    ``models``: names (list or comma-separated string); default every model
+    with predictions for the benchmark.  ``t1`` / ``t2``: agreement counts
+    for Tier 1 / Tier 2 (defaults N and N − 1; the methodology's 8-model run
+    used N − 1 and N − 2); when only ``t1`` is given, ``t2`` defaults to
+    t1 − 1.  ``incomplete``: ``"tier"`` (tier by the valid predictions) or
+    ``"separate"`` (questions with any invalid/missing prediction go to the
+    ``incomplete`` bucket).  Also records structural lint: key not in the
+    options, duplicate option texts, and constant predictors (a model giving
+    the same letter on ≥ 90% of the benchmark's items).
+
+    Writes ``audit_runs``, ``audit_results`` and ``audit_lint`` in one
+    transaction: on any error nothing is written.
+
+    >>> import tempfile, os, pandas as pd
+    >>> from audit.store import connect
+    >>> db = os.path.join(tempfile.mkdtemp(), "t.duckdb")
+    >>> with connect(db) as con:
+    ...     _ = con.execute("INSERT INTO benchmarks VALUES ('b', 'demo', NULL, now())")
+    ...     _ = con.execute("INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) "
+    ...         "SELECT 'b', 'q' || i, i, 'stem', [{'label': 'A', 'text': 'x'}, {'label': 'B', 'text': 'y'}], 'A' "
+    ...         "FROM range(2) t(i)")
+    ...     _ = con.execute("INSERT INTO models VALUES ('m1', 'f1', NULL, 'set'), ('m2', 'f2', NULL, 'set')")
+    ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m1','default',NULL,'B','given',true), "
+    ...         "('b','q0','m2','default',NULL,'B','given',true), ('b','q1','m1','default',NULL,'A','given',true), "
+    ...         "('b','q1','m2','default',NULL,'B','given',true)")
+    >>> s = analyze_benchmark("b", db=db, preset="tlue4")
+    >>> {k: v for k, v in s.runs[0].counts.items() if v}
+    {'tier1': 1, 'tier2': 1}
+    >>> s = analyze_benchmark("b", db=db)   # default shares: one dissenting model is no consensus
+    >>> {k: v for k, v in s.runs[0].counts.items() if v}
+    {'tier1': 1, 'tier5': 1}
+    """
+    if incomplete not in ("tier", "separate"):
+        raise InputError(f"incomplete must be 'tier' or 'separate', not '{incomplete}'")
+    with connect(db) as con:
+        con.execute("SET enable_progress_bar = false")  # tqdm below reports progress
+        if benchmark is None:
+            names = all_benchmarks(con)
+            if not names:
+                raise NotFoundError("the database holds no benchmark yet; import one first")
+        else:
+            names = [resolve_benchmark(con, benchmark)]
+        plans, skipped = [], []
+        for name in names:
+            has_preds = con.execute("SELECT 1 FROM predictions WHERE benchmark = ? LIMIT 1", [name]).fetchall()
+            if benchmark is None and not has_preds and models is None:
+                skipped.append(name)
+                continue
+            ms = model_set(con, name, models)
+            plans.append((name, ms, thresholds(ms.n, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3)))
+        if not plans:
+            raise NotFoundError(f"no benchmark has predictions ({', '.join(skipped)}); import predictions first")
+        runs = []
+        from tqdm import tqdm
+
+        bar = tqdm(plans, desc="analyze", unit="benchmark", disable=not progress, leave=False)
+        with transaction(con):
+            for name, ms, thr in bar:
+                con.register("_ms", ms.arrow())
+                try:
+                    runs.append(_analyze_one(con, name, ms, thr, incomplete, score))
+                finally:
+                    con.unregister("_ms")
+        return AnalyzeSummary(tuple(runs), tuple(skipped))
+
+
+def tier_counts(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Questions per tier in the latest audit run of ``benchmark``.
+
+    Columns: tier (nullable Int64; <NA> for the ``incomplete`` and
+    ``multi_answer`` buckets), bucket ('tier0'..'tier5', 'incomplete',
+    'multi_answer'), n.  Every tier appears, with 0 when empty;
+    ``incomplete`` only when the run used ``incomplete="separate"``,
+    ``multi_answer`` only when the benchmark has such items.
+    """
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        got = dict(
+            con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]).fetchall()
+        )
+    buckets = [b for b in BUCKETS if (b != "incomplete" or run["config"].get("incomplete") == "separate")
+               and (b != "multi_answer" or got.get(b))]
+    df = pd.DataFrame(
+        {
+            "tier": pd.array([int(b[4:]) if b.startswith("tier") else None for b in buckets], dtype="Int64"),
+            "bucket": buckets,
+            "n": [int(got.get(b, 0)) for b in buckets],
+        }
+    )
+    return df
+
+
+def audit_lint(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Structural lint of the latest audit run: columns kind, question_id,
+    model, detail."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute(
+            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? ORDER BY kind, question_id, model",
+            [run["run_id"]],
+        ).df()
+
+
+def audit_results(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Per-question results of the latest audit run (the ``current_audit``
+    view): question_id, tier, bucket, top_answer, agreement_count,
+    agreeing_families, n_models, n_valid, n_correct."""
+    with connect(db, read_only=True) as con:
+        benchmark = resolve_benchmark(con, benchmark)
+        run = latest_run(con, benchmark)
+        return con.execute(
+            "SELECT r.question_id, r.tier, r.bucket, r.top_answer, r.agreement_count, r.agreeing_families, "
+            "r.n_models, r.n_valid, r.n_correct FROM audit_results r JOIN questions q "
+            "ON q.benchmark = r.benchmark AND q.question_id = r.question_id "
+            "WHERE r.run_id = ? ORDER BY q.seq",
+            [run["run_id"]],
+        ).df()
+
+
+__all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
+           "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]
+
+
+#: Deprecated name of :func:`analyze_benchmark` (kept for existing callers).
+analyze = analyze_benchmark

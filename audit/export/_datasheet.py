@@ -1,0 +1,146 @@
+"""``DATASHEET.md``: a human-readable account of a version — what changed and
+why (counts by cause, examples), who reviewed and how much they agreed
+(Cohen's kappa), and how each model's score moves when the corrected keys
+are used.  Deterministic: no timestamps (those are in manifest.json).
+
+Untrusted text (benchmark items, rationales, names) is HTML-escaped and
+table pipes / backticks are escaped, so the Markdown renders literally on
+any viewer (GitHub, GitLab, IDEs)."""
+from __future__ import annotations
+
+import html
+import math
+
+import pandas as pd
+
+from audit.vocab import CAUSES, VERDICTS
+
+DATASHEET_NAME = "DATASHEET.md"
+EXAMPLES = 5
+
+#: Columns :func:`render_datasheet` expects in ``metrics``.
+METRIC_COLUMNS = ["model", "n_original", "acc_original", "ci_low_original", "ci_high_original",
+                  "n_corrected", "acc_corrected", "ci_low_corrected", "ci_high_corrected", "delta_points"]
+#: :data:`audit.export._corrected.COMPARISON_COLUMNS` → the datasheet's shorter names.
+DATASHEET_RENAME = {
+    "n_valid_original": "n_original", "accuracy_original": "acc_original",
+    "accuracy_original_low": "ci_low_original", "accuracy_original_high": "ci_high_original",
+    "n_valid_corrected": "n_corrected", "accuracy_corrected": "acc_corrected",
+    "accuracy_corrected_low": "ci_low_corrected", "accuracy_corrected_high": "ci_high_corrected",
+    "difference_points": "delta_points",
+}
+
+
+def md(text, limit: int | None = None) -> str:
+    """Escape untrusted text for a Markdown table cell or paragraph.
+
+    >>> md("<img src=x onerror=alert(1)> | `x`")
+    '&lt;img src=x onerror=alert(1)&gt; \\\\| \\\\`x\\\\`'
+    """
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return ""
+    s = " ".join(str(text).split())
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1].rstrip() + "…"
+    s = html.escape(s, quote=False)
+    for ch in ("\\", "|", "`", "*", "_", "[", "]"):
+        s = s.replace(ch, "\\" + ch)
+    return s
+
+
+def _pct(x) -> str:
+    return "–" if x is None or pd.isna(x) else f"{100 * x:.1f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy, counts: dict,
+                     items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
+                     metrics: pd.DataFrame | None, model_note: str | None = None,
+                     kappa_overall: str | None = None, stems: dict | None = None) -> str:
+    """The DATASHEET.md text.
+
+    ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
+    ci_low, ci_high``); ``reviewer_counts``: ``reviewer, n_items``;
+    ``metrics``: :data:`METRIC_COLUMNS` (conditional accuracy with Wilson 95%
+    CI on the original keys and on this version with excluded items removed);
+    ``stems``: question id → question text, for the examples.
+    """
+    L: list[str] = [f"# {md(benchmark)} — answer-key version {md(version)}", ""]
+    L.append(f"- Parent version: {md(parent) if parent else 'none (original keys)'}")
+    L.append(f"- Policy: `{policy.name}` — {md(policy.description)}")
+    L.append(f"- Items: {counts['items']}; corrected: {counts['corrected']}; excluded: {counts['excluded']}; "
+             f"unchanged: {counts['unchanged']}; reviewed: {counts['reviewed']}")
+    L.append("- Keys in this version are derived from the original keys and every verdict settled at export "
+             "time; excluded items stay in the data files with their original key and are listed in "
+             "`excluded*.txt`.")
+    L += ["", "## What changed and why", ""]
+    changed = items[items["action"] != "unchanged"]
+    if changed.empty:
+        L.append("No key was corrected and no item was excluded.")
+    else:
+        by = (changed.assign(cause=changed["cause"].fillna("(none)"))
+              .groupby(["action", "cause"]).size().reset_index(name="n")
+              .sort_values(["action", "n", "cause"], ascending=[True, False, True]))
+        L += _table(["Action", "Cause", "Items"],
+                    [[r.action, md(CAUSES.get(r.cause, r.cause)), str(r.n)] for r in by.itertuples()])
+        ex = changed[changed["action"] == "excluded"]
+        if not ex.empty:
+            lists = ex.groupby("exclusion_list").size()
+            L += ["", "Exclusion lists: " + ", ".join(
+                f"{md(VERDICTS.get(k, k))} (`excluded-{md(k)}.txt`): {int(v)}" for k, v in lists.items())]
+        for action, title in (("corrected", "Examples of corrected keys"), ("excluded", "Examples of excluded items")):
+            sub = changed[changed["action"] == action].sort_values(["seq", "question_id"]).head(EXAMPLES)
+            if sub.empty:
+                continue
+            L += ["", f"### {title} (first {len(sub)} in benchmark order)", ""]
+            stems = stems or {}
+            L += _table(["Question", "Text (excerpt)", "Key", "Verdict", "Cause", "Rationale"], [[
+                md(r.question_id), md(stems.get(r.question_id), 80),
+                f"{md(r.original_key)} → {md(r.answer_key)}" if action == "corrected" else md(r.original_key),
+                md(r.verdict) + (" (adjudicated)" if r.adjudicated else ""),
+                md(CAUSES.get(r.cause, r.cause)), md(r.rationale, 160),
+            ] for r in sub.itertuples()])
+    L += ["", "## Reviewers and their agreement", ""]
+    if reviewer_counts is None or reviewer_counts.empty:
+        L.append("No expert reviews were recorded.")
+    else:
+        L += _table(["Reviewer", "Items reviewed"],
+                    [[md(r.reviewer), str(int(r.n_items))] for r in reviewer_counts.itertuples()])
+        L += [""]
+        if kappa is None or kappa.empty:
+            L.append("Inter-reviewer agreement: no two reviewers reviewed the same item.")
+        else:
+            L.append("Inter-reviewer agreement on each pair's common items (each reviewer's latest non-skip "
+                     "verdict, key_wrong compared with its corrected answer; Cohen's kappa via statsmodels, "
+                     "asymptotic SE, 95% Wald CI):")
+            L.append("")
+            L += _table(["Reviewer A", "Reviewer B", "Common items", "Kappa", "95% CI"], [[
+                md(r.rater_a), md(r.rater_b), str(int(r.n)),
+                "–" if pd.isna(r.kappa) else f"{r.kappa:.2f}",
+                "–" if pd.isna(r.ci_low) else f"[{r.ci_low:.2f}, {r.ci_high:.2f}]",
+            ] for r in kappa.itertuples()])
+            if kappa_overall:
+                L += ["", md(kappa_overall)]
+    L += ["", "## Model accuracy: original keys vs this version", ""]
+    if metrics is None or metrics.empty:
+        L.append(model_note or "No model predictions are stored for this benchmark.")
+    else:
+        L.append("Conditional accuracy (correct / valid answers, %) with Wilson 95% CI (statsmodels "
+                 "`proportion_confint(method=\"wilson\")`), on the original keys and on this version's keys "
+                 "with excluded items removed; Δ in percentage points.")
+        if model_note:
+            L += ["", md(model_note)]
+        L.append("")
+        L += _table(["Model", "n (orig.)", "Acc. orig. [95% CI]", "n (this)", "Acc. this [95% CI]", "Δ points"], [[
+            md(r.model), str(int(r.n_original)),
+            f"{_pct(r.acc_original)} [{_pct(r.ci_low_original)}, {_pct(r.ci_high_original)}]",
+            str(int(r.n_corrected)),
+            f"{_pct(r.acc_corrected)} [{_pct(r.ci_low_corrected)}, {_pct(r.ci_high_corrected)}]",
+            "–" if pd.isna(r.delta_points) else f"{r.delta_points:+.1f}",
+        ] for r in metrics.sort_values("model").itertuples()])
+    return "\n".join(L) + "\n"

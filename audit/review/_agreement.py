@@ -1,0 +1,91 @@
+"""Inter-reviewer agreement: Cohen's kappa between every two reviewers on
+the items both reviewed, and one pooled figure for the dashboard.
+
+Each reviewer's label on an item is their *current verdict* (latest
+non-skip, non-adjudication row), compared as in the settlement rule:
+``key_wrong`` verdicts naming different corrected answers disagree
+(``compare="opinion"``, the default); ``compare="verdict"`` compares the
+verdict categories only.  Kappa comes from
+:func:`audit.analyze._agreement.cohen_kappa` (statsmodels ``cohens_kappa``,
+asymptotic SE, Wald 95% CI).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from audit.analyze import KappaResult, agreement_matrix, cohen_kappa
+from audit.errors import AuditError
+from audit.review._common import run
+from audit.store import connect
+from audit.store import DbPath
+
+_CURRENT = """
+SELECT question_id AS item, reviewer AS rater, {label} AS label
+FROM reviews
+WHERE benchmark = $benchmark AND verdict <> 'skip' AND NOT is_adjudication
+QUALIFY row_number() OVER (PARTITION BY question_id, reviewer ORDER BY review_id DESC) = 1
+"""
+MIN_KAPPA_ITEMS = 10
+"""Below this many items reviewed by both people, kappa is too unstable to
+report as a number (its 95% interval spans most of [-1, 1]; see Sim &
+Wright 2005, *Phys Ther* 85:257, on sample sizes for kappa)."""
+
+_LABELS = {"opinion": "verdict || coalesce(':' || corrected_answer, '')", "verdict": "verdict"}
+
+
+@dataclass(frozen=True)
+class ReviewerAgreement:
+    """``pairs``: one row per pair of reviewers with common items —
+    ``rater_a, rater_b, n, agreement, kappa, se, ci_low, ci_high``.
+    ``overall``: Cohen's kappa pooled over every (item, reviewer pair), the
+    two reviewers of a pair in alphabetical order; ``overall.n`` counts those
+    pairs.  ``n_items``: items with at least two current verdicts."""
+
+    pairs: pd.DataFrame
+    overall: KappaResult
+    n_items: int
+    n_reviewers: int
+
+    @property
+    def enough(self) -> bool:
+        """Whether enough items were reviewed twice for kappa to mean something."""
+        k = self.overall
+        return self.n_items >= MIN_KAPPA_ITEMS and k.n > 0 and k.kappa == k.kappa
+
+    @property
+    def label(self) -> str:
+        k = self.overall
+        if k.n == 0 or k.kappa != k.kappa:
+            return f"kappa not available ({self.n_items} items reviewed twice)"
+        if self.n_items < MIN_KAPPA_ITEMS:
+            return (f"too few items for kappa: {self.n_items} reviewed twice "
+                    f"(at least {MIN_KAPPA_ITEMS} are needed for the figure to mean anything)")
+        return f"{k.describe()}, {self.n_items} items"
+
+
+def reviewer_agreement(benchmark: str, *, compare: str = "opinion", db: DbPath = None) -> ReviewerAgreement:
+    """Cohen's kappa between reviewers (pairwise and pooled) on a benchmark.
+
+    >>> import tempfile, os
+    >>> from audit.store import init_db
+    >>> r = reviewer_agreement("none", db=init_db(os.path.join(tempfile.mkdtemp(), "a.duckdb")))
+    >>> r.n_items, r.pairs.empty
+    (0, True)
+    """
+    if compare not in _LABELS:
+        raise AuditError(f"compare must be one of {', '.join(_LABELS)}, not {compare!r}")
+    cur = _CURRENT.format(label=_LABELS[compare])
+    with connect(db, read_only=True) as con:
+        ratings = run(con, cur + " ORDER BY item, rater", {"benchmark": benchmark}).df()
+        pooled = run(con, f"""
+            WITH c AS ({cur})
+            SELECT a.label, b.label FROM c a JOIN c b ON a.item = b.item AND a.rater < b.rater
+            ORDER BY a.item, a.rater, b.rater""", {"benchmark": benchmark}).fetchall()
+    multi = ratings.groupby("item")["rater"].nunique() if not ratings.empty else pd.Series(dtype=int)
+    n_items = int((multi >= 2).sum())
+    pairs = agreement_matrix(ratings)
+    pairs = pairs[pairs["n"] > 0].sort_values(["n", "rater_a", "rater_b"], ascending=[False, True, True])
+    overall = cohen_kappa([a for a, _ in pooled], [b for _, b in pooled])
+    return ReviewerAgreement(pairs.reset_index(drop=True), overall, n_items, int(ratings["rater"].nunique()))

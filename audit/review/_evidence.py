@@ -1,0 +1,570 @@
+"""Evidence combined into the key-error score, the "evidence" queue order,
+and "why this item is here" in plain words.
+
+Where this lives, and why: the model (:mod:`audit.analyze._keyerror`) is
+fitted at analysis time from the models' answers, the parallel source's key
+and lint, and stores per item the parts of its log-odds:
+
+    logit(score) = logit(ε_subject) + llr_models + llr_parallel + llr_lint
+
+Judge verdicts and expert verdicts come later in the data flow (judge →
+review), so they are combined here, in the review stage, which may read
+both; the analysis stage never imports this module.  The combination is the
+same naive-Bayes sum (each source conditionally independent of the others
+given whether the key is wrong):
+
+* **Settled expert verdicts** fix their item (key_wrong → 1, any other
+  settled verdict → 0) and update the subject's wrong-key rate with one EM
+  step: ε_s = (Σ unsettled scores + settled key_wrong + 100·ε) / (n_s + 100)
+  (ε the benchmark-wide rate, 100 the prior strength of the fit).
+* **Judges** (and panels: a panel counts as one more judge): each judge's
+  sensitivity and specificity are measured on the settled items it judged,
+  with Beta priors worth a few items (sensitivity Beta(3, 2), mean 0.6;
+  specificity Beta(8, 2), mean 0.8) so a judge with no settled items counts
+  a little.  A "key wrong" verdict adds log(sens / (1 − spec)), a "key
+  correct" verdict log((1 − sens) / spec).
+* **The parallel source's key**: its likelihood ratio is re-measured the
+  same way on settled items (priors centred on the fit's assumptions:
+  sensitivity Beta(2, 2), specificity Beta(9, 1)).
+
+:func:`refresh_evidence` brings the stored combined score up to date after
+every appended review, so the queue re-ranks after each verdict: it
+recomputes (vectorised pandas/NumPy) only the rows the change of settled
+verdicts can move and rewrites only those that differ.  :func:`rescore` refits the model itself
+with the settled items clamped (semi-supervised EM), which also moves the
+models' reliabilities.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from audit.analyze import model_set
+from audit.analyze import (
+    LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
+    score_inputs, write_scores,
+)
+from audit.analyze import latest_run
+from audit.errors import NotFoundError
+from audit.review._common import run
+from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
+from audit.store import connect, transaction
+from audit.store import DbPath
+
+JUDGE_SENS_PRIOR = (3.0, 2.0)
+JUDGE_SPEC_PRIOR = (8.0, 2.0)
+PARALLEL_SENS_PRIOR = (4.0 * PARALLEL_SENS, 4.0 * (1 - PARALLEL_SENS))
+PARALLEL_SPEC_PRIOR = (10.0 * PARALLEL_SPEC, 10.0 * (1 - PARALLEL_SPEC))
+TOO_FEW_SETTLED = 10
+
+# The current combined score per item: the refreshed evidence when it builds
+# on the current run, else the fit's own score.  Relation: cur_evidence.
+EVIDENCE_CTE = """
+cur_evidence AS (
+    SELECT k.question_id, CASE WHEN e.run_id = k.run_id THEN e.score ELSE k.score END AS key_error
+    FROM key_error_scores k
+    LEFT JOIN key_error_evidence e ON e.benchmark = k.benchmark AND e.question_id = k.question_id
+    WHERE k.benchmark = $benchmark
+      AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark)
+)"""
+
+
+def _settled(con: Any, benchmark: str) -> pd.DataFrame:
+    """question_id, verdict, corrected_answer of the settled items (the
+    settlement rule of :mod:`audit.review._status`, on the caller's connection)."""
+    sql = f"""
+    WITH {summary_ctes(full=True)}, {AUDIT_CTE}
+    SELECT q.question_id, s.verdict, s.corrected_answer
+    FROM questions q JOIN review_summary s USING (question_id) LEFT JOIN cur_audit a USING (question_id)
+    WHERE q.benchmark = $benchmark AND {status_expr()} = '{DONE}'"""
+    return run(con, sql, base_params(con, benchmark)).df()
+
+
+def _rate(k: Any, n: Any, prior: tuple[float, float]) -> Any:
+    return (k + prior[0]) / (n + prior[0] + prior[1])
+
+
+def _judge_table(jv: pd.DataFrame, wrong: pd.Series, judges: Any = None) -> pd.DataFrame:
+    """Per judge: n_settled, tp, fp, tn, fn, sens, spec, llr_wrong, llr_right.
+    ``judges``: every judge with a verdict (default: those in ``jv``; ``jv``
+    may then hold the verdicts on settled items only, which is all the counts
+    use)."""
+    lab = jv["question_id"].map(wrong)
+    m = jv.assign(expert_wrong=lab).dropna(subset=["expert_wrong"])
+    says_wrong = ~m["answer_key_correct"].astype(bool)
+    ew = m["expert_wrong"].astype(bool)
+    g = pd.DataFrame({"judge": m["judge"], "tp": says_wrong & ew, "fp": says_wrong & ~ew,
+                      "tn": ~says_wrong & ~ew, "fn": ~says_wrong & ew}).groupby("judge").sum()
+    judges = pd.Index(sorted(jv["judge"].unique() if judges is None else judges), name="judge")
+    g = g.reindex(judges, fill_value=0).astype(float)
+    g["n_settled"] = g[["tp", "fp", "tn", "fn"]].sum(axis=1)
+    g["sens"] = _rate(g["tp"], g["tp"] + g["fn"], JUDGE_SENS_PRIOR)
+    g["spec"] = _rate(g["tn"], g["tn"] + g["fp"], JUDGE_SPEC_PRIOR)
+    g["llr_wrong"] = np.log(g["sens"] / (1 - g["spec"]))
+    g["llr_right"] = np.log((1 - g["sens"]) / g["spec"])
+    return g.reset_index()
+
+
+_JUDGE_COLS = ["judge", "n_settled", "sens", "spec", "llr_wrong", "llr_right"]
+
+# The fit's per-item parts the combination starts from ($benchmark, $run_id;
+# {where} narrows it to some items).
+_ITEMS_SQL = """
+SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, k.prior_logit, k.llr_models,
+       k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
+       coalesce(par.mismatch, false) AS par_mismatch
+FROM key_error_scores k
+JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark {where}) q
+  ON q.question_id = k.question_id
+LEFT JOIN (SELECT question_id, bool_or(NOT key_match) AS mismatch FROM parallel_links WHERE benchmark = $benchmark
+           GROUP BY question_id) par ON par.question_id = k.question_id
+WHERE k.run_id = $run_id
+ORDER BY q.seq"""
+
+_JV_SQL = ("SELECT question_id, judge, answer_key_correct FROM judge_verdicts "
+           "WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL {where}")
+
+
+def _items(con: Any, benchmark: str, run_id: int, *, ids: list[str] | None = None,
+           subjects: list[str] | None = None) -> pd.DataFrame:
+    """The fit's parts of every scored item of the run, or of the items
+    ``ids`` and every item of ``subjects`` (import order)."""
+    params: dict = {"benchmark": benchmark, "run_id": run_id}
+    where = ""
+    if ids is not None or subjects is not None:
+        params["ids"], params["subjects"] = list(ids or []), list(subjects or [])
+        where = ("AND (question_id IN (SELECT unnest($ids::VARCHAR[])) "
+                 "OR coalesce(subject, '') IN (SELECT unnest($subjects::VARCHAR[])))")
+    return con.execute(_ITEMS_SQL.format(where=where), params).df()
+
+
+def _judge_verdicts(con: Any, benchmark: str, ids: list[str] | None = None) -> pd.DataFrame:
+    params: dict = {"benchmark": benchmark}
+    where = ""
+    if ids is not None:
+        params["ids"] = list(ids)
+        where = "AND question_id IN (SELECT unnest($ids::VARCHAR[]))"
+    return con.execute(_JV_SQL.format(where=where), params).df()
+
+
+def _global_rate(con: Any, run_id: int) -> float:
+    g = con.execute("SELECT value FROM key_error_params WHERE run_id = ? AND kind = 'global' AND name = 'all' "
+                    "AND param = 'wrong_key_rate'", [run_id]).fetchall()
+    return float(g[0][0]) if g else 0.02
+
+
+def _weights(ke: pd.DataFrame, settled: pd.Series, jv: pd.DataFrame, judges: Any, eps_g: float) -> dict:
+    """The evidence weights measured on the settled items: ``subject_rate``
+    (one EM step per subject with the settled items clamped), the parallel
+    source's ``parallel`` sens / spec and the ``judges`` table.  ``settled``:
+    the settled verdict per question_id.  ``ke`` must hold every item of
+    each subject whose rate is wanted and every settled item; ``jv`` at
+    least the judge verdicts on settled items."""
+    s_verdict = ke["question_id"].map(settled)
+    is_settled = s_verdict.notna().to_numpy()
+    s_wrong = (s_verdict == "key_wrong").to_numpy()
+    scored = ke["llr_models"].notna().to_numpy()
+    # subject rate: one EM step with the settled items clamped
+    contrib = np.where(is_settled, s_wrong.astype(float), ke["score"].fillna(0).to_numpy())
+    use = scored | is_settled
+    subj = ke["subject"].to_numpy()
+    df = pd.DataFrame({"subject": subj[use], "c": contrib[use]})
+    agg = df.groupby("subject")["c"].agg(["sum", "count"])
+    rate = (agg["sum"] + SUBJECT_STRENGTH * eps_g) / (agg["count"] + SUBJECT_STRENGTH)
+    # parallel source: re-measured on settled items
+    hp = ke["has_parallel"].to_numpy(bool)
+    mm = ke["par_mismatch"].to_numpy(bool)
+    on = hp & is_settled
+    sens = _rate(float((mm & s_wrong & on).sum()), float((s_wrong & on).sum()), PARALLEL_SENS_PRIOR)
+    spec = _rate(float((~mm & ~s_wrong & on).sum()), float((~s_wrong & on).sum()), PARALLEL_SPEC_PRIOR)
+    jt = (_judge_table(jv, settled == "key_wrong", judges) if len(judges)
+          else pd.DataFrame(columns=_JUDGE_COLS))
+    return {"parallel": {"sens": sens, "spec": spec, "n_settled": int(on.sum())}, "judges": jt,
+            "n_settled": int(is_settled.sum()), "global_rate": eps_g, "subject_rate": rate}
+
+
+def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_id: int) -> pd.DataFrame:
+    """The combined score of the items ``ke`` (the naive-Bayes sum of the
+    module docstring) under the weights ``w``; ``jv``: at least the judge
+    verdicts on these items."""
+    s_verdict = ke["question_id"].map(settled)
+    is_settled = s_verdict.notna().to_numpy()
+    s_wrong = (s_verdict == "key_wrong").to_numpy()
+    scored = ke["llr_models"].notna().to_numpy()
+    eps_g = w["global_rate"]
+    eps_s = pd.Series(ke["subject"].to_numpy()).map(w["subject_rate"]).fillna(eps_g).clip(1e-6, 1 - 1e-6).to_numpy()
+    prior_logit = np.log(eps_s) - np.log1p(-eps_s)
+    sens, spec = w["parallel"]["sens"], w["parallel"]["spec"]
+    hp = ke["has_parallel"].to_numpy(bool)
+    mm = ke["par_mismatch"].to_numpy(bool)
+    llr_par = np.where(hp, np.where(mm, math.log(sens / (1 - spec)), math.log((1 - sens) / spec)), 0.0)
+    llr_j = np.zeros(len(ke))
+    n_j = np.zeros(len(ke), dtype=int)
+    jt = w["judges"]
+    if not jv.empty and len(jt):
+        j = jv.merge(jt[["judge", "llr_wrong", "llr_right"]], on="judge")
+        j["llr"] = np.where(j["answer_key_correct"].astype(bool), j["llr_right"], j["llr_wrong"])
+        per = j.groupby("question_id")["llr"].agg(["sum", "count"])
+        llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy()
+        n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy()
+    logit = prior_logit + ke["llr_models"].fillna(0).to_numpy() + llr_par + ke["llr_lint"].to_numpy() + llr_j
+    score = 1.0 / (1.0 + np.exp(-np.clip(logit, -700, 700)))
+    score = np.where(scored, score, ke["score"].to_numpy())          # fixed items keep 1 / NULL
+    score = np.where(is_settled, s_wrong.astype(float), score)
+    return pd.DataFrame({
+        "question_id": ke["question_id"], "run_id": run_id, "score": score, "prior_logit": prior_logit,
+        "llr_parallel": llr_par, "llr_judges": llr_j, "n_judges": n_j,
+        "settled_verdict": s_verdict.astype(object).where(s_verdict.notna(), None),
+    })
+
+
+def _settled_map(con: Any, benchmark: str) -> pd.Series:
+    return _settled(con, benchmark).set_index("question_id")["verdict"]
+
+
+def _combine(con: Any, benchmark: str) -> tuple[pd.DataFrame, dict]:
+    """The combined score of every scored item of the current run, and the
+    measured evidence weights."""
+    run_id = latest_run(con, benchmark)["run_id"]
+    ke = _items(con, benchmark, run_id)
+    if ke.empty:
+        raise NotFoundError(f"the latest audit run of '{benchmark}' has no key-error score; run 'audit analyze'")
+    settled = _settled_map(con, benchmark)
+    jv = _judge_verdicts(con, benchmark)
+    w = _weights(ke, settled, jv, jv["judge"].unique(), _global_rate(con, run_id))
+    return _score(ke, settled, w, jv, run_id), w
+
+
+def _judge_weights(con: Any, benchmark: str) -> pd.DataFrame:
+    """The judges table of the weights (as in :func:`_combine`), from the
+    judge verdicts on settled items only (all the counts use)."""
+    settled = _settled_map(con, benchmark)
+    judges = [j for (j,) in con.execute(
+        "SELECT DISTINCT judge FROM judge_verdicts WHERE benchmark = ? AND parse_ok AND answer_key_correct IS NOT NULL",
+        [benchmark]).fetchall()]
+    if not judges:
+        return pd.DataFrame(columns=_JUDGE_COLS)
+    return _judge_table(_judge_verdicts(con, benchmark, ids=list(settled.index)), settled == "key_wrong", judges)
+
+
+def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
+    """Changes whenever an input of the combined score other than the
+    expert verdicts changes: the fit's per-item parts and subjects, the
+    judge verdicts, the parallel keys, the global rate."""
+    row = con.execute("""
+        SELECT (SELECT count(*) || ':' || coalesce(sum(hash(question_id, score, llr_models, llr_lint)), 0)
+                FROM key_error_scores WHERE run_id = $run_id),
+               (SELECT count(*) || ':' || coalesce(sum(hash(question_id, subject)), 0)
+                FROM questions WHERE benchmark = $benchmark),
+               (SELECT count(*) || ':' || coalesce(sum(hash(question_id, judge, answer_key_correct)), 0)
+                FROM judge_verdicts WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL),
+               (SELECT count(*) || ':' || coalesce(sum(hash(question_id, key_match)), 0)
+                FROM parallel_links WHERE benchmark = $benchmark)""",
+        {"benchmark": benchmark, "run_id": run_id}).fetchall()[0]
+    return "|".join(str(x) for x in row) + f"|{_global_rate(con, run_id)!r}"
+
+
+_EV_COLS = ["score", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "settled_verdict"]
+
+
+def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) -> None:
+    """Store rows of the combined score: replace all of them
+    (``replace_all``), or update the rows given in place (an UPDATE of a few
+    columns costs a fraction of a delete and re-insert) and insert those not
+    stored yet."""
+    con.register("_kev", out)
+    cols = "question_id, run_id, score, prior_logit, llr_parallel, llr_judges, n_judges, settled_verdict"
+    try:
+        if replace_all:
+            con.execute("DELETE FROM key_error_evidence WHERE benchmark = ?", [benchmark])
+            con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
+                        f"SELECT ?, {cols}, now() FROM _kev", [benchmark])
+            return
+        n = con.execute(
+            "UPDATE key_error_evidence e SET run_id = k.run_id, score = k.score, prior_logit = k.prior_logit, "
+            "llr_parallel = k.llr_parallel, llr_judges = k.llr_judges, n_judges = k.n_judges, "
+            "settled_verdict = k.settled_verdict, updated_at = now() "
+            "FROM _kev k WHERE e.benchmark = ? AND e.question_id = k.question_id", [benchmark]).fetchall()[0][0]
+        if n < len(out):
+            con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
+                        f"SELECT ?, {cols}, now() FROM _kev WHERE question_id NOT IN "
+                        "(SELECT question_id FROM key_error_evidence WHERE benchmark = ?)", [benchmark, benchmark])
+    finally:
+        con.unregister("_kev")
+
+
+def _changed_rows(con: Any, benchmark: str, out: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``out`` that differ from what is stored (or are missing)."""
+    ids = out["question_id"].tolist()
+    old = con.execute(
+        f"SELECT question_id, run_id, {', '.join(_EV_COLS)} FROM key_error_evidence WHERE benchmark = ? "
+        "AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, ids]).df().set_index("question_id")
+    old = old.reindex(out["question_id"])
+    same = old["run_id"].to_numpy() == out["run_id"].to_numpy()
+    for c in _EV_COLS:
+        a, b = old[c].to_numpy(), out[c].to_numpy()
+        if c == "settled_verdict":
+            na, nb = pd.isna(a), pd.isna(b)
+            same &= (na & nb) | (~na & ~nb & (a.astype(object) == b.astype(object)))
+        else:
+            a, b = a.astype(float), b.astype(float)
+            same &= (a == b) | (np.isnan(a) & np.isnan(b))
+    return out[~same]
+
+
+def refresh_evidence(con: Any, benchmark: str, *, full: bool = False) -> int:
+    """Bring the stored combined score of ``benchmark`` up to date on the
+    caller's connection (inside its transaction); returns the number of rows
+    written.  Does nothing (0) when the benchmark has no scored audit run.
+
+    The score depends on the expert verdicts only through the settled
+    verdict of each item, so after a verdict that settles nothing new
+    nothing is recomputed.  When the settled verdicts changed (and nothing
+    else: the audit run and a fingerprint of the other inputs are stored
+    with the settled verdicts used), the weights are measured before and
+    after: the rows that can change are the changed items, every item of
+    their subjects (the subject's rate), and — only when the parallel
+    source's or a judge's measured weight moved — every item with a
+    parallel key or a verdict of that judge.  Those rows are recomputed
+    with the same functions as the full pass and only the rows whose values
+    differ are rewritten.  ``full`` (or any other change) recomputes and
+    rewrites every row."""
+    run_id = con.execute("SELECT max(run_id) FROM audit_runs WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
+    if run_id is None or not con.execute(
+            "SELECT count(*) FROM key_error_scores WHERE benchmark = ? AND run_id = ?",
+            [benchmark, run_id]).fetchall()[0][0]:
+        return 0
+    fp = _fingerprint(con, benchmark, run_id)
+    now = _settled_map(con, benchmark)
+    state = con.execute("SELECT run_id, fingerprint, settled FROM key_error_evidence_state WHERE benchmark = ?",
+                        [benchmark]).fetchall()
+    written: int
+    if full or not state or state[0][0] != run_id or state[0][1] != fp:
+        ke = _items(con, benchmark, run_id)
+        jv = _judge_verdicts(con, benchmark)
+        out = _score(ke, now, _weights(ke, now, jv, jv["judge"].unique(), _global_rate(con, run_id)), jv, run_id)
+        _write(con, benchmark, out, replace_all=True)
+        written = len(out)
+    else:
+        before = pd.Series(json.loads(state[0][2]), dtype=object)
+        both = pd.concat([before.rename("b"), now.rename("n")], axis=1)
+        changed = both.index[both["b"].fillna("") != both["n"].fillna("")].tolist()
+        if not changed:
+            return 0
+        written = _refresh_some(con, benchmark, run_id, before, now, changed)
+    _store_state(con, benchmark, run_id, fp, now)
+    return written
+
+
+def _store_state(con: Any, benchmark: str, run_id: int, fp: str, settled: pd.Series) -> None:
+    con.execute("DELETE FROM key_error_evidence_state WHERE benchmark = ?", [benchmark])
+    con.execute("INSERT INTO key_error_evidence_state VALUES (?, ?, ?, ?, now())",
+                [benchmark, run_id, fp, json.dumps({str(k): str(v) for k, v in settled.items()}, sort_keys=True)])
+
+
+def _refresh_some(con: Any, benchmark: str, run_id: int, before: pd.Series, now: pd.Series,
+                  changed: list[str]) -> int:
+    """Rewrite the rows a change of the settled verdicts of ``changed``
+    can move (see :func:`refresh_evidence`)."""
+    eps_g = _global_rate(con, run_id)
+    subjects = [s for (s,) in con.execute(
+        "SELECT DISTINCT coalesce(subject, '') FROM questions WHERE benchmark = ? "
+        "AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, changed]).fetchall()]
+    settled_ids = sorted(set(before.index) | set(now.index))
+    ke = _items(con, benchmark, run_id, ids=settled_ids, subjects=subjects)
+    judges = [j for (j,) in con.execute(
+        "SELECT DISTINCT judge FROM judge_verdicts WHERE benchmark = ? AND parse_ok AND answer_key_correct IS NOT NULL",
+        [benchmark]).fetchall()]
+    jv = _judge_verdicts(con, benchmark, ids=settled_ids)
+    w0 = _weights(ke, before, jv, judges, eps_g)
+    w1 = _weights(ke, now, jv, judges, eps_g)
+    moved_par = (w0["parallel"]["sens"], w0["parallel"]["spec"]) != (w1["parallel"]["sens"], w1["parallel"]["spec"])
+    moved_judges = judges and not w0["judges"][["llr_wrong", "llr_right"]].equals(w1["judges"][["llr_wrong", "llr_right"]])
+    if moved_par or moved_judges:
+        # every item with a parallel key / a verdict of a judge moves: the
+        # whole benchmark is recomputed, the rows that differ rewritten
+        ke = _items(con, benchmark, run_id)
+        jv = _judge_verdicts(con, benchmark)
+        rows = ke
+        w1 = _weights(ke, now, jv, judges, eps_g)
+    else:
+        rows = ke[ke["subject"].isin(subjects) | ke["question_id"].isin(changed)]
+        jv = _judge_verdicts(con, benchmark, ids=rows["question_id"].tolist()) if judges else jv.iloc[:0]
+    out = _changed_rows(con, benchmark, _score(rows, now, w1, jv, run_id))
+    if len(out):
+        _write(con, benchmark, out, replace_all=False)
+    return len(out)
+
+
+def evidence_scores(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
+    """The combined score of every item, computed now (not stored): columns
+    question_id, run_id, score, prior_logit, llr_parallel, llr_judges,
+    n_judges, settled_verdict."""
+    with connect(db, read_only=True) as con:
+        return _combine(con, benchmark)[0]
+
+
+def evidence_weights(benchmark: str, *, db: DbPath = None) -> dict:
+    """The measured weights: ``judges`` (DataFrame judge, n_settled, tp, fp,
+    tn, fn, sens, spec, llr_wrong, llr_right), ``parallel`` (sens, spec,
+    n_settled), ``n_settled``, ``global_rate``, ``subject_rate`` (Series)."""
+    with connect(db, read_only=True) as con:
+        return _combine(con, benchmark)[1]
+
+
+def rescore(benchmark: str, *, db: DbPath = None) -> int:
+    """Refit the key-error model of the current audit run with the settled
+    expert verdicts clamped (semi-supervised EM: the models' reliabilities
+    and the subjects' rates learn from the reviewed items), store it, and
+    refresh the combined score.  Returns the number of settled items used."""
+    with connect(db) as con:
+        runinfo = latest_run(con, benchmark)
+        ms = model_set(con, benchmark, runinfo["models"])
+        with transaction(con):
+            con.register("_ms", ms.arrow())
+            try:
+                inp = load_inputs(con, benchmark, runinfo["run_id"])
+            finally:
+                con.unregister("_ms")
+            settled = _settled(con, benchmark).set_index("question_id")
+            v = inp.items["question_id"].map(settled["verdict"])
+            clamp = np.where(v.isna(), np.nan, (v == "key_wrong").astype(float))
+            # the corrected answer's option index (vectorised: labels exploded to one row per option)
+            ex = inp.items[["question_id", "labels"]].explode("labels")
+            ex["pos"] = ex.groupby("question_id").cumcount()
+            ex = ex.merge(settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"])
+            truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
+            try:
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth)
+            finally:
+                con.execute("DROP TABLE IF EXISTS _up")
+            write_scores(con, runinfo["run_id"], benchmark, out, params)
+            refresh_evidence(con, benchmark, full=True)
+        return int((~np.isnan(clamp)).sum())
+
+
+def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = None) -> pd.DataFrame:
+    """Predicted (the fit's score) vs observed rate of wrong keys, per score
+    band (see :func:`audit.analyze._keyerror.calibration_table`).  Observed:
+    the settled expert verdicts (key_wrong vs any other settled verdict), or,
+    with ``reference`` = a label set in ``reference_labels`` (e.g.
+    ``'mmlu_redux_error_type'``), items labelled ``wrong_groundtruth``."""
+    with connect(db, read_only=True) as con:
+        run_id = latest_run(con, benchmark)["run_id"]
+        ke = con.execute("SELECT question_id, score FROM key_error_scores WHERE run_id = ? AND llr_models IS NOT NULL",
+                         [run_id]).df()
+        if reference is None:
+            obs = _settled(con, benchmark).set_index("question_id")["verdict"].eq("key_wrong")
+        else:
+            obs = con.execute("SELECT question_id, value = 'wrong_groundtruth' AS w FROM reference_labels "
+                              "WHERE benchmark = ? AND label_set = ?", [benchmark, reference]).df().set_index("question_id")["w"]
+    ke = ke[ke["question_id"].isin(obs.index)]
+    return calibration_table(ke["score"].to_numpy(), ke["question_id"].map(obs).astype(bool).to_numpy())
+
+
+# ------------------------------------------------------------ plain words
+
+
+def _times(llr: float) -> str:
+    f = math.exp(abs(llr))
+    return f"{f:.0f}" if f >= 10 else f"{f:.1f}"
+
+
+def _direction(llr: float) -> str:
+    if abs(llr) < 0.05:
+        return "does not change the odds"
+    return (f"makes a wrong key about {_times(llr)} times more likely" if llr > 0
+            else f"makes a wrong key about {_times(llr)} times less likely")
+
+
+def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None) -> list[str]:
+    """Each contribution to the item's key-error score as a plain-language
+    sentence, the overall probability last.  An empty list when the
+    benchmark has no scored audit run."""
+    with connect(db, read_only=True) as con:
+        try:
+            run_id = latest_run(con, benchmark)["run_id"]
+        except NotFoundError:
+            return []
+        row = con.execute(
+            "SELECT k.*, q.answer_key, coalesce(q.subject, '') AS subject, a.top_answer, a.agreement_count, "
+            "a.agreeing_families, a.n_valid, a.n_models, a.n_correct "
+            "FROM key_error_scores k JOIN questions q ON q.benchmark = k.benchmark AND q.question_id = k.question_id "
+            "LEFT JOIN audit_results a ON a.run_id = k.run_id AND a.question_id = k.question_id "
+            "WHERE k.run_id = ? AND k.question_id = ?", [run_id, question_id]).df()
+        if row.empty:
+            return []
+        r = row.iloc[0]
+        ev = con.execute("SELECT * FROM key_error_evidence WHERE benchmark = ? AND question_id = ? AND run_id = ?",
+                         [benchmark, question_id, run_id]).df()
+        jv = con.execute("SELECT judge, answer_key_correct, correct_answer FROM judge_verdicts WHERE benchmark = ? "
+                         "AND question_id = ? AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY judge",
+                         [benchmark, question_id]).df()
+        jt_all = _judge_weights(con, benchmark) if not jv.empty else None
+        par = con.execute("SELECT counterpart_source, counterpart_key, key_match FROM parallel_links "
+                          "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
+                          [benchmark, question_id]).df()
+    key = r["answer_key"]
+    out: list[str] = []
+    if r["fixed_reason"] == "multi_answer":
+        return ["This item's key names several answers; the score covers single-answer keys only."]
+    if r["fixed_reason"] == "key_not_in_options":
+        out.append(f"The key '{key}' is not one of the item's options, so the key is certainly wrong.")
+    elif r["fixed_reason"] == "no_key":
+        out.append("The item has no answer key.")
+    e = ev.iloc[0] if not ev.empty else None
+    if e is not None and e["settled_verdict"] is not None and isinstance(e["settled_verdict"], str):
+        words = {"key_wrong": "the key is wrong", "key_correct": "the key is correct",
+                 "ambiguous": "the item is ambiguous", "defective": "the item is defective"}
+        out.append(f"Experts have settled this item: {words.get(e['settled_verdict'], e['settled_verdict'])}.")
+    if pd.notna(r["llr_models"]):
+        prior_logit = float(e["prior_logit"]) if e is not None else float(r["prior_logit"])
+        rate = 1 / (1 + math.exp(-prior_logit))
+        subj = f"In subject '{r['subject']}'" if r["subject"] else "In this benchmark"
+        out.append(f"{subj}, about {100 * rate:.1f}% of keys are wrong (estimated from the models' answers"
+                   f"{' and the experts’ settled verdicts' if e is not None else ''}); that is the starting point.")
+        n_valid, n_models = int(r["n_valid"] or 0), int(r["n_models"] or 0)
+        c = int(r["agreement_count"] or 0)
+        if c:
+            fams = int(r["agreeing_families"] or 0)
+            out.append(f"{c} of {n_models} models ({fams} {'family' if fams == 1 else 'families'}) chose "
+                       f"'{r['top_answer']}' instead of the key '{key}'; {int(r['n_correct'] or 0)} chose the key.")
+        else:
+            out.append(f"All {n_valid} models with a usable answer chose the key '{key}'.")
+        if pd.notna(r["p_guessing"]) and r["p_guessing"] > 0.5:
+            out.append("The models' answers are spread out as if they were guessing, so they say little about the key.")
+        out.append(f"Weighing each model by how often it is right, and counting models of one family "
+                   f"partly as one, the models' answers {_direction(float(r['llr_models']))}.")
+    for _, p in par.iterrows():
+        llr = float(e["llr_parallel"]) if e is not None else float(r["llr_parallel"])
+        if p["key_match"]:
+            out.append(f"The parallel source ({p['counterpart_source']}) has the same key; this {_direction(llr)}.")
+        else:
+            out.append(f"The parallel source ({p['counterpart_source']}) has a different key "
+                       f"('{p['counterpart_key']}'); this {_direction(llr)}.")
+    if r["llr_lint"] and abs(float(r["llr_lint"])) > 0:
+        out.append(f"Two or more options have the same text; this {_direction(LLR_DUPLICATE_OPTIONS)}.")
+    if not jv.empty and jt_all is not None:
+        jt = jt_all.set_index("judge")
+        for _, j in jv.iterrows():
+            t = jt.loc[j["judge"]] if j["judge"] in jt.index else None
+            llr = (t["llr_right"] if j["answer_key_correct"] else t["llr_wrong"]) if t is not None else 0.0
+            said = "the key is correct" if j["answer_key_correct"] else (
+                f"the key is wrong (answer '{j['correct_answer']}')" if j["correct_answer"] else "the key is wrong")
+            n = int(t["n_settled"]) if t is not None else 0
+            basis = (f"it agreed with the experts on {int(t['tp'] + t['tn'])} of {n} settled items"
+                     if n and t is not None else "no settled items yet to measure it against, so it counts little")
+            out.append(f"Judge {j['judge']} says {said} ({basis}); this {_direction(float(llr))}.")
+    score = float(e["score"]) if e is not None and pd.notna(e["score"]) else (
+        float(r["score"]) if pd.notna(r["score"]) else None)
+    if score is not None:
+        out.append(f"Overall, the key is wrong with probability {100 * score:.0f}%.")
+    return out
+
+
+__all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "why_this_item",
+           "EVIDENCE_CTE"]

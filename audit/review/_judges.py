@@ -1,0 +1,95 @@
+"""Judges against the experts: the judge-stage analyses that need settled
+expert verdicts or reviewer agreement, with those read from this stage.
+
+The judge stage (:mod:`audit.judge._bias`, :mod:`audit.judge._panel`) takes
+the expert tables as arguments, since a stage never imports a later one;
+these functions read them (:func:`~audit.review.settled_verdicts`,
+:func:`~audit.review.reviewer_agreement`) and pass them on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from audit._sql import resolves_benchmark
+from audit.judge import AccuracyReport, BiasReport, judge_bias
+from audit.judge import agreement_report as _judge_agreement_report
+from audit.judge import bias_vs_accuracy as _judge_bias_vs_accuracy
+from audit.judge import report_sections as _judge_report_sections
+from audit.review._agreement import reviewer_agreement
+from audit.review._status import settled_verdicts
+from audit.store import DbPath
+
+
+def _reviewer_pairs(benchmark: str, db: DbPath) -> pd.DataFrame | None:
+    try:
+        return reviewer_agreement(benchmark, db=db).pairs
+    except Exception:  # no reviews yet: the table stays empty
+        return None
+
+
+def _settled(benchmark: str, db: DbPath) -> pd.DataFrame | None:
+    try:
+        return settled_verdicts(benchmark, db=db)
+    except Exception:  # no reviews table or benchmark: no expert verdicts
+        return None
+
+
+def agreement_report(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
+    """:func:`audit.judge._panel.agreement_report` with the expert tables
+    (judge vs experts, reviewer vs reviewer) filled from this stage."""
+    return _judge_agreement_report(benchmark, db=db, settled=_settled(benchmark, db),
+                                   reviewer_pairs=_reviewer_pairs(benchmark, db))
+
+
+def report_sections(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
+    """The titled, non-empty agreement tables for ``audit report``
+    (:func:`audit.judge._panel.report_sections` with the expert tables)."""
+    return _judge_report_sections(benchmark, db=db, settled=_settled(benchmark, db),
+                                  reviewer_pairs=_reviewer_pairs(benchmark, db))
+
+
+def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
+                     **kwargs: Any) -> AccuracyReport:
+    """:func:`audit.judge._bias.bias_vs_accuracy` with ``settled`` defaulting
+    to :func:`~audit.review.settled_verdicts` of *benchmark*; other keyword
+    arguments pass through."""
+    if settled is None:
+        settled = settled_verdicts(benchmark, db=db)
+    return _judge_bias_vs_accuracy(benchmark, judge, db=db, settled=settled, **kwargs)
+
+
+@dataclass
+class JudgeBiasSummary:
+    """``audit judge bias``: the judge's family bias (:class:`~audit.judge.BiasReport`)
+    and, when settled expert verdicts exist, bias versus accuracy
+    (:class:`~audit.judge.AccuracyReport`, else None)."""
+
+    bias: BiasReport
+    accuracy: AccuracyReport | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out = self.bias.as_dict()
+        if self.accuracy is not None:
+            out["accuracy"] = self.accuracy.as_dict()
+        return out
+
+
+@resolves_benchmark
+def judge_bias_summary(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None,
+                       judge_family: str | None = None, experts: bool = True) -> JudgeBiasSummary:
+    """:func:`audit.judge.judge_bias` of *judge* on *benchmark* (None: the
+    only one) and, with *experts*, :func:`bias_vs_accuracy` against the
+    settled expert verdicts.  *judge_family* overrides the family read from
+    the judge's name."""
+    rep = judge_bias(benchmark, judge, db=db, prompt_version=prompt_version, judge_family_override=judge_family)
+    acc = None
+    if experts:
+        try:
+            acc = bias_vs_accuracy(benchmark, judge, db=db, prompt_version=prompt_version,
+                                   judge_family_override=judge_family)
+        except ImportError:
+            acc = None
+    return JudgeBiasSummary(bias=rep, accuracy=acc)
