@@ -87,4 +87,6 @@ def test_busy_database_is_reported_once(tmp_path, monkeypatch):
             holder.stop()
         text = log.read_text(errors="replace")
     assert len(moved) == 1, moved
+    # in plain words, not the exception's text (PID, file path)
+    assert "The database is busy" in moved[0] and "PID" not in moved[0], moved
     assert text.count(WAITING) == before + 2, text[-3000:]

@@ -96,7 +96,7 @@ def is_lead(name: str | None = None) -> bool:
     if name is None or (reviewer() and name.casefold() == reviewer().casefold()):
         return may("lead")
     try:
-        return audit.review._accounts.account_role(name, db=db_path()) in ("lead", "admin")
+        return audit.review.account_role(name, db=db_path()) in ("lead", "admin")
     except audit.AuditError:
         return False
 
@@ -105,17 +105,20 @@ def is_admin() -> bool:
     return may("admin")
 
 
-def accounts_exist() -> bool:
-    """Whether the database has accounts (else nobody can sign in yet)."""
+def accounts_exist() -> bool | None:
+    """Whether the database has accounts (else nobody can sign in yet);
+    None when the file is busy and the answer is not known."""
     try:
-        return audit.review._accounts.accounts_exist(db=db_path())
+        return audit.review.accounts_exist(db=db_path())
+    except audit.DatabaseLockedError:
+        return None
     except audit.AuditError:
         return False
 
 
 def _signed_in(account, token: str) -> None:
     st.session_state[K_REVIEWER] = account.name
-    st.session_state[K_ROLE] = audit.review._accounts.account_role(account.name, db=db_path()) or account.role
+    st.session_state[K_ROLE] = audit.review.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
     st.session_state[K_CHECKED] = time.monotonic()
     st.query_params[TOKEN_PARAM] = token
@@ -169,10 +172,10 @@ def restore() -> str | None:
     if sso_configured() and getattr(st.user, "is_logged_in", False):
         email = str(st.user.get("email") or "")
         try:
-            role_ = audit.review._accounts.account_role(email, db=db_path())
-            if role_ is None or not audit.review._accounts.accounts_exist(db=db_path()):
+            role_ = audit.review.account_role(email, db=db_path())
+            if role_ is None or not audit.review.accounts_exist(db=db_path()):
                 return f"There is no enabled account named {email}; ask an administrator to add it."
-            acc = audit.review._accounts.Account(email, role_)
+            acc = audit.review.Account(email, role_)
             _signed_in(acc, audit.review.issue_session(email, db=db_path()))
         except audit.AuditError as exc:
             return str(exc)

@@ -81,7 +81,7 @@ __all__ += ["ReviewOverview", "review_overview", "LeadReviewers", "lead_reviewer
             "JudgeBiasSummary", "judge_bias_summary", "RescoreSummary", "rescore_benchmark"]
 
 # --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
-from audit.review._accounts import has_accounts, require_role, verify_password  # noqa: E402,F401
+from audit.review._accounts import account_role, accounts_exist, has_accounts, require_role, verify_password  # noqa: E402,F401,E501
 from audit.review._agreement import MIN_KAPPA_ITEMS  # noqa: E402,F401
 from audit.review._judges import report_sections  # noqa: E402,F401
 from audit.review._summary import REVIEWER_SUMMARY_CTES  # noqa: E402,F401

@@ -87,6 +87,12 @@ def glossary() -> None:
 
 # ---------------------------------------------------------------- calls
 
+def error_text(exc: Exception) -> str:
+    """What a reviewer reads for a failed call: the plain busy message for
+    a held database file, else the error's own (escaped) sentence."""
+    return t("common.locked") if isinstance(exc, audit.DatabaseLockedError) else render.md(exc)
+
+
 def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     """Run one ``audit`` operation; show an ``AuditError`` as a message and
     return None instead of crashing the page.  ``any_error``: also turn an

@@ -121,7 +121,7 @@ def page() -> None:
         st.session_state["export_version_input_seed"] = names
     st.text_input(t("export.number"), key="export_version")
     leads = common.call(audit.review.get_leads, db=db) or []
-    may_create = session.is_lead() or (not leads and not session.accounts_exist())  # enforced in audit too
+    may_create = session.is_lead() or (not leads and session.accounts_exist() is False)  # enforced in audit too
     if not may_create:
         st.caption(t("export.lead_only"))
     st.button(t("export.create"), key="export_create", type="primary", disabled=not may_create,

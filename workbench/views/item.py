@@ -180,7 +180,7 @@ def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
         try:
             prev_id, next_id = audit.review.neighbours(bench, qid, db=session.db_path(), **flt)
         except audit.AuditError as exc:
-            session.flash("error", render.md(exc))
+            session.flash("error", common.error_text(exc))
             return
         target = next_id if direction > 0 else prev_id
     if target is None:

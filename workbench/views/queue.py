@@ -109,7 +109,7 @@ def _start(benchmark: str, reviewer: str | None, flt: dict, fallback: str | None
                 benchmark, reviewer, db=session.db_path(),
                 **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
         except audit.AuditError as exc:
-            session.flash("error", render.md(exc))
+            session.flash("error", common.error_text(exc))
             return
     if qid is None:
         session.flash("info", t("queue.nothing_for_you"))

@@ -7,6 +7,7 @@ import streamlit as st
 
 import audit
 from workbench import render, session
+from workbench.views.common import t
 
 
 def page() -> None:
@@ -15,7 +16,10 @@ def page() -> None:
         "Review the answer keys that several independent models disagree with. "
         "Sign in with your account — every verdict you save is recorded under it."
     )
-    if not session.accounts_exist():
+    exist = session.accounts_exist()
+    if exist is None:   # busy: the sign-in form is still offered; signing in waits for the file
+        st.info(t("common.locked"), icon=":material/lock:")
+    elif not exist:
         st.warning("Nobody can sign in yet: this database has no accounts. On the server, create the "
                    "first one (it becomes the administrator) with `audit users add NAME`, then add "
                    "reviewers with `audit users add NAME --role reviewer --as ADMIN`.")
