@@ -56,7 +56,8 @@ if name:
         role = {"admin": "administrator", "lead": "lead reviewer"}.get(session.role() or "", "reviewer")
         st.markdown(f"Signed in as **{render.md(name)}** ({role})")
         if st.button("Sign out", key="signout"):
-            session.sign_out()
+            if session.sign_out():
+                st.stop()    # the browser follows the single sign-on logout, then reloads
             st.rerun()
         if session.is_admin():  # reviewers and leads are not shown where the data lives
             st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")

@@ -199,9 +199,11 @@ def _forget() -> None:
         del st.query_params[TOKEN_PARAM]
 
 
-def sign_out() -> None:
+def sign_out() -> bool:
     """End every session of the account (the token stops working) and
-    forget this browser session's state."""
+    forget this browser session's state.  True when the browser is being
+    sent to the single sign-on logout: the caller must then end the run
+    without ``st.rerun()``, which would drop that redirect."""
     name = reviewer()
     if name:
         try:
@@ -211,6 +213,8 @@ def sign_out() -> None:
     _forget()
     if sso_configured() and getattr(st.user, "is_logged_in", False):
         st.logout()
+        return True
+    return False
 
 
 def flash(kind: str, message: str) -> None:

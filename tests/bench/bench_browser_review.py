@@ -23,7 +23,13 @@ server and everything together used), and the load average before and after
 
 Targets: median ≤ 600 ms and p90 ≤ 1 s alone; median ≤ 1 s with 5 reviewers.
 
-    python tests/bench/bench_browser_review.py [--db PATH] [--repeat 12] [--reviewers 5]
+    python tests/bench/bench_browser_review.py [--db PATH] [--repeat 12] [--reviewers 5] [--think 0 --think 3]
+
+The reviewers at once act back to back by default: a worst case in which 5
+browsers and the server share this machine's cores.  ``--think S`` paces
+them like people reading items (S seconds ±50 % before each action; the
+time measured is still from the keypress to the content shown); each
+``--think`` is its own run.
 
 Without ``--db`` the database is built first (several minutes).  The file is
 copied to a temporary folder so the verdicts written here do not change it.
@@ -129,9 +135,18 @@ def _accounts(db: Path, names: list[str]) -> None:
 
 def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]], errors: list[str],
                   start: threading.Barrier | None = None, offset: int = 0, server_pid: int | None = None,
-                  cpu: dict[str, list[float]] | None = None) -> None:
+                  cpu: dict[str, list[float]] | None = None, think: float = 0.0) -> None:
     """One reviewer: sign in, then ``repeat`` times open / save + move on /
-    back to queue, appending seconds to ``out[action]``."""
+    back to queue, appending seconds to ``out[action]``.  ``think``: seconds
+    (±50 %, seeded per reviewer) a reviewer spends before each action —
+    reading the queue, the item — as people do; 0 acts back to back."""
+    import random
+
+    rng = random.Random(f"{name}-{think}")
+
+    def pause() -> None:
+        if think > 0:
+            time.sleep(think * rng.uniform(0.5, 1.5))
     from playwright.sync_api import sync_playwright
 
     try:
@@ -160,6 +175,7 @@ def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]]
                                        .filter(b => b.offsetParent).map(b => b.innerText.trim())""")
                 qid = ids[(i + offset) % max(1, min(len(ids), 20))]
                 button = page.get_by_role("button", name=qid, exact=True).filter(visible=True)
+                pause()
                 c = server_cpu(server_pid)
                 t = time.perf_counter()
                 button.click()
@@ -174,6 +190,7 @@ def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]]
                 page.locator('[data-testid="stBaseButton-primary"]', has_text="Key correct").first.wait_for()
                 _idle(page)
                 _blur(page)
+                pause()
                 c = server_cpu(server_pid)
                 t = time.perf_counter()
                 page.keyboard.press("s")
@@ -184,6 +201,7 @@ def reviewer_loop(base: str, name: str, repeat: int, out: dict[str, list[float]]
                     cpu["save + move on"].append(server_cpu(server_pid) - c)
 
                 _blur(page)
+                pause()
                 c = server_cpu(server_pid)
                 t = time.perf_counter()
                 page.keyboard.press("q")
@@ -244,6 +262,9 @@ def main(argv=None) -> int:
     ap.add_argument("--models", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=12, help="loops per reviewer")
     ap.add_argument("--reviewers", type=int, default=5, help="reviewers at once in the second run")
+    ap.add_argument("--think", type=float, action="append", default=None,
+                    help="seconds (±50%%) each of the reviewers at once spends before an action, as a person "
+                         "reading the item does; repeat for several runs (default: 0, back to back)")
     args = ap.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_browser_"))
@@ -278,24 +299,29 @@ def main(argv=None) -> int:
                 print(f"  {a:<16} median {statistics.median(cpu[a]) * 1000:6.0f} ms CPU")
         print(f"load average: {os.getloadavg()}")
 
-        out = {a: [] for a in ACTIONS}
-        barrier = threading.Barrier(args.reviewers)
-        cpu0, machine0, t0 = server_cpu(proc.pid), machine_cpu(), time.monotonic()
-        threads = [threading.Thread(target=reviewer_loop,
-                                    args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i))
-                   for i in range(args.reviewers)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        ok &= report(f"{args.reviewers} reviewers at once, {args.repeat} loops each", out, 1000, None) and not errors
-        n_actions = sum(len(v) for v in out.values())
-        wall = time.monotonic() - t0
-        if n_actions:
-            print(f"  server CPU per action (all reviewers; includes sign-in and prefetches): "
-                  f"{(server_cpu(proc.pid) - cpu0) / n_actions * 1000:.0f} ms; the server used "
-                  f"{(server_cpu(proc.pid) - cpu0) / wall:.2f} of the machine's {os.cpu_count()} cores, "
-                  f"everything together {(machine_cpu() - machine0) / wall:.2f}")
+        for think in args.think or [0.0]:
+            out = {a: [] for a in ACTIONS}
+            barrier = threading.Barrier(args.reviewers)
+            cpu0, machine0, t0 = server_cpu(proc.pid), machine_cpu(), time.monotonic()
+            threads = [threading.Thread(target=reviewer_loop,
+                                        args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i),
+                                        kwargs={"think": think})
+                       for i in range(args.reviewers)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            pace = f"thinking {think:g} s (±50 %) before each action" if think else "acting back to back"
+            ok &= report(f"{args.reviewers} reviewers at once, {pace}, {args.repeat} loops each", out, 1000,
+                         None) and not errors
+            n_actions = sum(len(v) for v in out.values())
+            wall = time.monotonic() - t0
+            if n_actions:
+                print(f"  server CPU per action (all reviewers; includes sign-in and prefetches): "
+                      f"{(server_cpu(proc.pid) - cpu0) / n_actions * 1000:.0f} ms; the server used "
+                      f"{(server_cpu(proc.pid) - cpu0) / wall:.2f} of the machine's {os.cpu_count()} cores, "
+                      f"everything together {(machine_cpu() - machine0) / wall:.2f}")
+            print(f"load average: {os.getloadavg()}")
         print(f"load average after: {os.getloadavg()}")
         for e in errors:
             print("error:", e)
