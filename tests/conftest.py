@@ -72,3 +72,15 @@ def db_snapshot(path) -> dict:
         return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
     finally:
         con.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_reads_kept_open():
+    """The workbench keeps its read connection open between page runs
+    (``keep_reads_open`` in ``workbench/app.py``); an AppTest runs the app
+    in this process, so undo that after every test: a later test's plain
+    ``duckdb.connect`` of a file would otherwise meet the idle connection."""
+    yield
+    from audit.store import keep_reads_open
+
+    keep_reads_open(0)

@@ -185,9 +185,18 @@ def keep_reads_open(seconds: float) -> None:
     every page).  A writer of this process closes it at once; a writer in
     another process waiting for the file makes the next read, or within
     a quarter of a second the idle connection itself, let go.  0 (default)
-    closes it as soon as the last reader leaves."""
+    closes it as soon as the last reader leaves, and closes the idle ones
+    now (so that another program, or a plain ``duckdb.connect`` of this
+    one, can open the file)."""
     global _read_idle
     _read_idle = max(0.0, float(seconds))
+    if _read_idle <= 0:
+        with _STATES_GUARD:
+            states = list(_STATES.values())
+        for state in states:
+            with state.cond:
+                if state.readers == 0:
+                    state.close_read()
 
 
 _HOLDER = re.compile(r"held in (.*?) \(PID (\d+)\)")
