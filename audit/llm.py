@@ -60,7 +60,7 @@ from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 from audit.redact import is_secret_name, redact
-from audit.errors import AuditError, DatabaseLockedError, InputError
+from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
 from audit.store import connect, transaction
 from audit.store import DbPath
 
@@ -204,6 +204,56 @@ class RunOptions:
     def of(cls, options: "RunOptions | None" = None, **changes: Any) -> "RunOptions":
         """*options* (default: the defaults) with *changes*."""
         return (options or cls()).merged(**changes)
+
+    def resolved(self, *, timeout: float) -> "RunOptions":
+        """These options with the stage's default ``timeout`` filled in."""
+        return self if self.timeout is not None else replace(self, timeout=timeout)
+
+    def validate(self, model: str) -> None:
+        """The checks every run makes before touching the database."""
+        validate_run_args(model, self.concurrency, self.max_cost, self.timeout)
+
+    def provider(self, model: str) -> tuple[Any, dict[str, Any], str | None, bool, bool]:
+        """litellm, the call parameters, the API key, whether the price is
+        known and whether it is a custom price (see :func:`call_params`)."""
+        litellm = litellm_module()
+        return (litellm, *call_params(
+            litellm, model, api_base=self.api_base, api_key_env=self.api_key_env, timeout=self.timeout,
+            temperature=self.temperature, max_tokens=self.max_tokens,
+            input_cost_per_token=self.input_cost_per_token, output_cost_per_token=self.output_cost_per_token,
+            max_cost=self.max_cost, extra_params=self.extra_params))
+
+    def stored_config(self) -> dict[str, Any]:
+        """What a run records of these options: never a key (only the name
+        of its variable), the URL without credentials, the names of the
+        extra parameters."""
+        def ids(values: Iterable[Any] | None) -> list[Any] | None:
+            return sorted(set(values)) if values is not None else None
+
+        return {
+            "api_base": safe_url(self.api_base), "api_key_env": self.api_key_env,
+            "concurrency": self.concurrency, "max_cost": self.max_cost, "timeout": self.timeout,
+            "max_retries": self.max_retries, "backoff_base": self.backoff_base, "backoff_max": self.backoff_max,
+            "temperature": self.temperature, "max_tokens": self.max_tokens,
+            "input_cost_per_token": self.input_cost_per_token, "output_cost_per_token": self.output_cost_per_token,
+            "filters": {"question_ids": ids(self.question_ids), "tiers": ids(self.tiers),
+                        "subjects": ids(self.subjects), "limit": self.limit},
+            "extra_params": sorted((self.extra_params or {}).keys()),
+        }
+
+    def runner_args(self) -> dict[str, Any]:
+        """The :class:`CallRunner` arguments these options set."""
+        return {"concurrency": self.concurrency, "max_cost": self.max_cost, "max_retries": self.max_retries,
+                "backoff_base": self.backoff_base, "backoff_max": self.backoff_max}
+
+
+def check_selection(con: Any, benchmark: str, tiers: Iterable[int] | None) -> None:
+    """The benchmark exists, and ``tiers`` has an audit run to select from."""
+    if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
+        raise NotFoundError(f"no benchmark named '{benchmark}'")
+    if tiers is not None and not con.execute(
+            "SELECT 1 FROM audit_runs WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone():
+        raise NotFoundError(f"--tier needs an audit run; run 'audit analyze --benchmark {benchmark}' first")
 
 
 __all__ += ["RunOptions"]

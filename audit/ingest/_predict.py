@@ -35,14 +35,16 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from audit.errors import InputError, NotFoundError
+from audit.errors import InputError
 from audit.ingest._extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest._models import register_models
 from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
 from audit._sql import benchmark_name
-from audit.llm import (CallRunner, RunOptions, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
-                       safe_url, validate_run_args)
+from audit.llm import CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts
 from audit.store import DbPath, connect, transaction
+
+#: Seconds per request when the options do not say (answers may be long).
+DEFAULT_TIMEOUT = 120.0
 
 __all__ = ["PredictRunSummary", "run_predict", "arun_predict", "list_predict_runs", "load_calls"]
 
@@ -125,11 +127,10 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
     (:func:`audit.ingest._reextract.reextract`; same api_base / key / price
     options as the run); the result is in ``summary.extraction``."""
     benchmark = benchmark_name(benchmark, db)
-    opts = RunOptions.of(options, **option_fields)
-    kwargs = opts.as_kwargs(timeout=120.0)
+    opts = RunOptions.of(options, **option_fields).resolved(timeout=DEFAULT_TIMEOUT)
     try:
         s = asyncio.run(arun_predict(model, benchmark=benchmark, db=db, name=name, run=run, prompt=prompt,
-                                     style=style, instructions=instructions, method=method, **kwargs))
+                                     style=style, instructions=instructions, method=method, options=opts))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
     if llm_extractor and s.n_ok + s.n_cached:
@@ -138,7 +139,8 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
         keep = ("api_base", "api_key_env", "concurrency", "max_cost", "timeout", "max_retries", "backoff_base",
                 "input_cost_per_token", "output_cost_per_token", "progress")
         s.extraction = reextract(benchmark, method=s.method, models=[s.model], runs=[s.run], db=db,
-                                 llm_extractor=llm_extractor, **{k: v for k, v in kwargs.items() if k in keep})
+                                 llm_extractor=llm_extractor,
+                                 **{k: v for k, v in opts.as_kwargs(timeout=DEFAULT_TIMEOUT).items() if k in keep})
     return s
 
 
@@ -153,24 +155,7 @@ async def arun_predict(
     style: str = "direct",
     instructions: str | None = None,
     method: str = DEFAULT_METHOD,
-    question_ids: Iterable[str] | None = None,
-    tiers: Iterable[int] | None = None,
-    subjects: Iterable[str] | None = None,
-    limit: int | None = None,
-    concurrency: int = 8,
-    max_cost: float | None = None,
-    api_base: str | None = None,
-    api_key_env: str | None = None,
-    timeout: float = 120.0,
-    max_retries: int = 5,
-    backoff_base: float = 1.0,
-    backoff_max: float = 30.0,
-    temperature: float | None = 0.0,
-    max_tokens: int | None = None,
-    input_cost_per_token: float | None = None,
-    output_cost_per_token: float | None = None,
-    extra_params: dict[str, Any] | None = None,
-    progress: bool | None = None,
+    options: RunOptions | None = None,
 ) -> PredictRunSummary:
     """Ask ``model`` (a litellm model string) the selected items of ``benchmark``.
 
@@ -178,11 +163,12 @@ async def arun_predict(
     under; ``run`` (default 'default') their run.  ``prompt`` is a template
     file (or a :class:`PredictPrompt`); otherwise ``style`` ('direct' or
     'reasoning') and ``instructions`` ('en', 'bo', 'zh') pick a shipped one.
-    ``method`` extracts the letter on insert.  ``question_ids`` / ``tiers``
-    (latest audit run) / ``subjects`` / ``limit`` select items.  The other
-    arguments are those of the shared runner (:mod:`audit.llm`).
+    ``method`` extracts the letter on insert.  ``options`` (a
+    :class:`~audit.llm.RunOptions`) select the items and set the shared
+    runner (:mod:`audit.llm`); its timeout defaults to 120 s.
     """
-    validate_run_args(model, concurrency, max_cost, timeout)
+    opts = RunOptions.of(options).resolved(timeout=DEFAULT_TIMEOUT)
+    opts.validate(model)
     method = method.lower().replace("_", "-")
     if method not in METHODS:
         raise InputError(f"unknown extraction method '{method}' (use one of {', '.join(METHODS)})")
@@ -190,34 +176,16 @@ async def arun_predict(
         prompt, style=style, instructions=instructions)
     stored_as = (name or model).strip()
     run_name = (run or "default").strip() or "default"
-    litellm = litellm_module()
-    params, api_key, price_known, custom_price = call_params(
-        litellm, model, api_base=api_base, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
-        max_tokens=max_tokens, input_cost_per_token=input_cost_per_token,
-        output_cost_per_token=output_cost_per_token, max_cost=max_cost, extra_params=extra_params)
-    config = {
-        "model": model, "api_base": safe_url(api_base), "api_key_env": api_key_env, "prompt": pp.name,
-        "concurrency": concurrency, "max_cost": max_cost, "timeout": timeout, "max_retries": max_retries,
-        "backoff_base": backoff_base, "backoff_max": backoff_max, "temperature": temperature,
-        "max_tokens": max_tokens, "input_cost_per_token": input_cost_per_token,
-        "output_cost_per_token": output_cost_per_token,
-        "filters": {"question_ids": sorted(set(question_ids)) if question_ids is not None else None,
-                    "tiers": sorted(set(tiers)) if tiers is not None else None,
-                    "subjects": sorted(set(subjects)) if subjects is not None else None, "limit": limit},
-        "extra_params": sorted((extra_params or {}).keys()),
-    }
+    litellm, params, api_key, price_known, custom_price = opts.provider(model)
+    config = {"model": model, "prompt": pp.name, **opts.stored_config()}
     with connect(db) as con:
-        if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
-            raise NotFoundError(f"no benchmark named '{benchmark}'")
-        if tiers is not None and not con.execute(
-                "SELECT 1 FROM audit_runs WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone():
-            raise NotFoundError(f"--tier needs an audit run; run 'audit analyze --benchmark {benchmark}' first")
+        check_selection(con, benchmark, opts.tiers)
         with transaction(con):
             con.execute("INSERT INTO predict_prompts (prompt_version, template) VALUES (?, ?) ON CONFLICT DO NOTHING",
                         [pp.version, pp.template])
             n_selected, todo = _select(con, benchmark=benchmark, model=stored_as, run=run_name,
-                                       prompt_version=pp.version, question_ids=question_ids, tiers=tiers,
-                                       subjects=subjects, limit=limit)
+                                       prompt_version=pp.version, question_ids=opts.question_ids,
+                                       tiers=opts.tiers, subjects=opts.subjects, limit=opts.limit)
             run_id = _one(con,
                 "INSERT INTO predict_runs (run_id, benchmark, model, run, prompt_version, method, status, config, "
                 "n_selected, n_cached) VALUES (nextval('predict_run_seq'), ?, ?, ?, ?, ?, 'running', ?, ?, ?) "
@@ -233,15 +201,14 @@ async def arun_predict(
                                 n_selected=n_selected, n_cached=n_selected - len(todo),
                                 cost_usd=0.0 if price_known else None)
     runner = _PredictRunner(litellm=litellm, db=db, summary=summary, prompt=pp, call_params=params,
-                            concurrency=concurrency, max_cost=max_cost, max_retries=max_retries,
-                            backoff_base=backoff_base, backoff_max=backoff_max, api_key=api_key,
-                            price_known=price_known, custom_price=custom_price)
+                            api_key=api_key, price_known=price_known, custom_price=custom_price,
+                            **opts.runner_args())
     items = todo.to_dict("records")
     for it in items:
         it["options"] = list(it["options"])
     t0 = time.monotonic()
     try:
-        await runner.run(items, progress)
+        await runner.run(items, opts.progress)
     finally:
         summary.elapsed_s = time.monotonic() - t0
     summary.n_not_sent = runner.n_not_sent

@@ -51,13 +51,15 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from audit._sql import benchmark_name
-from audit.errors import NotFoundError
 from audit.judge import _store as jstore
 from audit.judge._parse import parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
-from audit.llm import (CallRunner, RunOptions, call_params, claim_run, correct_stale_runs, litellm_module, message_parts,
-                       redact, safe_url, validate_run_args)
+from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts, redact,
+                       safe_url)
 from audit.store import DbPath, connect, transaction
+
+#: Seconds per request when the options do not say.
+DEFAULT_TIMEOUT = 60.0
 
 __all__ = ["JudgeRunSummary", "run_judge", "arun_judge", "redact", "safe_url"]
 
@@ -129,7 +131,7 @@ def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, ju
     opts = RunOptions.of(options, **option_fields)
     try:
         return asyncio.run(arun_judge(model, benchmark=benchmark, db=db, judge_name=judge_name, prompt=prompt,
-                                      retry_unparsed=retry_unparsed, **opts.as_kwargs(timeout=60.0)))
+                                      retry_unparsed=retry_unparsed, options=opts))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
 
@@ -141,68 +143,34 @@ async def arun_judge(
     db: DbPath = None,
     judge_name: str | None = None,
     prompt: str | os.PathLike | JudgePrompt | None = None,
-    question_ids: Iterable[str] | None = None,
-    tiers: Iterable[int] | None = None,
-    subjects: Iterable[str] | None = None,
-    limit: int | None = None,
     retry_unparsed: bool = False,
-    concurrency: int = 8,
-    max_cost: float | None = None,
-    api_base: str | None = None,
-    api_key_env: str | None = None,
-    timeout: float = 60.0,
-    max_retries: int = 5,
-    backoff_base: float = 1.0,
-    backoff_max: float = 30.0,
-    temperature: float | None = 0.0,
-    max_tokens: int | None = None,
-    input_cost_per_token: float | None = None,
-    output_cost_per_token: float | None = None,
-    extra_params: dict[str, Any] | None = None,
-    progress: bool | None = None,
+    options: RunOptions | None = None,
 ) -> JudgeRunSummary:
     """Ask ``model`` about the selected items of ``benchmark`` (see the module
     docstring for caching, concurrency, backoff and cost rules).
 
     ``judge_name`` (default: ``model``) is the name verdicts are stored
-    under.  ``question_ids`` / ``tiers`` (current audit) / ``subjects`` /
-    ``limit`` select items.  ``progress``: None = a tqdm bar on stderr when
-    it is a terminal.  Returns a :class:`JudgeRunSummary`; the same totals
-    are stored in ``judge_runs``.
+    under.  ``options`` (a :class:`~audit.llm.RunOptions`) select the items
+    (``tiers``: current audit) and set the shared runner; its timeout
+    defaults to 60 s, its ``progress`` None to a tqdm bar on stderr when it
+    is a terminal.  Returns a :class:`JudgeRunSummary`; the same totals are
+    stored in ``judge_runs``.
     """
-    validate_run_args(model, concurrency, max_cost, timeout)
+    opts = RunOptions.of(options).resolved(timeout=DEFAULT_TIMEOUT)
+    opts.validate(model)
     judge = judge_name or model
     jp = prompt if isinstance(prompt, JudgePrompt) else load_prompt(prompt)
     if prompt is None and _has_sources(db, benchmark):
         jp = source_prompt()
-    litellm = litellm_module()
-    params, api_key, price_known, custom_price = call_params(
-        litellm, model, api_base=api_base, api_key_env=api_key_env, timeout=timeout, temperature=temperature,
-        max_tokens=max_tokens, input_cost_per_token=input_cost_per_token,
-        output_cost_per_token=output_cost_per_token, max_cost=max_cost, extra_params=extra_params)
-
-    config = {
-        "model": model, "api_base": safe_url(api_base), "api_key_env": api_key_env,
-        "concurrency": concurrency, "max_cost": max_cost, "timeout": timeout, "max_retries": max_retries,
-        "backoff_base": backoff_base, "backoff_max": backoff_max, "temperature": temperature,
-        "max_tokens": max_tokens, "input_cost_per_token": input_cost_per_token,
-        "output_cost_per_token": output_cost_per_token, "retry_unparsed": retry_unparsed,
-        "filters": {"question_ids": sorted(set(question_ids)) if question_ids is not None else None,
-                    "tiers": sorted(set(tiers)) if tiers is not None else None,
-                    "subjects": sorted(set(subjects)) if subjects is not None else None, "limit": limit},
-        "extra_params": sorted((extra_params or {}).keys()),
-    }
+    litellm, params, api_key, price_known, custom_price = opts.provider(model)
+    config = {"model": model, "retry_unparsed": retry_unparsed, **opts.stored_config()}
     with connect(db) as con:
-        if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
-            raise NotFoundError(f"no benchmark named '{benchmark}'")
-        if tiers is not None and not con.execute(
-                "SELECT 1 FROM audit_runs WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone():
-            raise NotFoundError(f"--tier needs an audit run; run 'audit analyze --benchmark {benchmark}' first")
+        check_selection(con, benchmark, opts.tiers)
         with transaction(con):
             jstore.ensure_prompt(con, jp.version, jp.template)
             n_selected, todo = jstore.select_items(
-                con, benchmark=benchmark, judge=judge, prompt_version=jp.version, question_ids=question_ids,
-                tiers=tiers, subjects=subjects, limit=limit, retry_unparsed=retry_unparsed)
+                con, benchmark=benchmark, judge=judge, prompt_version=jp.version, question_ids=opts.question_ids,
+                tiers=opts.tiers, subjects=opts.subjects, limit=opts.limit, retry_unparsed=retry_unparsed)
             run_id = jstore.start_run(con, benchmark=benchmark, judge=judge, prompt_version=jp.version,
                                       source="litellm", config=config)
             claim_run(con, "judge_runs", run_id)
@@ -215,15 +183,14 @@ async def arun_judge(
                               n_selected=n_selected, n_cached=n_selected - len(todo),
                               cost_usd=0.0 if price_known else None)
     runner = _JudgeRunner(litellm=litellm, db=db, summary=summary, prompt=jp, call_params=params,
-                          concurrency=concurrency, max_cost=max_cost, max_retries=max_retries,
-                          backoff_base=backoff_base, backoff_max=backoff_max, api_key=api_key,
-                          price_known=price_known, custom_price=custom_price, context=context)
+                          api_key=api_key, price_known=price_known, custom_price=custom_price, context=context,
+                          **opts.runner_args())
     t0 = time.monotonic()
     try:
         items = todo.to_dict("records")
         for it in items:
             it["options"] = list(it["options"])
-        await runner.run(items, progress)
+        await runner.run(items, opts.progress)
         summary.n_not_sent = runner.n_not_sent
     finally:
         summary.elapsed_s = time.monotonic() - t0
