@@ -141,8 +141,8 @@ def open_session(url: str | None = None, api_key: str | None = None, *, timeout:
     ``whoami`` request (so a wrong token or a down server fails here, before
     anything is written)."""
     auth = resolve_auth(url, api_key)
-    client = make_client(auth, timeout=timeout)
     with ls_errors(auth, "checking the connection"):
+        client = make_client(auth, timeout=timeout)   # an expired access token is refused here
         me = client.users.whoami()
     log.info("connected to Label Studio at %s as user %s", auth.url, me.id)
     return Session(auth=auth, client=client, user_id=int(me.id), email=str(me.email or ""))
