@@ -20,6 +20,7 @@ import pytest
 from conftest import shared_path
 
 from audit.ingest._extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
+from audit.labels import TIBETAN_TO_LATIN
 
 STEPS = (
     "## Step 1: Understand the task\nWe must choose the correctly written word.\n\n"
@@ -156,6 +157,89 @@ MORE_CASES = [
 ]
 
 
+GRAVITY_OPTS = ["宇航员不受重力作用", "宇航员只受重力的作用", "宇航员受到平衡力的作用", "宇航员所受的重力产生向心加速度"]
+FRUIT_OPTS = ["李、杏、枣、桃、栗", "李、杏、蕉、橘、柿", "李、杏、枣、桃、柿", "李、杏、蕉、桃、栗"]
+MARROW_OPTS = ["سۆڭەك يىلىكى", "جىگەر", "تال"]
+
+# Forms met in real LLM responses in Chinese, Tibetan, Uyghur and Kazakh (the multilingual labelled sets in
+# tests/fixtures/multilingual_llm_gold.jsonl); expectations written by reading.  (id, response, options, expected)
+MULTILINGUAL_CASES = [
+    # --- Kazakh: the voiced form "Жауабы", a Cyrillic letter that looks like a Latin one, "not C but B"
+    ("kk answer voiced", "Дыбыс вакуумда таралмайды.\n\nЖауабы: **B**", None, "B"),
+    ("kk answer cyrillic look-alike", "Жауабы: В", None, "B"),
+    ("kk answer with option text", "Сонымен, 0,5 + 1/4 = 0,75.\n\nЖауабы: **A) 0,75**", None, "A"),
+    ("kk not C but B", "Ересек адамда 206 сүйек.\n\nСондықтан жауап C емес, B.", None, "B"),
+    ("kk conclusion i.e.", "Қорытынды: әмбебап донор — I (O) Rh−, яғни A нұсқасы.", None, "A"),
+    ("kk two with parenthesis", "Жауап A (2) немесе C (4) болуы мүмкін.", None, None),
+    ("kk cyrillic word is no letter", "Жауап: В 1914 жылы басталды.", None, None),
+    # --- Uyghur: "correct choice", conclusion words
+    ("ug correct choice", "D — رىبوسوما: بارلىق ھۈجەيرىلەردە بار.\n\nشۇڭا توغرا تاللاش B.", None, "B"),
+    ("ug correct option bold", "شۇڭا توغرا تاللانما: **C (D ۋىتامىنى)**.", None, "C"),
+    ("ug thus", "- A ئوكسىگېن: خاتا.\n- B كاربون دىئوكسىد: توغرا.\n\nدېمەك B.", None, "B"),
+    ("ug conclusion", "ئەمدى تاللاشلارغا قارايلى.\n\nيەكۈن: A", None, "A"),
+    ("ug therefore text only", "A. سۆڭەك يىلىكى — توغرا.\nB. جىگەر — ئەمەس.\n\nشۇڭا سۆڭەك يىلىكى.", MARROW_OPTS,
+     "A"),
+    # --- Chinese: a bare 选, closing statements, two answers
+    ("zh choose", "所以 C 专业应抽取 40 名学生，选 C。", None, "C"),
+    ("zh should choose", "等一下，不对。……所以应该选B，裴旻的剑舞。", None, "B"),
+    ("zh choose bold", "综合来看，选 **A**。", None, "A"),
+    ("zh the incorrect one is", "D. 填制和审核会计凭证是会计核算的基本方法之一，正确。\n\n不正确的是 **B**。", None, "B"),
+    ("zh most accurate statement", "综合判断，最确切的说法是 **D**。", GRAVITY_OPTS, "D"),
+    ("zh I think both", "答案是 B。我认为 B 和 D 都有可能。", None, None),
+    ("zh option item is not a choice", "选项A错误。", None, None),
+    ("zh circled letter", "选 Ⓑ", None, "B"),
+    ("zh B correct in a review", "A 错。B 对。C 错。", None, "B"),
+    ("zh answer by the option text", "古代常见的果品是李子、杏、枣、桃、栗子。\n\n所以五果应该是李、杏、枣、桃、栗。", FRUIT_OPTS,
+     "A"),
+    ("zh C-H bond is no letter", "CO₂ 没有 C–H 键。", None, None),
+    # --- Tibetan: correct-answer phrases, therefore, closing statements, two answers
+    ("bo correct answer is", "དེས་ན་ལན་ཡང་དག་པ་ནི་ **B** ཡིན།", None, "B"),
+    ("bo answer letter then gloss", "དེར་བརྟེན་ལན་ནི་ ཀ（དུས་རབས་ ༡༩ པ）ཡིན།", None, "A"),
+    ("bo therefore letter", "ང. མཁྲིས་ཁུ་ཕྱིར་འབུད་ཚད་ཉུང་དུ་འགྲོ་བ། —— ནོར།\n\nདེས་ན་ ག ཡིན།", None, "C"),
+    ("bo closing statement", "དེར་བརྟེན་བེད་སྤྱོད་བྱེད་མི་རུང་བ་ནི་ **ཁ** ཡིན།", None, "B"),
+    ("bo english then tibetan letter", "So the answer is **ང**.", None, "D"),
+    ("bo two options", "ལན་ནི་ A ཡང་ན་ D ཡིན། གཉིས་ཀ་ཡང་དག", None, None),
+    ("bo is it C or B", "ལན་ C ཡིན་ནམ་ཡང་ན་ B ཡིན་ནམ་ངས་ཐག་གཅོད་མི་ཐུབ།", None, None),
+    ("bo number is no letter", "ལན་ནི་ 610, 600 གང་དང་ཡང་མི་མཐུན། དྲི་བའི་གྲངས་ཀ་ནོར་བ་ཡོད་པ་འདྲ།", None, None),
+    # --- the answer written last, on its own line or as the last paragraph
+    ("last line only the letter", "གཅིན་ལམ་ནང་སྒོ་ནི་ A ནོར། གཅིན་སྒྲོམ་ནི་ཕོ་བའི་ནང་མིན།\n\nD", None, "D"),
+    ("last line the tibetan letter", "ཀ.རང་དབང་རིང་ལུགས།\nཁ.སྤྱི་ཚོགས་རིང་ལུགས།\n\nཕ་རན་སི་ནི་རང་དབང་རིང་ལུགས་ཡིན།\n\nཀ", None, "A"),
+    ("last line repeated", "A. 2\nB. 3\nC. 6\nD. 9\n\nئەڭ چوڭى 6.\n\nC. 6\nC. 6", ["2", "3", "6", "9"], "C"),
+    ("last line continues a review", "Variantlar:\n\n**A) Shohsupa**\nBu to'g'ri emas.\n\n**B) Shosupa**\nBu xato.\n\n**C",
+     TWO_OPTS, None),
+    ("last line a cut list item", "Shuning uchun:\n- **C) Ikkovi ham to‘g‘ri", TWO_OPTS, None),
+    ("last line option and its text", "逐一对照：\n- A 挫伤：属于闭合性软组织损伤；\n- D 骨折：不属于。\n\n因此不属于的是——\n\n"
+     "**D 骨折**", ["挫伤", "韧带拉伤", "肌肉拉伤", "骨折"], "D"),
+    ("last paragraph names one option", "- B) Gʻazabli: mos emas.\n- D) Sochi qirilgan: bu ham emas.\n\n"
+     "Sizning kontekstdagi ma'no: B) Kuchli, baquvvat.", None, "B"),
+    ("last paragraph result", "6-نومۇرلۇق ئېلېمېنت كاربون.\n\nنەتىجە: **B — كاربون**", None, "B"),
+    ("called right, then cut in the review", "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Бұл дұрыс.\n\n**B) 1219 ",
+     None, "A"),
+    ("last paragraph cut in a review", "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Тарихта маңызды.\n\n**B) 1219 ", None,
+     None),
+    # --- English forms
+    ("en corresponds to", "## Step 5: Choose\nThe correct spelling is \"Cholgʻu\", which corresponds to option D.", None,
+     "D"),
+    ("en looking for", "The term you're looking for is B) Podsho (_emperor_).\n\n- A) Poshsho, C) Poshsha are not titles.",
+     None, "B"),
+    ("en incorrect statement", "- C: HMM is directed — correct.\n\nThe incorrect statement is **B**.", None, "B"),
+    ("en check mark before the option", "To'g'ri javob:\n\n✅ **D) Yogʻindan suv ichadigan yer**\n\n- **A)** – noto'g'ri.",
+     None, "D"),
+    # --- no answer: the one letter named is rejected, or is noise
+    ("uz only letter rejected", "## Variantlar:\n\n- A) Uzun, qotmadan kelgan - ❌ (bu ma'nosi emas)", None, None),
+    ("uz only letter is its own text", "\"D) Ikkovi ham xato\"", ADIL_OPTS, "D"),
+    ("noise with an equals sign", "colors opStreamtest=B third Dem active week credit", None, None),
+    ("uz does not fit", "- **B) Ovga ishqiboz** — bu so'zga to'g'ri kelmaydi.\n- **C", None, None),
+]
+
+
+@pytest.mark.parametrize("response,options,expected", [c[1:] for c in MULTILINGUAL_CASES],
+                         ids=[c[0] for c in MULTILINGUAL_CASES])
+def test_final_multilingual_forms(response, options, expected):
+    n = len(options) if options else 4
+    assert final_answer(response, n, options) == expected
+
+
 @pytest.mark.parametrize("response,options,expected", [c[1:] for c in MORE_CASES], ids=[c[0] for c in MORE_CASES])
 def test_final_more_scripts_and_long_answers(response, options, expected):
     assert final_answer(response, 4, options) == expected
@@ -270,3 +354,107 @@ def test_option_lines_with_a_verdict():
     echo2 = "- A) nuktadon – xato\n- C) Ikkovi ham - to'g'ri\n- D) Ikkovi ham xato"
     assert final_answer(echo2, 4, opts) is None          # C's line is its own text (with a dash)
     assert final_answer(echo2, 4) == "C"                # without the texts it reads as a verdict
+
+
+# --- the held-out Uzbek sample and the multilingual LLM responses ----------------------------------------------
+def test_uzlib_heldout_gold_labels():
+    """A third sample of 150 real uzlib responses (long, Cyrillic, Arabic-script, English and terse ones, at most
+    4 per model, none in the other two samples), labelled by reading before any extractor ran on it (ids and labels
+    in tests/fixtures/uzlib_heldout_gold.jsonl; texts in the shared data).  Measured first at 140/149 (94.0%); the
+    rules then learnt "✅ before the option", "the term you're looking for", "corresponds to option D", a rejected
+    or "=B" letter is no answer, and now read 144/149."""
+    labels = [json.loads(line) for line in (Path(__file__).parent / "fixtures" / "uzlib_heldout_gold.jsonl")
+              .read_text("utf-8").splitlines()]
+    responses = {(r["question_id"], r["model"]): r["response"] for r in map(
+        json.loads, shared_path("uzlib_responses/responses.jsonl").read_text("utf-8").splitlines())}
+    questions = {q["id"]: q for q in map(
+        json.loads, shared_path("uzlib_responses/questions.jsonl").read_text("utf-8").splitlines())}
+    rows = [g for g in labels if g["gold"] != "UNSURE"]
+    assert len(labels) == 150 and len(rows) == 149
+    texts = [responses[(g["question_id"], g["model"])] for g in rows]
+    opts = [[questions[g["question_id"]][k] for k in "ABCD"] for g in rows]
+    expected = [None if g["gold"] == "NONE" else g["gold"] for g in rows]
+    got = extract_answers(texts, 4, "final", options=opts)
+    agree = sum(a == b for a, b in zip(got, expected))
+    assert agree >= 144, [(g["id"], e, a) for g, e, a in zip(rows, expected, got) if e != a]
+
+
+def _llm_rows(sources: tuple[str, ...]):
+    """Rows of tests/fixtures/multilingual_llm_gold.jsonl from the given sources, with the options the model was
+    shown (own questions: in the fixture; CMMLU and TLUE items: read from ../shared/data — traditional-character
+    rows get none, their options were converted for the model) and the expected Latin letter."""
+    fixture = Path(__file__).parent / "fixtures" / "multilingual_llm_gold.jsonl"
+    rows = [r for r in map(json.loads, fixture.read_text("utf-8").splitlines())
+            if r["source"].split(":")[0] in sources and r["gold"] != "UNSURE"]
+    for r in rows:
+        r["expected"] = None if r["gold"] == "NONE" else TIBETAN_TO_LATIN.get(r["gold"], r["gold"])
+        r["n"] = len(r["labels"])
+        if r["source"] != "own":
+            r["options"] = None if r["lang"] == "zh-hant" else _shared_options(r["source"])
+            if r["options"] is not None and len(r["options"]) != r["n"]:
+                r["options"] = None
+    return rows
+
+
+def _shared_options(source: str) -> list[str] | None:
+    import csv
+
+    from audit.ingest._tlue import parse_tlue_item
+
+    kind, _, rest = source.partition(":")
+    if kind == "cmmlu":
+        subject, row = rest.rsplit(":", 1)
+        with shared_path(f"cmmlu_subset670/{subject}.csv").open(encoding="utf-8") as f:
+            for rec in csv.DictReader(f):
+                if rec[""] == row:
+                    return [rec[k] for k in "ABCD"]
+    else:
+        subject = rest.rstrip("0123456789")
+        for line in shared_path(f"tlue_subset670/{subject}.jsonl").read_text("utf-8").splitlines():
+            item = json.loads(line)
+            if item["loc"] == rest:
+                return [o.text for o in parse_tlue_item(item["polished_ti_content"]).options]
+    return None
+
+
+def _agreement(rows) -> tuple[int, list]:
+    got = [final_answer(r["response"], r["n"], r["options"]) for r in rows]
+    misses = [(r["id"], r["expected"], g) for r, g in zip(rows, got) if r["expected"] != g]
+    return len(rows) - len(misses), misses
+
+
+def test_multilingual_llm_own_questions():
+    """420 responses to questions written for the set in Uyghur (Arabic script) and Kazakh (Cyrillic), with 2 to 6
+    options, answered in those languages and in Uyghur Latin/Cyrillic, Kazakh Latin, Russian, English, Chinese,
+    Turkish and Uzbek; some cut off as by a token limit.  Written by AI helper sessions acting as many kinds of
+    model and labelled by a different session by reading (fixture README).  Needs no shared data."""
+    rows = _llm_rows(("own",))
+    assert len(rows) == 420
+    agree, misses = _agreement(rows)
+    assert agree / len(rows) >= 0.97, misses
+    for lang in ("ug", "kk"):
+        part = [r for r in rows if r["lang"] == lang]
+        assert _agreement(part)[0] / len(part) >= 0.95, lang
+
+
+def test_multilingual_llm_cmmlu_and_tlue_items():
+    """430 responses to CMMLU items (simplified and traditional Chinese) and TLUE items (Tibetan, some with the
+    options labelled ཀ ཁ ག ང, some answered in English or Chinese); options from ../shared/data."""
+    rows = _llm_rows(("cmmlu", "tlue"))
+    assert len(rows) == 430
+    agree, misses = _agreement(rows)
+    assert agree / len(rows) >= 0.97, misses
+    # (traditional-character rows are read without their options, so an answer given by its text is not
+    # recognised there: 66/70; with the options the model saw, 70/70)
+    for lang, floor in (("zh-hans", 0.95), ("zh-hant", 0.93), ("bo", 0.95)):
+        part = [r for r in rows if r["lang"] == lang]
+        assert _agreement(part)[0] / len(part) >= floor, lang
+
+
+def test_multilingual_llm_untuned_set():
+    """Set 5 was written and labelled after the rules were last changed for sets 2-4, and scored before any change:
+    it measures the rules on responses they were not fitted to (194/200 then, 97.0%)."""
+    rows = [r for r in _llm_rows(("own",)) if r["set"] == 5]
+    assert len(rows) == 100
+    assert _agreement(rows)[0] >= 96, _agreement(rows)[1]
+

@@ -127,10 +127,12 @@ def test_uzbek_responses_reextracted(db_path, tmp_path):
     s = reextract("uz", method="final", db=db_path)
     t = s.table.set_index("model")
     assert set(t.index) == models and t["answered_after"].sum() > t["answered_before"].sum()
-    # the step-by-step model cut off before concluding: CAA takes the letter left after an
-    # echo of the options, "final" (correctly) answers fewer of those
-    assert t.loc["Llama-4-Maverick-17B-128E-Instruct", "answered_after"] < \
-        t.loc["Llama-4-Maverick-17B-128E-Instruct", "answered_before"]
+    # the step-by-step model, often cut off: CAA takes the letter left after an echo of the
+    # options where "final" reads no commitment (54 responses), and misses the conclusions "final"
+    # reads ("… which corresponds to option B", 64): the two answer about as many, differently
+    mav = t.loc["Llama-4-Maverick-17B-128E-Instruct"]
+    assert abs(int(mav["answered_after"]) - int(mav["answered_before"])) < 30
+    assert int(mav["changed"]) >= 100
     qs = {json.loads(x)["id"]: json.loads(x) for x in (d / "questions.jsonl").read_text("utf-8").splitlines()}
     expect = extract_answers([r["response"] for r in recs], 4, "final",
                              options=[[qs[r["question_id"]][k] for k in "ABCD"] for r in recs])

@@ -91,10 +91,14 @@ _LETTER_FOLLOWERS = (
 # phrase can occur (this keeps extraction fast on a million responses).
 _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (("B.", "A.", "C.", "P."),
-     re.compile(r"(?<![A-Za-z])(?:B\.\s?C\.(?:\s?E\.)?|A\.\s?D\.|C\.\s?E\.|A\.\s?M\.|P\.\s?M\.)")),
+     re.compile(r"(?:B(?<![A-Za-z]B)\.\s?C\.(?:\s?E\.)?|A(?<![A-Za-z]A)\.\s?D\.|C(?<![A-Za-z]C)\.\s?E\.|"
+                r"A(?<![A-Za-z]A)\.\s?M\.|P(?<![A-Za-z]P)\.\s?M\.)")),
     (("&",), re.compile(r"Q\s?&\s?A")),
     (("++", "#"), re.compile(r"(?<![A-Za-z])(?:C\+\+|C#|F#)")),
     (("itamin", "ITAMIN"), re.compile(r"(?i:\bvitamins?)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
+    # Uyghur and Kazakh/Russian: "D ۋىتامىنى", "ۋىتامىن C", "D витамині", "витамин C"
+    (("ۋىتامىن", "итамин"), re.compile(r"(?:ۋىتامىن|[Вв]итамин)\w*\s+[A-FＡ-Ｆ](?![A-Za-z0-9])"
+                                         r"|[A-FＡ-Ｆ](?<![A-Za-z].)\s*-?\s*(?:ۋىتامىن|[Вв]итамин)")),
     (("epatitis", "EPATITIS"), re.compile(r"(?i:\bhepatitis)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
     (("Plan",), re.compile(r"\bPlan\s+B\b")),
     (("coli",), re.compile(r"\bE\.\s?coli\b")),
@@ -103,15 +107,15 @@ _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
     (("型", "細胞", "细胞", "超", "股", "族", "级", "級", "语言", "語言", "维生素", "維生素"),
      re.compile(r"(?:维生素|維生素)[A-FＡ-Ｆ]|[A-FＡ-Ｆ](?=型|細胞|细胞|超|股|族|级|級|语言|語言)")),
     # Initials: "J. B. Watson", "R.O.C.", "U.S.A."
-    ((".",), re.compile(r"(?<![A-Za-z])(?:[A-Z]\.[A-Z]\.(?:[A-Z]\.)*|(?:[A-Z]\.[ \t]?){2,3}(?=[A-Z][a-z]))")),
+    ((".",), re.compile(r"[A-Z](?<![A-Za-z][A-Z])\.(?:[A-Z]\.(?:[A-Z]\.)*|[ \t]?(?:[A-Z]\.[ \t]?){1,2}(?=[A-Z][a-z]))")),
 ]
 
 # --- letter search -----------------------------------------------------------
 _FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(6)}  # Ａ–Ｆ
 _LATIN = re.compile(
-    r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?<![A-Za-z]-)(?<!°)(?<!° )"
     r"([A-FＡ-Ｆ])"
-    r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?!-[A-Za-z])"
+    r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ].)(?<![A-Za-z][-–—].)(?<!°.)(?<!° .)"
+    r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?![-–—][A-Za-z])(?!['’]s\b)"
     rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])"
 )
 _TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
@@ -121,7 +125,7 @@ _TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?�
 # except for ང, which is also the pronoun "I" — the topic marker ནི.
 _TIBETAN = re.compile(
     r"(?<![\u0F40-\u0FBC])(?<!གདམ་)([ཀཁགང])(?![\u0F40-\u0FBC])"
-    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|[ཀཁགང](?![\u0F40-\u0FBC])|རེད|ཡིན|ལགས|ནོ|འོ|(?<!ང་)ནི))"
+    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|(?:[ཀཁགང]|རེད|ཡིན|ལགས|ནོ|འོ|(?<!ང་)ནི)(?![\u0F40-\u0FBC])))"
 )
 
 
@@ -396,17 +400,43 @@ _PHRASE = re.compile("|".join([
     _alts("Cavab cavab Cevap cevap Yanıt yanıt Jogap jogap", r"(?:ı|y)?(?![a-z])"),
     _alts("Doğru doğru Düzgün düzgün", rf"{_SEP}(?:cevap|seçenek|şık|cavab|variant)(?:ı)?(?![a-z])"),
     # Cyrillic: Kazakh, Kyrgyz, Russian, Uzbek, Mongolian, Tatar, Bashkir
-    _alts("Жауап жауап Жооп жооп Жавоб жавоб Ответ ответ ОТВЕТ Хариулт хариулт Җавап җавап Яуап яуап",
-          r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
+    _alts("Жауап жауап Жауаб жауаб Жооп жооп Жообу жообу Жавоб жавоб Ответ ответ ОТВЕТ Хариулт хариулт Җавап җавап "
+          "Җавабы җавабы Яуап яуап", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
+    _alts("Дұрыс дұрыс Правильный правильный Верный верный",
+          r"[\s*_]+(?:нұсқа|вариант|ответ)(?:сы|ы)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
     # Arabic script: Uyghur, Kazakh (Arabic), Persian, Arabic
     _alts("جاۋاب جاۋاپ جواب پاسخ الإجابة الاجابة", r"(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])"),
+    "توغرا[\\s*_]+(?:تاللانما|تاللاش|تاللام)(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])",
     # Chinese
     _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 "
-          "正确选项 正確選項 答"),
+          "正确选项 正確選項 答 我认为 我認為 确定是 確定是"),
+    _alts("选 選", "(?![项項择擇出定中])"),
     # Tibetan: ཡང་དག་པའི་ལན / ཡང་དག་པའི་གདམ་ག ("correct answer / option"), ལན ("answer")
-    "ཡང་དག་པའི་(?:ལན|གདམ་ག|གདམ་ཁ)|ལན(?![\u0F40-\u0FBC])",
+    "ཡང་དག་པའི་(?:ལན|གདམ་ག|གདམ་ཁ)|ལན(?:་ཡང་དག་པ)?(?![\u0F40-\u0FBC])|དེས་ན(?![\u0F40-\u0FBC])|དེར་བརྟེན(?![\u0F40-\u0FBC])",
 ]))
-_NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:wrong|incorrect|not\s+the|an|[Nn]o|[Ii]n)[\s*_]*$")
+# Rarer English statements, in their own pattern tried only when a cheap substring test finds
+# their key word: starting with common letters (c, i, f, u, y), they would slow the scan of
+# every response.
+_PHRASE_RARE = re.compile("|".join([
+    # "The correct spelling is "Cholgʻu", which corresponds to option D"
+    _alts("corresponds corresponding", rf"{_SEP}to(?![a-z])"),
+    # "The incorrect statement is **B**" answers "which statement is incorrect"
+    _alts("incorrect false untrue", rf"{_SEP}(?:statement|one|claim|description)(?![a-z])"),
+    # "The term you're looking for is B) …"
+    _alts("you You", rf"(?:'re|’re|{_SEP}are){_SEP}looking{_SEP}for(?![a-z])"),
+]))
+_RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for")
+
+
+def _phrase_hits(text: str) -> list[re.Match[str]]:
+    """Every answer phrase in ``text``, in reading order."""
+    hits = list(_PHRASE.finditer(text))
+    if _RARE_GATE.search(text):
+        hits = sorted(hits + list(_PHRASE_RARE.finditer(text)), key=lambda m: m.start())
+    return hits
+
+
+_NOT_BEFORE = re.compile(r"(?<![A-Za-z])(?:wrong|incorrect|not\s+the|not|n't|an|[Nn]o|[Ii]n)[\s*_]*$")
 
 
 def _phrase_ok(text: str, start: int) -> bool:
@@ -436,28 +466,42 @@ _FOLLOWERS_MORE = (r"variant\w*|javob\w*|harf\w*|option\w*|va|yoki|ham|esa|bu|xa
                    r"da|ga|dan|ni|jav\w*")
 _ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
 _LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
+_CYRILLIC_LOOKALIKE = {"А": "A", "В": "B", "С": "C", "Е": "E"}
+_FULLWIDTH.update(_CYRILLIC_LOOKALIKE)
+_FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ   # (only ever matched where a letter must stand alone, see _AFTER)
 _AFTER = re.compile(
-    _FILL + rf"(?:(?P<l>[A-FＡ-Ｆ])(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
-    r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,]))"
+    _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ]|[АВСЕ](?=[ \t]*(?:$|[.)\]*:;,!。]|\n)))(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
+    r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,*_（(]))"
 )
 _MORE = re.compile(
-    r"(?:\*\*|\))?\s*(?:,|、|/|&|\+|\band\b|\bor\b|\bva\b|\byoki\b|\bhamda\b|和|或|与|及|\bи\b|\bили\b|\bжәне\b|"
-    r"\bнемесе\b|\bva\b|ۋە|ياكى|ཡང་ན|དང་)\s*(?:\*\*)?\(?(?:option\s+|variant\s+)?([A-FＡ-Ｆ])(?![A-Za-z0-9])"
+    r"(?:\*\*|\))?(?:\s*[（(][^()（）\n]{0,30}[)）])?\s*(?:,|、|/|&|\+|\band\b|\bor\b|\bva\b|\byoki\b|\bhamda\b|和|或|与|及|\bи\b|\bили\b|\bжәне\b|"
+    r"\bнемесе\b|\bva\b|ۋە|ياكى|(?:་?ཡིན་ནམ་?)?ཡང་ན་?|དང་)\s*(?:\*\*)?\(?(?:option\s+|variant\s+)?([A-FＡ-Ｆ])(?![A-Za-z0-9])"
 )
 # "B) text and D) text": a second option named with its text after the first.
 _MORE_TEXT = re.compile(
     r"(?:\*\*)?\)[^\n.;。]{0,80}?(?:\s|\*\*)(?:and|or|va|yoki|hamda|и|или|және|немесе|ۋە|ياكى|和|或|及)\s+"
     r"(?:\*\*)?\(?([A-FＡ-Ｆ])(?:\)|\*\*)")
 # An option line marked as the chosen one with a check mark.
-_CHECKED = re.compile(r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*[✅✔☑]", re.M)
+_CHECKED = re.compile(r"^[ \t>*_\-•]*(?:(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*[✅✔☑]"
+                      r"|[✅✔☑][ \t]*(?:\*\*)?[ \t]*[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*))", re.M)
 # Option lines with a verdict after the option text ("- **A) Linoleum** – to'g'ri variant",
 # "B) … — incorrect"): the verdict part follows a dash or colon.
 _VERDICT_LINE = re.compile(
     r"^[ \t>*_\-•]*(?:\*\*)?[(\[]?([A-FＡ-Ｆ])(?:[)\].:]|\*\*)[^\n]*?(?:\s[–—-]\s|:\s|\s(?=[✓✔✅]))([^\n]*)$",
     re.M)
-_POSITIVE = re.compile(rf"(?<![Nn]o)(?<![Nn]o ){_TOGRI}(?!\s*(?:emas|yozilmagan|kelmaydi))|(?<![Ii]n)(?<!not )[Cc]orrect(?!ness)"
-                       r"|[✓✔✅]|正确|正確|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس)")
-_NEGATIVE = re.compile(r"[Nn]oto|[Xx]ato|emas|[Ii]ncorrect|[Ww]rong|\bnot\b|n't\b|❌|✗|✘|错|錯|不|қате|емес|خاتا|ئەمەس")
+# (every alternative starts with a literal character, the context checks follow it: see _PHRASE)
+_POSITIVE = re.compile("|".join(
+    [f"{c}(?<![Nn]o.)(?<![Nn]o .)o{_AP}g{_AP}ri(?!\\s*(?:emas|yozilmagan|kelmaydi))" for c in "Tt"]
+    + [f"{c}(?<![Ii]n.)(?<!not .)orrect(?!ness)" for c in "Cc"]
+    + ["✓", "✔", "✅", "正确", "正確", "дұрыс(?!\\s*емес)", "توغرا(?!\\s*ئەمەس)"]
+    + [f"{c}(?<![Нн]е.)равильн" for c in "Пп"] + [f"{c}(?<![Нн]е.)ерн(?:о|ый|ая)" for c in "Вв"]
+    + ["ཡང་དག(?!་(?:མ་རེད|མིན|མ་ཡིན))"]
+    + [f"{c}ato\\w*\\s+yo{_AP}q" for c in "Xx"]))   # "xatolari yo'q": no errors
+# (every alternative starts with a literal character: the engine then skips quickly to candidates)
+_NEGATIVE = re.compile(r"Noto|noto|Xato|xato|emas|kelmaydi|yozilmagan|Incorrect|incorrect|Wrong|wrong|"
+                       r"not(?<![A-Za-z0-9_]not)(?![A-Za-z0-9_])|n't(?![A-Za-z0-9_])|"
+                       r"❌|✗|✘|错|錯|不|қате|емес|Неправильн|неправильн|Неверн|неверн|Ошибочн|ошибочн|"
+                       r"خاتا|ئەمەس|ནོར|མ་རེད|མིན|མ་ཡིན")
 _NEGATED = re.compile(
     r"\W{0,4}(?:\s*(?:option|variant(?:i)?|javob(?:i)?))?\s*(?:is\s+(?:not|incorrect|wrong)|isn't|emas|noto|xato|"
     r"错|錯|不正确|不正確|不对|不是|дұрыс\s+емес|емес|неверн|неправильн|خاتا|ئەمەس)"
@@ -465,20 +509,42 @@ _NEGATED = re.compile(
 _POSTFIX = re.compile(
     rf"(?P<l>[A-FＡ-Ｆ])(?<![{_WORD_CH}][A-FＡ-Ｆ])(?<![A-Za-z]-[A-FＡ-Ｆ])(?![{_WORD_CH}])\*{{0,2}}\s*(?:varianti?|javob(?:i)?|option|choice)?\s*"
     rf"(?:is\s+(?:the\s+)?(?:correct|right|best)(?!\s+only)|(?<!-){_TOGRI}(?!\s*(?:emas|yozilmagan))(?=[\s.,!*]|$)|"
-    r"是正确|是正確|正确|正確|是对的|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس))"
+    r"[ \t'’-]?(?:نى|ни|ны|ні|ni|nı|yi|ı|i)[ \t]+(?:تاللايمەن|تاللىدىم|таңдаймын|таңдадым|выбираю|tanlayman|tanladim|"
+    r"seçiyorum|seçerim|seçtim|tallaymen)|"
+    r"是正确|是正確|正确|正確|是对的|是對的|(?:对|對)(?=[。，,.；;！!]|$)|дұрыс(?!\s*емес)|توغرا(?!\s*ئەمەس))"
 )
 # "The correct translation of "…" in English is (C)": the phrase, a few words
 # of the same sentence, then "is" and a letter in parentheses or before ")".
 _LATE = re.compile(r"[^\n.!?:;]{1,80}?\bis\s+(?:\*\*)?\(?(?P<l>[A-F])\)")
+# "不正确的是 **B**。", "最确切的说法是 D。": the answer to "which of these …" at the end of a sentence;
+# Tibetan "…ནི་ **ཁ** ཡིན།" likewise.
+_CLOSING = re.compile(
+    r"(?:的|说法|說法|选项|選項|答案)[ \t]*(?:是|为|為)[ \t]*(?:\*\*)?[ \t]*[（(]?(?P<l>[A-FＡ-Ｆ])[）)]?[ \t]*(?:\*\*)?[ \t]*"
+    r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:\*\*)?[ \t]*(?:[。.！!]|$)"
+    r"|ནི་?[ \t]*(?:\*\*)?[ \t]*(?:(?P<t>[ཀཁགང])|(?P<l2>[A-F]))(?![\u0F40-\u0FBC])[ \t]*(?:\*\*)?[ \t]*་?[ \t]*"
+    r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:ཡིན|རེད)[ \t]*[།༎]?[ \t]*$", re.M)
+# after a negated letter: "жауап C емес, B", "the answer is not A but C", "答案不是A，而是C"
+_INSTEAD = re.compile(
+    r"[\s,，、;；]*(?:(?:but|rather|instead|а|бірақ|而是|بەلكى|ئەمما)[\s:：]*(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?"
+    r"(?=[\s.。!！,，;；]|$)|(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?[ \t]*(?=[.。!！]|$))")
+# A conclusion word and only a letter: "دېمەك B.", "يەكۈن: A", "Сондықтан B.", "Therefore, C."
+_CONCLUDING = "شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa xulosa Shuning shuning"
+_LETTER_END = re.compile(r"(?P<l>[A-FＡ-Ｆ])(?<![A-Za-z0-9].)[)\]]?(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
+_CONCLUSION = re.compile(
+    "(?:" + "|".join(_CONCLUDING.split()) + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
+    r"(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
 _BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-FＡ-Ｆ])\)?\s*\}?\s*\}")
 # A line that is only an option marker (optionally followed by the option text).
 _OPTION_LINE = re.compile(
     r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ])(?:[)\]】）.:：]|\*\*|__|[ \t]*$)(?P<rest>[^\n]*)")
-_STRIP_MARK = re.compile(r"[*_`\"'“”«»‘’()\[\]【】（）「」『』.,，。:：;；!！?？\s]+")
+_STRIP_MARK = re.compile(r"[*_`\"'“”«»‘’()\[\]【】（）「」『』.,，。:：;；!！?？\s་།]+")
 
 
 def _norm_option(text: str) -> str:
     return _STRIP_MARK.sub(" ", text).strip().casefold()
+
+
+_TRAILING = " \t\r\n.。*_)）】」』!！:：;；`\"'”’"
 
 
 def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | None:
@@ -486,11 +552,12 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     names several letters or a letter that is not an option); None when there
     is no statement."""
     best: tuple[int, str | None] | None = None
-    for m in _PHRASE.finditer(text):
+    best_end = 0
+    for m in _phrase_hits(text):
         if not _phrase_ok(text, m.start()):
             continue
         end = m.end()
-        a = _AFTER.match(text[end:end + 48]) or _LATE.match(text, end, end + 120)
+        a = _AFTER.match(text, end, end + 48) or _LATE.match(text, end, end + 120)
         if not a:
             continue
         head = a.group()
@@ -502,26 +569,49 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             letter = _FULLWIDTH.get(letter, letter)
         else:
             letter = TIBETAN_TO_LATIN[a.group("t")]
-        pos = a.end() if a.re is _LATE else end + a.end()
-        if _NEGATED.match(text, pos, pos + 40):
+        pos = a.end()
+        neg = _NEGATED.match(text, pos, pos + 40)
+        if neg:
+            instead = _INSTEAD.match(text, neg.end(), neg.end() + 30)
+            if instead:
+                raw = instead.group(1) or instead.group(2)
+                other = _FULLWIDTH.get(raw, raw)
+                best = (m.start(), other if other in valid else None)
             continue
         more = _MORE.match(text, pos, pos + 40) or _MORE_TEXT.match(text, pos, pos + 160)
         if more and _FULLWIDTH.get(more.group(1), more.group(1)) != letter:
             best = (m.start(), None)
             continue
         best = (m.start(), letter if letter in valid else None)
+        best_end = pos
+    if best is not None and best[1] is not None and not text[best_end:].strip(_TRAILING):
+        return best   # the statement ends the response: nothing can come after it
+    after = best[0] + 1 if best else 0    # only a later statement can win
+    closing = _CLOSING.finditer(text, after) if ("是" in text or "为" in text or "為" in text or "ཡིན" in text
+                                                or "རེད" in text) else ()
+    for e in _LETTER_END.finditer(text, after):   # few candidates: then look back for a conclusion word
+        m = _CONCLUSION.search(text, max(0, e.start() - 40), e.end())
+        if m and m.end("l") == e.end("l") and (best is None or m.start() > best[0]):
+            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            best = (m.start(), letter if letter in valid else None)
+    for m in closing:
+        if best is None or m.start() > best[0]:
+            raw = m.group("l") or m.group("l2")
+            letter = _FULLWIDTH.get(raw, raw) if raw else TIBETAN_TO_LATIN[m.group("t")]
+            best = (m.start(), letter if letter in valid else None)
     if "oxed" in text:
         for m in _BOXED.finditer(text):
             if best is None or m.start() > best[0]:
                 letter = _FULLWIDTH.get(m.group(1), m.group(1))
                 best = (m.start(), letter if letter in valid else None)
     if "✅" in text or "✔" in text or "☑" in text:
-        checked = {_FULLWIDTH.get(m.group(1), m.group(1)): m.start() for m in _CHECKED.finditer(text)}
+        checked = {_FULLWIDTH.get(m.group(1) or m.group(2), m.group(1) or m.group(2)): m.start()
+                   for m in _CHECKED.finditer(text)}
         if len(checked) == 1:
             (letter, start), = checked.items()
             if letter in valid and (best is None or start > best[0]):
                 best = (start, letter)
-    for m in _POSTFIX.finditer(text):
+    for m in _POSTFIX.finditer(text, best[0] + 1 if best else 0):
         if best is None or m.start() > best[0]:
             letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
             if letter in valid:
@@ -549,7 +639,7 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
                 continue
             if _NEGATIVE.search(nxt):
                 neg.add(letter)
-            elif _POSITIVE.search(nxt[:40]):
+            elif (hit := _POSITIVE.search(nxt)) and hit.end() <= 40:
                 pos.add(letter)
     for m in _VERDICT_LINE.finditer(text):
         letter = _FULLWIDTH.get(m.group(1), m.group(1))
@@ -560,7 +650,7 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
                 continue  # the option's own text ("C) Ikkovi ham to'g'ri"), not a verdict
         if _NEGATIVE.search(verdict):
             neg.add(letter)
-        elif _POSITIVE.search(verdict[:30]):  # a verdict, not a word deep in an explanation
+        elif (hit := _POSITIVE.search(verdict)) and hit.end() <= 30:  # a verdict, not a word deep in an explanation
             pos.add(letter)
     if len(pos) == 1:
         (letter,) = pos
@@ -597,7 +687,50 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     return letter
 
 
-_OTHERS = re.compile(r"(?i)\b(?:boshqa|qolgan|other|remaining|rest\s+of)\b|остальн|друг(?:ие|их)")
+_LAST_LINE = re.compile(
+    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང]|[АВСЕ](?=\W*$))(?![\u0F40-\u0FBC])"
+    r"(?:[)\]】）.:：།་]|\*\*|__|[ \t]+|$)(?P<rest>[^\n]*)")
+
+
+_BULLET = re.compile(r"[ \t>]*(?:[-*•+]|\d+[.)])[ \t]")
+_OPTION_HEAD = re.compile(r"[ \t>#*_\-•]*(?:\*\*)?[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང])(?![\u0F40-\u0FBC])(?:[)\]】）.:：།་\s]|\*\*|$)")
+
+
+def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    """The letter of a last line that is only an option ("D", "ཀ",
+    "C.發明印刷術", "**C) 6**") after a line that is not another option's
+    (an echo of the options ends with one): the answer written last, as the
+    first-line form is the answer written first."""
+    lines = [ln for ln in text.rstrip().rsplit("\n", 4)[-4:] if ln.strip()]
+    if len(lines) < 2 or _BULLET.match(lines[-1]):
+        return None   # a list item: the start of a list of options (perhaps cut off), not a conclusion
+    m = _LAST_LINE.fullmatch(lines[-1].strip())
+    if not m:
+        return None
+    raw = m.group("l")
+    letter = TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)
+    if letter not in valid:
+        return None
+    rest = _norm_option(m.group("rest"))
+    idx = LATIN_LABELS.index(letter)
+    if rest:
+        if options is None or idx >= len(options) or rest != _norm_option(options[idx]):
+            return None   # a discussion of the option, or a text that is not its own
+    prev = _OPTION_HEAD.match(lines[-2])
+    if prev:
+        other = TIBETAN_TO_LATIN.get(prev.group("l")) or _FULLWIDTH.get(prev.group("l"), prev.group("l"))
+        if other != letter:
+            return None
+    # the next header of an option-by-option review ("**A) …**", text, "**B) …**", text, "**C"): cut off
+    heads = [h.group("l") for h in (_OPTION_HEAD.match(ln) for ln in text.rstrip().split("\n")[:-1]) if h]
+    if heads and idx > 0:
+        last_head = heads[-1]
+        if (TIBETAN_TO_LATIN.get(last_head) or _FULLWIDTH.get(last_head, last_head)) == LATIN_LABELS[idx - 1]:
+            return None
+    return letter
+
+
+_OTHERS = re.compile(r"(?i)\b(?:boshqa\w*|qolgan\w*|others?|remaining|rest\s+of)\b|остальн|друг(?:ие|их)")
 _MARKUP = re.compile(r"[\s*_#>`]+")
 
 
@@ -682,24 +815,107 @@ def _text_verdict(text: str, valid: tuple[str, ...], options: Sequence[str]) -> 
 
 
 _RANGE = re.compile(r"(?<![A-Za-z])[A-F][ \t]*[–—-][ \t]*[A-F](?![A-Za-z])")
-_DISCUSSED = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t]*(?:\*\*)?(?:[Oo]ption[ \t]+)?\(?([A-F])\)?(?:\*\*)?[ \t]*[:.]",
-                        re.M)
+_DISCUSSED = re.compile(r"^[ \t]*(?:(?:[-*•]|\d+[.)])?[ \t]*(?:\*\*)?(?:[Oo]ption[ \t]+)?\(?([A-F]|[ཀཁགང])\)?(?:\*\*)?[ \t]*[:.]"
+                        r"|[-*•][ \t]*(?:\*\*)?\(?([A-F]|[ཀཁགང])(?![\u0F40-\u0FBC])\)?(?:\*\*)?[ \t])", re.M)
 
 
-def _only_letter(text: str, valid: tuple[str, ...]) -> str | None:
+_GLUED = re.compile(r"[A-Za-z0-9_]=[ \t]?$")   # "test=B", "x=A": a token of code or noise, not a choice
+_CLAUSE_END = re.compile(r"[.!?。\n;；]")
+
+
+def _rejected_each_time(text: str, ends: list[int], letter: str, options: Sequence[str] | None) -> bool:
+    """Whether each mention of ``letter`` (ending at ``ends``) is followed in
+    its clause by a rejection ("A) … – ❌", "A varianti noto'g'ri"); the
+    option's own text ("Ikkovi ham xato") and "the others are wrong" are no
+    rejection of it."""
+    idx = LATIN_LABELS.index(letter)
+    own = options[idx].strip().casefold() if options and idx < len(options) else ""
+    if own and _NEGATIVE.search(own):
+        return False   # an option that is itself a rejection is named with negative words
+
+    def rejected(end: int) -> bool:
+        stop = _CLAUSE_END.search(text, end + 1)
+        clause = text[end:stop.start() if stop else len(text)][:160]
+        if own:
+            clause = clause.casefold().replace(own, " ")
+        if not _NEGATIVE.search(clause):
+            return False
+        others = _OTHERS.search(clause)   # "A) …, boshqalari noto'g'ri": the others are rejected
+        if others:
+            clause = clause[:others.start()]
+        return bool(_NEGATIVE.search(clause)) and not _POSITIVE.search(clause)
+
+    return all(rejected(end) for end in ends)
+
+
+_ENDED = re.compile(r"[.!?。！？།༎)\]】）*»”\"'`]\s*$")
+
+
+def _last_paragraph(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    """The one option letter named in the last paragraph (after the last
+    blank line: "因此……的是——\n\n**D 骨折**", "نەتىجە: **B — كاربون**",
+    "Қорытынды: … яғни A нұсқасы."), when no other letter is named there, its
+    mention is not an item of a list (an option-by-option review, perhaps cut
+    off) and is not rejected in its clause."""
+    para = text.rstrip()
+    cut = para.rfind("\n\n")
+    para = para[cut + 2:] if cut >= 0 else para
+    if not para.strip() or cut < 0:
+        return None   # a one-paragraph response: the whole-response rules decide
+    found = [m for m in _LATIN_FINAL.finditer(para) if _FULLWIDTH.get(m.group(1), m.group(1)) in valid
+             and not ("=" in para and _GLUED.search(para, max(0, m.start() - 3), m.start()))]
+    if found:
+        letters = {_FULLWIDTH.get(m.group(1), m.group(1)) for m in found}
+    else:
+        letters = set(_scan(para, valid, _LATIN_FINAL))
+    if len(letters) != 1:
+        return None
+    (letter,) = letters
+    lines = para.split("\n")
+    if _OPTION_HEAD.match(lines[0]) or any(_BULLET.match(ln) for ln in lines):
+        return None   # an option's paragraph in a review of the options (perhaps cut off), or a list
+    if found and _rejected_each_time(para, [m.end() for m in found], letter, options):
+        return None
+    if not _ENDED.search(para):
+        # perhaps cut off mid-sentence: only a mention that calls the option right, or that ends the
+        # paragraph (with nothing after it but markup or the option's own text: "نەتىجە: C", "C. Ампер") counts
+        idx = LATIN_LABELS.index(letter)
+        own = _norm_option(options[idx]) if options and idx < len(options) else ""
+        if not any(_POSITIVE.search(para, m.start(), m.end() + 80) for m in found) and not (
+                found and _norm_option(para[found[-1].end():]) in ("", own)):
+            return None
+    return letter
+
+
+def _only_letter(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
     """Exactly one distinct option letter in the whole response, but not when
     its only uses head list items that discuss the options ("- A: … This
     could be", "- Option A: …": a response cut off or listing options, not
-    choosing)."""
-    letters = _scan(text, valid, _LATIN_FINAL)
+    choosing), are glued to a word by "=" (noise or code, "test=B"), or are
+    each followed in their clause by a rejection ("A) … – ❌", "A varianti
+    noto'g'ri"; the option's own text, such as "Ikkovi ham xato", is no
+    rejection): the response rejects the one option it names."""
+    found = [m for m in _LATIN_FINAL.finditer(text) if _FULLWIDTH.get(m.group(1), m.group(1)) in valid]
+    letters = [_FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else _scan(text, valid, _LATIN_FINAL)
     if not letters or len(set(letters)) != 1:
         return None
-    heads = [m.group(1) for m in _DISCUSSED.finditer(text)]
+    heads = [m.group(1) or m.group(2) for m in _DISCUSSED.finditer(text)]
     if heads and len(heads) >= len(letters):
         return None
-    return letters[0]
+    letter = letters[0]
+    if not found:
+        return letter   # a Tibetan letter
+    glued = "=" in text
+    spans = [m.end() for m in found if not (glued and _GLUED.search(text, max(0, m.start() - 3), m.start()))]
+    if not spans:
+        return None
+    if _rejected_each_time(text, spans, letter, options):
+        return None
+    return letter
 
 
+_STATED_END = re.compile("(?:是|为|為|：|:|\\bis|\\bare|(?:^|\\s)(?:" + "|".join(_CONCLUDING.split()) + "))"
+                         r"[\s*_\"“«'‘,،]*$")
 _LEAD = re.compile(r"(?:[\s:：\-—–=*_]|\b(?:is|would\s+be|bu|esa)\b)*")
 _QUOTED = re.compile(r"[\"“«„'‘]([^\"”»“'’\n]{1,200})[\"”»“'’]")
 
@@ -709,7 +925,7 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
     response, or what follows the last answer phrase (quoted, or up to the end
     of its line), equals one option's text."""
     cands = []
-    for m in _PHRASE.finditer(text):
+    for m in _phrase_hits(text):
         if not _phrase_ok(text, m.start()):
             continue
         rest = text[m.end(): m.end() + 300]
@@ -718,6 +934,14 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
         q = _QUOTED.match(rest)
         cands.append(q.group(1) if q else rest.split("\n", 1)[0])
     norm = [_norm_option(o) for o in options]
+    last = text.rstrip().rsplit("\n", 1)[-1].strip().rstrip("。.!！*_ ").casefold()
+    if _BULLET.match(last) or _OPTION_HEAD.match(last) or re.search(r"\b[a-f]\b|\boption\b", last):
+        last = ""   # a list item or a line about an option: a discussion, not the conclusion
+    ends = [i for i, o in enumerate(options) if len(norm[i]) >= 4 and last
+            and last.endswith(o.strip().casefold().rstrip("。.!！"))
+            and _STATED_END.search(last[:len(last) - len(o.strip().casefold().rstrip("。.!！"))])]
+    if len(ends) == 1:
+        return LATIN_LABELS[ends[0]]
     whole = _norm_option(text)
     hits = [i for i, o in enumerate(norm) if o and whole == o]
     if len(hits) == 1:
@@ -744,9 +968,13 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        markup and copulas) by a letter: ``Answer: C``, ``The correct answer
        is **(C)**``, ``答案：C``, ``Javob: C``, ``To'g'ri javob — C)``,
        ``جاۋاب: C``, ``Жауап: C``, ``Düzgün cavab: C``, ``ལན་ནི་ག་རེད``,
-       ``\\boxed{C}``; a letter followed by a verdict (``C is correct``,
-       ``C varianti to'g'ri``, ``C 是正确的``); a single option line marked
-       ✅.  The **last** statement wins, so letters met while discussing or
+       ``\\boxed{C}``, ``Жауабы: В`` (a Cyrillic look-alike), ``选 Ⓑ``,
+       ``… corresponds to option D``; a letter followed by a verdict (``C is
+       correct``, ``C varianti to'g'ri``, ``C 是正确的``, ``B 对。``, ``B نى
+       تاللايمەن``); a closing statement (``不正确的是 **B**。``, ``…ནི་ ཁ
+       ཡིན།``); a conclusion word and only a letter (``دېمەك B.``, ``Therefore,
+       C.``); "not C but B" (``жауап C емес, B``); a single option line
+       marked ✅.  The **last** statement wins, so letters met while discussing or
        rejecting options ("A) … — noto'g'ri") do not count, nor do negated
        phrases ("wrong answer", "noto'g'ri javob").  A statement naming two
        letters ("Answer: A or C", "B) … va D) …") or a letter that is not an
@@ -759,17 +987,25 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        ("**C) Kommunist** hisoblanadi"; not with another option named in the
        same sentence, nor with a negation after it).
     2. Else a **first line that is only an option** (``C``, ``**C) text**``),
-       unless the next line lists the next option (an echo of the options).
+       unless the next line lists the next option (an echo of the options);
+       or a **last line that is only an option** (``D``, ``C.發明印刷術``)
+       after a line that is not another option's, and not the next header
+       of an option-by-option review.
     3. Else **option lines with a verdict**: exactly one option whose line
        calls it right after a dash or colon ("A) … – to'g'ri", "C) … ✓"), or
        whose header line (only its text) is followed right away by a line
-       calling it right.
+       calling it right; or the one option named in the **last paragraph**
+       (not a list item, not rejected, and — when the paragraph may be cut
+       off — called right or ending the paragraph).
     4. Else, when the option texts are known, an **option given by its
        text**: the whole response, or the quoted / rest-of-line text after
-       an answer phrase, equals one option's text.
+       an answer phrase, equals one option's text, or the last line ends
+       with one option's full text after ``是``, ``:``, ``is`` or a
+       conclusion word.
     5. Else exactly one distinct option letter in the whole response, unless
        its only uses head list items discussing the options ("- Option A: …
-       This could"); a range ("none of A–D") names no option.
+       This could"), are glued to a word by "=" or are each rejected in
+       their clause ("A) … – ❌"); a range ("none of A–D") names no option.
 
     A response cut off before it commits, or discussing several options
     without choosing, has no answer.
@@ -784,6 +1020,10 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     'D'
     >>> final_answer("None of the options A–D is correct.") is None
     True
+    >>> final_answer("A 错。B 对。C 错。\\n\\n不正确的是 **C**。")
+    'C'
+    >>> final_answer("Сондықтан жауап C емес, B.")
+    'B'
     """
     n = _check_n(n_options)
     return _final(response, LATIN_LABELS[:n], options)
@@ -806,10 +1046,10 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
                 c = other
     if c is not None:
         return c[1]
-    letter = _first_line_option(text, valid, options)
+    letter = _first_line_option(text, valid, options) or _last_line_option(text, valid, options)
     if letter is not None:
         return letter
-    letter = _verdict_lines(text, valid, options)
+    letter = _verdict_lines(text, valid, options) or _last_paragraph(text, valid, options)
     if letter is not None:
         return letter
     if options:
@@ -817,4 +1057,4 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         if letter is not None:
             return letter
     # No statement: one distinct letter in the whole response (Direct Answer).
-    return _only_letter(text, valid)
+    return _only_letter(text, valid, options)
