@@ -375,6 +375,7 @@ class CallRunner:
 
     desc = "calls"
     HOLD_S = 1.0   # longest time the writer keeps the database open across back-to-back commits
+    GROUP_S = 0.01  # a reply arriving while others are in flight waits this long for them: one commit for a burst
 
     def __init__(self, *, litellm: Any, db: DbPath, call_params: dict[str, Any], concurrency: int,
                  max_cost: float | None, max_retries: int, backoff_base: float, backoff_max: float,
@@ -397,6 +398,7 @@ class CallRunner:
         self.n_retries = 0
         self.n_replies = 0
         self.n_not_sent = 0
+        self.n_handed = 0               # results queued for the writer
         self.queue: asyncio.Queue = asyncio.Queue()
         self._writer_task: asyncio.Task | None = None
         self._held: tuple[Any, Any, float] | None = None   # (context manager, connection, opened at)
@@ -514,6 +516,7 @@ class CallRunner:
         """Queue one result for the writer and wait until it is committed
         (or the writer has stopped): the slot stays taken until then."""
         done: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.n_handed += 1
         await self.queue.put((kind, result, done))
         waits: set[asyncio.Future] = {done}
         if self._writer_task is not None:
@@ -538,6 +541,9 @@ class CallRunner:
         done = False
         while not done:
             batch = [await self.queue.get()]
+            if batch[0][0] != "end" and self.n_requested > self.n_handed and self.queue.empty():
+                # group commit: replies sent together come back together; the slots stay taken meanwhile
+                await asyncio.sleep(self.GROUP_S)
             while not self.queue.empty():
                 batch.append(self.queue.get_nowait())
             done = any(b[0] == "end" for b in batch)

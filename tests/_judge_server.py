@@ -57,6 +57,9 @@ class JudgeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in two writes: without TCP_NODELAY, Nagle's algorithm holds the body
+            # until the client's delayed ACK (about 40 ms on Linux), a stall no real server (uvicorn, vLLM) has
+            disable_nagle_algorithm = True
 
             def log_message(self, *args):
                 pass
