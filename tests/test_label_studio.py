@@ -538,7 +538,7 @@ def test_personal_access_token_is_exchanged_for_access_tokens(ls, db_path):
     session = audit.sync._client.open_session(url, pat)
     assert session.email and session.user_id > 0
     assert not audit.sync._remote.list_users(session).empty
-    summary = audit.ls_connect(url, pat, title=f"pat {uuid.uuid4().hex[:8]}", benchmark="synth", db=db_path)
+    summary = audit.sync.ls_connect(url, pat, title=f"pat {uuid.uuid4().hex[:8]}", benchmark="synth", db=db_path)
     assert summary.project_id > 0
     # a token that is not valid for the server is one clear line, without the token
     with pytest.raises(audit.AuditError) as err:
