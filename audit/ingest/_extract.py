@@ -468,7 +468,12 @@ _ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z
 _LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
 _CYRILLIC_LOOKALIKE = {"А": "A", "В": "B", "С": "C", "Е": "E"}
 _FULLWIDTH.update(_CYRILLIC_LOOKALIKE)
-_FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ   # (only ever matched where a letter must stand alone, see _AFTER)
+_FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ
+
+
+def _latin(raw: str) -> str:
+    """The Latin label of a matched label (full-width, circled, Cyrillic look-alike or Tibetan)."""
+    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)   # (only ever matched where a letter must stand alone, see _AFTER)
 _AFTER = re.compile(
     _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ]|[АВСЕ](?=[ \t]*(?:$|[.)\]*:;,!。]|\n)))(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
     r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,*_（(]))"
@@ -596,8 +601,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             best = (m.start(), letter if letter in valid else None)
     for m in closing:
         if best is None or m.start() > best[0]:
-            raw = m.group("l") or m.group("l2")
-            letter = _FULLWIDTH.get(raw, raw) if raw else TIBETAN_TO_LATIN[m.group("t")]
+            letter = _latin(m.group("l") or m.group("l2") or m.group("t"))
             best = (m.start(), letter if letter in valid else None)
     if "oxed" in text:
         for m in _BOXED.finditer(text):
@@ -708,7 +712,7 @@ def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] 
     if not m:
         return None
     raw = m.group("l")
-    letter = TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)
+    letter = _latin(raw)
     if letter not in valid:
         return None
     rest = _norm_option(m.group("rest"))
@@ -718,14 +722,13 @@ def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] 
             return None   # a discussion of the option, or a text that is not its own
     prev = _OPTION_HEAD.match(lines[-2])
     if prev:
-        other = TIBETAN_TO_LATIN.get(prev.group("l")) or _FULLWIDTH.get(prev.group("l"), prev.group("l"))
-        if other != letter:
+        if _latin(prev.group("l")) != letter:
             return None
     # the next header of an option-by-option review ("**A) …**", text, "**B) …**", text, "**C"): cut off
     heads = [h.group("l") for h in (_OPTION_HEAD.match(ln) for ln in text.rstrip().split("\n")[:-1]) if h]
     if heads and idx > 0:
         last_head = heads[-1]
-        if (TIBETAN_TO_LATIN.get(last_head) or _FULLWIDTH.get(last_head, last_head)) == LATIN_LABELS[idx - 1]:
+        if _latin(last_head) == LATIN_LABELS[idx - 1]:
             return None
     return letter
 

@@ -40,7 +40,8 @@ from audit.ingest._extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest._models import register_models
 from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
 from audit._sql import benchmark_name
-from audit.llm import CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts
+from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts,
+                       update_run, usage_lines)
 from audit.store import DbPath, connect, transaction
 
 #: Seconds per request when the options do not say (answers may be long).
@@ -91,7 +92,6 @@ class PredictRunSummary:
         return self.n_requested > 0 and self.n_ok == 0
 
     def lines(self) -> list[str]:
-        cost = "unknown (no price for this model)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
         out = [
             f"model {self.model} · run {self.run} · prompt {self.prompt_version}"
             + (f" ({self.prompt_name})" if self.prompt_name else "")
@@ -100,10 +100,8 @@ class PredictRunSummary:
             + (f", not sent {self.n_not_sent}" if self.n_not_sent else ""),
             f"replies stored {self.n_ok} (answer extracted with '{self.method}': {self.n_answered}), "
             f"failed requests {self.n_errors}, retries {self.n_retries}",
-            f"tokens {self.prompt_tokens} in / {self.completion_tokens} out · cost {cost} · {self.elapsed_s:.1f} s",
-            f"status: {self.status}" + (f" ({self.stop_reason})" if self.stop_reason else ""),
+            *usage_lines(self),
         ]
-        out += [f"  error: {e}" for e in self.errors]
         if self.extraction is not None:
             out += self.extraction.lines()[1:]
         return out
@@ -356,24 +354,8 @@ def save_calls(con: Any, rows: list[dict]) -> None:
         f"FROM model_calls c JOIN {batch} USING (benchmark, question_id, model, run, prompt_version)", key_params)
 
 
-def _update_run(con: Any, run_id: int, *, status: str | None = None, stop_reason: str | None = None,
-                finished: bool = False, **totals: Any) -> None:
-    sets, params = [], []
-    for k, v in totals.items():
-        if k not in RUN_TOTALS:
-            raise ValueError(f"unknown predict_runs total {k!r}")
-        sets.append(f"{k} = ?")
-        params.append(v)
-    if status is not None:
-        sets += ["status = ?"]
-        params.append(status)
-    if stop_reason is not None:
-        sets += ["stop_reason = ?"]
-        params.append(stop_reason)
-    if finished:
-        sets.append("finished_at = now()")
-    if sets:
-        con.execute(f"UPDATE predict_runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
+def _update_run(con: Any, run_id: int, **changes: Any) -> None:
+    update_run(con, "predict_runs", run_id, RUN_TOTALS, **changes)
 
 
 # ---------------------------------------------------------------- readers

@@ -55,7 +55,7 @@ from audit.judge import _store as jstore
 from audit.judge._parse import parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
 from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts, redact,
-                       safe_url)
+                       safe_url, usage_lines)
 from audit.store import DbPath, connect, transaction
 
 #: Seconds per request when the options do not say.
@@ -96,18 +96,14 @@ class JudgeRunSummary:
     errors: list[str] = field(default_factory=list)   # first few error lines (redacted)
 
     def lines(self) -> list[str]:
-        cost = "unknown (no price for this model)" if self.cost_usd is None else f"${self.cost_usd:.4f}"
-        out = [
+        return [
             f"judge {self.judge} · prompt {self.prompt_version} · benchmark {self.benchmark} · run {self.run_id}",
             f"items selected {self.n_selected}: already judged {self.n_cached}, asked now {self.n_requested}"
             + (f", not sent {self.n_not_sent}" if self.n_not_sent else ""),
             f"replies parsed {self.n_ok} (key disputed {self.n_disputed}), unparseable {self.n_parse_failed} "
             f"(stored raw), failed requests {self.n_errors}, retries {self.n_retries}",
-            f"tokens {self.prompt_tokens} in / {self.completion_tokens} out · cost {cost} · {self.elapsed_s:.1f} s",
-            f"status: {self.status}" + (f" ({self.stop_reason})" if self.stop_reason else ""),
+            *usage_lines(self),
         ]
-        out += [f"  error: {e}" for e in self.errors]
-        return out
 
 
 class _Fatal(Exception):

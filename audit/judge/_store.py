@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from audit.llm import update_run as update_run_row
 from audit._sql import resolves_benchmark
 from audit.errors import NotFoundError
 from audit.store import connect
@@ -48,25 +49,9 @@ def start_run(con, *, benchmark: str, judge: str, prompt_version: str, source: s
     ).fetchone()[0]
 
 
-def update_run(con, run_id: int, *, status: str | None = None, stop_reason: str | None = None,
-               finished: bool = False, **totals) -> None:
+def update_run(con, run_id: int, **changes) -> None:
     """Set totals (absolute values) and optionally the status."""
-    sets, params = [], []
-    for k, v in totals.items():
-        if k not in RUN_TOTAL_COLUMNS:
-            raise ValueError(f"unknown judge_runs total {k!r}")
-        sets.append(f"{k} = ?")
-        params.append(v)
-    if status is not None:
-        sets.append("status = ?")
-        params.append(status)
-    if stop_reason is not None:
-        sets.append("stop_reason = ?")
-        params.append(stop_reason)
-    if finished:
-        sets.append("finished_at = now()")
-    if sets:
-        con.execute(f"UPDATE judge_runs SET {', '.join(sets)} WHERE run_id = ?", [*params, run_id])
+    update_run_row(con, "judge_runs", run_id, RUN_TOTAL_COLUMNS, **changes)
 
 
 def save_verdicts(con, rows: Sequence[dict]) -> None:
