@@ -19,6 +19,7 @@ from audit.analyze import analyze, audit_results
 from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze import thresholds
 from audit.review import add_review
+from audit.analyze._keyerror import PHI_PRIOR_MEAN
 from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
 from audit.review import review_queue
 
@@ -219,7 +220,10 @@ def test_score_matches_pure_python_reference_on_mmlu_redux_sample(mmlu_redux_dir
     fit = fit_key_error(ii, jj, yy, [it[0] for it in items], [it[1] for it in items], subject=subject,
                         family=family, n_models=len(models))
     assert len(items) == 160 and max(ref) > 0.9          # the sample holds clear cases
-    np.testing.assert_allclose(fit.score, ref, atol=1e-6)
+    # the reference is the votes-only model: P(the models' shared answer is
+    # not the key); the score splits it with the misconception prior φ
+    np.testing.assert_allclose(fit.p_reject, ref, atol=1e-6)
+    np.testing.assert_allclose(fit.score, PHI_PRIOR_MEAN * np.asarray(ref), atol=1e-6)
     np.testing.assert_allclose(fit.reliability, ref_a, atol=1e-6)
     np.testing.assert_allclose(fit.weight, ref_w, atol=1e-9)
     assert min(ref_w) < 1                                  # some family shares errors
@@ -256,8 +260,8 @@ def test_difficulty_is_not_error():
     Y = np.array([r[2] for r in rows])
     i, j = np.nonzero(np.ones(Y.shape, bool))
     fit = fit_key_error(i, j, Y[i, j], np.full(len(rows), K), key)
-    hard = fit.score[300:330]
-    wrong = fit.score[330:]
+    hard = fit.p_reject[300:330]
+    wrong = fit.p_reject[330:]
     assert hard.max() < 0.1 and wrong.min() > 0.5 and fit.p_guessing[300:330].min() > 0.5
     # without the guessing class (η → 0) the same items would look like wrong keys
     def no_guess(*a, **k):
@@ -268,7 +272,7 @@ def test_difficulty_is_not_error():
             return fit_key_error(*a, **k)
         finally:
             ke.GUESS_PRIOR = old
-    assert no_guess(i, j, Y[i, j], np.full(len(rows), K), key).score[300:330].mean() > hard.mean() * 2
+    assert no_guess(i, j, Y[i, j], np.full(len(rows), K), key).p_reject[300:330].mean() > hard.mean() * 2
 
 
 # --------------------------------------------------------- evidence in the DB

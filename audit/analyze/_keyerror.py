@@ -116,6 +116,18 @@ LLR_PARALLEL_MISMATCH = math.log(PARALLEL_SENS / (1 - PARALLEL_SPEC))
 LLR_PARALLEL_MATCH = math.log((1 - PARALLEL_SENS) / PARALLEL_SPEC)
 LLR_DUPLICATE_OPTIONS = math.log(3.0)
 LETTERS = "ABCDEF"
+# The shared-misconception split (see the module docstring): φ = P(key wrong |
+# the models' shared answer is not the key), a Beta prior fitted on the
+# expert labels of MMLU-Redux (tests/bench/bench_calibration.py prints the
+# fit).  Data: ../shared/data/mmlu_redux_dev (Gema et al. 2024, CC BY 4.0),
+# 15 subjects × 100 items, 14 HELM models, 35 items labelled
+# wrong_groundtruth; φ̂ = 0.25 by maximum likelihood over the 1,500 items
+# (label ~ Bernoulli(φ·p_reject)), 0.20–0.30 across leave-one-subject-out
+# refits.  The prior is worth PHI_STRENGTH items: a campaign's settled
+# verdicts on items the models reject move it (audit.review._evidence).
+PHI_PRIOR_MEAN = 0.25
+PHI_STRENGTH = 20.0
+PHI_PRIOR = (PHI_PRIOR_MEAN * PHI_STRENGTH, (1 - PHI_PRIOR_MEAN) * PHI_STRENGTH)
 
 
 @dataclass
@@ -124,6 +136,7 @@ class KeyErrorFit:
     subject / family id)."""
 
     score: np.ndarray           # P(key wrong)
+    p_reject: np.ndarray        # P(the models' shared answer is not the key): key wrong or shared misconception
     llr_models: np.ndarray      # log LR of the answers (key wrong : key right)
     prior_logit: np.ndarray     # logit of the item's subject rate
     p_guessing: np.ndarray      # P(G_i = 1)
@@ -277,6 +290,7 @@ def fit_key_error(
     evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
     max_iter: int = 200, tol: float = TOL, sample: int = SAMPLE, seed: int = 0,
     family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0, n_subjects: int | None = None,
+    phi: float = PHI_PRIOR_MEAN,
 ) -> KeyErrorFit:
     """Fit the model of the module docstring and return every item's score.
 
@@ -285,7 +299,8 @@ def fit_key_error(
     ``n_options`` (K_i ≥ 2), ``key`` (option index), ``subject`` (ids,
     default one subject), ``evidence_llr`` (λ_i, default 0), ``clamp``
     (NaN unknown, 1 key wrong, 0 key right: settled verdicts) and ``truth``
-    (the corrected answer's index for clamp = 1, −1 unknown).  Per model:
+    (the corrected answer's index for clamp = 1, −1 unknown).  ``phi``:
+    P(key wrong | the models' shared answer is not the key).  Per model:
     ``family`` (ids; default every model its own family); ``n_models``
     (default: the largest model id + 1).
 
@@ -310,8 +325,8 @@ def fit_key_error(
     family = np.arange(J) if family is None else np.asarray(family, dtype=np.int64)
     n_subjects = n_subjects if n_subjects is not None else (int(subject.max()) + 1 if n else 1)
     n_families = int(family.max()) + 1 if len(family) else 1
-    lam = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    clamp_a = None if clamp is None else np.asarray(clamp, dtype=np.float64)
+    lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
+    lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
     kmax = max(int(n_options.max()) if n else 2, 2)
 
@@ -356,17 +371,21 @@ def fit_key_error(
             Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
             a, eta, g, eps_s = _mstep(full, Q, n_subjects)
             it_total += 1
-    return _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged)
+    return _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged, psi=psi)
 
 
 def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, g: float, eps_s: np.ndarray,
            lam: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None, n_subjects: int, n_iter: int,
-           converged: bool, counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> KeyErrorFit:
-    """The last E-step: every item's posterior under the fitted parameters."""
+           converged: bool, counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+           psi: np.ndarray | None = None) -> KeyErrorFit:
+    """The last E-step: every item's posterior under the fitted parameters
+    (``lam`` and ``clamp`` as returned by :func:`belief_inputs`, ``psi`` the
+    share of a rejected key that is a wrong key)."""
     base_logit = np.log(eps_s[d.subject]) - np.log1p(-eps_s[d.subject])
     Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
     P = Q.sum(1)
-    score = 1.0 - (P * d.is_key).sum(1)
+    p_reject = np.clip(1.0 - (P * d.is_key).sum(1), 0.0, 1.0)
+    score = p_reject * (np.ones(d.n) if psi is None else psi)
     # log LR of the answers: P(y | key wrong) / P(y | key right)
     lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.is_key, ll_n, -np.inf).max(1), math.log(eta) + ll_g)
     other = np.where(d.is_key | ~d.optmask, -np.inf, ll_n) - np.log(np.maximum(d.K - 1, 1))[:, None]
@@ -376,7 +395,7 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     alt = alt_p.argmax(1)
     p_alt = alt_p.max(1)
     return KeyErrorFit(
-        score=score, llr_models=llr, prior_logit=base_logit, p_guessing=Q[:, 1, :].sum(1),
+        score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=Q[:, 1, :].sum(1),
         alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0), posterior=P,
         reliability=a, weight=w, family_rho=rho, subject_rate=eps_s,
         subject_n=np.bincount(d.subject, minlength=n_subjects).astype(float), global_rate=g, guess_rate=eta,
@@ -386,7 +405,8 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
 
 def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np.ndarray, n_options: ArrayLike,
                           key: ArrayLike, *, subject: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
-                          clamp: ArrayLike | None = None, truth: ArrayLike | None = None) -> KeyErrorFit:
+                          clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
+                          phi: float = PHI_PRIOR_MEAN) -> KeyErrorFit:
     """Every item's posterior under ``fit``'s parameters, from the weighted
     counts computed elsewhere (e.g. in DuckDB over all items after a fit on a
     sample): S0 per item, C and D per (item, letter) as in ``_counts``."""
@@ -396,11 +416,55 @@ def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np
     subj = np.zeros(n, dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     d = _Data(empty, empty, empty, K, np.asarray(key, dtype=np.int64), subj, len(fit.reliability), kmax)
-    lam = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
+    lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
+    lam, clamp_b, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi)
     return _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
-                  lam, None if clamp is None else np.asarray(clamp, dtype=np.float64),
-                  None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate), fit.n_iter,
-                  fit.converged, (S0, C, D))
+                  lam, clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate),
+                  fit.n_iter, fit.converged, (S0, C, D), psi=psi)
+
+
+def belief_inputs(evidence_llr: np.ndarray, clamp: np.ndarray | None, phi: float
+                  ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Translate evidence about the key into the EM's terms (three states:
+    key wrong W, shared misconception M, key confirmed R; the models' answers
+    cannot tell W from M).  Evidence λ (key wrong : key right) multiplies
+    W only, so the prior odds of "the models' shared answer is not the
+    key" gain log(φ·e^λ + 1 − φ); a key settled right rules W out (log(1 − φ),
+    the item stays free to be a misconception), a key settled wrong is
+    clamped as before.  Returns (λ for the EM, the clamp for the EM, ψ =
+    P(W | the models reject the key, evidence)) per item.
+
+    >>> lam, c, psi = belief_inputs(np.array([0.0, 0.0]), np.array([np.nan, 0.0]), 0.25)
+    >>> [round(float(x), 3) for x in lam], [round(float(x), 2) for x in psi]
+    ([0.0, -0.288], [0.25, 0.0])
+    """
+    phi = float(np.clip(phi, 1e-6, 1 - 1e-6))
+    lam = np.logaddexp(math.log(phi) + evidence_llr, math.log1p(-phi))
+    psi = 1.0 / (1.0 + np.exp(-np.clip(math.log(phi) - math.log1p(-phi) + evidence_llr, -700, 700)))
+    if clamp is None:
+        return lam, None, psi
+    right = clamp == 0
+    lam = np.where(right, math.log1p(-phi), lam)
+    psi = np.where(right, 0.0, np.where(clamp == 1, 1.0, psi))
+    return lam, np.where(right, np.nan, clamp), psi
+
+
+def combined_score(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: ArrayLike, phi: float
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(score, p_reject) of items from the stored parts of their fit: the
+    belief prior's logit (the subject's rate of rejected keys), the models'
+    log LR and the other evidence λ (key wrong : key right), with the
+    misconception split φ.  The same algebra as the fit's last E-step:
+    p_reject = σ(prior + llr_models + log(φe^λ + 1 − φ)), score = p_reject·ψ.
+
+    >>> s, b = combined_score([-3.0], [10.0], [0.0], 0.25)
+    >>> round(float(b[0]), 3), round(float(s[0]), 3)
+    (0.999, 0.25)
+    """
+    lam, _, psi = belief_inputs(np.asarray(evidence_llr, dtype=np.float64), None, phi)
+    z = np.asarray(prior_logit, dtype=np.float64) + np.asarray(llr_models, dtype=np.float64) + lam
+    b = 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
+    return b * psi, b
 
 
 def calibration_table(predicted: ArrayLike, observed: ArrayLike, *,
@@ -551,12 +615,12 @@ def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
-                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: float = PHI_PRIOR_MEAN
                  ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
     """Fit the model on ``inp`` and return (per-item score rows, the fit,
     parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
     (array over items); ``clamp`` / ``truth``: settled verdicts (arrays
-    over items, see :func:`fit_key_error`)."""
+    over items, see :func:`fit_key_error`); ``phi``: the misconception split."""
     it = inp.items
     n = len(it)
     multi = it["multi"].to_numpy(bool)
@@ -575,11 +639,12 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     fam_id = np.array([fams.index(ms.families[m]) for m in ms.models], dtype=np.int64)
 
     out = pd.DataFrame({
-        "question_id": it["question_id"], "score": np.nan, "prior_logit": np.nan, "llr_models": np.nan,
+        "question_id": it["question_id"], "score": np.nan, "p_reject": np.nan, "prior_logit": np.nan, "llr_models": np.nan,
         "llr_parallel": par, "llr_lint": lint, "p_guessing": np.nan, "alternative": None, "p_alternative": np.nan,
         "fixed_reason": fixed,
     })
     out.loc[~multi & ~scored, "score"] = 1.0
+    out.loc[~multi & ~scored, "p_reject"] = 1.0
     fit = None
     params: dict = {}
     idx = np.nonzero(scored)[0]
@@ -596,12 +661,13 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         fit = fit_key_error(remap[inp.i[keep]], inp.j[keep], inp.y[keep], n_opt[fidx], key[fidx],
                             subject=subj_codes[fidx], family=fam_id, n_models=len(ms.models),
                             n_subjects=len(subj_names), evidence_llr=lam[fidx],
-                            clamp=None if c_all is None else c_all[fidx], truth=None if t_all is None else t_all[fidx])
+                            clamp=None if c_all is None else c_all[fidx], truth=None if t_all is None else t_all[fidx],
+                            phi=phi)
         if inp.sample is not None and inp.counts is not None:   # every item's posterior from DuckDB counts
             S0, C, D = inp.counts(fit.reliability, fit.weight)
             fit = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
                                         evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
-                                        truth=None if t_all is None else t_all[idx])
+                                        truth=None if t_all is None else t_all[idx], phi=phi)
         # the alternative's label, vectorised: flat label array + each item's offset
         labels = it["labels"].to_numpy()[idx]
         lens = it["n_options"].to_numpy()[idx].astype(np.int64)
@@ -610,6 +676,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         alt = flat[offs + np.maximum(fit.alternative, 0)].astype(object)
         alt[fit.alternative < 0] = None
         out.loc[idx, "score"] = fit.score
+        out.loc[idx, "p_reject"] = fit.p_reject
         out.loc[idx, "prior_logit"] = fit.prior_logit
         out.loc[idx, "llr_models"] = fit.llr_models
         out.loc[idx, "p_guessing"] = fit.p_guessing
@@ -625,6 +692,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         for si, s in enumerate(subj_names):
             rows.append(("subject", s, "wrong_key_rate", float(fit.subject_rate[si]), float(fit.subject_n[si])))
         rows += [("global", "all", "wrong_key_rate", fit.global_rate, float(len(idx))),
+                 ("global", "all", "wrong_given_reject", float(phi), float(len(idx))),
                  ("global", "all", "guessing_rate", fit.guess_rate, float(len(idx))),
                  ("global", "all", "iterations", float(fit.n_iter), float(len(idx))),
                  ("global", "all", "converged", float(fit.converged), float(len(idx)))]
@@ -632,7 +700,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     return out, fit, params
 
 
-_SCORE_COLS = ["question_id", "score", "prior_logit", "llr_models", "llr_parallel", "llr_lint", "p_guessing",
+_SCORE_COLS = ["question_id", "score", "p_reject", "prior_logit", "llr_models", "llr_parallel", "llr_lint", "p_guessing",
                "alternative", "p_alternative", "fixed_reason"]
 
 

@@ -48,6 +48,7 @@ from audit.analyze import (
     LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
     score_inputs, write_scores,
 )
+from audit.analyze._keyerror import PHI_PRIOR, combined_score
 from audit.analyze import latest_run
 from audit.errors import NotFoundError
 from audit.review._common import run
@@ -114,7 +115,8 @@ _JUDGE_COLS = ["judge", "n_settled", "sens", "spec", "llr_wrong", "llr_right"]
 # The fit's per-item parts the combination starts from ($benchmark, $run_id;
 # {where} narrows it to some items).
 _ITEMS_SQL = """
-SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, k.prior_logit, k.llr_models,
+SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, coalesce(k.p_reject, k.score) AS p_reject,
+       k.prior_logit, k.llr_models,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
        coalesce(par.mismatch, false) AS par_mismatch
 FROM key_error_scores k
@@ -168,8 +170,11 @@ def _weights(ke: pd.DataFrame, settled: pd.Series, jv: pd.DataFrame, judges: Any
     is_settled = s_verdict.notna().to_numpy()
     s_wrong = (s_verdict == "key_wrong").to_numpy()
     scored = ke["llr_models"].notna().to_numpy()
-    # subject rate: one EM step with the settled items clamped
-    contrib = np.where(is_settled, s_wrong.astype(float), ke["score"].fillna(0).to_numpy())
+    phi = misconception_split(ke, settled)
+    # subject rate of rejected keys: one EM step with the settled items
+    # clamped (key wrong: rejected; key right: a shared misconception with
+    # P(M | answers, key right))
+    contrib = np.where(is_settled, np.where(s_wrong, 1.0, phi["p_misconception"]), ke["p_reject"].fillna(0).to_numpy())
     use = scored | is_settled
     subj = ke["subject"].to_numpy()
     df = pd.DataFrame({"subject": subj[use], "c": contrib[use]})
@@ -184,7 +189,34 @@ def _weights(ke: pd.DataFrame, settled: pd.Series, jv: pd.DataFrame, judges: Any
     jt = (_judge_table(jv, settled == "key_wrong", judges) if len(judges)
           else pd.DataFrame(columns=_JUDGE_COLS))
     return {"parallel": {"sens": sens, "spec": spec, "n_settled": int(on.sum())}, "judges": jt,
-            "n_settled": int(is_settled.sum()), "global_rate": eps_g, "subject_rate": rate}
+            "n_settled": int(is_settled.sum()), "global_rate": eps_g, "subject_rate": rate,
+            "phi": phi["phi"], "phi_alpha": phi["alpha"], "phi_beta": phi["beta"]}
+
+
+def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
+    """φ = P(key wrong | the models reject the key), updated by the settled
+    verdicts (conjugate Beta update from the prior fitted on expert labels,
+    :data:`audit.analyze._keyerror.PHI_PRIOR`).  Each settled item counts as
+    much as the models rejected its key: a key found wrong adds p_reject to
+    α; a key confirmed (or any other settled verdict: not a wrong key) adds
+    P(shared misconception | answers, key right) = (1 − φ₀)·b / (1 − φ₀·b)
+    to β (b = p_reject, φ₀ the prior mean: one EM step).  Returns phi,
+    alpha, beta and p_misconception (per row of ``ke``).
+
+    >>> ke = pd.DataFrame({"question_id": ["a", "b", "c"], "p_reject": [1.0, 1.0, 0.0]})
+    >>> r = misconception_split(ke, pd.Series({"a": "key_correct", "b": "key_correct"}))
+    >>> round(r["phi"], 3), r["phi"] < PHI_PRIOR[0] / sum(PHI_PRIOR)
+    (0.227, True)
+    """
+    b = ke["p_reject"].fillna(0.0).clip(0.0, 1.0).to_numpy()
+    v = ke["question_id"].map(settled)
+    is_settled = v.notna().to_numpy()
+    wrong = (v == "key_wrong").to_numpy()
+    phi0 = PHI_PRIOR[0] / sum(PHI_PRIOR)
+    p_m = (1 - phi0) * b / np.maximum(1 - phi0 * b, 1e-12)
+    alpha = PHI_PRIOR[0] + float(b[is_settled & wrong].sum())
+    beta = PHI_PRIOR[1] + float(p_m[is_settled & ~wrong].sum())
+    return {"phi": alpha / (alpha + beta), "alpha": alpha, "beta": beta, "p_misconception": p_m}
 
 
 def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_id: int) -> pd.DataFrame:
@@ -211,12 +243,17 @@ def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_
         per = j.groupby("question_id")["llr"].agg(["sum", "count"])
         llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy()
         n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy()
-    logit = prior_logit + ke["llr_models"].fillna(0).to_numpy() + llr_par + ke["llr_lint"].to_numpy() + llr_j
-    score = 1.0 / (1.0 + np.exp(-np.clip(logit, -700, 700)))
+    llr_m = ke["llr_models"].fillna(0).to_numpy()
+    score, p_reject = combined_score(prior_logit, llr_m, llr_par + ke["llr_lint"].to_numpy() + llr_j, w["phi"])
+    # a key settled right can still be a shared misconception
+    _, p_right = combined_score(prior_logit, llr_m, np.full(len(ke), -np.inf), w["phi"])
     score = np.where(scored, score, ke["score"].to_numpy())          # fixed items keep 1 / NULL
+    p_reject = np.where(scored, p_reject, ke["p_reject"].to_numpy())
     score = np.where(is_settled, s_wrong.astype(float), score)
+    p_reject = np.where(is_settled, np.where(s_wrong, 1.0, p_right), p_reject)
     return pd.DataFrame({
-        "question_id": ke["question_id"], "run_id": run_id, "score": score, "prior_logit": prior_logit,
+        "question_id": ke["question_id"], "run_id": run_id, "score": score, "p_reject": p_reject,
+        "prior_logit": prior_logit,
         "llr_parallel": llr_par, "llr_judges": llr_j, "n_judges": n_j,
         "settled_verdict": s_verdict.astype(object).where(s_verdict.notna(), None),
     })
@@ -268,7 +305,7 @@ def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
     return "|".join(str(x) for x in row) + f"|{_global_rate(con, run_id)!r}"
 
 
-_EV_COLS = ["score", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "settled_verdict"]
+_EV_COLS = ["score", "p_reject", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "settled_verdict"]
 
 
 def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) -> None:
@@ -277,7 +314,7 @@ def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) ->
     columns costs a fraction of a delete and re-insert) and insert those not
     stored yet."""
     con.register("_kev", out)
-    cols = "question_id, run_id, score, prior_logit, llr_parallel, llr_judges, n_judges, settled_verdict"
+    cols = "question_id, run_id, score, p_reject, prior_logit, llr_parallel, llr_judges, n_judges, settled_verdict"
     try:
         if replace_all:
             con.execute("DELETE FROM key_error_evidence WHERE benchmark = ?", [benchmark])
@@ -285,7 +322,7 @@ def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) ->
                         f"SELECT ?, {cols}, now() FROM _kev", [benchmark])
             return
         n = con.execute(
-            "UPDATE key_error_evidence e SET run_id = k.run_id, score = k.score, prior_logit = k.prior_logit, "
+            "UPDATE key_error_evidence e SET run_id = k.run_id, score = k.score, p_reject = k.p_reject, prior_logit = k.prior_logit, "
             "llr_parallel = k.llr_parallel, llr_judges = k.llr_judges, n_judges = k.n_judges, "
             "settled_verdict = k.settled_verdict, updated_at = now() "
             "FROM _kev k WHERE e.benchmark = ? AND e.question_id = k.question_id", [benchmark]).fetchall()[0][0]
@@ -384,7 +421,8 @@ def _refresh_some(con: Any, benchmark: str, run_id: int, before: pd.Series, now:
     w1 = _weights(ke, now, jv, judges, eps_g)
     moved_par = (w0["parallel"]["sens"], w0["parallel"]["spec"]) != (w1["parallel"]["sens"], w1["parallel"]["spec"])
     moved_judges = judges and not w0["judges"][["llr_wrong", "llr_right"]].equals(w1["judges"][["llr_wrong", "llr_right"]])
-    if moved_par or moved_judges:
+    moved_phi = w0["phi"] != w1["phi"]
+    if moved_par or moved_judges or moved_phi:
         # every item with a parallel key / a verdict of a judge moves: the
         # whole benchmark is recomputed, the rows that differ rewritten
         ke = _items(con, benchmark, run_id)
@@ -438,8 +476,9 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
             ex["pos"] = ex.groupby("question_id").cumcount()
             ex = ex.merge(settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"])
             truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
+            phi = misconception_split(_items(con, benchmark, runinfo["run_id"]), settled["verdict"])["phi"]
             try:
-                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth)
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi)
             finally:
                 con.execute("DROP TABLE IF EXISTS _up")
             write_scores(con, runinfo["run_id"], benchmark, out, params)
