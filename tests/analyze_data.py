@@ -104,7 +104,9 @@ def reference_tiers(questions, families, preds, *, models=None, t1=None, t2=None
         top = ranked[0] if ranked else None
         c = len(voters[top]) if top else 0
         f = len({families[m] for m in voters[top]}) if top else 0
-        if separate and len(valid) < n:
+        if n < 2 or not valid:  # one model / no usable prediction: own buckets, never key consensus
+            tier = None
+        elif separate and len(valid) < n:
             tier = None
         elif c == 0:
             tier = 0

@@ -121,11 +121,11 @@ LETTERS = "ABCDEF"
 # expert labels of MMLU-Redux (tests/bench/bench_calibration.py prints the
 # fit).  Data: ../shared/data/mmlu_redux_dev (Gema et al. 2024, CC BY 4.0),
 # 15 subjects × 100 items, 14 HELM models, 35 items labelled
-# wrong_groundtruth; φ̂ = 0.25 by maximum likelihood over the 1,500 items
-# (label ~ Bernoulli(φ·p_reject)), 0.20–0.30 across leave-one-subject-out
-# refits.  The prior is worth PHI_STRENGTH items: a campaign's settled
+# wrong_groundtruth; φ̂ = 0.27 by maximum likelihood over the 1,500 items
+# (label ~ Bernoulli(φ·p_reject), :func:`fit_misconception_prior`),
+# 0.245–0.292 across the 15 leave-one-subject-out refits.  The prior is worth PHI_STRENGTH items: a campaign's settled
 # verdicts on items the models reject move it (audit.review._evidence).
-PHI_PRIOR_MEAN = 0.25
+PHI_PRIOR_MEAN = 0.27
 PHI_STRENGTH = 20.0
 PHI_PRIOR = (PHI_PRIOR_MEAN * PHI_STRENGTH, (1 - PHI_PRIOR_MEAN) * PHI_STRENGTH)
 
@@ -467,6 +467,28 @@ def combined_score(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: 
     return b * psi, b
 
 
+def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
+    """Maximum-likelihood φ = P(key wrong | the models reject the key) from
+    expert-labelled items: label_i ~ Bernoulli(φ·p_reject_i) (p_reject from
+    a fit without the labels).  How :data:`PHI_PRIOR_MEAN` was obtained on
+    MMLU-Redux (tests/bench/bench_calibration.py, with leave-one-subject-out
+    refits to show how much it moves).
+
+    >>> rng = np.random.default_rng(1)
+    >>> b = rng.random(4000) ** 8
+    >>> round(fit_misconception_prior(b, rng.random(4000) < 0.3 * b), 2)
+    0.3
+    """
+    b = np.clip(np.asarray(p_reject, dtype=float), 0.0, 1.0)
+    y = np.asarray(wrong, dtype=bool)
+    ok = ~np.isnan(b)
+    b, y = b[ok], y[ok]
+    grid = np.linspace(0.001, 0.999, 999)
+    pb = np.clip(grid[:, None] * b[None, :], 1e-12, 1 - 1e-12)
+    ll = np.where(y[None, :], np.log(pb), np.log1p(-pb)).sum(1)
+    return float(grid[int(np.argmax(ll))])
+
+
 def calibration_table(predicted: ArrayLike, observed: ArrayLike, *,
                       bins: tuple[float, ...] = (0.0, 0.02, 0.1, 0.3, 0.6, 0.9, 1.0)) -> pd.DataFrame:
     """Predicted vs observed rate of wrong keys per score band.
@@ -763,4 +785,5 @@ def key_error_params(benchmark: str | None = None, *, db: DbPath = None) -> pd.D
 
 
 __all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
-           "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts"]
+           "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts",
+           "fit_misconception_prior", "combined_score", "belief_inputs", "PHI_PRIOR", "PHI_PRIOR_MEAN"]

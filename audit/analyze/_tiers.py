@@ -14,6 +14,16 @@ For a model set of N models and each question:
 * Tier 4: c ≥ 2, all within one family.
 * Tier 5: some model chose a non-key letter, but no two agree (c = 1).
 * Tier 0 ("key consensus"): no valid prediction differs from the key.
+* Default preset ``shares`` only: an item of Tiers 1–4 must also be one
+  whose non-key agreement is unlikely if the key were right, given how
+  accurate each model is on this benchmark and subject: the key-error fit's
+  ``p_reject`` (P(the models' shared answer is not the key)) ≥ 0.5, else it
+  goes to Tier 5.  On hard benchmarks many models agree on a distractor by
+  chance; a count rule alone then puts most items in Tiers 1–3.  The
+  presets ``tlue4`` / ``tlue8`` keep the methodology's count rule exactly.
+* Items with no usable prediction go to the bucket ``no_prediction`` (tier
+  NULL), never Tier 0; with a single model every item goes to
+  ``needs_two_models`` (tiers and key-error scores need two models).
 
 With ``incomplete="separate"`` a question with any invalid or missing
 prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
@@ -41,14 +51,26 @@ from audit.store import connect, transaction
 from audit.store import DbPath
 
 TIERS = (0, 1, 2, 3, 4, 5)
-BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer")
+BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer", "no_prediction", "needs_two_models")
+# Buckets shown only when they hold items, and what they mean.
+OTHER_BUCKETS = {
+    "multi_answer": "key with several answers: not tiered",
+    "no_prediction": "no usable prediction: not tiered (never key consensus)",
+    "needs_two_models": "one model only: tiers and key-error scores need at least two models",
+}
+# Preset 'shares': a Tier 1–4 item must also be one where the models' shared
+# non-key answer is more likely than the key given how accurate each model
+# is on this benchmark and subject (the key-error fit's p_reject); else it
+# goes to Tier 5.  On hard benchmarks chance agreement on a distractor is
+# common and a count rule alone swallows most items.
+REJECT_THRESHOLD = 0.5
 TIER_NAMES = {
     0: "key consensus",
     1: "(nearly) all models agree on one non-key answer",
     2: "most models agree on one non-key answer",
     3: "several models of different families agree on a non-key answer",
     4: "several models of one family agree on a non-key answer",
-    5: "non-key answers, but too few models agree",
+    5: "non-key answers, but too few models agree or no more than the models' accuracy explains",
 }
 TIER_NAMES_TLUE4 = {
     0: "key consensus",
@@ -60,7 +82,7 @@ TIER_NAMES_TLUE4 = {
 }
 PRESETS = ("shares", "tlue4", "tlue8")
 DEFAULT_PRESET = "shares"
-DEFAULT_SHARES = (0.9, 2 / 3, 0.2)
+DEFAULT_SHARES = (0.9, 0.8, 0.2)
 MULTI_ANSWER_FLAG = "multi_answer"
 CONSTANT_PREDICTOR_SHARE = 0.9
 RULE_VERSION = 2
@@ -101,7 +123,7 @@ class AnalyzeSummary:
             (r.benchmark, r.run_id, (int(b[4:]) if b.startswith("tier") else None), b, n)
             for r in self.runs
             for b, n in r.counts.items()
-            if (b != "incomplete" or r.incomplete == "separate") and (b != "multi_answer" or n)
+            if (b != "incomplete" or r.incomplete == "separate") and (b not in OTHER_BUCKETS or n)
         ]
         df = pd.DataFrame(rows, columns=["benchmark", "run_id", "tier", "bucket", "n"])
         df["tier"] = df["tier"].astype("Int64")
@@ -145,13 +167,13 @@ def thresholds(
     """The agreement counts for ``n`` models.
 
     ``preset`` ``"shares"`` (default): t_k = max(2, ⌈s_k·n⌉) with shares
-    s1 = 0.9, s2 = ⅔, s3 = 0.2 (each configurable); ``"tlue4"``: the
+    s1 = 0.9, s2 = 0.8, s3 = 0.2 (each configurable); ``"tlue4"``: the
     methodology's rule t1 = n, t2 = n − 1 (t1 − 1 when only ``t1`` is
     given), t3 = 2; ``"tlue8"``: its 8-model variant t1 = n − 1, t2 = n − 2,
     t3 = 2.  Counts given explicitly override the preset.
 
     >>> [(t.t1, t.t2, t.t3) for t in (thresholds(2), thresholds(14), thresholds(50))]
-    [(2, 2, 2), (13, 10, 3), (45, 34, 10)]
+    [(2, 2, 2), (13, 12, 3), (45, 40, 10)]
     >>> t = thresholds(4, preset="tlue4"); (t.t1, t.t2, t.t3)
     (4, 3, 2)
     >>> t = thresholds(8, preset="tlue8"); (t.t1, t.t2, t.t3)
@@ -179,6 +201,8 @@ def thresholds(
         else:
             t2v = int(t2)
         t3v = 2 if t3 is None else int(t3)
+    if n < 2:   # one model: no tiers (analyze puts every item in 'needs_two_models')
+        return Thresholds(max(t1v, 1), max(min(t2v, t1v), 1), max(t3v, 1), preset)
     if not 1 <= t1v <= n:
         raise InputError(f"t1 must be between 1 and the number of models ({n}), not {t1v}")
     if not 1 <= t2v <= t1v:
@@ -230,6 +254,7 @@ multi AS (
 ruled AS (
     SELECT t.*, m.question_id IS NOT NULL AS is_multi,
            CASE WHEN m.question_id IS NOT NULL THEN NULL
+                WHEN $n < 2 OR n_valid = 0 THEN NULL
                 WHEN $separate AND n_valid < $n THEN NULL
                 WHEN c >= $t1 THEN 1
                 WHEN c >= $t2 THEN 2
@@ -242,7 +267,8 @@ ruled AS (
 INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
                            agreeing_families, n_models, n_valid, n_correct)
 SELECT $run_id, $benchmark, question_id, tier,
-       CASE WHEN is_multi THEN 'multi_answer' WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
+       CASE WHEN is_multi THEN 'multi_answer' WHEN $n < 2 THEN 'needs_two_models'
+            WHEN n_valid = 0 THEN 'no_prediction' WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
        top_answer, c, f, $n, n_valid, n_correct
 FROM ruled
 """
@@ -297,6 +323,14 @@ ORDER BY kind, ord, model
 """
 
 
+_DEMOTE_SQL = """
+UPDATE audit_results r SET tier = 5, bucket = 'tier5'
+FROM key_error_scores k
+WHERE r.run_id = $run_id AND k.run_id = $run_id AND k.question_id = r.question_id
+  AND r.tier BETWEEN 1 AND 4 AND k.p_reject < $threshold
+"""
+
+
 def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True) -> BenchmarkRun:
     t1, t2 = thr.t1, thr.t2
     n_questions = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
@@ -346,10 +380,14 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         )
     finally:
         con.execute("DROP TABLE IF EXISTS _agg")
-    if score:
+    if score and ms.n >= 2:
         from audit.analyze._keyerror import score_run
 
         score_run(con, run_id, benchmark, ms)
+        if thr.preset == "shares":
+            con.execute(_DEMOTE_SQL, {"run_id": run_id, "threshold": REJECT_THRESHOLD})
+    elif score:
+        con.execute("DROP TABLE IF EXISTS _up")
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
         dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
@@ -459,7 +497,7 @@ def tier_counts(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFr
             con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]).fetchall()
         )
     buckets = [b for b in BUCKETS if (b != "incomplete" or run["config"].get("incomplete") == "separate")
-               and (b != "multi_answer" or got.get(b))]
+               and (b not in OTHER_BUCKETS or got.get(b))]
     df = pd.DataFrame(
         {
             "tier": pd.array([int(b[4:]) if b.startswith("tier") else None for b in buckets], dtype="Int64"),

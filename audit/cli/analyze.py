@@ -32,7 +32,7 @@ def analyze_cmd(
     t2: Annotated[Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (overrides the preset).")] = None,
     t3: Annotated[Optional[int], typer.Option("--t3", help="Models that must agree for Tier 3/4 (overrides the preset).")] = None,
     s1: Annotated[Optional[float], typer.Option("--s1", help="Share of the models for Tier 1 (preset shares; default 0.9).")] = None,
-    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 2/3).")] = None,
+    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 0.8).")] = None,
     s3: Annotated[Optional[float], typer.Option("--s3", help="Share of the models for Tier 3/4 (preset shares; default 0.2).")] = None,
     no_score: Annotated[bool, typer.Option("--no-score", help="Skip the key-error score (tiers only).")] = False,
     incomplete: Annotated[
@@ -51,11 +51,13 @@ def analyze_cmd(
     Tier 1: >= t1 models agree on the same non-key answer; Tier 2: >= t2 agree;
     Tier 3: >= t3 models of >= 2 families agree; Tier 4: >= t3 of one family;
     Tier 5: non-key answers but fewer than t3 agree; Tier 0: key consensus.
-    Default thresholds (preset 'shares'): t1 = 90%, t2 = two thirds, t3 = 20% of
-    the models, never fewer than 2.  The key-error score is the probability that
+    Default thresholds (preset 'shares'): t1 = 90%, t2 = 80%, t3 = 20% of
+    the models, never fewer than 2; Tiers 1-4 also need the models' shared answer to be more
+    likely than the key given the models' accuracy (else Tier 5).  The key-error score is the probability that
     the key is wrong (see the README, "How to read a tier and a score").
     """
     from audit.analyze import TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
+    from audit.analyze._tiers import OTHER_BUCKETS
 
     summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
                       incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())
@@ -70,9 +72,9 @@ def analyze_cmd(
                 if run.incomplete == "separate":
                     echo(f"  incomplete  {n:>7}  any invalid or missing prediction")
                 continue
-            if bucket == "multi_answer":
+            if bucket in OTHER_BUCKETS:
                 if n:
-                    echo(f"  multi-answer {n:>6}  key with several answers: not tiered")
+                    echo(f"  {bucket.replace('_', ' ')}  {n:>7}  {OTHER_BUCKETS[bucket]}")
                 continue
             tier = int(bucket[4:])
             echo(f"  Tier {tier}  {n:>9}  {names[tier]}")
