@@ -311,7 +311,9 @@ def fit_key_error(
     >>> Y = np.where(rng.random((n, J)) < 0.8, truth[:, None], rng.integers(0, 4, (n, J)))
     >>> i, j = np.nonzero(np.ones((n, J), bool))
     >>> f = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
-    >>> bool(f.score[:20].mean() > 0.8 and f.score[20:].mean() < 0.05)
+    >>> bool(f.p_reject[:20].mean() > 0.8 and f.p_reject[20:].mean() < 0.05)   # the models reject the key
+    True
+    >>> bool(np.allclose(f.score, PHI_PRIOR_MEAN * f.p_reject))   # P(key wrong): a wrong key or a misconception
     True
     """
     item = np.asarray(item, dtype=np.int64)
@@ -475,9 +477,10 @@ def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
     refits to show how much it moves).
 
     >>> rng = np.random.default_rng(1)
-    >>> b = rng.random(4000) ** 8
-    >>> round(fit_misconception_prior(b, rng.random(4000) < 0.3 * b), 2)
-    0.3
+    >>> b = np.r_[np.ones(2000), np.zeros(2000)]
+    >>> y = rng.random(4000) < 0.3 * b
+    >>> fit_misconception_prior(b, y) == round(y.sum() / 2000, 3)   # the share of wrong keys among rejected ones
+    True
     """
     b = np.clip(np.asarray(p_reject, dtype=float), 0.0, 1.0)
     y = np.asarray(wrong, dtype=bool)

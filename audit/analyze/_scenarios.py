@@ -138,7 +138,10 @@ def scenario_table(
     Columns: scenario, model, family, n_questions, n_excluded, n_valid,
     n_correct, conditional_accuracy, conditional_accuracy_low,
     conditional_accuracy_high, delta_points (conditional accuracy minus the
-    baseline's, × 100).  Rows are ordered by scenario (built-ins first,
+    baseline's, × 100), control_delta_points (the delta that excluding as
+    many items of the same difficulty whose keys the models confirm would
+    give: the selection control of :mod:`audit.analyze._impact`; NaN without
+    a key-error score).  Rows are ordered by scenario (built-ins first,
     then the extra ones in the given order), then model.
     """
     sql = f"""
@@ -170,7 +173,23 @@ def scenario_table(
     add_wilson(df, "conditional_accuracy", "n_correct", "n_valid", confidence)
     base = df.loc[df["scenario"] == "baseline"].set_index("model")["conditional_accuracy"]
     df["delta_points"] = (df["conditional_accuracy"] - df["model"].map(base)) * 100.0
+    df["control_delta_points"] = _control(benchmark, db, models, extra_exclusions, df)
     return df
+
+
+def _control(benchmark: str, db: DbPath, models, extra_exclusions, df: pd.DataFrame) -> np.ndarray:
+    """The selection control of every row (:func:`audit.analyze._impact.selection_control`)."""
+    from audit.analyze._impact import load_impact, selection_control
+
+    data = load_impact(benchmark, db=db, models=models)
+    tier = data.items["tier"]
+    qid = data.items["question_id"]
+    excl = {name: set(qid[tier.between(1, k)]) for name, k in SCENARIOS.items()}
+    excl.update({str(k): {str(q) for q in v} for k, v in (extra_exclusions or {}).items()})
+    ctl = selection_control(data, excl)
+    pos = {m: i for i, m in enumerate(data.models)}
+    return np.array([ctl[sc][pos[m]] if sc in ctl and m in pos else np.nan
+                     for sc, m in zip(df["scenario"], df["model"])], dtype=float)
 
 
 def _ztest(k1, n1, k2, n2) -> tuple[float, float]:

@@ -206,7 +206,7 @@ def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
     >>> ke = pd.DataFrame({"question_id": ["a", "b", "c"], "p_reject": [1.0, 1.0, 0.0]})
     >>> r = misconception_split(ke, pd.Series({"a": "key_correct", "b": "key_correct"}))
     >>> round(r["phi"], 3), r["phi"] < PHI_PRIOR[0] / sum(PHI_PRIOR)
-    (0.227, True)
+    (0.245, True)
     """
     b = ke["p_reject"].fillna(0.0).clip(0.0, 1.0).to_numpy()
     v = ke["question_id"].map(settled)
