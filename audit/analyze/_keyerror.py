@@ -479,7 +479,7 @@ def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
     >>> rng = np.random.default_rng(1)
     >>> b = np.r_[np.ones(2000), np.zeros(2000)]
     >>> y = rng.random(4000) < 0.3 * b
-    >>> abs(fit_misconception_prior(b, y) - y.sum() / 2000) < 1e-3   # the share of wrong keys among rejected ones
+    >>> bool(abs(fit_misconception_prior(b, y) - y.sum() / 2000) < 1e-3)   # the share of wrong keys among rejected ones
     True
     """
     b = np.clip(np.asarray(p_reject, dtype=float), 0.0, 1.0)
