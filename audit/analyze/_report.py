@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit.analyze._base import resolve_benchmark
+from audit.analyze._impact import impact_summary
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
 from audit.analyze._scenarios import SCENARIO_LABELS, compare_models, scenario_table
 from audit.analyze._tiers import TIER_NAMES, latest_run, tier_counts
@@ -66,6 +67,15 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     scenario: see :func:`scenario_table`); ``comparisons`` (pairwise, every
     scenario: see :func:`compare_models`); ``lint`` (kind, question_id,
     model, detail).  Fractions are in [0, 1]; missing values are ``None``.
+
+    What wrong keys cost (issue 19; :mod:`audit.analyze._impact`):
+    ``wrong_key_cost`` (per model: model, accuracy, accuracy_right_keys
+    [_low, _high], accuracy_corrected [_low, _high], cost_points),
+    ``expected_wrong_keys`` {estimate, low, high, n_items} (None with fewer
+    than two models), ``expected_wrong_keys_by_subject`` and ``_by_tier``
+    (group, n_items, estimate, low, high), ``interval_level`` (0.9),
+    ``key_error_note`` and ``scenario_note`` (plain sentences); every
+    scenario row has ``control_delta_points``.
     """
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)
@@ -81,8 +91,16 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     scen = scenario_table(benchmark, db=db, models=models)
     comp = compare_models(benchmark, db=db, models=models, scenario=None)
     band_counts = diff["band"].value_counts()
+    imp = impact_summary(benchmark, db=db, models=models)
     return {
         "benchmark": benchmark,
+        "wrong_key_cost": _records(imp["wrong_key_cost"]) if imp["scored"] else [],
+        "expected_wrong_keys": imp["expected_wrong_keys"],
+        "expected_wrong_keys_by_subject": _records(imp["expected_wrong_keys_by_subject"]) if imp["scored"] else [],
+        "expected_wrong_keys_by_tier": _records(imp["expected_wrong_keys_by_tier"]) if imp["scored"] else [],
+        "interval_level": imp["level"],
+        "key_error_note": key_error_note(imp, len(models)),
+        "scenario_note": scenario_note(scen),
         "run": {
             "run_id": run["run_id"],
             "created_at": run["created_at"].isoformat() if run["created_at"] is not None else None,
@@ -119,6 +137,35 @@ def _p(v) -> str:
     return f"{v:.2e}" if v < 0.001 else f"{v:.3f}"
 
 
+def key_error_note(imp: dict, n_models: int) -> str:
+    """One plain sentence on the expected number of wrong keys (or why there is none)."""
+    if not imp["scored"]:
+        return (f"Tiers and key-error scores need at least two models; this run has {n_models}. "
+                "The metrics below are the model's accuracy with Wilson intervals.")
+    e = imp["expected_wrong_keys"]
+    return (f"About {e['estimate']:.0f} of the {e['n_items']} keys are probably wrong "
+            f"({100 * imp['level']:.0f}% interval {e['low']:.0f}–{e['high']:.0f}).")
+
+
+def scenario_note(scen: pd.DataFrame) -> str:
+    """How much of each exclusion scenario's delta key errors explain, in words
+    (means over the models)."""
+    if scen.empty or "control_delta_points" not in scen or scen["control_delta_points"].isna().all():
+        return ""
+    parts = []
+    for name, g in scen[scen["scenario"] != "baseline"].groupby("scenario", sort=False):
+        d, c = g["delta_points"].mean(), g["control_delta_points"].mean()
+        if pd.isna(d) or pd.isna(c) or abs(d) < 0.005:
+            continue
+        label = SCENARIO_LABELS.get(str(name), str(name))
+        parts.append(f"{label}: {d:+.2f} points, of which key errors explain about {d - c:+.2f} "
+                     f"(excluding as many equally hard items with confirmed keys gives {c:+.2f})")
+    if not parts:
+        return ""
+    return ("Excluding items the models find hard raises accuracy whether or not their keys are wrong. "
+            + "; ".join(parts) + ".")
+
+
 def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
     """Human-readable tables (strings), shared by the table and markdown renderers."""
     tiers = pd.DataFrame(
@@ -152,6 +199,7 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
                 "cond. accuracy": _pct(s["conditional_accuracy"]),
                 "95% CI": _ci(s["conditional_accuracy_low"], s["conditional_accuracy_high"]),
                 "Δ points": "" if s["delta_points"] is None else f"{s['delta_points']:+.2f}",
+                "control Δ": "" if s.get("control_delta_points") is None else f"{s['control_delta_points']:+.2f}",
             }
             for s in rep["scenarios"]
         ]
@@ -174,7 +222,33 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
     )
     lint = pd.DataFrame(rep["lint"], columns=["kind", "question_id", "model", "detail"]).fillna("")
     diff = pd.DataFrame([{"band": b, "items": n} for b, n in rep["difficulty"].items()])
+    lvl = f"{100 * rep.get('interval_level', 0.9):.0f}%"
+    cost = pd.DataFrame(
+        [
+            {
+                "model": c["model"],
+                "accuracy": _pct(c["accuracy"]),
+                "on right keys": _pct(c["accuracy_right_keys"]),
+                f"{lvl} interval": _ci(c["accuracy_right_keys_low"], c["accuracy_right_keys_high"]),
+                "keys corrected": _pct(c["accuracy_corrected"]),
+                "cost (points)": f"{c['cost_points']:+.2f}",
+            }
+            for c in rep.get("wrong_key_cost", [])
+        ]
+    )
+    ewk = pd.DataFrame(
+        [{"group": "benchmark", "items": rep["expected_wrong_keys"]["n_items"]} | _ewk(rep["expected_wrong_keys"])]
+        if rep.get("expected_wrong_keys") else []
+    )
+    by = [{"group": f"subject {r['group']}" if r["group"] else "subject (none)", "items": r["n_items"]} | _ewk(r)
+          for r in rep.get("expected_wrong_keys_by_subject", [])]
+    by += [{"group": r["group"] or "(none)", "items": r["n_items"]} | _ewk(r) for r in rep.get("expected_wrong_keys_by_tier", [])]
+    ewk = pd.concat([ewk, pd.DataFrame(by)], ignore_index=True) if by else ewk
+    notes = pd.DataFrame({"": [n for n in (rep.get("key_error_note"), rep.get("scenario_note")) if n]})
     return [
+        ("What wrong keys cost each model", cost),
+        (f"Expected number of wrong keys ({lvl} interval)", ewk),
+        ("In plain words", notes),
         ("Agreement tiers", tiers),
         ("Models", metrics),
         ("Item difficulty (models correct)", diff),
@@ -182,6 +256,10 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
         ("Pairwise comparisons (baseline; * p<0.05, ** p<0.01, *** p<0.001)", comp),
         ("Lint", lint),
     ] + [(title, pd.DataFrame(recs)) for title, recs in rep.get("extra", {}).items()]
+
+
+def _ewk(r: dict) -> dict:
+    return {"expected wrong keys": f"{r['estimate']:.1f}", "interval": f"{r['low']:.0f}–{r['high']:.0f}"}
 
 
 def _header(rep: dict) -> str:
@@ -209,7 +287,12 @@ def report_frame(rep: dict) -> pd.DataFrame:
     """The report as one long table (the CSV form): a ``section`` column
     (tiers, metrics, difficulty, scenarios, comparisons, lint) and the union
     of the sections' columns, numbers unformatted."""
+    ewk = [{"group": "all", **rep["expected_wrong_keys"]}] if rep.get("expected_wrong_keys") else []
     parts = [
+        pd.DataFrame(rep.get("wrong_key_cost", [])).assign(section="wrong_key_cost"),
+        pd.DataFrame(ewk).assign(section="expected_wrong_keys"),
+        pd.DataFrame(rep.get("expected_wrong_keys_by_subject", [])).assign(section="expected_wrong_keys_by_subject"),
+        pd.DataFrame(rep.get("expected_wrong_keys_by_tier", [])).assign(section="expected_wrong_keys_by_tier"),
         pd.DataFrame({"section": "tiers", "tier": list(rep["tiers"]), "n": list(rep["tiers"].values())}),
         pd.DataFrame(rep["metrics"]).assign(section="metrics"),
         pd.DataFrame({"section": "difficulty", "band": list(rep["difficulty"]), "n": list(rep["difficulty"].values())}),
