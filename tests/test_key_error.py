@@ -19,7 +19,7 @@ from audit.analyze import analyze, audit_results
 from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze import thresholds
 from audit.review import add_review
-from audit.analyze._keyerror import PHI_PRIOR_MEAN
+from audit.analyze._keyerror import PHI_PRIOR_MEAN, phi_band
 from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
 from audit.review import review_queue
 
@@ -223,7 +223,8 @@ def test_score_matches_pure_python_reference_on_mmlu_redux_sample(mmlu_redux_dir
     # the reference is the votes-only model: P(the models' shared answer is
     # not the key); the score splits it with the misconception prior φ
     np.testing.assert_allclose(fit.p_reject, ref, atol=1e-6)
-    np.testing.assert_allclose(fit.score, PHI_PRIOR_MEAN * np.asarray(ref), atol=1e-6)
+    np.testing.assert_allclose(fit.phi, np.asarray(PHI_PRIOR_MEAN)[phi_band(fit.agreement)])
+    np.testing.assert_allclose(fit.score, fit.phi * np.asarray(ref), atol=1e-6)
     np.testing.assert_allclose(fit.reliability, ref_a, atol=1e-6)
     np.testing.assert_allclose(fit.weight, ref_w, atol=1e-9)
     assert min(ref_w) < 1                                  # some family shares errors

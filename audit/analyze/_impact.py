@@ -12,7 +12,7 @@ model, which assumes items independent given its parameters).  The
 uncertainty of the misconception split φ is carried along: each of
 ``draws`` Monte Carlo draws takes φ_k ~ Beta(φ̂·m, (1 − φ̂)·m) (m = the
 prior's strength plus the settled items) and rescales the unsettled items'
-scores by φ_k / φ̂ (exact for items without other evidence, where score =
+scores by φ_k / φ̂ (per band of the agreement share; exact for items without other evidence, where score =
 φ·p_reject).  Intervals are equal-tailed posterior quantiles of the draws
 (default 90%).  Only items with a score above 1e-4 are drawn; the rest
 count as right keys (their expected contribution is added to the
@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH
+from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
 from audit.analyze._runs import latest_run
 from audit.store import DbPath, connect
 
@@ -63,7 +63,7 @@ WITH _q AS ({QUESTIONS_SQL})
 SELECT q.qn, q.question_id, coalesce(q.subject, '') AS subject, r.tier, r.bucket,
        CASE WHEN e.run_id = k.run_id THEN e.score ELSE k.score END AS score,
        CASE WHEN e.run_id = k.run_id THEN coalesce(e.p_reject, k.p_reject) ELSE k.p_reject END AS p_reject,
-       k.alternative, k.fixed_reason,
+       k.alternative, k.fixed_reason, coalesce(k.agreement_share, 1.0) AS agreement_share,
        (e.run_id = k.run_id AND e.settled_verdict IS NOT NULL) AS settled
 FROM _q q
 LEFT JOIN audit_results r ON r.run_id = $run_id AND r.question_id = q.question_id
@@ -87,7 +87,7 @@ class ImpactData:
     valid: np.ndarray
     correct: np.ndarray
     alt: np.ndarray
-    phi: float
+    phi: np.ndarray      # the misconception split per band (the fit's)
     n_settled: int
 
     @property
@@ -117,8 +117,8 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
             con.execute("DROP TABLE IF EXISTS _alt")
         finally:
             con.unregister("_ms")
-        phi_row = con.execute("SELECT value FROM key_error_params WHERE run_id = ? AND kind = 'global' "
-                              "AND param = 'wrong_given_reject'", [run["run_id"]]).fetchall()
+        phi_rows = dict(con.execute("SELECT name, value FROM key_error_params WHERE run_id = ? AND kind = 'phi_band' "
+                                    "AND param = 'wrong_given_reject'", [run["run_id"]]).fetchall())
     n, J = len(items), ms.n
     valid = np.zeros((n, J), dtype=bool)
     correct = np.zeros((n, J), dtype=bool)
@@ -130,7 +130,8 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
     alt[i, j] = np.asarray(ans["is_alt"], dtype=bool)
     items["settled"] = items["settled"].fillna(False).astype(bool)
     return ImpactData(benchmark, list(ms.models), items, valid, correct, alt,
-                      float(phi_row[0][0]) if phi_row else PHI_PRIOR_MEAN, int(items["settled"].sum()))
+                      np.array([float(phi_rows.get(str(k), m)) for k, m in enumerate(PHI_PRIOR_MEAN)]),
+                      int(items["settled"].sum()))
 
 
 def _draws(d: ImpactData, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -139,11 +140,13 @@ def _draws(d: ImpactData, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray
     s = d.items["score"].fillna(0.0).to_numpy(dtype=float)
     idx = np.nonzero(s > MIN_SCORE)[0]
     rng = np.random.default_rng(seed)
-    m = PHI_STRENGTH + d.n_settled
-    phi = min(max(d.phi, 1e-6), 1 - 1e-6)
-    ratio = rng.beta(phi * m, (1 - phi) * m, size=draws) / phi
-    fixed = (d.items["settled"].to_numpy(bool) | d.items["fixed_reason"].notna().to_numpy())[idx]
-    p = np.where(fixed[None, :], s[idx][None, :], np.clip(s[idx][None, :] * ratio[:, None], 0.0, 1.0))
+    band = phi_band(d.items["agreement_share"].to_numpy(dtype=float))
+    settled = d.items["settled"].to_numpy(bool)
+    m = PHI_STRENGTH + np.bincount(band[settled], minlength=len(d.phi))
+    phi = np.clip(d.phi, 1e-6, 1 - 1e-6)
+    ratio = rng.beta(phi * m, (1 - phi) * m, size=(draws, len(phi))) / phi     # draws × bands
+    fixed = (settled | d.items["fixed_reason"].notna().to_numpy())[idx]
+    p = np.where(fixed[None, :], s[idx][None, :], np.clip(s[idx][None, :] * ratio[:, band[idx]], 0.0, 1.0))
     W = rng.random((draws, len(idx))) < p
     return idx, W, s
 
@@ -273,7 +276,7 @@ def impact_summary(benchmark: str | None = None, *, db: DbPath = None, models: A
     ['model', 'accuracy', 'accuracy_right_keys']
     """
     d = load_impact(benchmark, db=db, models=models)
-    out: dict = {"level": level, "phi": d.phi, "scored": d.scored}
+    out: dict = {"level": level, "phi": d.phi.tolist(), "scored": d.scored}
     if not d.scored:
         out.update(expected_wrong_keys=None, expected_wrong_keys_by_subject=None, expected_wrong_keys_by_tier=None,
                    wrong_key_cost=None)

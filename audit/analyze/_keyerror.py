@@ -117,17 +117,42 @@ LLR_PARALLEL_MATCH = math.log((1 - PARALLEL_SENS) / PARALLEL_SPEC)
 LLR_DUPLICATE_OPTIONS = math.log(3.0)
 LETTERS = "ABCDEF"
 # The shared-misconception split (see the module docstring): φ = P(key wrong |
-# the models' shared answer is not the key), a Beta prior fitted on the
-# expert labels of MMLU-Redux (tests/bench/bench_calibration.py prints the
-# fit).  Data: ../shared/data/mmlu_redux_dev (Gema et al. 2024, CC BY 4.0),
-# 15 subjects × 100 items, 14 HELM models, 35 items labelled
-# wrong_groundtruth; φ̂ = 0.27 by maximum likelihood over the 1,500 items
-# (label ~ Bernoulli(φ·p_reject), :func:`fit_misconception_prior`),
-# 0.245–0.292 across the 15 leave-one-subject-out refits.  The prior is worth PHI_STRENGTH items: a campaign's settled
-# verdicts on items the models reject move it (audit.review._evidence).
-PHI_PRIOR_MEAN = 0.27
+# the models' shared answer is not the key), one value per band of the
+# agreement share x (the share of the models' usable answers on the most
+# chosen non-key option): [0, 0.75), [0.75, 0.9), [0.9, 1].  Beta priors
+# fitted on the expert labels of MMLU-Redux (tests/bench/bench_calibration.py
+# prints the fit).  Data: ../shared/data/mmlu_redux_dev (Gema et al. 2024,
+# CC BY 4.0), 15 subjects × 100 items, 14 HELM models, 35 items labelled
+# wrong_groundtruth; φ̂ by maximum likelihood per band (label ~
+# Bernoulli(φ·p_reject), :func:`fit_misconception_prior`).  Each band's prior
+# is worth PHI_STRENGTH items: a campaign's settled verdicts on items the
+# models reject move it (audit.review._evidence), band by band, so verdicts
+# on near-unanimous items do not move the items where fewer models agree.
+PHI_BANDS = (0.75, 0.9)
+PHI_PRIOR_MEAN = (0.24, 0.24, 0.32)
 PHI_STRENGTH = 20.0
-PHI_PRIOR = (PHI_PRIOR_MEAN * PHI_STRENGTH, (1 - PHI_PRIOR_MEAN) * PHI_STRENGTH)
+PHI_PRIOR = tuple((m * PHI_STRENGTH, (1 - m) * PHI_STRENGTH) for m in PHI_PRIOR_MEAN)
+
+
+def phi_band(agreement: ArrayLike) -> np.ndarray:
+    """The φ band (0, 1, 2) of agreement shares.
+
+    >>> phi_band([0.0, 0.8, 0.95]).tolist()
+    [0, 1, 2]
+    """
+    return np.searchsorted(np.asarray(PHI_BANDS), np.asarray(agreement, dtype=float), side="right")
+
+
+def agreement_share(counts: np.ndarray, key: ArrayLike, n_options: ArrayLike) -> np.ndarray:
+    """x per item: answers on the most chosen non-key option / usable answers
+    (0 without answers); ``counts`` items × Kmax (unweighted)."""
+    cnt = np.asarray(counts, dtype=float)
+    km = cnt.shape[1]
+    k = np.asarray(key, dtype=np.int64)
+    other = (np.arange(km)[None, :] != k[:, None]) & (np.arange(km)[None, :] < np.asarray(n_options)[:, None])
+    tot = cnt.sum(1)
+    top = np.where(other, cnt, 0.0).max(1) if km else np.zeros(len(k))
+    return np.where(tot > 0, top / np.where(tot > 0, tot, 1.0), 0.0)
 
 
 @dataclass
@@ -153,6 +178,8 @@ class KeyErrorFit:
     n_iter: int
     converged: bool
     extra: dict = field(default_factory=dict)
+    agreement: np.ndarray = field(default_factory=lambda: np.zeros(0))   # x: top non-key share of the answers
+    phi: np.ndarray = field(default_factory=lambda: np.zeros(0))         # the item's misconception split φ
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
@@ -290,7 +317,7 @@ def fit_key_error(
     evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
     max_iter: int = 200, tol: float = TOL, sample: int = SAMPLE, seed: int = 0,
     family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0, n_subjects: int | None = None,
-    phi: float = PHI_PRIOR_MEAN,
+    phi: ArrayLike = PHI_PRIOR_MEAN,
 ) -> KeyErrorFit:
     """Fit the model of the module docstring and return every item's score.
 
@@ -300,7 +327,8 @@ def fit_key_error(
     default one subject), ``evidence_llr`` (λ_i, default 0), ``clamp``
     (NaN unknown, 1 key wrong, 0 key right: settled verdicts) and ``truth``
     (the corrected answer's index for clamp = 1, −1 unknown).  ``phi``:
-    P(key wrong | the models' shared answer is not the key).  Per model:
+    P(key wrong | the models' shared answer is not the key) per band of the
+    agreement share (:data:`PHI_BANDS`).  Per model:
     ``family`` (ids; default every model its own family); ``n_models``
     (default: the largest model id + 1).
 
@@ -313,7 +341,7 @@ def fit_key_error(
     >>> f = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
     >>> bool(f.p_reject[:20].mean() > 0.8 and f.p_reject[20:].mean() < 0.05)   # the models reject the key
     True
-    >>> bool(np.allclose(f.score, PHI_PRIOR_MEAN * f.p_reject))   # P(key wrong): a wrong key or a misconception
+    >>> bool(np.allclose(f.score, f.phi * f.p_reject))   # P(key wrong): a wrong key or a misconception
     True
     """
     item = np.asarray(item, dtype=np.int64)
@@ -328,7 +356,10 @@ def fit_key_error(
     n_subjects = n_subjects if n_subjects is not None else (int(subject.max()) + 1 if n else 1)
     n_families = int(family.max()) + 1 if len(family) else 1
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi)
+    kmax0 = max(int(n_options.max()) if n else 2, 2)
+    x = agreement_share(np.bincount(item * kmax0 + answer, minlength=n * kmax0).reshape(n, kmax0), key, n_options)
+    phi_i = np.asarray(phi, dtype=float)[phi_band(x)]
+    lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
     kmax = max(int(n_options.max()) if n else 2, 2)
 
@@ -373,7 +404,9 @@ def fit_key_error(
             Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
             a, eta, g, eps_s = _mstep(full, Q, n_subjects)
             it_total += 1
-    return _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged, psi=psi)
+    fit = _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged, psi=psi)
+    fit.agreement, fit.phi = x, phi_i
+    return fit
 
 
 def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, g: float, eps_s: np.ndarray,
@@ -408,7 +441,7 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
 def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np.ndarray, n_options: ArrayLike,
                           key: ArrayLike, *, subject: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
                           clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
-                          phi: float = PHI_PRIOR_MEAN) -> KeyErrorFit:
+                          phi: ArrayLike = PHI_PRIOR_MEAN, agreement: ArrayLike | None = None) -> KeyErrorFit:
     """Every item's posterior under ``fit``'s parameters, from the weighted
     counts computed elsewhere (e.g. in DuckDB over all items after a fit on a
     sample): S0 per item, C and D per (item, letter) as in ``_counts``."""
@@ -419,13 +452,17 @@ def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np
     empty = np.zeros(0, dtype=np.int64)
     d = _Data(empty, empty, empty, K, np.asarray(key, dtype=np.int64), subj, len(fit.reliability), kmax)
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    lam, clamp_b, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi)
-    return _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
-                  lam, clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate),
-                  fit.n_iter, fit.converged, (S0, C, D), psi=psi)
+    x = np.zeros(n) if agreement is None else np.asarray(agreement, dtype=float)
+    phi_i = np.asarray(phi, dtype=float)[phi_band(x)]
+    lam, clamp_b, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
+    out = _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
+                 lam, clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate),
+                 fit.n_iter, fit.converged, (S0, C, D), psi=psi)
+    out.agreement, out.phi = x, phi_i
+    return out
 
 
-def belief_inputs(evidence_llr: np.ndarray, clamp: np.ndarray | None, phi: float
+def belief_inputs(evidence_llr: np.ndarray, clamp: np.ndarray | None, phi: ArrayLike
                   ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Translate evidence about the key into the EM's terms (three states:
     key wrong W, shared misconception M, key confirmed R; the models' answers
@@ -440,18 +477,18 @@ def belief_inputs(evidence_llr: np.ndarray, clamp: np.ndarray | None, phi: float
     >>> [round(float(x), 3) for x in lam], [round(float(x), 2) for x in psi]
     ([0.0, -0.288], [0.25, 0.0])
     """
-    phi = float(np.clip(phi, 1e-6, 1 - 1e-6))
-    lam = np.logaddexp(math.log(phi) + evidence_llr, math.log1p(-phi))
-    psi = 1.0 / (1.0 + np.exp(-np.clip(math.log(phi) - math.log1p(-phi) + evidence_llr, -700, 700)))
+    ph = np.clip(np.asarray(phi, dtype=float), 1e-6, 1 - 1e-6)
+    lam = np.logaddexp(np.log(ph) + evidence_llr, np.log1p(-ph))
+    psi = 1.0 / (1.0 + np.exp(-np.clip(np.log(ph) - np.log1p(-ph) + evidence_llr, -700, 700)))
     if clamp is None:
         return lam, None, psi
     right = clamp == 0
-    lam = np.where(right, math.log1p(-phi), lam)
+    lam = np.where(right, np.log1p(-ph), lam)
     psi = np.where(right, 0.0, np.where(clamp == 1, 1.0, psi))
     return lam, np.where(right, np.nan, clamp), psi
 
 
-def combined_score(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: ArrayLike, phi: float
+def combined_score(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: ArrayLike, phi: ArrayLike
                    ) -> tuple[np.ndarray, np.ndarray]:
     """(score, p_reject) of items from the stored parts of their fit: the
     belief prior's logit (the subject's rate of rejected keys), the models'
@@ -467,6 +504,35 @@ def combined_score(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: 
     z = np.asarray(prior_logit, dtype=np.float64) + np.asarray(llr_models, dtype=np.float64) + lam
     b = 1.0 / (1.0 + np.exp(-np.clip(z, -700, 700)))
     return b * psi, b
+
+
+def fit_misconception_prior_bands(p_reject: ArrayLike, wrong: ArrayLike, agreement: ArrayLike) -> np.ndarray:
+    """:func:`fit_misconception_prior` in each band of :data:`PHI_BANDS`
+    (clipped to [0.02, 0.98]: a band without a labelled wrong key still
+    keeps a small chance), made non-decreasing in the agreement.
+
+    >>> fit_misconception_prior_bands([1, 1, 1, 1, 1, 1], [1, 0, 0, 0, 1, 0], [0.5, 0.5, 0.8, 0.8, 0.95, 0.95]).tolist()
+    [0.26, 0.26, 0.5]
+    """
+    band = phi_band(agreement)
+    b = np.asarray(p_reject, dtype=float)
+    y = np.asarray(wrong, dtype=bool)
+    est = [min(max(fit_misconception_prior(b[band == k], y[band == k]), 0.02), 0.98) if (band == k).any()
+           else PHI_PRIOR_MEAN[k] for k in range(len(PHI_BANDS) + 1)]
+    # non-decreasing in the agreement (pool adjacent violators, weighted by
+    # the rejected keys in each band): more models on one other answer never
+    # makes a wrong key less likely, and the order of the queue stays that of p_reject × agreement
+    blocks = [[est[k], max(float(b[band == k].sum()), 1e-9), 1] for k in range(len(est))]
+    i = 0
+    while i < len(blocks) - 1:
+        if blocks[i][0] > blocks[i + 1][0]:
+            v0, w0, n0 = blocks[i]
+            v1, w1, n1 = blocks.pop(i + 1)
+            blocks[i] = [(v0 * w0 + v1 * w1) / (w0 + w1), w0 + w1, n0 + n1]
+            i = max(i - 1, 0)
+        else:
+            i += 1
+    return np.array([v for v, _, n in blocks for _ in range(n)])
 
 
 def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
@@ -563,7 +629,7 @@ def create_usable_table(con: Any, benchmark: str) -> None:
 # letter) Σ w_j, Σ w_j·logit(a_j), Σ w_j·log(1 − a_j) with the fitted
 # per-model constants registered as _kp.
 _COUNTS_SQL = """
-SELECT u.qn - 1 AS i, u.y, sum(k.w) AS c, sum(k.wc) AS d, sum(k.wl) AS s0
+SELECT u.qn - 1 AS i, u.y, sum(k.w) AS c, sum(k.wc) AS d, sum(k.wl) AS s0, count(*) AS k
 FROM _up u JOIN _kp k ON k.model_id = u.model_id
 GROUP BY ALL
 """
@@ -583,7 +649,7 @@ class ScoreInputs:
     j: np.ndarray
     y: np.ndarray
     sample: np.ndarray | None = None
-    counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+    counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
 
 
 def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0) -> ScoreInputs:
@@ -607,7 +673,7 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         con.unregister("_ks")
     kmax = max(int(items["n_options"].max()), 2)
 
-    def counts(a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def counts(a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         kp = pa.table({"model_id": pa.array(np.arange(len(a)), pa.int32()), "w": w,
                        "wc": w * (np.log(a) - np.log1p(-a)), "wl": w * np.log1p(-a)})
         con.register("_kp", kp)
@@ -623,7 +689,9 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         C[cell] = np.asarray(r["c"], dtype=np.float64)
         D[cell] = np.asarray(r["d"], dtype=np.float64)
         S0 = np.bincount(i, weights=np.asarray(r["s0"], dtype=np.float64), minlength=n)
-        return S0, C.reshape(n, kmax), D.reshape(n, kmax)
+        N = np.zeros(n * kmax)
+        N[cell] = np.asarray(r["k"], dtype=np.float64)
+        return S0, C.reshape(n, kmax), D.reshape(n, kmax), N.reshape(n, kmax)
 
     return ScoreInputs(items, np.asarray(ans["i"], dtype=np.int64), np.asarray(ans["j"], dtype=np.int64),
                        np.asarray(ans["y"], dtype=np.int64), pick, counts)
@@ -640,7 +708,7 @@ def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
-                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: float = PHI_PRIOR_MEAN
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: ArrayLike = PHI_PRIOR_MEAN
                  ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
     """Fit the model on ``inp`` and return (per-item score rows, the fit,
     parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
@@ -664,7 +732,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     fam_id = np.array([fams.index(ms.families[m]) for m in ms.models], dtype=np.int64)
 
     out = pd.DataFrame({
-        "question_id": it["question_id"], "score": np.nan, "p_reject": np.nan, "prior_logit": np.nan, "llr_models": np.nan,
+        "question_id": it["question_id"], "score": np.nan, "p_reject": np.nan, "agreement_share": np.nan,
+        "prior_logit": np.nan, "llr_models": np.nan,
         "llr_parallel": par, "llr_lint": lint, "p_guessing": np.nan, "alternative": None, "p_alternative": np.nan,
         "fixed_reason": fixed,
     })
@@ -689,10 +758,11 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                             clamp=None if c_all is None else c_all[fidx], truth=None if t_all is None else t_all[fidx],
                             phi=phi)
         if inp.sample is not None and inp.counts is not None:   # every item's posterior from DuckDB counts
-            S0, C, D = inp.counts(fit.reliability, fit.weight)
+            S0, C, D, N = inp.counts(fit.reliability, fit.weight)
             fit = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
                                         evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
-                                        truth=None if t_all is None else t_all[idx], phi=phi)
+                                        truth=None if t_all is None else t_all[idx], phi=phi,
+                                        agreement=agreement_share(N[idx], key[idx], n_opt[idx]))
         # the alternative's label, vectorised: flat label array + each item's offset
         labels = it["labels"].to_numpy()[idx]
         lens = it["n_options"].to_numpy()[idx].astype(np.int64)
@@ -702,6 +772,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         alt[fit.alternative < 0] = None
         out.loc[idx, "score"] = fit.score
         out.loc[idx, "p_reject"] = fit.p_reject
+        out.loc[idx, "agreement_share"] = fit.agreement
         out.loc[idx, "prior_logit"] = fit.prior_logit
         out.loc[idx, "llr_models"] = fit.llr_models
         out.loc[idx, "p_guessing"] = fit.p_guessing
@@ -717,7 +788,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         for si, s in enumerate(subj_names):
             rows.append(("subject", s, "wrong_key_rate", float(fit.subject_rate[si]), float(fit.subject_n[si])))
         rows += [("global", "all", "wrong_key_rate", fit.global_rate, float(len(idx))),
-                 ("global", "all", "wrong_given_reject", float(phi), float(len(idx))),
+                 *[("phi_band", str(k), "wrong_given_reject", float(v), float((phi_band(fit.agreement) == k).sum()))
+                   for k, v in enumerate(np.asarray(phi, dtype=float))],
                  ("global", "all", "guessing_rate", fit.guess_rate, float(len(idx))),
                  ("global", "all", "iterations", float(fit.n_iter), float(len(idx))),
                  ("global", "all", "converged", float(fit.converged), float(len(idx)))]
@@ -725,7 +797,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     return out, fit, params
 
 
-_SCORE_COLS = ["question_id", "score", "p_reject", "prior_logit", "llr_models", "llr_parallel", "llr_lint", "p_guessing",
+_SCORE_COLS = ["question_id", "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "llr_parallel", "llr_lint", "p_guessing",
                "alternative", "p_alternative", "fixed_reason"]
 
 
@@ -789,4 +861,5 @@ def key_error_params(benchmark: str | None = None, *, db: DbPath = None) -> pd.D
 
 __all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
            "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts",
-           "fit_misconception_prior", "combined_score", "belief_inputs", "PHI_PRIOR", "PHI_PRIOR_MEAN"]
+           "fit_misconception_prior", "fit_misconception_prior_bands", "combined_score", "belief_inputs", "PHI_PRIOR",
+           "PHI_PRIOR_MEAN", "PHI_BANDS", "phi_band", "agreement_share"]

@@ -48,7 +48,7 @@ from audit.analyze import (
     LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
     score_inputs, write_scores,
 )
-from audit.analyze._keyerror import PHI_PRIOR, combined_score
+from audit.analyze._keyerror import PHI_PRIOR, combined_score, phi_band
 from audit.analyze import latest_run
 from audit.errors import NotFoundError
 from audit.review._common import run
@@ -116,6 +116,7 @@ _JUDGE_COLS = ["judge", "n_settled", "sens", "spec", "llr_wrong", "llr_right"]
 # {where} narrows it to some items).
 _ITEMS_SQL = """
 SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, coalesce(k.p_reject, k.score) AS p_reject,
+       coalesce(k.agreement_share, 1.0) AS agreement_share,
        k.prior_logit, k.llr_models,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
        coalesce(par.mismatch, false) AS par_mismatch
@@ -193,29 +194,41 @@ def _weights(ke: pd.DataFrame, settled: pd.Series, jv: pd.DataFrame, judges: Any
             "phi": phi["phi"], "phi_alpha": phi["alpha"], "phi_beta": phi["beta"]}
 
 
-def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
-    """φ = P(key wrong | the models reject the key), updated by the settled
-    verdicts (conjugate Beta update from the prior fitted on expert labels,
-    :data:`audit.analyze._keyerror.PHI_PRIOR`).  Each settled item counts as
-    much as the models rejected its key: a key found wrong adds p_reject to
-    α; a key confirmed (or any other settled verdict: not a wrong key) adds
-    P(shared misconception | answers, key right) = (1 − φ₀)·b / (1 − φ₀·b)
-    to β (b = p_reject, φ₀ the prior mean: one EM step).  Returns phi,
-    alpha, beta and p_misconception (per row of ``ke``).
+def _band(ke: pd.DataFrame) -> np.ndarray:
+    return phi_band(ke["agreement_share"].fillna(1.0).to_numpy(dtype=float))
 
-    >>> ke = pd.DataFrame({"question_id": ["a", "b", "c"], "p_reject": [1.0, 1.0, 0.0]})
+
+def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
+    """φ = P(key wrong | the models reject the key) per band of the agreement
+    share (:data:`audit.analyze._keyerror.PHI_BANDS`), updated by the
+    settled verdicts of that band (conjugate Beta update from the priors
+    fitted on expert labels, :data:`audit.analyze._keyerror.PHI_PRIOR`).
+    Each settled item counts as much as the models rejected its key: a key
+    found wrong adds p_reject to its band's α; a key confirmed (or any other
+    settled verdict: not a wrong key) adds P(shared misconception | answers,
+    key right) = (1 − φ₀)·b / (1 − φ₀·b) to β (b = p_reject, φ₀ the band's
+    prior mean: one EM step).  Returns phi, alpha, beta (arrays per band)
+    and p_misconception (per row of ``ke``).
+
+    >>> ke = pd.DataFrame({"question_id": ["a", "b", "c"], "p_reject": [1.0, 1.0, 0.0],
+    ...                    "agreement_share": [1.0, 1.0, 0.0]})
     >>> r = misconception_split(ke, pd.Series({"a": "key_correct", "b": "key_correct"}))
-    >>> round(r["phi"], 3), r["phi"] < PHI_PRIOR[0] / sum(PHI_PRIOR)
-    (0.245, True)
+    >>> prior = [a / (a + b) for a, b in PHI_PRIOR]
+    >>> [round(float(p), 3) for p in r["phi"]] == [round(prior[0], 3), round(prior[1], 3), round(6.6 / 22, 3)]
+    True
     """
     b = ke["p_reject"].fillna(0.0).clip(0.0, 1.0).to_numpy()
     v = ke["question_id"].map(settled)
     is_settled = v.notna().to_numpy()
     wrong = (v == "key_wrong").to_numpy()
-    phi0 = PHI_PRIOR[0] / sum(PHI_PRIOR)
+    band = _band(ke)
+    a0 = np.array([p[0] for p in PHI_PRIOR])
+    b0 = np.array([p[1] for p in PHI_PRIOR])
+    phi0 = (a0 / (a0 + b0))[band]
     p_m = (1 - phi0) * b / np.maximum(1 - phi0 * b, 1e-12)
-    alpha = PHI_PRIOR[0] + float(b[is_settled & wrong].sum())
-    beta = PHI_PRIOR[1] + float(p_m[is_settled & ~wrong].sum())
+    nb = len(PHI_PRIOR)
+    alpha = a0 + np.bincount(band[is_settled & wrong], weights=b[is_settled & wrong], minlength=nb)
+    beta = b0 + np.bincount(band[is_settled & ~wrong], weights=p_m[is_settled & ~wrong], minlength=nb)
     return {"phi": alpha / (alpha + beta), "alpha": alpha, "beta": beta, "p_misconception": p_m}
 
 
@@ -244,9 +257,10 @@ def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_
         llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy()
         n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy()
     llr_m = ke["llr_models"].fillna(0).to_numpy()
-    score, p_reject = combined_score(prior_logit, llr_m, llr_par + ke["llr_lint"].to_numpy() + llr_j, w["phi"])
+    phi = np.asarray(w["phi"])[_band(ke)]
+    score, p_reject = combined_score(prior_logit, llr_m, llr_par + ke["llr_lint"].to_numpy() + llr_j, phi)
     # a key settled right can still be a shared misconception
-    _, p_right = combined_score(prior_logit, llr_m, np.full(len(ke), -np.inf), w["phi"])
+    _, p_right = combined_score(prior_logit, llr_m, np.full(len(ke), -np.inf), phi)
     score = np.where(scored, score, ke["score"].to_numpy())          # fixed items keep 1 / NULL
     p_reject = np.where(scored, p_reject, ke["p_reject"].to_numpy())
     score = np.where(is_settled, s_wrong.astype(float), score)
@@ -421,7 +435,7 @@ def _refresh_some(con: Any, benchmark: str, run_id: int, before: pd.Series, now:
     w1 = _weights(ke, now, jv, judges, eps_g)
     moved_par = (w0["parallel"]["sens"], w0["parallel"]["spec"]) != (w1["parallel"]["sens"], w1["parallel"]["spec"])
     moved_judges = judges and not w0["judges"][["llr_wrong", "llr_right"]].equals(w1["judges"][["llr_wrong", "llr_right"]])
-    moved_phi = w0["phi"] != w1["phi"]
+    moved_phi = not np.array_equal(w0["phi"], w1["phi"])
     if moved_par or moved_judges or moved_phi:
         # every item with a parallel key / a verdict of a judge moves: the
         # whole benchmark is recomputed, the rows that differ rewritten

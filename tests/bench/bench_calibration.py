@@ -77,23 +77,29 @@ def labelled(db: Path) -> pd.DataFrame:
 
 def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
     from audit.analyze import key_error_scores
-    from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior
+    from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 
     sc = key_error_scores("mmlu-redux", db=db)
     df = lab.merge(sc, on="question_id")
     y = (df["error_type"] == "wrong_groundtruth").to_numpy()
     b = df["p_reject"].to_numpy()
-    print(f"\n== 1. Calibration (φ = {PHI_PRIOR_MEAN}: the prior, fitted on these labels; "
-          f"refit here: {fit_misconception_prior(b, y):.3f})")
+    x = df["agreement_share"].to_numpy()
+    band = phi_band(x)
+    refit = fit_misconception_prior_bands(b, y, x)
+    print(f"\n== 1. Calibration (φ per agreement band = {PHI_PRIOR_MEAN}: the prior, fitted on these labels; "
+          f"refit here: {refit.round(3).tolist()}; items per band {np.bincount(band, minlength=3).tolist()}, "
+          f"rejected keys (Σ p_reject) {[round(float(b[band == k].sum()), 1) for k in range(3)]}, "
+          f"labelled wrong {[int(y[band == k].sum()) for k in range(3)]})")
     ok_in = bands(df["score"].to_numpy(), y, "IN-SAMPLE (default scores)")
     loso = np.zeros(len(df))
     phis = []
     for s in sorted(df["subject"].unique()):
         m = (df["subject"] == s).to_numpy()
-        ph = fit_misconception_prior(b[~m], y[~m])
+        ph = fit_misconception_prior_bands(b[~m], y[~m], x[~m])
         phis.append(ph)
-        loso[m] = ph * b[m]
-    print(f"\nleave-one-subject-out φ: {min(phis):.3f}–{max(phis):.3f}")
+        loso[m] = ph[band[m]] * b[m]
+    P = np.array(phis)
+    print("\nleave-one-subject-out φ per band: " + ", ".join(f"{P[:, k].min():.3f}–{P[:, k].max():.3f}" for k in range(3)))
     ok_lo = bands(loso, y, "HELD OUT (leave-one-subject-out φ)")
     total = float(df["score"].sum())
     print(f"\nsum of scores {total:.1f} vs 35: {100 * (total / 35 - 1):+.0f}% (acceptance ±30%: "
