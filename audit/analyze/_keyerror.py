@@ -317,7 +317,7 @@ def fit_key_error(
     evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
     max_iter: int = 200, tol: float = TOL, sample: int = SAMPLE, seed: int = 0,
     family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0, n_subjects: int | None = None,
-    phi: ArrayLike = PHI_PRIOR_MEAN,
+    phi: ArrayLike | None = None,
 ) -> KeyErrorFit:
     """Fit the model of the module docstring and return every item's score.
 
@@ -358,7 +358,7 @@ def fit_key_error(
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
     kmax0 = max(int(n_options.max()) if n else 2, 2)
     x = agreement_share(np.bincount(item * kmax0 + answer, minlength=n * kmax0).reshape(n, kmax0), key, n_options)
-    phi_i = np.asarray(phi, dtype=float)[phi_band(x)]
+    phi_i = np.asarray(PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
     lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
     kmax = max(int(n_options.max()) if n else 2, 2)
@@ -441,7 +441,7 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
 def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np.ndarray, n_options: ArrayLike,
                           key: ArrayLike, *, subject: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
                           clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
-                          phi: ArrayLike = PHI_PRIOR_MEAN, agreement: ArrayLike | None = None) -> KeyErrorFit:
+                          phi: ArrayLike | None = None, agreement: ArrayLike | None = None) -> KeyErrorFit:
     """Every item's posterior under ``fit``'s parameters, from the weighted
     counts computed elsewhere (e.g. in DuckDB over all items after a fit on a
     sample): S0 per item, C and D per (item, letter) as in ``_counts``."""
@@ -453,7 +453,7 @@ def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np
     d = _Data(empty, empty, empty, K, np.asarray(key, dtype=np.int64), subj, len(fit.reliability), kmax)
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
     x = np.zeros(n) if agreement is None else np.asarray(agreement, dtype=float)
-    phi_i = np.asarray(phi, dtype=float)[phi_band(x)]
+    phi_i = np.asarray(PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
     lam, clamp_b, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
     out = _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
                  lam, clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate),
@@ -708,12 +708,14 @@ def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
-                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: ArrayLike = PHI_PRIOR_MEAN
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: ArrayLike | None = None
                  ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
     """Fit the model on ``inp`` and return (per-item score rows, the fit,
     parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
     (array over items); ``clamp`` / ``truth``: settled verdicts (arrays
-    over items, see :func:`fit_key_error`); ``phi``: the misconception split."""
+    over items, see :func:`fit_key_error`); ``phi``: the misconception split
+    per band (default :data:`PHI_PRIOR_MEAN`)."""
+    phi = np.asarray(PHI_PRIOR_MEAN if phi is None else phi, dtype=float)
     it = inp.items
     n = len(it)
     multi = it["multi"].to_numpy(bool)

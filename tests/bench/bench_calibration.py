@@ -156,7 +156,7 @@ def section_cost(db: Path, df: pd.DataFrame) -> None:
     print(f"max |diff| {t['diff'].abs().max():.2f} (acceptance ≤ 1: {'yes' if t['diff'].abs().max() <= 1 else 'NO'})")
 
 
-def section_campaign(db: Path, df: pd.DataFrame) -> None:
+def section_campaign(db: Path, df: pd.DataFrame, title: str = "") -> None:
     from audit.analyze import calibration_table  # noqa: F401
     from audit.review import add_reviews, evidence_scores, review_queue, set_required_reviews
     from audit.review import add_account
@@ -187,11 +187,35 @@ def section_campaign(db: Path, df: pd.DataFrame) -> None:
     rest = [x for x in lab.index if x not in set(ids)]
     y = (lab.loc[rest, "error_type"] == "wrong_groundtruth").to_numpy()
     found = int((lab.loc[ids, "error_type"] == "wrong_groundtruth").sum())
-    print(f"\n== 5. Simulated campaign: top 50 of the default queue settled ({found} wrong keys among them)")
+    print(f"\n== 5. Simulated campaign{title}: top 50 of the default queue settled ({found} wrong keys among them)")
     print(f"remaining {len(rest)} items: truth {int(y.sum())} wrong keys; expected before {before.loc[rest].sum():.1f}, "
           f"after {after.loc[rest].sum():.1f} "
           f"({'toward' if abs(after.loc[rest].sum() - y.sum()) < abs(before.loc[rest].sum() - y.sum()) else 'NOT toward'} the truth)")
     bands(after.loc[rest].to_numpy(), y, "remaining items after the campaign")
+
+
+def misfit_campaign(tmp: Path, df: pd.DataFrame) -> None:
+    """The same campaign from a prior that is off (φ = 0.5 in every band, as
+    if fitted on a benchmark where models share fewer misconceptions): the
+    campaign's verdicts must pull the remaining items' expected count
+    toward the truth without a refit by hand."""
+    import audit.analyze._keyerror as ke
+    import audit.review._evidence as ev
+    from audit.analyze import analyze_benchmark, key_error_scores
+    from audit.ingest import import_mmlu_redux
+
+    old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
+    ke.PHI_PRIOR_MEAN = (0.5, 0.5, 0.5)
+    ev.PHI_PRIOR = tuple((0.5 * ke.PHI_STRENGTH, 0.5 * ke.PHI_STRENGTH) for _ in range(3))
+    try:
+        db = tmp / "misfit.duckdb"
+        import_mmlu_redux(SHARED / "mmlu_redux_dev", db=db)
+        analyze_benchmark("mmlu-redux", db=db)
+        d2 = df.drop(columns=[c for c in df.columns if c in ("score", "p_reject", "alternative")]).merge(
+            key_error_scores("mmlu-redux", db=db)[["question_id", "score", "alternative"]], on="question_id")
+        section_campaign(db, d2, " from a prior that is off (φ = 0.5 in every band)")
+    finally:
+        ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR = old
 
 
 def section_tiers(df_tiers: pd.DataFrame) -> None:
@@ -256,6 +280,7 @@ def main() -> None:
         section_tiers(lab.merge(audit_results("mmlu-redux", db=db), on="question_id"))
         if not args.no_campaign:
             section_campaign(db, df)
+            misfit_campaign(tmp, df)
         if not args.no_uzlib:
             uzlib_tiers(tmp)
 
