@@ -19,7 +19,7 @@ from audit.analyze import analyze, audit_results
 from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze import thresholds
 from audit.review import add_review
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, phi_band
+from audit.analyze._keyerror import PHI_PRIOR_MEAN, agreement_share, phi_band
 from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
 from audit.review import review_queue
 
@@ -378,7 +378,7 @@ def test_expert_verdicts_settle_the_item_and_update_the_subject_rate(tmp_path):
     assert q.set_index("question_id").loc["q00", "key_error"] == 0.0
     # a refit with the settled items clamped
     assert rescore("ev", db=db) == 2
-    assert set(key_error_params("ev", db=db)["kind"]) == {"model", "family", "subject", "global"}
+    assert set(key_error_params("ev", db=db)["kind"]) == {"model", "family", "subject", "global", "phi_band"}
     cal = calibration("ev", db=db)
     assert cal["n"].sum() == 2 and (cal["note"] == "too few items").all()
 
@@ -389,7 +389,7 @@ def test_cli_preset_and_shares(tmp_path):
     make_benchmark(db, "c", q, f, p)
     r = run_cli("analyze", "--benchmark", "c", db=db)
     assert r.returncode == 0, r.stderr
-    assert "t1=9, t2=7, incomplete=tier, t3=2, preset shares" in r.stdout
+    assert "t1=9, t2=8, incomplete=tier, t3=2, preset shares" in r.stdout
     r = run_cli("analyze", "--benchmark", "c", "--preset", "tlue8", db=db)
     assert "t1=9, t2=8" in r.stdout and "preset tlue8" in r.stdout
     r = run_cli("analyze", "--benchmark", "c", "--s3", "0.5", db=db)
@@ -417,12 +417,14 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
         out_full, fit, _ = score_inputs(full, ms)
         sampled = load_inputs(con, "s", 1, sample=200)  # the sampled path
         assert sampled.sample is not None and len(np.unique(sampled.i)) <= 200
-        S0, C, D = sampled.counts(fit.reliability, fit.weight)
+        S0, C, D, N = sampled.counts(fit.reliability, fit.weight)
         con.execute("DROP TABLE IF EXISTS _up")
         con.unregister("_ms")
     key = full.items["key_idx"].to_numpy()
     post = posterior_from_counts(fit, S0, C, D, full.items["n_options"].to_numpy(), key,
-                                 subject=pd.factorize(full.items["subject"])[0])
+                                 subject=pd.factorize(full.items["subject"])[0],
+                                 agreement=agreement_share(N, key, full.items["n_options"].to_numpy()))
+    np.testing.assert_allclose(post.agreement, fit.agreement, atol=1e-12)
     np.testing.assert_allclose(post.score, fit.score, atol=1e-9)
     # the full fit finds the planted wrong keys
     top = out_full.nlargest(len(wrong), "score")["question_id"]

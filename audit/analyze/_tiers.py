@@ -167,7 +167,9 @@ def thresholds(
     """The agreement counts for ``n`` models.
 
     ``preset`` ``"shares"`` (default): t_k = max(2, ⌈s_k·n⌉) with shares
-    s1 = 0.9, s2 = 0.8, s3 = 0.2 (each configurable); ``"tlue4"``: the
+    s1 = 0.9, s2 = 0.8, s3 = 0.2 (each configurable; by default t2 is at
+    most n − 2 and at least ⌈⅔·n⌉, so small panels keep the two-thirds
+    rule); ``"tlue4"``: the
     methodology's rule t1 = n, t2 = n − 1 (t1 − 1 when only ``t1`` is
     given), t3 = 2; ``"tlue8"``: its 8-model variant t1 = n − 1, t2 = n − 2,
     t3 = 2.  Counts given explicitly override the preset.
@@ -191,7 +193,12 @@ def thresholds(
         d1, d2, d3 = (DEFAULT_SHARES[0] if s1 is None else s1, DEFAULT_SHARES[1] if s2 is None else s2,
                       DEFAULT_SHARES[2] if s3 is None else s3)
         t1v = _share_count(d1, n) if t1 is None else int(t1)
-        t2v = min(_share_count(d2, n), t1v) if t2 is None else int(t2)
+        if t2 is not None:
+            t2v = int(t2)
+        elif s2 is None:   # 80% of the models, at most all but two, never below two thirds
+            t2v = min(max(_share_count(2 / 3, n), min(_share_count(d2, n), n - 2)), t1v)
+        else:
+            t2v = min(_share_count(d2, n), t1v)
         t3v = min(_share_count(d3, n), t2v) if t3 is None else int(t3)
     else:
         base = n if preset == "tlue4" else n - 1
