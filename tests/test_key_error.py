@@ -353,7 +353,8 @@ def test_judge_verdicts_move_the_item_weighted_by_agreement_with_experts(tmp_pat
     text = " ".join(why)
     assert "Judge judge-x says the key is wrong" in text and "12 settled items" in text
     assert "llr" not in text and "key_wrong" not in text and "tier" not in text.lower()
-    assert why[-1].startswith("Overall, the key is wrong with probability")
+    assert why[-1].startswith("Overall, the key of this item is wrong with a chance of ")
+    assert "%" not in text and "times" not in text
 
 
 def test_expert_verdicts_settle_the_item_and_update_the_subject_rate(tmp_path):

@@ -533,22 +533,91 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
 
 # ------------------------------------------------------------ plain words
 
+#: The sentences of :func:`why_this_item` (English; the workbench carries the
+#: same keys in its interface languages).  Numbers are filled in as small
+#: rounded phrases (:func:`chance_words`): never a raw ratio, never "100%".
+EVIDENCE_WORDS: dict[str, str] = {
+    "evidence.multi": "This item's key names several answers; the score covers single-answer keys only.",
+    "evidence.key_not_in_options": "The key '{key}' is not one of the item's options, so the key is certainly wrong.",
+    "evidence.no_key": "The item has no answer key.",
+    "evidence.settled": "Experts have settled this item: {verdict}.",
+    "evidence.settled.key_wrong": "the key is wrong",
+    "evidence.settled.key_correct": "the key is correct",
+    "evidence.settled.ambiguous": "the item is ambiguous",
+    "evidence.settled.defective": "the item is defective",
+    "evidence.start": "In {where}, the models turn away from the key on {chance} items; that is the starting point.",
+    "evidence.where_subject": "subject '{subject}'",
+    "evidence.where_benchmark": "this benchmark",
+    "evidence.models_reject": "{c} of {n} models ({fams}) chose '{answer}' instead of the key '{key}'; {k} chose the key.",
+    "evidence.families": "{f} families",
+    "evidence.family": "1 family",
+    "evidence.models_agree": "All {n} models with a usable answer chose the key '{key}'.",
+    "evidence.guessing": "The models' answers are spread out as if they were guessing, so they say little about the key.",
+    "evidence.models_strong": "Weighing each model by how often it is right, the models' answers point clearly away from the key.",
+    "evidence.models_moderate": "Weighing each model by how often it is right, the models' answers lean away from the key.",
+    "evidence.models_weak": "Weighing each model by how often it is right, the models' answers say little about the key.",
+    "evidence.models_against": "Weighing each model by how often it is right, the models' answers support the key.",
+    "evidence.misconception": ("When models turn away from a key like this, experts found the key wrong on {chance} "
+                               "items; on the others the models shared a misconception and the key was right."),
+    "evidence.parallel_same": "The parallel source ({source}) has the same key; this {effect}.",
+    "evidence.parallel_diff": "The parallel source ({source}) has a different key ('{other}'); this {effect}.",
+    "evidence.duplicate": "Two or more options have the same text; this {effect}.",
+    "evidence.judge": "Judge {judge} says {said} ({basis}); this {effect}.",
+    "evidence.judge_correct": "the key is correct",
+    "evidence.judge_wrong": "the key is wrong",
+    "evidence.judge_wrong_answer": "the key is wrong (answer '{answer}')",
+    "evidence.judge_record": "it agreed with the experts on {k} of {n} settled items",
+    "evidence.judge_new": "no settled items yet to measure it against, so it counts little",
+    "evidence.effect_up_strong": "makes a wrong key much more likely",
+    "evidence.effect_up": "makes a wrong key somewhat more likely",
+    "evidence.effect_none": "hardly changes the picture",
+    "evidence.effect_down": "makes a wrong key somewhat less likely",
+    "evidence.effect_down_strong": "makes a wrong key much less likely",
+    "evidence.overall": "Overall, the key of this item is wrong with a chance of {chance}.",
+    "evidence.overall_settled": "Overall: settled by the experts.",
+    "evidence.one_in": "about 1 in {n}",
+    "evidence.k_in_10": "about {k} in 10",
+    "evidence.below": "less than 1 in 1,000",
+    "evidence.above": "more than 99 in 100",
+}
 
-def _times(llr: float) -> str:
-    f = math.exp(abs(llr))
-    return f"{f:.0f}" if f >= 10 else f"{f:.1f}"
+
+def chance_words(p: float, words: dict[str, str] | None = None) -> str:
+    """A probability as a small rounded phrase: "about 1 in 3", "about 7 in
+    10", "less than 1 in 1,000", "more than 99 in 100" — never a raw ratio
+    or "100%".
+
+    >>> [chance_words(x) for x in (0.0004, 0.02, 0.3, 0.34, 0.72, 0.999)]
+    ['less than 1 in 1,000', 'about 1 in 50', 'about 1 in 3', 'about 1 in 3', 'about 7 in 10', 'more than 99 in 100']
+    """
+    w = EVIDENCE_WORDS if words is None else words
+    p = float(p)
+    if p < 0.001:
+        return w["evidence.below"]
+    if p > 0.99:
+        return w["evidence.above"]
+    if p < 0.35:
+        n = int(round(1 / p))
+        n = n if n <= 20 else int(round(n, -1)) if n <= 200 else int(round(n, -2))
+        return w["evidence.one_in"].format(n=n)
+    return w["evidence.k_in_10"].format(k=min(max(int(round(10 * p)), 4), 9))
 
 
-def _direction(llr: float) -> str:
-    if abs(llr) < 0.05:
-        return "does not change the odds"
-    return (f"makes a wrong key about {_times(llr)} times more likely" if llr > 0
-            else f"makes a wrong key about {_times(llr)} times less likely")
+def _effect(llr: float) -> str:
+    if llr > math.log(10):
+        return "evidence.effect_up_strong"
+    if llr > 0.1:
+        return "evidence.effect_up"
+    if llr >= -0.1:
+        return "evidence.effect_none"
+    return "evidence.effect_down_strong" if llr < -math.log(10) else "evidence.effect_down"
 
 
-def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None) -> list[str]:
-    """Each contribution to the item's key-error score as a plain-language
-    sentence, the overall probability last.  An empty list when the
+def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> list[tuple[str, dict]]:
+    """Each contribution to the item's key-error score as (sentence key of
+    :data:`EVIDENCE_WORDS`, parameters); parameters whose value is itself a
+    sentence key are named ``*_key``; probabilities are passed as floats
+    named ``p_*`` and rendered by :func:`chance_words`.  Empty when the
     benchmark has no scored audit run."""
     with connect(db, read_only=True) as con:
         try:
@@ -574,62 +643,100 @@ def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None) -> lis
                           "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
                           [benchmark, question_id]).df()
     key = r["answer_key"]
-    out: list[str] = []
+    out: list[tuple[str, dict]] = []
     if r["fixed_reason"] == "multi_answer":
-        return ["This item's key names several answers; the score covers single-answer keys only."]
+        return [("evidence.multi", {})]
     if r["fixed_reason"] == "key_not_in_options":
-        out.append(f"The key '{key}' is not one of the item's options, so the key is certainly wrong.")
+        out.append(("evidence.key_not_in_options", {"key": key}))
     elif r["fixed_reason"] == "no_key":
-        out.append("The item has no answer key.")
+        out.append(("evidence.no_key", {}))
     e = ev.iloc[0] if not ev.empty else None
-    if e is not None and e["settled_verdict"] is not None and isinstance(e["settled_verdict"], str):
-        words = {"key_wrong": "the key is wrong", "key_correct": "the key is correct",
-                 "ambiguous": "the item is ambiguous", "defective": "the item is defective"}
-        out.append(f"Experts have settled this item: {words.get(e['settled_verdict'], e['settled_verdict'])}.")
+    settled = e is not None and isinstance(e["settled_verdict"], str)
+    if settled:
+        out.append(("evidence.settled", {"verdict_key": f"evidence.settled.{e['settled_verdict']}"}))
     if pd.notna(r["llr_models"]):
         prior_logit = float(e["prior_logit"]) if e is not None else float(r["prior_logit"])
-        rate = 1 / (1 + math.exp(-prior_logit))
-        subj = f"In subject '{r['subject']}'" if r["subject"] else "In this benchmark"
-        out.append(f"{subj}, about {100 * rate:.1f}% of keys are wrong (estimated from the models' answers"
-                   f"{' and the experts’ settled verdicts' if e is not None else ''}); that is the starting point.")
+        where = ("evidence.where_subject", {"subject": r["subject"]}) if r["subject"] else ("evidence.where_benchmark", {})
+        out.append(("evidence.start", {"where_key": where[0], **where[1], "p_chance": 1 / (1 + math.exp(-prior_logit))}))
         n_valid, n_models = int(r["n_valid"] or 0), int(r["n_models"] or 0)
         c = int(r["agreement_count"] or 0)
         if c:
             fams = int(r["agreeing_families"] or 0)
-            out.append(f"{c} of {n_models} models ({fams} {'family' if fams == 1 else 'families'}) chose "
-                       f"'{r['top_answer']}' instead of the key '{key}'; {int(r['n_correct'] or 0)} chose the key.")
+            out.append(("evidence.models_reject", {"c": c, "n": n_models, "answer": r["top_answer"], "key": key,
+                                                   "k": int(r["n_correct"] or 0),
+                                                   "fams_key": "evidence.family" if fams == 1 else "evidence.families",
+                                                   "f": fams}))
         else:
-            out.append(f"All {n_valid} models with a usable answer chose the key '{key}'.")
+            out.append(("evidence.models_agree", {"n": n_valid, "key": key}))
         if pd.notna(r["p_guessing"]) and r["p_guessing"] > 0.5:
-            out.append("The models' answers are spread out as if they were guessing, so they say little about the key.")
-        out.append(f"Weighing each model by how often it is right, and counting models of one family "
-                   f"partly as one, the models' answers {_direction(float(r['llr_models']))}.")
+            out.append(("evidence.guessing", {}))
+        llr = float(r["llr_models"])
+        out.append(("evidence.models_strong" if llr > math.log(20) else "evidence.models_moderate" if llr > math.log(3)
+                    else "evidence.models_weak" if llr > -math.log(3) else "evidence.models_against", {}))
+        b = float(e["p_reject"]) if e is not None and pd.notna(e.get("p_reject")) else float(r["p_reject"] or 0)
+        sc = float(e["score"]) if e is not None and pd.notna(e["score"]) else float(r["score"] or 0)
+        if b >= 0.5 and not settled:
+            out.append(("evidence.misconception", {"p_chance": min(sc / b, 1.0)}))
     for _, p in par.iterrows():
         llr = float(e["llr_parallel"]) if e is not None else float(r["llr_parallel"])
         if p["key_match"]:
-            out.append(f"The parallel source ({p['counterpart_source']}) has the same key; this {_direction(llr)}.")
+            out.append(("evidence.parallel_same", {"source": p["counterpart_source"], "effect_key": _effect(llr)}))
         else:
-            out.append(f"The parallel source ({p['counterpart_source']}) has a different key "
-                       f"('{p['counterpart_key']}'); this {_direction(llr)}.")
+            out.append(("evidence.parallel_diff", {"source": p["counterpart_source"], "other": p["counterpart_key"],
+                                                   "effect_key": _effect(llr)}))
     if r["llr_lint"] and abs(float(r["llr_lint"])) > 0:
-        out.append(f"Two or more options have the same text; this {_direction(LLR_DUPLICATE_OPTIONS)}.")
+        out.append(("evidence.duplicate", {"effect_key": _effect(LLR_DUPLICATE_OPTIONS)}))
     if not jv.empty and jt_all is not None:
         jt = jt_all.set_index("judge")
         for _, j in jv.iterrows():
             t = jt.loc[j["judge"]] if j["judge"] in jt.index else None
             llr = (t["llr_right"] if j["answer_key_correct"] else t["llr_wrong"]) if t is not None else 0.0
-            said = "the key is correct" if j["answer_key_correct"] else (
-                f"the key is wrong (answer '{j['correct_answer']}')" if j["correct_answer"] else "the key is wrong")
+            said = ("evidence.judge_correct", {}) if j["answer_key_correct"] else (
+                ("evidence.judge_wrong_answer", {"answer": j["correct_answer"]}) if j["correct_answer"]
+                else ("evidence.judge_wrong", {}))
             n = int(t["n_settled"]) if t is not None else 0
-            basis = (f"it agreed with the experts on {int(t['tp'] + t['tn'])} of {n} settled items"
-                     if n and t is not None else "no settled items yet to measure it against, so it counts little")
-            out.append(f"Judge {j['judge']} says {said} ({basis}); this {_direction(float(llr))}.")
+            basis = (("evidence.judge_record", {"k": int(t["tp"] + t["tn"]), "n": n}) if n and t is not None
+                     else ("evidence.judge_new", {}))
+            out.append(("evidence.judge", {"judge": j["judge"], "said_key": said[0], **said[1], "basis_key": basis[0],
+                                           **{f"basis_{k}": v for k, v in basis[1].items()},
+                                           "effect_key": _effect(float(llr))}))
     score = float(e["score"]) if e is not None and pd.notna(e["score"]) else (
         float(r["score"]) if pd.notna(r["score"]) else None)
-    if score is not None:
-        out.append(f"Overall, the key is wrong with probability {100 * score:.0f}%.")
+    if settled:
+        out.append(("evidence.overall_settled", {}))
+    elif score is not None:
+        out.append(("evidence.overall", {"p_chance": score}))
     return out
 
 
+def render_reason(key: str, params: dict, words: dict[str, str] | None = None) -> str:
+    """One reason of :func:`evidence_reasons` as a sentence in ``words``
+    (default English: :data:`EVIDENCE_WORDS`; a missing key falls back to it).
+
+    >>> render_reason("evidence.overall", {"p_chance": 0.31})
+    'Overall, the key of this item is wrong with a chance of about 1 in 3.'
+    """
+    w = dict(EVIDENCE_WORDS) if words is None else {**EVIDENCE_WORDS, **{k: v for k, v in words.items() if v}}
+    vals: dict = {}
+    for k, v in params.items():
+        if k.endswith("_key"):
+            sub = {kk[len(k) - 3:]: vv for kk, vv in params.items() if kk.startswith(k[:-3]) and kk != k}
+            vals[k[:-4]] = w.get(v, v).format(**{**params, **sub})
+        elif k.startswith("p_"):
+            vals[k[2:]] = chance_words(v, w)
+        else:
+            vals[k] = v
+    return w.get(key, key).format(**vals)
+
+
+def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None,
+                  words: dict[str, str] | None = None) -> list[str]:
+    """Each contribution to the item's key-error score as a plain-language
+    sentence, the overall chance last (:func:`evidence_reasons` rendered
+    with ``words``, default English).  An empty list when the benchmark has
+    no scored audit run."""
+    return [render_reason(k, p, words) for k, p in evidence_reasons(benchmark, question_id, db=db)]
+
+
 __all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "why_this_item",
-           "EVIDENCE_CTE"]
+           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "render_reason", "chance_words"]
