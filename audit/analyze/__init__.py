@@ -49,3 +49,11 @@ from audit.analyze._report import register_report_hook  # noqa: E402,F401
 from audit.analyze._runs import CURRENT_AUDIT_SQL, find_latest_run, latest_run_models  # noqa: E402,F401
 from audit.analyze._tiers import TIER_NAMES_TLUE4, latest_run  # noqa: E402,F401
 # --- end of re-exports ---
+
+# What wrong keys cost (issue 19): expected wrong keys with posterior
+# intervals, accuracy on right keys, the scenarios' selection control.
+from audit.analyze._impact import expected_wrong_keys, impact_summary, load_impact, selection_control, wrong_key_cost  # noqa: E402
+from audit.analyze._report import key_error_note, scenario_note  # noqa: E402
+
+__all__ += ["impact_summary", "expected_wrong_keys", "wrong_key_cost", "selection_control", "load_impact",
+            "key_error_note", "scenario_note"]

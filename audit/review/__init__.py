@@ -71,6 +71,11 @@ from audit.review._evidence import (  # noqa: E402
 
 __all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]
 
+# issue 19: the reasons as sentence keys, rendered in any interface language
+from audit.review._evidence import EVIDENCE_WORDS, chance_words, evidence_reasons, render_reason  # noqa: E402
+
+__all__ += ["EVIDENCE_WORDS", "chance_words", "evidence_reasons", "render_reason"]
+
 # One call per command: `audit review status|leads|required`, `audit judge bias`, `audit rescore`.
 from audit.review._overview import ReviewOverview, review_overview  # noqa: E402
 from audit.review._settings import LeadReviewers, lead_reviewers, required_reviews  # noqa: E402

@@ -198,3 +198,25 @@ UI: dict[str, str] = {
 }
 
 MESSAGES: dict[str, str] = {**_words(), **UI}
+
+# issue 19: evidence and impact words
+from audit.review import EVIDENCE_WORDS  # noqa: E402  (the item page's reasons: the library's English sentences)
+
+MESSAGES.update(EVIDENCE_WORDS)
+MESSAGES.update({
+    "dash.tab_cost": "What wrong keys cost",
+    "dash.expected": "About **{est}** of the {n} keys are probably wrong ({level} interval {lo}–{hi}).",
+    "dash.cost_caption": ("Each model's accuracy (%) on the items whose key is right, and with the probably wrong "
+                          "keys replaced by the models' most likely answer; posterior means with {level} intervals. "
+                          "The cost is how many points wrong keys take from the reported accuracy."),
+    "dash.need_two": "Tiers and key-error scores need at least two models; this benchmark's audit has one.",
+    "dash.by_subject": "Expected wrong keys per subject",
+    "dash.control_caption": ("Excluding items the models find hard raises accuracy whether or not their keys are "
+                             "wrong. **Control**: the change that excluding as many equally hard items whose keys "
+                             "the models confirm would give; **explained**: the part of the change key errors "
+                             "explain (points, mean over the models)."),
+    "dash.col_change": "change", "dash.col_control": "control", "dash.col_explained": "explained by key errors",
+    "dash.col_model": "model", "dash.col_accuracy": "reported accuracy", "dash.col_right_keys": "on right keys",
+    "dash.col_interval": "{level} interval", "dash.col_corrected": "keys corrected", "dash.col_cost": "cost (points)",
+    "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
+})

@@ -44,9 +44,12 @@ def page() -> None:
     if bench is None:
         return
 
-    tab_tiers, tab_scen, tab_prog, tab_models, tab_kappa = st.tabs(
-        [t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"), t("dash.tab_corrected"),
-         t("dash.tab_kappa")])
+    tab_cost, tab_tiers, tab_scen, tab_prog, tab_models, tab_kappa = st.tabs(
+        [t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
+         t("dash.tab_corrected"), t("dash.tab_kappa")])
+
+    with tab_cost:
+        _cost(bench, db)
 
     with tab_tiers:
         st.caption(t("dash.tiers_caption"))
@@ -88,6 +91,14 @@ def page() -> None:
                 )
             )
             st.altair_chart(chart, width="stretch")
+            note = audit.analyze.scenario_note(sc)
+            if note:
+                st.markdown(t("dash.control_caption"))
+                ctl = (show.assign(control=sc["control_delta_points"].round(2), explained=(
+                    sc["delta_points"] - sc["control_delta_points"]).round(2))
+                    .groupby("scenario", sort=False)[["change", "control", "explained"]].mean().round(2))
+                ctl.columns = [t("dash.col_change"), t("dash.col_control"), t("dash.col_explained")]
+                st.dataframe(ctl, width="stretch", key="dash_control")
             with st.expander(t("dash.full_table")):
                 st.dataframe(common.columns(show[["scenario", "model", "family", "n_questions", "n_excluded",
                                                   "n_valid", "n_correct", "accuracy", "ci", "change"]]),
@@ -149,3 +160,44 @@ def page() -> None:
                                         st.column_config.NumberColumn(format="percent")})
         else:
             st.info(t("dash.no_kappa"))
+
+
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)
+def _impact(bench: str, db: str) -> dict:
+    return audit.analyze.impact_summary(bench, db=db)
+
+
+def _cost(bench: str, db) -> None:
+    """What wrong keys cost each model and how many keys are probably wrong
+    (issue 19; every number from :func:`audit.analyze.impact_summary`)."""
+    imp = common.call(_impact, bench, str(db), any_error=True)
+    if imp is None:
+        st.info(t("dash.no_audit"))
+        return
+    if not imp["scored"]:
+        st.info(t("dash.need_two"))
+        return
+    lvl = f"{100 * imp['level']:.0f}%"
+    e = imp["expected_wrong_keys"]
+    st.markdown(t("dash.expected", est=f"{e['estimate']:.0f}", lo=f"{e['low']:.0f}", hi=f"{e['high']:.0f}",
+                  n=e["n_items"], level=lvl))
+    st.caption(t("dash.cost_caption", level=lvl))
+    c = imp["wrong_key_cost"]
+    tab = pd.DataFrame({
+        t("dash.col_model"): c["model"],
+        t("dash.col_accuracy"): (100 * c["accuracy"]).round(1),
+        t("dash.col_right_keys"): (100 * c["accuracy_right_keys"]).round(1),
+        t("dash.col_interval", level=lvl): [f"{100 * lo:.1f}–{100 * hi:.1f}" for lo, hi in
+                                           zip(c["accuracy_right_keys_low"], c["accuracy_right_keys_high"])],
+        t("dash.col_corrected"): (100 * c["accuracy_corrected"]).round(1),
+        t("dash.col_cost"): c["cost_points"].round(2),
+    })
+    st.dataframe(tab, hide_index=True, width="stretch", key="dash_cost")
+    by = imp["expected_wrong_keys_by_subject"]
+    if by is not None and len(by) > 1:
+        st.markdown("##### " + t("dash.by_subject"))
+        st.dataframe(pd.DataFrame({
+            common.label("column", "subject"): by["group"], t("dash.col_items"): by["n_items"],
+            t("dash.col_expected"): by["estimate"].round(1),
+            t("dash.col_interval", level=lvl): [f"{lo:.0f}–{hi:.0f}" for lo, hi in zip(by["low"], by["high"])],
+        }), hide_index=True, width="stretch", key="dash_ewk_subject")

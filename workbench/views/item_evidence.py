@@ -1,20 +1,28 @@
 """Item page panel "Why this item is here": each contribution to the item's
-key-error score in plain words, from :func:`audit.review.why_this_item`
-(no statistics here)."""
+key-error score in plain words, in the reviewer's interface language, from
+:func:`audit.review.evidence_reasons` (sentence keys and parameters; the
+sentences are the ``evidence.*`` keys of the catalogues; no statistics here)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from workbench import render
+import audit.review
+from workbench import i18n, render
 from workbench.views import common
 from workbench.views.common import t
 
 
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=256)
+def cached_reasons(benchmark: str, qid: str, db: str, version: tuple):
+    return audit.review.evidence_reasons(benchmark, qid, db=db)
+
+
 def show(bench: str, qid: str, db) -> None:
     """Render the reasons; nothing when the benchmark has no score yet."""
-    reasons = common.call(common.cached_why, bench, qid, str(db),
+    reasons = common.call(cached_reasons, bench, qid, str(db),
                           common.review_version(db, (bench, qid)), quiet=True, any_error=True)
     if not reasons:
         return
+    words = i18n.messages(common.lang())
     st.markdown("#### " + t("item.why_here"))
-    st.markdown("\n".join(f"- {render.md(s)}" for s in reasons))
+    st.markdown("\n".join(f"- {render.md(audit.review.render_reason(k, p, words))}" for k, p in reasons))
