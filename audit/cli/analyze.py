@@ -105,12 +105,16 @@ def report_cmd(
 
 def rescore_cmd(
     benchmark: BenchmarkOption = None,
-    calibration: Annotated[bool, typer.Option("--calibration", help="Also print predicted vs observed rates.")] = False,
+    calibration: Annotated[bool, typer.Option("--calibration", help="Also print the reliability table per score band, "
+                                              "the Brier score and the expected vs found count of wrong keys.")] = False,
+    reference: Annotated[Optional[str], typer.Option("--reference", help="Compare with this reference label set "
+                                                     "(e.g. mmlu_redux_error_type) instead of the settled verdicts.")] = None,
     db: DbOption = None,
 ) -> None:
     """Refit the key-error score of the latest audit run with the settled expert verdicts
     (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
     from audit.review import rescore_benchmark
 
-    for line in rescore_benchmark(benchmark, calibration=calibration, db=db).lines():
+    for line in rescore_benchmark(benchmark, calibration=calibration or reference is not None, reference=reference,
+                                  db=db).lines():
         echo(line)

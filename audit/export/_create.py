@@ -40,7 +40,7 @@ from audit._version import __version__
 from audit.analyze import find_latest_run
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export._corrected import accuracy_comparison, keys_from_items
-from audit.export._datasheet import DATASHEET_NAME, DATASHEET_RENAME, METRIC_COLUMNS, render_datasheet
+from audit.export._datasheet import DATASHEET_NAME, DATASHEET_RENAME, METRIC_COLUMNS, datasheet_impact, render_datasheet
 from audit.export._derive import counts as count_items
 from audit.export._derive import derive_items
 from audit.export._manifest import build_manifest, file_hashes, write_manifest
@@ -300,7 +300,7 @@ def _refuse_existing(con, benchmark: str, version: str) -> None:
 
 
 def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: str, policy: Policy,
-                        metrics: pd.DataFrame | None, model_note: str | None) -> None:
+                        metrics: pd.DataFrame | None, model_note: str | None, impact: dict | None = None) -> None:
     """Every data file of a version (all but the manifest) into *folder*."""
     if d.source in TLUE_SOURCES:
         write_tlue_native(folder, d.items, d.questions)
@@ -313,7 +313,7 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
                             counts=count_items(d.items), items=d.items, kappa=d.kappa,
                             reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
                             kappa_overall=d.kappa_overall,
-                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])))
+                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact)
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
 
 
@@ -358,7 +358,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     counts = count_items(d.items)
     with staged_directory(target) as tmp:
         write_version_files(tmp, d, benchmark=benchmark, version=version, policy=policy,
-                            metrics=metrics, model_note=note)
+                            metrics=metrics, model_note=note, impact=datasheet_impact(benchmark, db))
         files = file_hashes(tmp)
         steps("files written")
         created = datetime.now(timezone.utc).replace(microsecond=0)

@@ -61,14 +61,16 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy, counts: dict,
                      items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
                      metrics: pd.DataFrame | None, model_note: str | None = None,
-                     kappa_overall: str | None = None, stems: dict | None = None) -> str:
+                     kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None) -> str:
     """The DATASHEET.md text.
 
     ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
     ci_low, ci_high``); ``reviewer_counts``: ``reviewer, n_items``;
     ``metrics``: :data:`METRIC_COLUMNS` (conditional accuracy with Wilson 95%
     CI on the original keys and on this version with excluded items removed);
-    ``stems``: question id → question text, for the examples.
+    ``stems``: question id → question text, for the examples; ``impact``:
+    :func:`audit.analyze.impact_summary` of the benchmark (what wrong keys
+    cost each model, the expected number of wrong keys), shown first.
     """
     L: list[str] = [f"# {md(benchmark)} — answer-key version {md(version)}", ""]
     L.append(f"- Parent version: {md(parent) if parent else 'none (original keys)'}")
@@ -78,6 +80,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
     L.append("- Keys in this version are derived from the original keys and every verdict settled at export "
              "time; excluded items stay in the data files with their original key and are listed in "
              "`excluded*.txt`.")
+    L += _impact_lines(impact)
     L += ["", "## What changed and why", ""]
     changed = items[items["action"] != "unchanged"]
     if changed.empty:
@@ -144,3 +147,39 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             "–" if pd.isna(r.delta_points) else f"{r.delta_points:+.1f}",
         ] for r in metrics.sort_values("model").itertuples()])
     return "\n".join(L) + "\n"
+
+
+def datasheet_impact(benchmark: str, db) -> dict | None:
+    """:func:`audit.analyze.impact_summary` for the DATASHEET, or None when
+    the benchmark has no audit run."""
+    from audit.analyze import impact_summary
+    from audit.errors import NotFoundError
+
+    try:
+        return impact_summary(benchmark, db=db)
+    except NotFoundError:
+        return None
+
+
+def _impact_lines(impact: dict | None) -> list[str]:
+    """The DATASHEET's first section: what wrong keys cost each model."""
+    if impact is None:
+        return []
+    L = ["", "## What wrong keys cost (the audit's estimate, before this version's corrections)", ""]
+    if not impact["scored"]:
+        return L + ["Tiers and key-error scores need at least two models; this audit has one."]
+    lvl = f"{100 * impact['level']:.0f}%"
+    e = impact["expected_wrong_keys"]
+    L.append(f"About {e['estimate']:.0f} of the {e['n_items']} keys are probably wrong ({lvl} posterior interval "
+             f"{e['low']:.0f}–{e['high']:.0f}; the key-error model of the audit, its misconception prior and the "
+             "settled verdicts).  Per model: accuracy on all items, on the items whose key is right, and with the "
+             "probably wrong keys replaced by the models' most likely answer (posterior means, "
+             f"{lvl} intervals); the cost is the difference in points.")
+    L.append("")
+    c = impact["wrong_key_cost"]
+    L += _table(["Model", "Accuracy", f"On right keys [{lvl}]", "Keys corrected", "Cost (points)"], [[
+        md(r.model), _pct(r.accuracy),
+        f"{_pct(r.accuracy_right_keys)} [{_pct(r.accuracy_right_keys_low)}, {_pct(r.accuracy_right_keys_high)}]",
+        _pct(r.accuracy_corrected), f"{r.cost_points:+.2f}",
+    ] for r in c.sort_values("model").itertuples()])
+    return L

@@ -514,7 +514,9 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
 
 def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = None) -> pd.DataFrame:
     """Predicted (the fit's score) vs observed rate of wrong keys, per score
-    band (see :func:`audit.analyze._keyerror.calibration_table`).  Observed:
+    band (see :func:`audit.analyze._keyerror.calibration_table`; ``attrs``:
+    ``brier`` — the Brier score, ``expected`` — Σ score, ``observed`` —
+    wrong keys found, ``n`` — items compared).  Observed:
     the settled expert verdicts (key_wrong vs any other settled verdict), or,
     with ``reference`` = a label set in ``reference_labels`` (e.g.
     ``'mmlu_redux_error_type'``), items labelled ``wrong_groundtruth``."""
@@ -528,7 +530,13 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
             obs = con.execute("SELECT question_id, value = 'wrong_groundtruth' AS w FROM reference_labels "
                               "WHERE benchmark = ? AND label_set = ?", [benchmark, reference]).df().set_index("question_id")["w"]
     ke = ke[ke["question_id"].isin(obs.index)]
-    return calibration_table(ke["score"].to_numpy(), ke["question_id"].map(obs).astype(bool).to_numpy())
+    p = ke["score"].to_numpy(dtype=float)
+    y = ke["question_id"].map(obs).astype(bool).to_numpy()
+    tab = calibration_table(p, y)
+    # Brier (1950) score and the expected vs observed count over the compared items
+    tab.attrs.update(brier=float(np.mean((p - y) ** 2)) if len(p) else float("nan"), expected=float(p.sum()),
+                     observed=int(y.sum()), n=int(len(p)))
+    return tab
 
 
 # ------------------------------------------------------------ plain words

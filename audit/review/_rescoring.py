@@ -21,21 +21,31 @@ class RescoreSummary:
     benchmark: str
     n_settled: int
     calibration: pd.DataFrame | None = None
+    reference: str | None = None
 
     def lines(self) -> list[str]:
         out = [f"{self.benchmark}: key-error score refitted with {self.n_settled} settled item(s)"]
         if self.calibration is not None:
             tab = self.calibration
-            out.append("predicted vs observed wrong-key rate on settled items:" if len(tab) else "no settled items yet")
-            out += [f"  {r.band}  n={r.n:<5} predicted {r.predicted:.3f}  observed {r.observed:.3f}  {r.note}"
-                    for r in tab.itertuples()]
+            what = f"reference labels '{self.reference}'" if self.reference else "settled items"
+            out.append(f"reliability per score band on {what} (items, mean score, share found wrong, Wilson 95%):"
+                       if len(tab) else "no settled items yet")
+            out += [f"  {r.band}  n={r.n:<5} mean score {r.predicted:.3f}  found wrong {r.observed:.3f} "
+                    f"[{r.low:.3f}, {r.high:.3f}]  {r.note}".rstrip() for r in tab.itertuples()]
+            a = tab.attrs
+            if len(tab) and a:
+                out.append(f"Brier score {a['brier']:.4f} over {a['n']} items; expected wrong keys {a['expected']:.1f}, "
+                           f"found {a['observed']}")
         return out
 
 
 @resolves_benchmark
-def rescore_benchmark(benchmark: str | None = None, *, calibration: bool = False, db: DbPath = None) -> RescoreSummary:
+def rescore_benchmark(benchmark: str | None = None, *, calibration: bool = False, reference: str | None = None,
+                      db: DbPath = None) -> RescoreSummary:
     """:func:`~audit.review.rescore` on *benchmark* (None: the only one); with
-    *calibration*, also :func:`~audit.review.calibration` afterwards."""
+    *calibration*, also :func:`~audit.review.calibration` afterwards (against
+    the reference label set *reference* when given, e.g.
+    ``mmlu_redux_error_type``, else the settled verdicts)."""
     n = rescore(benchmark, db=db)
-    return RescoreSummary(benchmark=benchmark, n_settled=n,
-                          calibration=_calibration(benchmark, db=db) if calibration else None)
+    return RescoreSummary(benchmark=benchmark, n_settled=n, reference=reference,
+                          calibration=_calibration(benchmark, db=db, reference=reference) if calibration else None)
