@@ -532,7 +532,7 @@ def fit_misconception_prior_bands(p_reject: ArrayLike, wrong: ArrayLike, agreeme
             i = max(i - 1, 0)
         else:
             i += 1
-    return np.array([v for v, _, n in blocks for _ in range(n)])
+    return np.array([v for v, _, n in blocks for _ in range(int(n))])
 
 
 def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
