@@ -549,8 +549,14 @@ def test_item_page_says_why_the_item_is_here_in_plain_words(db):
     texts = [m.value for m in at.markdown]
     assert "#### Why this item is here" in texts
     why = texts[texts.index("#### Why this item is here") + 1]
-    assert "models" in why and "Overall, the key is wrong with probability" in why
-    assert "llr" not in why and "tier" not in why.lower()
+    assert "models" in why and "Overall, the key of this item is wrong with a chance of" in why
+    assert "llr" not in why and "tier" not in why.lower() and "%" not in why and "times" not in why
+    # the same reasons in the reviewer's interface language (issue 19)
+    at.session_state["wb_lang"] = "zh-Hans"
+    at.run()
+    texts = [m.value for m in at.markdown]
+    zh = [x for x in texts if "总的来说" in x]
+    assert zh and "{" not in zh[0]
 
 
 # --------------------------------------------------------------------- rendering (pure HTML)

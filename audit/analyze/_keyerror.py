@@ -1,5 +1,7 @@
-"""Key-error score: for every item, the probability that its answer key is
-wrong, from a latent-class model over the models' answers.
+"""Key-error score: for every item, the calibrated probability that its
+answer key is wrong, from a latent-class model over the models' answers and
+a prior, learned from expert labels, that splits "the models reject the
+key" into a wrong key and a shared misconception.
 
 The model (a one-coin Dawid–Skene model with the key as a vote)
 ------------------------------------------------------------------
@@ -62,13 +64,41 @@ rates from 10,000 items differ from the full-data ones by sampling noise
 only — checked in the tests), then one E-step over all items gives every
 item's posterior.
 
-The score is P(T_i ≠ k_i | everything).  It decomposes exactly as
+A wrong key or a shared misconception (issue 19)
+------------------------------------------------
+Real models share misconceptions: on MMLU-Redux ``abstract_algebra/76`` 13
+of 14 models give the same wrong answer and the key is right.  Votes alone
+cannot tell that from a wrong key, so T_i above is read as the answer the
+*models* hold to be true (B_i), and the item is in one of three states:
 
-    logit(score_i) = logit(ε_s(i)) + λ_i + llr_models_i
+* W — the key is wrong (B_i = the true answer ≠ the key);
+* M — a shared misconception: the key is right, but the models converge on
+  a distractor (B_i ≠ the key);
+* R — the key is right and the models hold it (B_i = the key; guessing
+  included).
 
-where llr_models_i = log P(answers | key wrong) / P(answers | key right),
-which is what :mod:`audit.review._evidence` uses to update the score as
-expert verdicts arrive without a refit.
+The models' answers have the same likelihood under W and M, so the EM
+above (unchanged, and as fast) gives p_reject_i = P(B_i ≠ k_i | answers) =
+P(W ∪ M), and the split between W and M comes from a prior learned from
+expert labels: φ = P(W | W ∪ M), one value per band of the agreement share
+x_i (the share of the usable answers on the most chosen non-key option;
+:data:`PHI_BANDS`, :data:`PHI_PRIOR_MEAN`, fitted on MMLU-Redux by
+:func:`fit_misconception_prior_bands` and kept non-decreasing in x).  Other
+evidence λ_i (parallel source, lint, judges) is about W against M ∪ R, so
+
+    P(W ∪ M) prior odds gain log(φ·e^λ + 1 − φ)   (:func:`belief_inputs`)
+    score_i = P(W | everything) = p_reject_i · ψ_i,   ψ_i = σ(logit φ + λ_i)
+
+A key settled right rules W out but leaves M possible; a key settled wrong
+clamps B_i.  The campaign's settled verdicts update φ (a conjugate Beta
+update per band after a ratio shared by every band, in
+:mod:`audit.review._evidence`), so experts who keep confirming keys that
+the models reject lower similar items' scores without a refit.
+
+The stored parts: prior_logit = logit(ε_s(i)) (the subject's rate of
+rejected keys), llr_models_i = log P(answers | B ≠ key) / P(answers | B =
+key), p_reject, agreement_share; :func:`combined_score` recomputes the score
+from them (what :mod:`audit.review._evidence` does as verdicts arrive).
 
 Items outside the model: a key that is not among the options (or no key)
 is wrong by construction (score 1); a multi-answer key (flag
