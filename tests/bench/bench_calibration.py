@@ -242,10 +242,10 @@ def uzlib_tiers(tmp: Path) -> None:
     qf = tmp / "uz_q.jsonl"
     qs.to_json(qf, orient="records", lines=True, force_ascii=False)
     import_questions(qf, benchmark="uzlib", db=db)
-    up = pd.read_json(src / "upstream_extractor.jsonl", lines=True)
-    print(f"\nuzlib: {len(qs)} items, {up['model'].nunique()} models (letters: the benchmark's own extractor)")
-    pf = tmp / "uz_p.csv"
-    up.rename(columns={"upstream_pred": "prediction"})[["question_id", "model", "prediction"]].to_csv(pf, index=False)
+    resp = pd.read_json(src / "responses.jsonl", lines=True)
+    print(f"\nuzlib: {len(qs)} items, {resp['model'].nunique()} models (raw responses, extracted on import)")
+    pf = tmp / "uz_p.jsonl"
+    resp[["question_id", "model", "response"]].to_json(pf, orient="records", lines=True, force_ascii=False)
     import_predictions(pf, benchmark="uzlib", db=db)
     analyze_benchmark("uzlib", db=db)
     tc = tier_counts("uzlib", db=db)
