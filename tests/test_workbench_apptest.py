@@ -502,7 +502,16 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.tabs) == 5
+    assert len(at.tabs) == 6
+    # first tab (issue 19): what wrong keys cost each model, from audit.analyze.impact_summary
+    imp = audit.analyze.impact_summary("demo", db=db)
+    cost = frame_with(at, "cost (points)").set_index("model")
+    want = imp["wrong_key_cost"].set_index("model")["cost_points"].round(2)
+    assert cost["cost (points)"].to_dict() == want.to_dict()
+    e = imp["expected_wrong_keys"]
+    assert any(f"About **{e['estimate']:.0f}** of the {e['n_items']} keys are probably wrong" in m.value
+               for m in at.markdown)
+    assert any("explained by key errors" in c for d in at.dataframe for c in map(str, d.value.columns))
     # tiers per subject: counts add up to the number of audited items
     n_items = sql(db, "SELECT count(*) FROM current_audit WHERE benchmark = 'demo'")[0][0]
     assert frame_with(at, "Items")["Items"].sum() == n_items
