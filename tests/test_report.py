@@ -52,8 +52,10 @@ def test_csv_is_neutralised_and_parses(db):
     rows = list(csv.DictReader(io.StringIO(text)))
     sections = {r["section"] for r in rows}
     # sections added through report hooks (the judge stage's agreement statistics) are titled "Agreement: …"
-    assert {s for s in sections if not s.startswith("Agreement:")} == {"tiers", "metrics", "difficulty", "scenarios",
-                                                                      "comparisons", "lint"}
+    assert {s for s in sections if not s.startswith("Agreement:")} == {
+        "tiers", "metrics", "difficulty", "scenarios", "comparisons", "lint",
+        # issue 19: what wrong keys cost
+        "wrong_key_cost", "expected_wrong_keys", "expected_wrong_keys_by_subject", "expected_wrong_keys_by_tier"}
     assert "Agreement: model vs model (Cohen's kappa on answers)" in sections
     models = {r["model"] for r in rows if r["section"] == "metrics"}
     assert "'=HYPERLINK(\"http://x\")" in models
