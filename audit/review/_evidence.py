@@ -241,7 +241,9 @@ def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
     nb = len(PHI_PRIOR)
     alpha = phi0_band * m0 + np.bincount(band[is_settled & wrong], weights=b[is_settled & wrong], minlength=nb)
     beta = (1 - phi0_band) * m0 + np.bincount(band[is_settled & ~wrong], weights=p_m[is_settled & ~wrong], minlength=nb)
-    return {"phi": alpha / (alpha + beta), "alpha": alpha, "beta": beta, "p_misconception": p_m}
+    # kept to 3 decimals: a verdict on an item the models do not reject
+    # (p_reject ≈ 0) does not move every score of the benchmark by a hair
+    return {"phi": np.round(alpha / (alpha + beta), 3), "alpha": alpha, "beta": beta, "p_misconception": p_m}
 
 
 def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_id: int) -> pd.DataFrame:
