@@ -106,7 +106,7 @@ def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
           f"{'yes' if abs(total / 35 - 1) <= 0.3 else 'NO'}); held out {loso.sum():.1f} ({100 * (loso.sum() / 35 - 1):+.0f}%)")
     print(f"calibrated bands: in-sample {'yes' if ok_in else 'NO'}, held out {'yes' if ok_lo else 'NO'}")
     print(f"\n== 2. Average precision of the score for wrong keys: {average_precision(df['score'].to_numpy(), y):.3f} "
-          "(before this issue: 0.309; p_reject ranks identically)")
+          "(before this issue: 0.309)")
     return df
 
 
