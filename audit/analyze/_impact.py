@@ -14,7 +14,7 @@ uncertainty of the misconception split φ is carried along: each of
 prior's strength plus the settled items) and rescales the unsettled items'
 scores by φ_k / φ̂ (per band of the agreement share; exact for items without other evidence, where score =
 φ·p_reject).  Intervals are equal-tailed posterior quantiles of the draws
-(default 90%).  Only items with a score above 1e-4 are drawn; the rest
+(default 90%).  Only items with a score above 1e-3 are drawn; the rest
 count as right keys (their expected contribution is added to the
 estimate).
 
@@ -51,9 +51,9 @@ from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
 from audit.analyze._runs import latest_run
 from audit.store import DbPath, connect
 
-DRAWS = 2000
+DRAWS = 1000
 LEVEL = 0.9
-MIN_SCORE = 1e-4
+MIN_SCORE = 1e-3
 CONFIRMED = 0.5      # p_reject below this: the models confirm the key
 
 # Every item of the benchmark with its current score: the stored combined
@@ -134,7 +134,10 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
                       int(items["settled"].sum()))
 
 
-def _draws(d: ImpactData, draws: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+Drawn = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _draws(d: ImpactData, draws: int, seed: int) -> Drawn:
     """(idx, W, s): the items drawn (score > MIN_SCORE), a draws × len(idx)
     boolean matrix of "key wrong" draws, and every item's score (NaN → 0)."""
     s = d.items["score"].fillna(0.0).to_numpy(dtype=float)
@@ -157,7 +160,7 @@ def _interval(x: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float = LEVEL, draws: int = DRAWS,
-                        seed: int = 0) -> pd.DataFrame:
+                        seed: int = 0, drawn: Drawn | None = None) -> pd.DataFrame:
     """Expected number of wrong keys with a ``level`` posterior interval, for
     the benchmark (``by`` None) or per ``"subject"`` / ``"tier"``.
 
@@ -174,10 +177,10 @@ def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float
         codes, uniq = pd.factorize(col, sort=True)
         groups, names = codes.astype(np.int64), np.asarray(uniq, dtype=object)
     G = len(names)
-    idx, W, s = _draws(data, draws, seed)
-    onehot = np.zeros((len(idx), G))
+    idx, W, s = _draws(data, draws, seed) if drawn is None else drawn
+    onehot = np.zeros((len(idx), G), dtype=np.float32)
     onehot[np.arange(len(idx)), groups[idx]] = 1.0
-    sims = W.astype(np.float64) @ onehot                           # draws × groups
+    sims = (W.astype(np.float32) @ onehot).astype(np.float64)      # draws × groups
     rest = np.bincount(groups, weights=np.where(s > MIN_SCORE, 0.0, s), minlength=G)
     lo, hi = _interval(sims, level) if len(idx) else (np.zeros(G), np.zeros(G))
     return pd.DataFrame({"group": names, "n_items": np.bincount(groups, minlength=G),
@@ -185,26 +188,29 @@ def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float
                          "low": lo + rest, "high": hi + rest})
 
 
-def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
+def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS, seed: int = 0,
+                   drawn: Drawn | None = None) -> pd.DataFrame:
     """Per model: accuracy (reported), accuracy_right_keys (+ _low, _high),
     accuracy_corrected (+ _low, _high), cost_points (see the module
     docstring).  Fractions in [0, 1]; rows in model order."""
     n = len(data.items)
-    c = data.correct.astype(np.float64)
-    a = data.alt.astype(np.float64)
-    idx, W, s = _draws(data, draws, seed)
-    Wf = W.astype(np.float64)
+    c = data.correct
+    a = data.alt
+    idx, W, s = _draws(data, draws, seed) if drawn is None else drawn
+    Wf = W.astype(np.float32)
     tot_c = c.sum(0)
-    num_right = tot_c[None, :] - Wf @ c[idx]                       # correct answers on right-key items, per draw
-    den_right = n - Wf.sum(1, keepdims=True)
+    wc = (Wf @ data.correct[idx].astype(np.float32)).astype(np.float64)   # per draw: correct answers on wrong keys
+    wa = (Wf @ data.alt[idx].astype(np.float32)).astype(np.float64)
+    num_right = tot_c[None, :] - wc                                # correct answers on right-key items, per draw
+    den_right = n - W.sum(1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_right = num_right / den_right
-    acc_corr = (tot_c[None, :] - Wf @ c[idx] + Wf @ a[idx]) / max(n, 1)
+    acc_corr = (tot_c[None, :] - wc + wa) / max(n, 1)
     lo_r, hi_r = _interval(acc_right, level)
     lo_c, hi_c = _interval(acc_corr, level)
     acc = tot_c / max(n, 1)
     # the posterior means without Monte Carlo noise where they are linear
-    mean_corr = (tot_c - s @ c + s @ a) / max(n, 1)
+    mean_corr = (tot_c - s @ c + s @ a) / max(n, 1)   # exact (linear in the key states)
     mean_right = acc_right.mean(0)
     return pd.DataFrame({
         "model": data.models, "accuracy": acc,
@@ -281,12 +287,13 @@ def impact_summary(benchmark: str | None = None, *, db: DbPath = None, models: A
         out.update(expected_wrong_keys=None, expected_wrong_keys_by_subject=None, expected_wrong_keys_by_tier=None,
                    wrong_key_cost=None)
         return out
-    tot = expected_wrong_keys(d, level=level, draws=draws, seed=seed).iloc[0]
+    drawn = _draws(d, draws, seed)
+    tot = expected_wrong_keys(d, level=level, drawn=drawn).iloc[0]
     out["expected_wrong_keys"] = {"estimate": float(tot["estimate"]), "low": float(tot["low"]),
                                   "high": float(tot["high"]), "n_items": int(tot["n_items"])}
-    out["expected_wrong_keys_by_subject"] = expected_wrong_keys(d, by="subject", level=level, draws=draws, seed=seed)
-    out["expected_wrong_keys_by_tier"] = expected_wrong_keys(d, by="tier", level=level, draws=draws, seed=seed)
-    out["wrong_key_cost"] = wrong_key_cost(d, level=level, draws=draws, seed=seed)
+    out["expected_wrong_keys_by_subject"] = expected_wrong_keys(d, by="subject", level=level, drawn=drawn)
+    out["expected_wrong_keys_by_tier"] = expected_wrong_keys(d, by="tier", level=level, drawn=drawn)
+    out["wrong_key_cost"] = wrong_key_cost(d, level=level, drawn=drawn)
     return out
 
 
