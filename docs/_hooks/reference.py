@@ -40,6 +40,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             return api_markdown(arg or "audit")
         if kind == "schema":
             return schema_markdown()
+        if kind == "figures":
+            return figures_markdown(config)
+        if kind == "terms":
+            return terms_markdown(arg or "en")
         raise ValueError(f"{page.file.src_path}: unknown generated block {kind!r}")
 
     return MARKER.sub(replace, markdown)
@@ -206,3 +210,64 @@ def schema_markdown() -> str:
             out.append(f"| `{c}` | `{typ}` | {'yes' if nullable == 'YES' else 'no'} | {_escape(note)} |")
         out.append("")
     return "\n".join(out)
+
+
+# --- figures: which page quotes which benchmark script ------------------------------------
+
+def figures_markdown(config: Any) -> str:
+    docs = Path(config["docs_dir"])
+    quoted: dict[str, list[str]] = {}
+    for page in sorted(docs.rglob("*.md")):
+        rel = page.relative_to(docs).as_posix()
+        if rel.startswith("_") or rel == "reference/figures.md":
+            continue
+        for script in sorted(set(re.findall(r"tests/bench/(\w+\.py)", page.read_text(encoding="utf-8")))):
+            quoted.setdefault(script, []).append(rel)
+    rows = ["| script | what it measures | quoted in |", "|---|---|---|"]
+    for f in sorted((ROOT / "tests" / "bench").glob("*.py")):
+        if f.name.startswith("_"):
+            continue
+        doc = (re.search(r'"""(.*?)(?:\n\n|""")', f.read_text(encoding="utf-8"), re.S) or [None, ""])[1]
+        first = " ".join(doc.split())
+        where = ", ".join(f"[{p}](../{p})" for p in quoted.get(f.name, [])) or "—"
+        rows.append(f"| `python tests/bench/{f.name}` | {_escape(first)} | {where} |")
+    return "\n".join(rows) + "\n"
+
+
+# --- the workbench's own words, for the reviewer's guides -----------------------------------
+
+TERMS = [
+    ("btn.key_correct", "help.key_correct", "1"), ("btn.key_wrong", "help.key_wrong", "2"),
+    ("btn.ambiguous", "help.ambiguous", "3"), ("btn.defective", "help.defective", "4"),
+    ("btn.skip", "help.skip", "5"),
+]
+CAUSES = ["key_slip", "translation", "cultural", "source_error", "formatting", "other"]
+HEADERS = {"en": ("key", "button", "what it means"), "zh": ("按键", "按钮", "含义"),
+           "bo": ("མཐེབ", "མཐེབ་གཅུས", "དོན")}
+CATALOGUE = {"en": "en", "zh": "zh_Hans", "bo": "bo"}
+
+
+def _catalogue(lang: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for code in ("en", CATALOGUE[lang]):
+        mod = importlib.import_module(f"workbench.i18n.{code}")
+        for v in vars(mod).values():
+            if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+                out.update(v)
+    return out
+
+
+def terms_markdown(lang: str) -> str:
+    """The verdict buttons, their keys and help, and the causes, in the words
+    the workbench shows in *lang* (its catalogue in workbench/i18n/)."""
+    t = _catalogue(lang)
+    key, button, meaning = HEADERS[lang]
+    rows = [f"| {key} | {button} | {meaning} |", "|---|---|---|"]
+    for b, h, k in TERMS:
+        rows.append(f"| **{k}** | {_escape(t[b])} | {_escape(t[h])} |")
+    rows.append("")
+    rows.append(f"| `cause` | {_escape(t['item.cause'])} |")
+    rows.append("|---|---|")
+    for c in CAUSES:
+        rows.append(f"| `{c}` | {_escape(t['cause.' + c])} |")
+    return "\n".join(rows) + "\n"
