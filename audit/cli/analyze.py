@@ -53,7 +53,8 @@ def analyze_cmd(
     Tier 5: non-key answers but fewer than t3 agree; Tier 0: key consensus.
     Default thresholds (preset 'shares'): t1 = 90%, t2 = two thirds, t3 = 20% of
     the models, never fewer than 2.  The key-error score is the probability that
-    the key is wrong (see the README, "How to read a tier and a score").
+    the key is wrong (see the documentation: how-to/key-error-score.md, "How to
+    read a tier and a score").
     """
     from audit.analyze import TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
 

@@ -126,6 +126,8 @@ def _where(module: Any, name: str) -> str:
     home = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None)
     if (inspect.isfunction(obj) or inspect.isclass(obj)) and home and qual and "<" not in qual:
+        if qual.rsplit(".", 1)[-1] != name and hasattr(sys.modules.get(home), name):
+            return f"{home}.{name}"  # an alias (TlueImportSummary = ImportSummary): shown by its public name
         return f"{home}.{qual}"
     # constants and aliases: documented where the module defines or re-exports them
     for modname in _defining_modules(module, name):
