@@ -100,6 +100,7 @@ def cli_markdown() -> str:
             kind = "argument" if p.param_type_name == "argument" else "option"
             help_ = getattr(p, "help", None) or ""
             default = p.default if not callable(p.default) else None
+            default = getattr(default, "value", default)  # an Enum choice: its value (`long`, not `Layout.long`)
             extra = []
             if getattr(p, "required", False):
                 extra.append("required")
