@@ -1,179 +1,208 @@
-"""Every command shown in the README's "Quick start" and "Data formats"
-sections runs.
+"""Every code block of the README runs (issue 23: examples that cannot go stale).
 
-Quick start: each line of its ``bash`` block is run, in order, through the
-real ``audit`` entry point with ``$AUDIT_DB``/``$AUDIT_EXPORTS`` pointing at
-a temporary folder and the repository as the working directory (so
-``../shared/data`` resolves as in the README).  Data formats: each
-``audit …`` usage shown there names a real command and real options, and
-is run on a small file written here (or the reference data it names).
+The blocks are read from README.md and run as written, in order, in one
+``bash`` shell (``set -euo pipefail``: a failing command fails the test), with
+the real ``audit`` entry point of this checkout on the ``PATH``, ``$AUDIT_DB``
+and ``$AUDIT_EXPORTS`` in a temporary folder, and ``../shared/data`` reaching
+the reference data; a ``python`` block runs in that shell as ``python3 -``.
+The tutorial's blocks run the same way (``tests/test_docs_tutorial.py``).
+
+Three set-up blocks cannot run inside the test suite as they stand, so each
+has its own test that runs what it can:
+
+- ``pip install -e . && streamlit run workbench/app.py``: the install is
+  resolved with ``--dry-run`` (the suite runs on an installed checkout), then
+  the workbench is started on a fresh machine's empty database, headless on a
+  free port, and Chromium signs in with the demo account the README names and
+  follows the *Get help* menu item to the reviewer's guide;
+- ``pip install -e '.[docs]' && mkdocs serve``: the install likewise, then the
+  site is served on a free port and its home and reviewer's guide load;
+- ``bash .ci/run`` is CI itself (it runs this test): checked to exist and
+  to end with the README's test command.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
+import os
 import re
-import shlex
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
-import typer.main
 
-from analyze_data import run_cli
-from audit.cli import app
 from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+SETUP_WORKBENCH = "pip install -e . && streamlit run workbench/app.py"
+SETUP_DOCS = "pip install -e '.[docs]' && mkdocs serve"
+SETUP_CI = "bash .ci/run"
+SET_UP = {SETUP_WORKBENCH, SETUP_DOCS, SETUP_CI}
 
 
-def _section(title: str) -> str:
-    start = README.index(f"\n## {title}")
-    end = README.find("\n## ", start + 5)
-    return README[start:end if end > 0 else None]
-
-
-# Run on logs written by the real libraries in
-# tests/test_import_harness.py::test_readme_harness_commands (options checked here).
-HARNESS_COMMANDS = {"import lm-eval", "import inspect", "import auto"}
-
-
-def quick_start_commands() -> list[list[str]]:
-    """The quick start's commands; ``echo TEXT | audit …`` becomes the
-    command followed by ``("stdin", TEXT)``."""
-    block = re.search(r"```bash\n(.*?)```", _section("Quick start"), re.S).group(1)
+def code_blocks(markdown: str) -> list[tuple[str, str, int]]:
+    """(language, code, line) of every fenced block of a Markdown page."""
     out = []
-    for line in block.splitlines():
-        line = line.split(" #", 1)[0].strip()
-        for part in line.split("&&"):
-            if not part.strip():
-                continue
-            stdin = None
-            if "|" in part:
-                feed, part = part.split("|", 1)
-                words = shlex.split(feed)
-                assert words[0] == "echo", f"README quick start pipes from {feed!r}; only echo is run here"
-                stdin = " ".join(words[1:]) + "\n"
-            cmd = shlex.split(part)
-            out.append(cmd + [("stdin", stdin)] if stdin is not None else cmd)
+    for m in re.finditer(r"^```(\w*)[^\n]*\n(.*?)^```", markdown, re.S | re.M):
+        out.append((m.group(1), m.group(2), markdown.count("\n", 0, m.start()) + 1))
     return out
 
 
-def _split_stdin(cmd: list) -> tuple[list[str], str | None]:
-    if cmd and isinstance(cmd[-1], tuple):
-        return cmd[:-1], cmd[-1][1]
-    return cmd, None
+def shell_script(blocks: list[tuple[str, str, int]], source: str) -> str:
+    """One bash script running *blocks* in order (python blocks through
+    ``python3 -``), announcing each block on stderr."""
+    parts = ["set -euo pipefail"]
+    for i, (lang, code, line) in enumerate(blocks):
+        parts.append(f"echo '>>> {source}:{line} (block {i + 1})' >&2")
+        if lang == "python":
+            tag = "PYTHON_BLOCK_END"
+            assert tag not in code
+            parts.append(f"python3 - <<'{tag}'\n{code}{tag}")
+        elif lang in ("bash", "sh", "shell"):
+            parts.append(code)
+        else:
+            raise AssertionError(f"{source}:{line}: a '{lang}' block cannot be run")
+    return "\n".join(parts) + "\n"
 
 
-def data_format_usages() -> list[str]:
-    text = _section("Data formats")
-    return [re.sub(r"\s+", " ", u) for u in re.findall(r"`(audit [^`]+)`", text)]
+def run_blocks(blocks, source: str, work: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run *blocks* in ``work`` with this checkout's ``audit`` and Python
+    first on the PATH; ``work/../shared`` leads to the reference data."""
+    shim = work.parent / "bin"
+    shim.mkdir(exist_ok=True)
+    for name, line in (("audit", f'exec "{sys.executable}" -m audit "$@"'),
+                       ("python3", f'exec "{sys.executable}" "$@"')):
+        p = shim / name
+        p.write_text(f"#!/bin/sh\n{line}\n")
+        p.chmod(0o755)
+    shared = work.parent / "shared"
+    if not shared.exists() and SHARED_DATA.exists():
+        shared.symlink_to(SHARED_DATA.parent)
+    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+           "AUDIT_DB": str(work / "audit.duckdb"), "AUDIT_EXPORTS": str(work / "exports")}
+    env.pop("LABEL_STUDIO_API_KEY", None)
+    script = shell_script(blocks, source)
+    return subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def _command(words: list[str]):
-    cmd = typer.main.get_command(app)
-    for w in words:
-        cmd = cmd.commands[w]
-    return cmd
+def _readme_blocks():
+    return [b for b in code_blocks(README) if b[1].strip() not in SET_UP]
 
 
-def _check_usage(usage: str) -> list[str]:
-    """The command words of a usage line, after checking that they name a
-    real command and that every --option shown is one of its options."""
-    tokens = usage.replace("[", " ").replace("]", " ").split()[1:]
-    words = []
-    for t in tokens:
-        if t.startswith("-") or not re.fullmatch(r"[a-z][a-z-]*", t):
-            break
-        words.append(t)
-    cmd = _command(words)
-    known = {o for p in cmd.params for o in p.opts}
-    shown = {t.split("=")[0] for t in tokens if t.startswith("--")}
-    assert shown <= known, f"README shows {sorted(shown - known)} for 'audit {' '.join(words)}' (it has {sorted(known)})"
-    return words
+def test_readme_is_short_and_names_its_set_up():
+    assert README.count("\n") <= 150, f"README.md has {README.count(chr(10))} lines (at most 150)"
+    codes = {b[1].strip() for b in code_blocks(README)}
+    assert SET_UP <= codes, f"the README's set-up blocks changed: {sorted(SET_UP - codes)}"
+    for lang, code, line in _readme_blocks():
+        assert lang in ("bash", "python"), f"README.md:{line}: a '{lang}' block"
+    # the sign-in the README promises is the demo's
+    from audit.demo import DEMO_ACCOUNTS
+    assert any(f"`{name}`" in README and f"`{password}`" in README for name, _, password in DEMO_ACCOUNTS)
 
 
-def _run(*args) -> str:
-    r = run_cli(*args)
-    assert r.returncode == 0, f"audit {' '.join(map(str, args))}: {r.stderr}"
-    return r.stdout
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    monkeypatch.setenv("AUDIT_DB", str(tmp_path / "readme.duckdb"))
-    monkeypatch.setenv("AUDIT_EXPORTS", str(tmp_path / "exports"))
-    monkeypatch.chdir(ROOT)
-    return tmp_path
-
-
-def test_the_sections_show_commands():
-    cmds = quick_start_commands()
-    assert len(cmds) >= 7 and all(c[0] == "audit" for c in cmds)
-    usages = data_format_usages()
-    assert len(usages) >= 6
-    for u in usages:
-        _check_usage(u)
-
-
-@pytest.mark.slow
-def test_quick_start_runs(env, monkeypatch):
-    cmds = quick_start_commands()
-    needs_shared = [c for c in cmds if any("shared/data" in a for a in c)]
-    if not SHARED_DATA.exists():
-        cmds = [c for c in cmds if c not in needs_shared]
-    for c in cmds:
-        words, stdin = _split_stdin(c)
-        if stdin is not None:
-            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-        out = _run(*words[1:])
-        assert out.strip(), c
-    assert (env / "exports" / "demo" / "1.1" / "DATASHEET.md").exists()
-    if not SHARED_DATA.exists():
-        pytest.skip(f"ran {len(cmds)} commands; {len(needs_shared)} need the reference data {SHARED_DATA}")
+def test_ci_run_ends_with_the_readme_test_command():
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python3 -m pytest" in README
+    last = [ln.strip() for ln in run.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    assert "python3 -m pytest < /dev/null" in last[-4:], last[-4:]
 
 
 @pytest.mark.slow
-def test_data_format_commands_run(env):
-    usages = {" ".join(_check_usage(u)): u for u in data_format_usages()}
-    ran = set()
-    # Questions: the generic layout
-    q = env / "questions.csv"
-    with q.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["id", "question", "A", "B", "C", "D", "answer", "subject"])
-        for i in range(6):
-            w.writerow([f"q{i}", f"{i} + 1 = ?", str(i), str(i + 1), str(i + 2), str(i + 3), "B", "math"])
-    assert "6" in _run("import", "questions", q, "--benchmark", "toy")
-    ran.add("import questions")
-    # Predictions: long (raw responses, one model named with --model), wide, seed
-    long = env / "long.jsonl"
-    long.write_text("".join(json.dumps({"question_id": f"q{i}", "response": f"The answer is {'B' if i % 2 else 'C'}."})
-                            + "\n" for i in range(6)), encoding="utf-8")
-    _run("import", "predictions", long, "--benchmark", "toy", "--layout", "long", "--method", "caa",
-         "--model", "m-long", "--run", "r1")
-    wide = env / "wide.csv"
-    wide.write_text("question_id,m-a,m-b\n" + "".join(f"q{i},B,{'A' if i else 'B'}\n" for i in range(6)),
-                    encoding="utf-8")
-    _run("import", "predictions", wide, "--benchmark", "toy", "--layout", "wide")
-    seed = env / "m-seed_combined_results.jsonl"
-    seed.write_text("".join(json.dumps({"loc": f"q{i}", "extracted_answer": ["B"], "answer": "B",
-                                        "polished_ti_content": "x"}) + "\n" for i in range(6)), encoding="utf-8")
-    _run("import", "predictions", seed, "--benchmark", "toy", "--layout", "seed", "--method", "da")
-    ran.add("import predictions")
-    models = _run("models", "list")
-    assert all(m in models for m in ("m-long", "m-a", "m-b", "m-seed"))
-    _run("models", "set-family", "m-a", "family-x")
-    ran.add("models set-family")
-    if SHARED_DATA.exists():
-        _run("import", "helm", SHARED_DATA / "helm_global_facts")
-        _run("import", "mmlu-redux", SHARED_DATA / "mmlu_redux_dev", "--benchmark", "mmlu-redux")
-        _run("import", "tlue", SHARED_DATA / "tlue_subset670")
-        out = _run("import", "parallel", SHARED_DATA / "cmmlu_subset670", "--source", "cmmlu", "--benchmark", "tlue")
-        assert "link" in out
-        ran |= {"import helm", "import mmlu-redux", "import parallel"}
-    missing = set(usages) - ran - HARNESS_COMMANDS
-    if missing and not SHARED_DATA.exists():
-        pytest.skip(f"{sorted(missing)} need the reference data {SHARED_DATA}")
-    assert not missing, f"README data-format commands not run here: {sorted(missing)}"
+def test_readme_code_blocks_run(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    blocks = _readme_blocks()
+    needs_shared = [b for b in blocks if "shared/data" in b[1]]
+    if needs_shared and not SHARED_DATA.exists():
+        pytest.skip(f"README blocks at lines {[b[2] for b in needs_shared]} need the reference data {SHARED_DATA}")
+    assert len(blocks) >= 2
+    r = run_blocks(blocks, "README.md", work)
+    assert r.returncode == 0, r.stderr[-3000:]
+    # what the quick start says it does
+    assert (work / "exports" / "demo" / "1.1" / "DATASHEET.md").exists()
+    assert "review 1 saved: demo/bo-multiplication-016 key_wrong" in r.stdout
+    assert "'items': 300" in r.stdout  # the Python example
+
+
+def _pip_part(cmd: str) -> None:
+    """The README's ``pip install …`` part, resolved with ``--dry-run``: the
+    package and its extras resolve on this interpreter, and nothing is
+    installed (the tests already run on an installed checkout; reinstalling
+    it under parallel test workers would pull it from under them)."""
+    args = [a.strip("'") for a in cmd.split("&&")[0].split()[1:]]
+    assert args[0] == "install", cmd
+    r = subprocess.run([sys.executable, "-m", "pip", *args, "--dry-run", "--no-deps", "--disable-pip-version-check"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "Would install answer-key-audit" in r.stdout, (r.stdout + r.stderr)[-2000:]
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, seconds: float = 180) -> bytes:
+    deadline = time.monotonic() + seconds
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"exited: {log.read_text(errors='replace')[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                return r.read()
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"{url} did not answer: {log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.5)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_readme_set_up_opens_the_demo_and_signs_in(tmp_path, monkeypatch):
+    from tests._workbench_server import APP, chromium, workbench_server
+
+    _pip_part(SETUP_WORKBENCH)
+    # workbench_server runs `python -m streamlit run workbench/app.py` (headless, a free port)
+    assert SETUP_WORKBENCH.split("&&")[1].split() == ["streamlit", "run", APP.relative_to(ROOT).as_posix()]
+    monkeypatch.delenv("AUDIT_DOCS_URL", raising=False)
+    # a fresh machine: no database yet, so the app builds the demo with its accounts
+    with workbench_server(tmp_path / "workbench.duckdb") as base:
+        name, password = re.search(r"name `(\w+)`, password `([\w-]+)`", README).groups()
+        with chromium() as browser:
+            ctx = browser.new_context()
+            docs = "http://127.0.0.1:8000/"  # where `mkdocs serve` serves the docs (no $AUDIT_DOCS_URL here)
+            ctx.route(docs + "**", lambda route: route.fulfill(body="the documentation", content_type="text/plain"))
+            page = ctx.new_page()
+            page.set_default_timeout(120_000)  # the first page run builds the demo database
+            page.goto(base)
+            page.get_by_text("Demo data.").first.wait_for()
+            page.get_by_label("Name", exact=True).fill(name)
+            page.get_by_label("Password", exact=True).fill(password)
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_role("heading", name="Review queue").wait_for()
+            assert page.get_by_text(f"Signed in as {name}").count() >= 1
+            # the help menu opens the reviewer's guide (docs/install.md)
+            page.get_by_test_id("stMainMenu").click()
+            with page.expect_popup() as opened:
+                page.get_by_role("menuitem", name="Get help").click()
+            assert opened.value.url == docs + "reviewers/", opened.value.url
+
+
+@pytest.mark.slow
+def test_readme_docs_command_serves_the_site(tmp_path):
+    from tests._workbench_server import free_port
+
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
+    _pip_part(SETUP_DOCS)
+    port = free_port()
+    mkdocs = SETUP_DOCS.split("&&")[1].split()
+    log = tmp_path / "mkdocs.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", *mkdocs, "--dev-addr", f"127.0.0.1:{port}"],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        home = _wait_http(f"http://127.0.0.1:{port}/", proc, log, seconds=400).decode()
+        assert "Answer-key audit workbench" in home
+        guide = _wait_http(f"http://127.0.0.1:{port}/reviewers/", proc, log).decode()
+        assert "img/reviewers/item-en.png" in guide.replace("../", "")
+    finally:
+        proc.kill()  # the dev server holds no state
+        proc.wait()

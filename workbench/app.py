@@ -5,6 +5,7 @@ not exist the demo database is built on first start (and a banner says so).
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +21,12 @@ from workbench import nav, render, session  # noqa: E402
 
 READS_IDLE_SECONDS = 60.0
 
-st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide")
+# The ⋮ menu's "Get help" opens the reviewer's guide of the documentation site
+# (`mkdocs serve` serves it at 127.0.0.1:8000; $AUDIT_DOCS_URL points elsewhere).
+DOCS_URL = os.environ.get("AUDIT_DOCS_URL", "http://127.0.0.1:8000/").rstrip("/") + "/"
+st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide",
+                   menu_items={"Get help": DOCS_URL + "reviewers/", "About": f"Answer-key audit workbench. "
+                               f"Documentation: {DOCS_URL}"})
 
 # Sessions share one read-only connection; keep it open between page runs
 # (reopening costs 30-80 ms and a cold cache) until a writer needs the file.

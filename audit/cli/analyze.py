@@ -54,7 +54,8 @@ def analyze_cmd(
     Default thresholds (preset 'shares'): t1 = 90%, t2 = 80%, t3 = 20% of
     the models, never fewer than 2; Tiers 1-4 also need the models' shared answer to be more
     likely than the key given the models' accuracy (else Tier 5).  The key-error score is the probability that
-    the key is wrong (see the README, "How to read a tier and a score").
+    the key is wrong (see the documentation: how-to/key-error-score.md, "How to
+    read a tier and a score").
     """
     from audit.analyze import TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
     from audit.analyze._tiers import OTHER_BUCKETS
