@@ -360,7 +360,7 @@ def _check_actor(con, records: list[dict], source: str, actor: str | None) -> st
         return clean_name(actor) or None
     if source == "import":
         require_role(con, actor, "lead", "importing verdicts from a file")
-    if actor is None:
+    if actor is None:  # the reviewer acts (the caller signed them in: a workbench session)
         return None
     require_role(con, actor, "reviewer", "recording verdicts")
     acc = account_from(con, actor)
