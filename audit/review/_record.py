@@ -241,7 +241,7 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
             raw_rev = raw_rev.strip().lower() in _TRUE
         revision = False if _is_blank(raw_rev) else bool(raw_rev)
         mine = (qid, reviewer.casefold(), adj)
-        earlier = mine in given
+        earlier = mine in given and verdict != "skip"   # a skip neither counts nor replaces a verdict
         if earlier and not revision and source != "label_studio":  # an edited annotation revises
             what = "an adjudication" if adj else "a verdict"
             raise where.fail(f"'{reviewer}' already gave {what} on question '{qid}'; a second one is recorded "
