@@ -115,8 +115,6 @@ def identity_name(name, *, kind: str = "account name", existing=(), ascii_lookal
     shown = name[:80].encode("unicode_escape").decode("ascii") if not name.isprintable() else name[:80]
     for ch in name:
         if ch in _INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            if ch in " ":
-                continue
             raise InputError(f"{kind} '{shown}' holds an invisible or control character (U+{ord(ch):04X}); "
                              "use visible letters only")
     clean = " ".join(unicodedata.normalize("NFC", name).split())

@@ -75,6 +75,7 @@ from audit.store import connect, resolve_db_path, transaction
 from audit.store import DbPath
 
 log = logging.getLogger("audit.accounts")
+log.addHandler(logging.NullHandler())  # a library: no stray stderr line before the CLI's one error line
 
 ROLES = ("reviewer", "lead", "admin")
 ROLE_LABELS = {"reviewer": "reviewer", "lead": "lead reviewer", "admin": "administrator"}
