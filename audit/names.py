@@ -70,8 +70,9 @@ def _prototypes() -> dict[str, str]:
 
 
 def name_skeleton(name: str) -> str:
-    """The form two names share when they print alike (UTS #39 skeleton,
-    character by character, then case-folded).
+    """The form two names share when they print alike: compatibility forms
+    folded (NFKD: full-width and mathematical letters), then each character
+    replaced by its confusable prototype (UTS #39 skeleton), case-folded.
 
     >>> name_skeleton("Рema") == name_skeleton("Pema") == "pema"   # Cyrillic Р
     True
@@ -79,7 +80,7 @@ def name_skeleton(name: str) -> str:
     import unicodedata
 
     protos = _prototypes()
-    once = "".join(protos.get(ch, ch) for ch in unicodedata.normalize("NFD", name)).casefold()
+    once = "".join(protos.get(ch, ch) for ch in unicodedata.normalize("NFKD", name)).casefold()
     return unicodedata.normalize("NFC", "".join(protos.get(ch, ch) for ch in once))
 
 
