@@ -385,7 +385,7 @@ def not_demo_contents(db: DbPath = None) -> list[str]:
     >>> not_demo_contents(os.path.join(tempfile.mkdtemp(), "new.duckdb"))
     []
     """
-    from audit.review._common import table_exists
+    from audit._sql import table_exists
 
     path = resolve_db_path(db)
     if not Path(path).exists():
