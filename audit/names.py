@@ -121,6 +121,9 @@ def identity_name(name, *, kind: str = "account name", existing=(), ascii_lookal
     clean = " ".join(unicodedata.normalize("NFC", name).split())
     if not clean:
         raise InputError(f"{kind} is empty")
+    if unicodedata.category(clean[0]).startswith("M"):
+        raise InputError(f"{kind} '{shown}' starts with a combining mark (U+{ord(clean[0]):04X}); "
+                         "start it with a letter or digit")
     if len(clean) > limit:
         raise InputError(f"{kind} '{clean[:40]}…' is {len(clean):,} characters long (at most {limit})")
     skel = name_skeleton(clean)

@@ -10,7 +10,6 @@ import hashlib
 import hmac
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 
 import audit
 from audit.review import _accounts as acc
+from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
 
@@ -44,18 +44,7 @@ def _template(tmp_path_factory):
 
 @pytest.fixture
 def team(_template, tmp_path, monkeypatch):
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    monkeypatch.delenv(acc.SECRET_ENV, raising=False)
-    db = tmp_path / "t.duckdb"
-    shutil.copy(_template, db)
-    return db
-
-
-def cli(db, *args, stdin: str = "", env: dict | None = None):
-    e = {k: v for k, v in os.environ.items() if k not in ("WORKBENCH_LEADS", acc.SECRET_ENV)}
-    e.update({"PYTHONPATH": str(REPO), **(env or {})})
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args, "--db", str(db)], input=stdin,
-                          capture_output=True, text=True, env=e, cwd=REPO, timeout=300)
+    return fresh_copy(_template, tmp_path, monkeypatch)
 
 
 def _b64(b: bytes) -> str:
@@ -302,3 +291,65 @@ def test_model_names_not_in_normal_form_never_make_a_second_model(team):
             with connect(team) as con, transaction(con):
                 register_models(con, [bad])
     assert db_snapshot(team) == before
+
+
+# ---------------------------------------------------------------- further cases of our own (issue 22, item 11)
+
+def test_a_key_file_that_is_a_directory_or_a_dangling_link_is_one_line(team, tmp_path):
+    key = acc.session_key_path(team)
+    key.mkdir()
+    with pytest.raises(audit.InputError, match="the session key cannot be read"):
+        acc.check_session_key(db=team)
+    key.rmdir()
+    key.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(audit.InputError, match="the session key cannot be read"):
+        acc.issue_session("Pema", db=team)
+    key.unlink()
+    key.symlink_to("/dev/null")
+    with pytest.raises(audit.InputError, match="the session key is empty"):
+        acc.issue_session("Pema", db=team)
+
+
+def test_key_boundaries_that_are_fine(team, monkeypatch):
+    acc.session_key_path(team).write_text(("AB" * 32) + "\n")       # upper-case hex and a newline
+    assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
+    assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
+    monkeypatch.setenv(acc.SECRET_ENV, "k" * 32)                    # exactly the shortest secret
+    assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
+    monkeypatch.setenv(acc.SECRET_ENV, "")                          # empty = unset: the file's key
+    assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
+
+
+@pytest.mark.parametrize("name,says", [
+    ("\u0301Pema", "starts with a combining mark (U+0301)"),
+    ("\u0f71", "starts with a combining mark (U+0F71)"),
+    ("Pema\u034f", "U+034F"),
+    ("Pema\u2060", "U+2060"),
+    ("Pema\U000e0001", "U+E0001"),
+    ("Pema\ue000", "U+E000"),
+    ("𝐏𝐞𝐦𝐚", "looks like the existing name 'Pema'"),
+    ("ROOT", "already exists"),
+    ("Rооt", "looks like the existing name 'Root'"),
+])
+def test_further_name_cases(team, name, says):
+    import re
+
+    before = db_snapshot(team)
+    with pytest.raises(audit.InputError, match=re.escape(says)):
+        acc.add_account(name, "some-password", actor="Root", db=team)
+    assert db_snapshot(team) == before
+
+
+def test_further_names_that_are_fine(team, tmp_path):
+    for name in ("Dolkar", "Цэрэн", "دولقۇن", "ᠪᠠᠲᠤ", "次仁", "Pema-2"):
+        assert acc.add_account(name, "some-password", actor="Root", db=team).name == name
+    audit.import_predictions(_predictions(tmp_path, "Модель-7b"), benchmark="b", db=team)  # no look-alike: fine
+    assert ("Модель-7b",) in rows(team, "SELECT name FROM models")
+
+
+def test_a_one_megabyte_name_costs_one_bounded_row(team):
+    with pytest.raises(audit.SignInError):
+        acc.authenticate("n" * 1_000_000, "whatever", db=team)
+    assert rows(team, "SELECT count(*), max(length(name_key)) FROM login_failures") == [(1, 256)]
+    with pytest.raises(audit.NotFoundError):                         # a look-alike is not the account
+        acc.reset_password("Рema", "new-password", actor="Root", db=team)

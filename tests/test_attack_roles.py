@@ -7,19 +7,15 @@ command as a subprocess with passwords on standard input."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import audit
 from audit.review import _accounts as acc
+from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
 
-REPO = Path(__file__).resolve().parents[1]
 PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password", "Karma": "karma-password",
       "Dawa": "dawa-password"}
 
@@ -50,18 +46,7 @@ def _template(tmp_path_factory):
 def team(_template, tmp_path, monkeypatch):
     """A database with three items (key A), an admin (Root), a lead (Lhamo),
     two reviewers (Pema, Karma) and a disabled reviewer (Dawa)."""
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    monkeypatch.delenv(acc.SECRET_ENV, raising=False)
-    db = tmp_path / "t.duckdb"
-    shutil.copy(_template, db)
-    return db
-
-
-def cli(db, *args, stdin: str = "", env: dict | None = None):
-    e = {k: v for k, v in os.environ.items() if k != "WORKBENCH_LEADS"}
-    e.update({"PYTHONPATH": str(REPO), **(env or {})})
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args, "--db", str(db)], input=stdin,
-                          capture_output=True, text=True, env=e, cwd=REPO, timeout=120)
+    return fresh_copy(_template, tmp_path, monkeypatch)
 
 
 def refused(r, db, before, *, says: str) -> None:
@@ -269,20 +254,11 @@ def test_a_second_verdict_needs_an_explicit_revision(team):
 
 def test_migration_marks_earlier_revisions(tmp_path):
     """Rows stored before one-verdict-per-reviewer are marked by migration 019."""
-    import duckdb
-
     from audit.store import connect
-    from audit.store._db import migrations
+    from tests.conftest import database_before
 
     db = tmp_path / "old.duckdb"
-    con = duckdb.connect(str(db))
-    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                "applied_at TIMESTAMP NOT NULL DEFAULT now())")
-    for version, name, sql in migrations():
-        if version >= 19:
-            break
-        con.execute(sql)
-        con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
+    con = database_before(db, 19)
     con.execute("INSERT INTO benchmarks (name, source) VALUES ('b', 'b')")
     con.executemany("INSERT INTO reviews (benchmark, question_id, reviewer, created_at, verdict, corrected_answer, "
                     "source, app_version, is_adjudication) VALUES ('b', ?, ?, now(), ?, ?, 'cli', '0', ?)",
@@ -344,3 +320,127 @@ def test_inconsistent_rows_stored_earlier_are_reported(team):
     listed = set(df["review_id"])
     for r in allr.itertuples():
         assert (_cause_problem(r.verdict, r.cause) is not None) == (r.review_id in listed)
+
+
+# ---------------------------------------------------------------- further cases of our own (issue 22, item 11)
+# Each: (what, call on the team database, expected) — expected is "ok" (the right result, checked by
+# the call itself) or (error class, words of the one-line message).  The totals are in the report.
+
+def _import(tmp_path, text, actor):
+    f = tmp_path / "more.csv"
+    f.write_text(text)
+    return lambda db: audit.review.import_reviews(f, benchmark="b", actor=actor, db=db)
+
+
+def _ok(check):
+    def run(db):
+        assert check(db)
+    return run
+
+
+ROLE_CASES = [
+    ("reviewer name in another case is stored as the account spells it",
+     _ok(lambda db: audit.review.add_review("b", "q1", "PEMA", "key_correct", db=db).reviewer == "Pema"), "ok"),
+    ("reviewer name with a zero-width space is nobody",
+     lambda db: audit.review.add_review("b", "q1", "Pe\u200bma", "key_correct", db=db),
+     (audit.PermissionDeniedError, "no enabled account")),
+    ("reviewer name with a Cyrillic look-alike letter is nobody",
+     lambda db: audit.review.add_review("b", "q1", "Рema", "key_correct", db=db),
+     (audit.PermissionDeniedError, "no enabled account")),
+    ("a lead records a disabled reviewer's verdict",
+     lambda db: audit.review.add_review("b", "q1", "Dawa", "key_correct", actor="Lhamo", db=db),
+     (audit.PermissionDeniedError, "'Dawa' has no enabled account")),
+    ("a disabled account acts for someone else",
+     lambda db: audit.review.add_review("b", "q1", "Pema", "key_correct", actor="Dawa", db=db),
+     (audit.PermissionDeniedError, "'Dawa' has no enabled account")),
+    ("a reviewer acts for another reviewer",
+     lambda db: audit.review.add_review("b", "q1", "Karma", "key_correct", actor="Pema", db=db),
+     (audit.PermissionDeniedError, "recording another reviewer's verdicts is for lead")),
+    ("a lead records a reviewer's verdict, kept as recorded_by",
+     _ok(lambda db: audit.review.add_review("b", "q1", "Karma", "key_correct", actor="lhamo", db=db).recorded_by
+         == "Lhamo"), "ok"),
+    ("an admin adjudicates, then again without --revise",
+     lambda db: [audit.review.add_review("b", "q2", "Root", "key_correct", is_adjudication=True, db=db),
+                 audit.review.add_review("b", "q2", "Root", "key_wrong", corrected_answer="B",
+                                         is_adjudication=True, db=db)],
+     (audit.InputError, "'Root' already gave an adjudication on question 'q2'")),
+    ("an adjudication revised explicitly is marked",
+     _ok(lambda db: [audit.review.add_review("b", "q2", "Root", "key_correct", is_adjudication=True, db=db),
+                     audit.review.add_review("b", "q2", "Root", "key_wrong", corrected_answer="B",
+                                             is_adjudication=True, revision=True, db=db)][1].is_revision), "ok"),
+    ("revision=True on a first verdict records a plain verdict",
+     _ok(lambda db: not audit.review.add_review("b", "q3", "Pema", "ambiguous", revision=True, db=db).is_revision),
+     "ok"),
+    ("a lead who reviewed the item adjudicates it",
+     lambda db: [audit.review.add_review("b", "q3", "Lhamo", "key_correct", db=db),
+                 audit.review.add_review("b", "q3", "Lhamo", "key_correct", is_adjudication=True, db=db)],
+     (audit.PermissionDeniedError, "gave a verdict on question 'q3' and so may not adjudicate it")),
+    ("a lead list naming a look-alike of an account",
+     lambda db: audit.review.set_leads(["Рema"], actor="Root", db=db),
+     (audit.InputError, "no enabled account")),
+    ("the lead list cleared by an admin",
+     _ok(lambda db: audit.review.lead_reviewers("", actor="Root", db=db).stored == []), "ok"),
+    ("required reviews as a bool",
+     lambda db: audit.review.set_required_reviews(flagged=True, actor="Root", db=db),
+     (audit.InputError, "whole number from 1 to 20")),
+    ("required reviews 21",
+     lambda db: audit.review.set_required_reviews(other=21, actor="Root", db=db),
+     (audit.InputError, "whole number from 1 to 20")),
+    ("required reviews by a disabled admin-to-be",
+     lambda db: audit.review.set_required_reviews(flagged=2, actor="Dawa", db=db),
+     (audit.PermissionDeniedError, "'Dawa' has no enabled account")),
+    ("a Label Studio edit of the same reviewer is a revision by itself",
+     _ok(lambda db: [audit.review.add_review("b", "q1", "Pema", "key_correct", source="label_studio", db=db),
+                     audit.review.add_review("b", "q1", "Pema", "ambiguous", source="label_studio", db=db)][1]
+         .is_revision), "ok"),
+    ("a cause given in another spelling with key_correct",
+     lambda db: audit.review.add_review("b", "q1", "Pema", "Key Correct", cause="Key-Slip", db=db),
+     (audit.InputError, "a cause only goes with verdict")),
+]
+
+
+@pytest.mark.parametrize("what,call,expected", ROLE_CASES, ids=[c[0] for c in ROLE_CASES])
+def test_further_role_cases(team, what, call, expected):
+    before = db_snapshot(team)
+    if expected == "ok":
+        call(team)
+        return
+    cls, words = expected
+    with pytest.raises(cls, match=words.replace("(", r"\(").replace(")", r"\)")) as e:
+        call(team)
+    assert "\n" not in str(e.value)
+    # a refused call changed nothing that the refusal concerns: every verdict written in the
+    # same call before the refused one belongs to the case itself
+    after = db_snapshot(team)
+    assert after["review_settings"] == before["review_settings"] and after["accounts"] == before["accounts"]
+
+
+IMPORT_CASES = [
+    ("a revision column that is neither true nor false",
+     "question_id,reviewer,verdict,revision\nq1,Pema,key_correct,maybe\n", "Lhamo",
+     (audit.InputError, "more.csv:2: revision must be true or false, not 'maybe'")),
+    ("the same reviewer twice on an item in one file",
+     "question_id,reviewer,verdict\nq1,Pema,key_correct\nq1,pema,ambiguous\n", "Lhamo",
+     (audit.InputError, "more.csv:3: 'Pema' already gave a verdict on question 'q1'")),
+    ("a file row revising explicitly", "question_id,reviewer,verdict,revision\nq1,Pema,key_correct,\n"
+     "q1,Pema,ambiguous,true\n", "Lhamo", "ok"),
+    ("a file row with a cause on key_correct",
+     "question_id,reviewer,verdict,cause\nq1,Pema,key_correct,translation\n", "Root",
+     (audit.InputError, "more.csv:2: a cause only goes with verdict")),
+    ("an import by a disabled account", "question_id,reviewer,verdict\nq1,Pema,key_correct\n", "Dawa",
+     (audit.PermissionDeniedError, "'Dawa' has no enabled account")),
+]
+
+
+@pytest.mark.parametrize("what,text,actor,expected", IMPORT_CASES, ids=[c[0] for c in IMPORT_CASES])
+def test_further_import_cases(team, tmp_path, what, text, actor, expected):
+    before = db_snapshot(team)
+    call = _import(tmp_path, text, actor)
+    if expected == "ok":
+        got = call(team)
+        assert [r.is_revision for r in got] == [False, True] and {r.recorded_by for r in got} == {actor}
+        return
+    cls, words = expected
+    with pytest.raises(cls, match=words.replace("(", r"\(").replace(")", r"\)")):
+        call(team)
+    assert db_snapshot(team) == before

@@ -392,6 +392,9 @@ def _read_key_file(path: Path) -> bytes:
         text = path.read_text(encoding="ascii").strip()
     except UnicodeDecodeError:
         text = "?"
+    except OSError as exc:
+        raise InputError(f"the session key cannot be read ({exc.strerror or exc}); it must be a file holding "
+                         f"{2 * SESSION_KEY_BYTES} hex digits", path=path) from None
     n_hex = 2 * SESSION_KEY_BYTES
     if not text or len(text) < n_hex or len(text) % 2 or any(c not in "0123456789abcdefABCDEF" for c in text):
         raise InputError(f"the session key is {'empty' if not text else 'not valid'}: it must hold at least {n_hex} "
