@@ -103,7 +103,7 @@ def list_cmd(
 
     df = list_reviews(benchmark, question, reviewer=reviewer, db=db)
     cols = ["review_id", "question_id", "reviewer", "created_at", "verdict", "corrected_answer", "cause",
-            "is_adjudication", "source", "rationale"]
+            "is_adjudication", "is_revision", "source", "recorded_by", "rationale"]
     _show(df[cols], "no reviews yet" + (f" of {question}" if question else ""))
 
 
