@@ -376,10 +376,50 @@ def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
 
 
 
+def not_demo_contents(db: DbPath = None) -> list[str]:
+    """What a database holds besides the demo (empty when it is new, empty
+    or holds only the demo): other benchmarks, accounts that are not the
+    demo's, models, verdicts or key versions of other benchmarks.
+
+    >>> import tempfile, os
+    >>> not_demo_contents(os.path.join(tempfile.mkdtemp(), "new.duckdb"))
+    []
+    """
+    from audit._sql import table_exists
+
+    path = resolve_db_path(db)
+    if not Path(path).exists():
+        return []
+    demo_names = [n for n, _, _ in DEMO_ACCOUNTS]
+    demo_models = [n for n, _, _ in _MODELS]
+    checks = [
+        ("benchmarks", "SELECT 'benchmark ' || name FROM benchmarks WHERE name <> $demo"),
+        ("accounts", "SELECT 'account ' || name FROM accounts WHERE name_key NOT IN (SELECT unnest($names))"),
+        ("models", "SELECT 'model ' || name FROM models WHERE name NOT IN (SELECT unnest($models))"),
+        ("reviews", "SELECT 'verdicts on benchmark ' || benchmark FROM reviews WHERE benchmark <> $demo"),
+    ]
+    out: list[str] = []
+    with connect(path, read_only=True) as con:
+        for table, sql in checks:
+            if table_exists(con, table):
+                params = {"demo": DEMO_BENCHMARK, "names": demo_names, "models": demo_models}
+                used = {k: v for k, v in params.items() if "$" + k in sql}
+                out += [r[0] for r in con.execute(sql + " LIMIT 3", used).fetchall()]
+    return out
+
+
 def make_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     """``audit demo``: :func:`build_demo`, then :func:`add_demo_accounts`
     when the database has no account yet (those created are in
-    ``summary.accounts``)."""
+    ``summary.accounts``).  A database that holds anything but the demo
+    (:func:`not_demo_contents`) is refused with one line and left as it
+    was: the demo's published passwords never sit beside real accounts."""
+    from audit.errors import InputError
+
+    other = not_demo_contents(db)
+    if other:
+        raise InputError(f"{resolve_db_path(db)} holds more than the demo ({', '.join(other)}); audit demo only "
+                         "writes into a new database or one that holds only the demo: use e.g. --db data/demo.duckdb")
     s = build_demo(db, seed=seed)
     s.accounts = add_demo_accounts(db)
     return s

@@ -71,3 +71,5 @@ class Review:
     review_id: int | None = None
     external_id: str | None = None
     claimed_at: datetime | None = None   # the time an imported file or Label Studio claimed (UTC)
+    is_revision: bool = False            # an explicit revision of the reviewer's earlier verdict
+    recorded_by: str | None = None       # the signed account that recorded it, when not the reviewer (imports)

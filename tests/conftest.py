@@ -84,3 +84,21 @@ def _no_reads_kept_open():
     from audit.store import keep_reads_open
 
     keep_reads_open(0)
+
+
+def database_before(path, version: int):
+    """A DuckDB file at ``path`` migrated up to, not including, migration
+    ``version`` (as an older release left it), for migration tests; returns
+    the open ``duckdb`` connection (the caller inserts old rows and closes)."""
+    import duckdb
+
+    from audit.store._db import migrations
+
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMP NOT NULL DEFAULT now())")
+    for v, name, sql in migrations():
+        if v < version:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [v, name])
+    return con

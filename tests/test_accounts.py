@@ -135,7 +135,7 @@ def test_reviewer_cannot_adjudicate_through_the_api(team):
     before = rows(team, "SELECT count(*) FROM reviews")
     with pytest.raises(audit.PermissionDeniedError, match="not a lead"):
         audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team)
-    with pytest.raises(audit.PermissionDeniedError, match="not a lead"):   # unknown names neither
+    with pytest.raises(audit.PermissionDeniedError, match="no enabled account"):   # unknown names neither
         audit.review.add_review("b", "q1", "Someone", "key_correct", is_adjudication=True, db=team)
     # a lead whose own verdict is part of the dispute may not settle it
     with pytest.raises(audit.PermissionDeniedError, match="gave a verdict on question 'q1'"):
@@ -151,7 +151,9 @@ def test_reviewer_cannot_adjudicate_through_the_api(team):
 
 def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
     audit.review.add_review("b", "q1", "Pema", "key_correct", db=team)
-    monkeypatch.setenv("WORKBENCH_LEADS", "Karma")
+    monkeypatch.setenv("WORKBENCH_LEADS", "Karma")      # ignored once accounts exist (issue 22)
+    assert acc.account_role("Karma", db=team) == "reviewer"
+    audit.review.set_leads(["Karma"], actor="Root", db=team)   # an admin's act
     assert acc.account_role("Karma", db=team) == "lead"
     assert audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team).is_adjudication
     acc.set_disabled("Karma", actor="Root", db=team)        # a disabled account is never a lead

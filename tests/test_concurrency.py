@@ -40,7 +40,8 @@ from audit.review import add_review
 errors = 0
 for i in range(100):
     try:
-        add_review("b", "q" + str(i % 10), "r" + sys.argv[1], "key_correct", db=sys.argv[2])
+        add_review("b", "q" + str(i % 10), "r" + sys.argv[1], "key_correct", db=sys.argv[2],
+                   revision=True)   # a reviewer's later verdicts on an item are revisions (issue 21)
     except Exception as exc:
         errors += 1
         print(type(exc).__name__, exc, file=sys.stderr)

@@ -195,16 +195,10 @@ def test_other_spelling_finds_the_item_everywhere(tmp_path, seeded, capsys):
 
 def test_migration_010_normalises_an_existing_database(tmp_path):
     from audit.store import connect
-    from audit.store._db import migrations
+    from tests.conftest import database_before
 
     path = tmp_path / "old.duckdb"
-    con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "
-                "applied_at TIMESTAMP NOT NULL DEFAULT now())")
-    for version, name, sql in migrations():
-        if version < 10:
-            con.execute(sql)
-            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
+    con = database_before(path, 10)
     con.execute("INSERT INTO benchmarks (name, source) VALUES ('b', 'questions')")
     opts = "[{'label': 'A', 'text': 'a'}, {'label': 'B', 'text': 'b'}]"
     for i, qid in enumerate([OTHER_ID, NFC_ID + "2", "plain"]):

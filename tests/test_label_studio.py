@@ -230,7 +230,7 @@ def test_workbench_verdicts_become_annotations(ls, db_path):
     assert a1[0].result == verdict_result("defective", cause="translation")
     # The reviewer changes their mind in the workbench → the same annotation is updated.
     audit.add_review("synth", "q00000", "Tenzin Dolma", "key_wrong", corrected_answer=_other_label(db_path, "q00000"),
-                     cause="key_slip", source="workbench", db=db_path)
+                     cause="key_slip", source="workbench", revision=True, db=db_path)
     s2 = audit.ls_sync(db=db_path)
     assert (s2.push.annotations_created, s2.push.annotations_updated, s2.pull.reviews_added) == (0, 1, 0)
     a0b = anns("q00000")
@@ -264,7 +264,8 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     client.annotations.delete(id=ann.id)
     client.annotations.create(id=task_id, result=verdict_result("defective", cause="translation", rationale="in LS"),
                               completed_by=ann.completed_by)
-    audit.add_review("synth", "q00000", reviewer, "ambiguous", rationale="in workbench", source="workbench", db=db_path)
+    audit.add_review("synth", "q00000", reviewer, "ambiguous", rationale="in workbench", source="workbench",
+                     revision=True, db=db_path)
     s = audit.ls_sync(db=db_path)
     assert (s.pull.conflicts, s.pull.reviews_added, s.push.annotations_updated) == (1, 1, 0)
     hist = audit.review.list_reviews("synth", "q00000", db=db_path)
@@ -281,7 +282,7 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     s2 = audit.ls_sync(db=db_path)
     assert (s2.pull.reviews_added, s2.push.annotations_updated, s2.push.annotations_created) == (0, 0, 0)
     audit.add_review("synth", "q00000", reviewer, "defective", cause="translation", rationale="agreed",
-                     source="workbench", db=db_path)
+                     source="workbench", revision=True, db=db_path)
     assert _q(db_path, "SELECT count(*) FROM review_conflicts")[0][0] == 0
     s3 = audit.ls_sync(db=db_path)
     assert s3.push.annotations_updated == 1

@@ -144,7 +144,7 @@ def test_dashboard_data(db):
     assert list(wide.columns) == ["tier1", "tier2", "tier5"]
     assert wide.loc["history"].tolist() == [2, 0, 2] and wide.values.sum() == 12
     add_review("bench", "q01", "ann", "key_correct", db=db)
-    add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", db=db)
+    add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", revision=True, db=db)
     add_review("bench", "q02", "ann", "skip", db=db)
     add_review("bench", "q01", "bo", "ambiguous", is_adjudication=True, db=db)
     p = progress_by_reviewer("bench", db=db).set_index("reviewer")

@@ -27,7 +27,8 @@ def db(tmp_path, monkeypatch):
 def test_reviews_are_appended_never_overwritten(db):
     first = add_review("bench", "q01", "Dolma", "key_wrong", corrected_answer="B", cause="key_slip",
                        rationale="models agree on B", db=db)
-    second = add_review("bench", "q01", "Dolma", "key_correct", rationale="changed my mind", db=db)
+    second = add_review("bench", "q01", "Dolma", "key_correct", rationale="changed my mind", revision=True, db=db)
+    assert second.is_revision and not first.is_revision
     add_review("bench", "q01", "Tenzin", "skip", db=db)
     hist = list_reviews("bench", "q01", db=db)
     assert hist["review_id"].tolist() == [first.review_id, second.review_id, second.review_id + 1]

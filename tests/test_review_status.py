@@ -35,7 +35,7 @@ def test_each_settlement_case(db):
     r("q06", "ann", "skip")                                                               # only a skip → unreviewed
     r("q07", "ann", "defective")                                                          # tier 5 needs one
     r("q08", "ann", "key_correct"); r("q08", "bo", "key_wrong", "C")
-    r("q08", "bo", "key_correct")                                     # bo changed their mind → agreement
+    r("q08", "bo", "key_correct", revision=True)                      # bo changed their mind → agreement
     s = _status(db, reviewer="bo")
     expected = {"q01": "done", "q02": "disputed", "q03": "done", "q04": "done", "q05": "needs_second_review",
                 "q06": "unreviewed", "q07": "done", "q08": "done", "q09": "unreviewed"}
@@ -77,7 +77,7 @@ def test_latest_means_insertion_order_not_claimed_time(db):
     # issue 14: a time claimed by a file never reorders verdicts; the row
     # recorded last is the reviewer's current one
     add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", created_at=T0 + timedelta(hours=2), db=db)
-    add_review("bench", "q01", "ann", "key_correct", created_at=T0, db=db)
+    add_review("bench", "q01", "ann", "key_correct", created_at=T0, revision=True, db=db)
     add_review("bench", "q01", "bo", "key_wrong", corrected_answer="B", created_at=T0 + timedelta(hours=1), db=db)
     assert settled_verdicts("bench", db=db).empty          # ann now says key_correct, bo key_wrong
     assert _status(db).loc["q01", "status"] == "disputed"
@@ -121,6 +121,7 @@ def test_settlement_matches_reference_on_random_histories(tmp_path, monkeypatch,
                 "question_id": q, "reviewer": "lead" if adj else rng.choice(["ann", "bo", "cy"]),
                 "verdict": verdict, "corrected_answer": rng.choice("BC") if verdict == "key_wrong" else None,
                 "is_adjudication": adj, "created_at": T0 + timedelta(minutes=rng.randrange(0, 50)),
+                "revision": True,   # a reviewer's second verdict on an item is an explicit revision
             })
     saved = add_reviews("bench", rows, db=db)
     by_item: dict = {q: [] for q in tiers}

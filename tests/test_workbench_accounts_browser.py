@@ -60,6 +60,8 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     qid = q.iloc[-1]["question_id"]
     key = q.iloc[-1]["answer_key"]
     other = next(l for l in audit.review.item_view("demo", qid, db=wb_db).question.options if l.label != key).label
+    for name in ("First Reviewer", "Second Reviewer"):   # only enabled accounts record verdicts (issue 22)
+        ensure_account(name, db=wb_db)
     audit.review.add_review("demo", qid, "First Reviewer", "key_correct", db=wb_db)
     audit.review.add_review("demo", qid, "Second Reviewer", "key_wrong", corrected_answer=other, db=wb_db)
 

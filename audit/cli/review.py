@@ -2,7 +2,10 @@
 
 Every command goes through the same functions as the workbench
 (:mod:`audit.review`), with the same validation; bad input prints one line
-and exits 1 with nothing appended."""
+and exits 1 with nothing appended.  Once the database has accounts, every
+command that records verdicts or changes settings names the acting account
+with ``--as NAME`` and proves it with its password (a prompt, or
+``--password-stdin``), as ``audit export create`` does."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,6 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -34,38 +38,57 @@ def _show(df, empty: str) -> None:
 @review_app.command("add")
 def add_cmd(
     question: Annotated[str, typer.Option("--question", "-q", help="Question id.")],
-    reviewer: Annotated[str, typer.Option("--reviewer", "-r", help="Your name (every verdict is attributed).")],
     verdict: Annotated[str, typer.Option("--verdict", "-v", help="key_correct | key_wrong | ambiguous | defective | skip.")],
+    reviewer: Annotated[Optional[str], typer.Option(
+        "--reviewer", "-r", help="Whose verdict it is (default: the --as account; every verdict is attributed).")] = None,
     benchmark: BenchmarkOption = None,
     answer: Annotated[Optional[str], typer.Option("--answer", "-a", help="Corrected answer (with key_wrong), e.g. C or ག.")] = None,
-    cause: Annotated[Optional[str], typer.Option("--cause", help="key_slip | translation | cultural | source_error | formatting | other.")] = None,
+    cause: Annotated[Optional[str], typer.Option("--cause", help="key_slip | translation | cultural | source_error | formatting | other (with key_wrong, ambiguous or defective).")] = None,
     rationale: Annotated[Optional[str], typer.Option("--rationale", help="Why (free text).")] = None,
     fix: Annotated[Optional[str], typer.Option("--fix", help="Proposed text fix (optional).")] = None,
     adjudicate: Annotated[bool, typer.Option("--adjudicate", help="Record as the lead's adjudicated verdict.")] = False,
+    revise: Annotated[bool, typer.Option("--revise", help="Revise your earlier verdict on this item (a second verdict "
+                                                          "is refused without it).")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
-    """Append one verdict on an item (nothing is ever overwritten)."""
+    """Append one verdict on an item (nothing is ever overwritten).
+
+    Once the database has accounts, sign in with --as NAME (password at a prompt or with
+    --password-stdin): the verdict is yours, an adjudication needs a lead."""
+    from audit.errors import InputError
     from audit.review import add_review
 
-    r = add_review(benchmark, question, reviewer, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
-                   proposed_fix=fix, is_adjudication=adjudicate, source="cli", db=db)
+    actor = acting_account(as_, _Passwords(password_stdin), db, required_for="recording a verdict")
+    who = reviewer if reviewer is not None else actor
+    if who is None:
+        raise InputError("say whose verdict this is: --as NAME (or --reviewer NAME on a database without accounts)")
+    r = add_review(benchmark, question, who, verdict, corrected_answer=answer, cause=cause, rationale=rationale,
+                   proposed_fix=fix, is_adjudication=adjudicate, source="cli", revision=revise, actor=actor, db=db)
     what = r.verdict + (f" → {r.corrected_answer}" if r.corrected_answer else "")
     echo(f"review {r.review_id} saved: {r.benchmark}/{r.question_id} {what} by {r.reviewer}"
-         + (" (adjudication)" if r.is_adjudication else "") + f" at {r.created_at:%Y-%m-%d %H:%M:%S} UTC")
+         + (" (adjudication)" if r.is_adjudication else "") + (" (revision)" if r.is_revision else "")
+         + f" at {r.created_at:%Y-%m-%d %H:%M:%S} UTC")
 
 
 @review_app.command("import")
 def import_cmd(
     path: Annotated[Path, typer.Argument(readable=False, help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale.")],
     benchmark: BenchmarkOption = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
-    """Append the verdicts of a spreadsheet (all or nothing; errors name file:line)."""
+    """Append the verdicts of a spreadsheet (all or nothing; errors name file:line).
+
+    Once the database has accounts an import is a lead's or admin's act: --as NAME."""
     from audit.review import import_reviews
 
-    rows = import_reviews(path, benchmark=benchmark, db=db)
+    actor = acting_account(as_, _Passwords(password_stdin), db, required_for="importing verdicts")
+    rows = import_reviews(path, benchmark=benchmark, actor=actor, db=db)
     b = rows[0].benchmark if rows else benchmark
-    echo(f"{len(rows)} review(s) imported into {b} from {path}")
+    echo(f"{len(rows)} review(s) imported into {b} from {path}" + (f" by {actor}" if actor else ""))
 
 
 @review_app.command("list")
@@ -80,7 +103,7 @@ def list_cmd(
 
     df = list_reviews(benchmark, question, reviewer=reviewer, db=db)
     cols = ["review_id", "question_id", "reviewer", "created_at", "verdict", "corrected_answer", "cause",
-            "is_adjudication", "source", "rationale"]
+            "is_adjudication", "is_revision", "source", "recorded_by", "rationale"]
     _show(df[cols], "no reviews yet" + (f" of {question}" if question else ""))
 
 
@@ -100,24 +123,35 @@ def status_cmd(
 @review_app.command("leads")
 def leads_cmd(
     set_: Annotated[Optional[str], typer.Option("--set", help="Replace the stored leads (comma-separated names; '' clears).")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
-    """Show (or set) the lead reviewers who may adjudicate; $WORKBENCH_LEADS adds to them."""
+    """Show (or set) the lead reviewers who may adjudicate.  Without accounts $WORKBENCH_LEADS adds
+    to them; once accounts exist, setting them is an admin's act (--as NAME)."""
     from audit.review import lead_reviewers
 
-    echo(lead_reviewers(set_, db=db).line())
+    actor = acting_account(as_, _Passwords(password_stdin), db,
+                           required_for="changing the lead reviewers") if set_ is not None else None
+    echo(lead_reviewers(set_, actor=actor, db=db).line())
 
 
 @review_app.command("required")
 def required_cmd(
     flagged: Annotated[Optional[int], typer.Option("--flagged", help="Reviews needed for Tier 1–2 items.")] = None,
     other: Annotated[Optional[int], typer.Option("--other", help="Reviews needed for other items.")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
-    """Show (or set) how many independent reviews settle an item."""
+    """Show (or set, 1 to 20) how many independent reviews settle an item.  Once accounts exist,
+    setting them is an admin's act (--as NAME)."""
     from audit.review import required_reviews
 
-    req = required_reviews(flagged, other, db=db)
+    setting = flagged is not None or other is not None
+    actor = acting_account(as_, _Passwords(password_stdin), db,
+                           required_for="changing the required reviews") if setting else None
+    req = required_reviews(flagged, other, actor=actor, db=db)
     echo(f"independent reviews required: Tier 1–2: {req.flagged}, other items: {req.other}")
 
 

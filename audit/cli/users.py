@@ -38,19 +38,31 @@ class _Passwords:
 
         if self.from_stdin:
             if self._lines is None:
-                self._lines = [l.rstrip("\r\n") for l in sys.stdin.read().splitlines()]
+                # Lines end at "\n" only (a Windows "\r" before it is dropped): a password
+                # holding U+2028 or another Unicode line break stays one line.
+                text = sys.stdin.read()
+                self._lines = [l[:-1] if l.endswith("\r") else l for l in text.split("\n")] if text else []
+                if self._lines and self._lines[-1] == "" and text.endswith("\n"):
+                    self._lines.pop()
             if not self._lines:
                 raise InputError(f"--password-stdin: no line left on standard input for: {prompt.lower()}")
             return self._lines.pop(0)
         return typer.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
 
 
-def acting_account(name: str | None, passwords: _Passwords, db: DbOption) -> str | None:
+def acting_account(name: str | None, passwords: _Passwords, db: DbOption, *,
+                   required_for: str | None = None) -> str | None:
     """Authenticate the ``--as`` account (None when not given) and return its
-    name as stored."""
-    from audit.review import authenticate
+    name as stored.  With ``required_for`` (what the command does), a
+    database with accounts refuses the command without ``--as``: it acts as
+    a signed account, never as a name typed on the command line."""
+    from audit.errors import PermissionDeniedError
+    from audit.review import accounts_exist, authenticate
 
     if name is None:
+        if required_for is not None and accounts_exist(db=db):
+            raise PermissionDeniedError(f"{required_for} needs a signed-in account: --as NAME (its password is "
+                                        "asked at a prompt, or read with --password-stdin)")
         return None
     return authenticate(name, passwords.get(f"Password of {name}"), db=db).name
 

@@ -49,7 +49,20 @@ def infer_provider(name: str) -> str | None:
 
 
 def register_models(con, names) -> None:
-    """Insert models not yet known, with inferred family (existing rows kept)."""
+    """Insert models not yet known, with inferred family (existing rows kept).
+    Every name is an identity (:func:`audit.names.identity_name`): one not
+    in its normal form (spaces around it, not NFC), with an invisible or
+    control character, too long, or looking like a different known model is
+    refused, so the transaction storing its predictions rolls back."""
+    from audit.names import identity_name
+
+    known = [n for (n,) in con.execute("SELECT name FROM models").fetchall()]
+    for n in sorted(set(names)):
+        canon = identity_name(n, kind="model name", existing=known, ascii_lookalikes=False)
+        if canon != n:
+            raise InputError(f"model name {n!r} is not written in its normal form {canon!r} (no spaces around it, "
+                             "Unicode NFC): fix the name so that one model keeps one name")
+        known.append(n)
     rows = [(n, infer_family(n), infer_provider(n)) for n in sorted(set(names))]
     if not rows:
         return

@@ -91,3 +91,10 @@ from audit.review._agreement import MIN_KAPPA_ITEMS  # noqa: E402,F401
 from audit.review._judges import report_sections  # noqa: E402,F401
 from audit.review._summary import REVIEWER_SUMMARY_CTES  # noqa: E402,F401
 # --- end of re-exports ---
+
+# Identities and consistent verdicts (issues 21 and 22).
+from audit.review._accounts import check_session_key, session_key_path  # noqa: E402
+from audit.review._record import CAUSE_VERDICTS, inconsistent_reviews, review_inconsistencies  # noqa: E402
+
+__all__ += ["check_session_key", "session_key_path", "CAUSE_VERDICTS", "inconsistent_reviews",
+            "review_inconsistencies"]

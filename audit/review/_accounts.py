@@ -13,17 +13,26 @@ created in a database is always an admin.
   30 s, doubling with every further failure up to 15 minutes.
 * A session is a signed token (HMAC-SHA256) naming the account, its session
   epoch and an expiry (:data:`SESSION_HOURS` hours by default).  The key is
-  ``$WORKBENCH_SECRET`` or a random key kept in ``<database>.session-key``
-  (created with mode 0600, never in the database).  Disabling an account,
-  resetting its password or signing out raises its epoch, which ends every
-  session of that account.
+  ``$WORKBENCH_SECRET`` (at least :data:`MIN_SECRET_CHARS` characters) or
+  a random 32-byte key kept, as 64 hex digits, in ``<database>.session-key``
+  (created with mode 0600 from :mod:`secrets`, never in the database,
+  ignored by git).  :func:`check_session_key` refuses an empty, short or
+  non-hex key with one line, so no session is ever signed with a weak key.
+  Disabling an account, resetting its password or signing out raises its
+  epoch, which ends every session of that account.
+* Account names are identities (:func:`audit.names.identity_name`):
+  NFC, trimmed, at most 64 characters, no control, zero-width or
+  bidirectional characters, not confusable with an existing account.
+  Failed sign-ins are remembered for at most :data:`MAX_FAILURE_ROWS`
+  names (the oldest unlocked ones are forgotten first).
 
 Compatibility with the lead list (``audit review leads`` and
-``$WORKBENCH_LEADS``): a name on that list is a lead even when its account
-says ``reviewer`` (the list promotes, it never demotes), and a name without
-an account that is on the list may still adjudicate through CLI imports.
-When a database has no account at all, nothing changes from before:
-anyone may record verdicts under any name, and the lead list alone decides
+``$WORKBENCH_LEADS``): a name on the stored list is a lead even when its
+account says ``reviewer`` (the list promotes, it never demotes).  Once the
+database has accounts, only enabled accounts act: a listed name without an
+account is nobody, and ``$WORKBENCH_LEADS`` is ignored.  When a database has
+no account at all, nothing changes from before: anyone may record verdicts
+under any name, and the lead list (with ``$WORKBENCH_LEADS``) alone decides
 who adjudicates (anyone, when it is empty).
 
 >>> import tempfile, os
@@ -59,12 +68,14 @@ from pathlib import Path
 import pandas as pd
 
 from audit.errors import InputError, NotFoundError, PermissionDeniedError, SignInError
-from audit.review._common import clean_name, table_exists, utc_now
+from audit.names import MAX_ACCOUNT_NAME, identity_name
+from audit.review._common import clean_name, has_accounts, table_exists, utc_now
 from audit.review._settings import is_lead, leads_from
 from audit.store import connect, resolve_db_path, transaction
 from audit.store import DbPath
 
 log = logging.getLogger("audit.accounts")
+log.addHandler(logging.NullHandler())  # a library: no stray stderr line before the CLI's one error line
 
 ROLES = ("reviewer", "lead", "admin")
 ROLE_LABELS = {"reviewer": "reviewer", "lead": "lead reviewer", "admin": "administrator"}
@@ -74,6 +85,12 @@ LOCK_SECONDS = 30
 MAX_LOCK_SECONDS = 15 * 60
 SESSION_HOURS = 12.0
 SECRET_ENV = "WORKBENCH_SECRET"
+#: Shortest ``$WORKBENCH_SECRET`` accepted (characters).
+MIN_SECRET_CHARS = 32
+#: Bytes of a generated session key (written as twice as many hex digits).
+SESSION_KEY_BYTES = 32
+#: Most names whose failed sign-ins are remembered at once.
+MAX_FAILURE_ROWS = 1000
 ACCOUNT_COLUMNS = ["name", "role", "disabled", "created_at", "updated_at"]
 
 _RANK = {r: i for i, r in enumerate(ROLES)}
@@ -115,14 +132,20 @@ def _dummy_verify(password: str) -> None:
 
 
 def _key(name: str) -> str:
-    return clean_name(name).casefold()
+    return clean_name(name).casefold()[:MAX_ACCOUNT_NAME * 4]
 
 
 def _check_password(password: str) -> None:
+    """A password must be typeable at a prompt and as one line of
+    ``--password-stdin``: no control characters (``\\r``, tab, escape...),
+    no line or paragraph separators (U+2028, U+2029), no surrounding spaces."""
+    import unicodedata
+
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise InputError(f"a password needs at least {MIN_PASSWORD} characters")
-    if password != password.strip() or "\n" in password:
-        raise InputError("a password may not start or end with spaces or hold a line break")
+    if password != password.strip() or len(password.splitlines() or [""]) != 1 or any(
+            unicodedata.category(c) in ("Cc", "Zl", "Zp", "Cs") for c in password):
+        raise InputError("a password may not start or end with spaces or hold a line break or control character")
 
 
 def _check_role(role: str) -> str:
@@ -130,13 +153,6 @@ def _check_role(role: str) -> str:
     if role not in ROLES:
         raise InputError(f"unknown role '{role}' (use one of: {', '.join(ROLES)})")
     return role
-
-
-def has_accounts(con) -> bool:
-    """Whether the database has any account (else the workbench and the
-    library work as before accounts existed, see the module doc)."""
-    return table_exists(con, "accounts") and bool(
-        con.execute("SELECT count(*) FROM accounts").fetchall()[0][0])
 
 
 def account_from(con, name: str | None) -> Account | None:
@@ -149,18 +165,19 @@ def account_from(con, name: str | None) -> Account | None:
 
 def effective_role(con, name: str | None) -> str | None:
     """The role that decides what ``name`` may do: the account's role, raised
-    to ``lead`` when the name is on the lead list; ``lead`` for a name on the
-    lead list without an account; None for a disabled account or an unknown
-    name (when the database has accounts) — and ``reviewer`` otherwise."""
+    to ``lead`` when the name is on the lead list; None for a disabled
+    account or a name without an account (when the database has accounts);
+    with no account at all, ``lead`` for a listed name and ``reviewer``
+    otherwise."""
     acc = account_from(con, name)
     listed = bool(name) and is_lead(str(name), leads_from(con))
     if acc is not None:
         if acc.disabled:
             return None
         return "lead" if listed and _RANK[acc.role] < _RANK["lead"] else acc.role
-    if listed:
-        return "lead"
-    return None if has_accounts(con) else "reviewer"
+    if has_accounts(con):
+        return None
+    return "lead" if listed else "reviewer"
 
 
 def account_role(name: str | None, *, db: DbPath = None) -> str | None:
@@ -215,9 +232,9 @@ def add_account(name: str, password: str, *, role: str = "reviewer", actor: str 
                 db: DbPath = None) -> Account:
     """Create an account.  The first account of a database is an admin
     whatever ``role`` says; later ones need ``actor`` to be an admin."""
-    clean = clean_name(name)
-    if not clean:
+    if name is None or not clean_name(name):
         raise InputError("an account needs a name")
+    clean = identity_name(name, kind="account name")
     role = _check_role(role)
     _check_password(password)
     digest = _hasher().hash(password)
@@ -227,6 +244,8 @@ def add_account(name: str, password: str, *, role: str = "reviewer", actor: str 
             require_role(con, actor, "admin", "adding accounts")
         if account_from(con, clean) is not None:
             raise InputError(f"an account named '{clean}' already exists")
+        identity_name(clean, kind="account name",
+                      existing=[n for (n,) in con.execute("SELECT name FROM accounts").fetchall()])
         role = "admin" if first else role
         now = utc_now()
         con.execute("INSERT INTO accounts (name, name_key, role, password_hash, created_at, updated_at) "
@@ -347,27 +366,71 @@ def authenticate(name: str, password: str, *, db: DbPath = None) -> Account:
         if lock:
             con.execute("UPDATE login_failures SET locked_until = ? WHERE name_key = ?",
                         [now + timedelta(seconds=lock), key])
+        _forget_old_failures(con, now)
     log.warning("failed sign-in for name %r (%s in a row)", clean_name(name)[:40], got)
     raise SignInError(_BAD_SIGN_IN)
 
 
+def _forget_old_failures(con, now: datetime) -> None:
+    """Keep at most :data:`MAX_FAILURE_ROWS` names in ``login_failures``:
+    names still locked are kept first, then the most recent failures."""
+    n = con.execute("SELECT count(*) FROM login_failures").fetchall()[0][0]
+    if n > MAX_FAILURE_ROWS:
+        con.execute(
+            "DELETE FROM login_failures WHERE name_key IN (SELECT name_key FROM login_failures "
+            "ORDER BY coalesce(locked_until > ?, false) DESC, last_failed_at DESC, name_key OFFSET ?)",
+            [now, MAX_FAILURE_ROWS])
+
+
+def session_key_path(db: DbPath = None) -> Path:
+    """Where the database's session key is kept: ``<database>.session-key``."""
+    return Path(str(resolve_db_path(db)) + ".session-key")
+
+
+def _read_key_file(path: Path) -> bytes:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except UnicodeDecodeError:
+        text = "?"
+    except OSError as exc:
+        raise InputError(f"the session key cannot be read ({exc.strerror or exc}); it must be a file holding "
+                         f"{2 * SESSION_KEY_BYTES} hex digits", path=path) from None
+    n_hex = 2 * SESSION_KEY_BYTES
+    if not text or len(text) < n_hex or len(text) % 2 or any(c not in "0123456789abcdefABCDEF" for c in text):
+        raise InputError(f"the session key is {'empty' if not text else 'not valid'}: it must hold at least {n_hex} "
+                         "hex digits; delete the file and restart to make a new key (everyone signs in again)",
+                         path=path)
+    return bytes.fromhex(text)
+
+
 def _secret(db: DbPath) -> bytes:
     env = os.environ.get(SECRET_ENV)
-    if env:
-        return env.encode("utf-8")
-    path = Path(str(resolve_db_path(db)) + ".session-key")
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except FileNotFoundError:
-        pass
+    if env is not None and env != "":
+        if len(env.strip()) < MIN_SECRET_CHARS:
+            raise InputError(f"${SECRET_ENV} is too short ({len(env.strip())} characters): use at least "
+                             f"{MIN_SECRET_CHARS} random characters, e.g. the output of: "
+                             "python3 -c 'import secrets; print(secrets.token_hex(32))'")
+        return env.strip().encode("utf-8")
+    path = session_key_path(db)
+    if path.exists() or path.is_symlink():
+        return _read_key_file(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another process made it first
-        return bytes.fromhex(path.read_text().strip())
+        return _read_key_file(path)
     with os.fdopen(fd, "w") as fh:
-        fh.write(secrets.token_hex(32))
-    return bytes.fromhex(path.read_text().strip())
+        fh.write(secrets.token_hex(SESSION_KEY_BYTES))
+    return _read_key_file(path)
+
+
+def check_session_key(*, db: DbPath = None) -> None:
+    """Check (and on first use create) the session signing key at start-up:
+    ``$WORKBENCH_SECRET`` of at least :data:`MIN_SECRET_CHARS` characters,
+    else ``<database>.session-key`` holding at least 64 hex digits.  Raises
+    :class:`~audit.errors.InputError` (one line naming the file or the
+    variable) for an empty, short or non-hex key; never signs with it."""
+    _secret(db)
 
 
 def _b64(b: bytes) -> str:

@@ -50,6 +50,13 @@ def clean_text(value) -> str | None:
     return s or None
 
 
+def has_accounts(con) -> bool:
+    """Whether the database has any account (else the workbench and the
+    library work as before accounts existed: see :mod:`audit.review._accounts`)."""
+    return table_exists(con, "accounts") and bool(
+        con.execute("SELECT count(*) FROM accounts").fetchall()[0][0])
+
+
 _PARAM = __import__("re").compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 

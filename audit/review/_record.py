@@ -14,6 +14,23 @@ refused, so no file can make its verdict outrank later ones.
 
 Question ids are NFC-normalised before they are looked up (a file typing a
 Tibetan id in another Unicode spelling finds the item).
+
+Consistent by construction (issue 21): a corrected answer goes only with
+``key_wrong``; a cause goes only with a verdict that says something is
+wrong (:data:`CAUSE_VERDICTS`: ``key_slip`` only with ``key_wrong``); other
+combinations are refused.  Rows stored before this rule are listed by
+:func:`review_inconsistencies`.
+
+One verdict per reviewer per item (issue 21): a reviewer who already gave a
+verdict (not a skip) on an item, or an adjudication, gives another only as an
+explicit revision (``revision=True``, CLI ``--revise``); the row is marked
+``is_revision``.  An edited Label Studio annotation is a revision.
+
+Identities (issue 22): once the database has accounts, every reviewer named
+must be an enabled account at the moment the row is written (a disabled
+account's open session can no longer save), adjudications need a lead, and
+an import of verdicts from a file is a lead's or admin's act, recorded in
+``recorded_by``.
 """
 from __future__ import annotations
 
@@ -31,8 +48,8 @@ from audit.errors import AuditError, InputError, NotFoundError, PermissionDenied
 from audit.labels import normalize_label
 from audit.records import Review
 from audit._read import nfc
-from audit.review._common import clean_name, clean_text, to_utc
-from audit.review._accounts import may_adjudicate
+from audit.review._common import clean_name, clean_text, has_accounts, to_utc
+from audit.review._accounts import account_from, may_adjudicate, require_role
 from audit.review._settings import leads_from
 from audit.store import connect, transaction
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
@@ -41,13 +58,16 @@ from audit.store import DbPath
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
     "cause", "rationale", "proposed_fix", "is_adjudication", "source", "app_version", "external_id",
-    "claimed_at",
+    "claimed_at", "is_revision", "recorded_by",
 ]
 IMPORT_REQUIRED = ["question_id", "reviewer", "verdict"]
 IMPORT_ALLOWED = {
     "question_id", "reviewer", "verdict", "corrected_answer", "cause", "rationale",
-    "proposed_fix", "created_at", "claimed_at", "is_adjudication",
+    "proposed_fix", "created_at", "claimed_at", "is_adjudication", "revision",
 }
+#: Verdicts a cause may go with (a cause explains what is wrong); the
+#: ``key_slip`` cause only with ``key_wrong``.
+CAUSE_VERDICTS = ("key_wrong", "ambiguous", "defective")
 #: Clock difference tolerated between a client and the database (seconds).
 _CLOCK_SLACK = pd.Timedelta(seconds=120)
 
@@ -94,8 +114,19 @@ def _truthy(v) -> bool:
     return not _is_blank(v) and bool(v)
 
 
+def _cause_problem(verdict: str, cause: str | None) -> str | None:
+    """Why ``cause`` may not go with ``verdict`` (None when it may)."""
+    if cause is None:
+        return None
+    if verdict not in CAUSE_VERDICTS:
+        return f"a cause only goes with verdict {', '.join(CAUSE_VERDICTS)}, not {verdict} (cause {cause})"
+    if cause == "key_slip" and verdict != "key_wrong":
+        return f"cause key_slip (an answer-key slip) only goes with verdict key_wrong, not {verdict}"
+    return None
+
+
 def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
-              problems: list | None = None) -> list[dict]:
+              problems: list | None = None, actor: str | None = None) -> list[dict]:
     """Check every row against the vocabulary, the item and the lead list;
     return the rows ready to insert.  Raises at the first bad row, or, when
     ``problems`` is a list, appends each row's reason (None when valid) to
@@ -120,6 +151,12 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
         "SELECT DISTINCT question_id, reviewer FROM reviews WHERE benchmark = ? AND NOT is_adjudication "
         "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall()
     } if adj_ids else set()
+    # Earlier verdicts (not skips) per item, reviewer and kind: a new one is a revision.
+    given: set[tuple[str, str, bool]] = {(q, n.casefold(), bool(a)) for q, n, a in con.execute(
+        "SELECT DISTINCT question_id, reviewer, is_adjudication FROM reviews WHERE benchmark = ? "
+        "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, ids]).fetchall()}
+    accounts = has_accounts(con)
+    enabled: dict[str, str | None] = {}
     known_external = set()
     ext = sorted({str(r["external_id"]) for r in rows if not _is_blank(r.get("external_id"))})
     if ext:
@@ -139,6 +176,14 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
         reviewer = clean_name(row.get("reviewer"))
         if not reviewer:
             raise where.fail("reviewer name is empty; every verdict is attributed")
+        if accounts:
+            if reviewer.casefold() not in enabled:
+                acc = account_from(con, reviewer)
+                enabled[reviewer.casefold()] = acc.name if acc is not None and not acc.disabled else None
+            if enabled[reviewer.casefold()] is None:
+                raise PermissionDeniedError(where.fail(
+                    f"'{reviewer}' has no enabled account and may not record verdicts").args[0])
+            reviewer = enabled[reviewer.casefold()] or reviewer
         raw_verdict = row.get("verdict")
         verdict = "" if _is_blank(raw_verdict) else _vocab_key(raw_verdict)
         if verdict not in VERDICTS:
@@ -148,6 +193,9 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
         cause = None if _is_blank(raw_cause) else _vocab_key(raw_cause)
         if cause is not None and cause not in CAUSES:
             raise where.fail(f"unknown cause '{raw_cause}' (use one of: {', '.join(CAUSES)})")
+        bad_cause = _cause_problem(verdict, cause)
+        if bad_cause:
+            raise where.fail(bad_cause)
         raw_answer = row.get("corrected_answer")
         answer = None
         if not _is_blank(raw_answer):
@@ -186,6 +234,20 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
         source = row.get("source") or "cli"
         if source not in REVIEW_SOURCES:
             raise where.fail(f"unknown review source '{source}' (one of: {', '.join(REVIEW_SOURCES)})")
+        raw_rev = row.get("revision", False)
+        if isinstance(raw_rev, str):
+            if raw_rev.strip().lower() not in _TRUE | _FALSE:
+                raise where.fail(f"revision must be true or false, not '{raw_rev}'")
+            raw_rev = raw_rev.strip().lower() in _TRUE
+        revision = False if _is_blank(raw_rev) else bool(raw_rev)
+        mine = (qid, reviewer.casefold(), adj)
+        earlier = mine in given and verdict != "skip"   # a skip neither counts nor replaces a verdict
+        if earlier and not revision and source != "label_studio":  # an edited annotation revises
+            what = "an adjudication" if adj else "a verdict"
+            raise where.fail(f"'{reviewer}' already gave {what} on question '{qid}'; a second one is recorded "
+                             "only as an explicit revision (--revise, or revision=True)")
+        if verdict != "skip":
+            given.add(mine)
         claimed = row.get("claimed_at", row.get("created_at"))
         if _is_blank(claimed):
             claimed = None
@@ -210,6 +272,9 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
             "rationale": clean_text(row.get("rationale")), "proposed_fix": clean_text(row.get("proposed_fix")),
             "is_adjudication": adj, "source": source,
             "app_version": clean_text(row.get("app_version")) or __version__, "external_id": external_id,
+            "is_revision": earlier,
+            "recorded_by": actor if actor is not None and (source == "import"
+                                                           or actor.casefold() != reviewer.casefold()) else None,
         }
 
     for row, where in zip(rows, wheres):
@@ -266,7 +331,7 @@ def _insert(con, rows: list[dict]) -> list[Review]:
         import pyarrow as pa
 
         table = pa.table({c: [r[c] for r in rows] for c in cols}).cast(pa.schema(
-            [(c, pa.timestamp("us") if c in ("created_at", "claimed_at") else pa.bool_() if c == "is_adjudication" else pa.string())
+            [(c, pa.timestamp("us") if c in ("created_at", "claimed_at") else pa.bool_() if c in ("is_adjudication", "is_revision") else pa.string())
              for c in cols]))
         con.register("_incoming_reviews", table)
         try:
@@ -283,12 +348,30 @@ def _to_review(d: Mapping) -> Review:
         created_at=d["created_at"], corrected_answer=d["corrected_answer"], cause=d["cause"],
         rationale=d["rationale"], proposed_fix=d["proposed_fix"], is_adjudication=bool(d["is_adjudication"]),
         source=d["source"], app_version=d["app_version"], review_id=d["review_id"], external_id=d["external_id"],
-        claimed_at=d.get("claimed_at"),
+        claimed_at=d.get("claimed_at"), is_revision=bool(d.get("is_revision")), recorded_by=d.get("recorded_by"),
     )
 
 
+def _check_actor(con, records: list[dict], source: str, actor: str | None) -> str | None:
+    """Who records these rows, checked against the accounts (when any):
+    an import from a file is a lead's or admin's act; recording another
+    reviewer's verdict too.  Returns the actor's stored name (or None)."""
+    if not has_accounts(con):
+        return clean_name(actor) or None
+    if source == "import":
+        require_role(con, actor, "lead", "importing verdicts from a file")
+    if actor is None:  # the reviewer acts (the caller signed them in: a workbench session)
+        return None
+    require_role(con, actor, "reviewer", "recording verdicts")
+    acc = account_from(con, actor)
+    name = acc.name if acc is not None else clean_name(actor)
+    if any(clean_name(r.get("reviewer")).casefold() != name.casefold() for r in records):
+        require_role(con, name, "lead", "recording another reviewer's verdicts")
+    return name
+
+
 def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
-                   path: str | os.PathLike | None = None) -> list[Review]:
+                   path: str | os.PathLike | None = None, actor: str | None = None) -> list[Review]:
     """Validate and append reviews on the caller's connection, inside the
     caller's transaction (Label Studio sync records its own bookkeeping in
     the same transaction).  Same rows and checks as :func:`add_reviews`."""
@@ -296,7 +379,8 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
     for r in records:
         r.setdefault("source", source)
     wheres = [_Where(str(path) if path is not None else None, r.pop("_line", None)) for r in records]
-    clean = _validate(con, benchmark, records, wheres)
+    who = _check_actor(con, records, source, actor)
+    clean = _validate(con, benchmark, records, wheres, actor=who)
     out = _insert(con, clean) if clean else []
     if out:  # the queue re-ranks after each verdict (issue 11)
         from audit.review._evidence import refresh_evidence
@@ -305,15 +389,19 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
 
 
 def add_reviews(benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, *, source: str = "cli",
-                db: DbPath = None, path: str | os.PathLike | None = None) -> list[Review]:
+                db: DbPath = None, path: str | os.PathLike | None = None, actor: str | None = None) -> list[Review]:
     """Append many reviews in one transaction (all or nothing).
 
     ``rows`` are mappings (or a DataFrame) with the keyword arguments of
     :func:`add_review`; a ``_line`` key names the row's line in ``path`` for
     error messages, and a per-row ``source`` overrides ``source``.
+    ``actor`` is the signed-in account recording them (the caller checked
+    its password or session): once accounts exist it must be enabled, and a
+    lead or admin when it records others' verdicts or ``source`` is
+    ``import``; it is kept as ``recorded_by`` on rows of other reviewers.
     """
     with connect(db) as con, transaction(con):
-        return append_reviews(con, benchmark, rows, source=source, path=path)
+        return append_reviews(con, benchmark, rows, source=source, path=path, actor=actor)
 
 
 @defaults_benchmark
@@ -332,6 +420,8 @@ def add_review(
     app_version: str | None = None,
     created_at=None,
     external_id: str | None = None,
+    revision: bool = False,
+    actor: str | None = None,
     db: DbPath = None,
 ) -> Review:
     """Append one expert verdict and return it (with its ``review_id``).
@@ -347,7 +437,12 @@ def add_review(
     item (their verdict is part of the dispute).  The review's
     ``created_at`` is the database clock; a ``created_at`` given here is
     kept as ``claimed_at`` (an aware time converted to UTC) and refused when
-    it lies in the future.
+    it lies in the future.  A reviewer's second verdict on an item needs
+    ``revision=True`` (it is marked ``is_revision``); a cause goes only
+    with the verdicts in :data:`CAUSE_VERDICTS`.  Once accounts exist,
+    ``reviewer`` must be an enabled account when the row is written, and
+    ``actor`` (the signed-in account, default ``reviewer``) a lead or admin
+    when it is not the reviewer.
 
     >>> import tempfile, os
     >>> from audit.records import Question, Option
@@ -364,31 +459,41 @@ def add_review(
     Traceback (most recent call last):
     ...
     audit.errors.InputError: corrected answer A is the current key of question 'q1'; use verdict key_correct if the key is right
+    >>> add_review("demo", "q1", "Dolma", "key_correct", db=db)
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: 'Dolma' already gave a verdict on question 'q1'; a second one is recorded only as an explicit revision (--revise, or revision=True)
+    >>> add_review("demo", "q1", "Dolma", "key_correct", revision=True, db=db).is_revision
+    True
     """
     row = {
         "question_id": question_id, "reviewer": reviewer, "verdict": verdict,
         "corrected_answer": corrected_answer, "cause": cause, "rationale": rationale,
         "proposed_fix": proposed_fix, "is_adjudication": is_adjudication, "source": source,
-        "app_version": app_version, "created_at": created_at, "external_id": external_id,
+        "app_version": app_version, "created_at": created_at, "external_id": external_id, "revision": revision,
     }
-    return add_reviews(benchmark, [row], source=source, db=db)[0]
+    return add_reviews(benchmark, [row], source=source, db=db, actor=actor)[0]
 
 
 @defaults_benchmark
-def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None) -> list[Review]:
+def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, actor: str | None = None,
+                   db: DbPath = None) -> list[Review]:
     """Append the reviews in a CSV or JSONL file (experts reviewing offline in
     a spreadsheet).  Columns: ``question_id, reviewer, verdict`` (required),
     ``corrected_answer, cause, rationale`` and optionally ``proposed_fix,
-    created_at, is_adjudication``.  Same validation as :func:`add_review`;
-    all or nothing; errors name ``file:line``.  Rows are stored with
-    ``source='import'``."""
+    created_at, is_adjudication, revision``.  Same validation as
+    :func:`add_review`; all or nothing; errors name ``file:line``.  Rows are
+    stored with ``source='import'``.  Once accounts exist an import is a
+    lead's or admin's act: ``actor`` (signed in by the caller) is required
+    and kept as ``recorded_by``, and every reviewer named must be an
+    enabled account."""
     from audit._read import read_table, require_columns
 
     p = Path(path)
     df = read_table(p)
     require_columns(df, IMPORT_REQUIRED, p, allowed=IMPORT_ALLOWED)
     df = df.astype(object).where(df.notna(), None)
-    return add_reviews(benchmark, df.to_dict("records"), source="import", db=db, path=p)
+    return add_reviews(benchmark, df.to_dict("records"), source="import", db=db, path=p, actor=actor)
 
 
 @resolves_benchmark
@@ -412,3 +517,50 @@ def list_reviews(benchmark: str | None, question_id: str | None = None, *, revie
     sql += " ORDER BY review_id"
     with connect(db, read_only=True) as con:
         return con.execute(sql, params).df()
+
+
+INCONSISTENCY_COLUMNS = ["review_id", "question_id", "reviewer", "verdict", "corrected_answer", "cause", "problem"]
+
+
+def review_inconsistencies(con, benchmark: str) -> pd.DataFrame:
+    """Stored review rows whose parts do not belong together (rows written
+    before :func:`add_review` refused such combinations): a cause with a
+    verdict outside :data:`CAUSE_VERDICTS`, ``key_slip`` without
+    ``key_wrong``, a corrected answer without ``key_wrong``, ``key_wrong``
+    without one.  Columns :data:`INCONSISTENCY_COLUMNS`, by ``review_id``;
+    ``problem`` says what is wrong in one line.  Exports show these rows as
+    inconsistent rather than as valid verdicts.
+
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE reviews AS SELECT * FROM (VALUES (1, 'b', 'q1', 'Pema', 'key_correct', "
+    ...                 "NULL, 'key_slip'), (2, 'b', 'q1', 'Dolma', 'key_wrong', 'B', 'key_slip')) "
+    ...                 "t(review_id, benchmark, question_id, reviewer, verdict, corrected_answer, cause)")
+    >>> review_inconsistencies(con, "b")[["review_id", "problem"]].values.tolist()
+    [[1, 'cause key_slip recorded with verdict key_correct (a cause goes only with key_wrong, ambiguous, defective)']]
+    """
+    allowed = ", ".join(f"'{v}'" for v in CAUSE_VERDICTS)
+    return con.execute(f"""
+        SELECT {', '.join(INCONSISTENCY_COLUMNS)} FROM (
+            SELECT review_id, question_id, reviewer, verdict, corrected_answer, cause,
+                   CASE
+                     WHEN verdict = 'key_wrong' AND corrected_answer IS NULL
+                       THEN 'verdict key_wrong recorded without a corrected answer'
+                     WHEN verdict <> 'key_wrong' AND corrected_answer IS NOT NULL
+                       THEN 'corrected answer ' || corrected_answer || ' recorded with verdict ' || verdict
+                            || ' (it goes only with key_wrong)'
+                     WHEN cause IS NOT NULL AND verdict NOT IN ({allowed})
+                       THEN 'cause ' || cause || ' recorded with verdict ' || verdict
+                            || ' (a cause goes only with {", ".join(CAUSE_VERDICTS)})'
+                     WHEN cause = 'key_slip' AND verdict <> 'key_wrong'
+                       THEN 'cause key_slip recorded with verdict ' || verdict || ' (it goes only with key_wrong)'
+                   END AS problem
+            FROM reviews WHERE benchmark = ?
+        ) WHERE problem IS NOT NULL ORDER BY review_id""", [benchmark]).df()
+
+
+@resolves_benchmark
+def inconsistent_reviews(benchmark: str | None, *, db: DbPath = None) -> pd.DataFrame:
+    """:func:`review_inconsistencies` of a benchmark in the database ``db``."""
+    with connect(db, read_only=True) as con:
+        return review_inconsistencies(con, benchmark)

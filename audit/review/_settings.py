@@ -3,8 +3,12 @@ independent reviews an item needs before it is settled.
 
 Settings live in the ``review_settings`` table (JSON values).  Lead reviewers
 may also come from the environment variable ``WORKBENCH_LEADS``
-(comma-separated); the leads are the union of both.  Names compare without
-regard to case or surrounding spaces.
+(comma-separated) while the database has no account; the leads are then the
+union of both.  Once accounts exist the variable is ignored, and changing
+the lead list or the required reviews needs an admin ``actor`` (see
+:func:`audit.review._accounts.require_role`); every listed lead must then be
+an enabled account.  Names compare without regard to case or surrounding
+spaces.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import os
 from dataclasses import dataclass
 
 from audit.errors import InputError
-from audit.review._common import clean_name, utc_now
+from audit.review._common import clean_name, has_accounts, utc_now
 from audit.store import DbPath, connect, transaction
 
 LEADS_ENV = "WORKBENCH_LEADS"
@@ -51,8 +55,8 @@ def env_leads() -> list[str]:
     return [n for n in (clean_name(x) for x in raw.split(",")) if n]
 
 
-def _union_leads(stored) -> list[str]:
-    names = list(stored or []) + env_leads()
+def _union_leads(stored, accounts: bool = False) -> list[str]:
+    names = list(stored or []) + ([] if accounts else env_leads())
     seen: dict[str, str] = {}
     for n in names:
         seen.setdefault(n.casefold(), n)
@@ -62,14 +66,15 @@ def _union_leads(stored) -> list[str]:
 def leads_from(con) -> list[str]:
     """Lead reviewers from the settings table and the environment (union,
     first spelling kept, sorted case-insensitively)."""
-    return _union_leads(_read_setting(con, "leads"))
+    return _union_leads(_read_setting(con, "leads"), has_accounts(con))
 
 
 def settings_from(con) -> tuple[list[str], "RequiredReviews"]:
     """(leads, required reviews) in one query (the item page's fast path)."""
     values = {n: json.loads(v) for n, v in con.execute("SELECT name, value FROM review_settings").fetchall()}
     req = values.get("required_reviews")
-    return _union_leads(values.get("leads")), (RequiredReviews(**req) if req else RequiredReviews())
+    return (_union_leads(values.get("leads"), has_accounts(con)),
+            RequiredReviews(**req) if req else RequiredReviews())
 
 
 def is_lead(name: str, leads: list[str]) -> bool:
@@ -91,9 +96,13 @@ def get_leads(*, db: DbPath = None) -> list[str]:
         return leads_from(con)
 
 
-def set_leads(names, *, db: DbPath = None) -> list[str]:
+def set_leads(names, *, actor: str | None = None, db: DbPath = None) -> list[str]:
     """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
-    them).  Returns the stored list."""
+    them while the database has no account).  Once accounts exist this is an
+    admin's act (``actor``, signed in by the caller) and every name must be
+    an enabled account.  Returns the stored list."""
+    from audit.review._accounts import account_from, require_role
+
     if isinstance(names, str):
         names = names.split(",")
     cleaned = [clean_name(n) for n in names]
@@ -103,6 +112,12 @@ def set_leads(names, *, db: DbPath = None) -> list[str]:
         uniq.setdefault(n.casefold(), n)
     stored = sorted(uniq.values(), key=str.casefold)
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "admin", "changing the lead reviewers")
+        if has_accounts(con):
+            for n in stored:
+                acc = account_from(con, n)
+                if acc is None or acc.disabled:
+                    raise InputError(f"'{n}' has no enabled account and cannot be a lead reviewer")
         _write_setting(con, "leads", stored)
     return stored
 
@@ -119,10 +134,15 @@ def get_required_reviews(*, db: DbPath = None) -> RequiredReviews:
         return required_reviews_from(con)
 
 
-def set_required_reviews(*, flagged: int | None = None, other: int | None = None, db: DbPath = None) -> RequiredReviews:
+def set_required_reviews(*, flagged: int | None = None, other: int | None = None, actor: str | None = None,
+                         db: DbPath = None) -> RequiredReviews:
     """Store the number of independent reviews required for Tier 1–2 items
-    (``flagged``) and for the others (``other``); each at least 1."""
+    (``flagged``) and for the others (``other``); each from 1 to 20.  Once
+    accounts exist this is an admin's act (``actor``)."""
+    from audit.review._accounts import require_role
+
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "admin", "changing the required reviews")
         cur = required_reviews_from(con)
         new = RequiredReviews(
             flagged=cur.flagged if flagged is None else flagged,
@@ -181,18 +201,24 @@ class LeadReviewers:
                 + (f"  [{LEADS_ENV}: {', '.join(self.from_env)}]" if self.from_env else ""))
 
 
-def lead_reviewers(set_to: str | list[str] | None = None, *, db: DbPath = None) -> LeadReviewers:
+def lead_reviewers(set_to: str | list[str] | None = None, *, actor: str | None = None,
+                   db: DbPath = None) -> LeadReviewers:
     """The lead reviewers (``audit review leads``); with *set_to*, first
-    replace the stored list (``""`` clears it; see :func:`set_leads`)."""
+    replace the stored list (``""`` clears it; see :func:`set_leads`, an
+    admin's act once accounts exist)."""
     if set_to is not None:
-        set_leads(set_to, db=db)
-    return LeadReviewers(stored=get_leads(db=db), from_env=env_leads())
+        set_leads(set_to, actor=actor, db=db)
+    with connect(db, read_only=True) as con:
+        stored = _union_leads(_read_setting(con, "leads"), True)
+        accounts = has_accounts(con)
+    return LeadReviewers(stored=stored, from_env=[] if accounts else env_leads())
 
 
-def required_reviews(flagged: int | None = None, other: int | None = None, *, db: DbPath = None) -> RequiredReviews:
+def required_reviews(flagged: int | None = None, other: int | None = None, *, actor: str | None = None,
+                     db: DbPath = None) -> RequiredReviews:
     """How many independent reviews settle an item (``audit review
-    required``); with *flagged* or *other*, set them first
-    (:func:`set_required_reviews`)."""
-    if (flagged or other) is not None:  # as the command always did: 0 alone reads
-        return set_required_reviews(flagged=flagged, other=other, db=db)
+    required``); with *flagged* or *other* (0 included, which is refused),
+    set them first (:func:`set_required_reviews`)."""
+    if flagged is not None or other is not None:
+        return set_required_reviews(flagged=flagged, other=other, actor=actor, db=db)
     return get_required_reviews(db=db)

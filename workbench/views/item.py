@@ -104,8 +104,13 @@ def _save(bench: str, qid: str) -> None:
     cause = d.get("cause")
     me = session.reviewer()
     db = session.db_path()
+    # A second verdict is a revision only when the page showed this reviewer's
+    # earlier one; a stale tab (shown before that save) is refused (issue 21).
+    shown = st.session_state.get(K_LAST_VIEW)
+    revision = bool(shown is not None and (shown.question.benchmark, shown.question.question_id) == (bench, qid)
+                    and shown.reviewed_by_me)
     try:
-        audit.review.add_review(bench, qid, me, verdict,
+        audit.review.add_review(bench, qid, me, verdict, revision=revision,
             corrected_answer=answer,
             cause=None if cause in (None, NO_CAUSE) else cause,
             rationale=d.get("rationale") or None,
