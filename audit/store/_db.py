@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import math
 import os
 import random
 import re
@@ -151,13 +152,19 @@ def db_timeout(timeout: float | None = None) -> float:
     5.0
     """
     if timeout is not None:
-        return float(timeout)
+        value = float(timeout)
+        if not math.isfinite(value) or value < 0:
+            raise AuditError(f"the database timeout must be a finite number of seconds >= 0, not {timeout!r}")
+        return value
     env = os.environ.get(TIMEOUT_ENV, "").strip()
     if env:
         try:
-            return max(0.0, float(env))
+            value = float(env)
         except ValueError:
-            raise AuditError(f"${TIMEOUT_ENV} must be a number of seconds, not {env!r}") from None
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            raise AuditError(f"${TIMEOUT_ENV} must be a finite number of seconds >= 0, not {env!r}")
+        return value
     return DEFAULT_TIMEOUT
 
 
@@ -393,10 +400,21 @@ class _WriterQueue:
 
 
 def _open_waiting(path: Path, read_only: bool, waiter: _Waiter) -> duckdb.DuckDBPyConnection:
-    """duckdb.connect, retried while another process holds the file."""
+    """duckdb.connect, retried while another process holds the file.
+
+    Writer preference: a reader does not open the file while a writer of
+    another process is waiting for it (its fresh ``FILE.wait`` marker), so
+    a stream of overlapping reads cannot keep a writer out; the readers
+    already in finish, the file comes free, the writer goes first."""
     marked = False
     try:
         while True:
+            if read_only and _foreign_writer_waiting(path):
+                if waiter.expired():
+                    raise waiter.locked("a writer waiting for it")
+                waiter.notice("a writer waiting for it")
+                waiter.sleep()
+                continue
             try:
                 return duckdb.connect(str(path), read_only=read_only, config=_config())
             except (duckdb.IOException, duckdb.ConnectionException) as exc:
