@@ -15,8 +15,9 @@ for that item (the last one repeats):
   DeepSeek / vLLM reasoning parsers return it)
 * ``("raw", body)`` — 200 with ``body`` (a dict) as the whole response
   (a misbehaving provider: ``choices: []``, ``content: null`` …)
-* ``("echo", prefix)`` — 200 whose content is ``prefix`` followed by the
-  request's Authorization header (a provider echoing the key back)
+* ``("echo", template)`` — 200 whose content is ``template`` with
+  ``{auth}`` replaced by the request's Authorization header (a provider
+  echoing the key back)
 * ``("usage", usage, behaviour)`` — the behaviour with ``usage`` (a dict, or
   None: no usage at all) instead of the server's token counts
 * ``("finish", reason, behaviour)`` — the behaviour with another ``finish_reason``
@@ -127,7 +128,7 @@ class JudgeServer:
                     finish = step[1]
                 step = step[2]
             if step[0] == "echo":
-                step = ("text", step[1] + h.headers.get("authorization", ""))
+                step = ("text", step[1].replace("{auth}", h.headers.get("authorization", "")))
             if step[0] == "raw":
                 self._send(h, 200, step[1], lock=self._lock, on_sent=lambda: self._mark_sent(qid, answered))
                 return

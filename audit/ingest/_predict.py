@@ -245,7 +245,7 @@ def _select(con: Any, *, benchmark: str, model: str, run: str, prompt_version: s
 
 
 #: A model_calls row whose reply cannot count (:func:`audit.llm.reply_problem`, in SQL): asked again.
-UNUSABLE_CALL = ("c.response IS NULL OR trim(c.response) = '' "
+UNUSABLE_CALL = ("c.response IS NULL OR regexp_matches(c.response, '^[\\s\\v\\x{1c}-\\x{1f}\\x{85}\\p{Z}]*$') "
                  "OR coalesce(c.finish_reason, '') IN ('length', 'content_filter')")
 
 
