@@ -203,3 +203,22 @@ def test_inconsistent_verdict_row_is_shown_as_inconsistent(bench, tmp_path):
     text = (s.path / "CHANGELOG.csv").read_text(encoding="utf-8-sig")
     [line] = [l for l in text.splitlines() if l.startswith('"q2"')]
     assert "inconsistent" in line and ',"translation",' not in line, line
+
+
+def test_failed_sign_in_is_one_error_line(bench, tmp_path):
+    """``export create --as`` with a wrong password: one ``error:`` line, no log
+    record printed before it, exit 1, nothing written."""
+    run = lambda *a, stdin="": subprocess.run([sys.executable, "-m", "audit.cli", *a, "--db", str(bench)],  # noqa: E731
+                                              input=stdin, capture_output=True, text=True, env=ENV, timeout=120)
+    r = run("users", "add", "boss", "--password-stdin", stdin="a-long-password-1\n")
+    assert r.returncode == 0, r.stderr
+    before = db_snapshot(bench)
+    r = run("export", "create", "--benchmark", B, "--version", "1.1", "--as", "boss", "--password-stdin",
+            "--exports-dir", str(tmp_path / "exports"), stdin="wrong-password\n")
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == ["error: the name or the password is not right"], r.stderr
+    assert not (tmp_path / "exports").exists()
+    after = db_snapshot(bench)
+    # only the failed-sign-in counter may change (it is the point of recording failures)
+    assert {t: v for t, v in after.items() if t != "login_failures"} == \
+        {t: v for t, v in before.items() if t != "login_failures"}
