@@ -376,7 +376,12 @@ def _count(value: Any) -> int | None:
     whole number >= 0 (a negative or textual count is no count)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
-    return int(value) if value >= 0 and value == int(value) else None
+    return int(value) if 0 <= value <= MAX_TOKENS_COUNT and value == int(value) else None
+
+
+#: The largest token count of one call taken at face value (a 32-bit count; a reply claiming more is
+#: a provider's error, and unpriceable).
+MAX_TOKENS_COUNT = 2**31 - 1
 
 
 def reply_problem(parts: dict[str, Any]) -> str | None:
@@ -494,13 +499,15 @@ class CallRunner:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.secrets = [api_key] if api_key else []
+        self.stop: str | None = None    # set when no new request may start
+        self.status = "finished"
+        if max_cost is not None and max_cost <= 0:   # nothing may be spent: nothing is sent
+            self.stop, self.status = f"the cost cap ${max_cost:g} allows no request", "max_cost"
         self.max_seen: float | None = None   # the most expensive priced reply so far
         self.n_unpriced = 0             # replies the provider gave no usable usage for
         self.price_known = price_known
         self.custom_price = custom_price
         self.spent = 0.0                # cost of replies received (gates max_cost)
-        self.stop: str | None = None    # set when no new request may start
-        self.status = "finished"
         self.n_requested = 0
         self.n_retries = 0
         self.n_replies = 0
@@ -634,9 +641,10 @@ class CallRunner:
                     attempt += 1
                     self.n_retries += 1
                     continue
+                message = str(exc).split("Traceback (most recent call last)")[0].strip()  # not litellm's stack
                 return {"kind": "error", "fatal": kind == "fatal", "item": item, "attempts": attempt + 1,
                         "error_type": type(exc).__name__, "answered": answered,
-                        "message": (redact(str(exc), self.secrets) or "")[:2000]}
+                        "message": (redact(message, self.secrets) or "")[:2000]}
             return {"kind": "reply", "item": item, "response": resp, "attempts": attempt + 1,
                     "latency": time.monotonic() - t0}
 

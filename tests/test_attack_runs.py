@@ -265,3 +265,114 @@ def test_slow_extraction_does_not_block_the_event_loop(db_path, server, monkeypa
     took = time.monotonic() - t0
     assert s.n_answered == 4
     assert took < 3.0, took
+
+
+# ---------------------------------------------------------------- further cases (our own attack)
+
+def _body(message: dict, usage: dict | None = None, n: int = 1) -> tuple:
+    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": i, "message": message, "finish_reason": "stop"} for i in range(n)]}
+    body["usage"] = usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    return ("raw", body)
+
+
+UNREADABLE = {
+    "content-list": _body({"role": "assistant", "content": [{"type": "text", "text": "Answer: B"}]}),
+    "content-number": _body({"role": "assistant", "content": 3}),
+    "usage-nan": _body({"role": "assistant", "content": "Answer: B"},
+                       {"prompt_tokens": float("nan"), "completion_tokens": 5, "total_tokens": 15}),
+    "not-json": ("raw", "not json"),
+}
+
+
+@pytest.mark.parametrize("reply", list(UNREADABLE.values()), ids=list(UNREADABLE))
+def test_unreadable_reply_is_a_failed_request_in_one_line_never_an_answer(db_path, server, reply):
+    make_benchmark(db_path, n=2)
+    server.script["q000"] = [reply]
+    s = predict(db_path, server)
+    assert (s.n_ok, s.n_errors) == (1, 1)
+    [(msg,)] = rows(db_path, "SELECT message FROM predict_errors WHERE question_id = 'q000'")
+    assert "Traceback" not in msg and "\n  File " not in msg, msg
+    assert rows(db_path, "SELECT count(*) FROM predictions WHERE question_id = 'q000'") == [(0,)]
+    assert predict(db_path, server).n_requested == 1      # asked again
+
+
+def test_absurd_token_counts_are_unpriced_not_a_crash(db_path, server):
+    make_benchmark(db_path, n=3)
+    server.script["q000"] = [("usage", {"prompt_tokens": 10**15, "completion_tokens": 5, "total_tokens": 10**15},
+                              ("text", "Answer: B"))]
+    s = predict(db_path, server, concurrency=1)
+    assert s.status == "finished" and s.n_ok == 3
+    assert rows(db_path, "SELECT prompt_tokens, cost_usd FROM model_calls WHERE question_id = 'q000'") == [(None, None)]
+
+
+def test_max_cost_zero_sends_nothing(db_path, server):
+    make_benchmark(db_path, n=3)
+    s = predict(db_path, server, max_cost=0.0)
+    assert server.total == 0 and s.status == "max_cost" and s.n_not_sent == 3
+
+
+def test_content_filter_stop_is_not_an_answer(db_path, server):
+    make_benchmark(db_path, n=2)
+    server.script["q000"] = [("finish", "content_filter", ("text", "Answer: B")), ("text", "Answer: C")]
+    s = predict(db_path, server)
+    assert (s.n_ok, s.n_errors) == (1, 1)
+    assert predict(db_path, server).n_requested == 1
+    assert rows(db_path, "SELECT answer FROM predictions WHERE question_id = 'q000'") == [("C",)]
+
+
+def test_nul_characters_and_a_second_choice(db_path, server):
+    make_benchmark(db_path, n=2)
+    server.script["q000"] = [("text", "Answer: B\x00\x00 done")]
+    server.script["q001"] = [_body({"role": "assistant", "content": "Answer: C"}, n=2)]
+    predict(db_path, server)
+    assert rows(db_path, "SELECT question_id, response, answer FROM model_calls ORDER BY 1") == [
+        ("q000", "Answer: B\x00\x00 done", "B"), ("q001", "Answer: C", "C")]
+
+
+def test_one_megabyte_reply_is_stored_and_extracted(db_path, server):
+    make_benchmark(db_path, n=1)
+    server.script["q000"] = [("text", "x" * 1_000_000 + "\n\nAnswer: C")]
+    t0 = time.monotonic()
+    s = predict(db_path, server)
+    assert s.n_answered == 1 and time.monotonic() - t0 < 30
+    assert rows(db_path, "SELECT length(response), answer FROM model_calls") == [(1_000_011, "C")]
+
+
+ADVERSARIAL_JUDGE = {
+    "deep-list": "[" * 100_000,
+    "deep-object": '{"a":' * 100_000,
+    "braces": "{" * 200_000,
+    "nested-unclosed": 'Verdict: {"a": {"a": ' * 20_000,
+    "many-objects": '{"x": 1} ' * 5_000,
+}
+
+
+@pytest.mark.parametrize("reply", list(ADVERSARIAL_JUDGE.values()), ids=list(ADVERSARIAL_JUDGE))
+def test_adversarial_judge_reply_fails_parsing_quickly(db_path, judge_server, reply):
+    """main: RecursionError (the run crashed) or 33 s for 200,000 '{'."""
+    make_benchmark(db_path, n=2)
+    judge_server.script["q000"] = [("text", reply)]
+    t0 = time.monotonic()
+    s = judge(db_path, judge_server)
+    assert time.monotonic() - t0 < 15
+    assert (s.status, s.n_ok, s.n_parse_failed) == ("finished", 1, 1)
+    [(ok, err)] = rows(db_path, "SELECT parse_ok, parse_error FROM judge_verdicts WHERE question_id = 'q000'")
+    assert ok is False and err
+
+
+def test_judge_confidence_nan_and_infinity_are_not_numbers(db_path, judge_server):
+    make_benchmark(db_path, n=2)
+    judge_server.script["q000"] = [("text", '{"answer_key_correct": true, "confidence": NaN}')]
+    judge_server.script["q001"] = [("text", '{"answer_key_correct": true, "confidence": Infinity}')]
+    judge(db_path, judge_server)
+    assert rows(db_path, "SELECT parse_ok, confidence FROM judge_verdicts ORDER BY question_id") == [
+        (True, None), (True, None)]
+
+
+def test_key_inside_a_structured_explanation_is_redacted(db_path, judge_server):
+    make_benchmark(db_path, n=1)
+    judge_server.script["q000"] = [("echo", '{"answer_key_correct": true, "explanation": {"auth": "{auth}"}}')]
+    judge(db_path, judge_server)
+    assert KEY not in _text_columns(db_path)
+    assert rows(db_path, "SELECT explanation FROM judge_verdicts") == [('{"auth": "Bearer ***"}',)]

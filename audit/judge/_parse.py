@@ -45,6 +45,11 @@ from typing import Any, Sequence
 
 from audit.labels import normalize_label
 
+_OBJECT_START = re.compile(r'\{(?=\s{0,64}["}])')
+#: Longest reply searched for a JSON object inside prose (a verdict is a few hundred characters).
+MAX_PROSE = 200_000
+#: Most places tried as the start of a JSON object inside prose.
+MAX_STARTS = 200
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 _TRUE = {"true", "yes"}
 _FALSE = {"false", "no"}
@@ -92,22 +97,34 @@ def extract_json_object(text: str) -> dict:
         whole = json.loads(s, object_pairs_hook=_no_conflicting_keys)
     except json.JSONDecodeError:
         whole = None
+    except RecursionError:
+        raise ReplyError("the reply's JSON is nested too deeply") from None
     else:
         if isinstance(whole, dict):
             return whole
         raise ReplyError(f"the reply is JSON but not an object ({type(whole).__name__})")
     decoder = json.JSONDecoder(object_pairs_hook=_no_conflicting_keys)
     found: list[dict] = []
-    i = s.find("{")
-    while i != -1:
+    if len(s) > MAX_PROSE:
+        raise ReplyError(f"the reply is not one JSON object, and too long ({len(s)} characters) to search "
+                         "for one")
+    # only a '{' followed by '"' or '}' can start an object; at most MAX_STARTS of them are tried, so an
+    # adversarial reply ('{' repeated, objects nested without end) costs linear time, not quadratic
+    starts = (m.start() for m in _OBJECT_START.finditer(s))
+    end = 0
+    tried = 0
+    for i in starts:
+        if i < end:
+            continue
+        tried += 1
+        if tried > MAX_STARTS:
+            raise ReplyError(f"the reply has more than {MAX_STARTS} places that could start a JSON object")
         try:
             obj, end = decoder.raw_decode(s, i)
-        except json.JSONDecodeError:
-            i = s.find("{", i + 1)
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(obj, dict):
             found.append(obj)
-        i = s.find("{", end)
     if not found:
         raise ReplyError("no JSON object in the reply")
     if len(found) > 1:
