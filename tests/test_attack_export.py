@@ -222,3 +222,66 @@ def test_failed_sign_in_is_one_error_line(bench, tmp_path):
     # only the failed-sign-in counter may change (it is the point of recording failures)
     assert {t: v for t, v in after.items() if t != "login_failures"} == \
         {t: v for t, v in before.items() if t != "login_failures"}
+
+
+# ---------------------------------------------------------------- further cases (our own attack)
+
+def test_version_folder_replaced_by_a_link_to_another_version(v11):
+    db, folder = v11
+    import shutil
+
+    shutil.rmtree(folder)
+    folder.symlink_to(folder.parent / "1.0")
+    [(_, ok, problem)] = [r for r in _verify(db) if r[0] == "1.1"]
+    assert ok is False and problem
+    with pytest.raises(AuditError):
+        release_zip(B, "1.1", db=db)
+
+
+@pytest.mark.parametrize("name", ["CHANGELOG.csv", "manifest.json"])
+def test_a_fifo_in_place_of_a_file_never_hangs(v11, name):
+    db, folder = v11
+    (folder / name).unlink()
+    os.mkfifo(folder / name)
+    import time
+
+    t0 = time.monotonic()
+    [(_, ok, problem)] = [r for r in _verify(db) if r[0] == "1.1"]
+    assert ok is False and problem and time.monotonic() - t0 < 10
+    with pytest.raises(AuditError):
+        release_zip(B, "1.1", db=db)
+
+
+def test_database_record_edited_fails(v11):
+    db, folder = v11
+    with connect(db) as con:
+        con.execute("UPDATE key_versions SET data_sha256 = repeat('0', 64) WHERE version = '1.1'")
+    assert [r[1] for r in _verify(db)] == [True, False]
+
+
+def test_folder_gone_is_reported_not_a_traceback(v11, capsys):
+    db, folder = v11
+    import shutil
+
+    shutil.rmtree(folder)
+    code, out, err = run_cli(capsys, "export", "list", B, "--verify", "--format", "csv", "--db", db)
+    assert code == 0 and "no longer on disk" in out, out + err
+    with pytest.raises(AuditError) as exc:
+        release_zip(B, "1.1", db=db)
+    assert "no longer on disk" in str(exc.value)
+
+
+def test_hard_link_to_an_outside_file_is_an_extra_file(v11, tmp_path):
+    db, folder = v11
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.link(outside, folder / "notes.txt")
+    [(_, ok, problem)] = [r for r in _verify(db) if r[0] == "1.1"]
+    assert ok is False and problem == "notes.txt: not in the manifest"
+
+
+def test_diff_and_dry_run_output_files_have_a_byte_order_mark(v11, tmp_path, capsys):
+    db, _ = v11
+    out = tmp_path / "diff.csv"
+    assert run_cli(capsys, "export", "diff", B, "1.0", "1.1", "--format", "csv", "-o", out, "--db", db)[0] == 0
+    assert out.read_bytes().startswith(b"\xef\xbb\xbf")

@@ -119,3 +119,68 @@ def test_db_timeout_argument_is_checked(db_path, value):
     with pytest.raises(AuditError, match="finite"):
         with connect(db_path, read_only=True, timeout=value):
             pass
+
+
+# ---------------------------------------------------------------- further cases (our own attack)
+
+def test_a_stale_writer_marker_delays_a_reader_at_most_two_seconds(db_path):
+    """A writer killed while waiting leaves FILE.wait behind: readers ignore it
+    once it is 2 s old (it is refreshed while a writer really waits)."""
+    _seed(db_path)
+    marker = db_path.with_name(db_path.name + ".wait")
+    marker.touch()
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", "import sys; from audit.store import connect\n"
+                        "with connect(sys.argv[1], read_only=True) as c: print(c.execute('SELECT count(*) FROM "
+                        "questions').fetchone()[0])", str(db_path)], capture_output=True, text=True, env=ENV,
+                       timeout=60)
+    took = time.monotonic() - t0
+    assert r.returncode == 0 and r.stdout.strip() == "5", r.stderr
+    assert took < 15, took
+
+
+def test_a_marker_that_is_a_folder_does_not_block(db_path):
+    _seed(db_path)
+    db_path.with_name(db_path.name + ".wait").mkdir()
+    os.utime(db_path.with_name(db_path.name + ".wait"), (time.time() - 60, time.time() - 60))
+    from audit.review import add_review
+
+    add_review("b", "q1", "ann", "key_correct", db=db_path)
+    with connect(db_path, read_only=True, timeout=5) as con:
+        assert con.execute("SELECT count(*) FROM reviews").fetchone()[0] == 1
+
+
+def test_in_process_readers_let_a_foreign_writer_in(tmp_path):
+    """The workbench case: one process keeps its read connection open
+    (keep_reads_open) and its threads read continuously; a writer in another
+    process still gets the file within seconds."""
+    db = tmp_path / "k.duckdb"
+    _seed(db)
+    stop = tmp_path / "stop"
+    app = subprocess.Popen([sys.executable, "-c", """
+import os, sys, threading, time
+from audit.store import connect, keep_reads_open
+keep_reads_open(30.0)
+db, stop = sys.argv[1], sys.argv[2]
+def loop():
+    while not os.path.exists(stop):
+        with connect(db, read_only=True, timeout=120) as con:
+            con.execute("SELECT count(*) FROM questions").fetchall()
+            time.sleep(0.3)
+ts = [threading.Thread(target=loop) for _ in range(3)]
+[t.start() for t in ts]
+print("reading", flush=True)
+[t.join() for t in ts]
+""", str(db), str(stop)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        assert app.stdout.readline().strip() == "reading"
+        time.sleep(1.0)
+        w = subprocess.run([sys.executable, "-c", WRITER, str(db)], capture_output=True, text=True, env=ENV,
+                           timeout=120)
+    finally:
+        stop.write_text("")
+        app.communicate(timeout=120)
+    assert w.returncode == 0, w.stderr
+    waited = float(w.stdout.strip().splitlines()[-1])
+    print(f"writer wait with one process of 3 reader threads (reads kept open): {waited:.2f} s")
+    assert waited < 5, waited
