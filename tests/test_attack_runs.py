@@ -40,6 +40,7 @@ def answer_b(qid: str) -> tuple:
 
 @pytest.fixture
 def server(monkeypatch):
+    """The scripted provider; unscripted items answer "Answer: B" (``judge_server``: a valid verdict)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with JudgeServer(default_reply=answer_b) as s:
         yield s
@@ -52,18 +53,20 @@ def judge_server(monkeypatch):
         yield s
 
 
+def _run(fn, model, db, server, kw):
+    """``fn`` (run_predict / run_judge) on benchmark jb with quick retries and a known price."""
+    args = {"benchmark": "jb", "db": db, "api_base": server.base, "concurrency": 4, "timeout": 5.0,
+            "max_retries": 2, "backoff_base": 0.01, "input_cost_per_token": IN_COST,
+            "output_cost_per_token": OUT_COST, "progress": False, **kw}
+    return fn(model, **args)
+
+
 def predict(db, server, **kw):
-    args = dict(benchmark="jb", db=db, api_base=server.base, concurrency=4, timeout=5.0, max_retries=2,
-                backoff_base=0.01, input_cost_per_token=IN_COST, output_cost_per_token=OUT_COST, progress=False)
-    args.update(kw)
-    return run_predict(MODEL, **args)
+    return _run(run_predict, MODEL, db, server, kw)
 
 
 def judge(db, server, **kw):
-    args = dict(benchmark="jb", db=db, api_base=server.base, concurrency=4, timeout=5.0, max_retries=2,
-                backoff_base=0.01, input_cost_per_token=IN_COST, output_cost_per_token=OUT_COST, progress=False)
-    args.update(kw)
-    return run_judge(MODEL, **args)
+    return _run(run_judge, MODEL, db, server, kw)
 
 
 def _text_columns(db) -> str:
