@@ -20,7 +20,26 @@ What it does for a list of items, each asked once:
 * **Cost**: from litellm (``response._hidden_params["response_cost"]``, else
   ``litellm.completion_cost``); custom prices for local models.
   ``max_cost`` stops cleanly: once the replies received cost that much no
-  new request starts; requests in flight finish and are kept.
+  new request starts; requests in flight finish and are kept.  A reply the
+  provider gives no usable usage for (none, negative, textual or absurd
+  token counts, a negative or NaN cost) is stored with cost NULL and counted
+  against ``max_cost`` as the most expensive reply seen; before any reply
+  could be priced it stops the run with a clear reason (:meth:`CallRunner.charge`).
+  ``max_cost`` 0 sends nothing.
+* **Replies checked before they count** (:func:`reply_problem`): an empty
+  reply (``choices: []``, ``content: null``, only whitespace) or one cut off
+  (``finish_reason`` 'length' or 'content_filter') is stored as what it is
+  and asked again by the next run, never taken as an answer.
+* **Secrets**: every stored reply, reasoning text and explanation goes
+  through :meth:`CallRunner.scrub` (the run's key and every secret
+  environment variable replaced by ``***``), since a provider may echo the
+  key back.
+* **Numbers at the boundary**: :meth:`RunOptions.validate` refuses NaN,
+  Infinity and out-of-range values of every numeric option
+  (:func:`check_number`) before anything is sent or stored.
+* **Extraction off the event loop**: the stage's ``row`` (parsing, answer
+  extraction) runs in a worker thread, so a slow reply never stalls the
+  other requests or the writer.
 * **Every reply durable before its slot moves on**: a worker hands its
   result to the writer task and waits until the writer has committed it; only
   then does it free its concurrency slot for the next item.  The writer

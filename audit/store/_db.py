@@ -12,13 +12,16 @@ What :func:`connect` does about it
       one process through a per-file lock, across processes by retrying the
       open with exponential backoff and jitter (10 ms doubling to 0.5 s) until
       the file is free or the timeout passes — ``timeout=`` seconds, else
-      ``$AUDIT_DB_TIMEOUT``, else 30 s.  After 2 s of waiting one line
+      ``$AUDIT_DB_TIMEOUT``, else 30 s (a finite number >= 0; NaN,
+      Infinity or a negative value is refused with one line).  After 2 s of waiting one line
       ``waiting for the database FILE (held by PID n: command)`` goes to
       stderr (see :func:`set_wait_notice`); after the timeout a
       :class:`~audit.errors.DatabaseLockedError` names the holder.  A writer
       that is waiting on another process leaves a marker file
-      ``FILE.wait`` beside the database so readers in other processes let go
-      of the file (writers are not starved by a stream of reads).
+      ``FILE.wait`` beside the database (refreshed while it waits, ignored
+      once 2 s old) so readers in other processes let go of the file and do
+      not open it anew while the marker is fresh: writer preference, so a
+      stream of overlapping reads never starves a writer.
     * ``connect(db, read_only=True)`` is a *reader*.  All readers of a file in
       one process (Streamlit sessions are threads) share ONE read-only DuckDB
       connection; each reader gets its own cursor, so readers never wait on
