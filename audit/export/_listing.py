@@ -21,8 +21,9 @@ def list_versions(benchmark: str, *, db: DbPath = None, verify: bool = False) ->
     folder is still there.  With ``verify=True`` a column ``intact`` says
     whether the folder holds exactly the files of its manifest, each with
     its sha256, and the manifest matches the database's ``data_sha256``
-    (:func:`~audit.export._manifest.verify_version`); ``problem`` names the
-    first problem ("" when intact)."""
+    (:func:`~audit.export._manifest.verify_version`);
+    ``df.attrs["problems"]`` maps each version that is not intact to its
+    first problem, one line."""
     validate_benchmark(benchmark)
     with connect(db, read_only=True) as con:
         df = con.execute(
@@ -35,5 +36,5 @@ def list_versions(benchmark: str, *, db: DbPath = None, verify: bool = False) ->
         problems = [verify_version(Path(p), h) if d else ["the folder is no longer on disk"]
                     for p, d, h in zip(df["path"], df["on_disk"], df["data_sha256"])]
         df["intact"] = [not x for x in problems]
-        df["problem"] = [x[0] if x else "" for x in problems]
+        df.attrs["problems"] = {v: x[0] for v, x in zip(df["version"], problems) if x}
     return df
