@@ -28,8 +28,10 @@ Rules (applied identically to every cell and to the header row):
   inside a cell from splitting the row (the csv module does not quote ``\\r``
   under minimal quoting when the line terminator is ``\\n``).
 
-Files are UTF-8 without BOM, ``\\n`` line endings, no index column — so the
-same frame always produces the same bytes.
+Files and binary streams (downloads) are UTF-8 with a byte-order mark, so
+that Excel reads Tibetan and Chinese text as UTF-8 (issue 21); text streams
+(stdout, ``io.StringIO``) get no mark.  ``\\n`` line endings, no index
+column — so the same frame always produces the same bytes.
 """
 from __future__ import annotations
 
@@ -125,7 +127,8 @@ def write_csv(df: pd.DataFrame, path_or_buffer: str | os.PathLike | IO[str] | IO
     """Write *df* as a neutralised CSV (UTF-8, ``\\n``, no index, text quoted).
 
     *path_or_buffer* is a file path (the file is replaced) or an open text or
-    binary stream (``sys.stdout``, ``io.StringIO``, ``io.BytesIO``).
+    binary stream (``sys.stdout``, ``io.StringIO``, ``io.BytesIO``); files and
+    binary streams start with the UTF-8 byte-order mark.
 
     >>> buf = io.StringIO()
     >>> write_csv(pd.DataFrame({"q": ["=1+1", "ok"], "delta": [-3.0, 1.5]}), buf)
@@ -136,9 +139,9 @@ def write_csv(df: pd.DataFrame, path_or_buffer: str | os.PathLike | IO[str] | IO
     """
     text = neutralise_frame(df).to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     if isinstance(path_or_buffer, (str, os.PathLike)):
-        Path(path_or_buffer).write_bytes(text.encode("utf-8"))
+        Path(path_or_buffer).write_bytes(text.encode("utf-8-sig"))
         return
     if isinstance(path_or_buffer, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(path_or_buffer, "mode", ""):
-        path_or_buffer.write(text.encode("utf-8"))
+        path_or_buffer.write(text.encode("utf-8-sig"))
     else:
         path_or_buffer.write(text)

@@ -20,7 +20,26 @@ What it does for a list of items, each asked once:
 * **Cost**: from litellm (``response._hidden_params["response_cost"]``, else
   ``litellm.completion_cost``); custom prices for local models.
   ``max_cost`` stops cleanly: once the replies received cost that much no
-  new request starts; requests in flight finish and are kept.
+  new request starts; requests in flight finish and are kept.  A reply the
+  provider gives no usable usage for (none, negative, textual or absurd
+  token counts, a negative or NaN cost) is stored with cost NULL and counted
+  against ``max_cost`` as the most expensive reply seen; before any reply
+  could be priced it stops the run with a clear reason (:meth:`CallRunner.charge`).
+  ``max_cost`` 0 sends nothing.
+* **Replies checked before they count** (:func:`reply_problem`): an empty
+  reply (``choices: []``, ``content: null``, only whitespace) or one cut off
+  (``finish_reason`` 'length' or 'content_filter') is stored as what it is
+  and asked again by the next run, never taken as an answer.
+* **Secrets**: every stored reply, reasoning text and explanation goes
+  through :meth:`CallRunner.scrub` (the run's key and every secret
+  environment variable replaced by ``***``), since a provider may echo the
+  key back.
+* **Numbers at the boundary**: :meth:`RunOptions.validate` refuses NaN,
+  Infinity and out-of-range values of every numeric option
+  (:func:`check_number`) before anything is sent or stored.
+* **Extraction off the event loop**: the stage's ``row`` (parsing, answer
+  extraction) runs in a worker thread, so a slow reply never stalls the
+  other requests or the writer.
 * **Every reply durable before its slot moves on**: a worker hands its
   result to the writer task and waits until the writer has committed it; only
   then does it free its concurrency slot for the next item.  The writer
@@ -50,6 +69,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import math
 import os
 import random
 import socket
@@ -59,13 +79,14 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from audit.redact import is_secret_name, redact
+from audit.redact import is_secret_name, redact, redact_values
 from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
 from audit.store import connect, transaction
 from audit.store import DbPath
 
 __all__ = ["litellm_module", "redact", "safe_url", "check_credentials", "price_known", "CallRunner",
-           "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts"]
+           "claim_run", "correct_stale_runs", "call_params", "validate_run_args", "message_parts", "check_number",
+           "reply_problem"]
 
 
 RETRYABLE = ("RateLimitError", "Timeout", "InternalServerError", "ServiceUnavailableError", "BadGatewayError",
@@ -210,8 +231,17 @@ class RunOptions:
         return self if self.timeout is not None else replace(self, timeout=timeout)
 
     def validate(self, model: str) -> None:
-        """The checks every run makes before touching the database."""
+        """The checks every run makes before touching the database: every
+        number finite and in range (NaN, Infinity refused)."""
         validate_run_args(model, self.concurrency, self.max_cost, self.timeout)
+        check_number("--limit", self.limit, low=0, integer=True)
+        check_number("--max-retries", self.max_retries, low=0, high=100, integer=True)
+        check_number("--backoff-base", self.backoff_base, low=0, high=3600)
+        check_number("--backoff-max", self.backoff_max, low=0, high=3600)
+        check_number("--temperature", self.temperature, low=0, high=2)
+        check_number("--max-tokens", self.max_tokens, low=1, integer=True)
+        check_number("--input-cost-per-token", self.input_cost_per_token, low=0)
+        check_number("--output-cost-per-token", self.output_cost_per_token, low=0)
 
     def provider(self, model: str) -> tuple[Any, dict[str, Any], str | None, bool, bool]:
         """litellm, the call parameters, the API key, whether the price is
@@ -259,16 +289,44 @@ def check_selection(con: Any, benchmark: str, tiers: Iterable[int] | None) -> No
 __all__ += ["RunOptions"]
 
 
+def check_number(option: str, value: Any, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, integer: bool = False) -> None:
+    """Refuse ``value`` of ``option`` (named as on the command line) unless
+    it is a finite number in [``low``, ``high``] (``low_open``: above
+    ``low``); ``integer``: a whole number.  None is allowed (the option is
+    unset).  NaN and Infinity never pass.
+
+    >>> check_number("--timeout", 5.0, low=0, low_open=True)
+    >>> check_number("--timeout", float("nan"), low=0, low_open=True)
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: --timeout must be a finite number, not nan
+    """
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{option} must be a number, not {value!r}")
+    if not math.isfinite(value):
+        raise InputError(f"{option} must be a finite number, not {value}")
+    if integer and value != int(value):
+        raise InputError(f"{option} must be a whole number, not {value}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise InputError(f"{option} must be {'above' if low_open else 'at least'} {low:g}, not {value:g}")
+    if high is not None and value > high:
+        raise InputError(f"{option} must be at most {high:g}, not {value:g}")
+
+
+#: The longest request timeout accepted (seconds): a day.
+MAX_TIMEOUT = 86400.0
+
+
 def validate_run_args(model: str, concurrency: int, max_cost: float | None, timeout: float) -> None:
     """The argument checks every run makes before touching the database."""
     if not model or not model.strip():
         raise InputError("--model must name a litellm model, e.g. openai/gpt-4o or gemini/gemini-2.5-pro")
-    if concurrency < 1:
-        raise InputError("--concurrency must be at least 1")
-    if max_cost is not None and max_cost < 0:
-        raise InputError("--max-cost must not be negative")
-    if timeout <= 0:
-        raise InputError("--timeout must be positive")
+    check_number("--concurrency", concurrency, low=1, high=10_000, integer=True)
+    check_number("--max-cost", max_cost, low=0)
+    check_number("--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT)
 
 
 def call_params(litellm: Any, model: str, *, api_base: str | None, api_key_env: str | None, timeout: float,
@@ -326,9 +384,48 @@ def message_parts(resp: Any) -> dict[str, Any]:
     except (AttributeError, IndexError, TypeError):
         pass
     usage = getattr(resp, "usage", None)
-    return {"content": content, "reasoning": reasoning or None, "finish_reason": finish,
-            "prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None)}
+    return {"content": content if isinstance(content, str) or content is None else str(content),
+            "reasoning": reasoning or None, "finish_reason": finish,
+            "prompt_tokens": _count(getattr(usage, "prompt_tokens", None)),
+            "completion_tokens": _count(getattr(usage, "completion_tokens", None))}
+
+
+def _count(value: Any) -> int | None:
+    """A token count as the provider reported it, or None when it is not a
+    whole number >= 0 (a negative or textual count is no count)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if 0 <= value <= MAX_TOKENS_COUNT and value == int(value) else None
+
+
+#: The largest token count of one call taken at face value (a 32-bit count; a reply claiming more is
+#: a provider's error, and unpriceable).
+MAX_TOKENS_COUNT = 2**31 - 1
+
+
+def reply_problem(parts: dict[str, Any]) -> str | None:
+    """Why a reply (:func:`message_parts`) cannot count as an answer, or
+    None: no content at all (``choices: []``, ``content: null``, only
+    whitespace), or cut off (``finish_reason`` 'length': the token limit;
+    'content_filter': the provider's filter).  Such replies are stored as
+    what they are and asked again by the next run.
+
+    >>> reply_problem({"content": "Answer: B", "finish_reason": "stop"}) is None
+    True
+    >>> reply_problem({"content": "Answer: B is", "finish_reason": "length"})
+    "cut off by the length limit (finish_reason 'length')"
+    >>> reply_problem({"content": None, "finish_reason": None})
+    'empty reply (no content)'
+    """
+    content = parts.get("content")
+    if content is None or not str(content).strip():
+        return "empty reply (no content)"
+    finish = parts.get("finish_reason")
+    if finish == "length":
+        return "cut off by the length limit (finish_reason 'length')"
+    if finish == "content_filter":
+        return "cut off by the provider's content filter (finish_reason 'content_filter')"
+    return None
 
 
 # ---------------------------------------------------------------- run ownership
@@ -421,11 +518,15 @@ class CallRunner:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.secrets = [api_key] if api_key else []
+        self.stop: str | None = None    # set when no new request may start
+        self.status = "finished"
+        if max_cost is not None and max_cost <= 0:   # nothing may be spent: nothing is sent
+            self.stop, self.status = f"the cost cap ${max_cost:g} allows no request", "max_cost"
+        self.max_seen: float | None = None   # the most expensive priced reply so far
+        self.n_unpriced = 0             # replies the provider gave no usable usage for
         self.price_known = price_known
         self.custom_price = custom_price
         self.spent = 0.0                # cost of replies received (gates max_cost)
-        self.stop: str | None = None    # set when no new request may start
-        self.status = "finished"
         self.n_requested = 0
         self.n_retries = 0
         self.n_replies = 0
@@ -487,17 +588,55 @@ class CallRunner:
             d = max(d, min(retry_after, self.backoff_max))
         return d
 
+    def scrub(self, text: str | None) -> str | None:
+        """``text`` (a reply, an explanation) as it may be stored: every
+        secret this process knows (the run's key, secret environment
+        variables) replaced by ``***`` (a provider may echo the key back)."""
+        return redact_values(text, self.secrets)
+
     def cost(self, resp: Any) -> float | None:
-        """The cost of one reply in USD, None when unknown."""
+        """The cost of one reply in USD, None when unknown or unpriceable:
+        the provider reported no usage (litellm then counts 0 tokens),
+        negative or non-numeric token counts, or the price came out
+        negative, NaN or not a number."""
+        usage = getattr(resp, "usage", None)
+        p, c = _count(getattr(usage, "prompt_tokens", None)), _count(getattr(usage, "completion_tokens", None))
+        if p is None or c is None or p + c == 0:
+            return None
         hidden = getattr(resp, "_hidden_params", None) or {}
-        if hidden.get("response_cost") is not None:
-            return float(hidden["response_cost"])
-        if self.price_known and not self.custom_price:
+        value: Any = hidden.get("response_cost")
+        if value is None and self.price_known and not self.custom_price:
             try:
-                return float(self.litellm.completion_cost(completion_response=resp))
+                value = self.litellm.completion_cost(completion_response=resp)
             except Exception:
                 return None
-        return None
+        if value is None or isinstance(value, bool):
+            return None
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            return None
+        return x if math.isfinite(x) and x >= 0 else None
+
+    def charge(self, cost: float | None) -> None:
+        """Count one reply against ``max_cost``.  A reply that cannot be
+        priced (:meth:`cost` None) counts as the most expensive reply seen;
+        before any reply could be priced the run stops with a clear reason."""
+        if cost is not None:
+            self.spent += cost
+            self.max_seen = cost if self.max_seen is None else max(self.max_seen, cost)
+        elif self.max_cost is not None:
+            self.n_unpriced += 1
+            if self.max_seen is None:
+                if not self.stop:
+                    self.stop = ("the provider reported no usable usage (token counts or cost) for a reply, so "
+                                 f"--max-cost ${self.max_cost:g} cannot be honoured; stopped")
+                    self.status = "max_cost"
+                return
+            self.spent += self.max_seen
+        if self.max_cost is not None and self.spent >= self.max_cost and not self.stop:
+            self.stop = f"the cost cap ${self.max_cost:g} was reached"
+            self.status = "max_cost"
 
     # -- one item ---------------------------------------------------------
     async def ask(self, item: dict) -> dict:
@@ -513,14 +652,18 @@ class CallRunner:
                 raise
             except Exception as exc:  # litellm maps provider errors to its exception classes
                 kind = self.kind(exc)
+                answered = "invalid response object" in str(exc).lower()
+                if answered:   # the provider answered with something unreadable: asking again costs again
+                    kind = "item"
                 if kind == "retry" and attempt < self.max_retries and not self.stop:
                     await asyncio.sleep(self.delay(attempt, exc))
                     attempt += 1
                     self.n_retries += 1
                     continue
+                message = str(exc).split("Traceback (most recent call last)")[0].strip()  # not litellm's stack
                 return {"kind": "error", "fatal": kind == "fatal", "item": item, "attempts": attempt + 1,
-                        "error_type": type(exc).__name__,
-                        "message": (redact(str(exc), self.secrets) or "")[:2000]}
+                        "error_type": type(exc).__name__, "answered": answered,
+                        "message": (redact(message, self.secrets) or "")[:2000]}
             return {"kind": "reply", "item": item, "response": resp, "attempts": attempt + 1,
                     "latency": time.monotonic() - t0}
 
@@ -528,15 +671,14 @@ class CallRunner:
         try:
             r = await self.ask(item)
             if r["kind"] == "reply":
-                row = self.row(item, r["response"], r["latency"], r["attempts"])
+                # parsing and extraction run in a thread: a slow reply never blocks the event loop
+                row = await asyncio.to_thread(self.row, item, r["response"], r["latency"], r["attempts"])
                 self.n_replies += 1
-                if row.get("cost_usd") is not None:
-                    self.spent += row["cost_usd"]
-                if self.max_cost is not None and self.spent >= self.max_cost and not self.stop:
-                    self.stop = f"the cost cap ${self.max_cost:g} was reached"
-                    self.status = "max_cost"
+                self.charge(row.get("cost_usd"))
                 await self._hand_over("row", row)
             else:
+                if r.get("answered"):
+                    self.charge(None)
                 if r["fatal"] and not self.stop:
                     self.stop = f"{r['error_type']}: {r['message'][:300]}"
                     self.status = "aborted"

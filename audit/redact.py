@@ -19,7 +19,7 @@ import os
 import re
 from typing import Callable, Iterable, Union
 
-__all__ = ["redact", "is_secret_name"]
+__all__ = ["redact", "redact_values", "is_secret_name"]
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
 _PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]]]] = [
@@ -42,6 +42,29 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+def _known_secrets(extra: Iterable[str]) -> list[str]:
+    """Secret values this process knows, longest first: secret environment
+    variables and *extra* (six characters or more)."""
+    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
+    secrets += [s for s in extra if s and len(s) >= 6]
+    return sorted(set(secrets), key=len, reverse=True)
+
+
+def redact_values(text: str | None, extra: Iterable[str] = ()) -> str | None:
+    """*text* with every secret value this process knows replaced by ``***``
+    (no pattern rules: for stored model replies and explanations, whose
+    wording must otherwise stay exactly as received).
+
+    >>> redact_values("echo: Bearer abc123456 ok", extra=["abc123456"])
+    'echo: Bearer *** ok'
+    """
+    if not text:
+        return text
+    for s in _known_secrets(extra):
+        text = text.replace(s, "***")
+    return text
+
+
 def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
     """*text* with secrets replaced by ``***``.
 
@@ -52,12 +75,9 @@ def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:
     >>> redact("key sk-abcdefghijkl rejected"), redact("x", extra=["secret-value"])
     ('key *** rejected', 'x')
     """
+    text = redact_values(text, extra)
     if not text:
         return text
-    secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
-    secrets += [s for s in extra if s and len(s) >= 6]
-    for s in sorted(set(secrets), key=len, reverse=True):
-        text = text.replace(s, "***")
     for pattern, repl in _PATTERNS:
         text = pattern.sub(repl, text)
     return text

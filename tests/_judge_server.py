@@ -13,6 +13,14 @@ for that item (the last one repeats):
 * ``("reason", reasoning, text)`` — 200 with ``text`` as the content and
   ``reasoning`` as the message's separate ``reasoning_content`` (as
   DeepSeek / vLLM reasoning parsers return it)
+* ``("raw", body)`` — 200 with ``body`` (a dict) as the whole response
+  (a misbehaving provider: ``choices: []``, ``content: null`` …)
+* ``("echo", template)`` — 200 whose content is ``template`` with
+  ``{auth}`` replaced by the request's Authorization header (a provider
+  echoing the key back)
+* ``("usage", usage, behaviour)`` — the behaviour with ``usage`` (a dict, or
+  None: no usage at all) instead of the server's token counts
+* ``("finish", reason, behaviour)`` — the behaviour with another ``finish_reason``
 
 Items without a script get ``default(qid)`` (a valid "key correct" reply),
 or ``default_reply(qid)`` when the server was made with one (the predict
@@ -108,9 +116,22 @@ class JudgeServer:
             step = steps[min(attempt, len(steps) - 1)]
             if self.delay:
                 time.sleep(self.delay)
-            while step[0] == "slow":
-                time.sleep(step[1])
+            usage: dict | None = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                                  "total_tokens": self.prompt_tokens + self.completion_tokens}
+            finish = "stop"
+            while step[0] in ("slow", "usage", "finish"):
+                if step[0] == "slow":
+                    time.sleep(step[1])
+                elif step[0] == "usage":
+                    usage = step[1]
+                else:
+                    finish = step[1]
                 step = step[2]
+            if step[0] == "echo":
+                step = ("text", step[1].replace("{auth}", h.headers.get("authorization", "")))
+            if step[0] == "raw":
+                self._send(h, 200, step[1], lock=self._lock, on_sent=lambda: self._mark_sent(qid, answered))
+                return
             if step[0] == "status":
                 self._send(h, step[1], {"error": {"message": f"scripted {step[1]}", "type": "server_error"}})
                 return
@@ -120,14 +141,14 @@ class JudgeServer:
                 message["content"] = step[2]
             else:
                 message["content"] = json.dumps(step[1]) if step[0] == "json" else step[1]
-            if self._send(h, 200, {
+            reply = {
                 "id": f"chatcmpl-{qid}-{attempt}", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "judge"),
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                          "total_tokens": self.prompt_tokens + self.completion_tokens},
-            }, lock=self._lock, on_sent=lambda: self._mark_sent(qid, answered)):
-                pass
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            }
+            if usage is not None:
+                reply["usage"] = usage
+            self._send(h, 200, reply, lock=self._lock, on_sent=lambda: self._mark_sent(qid, answered))
         finally:
             with self._lock:
                 self.in_flight -= 1

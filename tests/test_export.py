@@ -179,7 +179,7 @@ def test_generic_csv_is_neutralised_and_jsonl_round_trips(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", db=toy, exports_dir=out)
     v = out / B / "1.1"
-    rows = list(csv.DictReader(io.StringIO((v / "questions.csv").read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO((v / "questions.csv").read_text(encoding="utf-8-sig"))))
     by = {r["id"]: r for r in rows}
     assert by["q01"]["question"] == "'-5 + 3 = ?" and by["q01"]["A"] == "'-2" and by["q04"]["question"] == "'@SUM(1)"
     assert by["q02"]["answer"] == "B" and by["q09"]["D"] == ""

@@ -85,7 +85,7 @@ def test_cli_report_formats_and_output_file(db, tmp_path):
     assert r.returncode == 0 and out.read_text(encoding="utf-8").startswith("# Audit report: rep")
     out_csv = tmp_path / "rep.csv"
     r = run_cli("report", "-b", "rep", "-f", "csv", "-o", out_csv, db=db)
-    assert r.returncode == 0 and out_csv.read_text(encoding="utf-8").startswith('"benchmark"')
+    assert r.returncode == 0 and out_csv.read_bytes().startswith(b"\xef\xbb\xbf\"benchmark\"")
     r = run_cli("report", "-b", "rep", "-f", "xml", db=db)
     assert r.returncode == 1 and r.stderr.strip() == "error: unknown format 'xml' (choose one of table, json, csv, markdown)"
     r = run_cli("report", "-b", "nope", db=db)

@@ -91,8 +91,12 @@ def main() -> None:
     """Entry point.  Click handles usage errors (message, exit 2) and --help;
     an AuditError (and an OSError naming a file, a RecursionError, a DuckDB
     error) becomes one redacted line on stderr and exit code 1."""
+    import logging
     import os
 
+    # a failed --as sign-in is logged for the workbench's server log; on the command line the one
+    # 'error:' line says it (Python would otherwise print the record to stderr before that line)
+    logging.getLogger("audit.accounts").addHandler(logging.NullHandler())
     try:
         app()  # standalone: exits with the command's code
     except (AuditError, OSError, RecursionError, Exception) as exc:

@@ -78,7 +78,8 @@ def diff_cmd(
 
 def list_cmd(
     benchmark: Annotated[str, typer.Argument(help="Benchmark name.")],
-    verify: Annotated[bool, typer.Option("--verify", help="Check every file against its manifest sha256.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Check every file against its manifest sha256 and the "
+                                                          "database's record; no extra file, folder or link.")] = False,
     fmt: FormatOption = "table",
     output: OutputOption = None,
     db: DbOption = None,
@@ -87,6 +88,8 @@ def list_cmd(
     from audit.export import list_versions
 
     df = list_versions(benchmark, db=db, verify=verify)
+    if verify:
+        df["problem"] = df["version"].map(df.attrs.get("problems", {})).fillna("")
     if fmt == "table":
         df = df.drop(columns=["data_sha256"]).assign(created_at=df["created_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))
     _emit(df, fmt, output)

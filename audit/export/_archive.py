@@ -3,7 +3,8 @@
 The archive holds the version's folder exactly as published (manifest,
 datasheet, native files, Parquet, changelog), under
 ``<benchmark>-<version>/``.  It is built only from a version whose files
-still match their manifest, and it is deterministic: entries sorted by
+still match their manifest and the database's record (no extra file,
+subfolder or link), and it is deterministic: entries sorted by
 path, fixed timestamps, so the same version always gives the same bytes.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from audit.errors import AuditError, NotFoundError
 from audit.export._listing import list_versions
-from audit.export._manifest import verify_version
+from audit.export._manifest import MANIFEST_NAME, read_manifest, verify_version
 from audit.export._names import validate_version
 from audit.store import DbPath
 
@@ -45,13 +46,15 @@ def release_zip(benchmark: str, version: str, *, db: DbPath = None) -> bytes:
     folder = Path(row.iloc[0]["path"])
     if not folder.is_dir():
         raise NotFoundError(f"{folder}: the files of {benchmark} {version} are no longer on disk")
-    problems = verify_version(folder)
+    problems = verify_version(folder, row.iloc[0]["data_sha256"])
     if problems:
-        raise AuditError(f"{folder}: {benchmark} {version} no longer matches its manifest: {problems[0]}")
+        raise AuditError(f"{folder}: {benchmark} {version} no longer matches its manifest and the database: "
+                         f"{problems[0]}")
     prefix = f"{benchmark}-{version}"
+    names = sorted([*read_manifest(folder)["files"], MANIFEST_NAME])   # exactly what was verified
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        for path in (folder / n for n in names):
             info = zipfile.ZipInfo(f"{prefix}/{path.relative_to(folder).as_posix()}", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16

@@ -337,6 +337,14 @@ class _Steps:
             self.bar.close()
 
 
+class _Raced(AuditError):
+    """Another export recorded a version while this one was being written."""
+
+
+#: How often :func:`create_version` derives a version again when another export recorded one meanwhile.
+RACE_ATTEMPTS = 3
+
+
 def _create_one(benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, progress: bool = False) -> VersionSummary:
     steps = _Steps(f"export {benchmark} {version}", progress)
     try:
@@ -374,7 +382,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                     if _fingerprint(con, benchmark) != d.fingerprint:
                         raise AuditError("reviews or questions changed while the export was being written; run it again")
                     if (_recorded_versions(con, benchmark) or [None])[-1] != d.parent:
-                        raise AuditError(f"another version of '{benchmark}' was created meanwhile; run it again")
+                        raise _Raced(f"another version of '{benchmark}' was created meanwhile; run it again")
                     # Only here, holding the database's write lock with no record of the version,
                     # is a folder at the target certainly left by a killed export: a concurrent
                     # export publishes its folder under this same lock, then commits.
@@ -496,7 +504,19 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
     auto: tuple[str, ...] = ()
     recovered: tuple[str, ...] = ()
     if not has_original:
-        recovered = _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root, progress).recovered
-        auto = (ORIGINAL_VERSION,)
-    summary = _create_one(benchmark, version, pol, db, root, progress)
+        try:
+            recovered = _create_one(benchmark, ORIGINAL_VERSION, ORIGINAL, db, root, progress).recovered
+            auto = (ORIGINAL_VERSION,)
+        except AuditError:
+            with connect(db, read_only=True) as con:
+                if ORIGINAL_VERSION not in _recorded_versions(con, benchmark):
+                    raise
+            # a concurrent export (of another version) created 1.0 meanwhile: build on it
+    for attempt in range(RACE_ATTEMPTS):
+        try:
+            summary = _create_one(benchmark, version, pol, db, root, progress)
+            break
+        except _Raced:   # derive again on top of the version recorded meanwhile
+            if attempt == RACE_ATTEMPTS - 1:
+                raise
     return VersionSummary(**{**summary.__dict__, "auto_created": auto, "recovered": recovered + summary.recovered})

@@ -40,6 +40,14 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
     return out
 
 
+#: The cause an export shows for a settled verdict: a cause beside a key_correct verdict is a row the
+#: review rules never write (imported or edited by hand); it is shown as inconsistent, never as a cause.
+#: (Minimal rule of the export; to be replaced by the review stage's finder of inconsistent verdict rows.)
+INCONSISTENT_CAUSE = ("CASE WHEN s.verdict = 'key_correct' AND s.cause IS NOT NULL "
+                      "THEN 'inconsistent: cause ' || s.cause || ' given with a key_correct verdict' "
+                      "ELSE s.cause END")
+
+
 def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | None) -> pd.DataFrame:
     """Every item of *benchmark* with its key in the version *policy* derives.
 
@@ -60,7 +68,8 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
         WITH {REVIEWER_SUMMARY_CTES}, judge AS ({verdict_summary_sql(con)}
         ), base AS (
             SELECT q.seq, q.question_id, q.subject, q.answer_key AS original_key,
-                   s.verdict, s.corrected_answer, s.cause, coalesce(s.adjudicated, false) AS adjudicated,
+                   s.verdict, s.corrected_answer, {INCONSISTENT_CAUSE} AS cause,
+                   coalesce(s.adjudicated, false) AS adjudicated,
                    s.verdict IS NOT NULL AS settled,
                    rv.reviewers, coalesce(rv.n_reviewers, 0) AS n_reviewers, rv.rationale, rv.review_dates,
                    a.tier, a.agreement_count, a.top_answer, j.judge_verdict,

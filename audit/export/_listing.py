@@ -19,7 +19,11 @@ def list_versions(benchmark: str, *, db: DbPath = None, verify: bool = False) ->
 
     Columns :data:`LIST_COLUMNS`; ``on_disk`` says whether the version's
     folder is still there.  With ``verify=True`` a column ``intact`` says
-    whether every file still matches the sha256 in its manifest."""
+    whether the folder holds exactly the files of its manifest, each with
+    its sha256, and the manifest matches the database's ``data_sha256``
+    (:func:`~audit.export._manifest.verify_version`);
+    ``df.attrs["problems"]`` maps each version that is not intact to its
+    first problem, one line."""
     validate_benchmark(benchmark)
     with connect(db, read_only=True) as con:
         df = con.execute(
@@ -29,5 +33,8 @@ def list_versions(benchmark: str, *, db: DbPath = None, verify: bool = False) ->
     df = df.iloc[sorted(range(len(df)), key=lambda i: version_key(df["version"].iloc[i]))].reset_index(drop=True)
     df = df[LIST_COLUMNS]
     if verify:
-        df["intact"] = [bool(d) and not verify_version(Path(p)) for p, d in zip(df["path"], df["on_disk"])]
+        problems = [verify_version(Path(p), h) if d else ["the folder is no longer on disk"]
+                    for p, d, h in zip(df["path"], df["on_disk"], df["data_sha256"])]
+        df["intact"] = [not x for x in problems]
+        df.attrs["problems"] = {v: x[0] for v, x in zip(df["version"], problems) if x}
     return df

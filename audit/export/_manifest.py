@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -71,13 +72,79 @@ def read_manifest(folder: Path) -> dict:
     return json.loads((Path(folder) / MANIFEST_NAME).read_text(encoding="utf-8"))
 
 
-def verify_version(folder: Path) -> list[str]:
-    """Files whose sha256 no longer matches the manifest (or are missing /
-    unexpected).  Empty list = intact."""
-    manifest = read_manifest(folder)
-    now = file_hashes(Path(folder))
-    problems = [f"{n}: missing" for n in manifest["files"] if n not in now]
-    problems += [f"{n}: not in the manifest" for n in now if n not in manifest["files"]]
-    problems += [f"{n}: sha256 differs" for n, h in manifest["files"].items()
-                 if n in now and now[n]["sha256"] != h["sha256"]]
+def _checked_manifest(folder: Path) -> tuple[dict | None, str | None]:
+    """The manifest when it is readable and its ``files`` is a mapping of
+    plain file names to ``{"sha256": hex, …}``; else (None, the problem)."""
+    path = folder / MANIFEST_NAME
+    if path.is_symlink() or not path.is_file():
+        return None, f"{MANIFEST_NAME}: missing or not a regular file"
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"{MANIFEST_NAME}: unreadable ({type(exc).__name__})"
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict):
+        return None, f"{MANIFEST_NAME}: 'files' is not a mapping of file names to hashes"
+    for name, entry in files.items():
+        if (not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str)
+                or name in ("", ".", "..", MANIFEST_NAME) or "/" in name or "\\" in name or "\0" in name):
+            return None, f"{MANIFEST_NAME}: the entry {name!r} is not a file name with a sha256"
+    return manifest, None
+
+
+def _entries(folder: Path) -> tuple[set[str], list[str]]:
+    """The plain files directly in *folder* (not the manifest), and the
+    problems: symbolic links, subfolders and anything in them, special files."""
+    files: set[str] = set()
+    problems: list[str] = []
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        rel = Path(root).relative_to(folder)
+        for d in sorted(dirs):
+            p = Path(root) / d
+            problems.append(f"{(rel / d).as_posix()}/: a symbolic link, not in the manifest" if p.is_symlink()
+                            else f"{(rel / d).as_posix()}/: a subfolder, not in the manifest")
+        for n in sorted(names):
+            p = Path(root) / n
+            shown = (rel / n).as_posix()
+            if p.is_symlink():
+                problems.append(f"{shown}: a symbolic link, not in the manifest")
+            elif not p.is_file():
+                problems.append(f"{shown}: not a regular file")
+            elif rel != Path("."):
+                problems.append(f"{shown}: in a subfolder, not in the manifest")
+            elif n != MANIFEST_NAME:
+                files.add(n)
+    return files, problems
+
+
+def verify_version(folder: Path, data_sha256: str | None = None) -> list[str]:
+    """Problems of a version's folder, one line each; empty list = intact.
+
+    Every file must be a plain file listed in the manifest with its sha256
+    (a missing, changed or unlisted file, a subfolder, anything in one and a
+    symbolic link are problems).  *data_sha256* (the database's record of
+    the version, :func:`data_digest` of the files as published) must equal
+    the digest of the manifest's entries: a data file edited together with
+    its manifest entry is caught there.  A garbage manifest is one problem,
+    never an exception.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "a.csv").write_text("x")
+    >>> _ = write_manifest(d, {"files": file_hashes(d)})
+    >>> verify_version(d), verify_version(d, "0" * 64)
+    ([], ["manifest.json: the data differ from the database's record (data_sha256)"])
+    """
+    folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        return [f"{folder}: not a folder"]
+    manifest, problem = _checked_manifest(folder)
+    if manifest is None:
+        return [problem or MANIFEST_NAME]
+    listed = manifest["files"]
+    now, problems = _entries(folder)
+    problems += [f"{n}: missing" for n in listed if n not in now]
+    problems += [f"{n}: not in the manifest" for n in now if n not in listed]
+    problems += [f"{n}: sha256 differs" for n, h in listed.items() if n in now and sha256_file(folder / n) != h["sha256"]]
+    if data_sha256 is not None and data_digest(listed) != data_sha256:
+        problems.append(f"{MANIFEST_NAME}: the data differ from the database's record (data_sha256)")
     return sorted(problems)

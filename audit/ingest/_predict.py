@@ -41,7 +41,7 @@ from audit.ingest._models import register_models
 from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
 from audit._sql import benchmark_name
 from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts,
-                       update_run, usage_lines)
+                       reply_problem, update_run, usage_lines)
 from audit.store import DbPath, connect, transaction
 
 #: Seconds per request when the options do not say (answers may be long).
@@ -239,9 +239,14 @@ def _select(con: Any, *, benchmark: str, model: str, run: str, prompt_version: s
     todo = con.execute(
         f"SELECT s.question_id, s.stem, s.options, s.language, s.subject FROM ({sel}) s "
         "WHERE NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.benchmark = ? AND c.model = ? AND c.run = ? "
-        "AND c.prompt_version = ? AND c.question_id = s.question_id) ORDER BY s.seq",
+        f"AND c.prompt_version = ? AND c.question_id = s.question_id AND NOT ({UNUSABLE_CALL})) ORDER BY s.seq",
         [*params, benchmark, model, run, prompt_version]).df()
     return n_selected, todo
+
+
+#: A model_calls row whose reply cannot count (:func:`audit.llm.reply_problem`, in SQL): asked again.
+UNUSABLE_CALL = ("c.response IS NULL OR regexp_matches(c.response, '^[\\s\\v\\x{1c}-\\x{1f}\\x{85}\\p{Z}]*$') "
+                 "OR coalesce(c.finish_reason, '') IN ('length', 'content_filter')")
 
 
 def _one(con: Any, sql: str, params: list) -> Any:
@@ -266,13 +271,15 @@ class _PredictRunner(CallRunner):
 
     def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:
         parts = message_parts(resp)
-        content = parts["content"]
+        content = self.scrub(parts["content"])
+        problem = reply_problem(parts)
         n = len(item["options"])
         answer = extract_answer(content, n, self.s.method, [o["text"] for o in item["options"]]) \
-            if 2 <= n <= 6 else None
+            if 2 <= n <= 6 and problem is None else None
         return {"benchmark": self.s.benchmark, "question_id": item["question_id"], "model": self.s.model,
                 "run": self.s.run, "prompt_version": self.s.prompt_version, "response": content,
-                "reasoning": parts["reasoning"], "answer": answer, "method": self.s.method,
+                "reasoning": self.scrub(parts["reasoning"]), "answer": answer, "method": self.s.method,
+                "problem": problem,
                 "prompt_tokens": parts["prompt_tokens"], "completion_tokens": parts["completion_tokens"],
                 "cost_usd": self.cost(resp), "latency_s": latency, "attempts": attempts,
                 "finish_reason": parts["finish_reason"], "run_id": self.s.run_id}
@@ -283,12 +290,17 @@ class _PredictRunner(CallRunner):
     def apply(self, batch: list[tuple[str, dict]]) -> None:
         s = self.s
         rows = [x for k, x in batch if k == "row"]
-        errs = [x for k, x in batch if k == "error"]
+        # an empty or cut-off reply is kept in model_calls as received, counted as a failed request
+        # (predict_errors names the problem) and asked again by the next run; it is never an answer
+        errs = [x for k, x in batch if k == "error"] + [
+            {"item": r, "error_type": "UnusableReply", "attempts": r["attempts"],
+             "message": r["problem"] + (f"; kept in model_calls: {r['response'][:300]!r}" if r["response"] else "")}
+            for r in rows if r["problem"]]
         costs = [r["cost_usd"] for r in rows if r["cost_usd"] is not None]
         if s.cost_usd is None and costs:
             s.cost_usd = 0.0
         totals: dict[str, Any] = {
-            "n_requested": self.n_requested, "n_ok": s.n_ok + len(rows),
+            "n_requested": self.n_requested, "n_ok": s.n_ok + sum(not r["problem"] for r in rows),
             "n_answered": s.n_answered + sum(r["answer"] is not None for r in rows),
             "n_errors": s.n_errors + len(errs), "n_retries": self.n_retries,
             "prompt_tokens": s.prompt_tokens + sum(r["prompt_tokens"] or 0 for r in rows),
@@ -343,6 +355,9 @@ def save_calls(con: Any, rows: list[dict]) -> None:
     values = ", ".join([row_ph] * len(rows))
     params = [r.get(c) for r in rows for c in CALL_COLUMNS]
     con.execute(f"INSERT OR REPLACE INTO model_calls ({cols}) VALUES {values}", params)
+    rows = [r for r in rows if not r.get("problem")]   # an unusable reply never becomes a prediction
+    if not rows:
+        return
     keys = ", ".join(["(?, ?, ?, ?, ?)"] * len(rows))
     key_params = [r[c] for r in rows for c in ("benchmark", "question_id", "model", "run", "prompt_version")]
     batch = f"(VALUES {keys}) n(benchmark, question_id, model, run, prompt_version)"

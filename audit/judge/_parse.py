@@ -30,6 +30,11 @@ Rules (a reply either passes all of them or is stored raw with
    hyphens ignored) is kept with the verdict; anything else is stored as
    NULL (it never makes the reply fail).
 7. Other keys are ignored.
+8. A reply contradicting itself is an error whose reason begins with
+   "contradictory" (asked again by the next run): a correct_answer other
+   than the key, or a review cause, beside "key correct"; the key itself as
+   the correct answer beside "key wrong"; a field given twice with
+   different values.
 """
 from __future__ import annotations
 
@@ -40,6 +45,11 @@ from typing import Any, Sequence
 
 from audit.labels import normalize_label
 
+_OBJECT_START = re.compile(r'\{(?=\s{0,64}["}])')
+#: Longest reply searched for a JSON object inside prose (a verdict is a few hundred characters).
+MAX_PROSE = 200_000
+#: Most places tried as the start of a JSON object inside prose.
+MAX_STARTS = 200
 _FENCE = re.compile(r"^```[a-zA-Z0-9_-]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 _TRUE = {"true", "yes"}
 _FALSE = {"false", "no"}
@@ -84,30 +94,58 @@ def extract_json_object(text: str) -> dict:
     if m:
         s = m.group(1).strip()
     try:
-        whole = json.loads(s)
+        whole = json.loads(s, object_pairs_hook=_no_conflicting_keys)
     except json.JSONDecodeError:
         whole = None
+    except RecursionError:
+        raise ReplyError("the reply's JSON is nested too deeply") from None
     else:
         if isinstance(whole, dict):
             return whole
         raise ReplyError(f"the reply is JSON but not an object ({type(whole).__name__})")
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_no_conflicting_keys)
     found: list[dict] = []
-    i = s.find("{")
-    while i != -1:
+    if len(s) > MAX_PROSE:
+        raise ReplyError(f"the reply is not one JSON object, and too long ({len(s)} characters) to search "
+                         "for one")
+    # only a '{' followed by '"' or '}' can start an object; at most MAX_STARTS of them are tried, so an
+    # adversarial reply ('{' repeated, objects nested without end) costs linear time, not quadratic
+    starts = (m.start() for m in _OBJECT_START.finditer(s))
+    end = 0
+    tried = 0
+    for i in starts:
+        if i < end:
+            continue
+        tried += 1
+        if tried > MAX_STARTS:
+            raise ReplyError(f"the reply has more than {MAX_STARTS} places that could start a JSON object")
         try:
             obj, end = decoder.raw_decode(s, i)
-        except json.JSONDecodeError:
-            i = s.find("{", i + 1)
+        except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(obj, dict):
             found.append(obj)
-        i = s.find("{", end)
     if not found:
         raise ReplyError("no JSON object in the reply")
     if len(found) > 1:
         raise ReplyError(f"ambiguous: the reply contains {len(found)} JSON objects")
     return found[0]
+
+
+def _no_conflicting_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object's pairs as a dict; a field given twice with different
+    values (``{"answer_key_correct": true, "answer_key_correct": false}``)
+    is a reply that contradicts itself (``json`` would keep the last one).
+
+    >>> _no_conflicting_keys([("a", 1), ("a", 1)])
+    {'a': 1}
+    """
+    out: dict = {}
+    for k, v in pairs:
+        if k in out and out[k] != v:
+            raise ReplyError(f"contradictory: the field {k} is given twice, with different values")
+        out[k] = v
+    return out
 
 
 def _bool(value: Any) -> bool:
@@ -163,6 +201,9 @@ def verdict_from_object(obj: dict, *, labels: Sequence[str], answer_key: str | N
         if answer is not None and answer != answer_key:
             raise ReplyError(
                 f"contradictory: says the key {answer_key} is correct but gives correct_answer {answer}")
+        if _cause(obj.get("cause")) is not None:
+            raise ReplyError(f"contradictory: says the key is correct but names a cause of a wrong key "
+                             f"({_cause(obj.get('cause'))})")
         answer = None
     elif answer is not None and answer == answer_key:
         raise ReplyError(f"contradictory: says the key is wrong but gives the key {answer_key} as the correct answer")

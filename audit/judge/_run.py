@@ -52,10 +52,10 @@ from typing import Any, Iterable
 
 from audit._sql import benchmark_name
 from audit.judge import _store as jstore
-from audit.judge._parse import parse_reply
+from audit.judge._parse import ParsedVerdict, parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
 from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts, redact,
-                       safe_url, usage_lines)
+                       reply_problem, safe_url, usage_lines)
 from audit.store import DbPath, connect, transaction
 
 #: Seconds per request when the options do not say.
@@ -217,18 +217,21 @@ class _JudgeRunner(CallRunner):
         return [{"role": "user", "content": text}]
 
     def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:
-        content = message_parts(resp)["content"]
+        parts = message_parts(resp)
+        content = self.scrub(parts["content"])
         labels = [o["label"] for o in item["options"]]
-        parsed = parse_reply(content, labels=labels, answer_key=item["answer_key"])
-        usage = getattr(resp, "usage", None)
+        problem = reply_problem(parts)
+        # an empty or cut-off reply is stored raw as what it is (asked again by the next run), never parsed
+        parsed = ParsedVerdict(parse_ok=False, parse_error=problem) if problem else \
+            parse_reply(content, labels=labels, answer_key=item["answer_key"])
         return {
             "benchmark": self.s.benchmark, "question_id": item["question_id"], "judge": self.s.judge,
             "prompt_version": self.s.prompt_version, "answer_key_correct": parsed.answer_key_correct,
-            "correct_answer": parsed.correct_answer, "explanation": parsed.explanation,
+            "correct_answer": parsed.correct_answer, "explanation": self.scrub(parsed.explanation),
             "confidence": parsed.confidence, "raw_reply": content, "parse_ok": parsed.parse_ok,
             "parse_error": parsed.parse_error, "cause": parsed.cause,
-            "prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None),
+            "prompt_tokens": parts["prompt_tokens"],
+            "completion_tokens": parts["completion_tokens"],
             "cost_usd": self.cost(resp), "latency_s": latency, "attempts": attempts,
             "run_id": self.s.run_id, "source": "litellm",
         }

@@ -7,6 +7,7 @@ open the database read-only for one query and return DataFrames.
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Sequence
 
 import duckdb
@@ -90,6 +91,11 @@ def save_error(con, *, run_id: int, benchmark: str, question_id: str, judge: str
 
 # ---------------------------------------------------------------- selection
 
+#: How the ``parse_error`` of a reply that is asked again by the next run begins:
+#: no content, cut off (:func:`audit.llm.reply_problem`), or a verdict contradicting itself
+#: (:func:`audit.judge._parse.verdict_from_object`).
+REASKED = ("empty reply", "cut off", "contradictory")
+
 def select_items(con, *, benchmark: str, judge: str, prompt_version: str,
                  question_ids: Iterable[str] | None = None, tiers: Iterable[int] | None = None,
                  subjects: Iterable[str] | None = None, limit: int | None = None,
@@ -99,7 +105,9 @@ def select_items(con, *, benchmark: str, judge: str, prompt_version: str,
     Returns ``(n_selected, todo)`` where ``todo`` has columns
     ``question_id, stem, options, answer_key, explanation`` in benchmark
     order.  An item is done when it has a verdict for (judge, prompt version)
-    — a parsed one, or an unparsed one unless ``retry_unparsed``.
+    — a parsed one, or an unparsed one unless ``retry_unparsed``; a reply
+    that was empty, cut off or contradicted itself (``parse_error`` starting
+    with one of :data:`REASKED`) is always asked again.
     ``limit`` caps the selection (before removing done items, so that
     ``--limit 50`` always means "the first 50 items").
     """
@@ -128,8 +136,11 @@ def select_items(con, *, benchmark: str, judge: str, prompt_version: str,
         "SELECT s.question_id, s.stem, s.options, s.answer_key, s.explanation FROM _judge_sel s "
         "WHERE NOT EXISTS (SELECT 1 FROM judge_verdicts v WHERE v.benchmark = ? AND v.judge = ? "
         "AND v.prompt_version = ? AND v.question_id = s.question_id"
-        + (" AND v.parse_ok" if retry_unparsed else "") + ") ORDER BY s.seq",
-        [benchmark, judge, prompt_version],
+        + (" AND v.parse_ok" if retry_unparsed else
+           " AND (v.parse_ok OR NOT regexp_matches(coalesce(v.parse_error, ''), ?))")
+        + ") ORDER BY s.seq",
+        [benchmark, judge, prompt_version,
+         *([] if retry_unparsed else ["^(?:" + "|".join(re.escape(p) for p in REASKED) + ")"])],
     ).df()
     con.execute("DROP TABLE _judge_sel")
     return n_selected, todo

@@ -12,13 +12,16 @@ What :func:`connect` does about it
       one process through a per-file lock, across processes by retrying the
       open with exponential backoff and jitter (10 ms doubling to 0.5 s) until
       the file is free or the timeout passes — ``timeout=`` seconds, else
-      ``$AUDIT_DB_TIMEOUT``, else 30 s.  After 2 s of waiting one line
+      ``$AUDIT_DB_TIMEOUT``, else 30 s (a finite number >= 0; NaN,
+      Infinity or a negative value is refused with one line).  After 2 s of waiting one line
       ``waiting for the database FILE (held by PID n: command)`` goes to
       stderr (see :func:`set_wait_notice`); after the timeout a
       :class:`~audit.errors.DatabaseLockedError` names the holder.  A writer
       that is waiting on another process leaves a marker file
-      ``FILE.wait`` beside the database so readers in other processes let go
-      of the file (writers are not starved by a stream of reads).
+      ``FILE.wait`` beside the database (refreshed while it waits, ignored
+      once 2 s old) so readers in other processes let go of the file and do
+      not open it anew while the marker is fresh: writer preference, so a
+      stream of overlapping reads never starves a writer.
     * ``connect(db, read_only=True)`` is a *reader*.  All readers of a file in
       one process (Streamlit sessions are threads) share ONE read-only DuckDB
       connection; each reader gets its own cursor, so readers never wait on
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import math
 import os
 import random
 import re
@@ -151,13 +155,19 @@ def db_timeout(timeout: float | None = None) -> float:
     5.0
     """
     if timeout is not None:
-        return float(timeout)
+        value = float(timeout)
+        if not math.isfinite(value) or value < 0:
+            raise AuditError(f"the database timeout must be a finite number of seconds >= 0, not {timeout!r}")
+        return value
     env = os.environ.get(TIMEOUT_ENV, "").strip()
     if env:
         try:
-            return max(0.0, float(env))
+            value = float(env)
         except ValueError:
-            raise AuditError(f"${TIMEOUT_ENV} must be a number of seconds, not {env!r}") from None
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            raise AuditError(f"${TIMEOUT_ENV} must be a finite number of seconds >= 0, not {env!r}")
+        return value
     return DEFAULT_TIMEOUT
 
 
@@ -393,10 +403,21 @@ class _WriterQueue:
 
 
 def _open_waiting(path: Path, read_only: bool, waiter: _Waiter) -> duckdb.DuckDBPyConnection:
-    """duckdb.connect, retried while another process holds the file."""
+    """duckdb.connect, retried while another process holds the file.
+
+    Writer preference: a reader does not open the file while a writer of
+    another process is waiting for it (its fresh ``FILE.wait`` marker), so
+    a stream of overlapping reads cannot keep a writer out; the readers
+    already in finish, the file comes free, the writer goes first."""
     marked = False
     try:
         while True:
+            if read_only and _foreign_writer_waiting(path):
+                if waiter.expired():
+                    raise waiter.locked("a writer waiting for it")
+                waiter.notice("a writer waiting for it")
+                waiter.sleep()
+                continue
             try:
                 return duckdb.connect(str(path), read_only=read_only, config=_config())
             except (duckdb.IOException, duckdb.ConnectionException) as exc:
