@@ -11,7 +11,7 @@ import pandas as pd
 
 from audit.export._policy import Policy
 from audit.judge import verdict_summary_sql
-from audit.review import REVIEWER_SUMMARY_CTES
+from audit.review import CAUSE_VERDICTS, REVIEWER_SUMMARY_CTES
 
 #: Columns of :func:`derive_items`.
 ITEM_COLUMNS = [
@@ -40,12 +40,15 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
     return out
 
 
-#: The cause an export shows for a settled verdict: a cause beside a key_correct verdict is a row the
-#: review rules never write (imported or edited by hand); it is shown as inconsistent, never as a cause.
-#: (Minimal rule of the export; to be replaced by the review stage's finder of inconsistent verdict rows.)
-INCONSISTENT_CAUSE = ("CASE WHEN s.verdict = 'key_correct' AND s.cause IS NOT NULL "
-                      "THEN 'inconsistent: cause ' || s.cause || ' given with a key_correct verdict' "
-                      "ELSE s.cause END")
+#: The cause an export shows for a settled verdict: a cause beside a verdict it does not belong to
+#: (audit.review.CAUSE_VERDICTS, the rule add_review enforces; key_slip only with key_wrong) is a
+#: row written before that rule or edited by hand; it is shown as inconsistent, never as a cause.
+INCONSISTENT_CAUSE = (
+    "CASE WHEN s.cause IS NOT NULL AND (s.verdict NOT IN ("
+    + ", ".join(f"'{v}'" for v in CAUSE_VERDICTS)
+    + ") OR (s.cause = 'key_slip' AND s.verdict <> 'key_wrong')) "
+    "THEN 'inconsistent: cause ' || s.cause || ' given with a ' || s.verdict || ' verdict' "
+    "ELSE s.cause END")
 
 
 def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | None) -> pd.DataFrame:
