@@ -47,7 +47,8 @@ __all__ += ["QUESTIONS_SQL", "ModelSet", "all_benchmarks", "model_set", "resolve
 from audit.analyze._keyerror import LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, load_inputs, score_inputs, write_scores  # noqa: E402,F401
 from audit.analyze._report import register_report_hook  # noqa: E402,F401
 from audit.analyze._runs import CURRENT_AUDIT_SQL, find_latest_run, latest_run_models  # noqa: E402,F401
-from audit.analyze._tiers import TIER_NAMES_TLUE4, latest_run  # noqa: E402,F401
+from audit.analyze._tiers import OTHER_BUCKETS, TIER_NAMES_TLUE4, latest_run  # noqa: E402,F401
+from audit.analyze._keyerror import PHI_PRIOR, combined_score, phi_band  # noqa: E402,F401
 # --- end of re-exports ---
 
 # What wrong keys cost (issue 19): expected wrong keys with posterior

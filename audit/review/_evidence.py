@@ -48,8 +48,7 @@ from audit.analyze import (
     LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
     score_inputs, write_scores,
 )
-from audit.analyze._keyerror import PHI_PRIOR, combined_score, phi_band
-from audit.analyze import latest_run
+from audit.analyze import PHI_PRIOR, combined_score, latest_run, phi_band
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
