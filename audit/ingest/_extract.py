@@ -68,12 +68,12 @@ DEFAULT_METHOD = "final"
 LLM_METHOD = "llm"
 
 # --- reasoning filter -------------------------------------------------------
-_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+# Blocks are found by scanning for their tags (never ``<open>.*?<close>``: a lazy match from each of
+# many opening tags without a closing one reads the rest of the text each time, quadratic time).
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
-_REASONED = re.compile(
-    r"\bReasoning\b.*?\bReasoned\b[^\n]{0,120}?\bseconds?\b", re.S
-)
+_REASONING = re.compile(r"\bReasoning\b")
+_REASONED = re.compile(r"\bReasoned\b[^\n]{0,120}?\bseconds?\b")
 
 # --- exclude list ------------------------------------------------------------
 # Words after "A" that show it is the option letter, not the article.
@@ -136,7 +136,7 @@ def strip_reasoning(text: str) -> str:
     'B'
     """
     if "hink" in text or "HINK" in text:
-        text = _THINK_BLOCK.sub(" ", text)
+        text = _remove_blocks(text, _THINK_OPEN, _THINK_CLOSE)
         m = _THINK_CLOSE.search(text)
         if m:  # a closing tag without its opening: all before it is reasoning
             text = text[m.end():]
@@ -144,8 +144,31 @@ def strip_reasoning(text: str) -> str:
         if m:  # unfinished reasoning: nothing after it is an answer
             text = text[: m.start()]
     if "Reasoned" in text:
-        text = _REASONED.sub(" ", text)
+        text = _remove_blocks(text, _REASONING, _REASONED)
     return text
+
+
+def _remove_blocks(text: str, opening: re.Pattern[str], closing: re.Pattern[str], repl: str = " ") -> str:
+    """``text`` with every block from an ``opening`` match to the first
+    ``closing`` match after it replaced by ``repl`` (left to right, as
+    ``re.sub`` with ``opening.*?closing`` would), in linear time: once an
+    opening has no closing after it, no later one has either.
+
+    >>> _remove_blocks("a<think>b</think>c<think>d", _THINK_OPEN, _THINK_CLOSE, "")
+    'ac<think>d'
+    """
+    out: list[str] = []
+    pos = 0
+    while (o := opening.search(text, pos)) is not None:
+        c = closing.search(text, o.end())
+        if c is None:
+            break
+        out += (text[pos:o.start()], repl)
+        pos = c.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
@@ -160,9 +183,39 @@ def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
     return _letters(response, LATIN_LABELS[:n_options])
 
 
-def _prepare(response: str) -> str:
-    """The reasoning filter and the exclude list."""
+# "final" reads a bounded text: whitespace runs longer than this are cut to one space, line break or
+# blank line, and of a longer text only the head and the tail are read (real answers are a few
+# thousand characters at most; the commitment is read near the end), so that its rules, each linear,
+# cost a bounded time on any input however long or repetitive.
+_MAX_SPACE = 16
+_HEAD, _TAIL = 4_000, 16_000
+_LONG_SPACE = re.compile(r"\s{%d,}" % (_MAX_SPACE + 1))
+
+
+def _one_space(m: re.Match[str]) -> str:
+    n = m.group().count("\n")
+    return "\n\n" if n > 1 else "\n" if n else " "
+
+
+def _bounded(text: str) -> str:
+    """``text`` with long whitespace runs shortened, then cut to its first
+    ``_HEAD`` and last ``_TAIL`` characters (joined by a blank line).
+
+    >>> _bounded("A" + " " * 100 + "B"), len(_bounded("x" * 10**6))
+    ('A B', 20002)
+    """
+    if len(text) > _MAX_SPACE:
+        text = _LONG_SPACE.sub(_one_space, text)
+    if len(text) > _HEAD + _TAIL:
+        text = text[:_HEAD] + "\n\n" + text[-_TAIL:]
+    return text
+
+
+def _prepare(response: str, bounded: bool = False) -> str:
+    """The reasoning filter and the exclude list (for "final", on the bounded text, see :func:`_bounded`)."""
     text = strip_reasoning(response)
+    if bounded:
+        text = _bounded(text)
     for triggers, pattern in _PHRASES:
         for t in triggers:
             if t in text:
@@ -308,9 +361,33 @@ def extract_answers(
 # =============================================================================
 # TLUE's own evaluator, as published
 # =============================================================================
-_TLUE_COT = re.compile("|".join(f"{a}.*?{b}" for a, b in (
-    ("<think>", "</think>"), ("<reasoning>", "</reasoning>"), ("<thought>", "</thought>"),
-    ("<analysis>", "</analysis>"), ("<step>", "</step>"))), re.S)
+_TLUE_TAGS = {"<think>": "</think>", "<reasoning>": "</reasoning>", "<thought>": "</thought>",
+              "<analysis>": "</analysis>", "<step>": "</step>"}
+_TLUE_OPEN = re.compile("|".join(_TLUE_TAGS))
+
+
+def _tlue_cot(text: str) -> str:
+    """TLUE's ``re.sub("<think>.*?</think>|<reasoning>.*?</reasoning>|…", "", text, flags=re.S)``,
+    in linear time: the leftmost opening tag that has its closing tag after it starts a block, which
+    ends at the first such closing tag (a tag without a closing one after it never will have one)."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = start = 0
+    unclosed: set[str] = set()
+    while (o := _TLUE_OPEN.search(text, pos)) is not None:
+        tag = o.group()
+        c = -1 if tag in unclosed else text.find(_TLUE_TAGS[tag], o.end())
+        if c < 0:
+            unclosed.add(tag)
+            if len(unclosed) == len(_TLUE_TAGS):
+                break
+            pos = o.start() + 1
+            continue
+        out.append(text[start:o.start()])
+        pos = start = c + len(_TLUE_TAGS[tag])
+    out.append(text[start:])
+    return "".join(out)
 _TLUE_EN = frozenset("ABCD")
 _TLUE_BO = {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
 
@@ -340,7 +417,7 @@ def tlue_evaluator(response: str | None, method: str = "caa", exclude: Sequence[
     """
     if not response:
         return None
-    text = _TLUE_COT.sub("", response)
+    text = _tlue_cot(response)
     for ex in exclude:
         text = text.replace(ex, "")
     if method == "da":
@@ -1039,7 +1116,7 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         bare = response.strip().strip("().*")
         if bare in valid:
             return bare
-    text = _prepare(response)
+    text = _prepare(response, bounded=True)
     if "–" in text or "—" in text or "-" in text:
         text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
