@@ -478,14 +478,16 @@ _PHRASE = re.compile("|".join([
     _alts("Doğru doğru Düzgün düzgün", rf"{_SEP}(?:cevap|seçenek|şık|cavab|variant)(?:ı)?(?![a-z])"),
     # Cyrillic: Kazakh, Kyrgyz, Russian, Uzbek, Mongolian, Tatar, Bashkir
     _alts("Жауап жауап Жауаб жауаб Жооп жооп Жообу жообу Жавоб жавоб Ответ ответ ОТВЕТ Хариулт хариулт Җавап җавап "
-          "Җавабы җавабы Яуап яуап", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
+          "Җавабы җавабы Яуап яуап Шешім шешім Шешімі шешімі Чечим чечим Чечими чечими Шийдэл шийдэл Хариу хариу "
+          "Дұрысы дұрысы Туурасы туурасы Түзету түзету Исправление исправление",
+          r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
     _alts("Дұрыс дұрыс Правильный правильный Верный верный",
           r"[\s*_]+(?:нұсқа|вариант|ответ)(?:сы|ы)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
     # Arabic script: Uyghur, Kazakh (Arabic), Persian, Arabic
     _alts("جاۋاب جاۋاپ جواب پاسخ الإجابة الاجابة", r"(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])"),
     "توغرا[\\s*_]+(?:تاللانما|تاللاش|تاللام)(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])",
     # Chinese
-    _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 "
+    _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 更正 改选 改選 改为 改為 "
           "正确选项 正確選項 答 我认为 我認為 确定是 確定是"),
     _alts("选 選", "(?![项項择擇出定中])"),
     # Tibetan: ཡང་དག་པའི་ལན / ཡང་དག་པའི་གདམ་ག ("correct answer / option"), ལན ("answer")
@@ -501,8 +503,12 @@ _PHRASE_RARE = re.compile("|".join([
     _alts("incorrect false untrue", rf"{_SEP}(?:statement|one|claim|description)(?![a-z])"),
     # "The term you're looking for is B) …"
     _alts("you You", rf"(?:'re|’re|{_SEP}are){_SEP}looking{_SEP}for(?![a-z])"),
+    # a revised answer: "Correction: C", "To'g'rirog'i: C)" ("more exactly")
+    _alts("Correction correction Tuzatish tuzatish", "(?![a-z])"),
+    _alts("To to", rf"{_AP}g{_AP}rirog{_AP}i(?![a-z])"),
 ]))
-_RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for")
+_RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for|"
+                        "orrection|uzatish|rirog")
 
 
 def _phrase_hits(text: str) -> list[re.Match[str]]:
@@ -610,7 +616,14 @@ _INSTEAD = re.compile(
     r"[\s,，、;；]*(?:(?:but|rather|instead|а|бірақ|而是|بەلكى|ئەمما)[\s:：]*(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?"
     r"(?=[\s.。!！,，;；]|$)|(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?[ \t]*(?=[.。!！]|$))")
 # A conclusion word and only a letter: "دېمەك B.", "يەكۈن: A", "Сондықтан B.", "Therefore, C."
-_CONCLUDING = "شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa xulosa Shuning shuning"
+_CONCLUDING = ("شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак "
+               "Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa "
+               "xulosa Shuning shuning "
+               # conclusion and decision words in Kazakh, Kyrgyz, Mongolian, Russian, Uzbek, Azerbaijani, Turkish
+               "Шешім шешім Шешімі шешімі Чечим чечим Жыйынтык жыйынтык Ошентип ошентип Дүгнэлт дүгнэлт Шийдэл "
+               "шийдэл Иймээс иймээс Итог итог Итого итого Натижа натижа Natija natija Nəticə nəticə Sonuç sonuç "
+               # a revision: "Actually, C.", "Дұрысы — С."
+               "Actually actually Aslida aslida Точнее точнее Вернее вернее Дұрысы дұрысы Туурасы туурасы")
 _LETTER_END = re.compile(r"(?P<l>[A-FＡ-Ｆ])(?<![A-Za-z0-9].)[)\]]?(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
 _CONCLUSION = re.compile(
     "(?:" + "|".join(_CONCLUDING.split()) + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
@@ -752,7 +765,7 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     if not m:
         return None
     letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
-    if letter not in valid:
+    if letter not in valid or (letter == "A" and _is_review(text)):
         return None
     if letter == "A" and re.match(r"[ \t]+[a-z]", m.group("rest")) and not m.group(0).lstrip(" *_#>(").startswith("A)"):
         return None  # the article: "A cell wall is …"
@@ -1109,6 +1122,162 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     return _final(response, LATIN_LABELS[:n], options)
 
 
+# --- Cyrillic option letters -------------------------------------------------------------------------------
+# Models answering in Kazakh, Kyrgyz, Russian or Mongolian write the option letters in Cyrillic: "А) 323",
+# "Б) Н. Бор", "Д) Ауа тамыр.".  A letter may stand for the Latin letter it looks or sounds like (А→A, Б→B,
+# В→B, Д→D, С→C, Е→E) or for its place in the Cyrillic alphabet А Б В Г Д Е (→ A B C D E F).  The
+# readings, the look/sound one first:
+_CYR_READINGS: dict[str, tuple[str, ...]] = {
+    "А": ("A",), "Б": ("B",), "В": ("B", "C"), "Г": ("D",), "Д": ("D", "E"), "Е": ("E", "F"), "С": ("C",)}
+_CYR_READINGS.update({k.lower(): v for k, v in _CYR_READINGS.items()})
+_CYR_WORD = "А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІіЇїЄєЎўҖҗ"
+# A free-standing Cyrillic capital used as an option marker: "Б)", "(В)", "**Д**", "Жауабы: Б", "Б нұсқасы",
+# and at the start of a line (or after a colon or dash) "Б. Н. Бор" / "Б: …"; a lower-case one only as "б)".
+# Not "В 1914 жылы" (the preposition), "А ол …" (the conjunction), "г." (a year).
+_CYR_MARK = re.compile(
+    rf"(?<![\w«\"“„'‘])(?:(?P<u>[АБВГДЕС])|(?P<lo>[абвгде])(?=[)）]))(?![\w])"
+    rf"(?:(?=\*{{0,2}}[ \t]*(?:[)）]|\*\*|[,;!?]|[.:]?[ \t]*$))"
+    rf"|(?=[ \t]+(?:нұсқа|вариант|жауап|жооп|сонголт|хариулт|ответ)(?![{_CYR_WORD}]{{6}}))"
+    rf"|(?=(?P<dot>[.:])[ \t]))", re.M)
+_CYR_HEAD = re.compile(r"(?:^|\n)[ \t>#*_\-•]{0,8}$|[:：—–][ \t*]{0,4}$")
+_CYR_GATE = frozenset(_CYR_READINGS)
+
+
+def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str:
+    """``text`` with the Cyrillic letters used as option markers replaced by the Latin letters they stand
+    for (the same length, so positions do not move).  When a letter has two readings (В: B by its look, C
+    by its place; Д: D or E; Е: E or F), the option text written after it decides; without one, the
+    reading by place when the response marks options with Г or with both Б and В (the Cyrillic order),
+    else the reading by look or sound.  A letter followed by the text of an option that is not one of its
+    readings stays as it is (the answer may then be read from the text).
+
+    >>> _cyrillic_letters("Жауабы: Б) Н. Бор", ("A", "B", "C", "D"))
+    'Жауабы: B) Н. Бор'
+    >>> _cyrillic_letters("В) Ауа тамыр", ("A", "B", "C", "D"), ["323", "Н. Бор", "Ауа тамыр", "Күн"])
+    'C) Ауа тамыр'
+    >>> _cyrillic_letters("В 1914 жылы", ("A", "B", "C", "D"))
+    'В 1914 жылы'
+    """
+    if not _CYR_GATE.intersection(text):
+        return text
+    marks = list(_CYR_MARK.finditer(text))
+    if not marks:
+        return text
+    used = {(m.group("u") or m.group("lo")).upper() for m in marks}
+    by_place = "Г" in used or {"Б", "В"} <= used
+    norm = [_norm_option(o) for o in options] if options else []
+    out = list(text)
+    for m in marks:
+        raw = m.group("u") or m.group("lo")
+        readings = [x for x in _CYR_READINGS[raw] if x in valid]
+        if not readings:
+            continue
+        after = _norm_option(text[m.end():m.end() + 200].split("\n", 1)[0])
+        named: list[int] = []
+        if norm:
+            if any(o and o.startswith(raw.casefold() + " ") and _norm_option(text[m.start():m.start() + 200]
+                                                                              .split("\n", 1)[0]).startswith(o)
+                   for o in norm):
+                continue   # the letter begins an option's own text ("С. Сейфуллин")
+            named = [i for i, o in enumerate(norm) if o and (after == o or after.startswith(o + " "))]
+            if named:
+                fits = [x for x in readings if LATIN_LABELS.index(x) in named]
+                if not fits:
+                    continue   # the text names another option: the letter cannot be read
+                readings = fits
+        if m.group("dot") is not None:   # "Б. Н. Бор": only where an option is written (a line start, after a colon)
+            if not _CYR_HEAD.search(text, max(0, m.start() - 9), m.start()):
+                continue
+            if not named and re.match(r"[.:][ \t]?[A-ZА-ЯЁ]\.", text[m.end():m.end() + 4]):
+                continue   # initials ("В. И. Ленин") when the option texts cannot tell
+        out[m.start()] = readings[-1] if by_place else readings[0]
+    return "".join(out)
+
+
+# --- "none of the options is right" ------------------------------------------------------------------------
+# An explicit statement that no option is right is a commitment to no answer (the last commitment wins).
+# (every alternative starts with a literal character, see _PHRASE)
+_NONE_RIGHT = re.compile("|".join([
+    r"[Nn]one\s+of\s+(?:the\s+|these\s+|those\s+)?(?:given\s+|four\s+|five\s+|provided\s+|listed\s+)?"
+    r"(?:options|answers|choices|variants|alternatives)(?:\s+(?:given|listed|provided|above))?\s+"
+    r"(?:is|are|seems?|appears?|matches|match|fits?)(?:\s+to\s+be)?\s+(?:the\s+)?(?:correct|right|true|valid|accurate)",
+    r"[Nn]o\s+(?:correct|right)\s+(?:option|answer|choice)\s+(?:is\s+)?(?:given|among|listed|provided)",
+    r"[Nn]either\s+(?:option|answer|choice)\s+is\s+(?:correct|right)",
+    rf"[Hh]ech\s+(?:bir(?:i|ta)?|qaysi(?:si)?)\s*(?:variant\w*|javob\w*)?\s+(?:ham\s+)?to{_AP}g{_AP}ri\s+(?:emas|kelmaydi)",
+    rf"[Tt]o{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)",
+    r"[Ее]шбір\s+(?:нұсқа\w*\s+)?дұрыс\s+емес|[Ее]шқайсысы\s+(?:да\s+)?дұрыс\s+емес|[Дд]ұрыс\s+жауап\s+жоқ",
+    r"[Бб]ир\s+да\s+(?:вариант\s+)?туура\s+эмес|[Ээ]ч\s+бири\s+(?:да\s+)?туура\s+эмес|[Тт]уура\s+жооп\s+жок",
+    r"[Нн]и\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+(?:верн|правильн|подходит|является)"
+    r"|[Нн]ет\s+(?:правильного|верного)\s+(?:ответа|варианта)|[Пп]равильного\s+(?:ответа|варианта)\s+нет"
+    r"|[Вв]се\s+варианты\s+(?:неверн|неправильн|ошибочн)",
+    r"[Зз]өв\s+хариулт\s+байхгүй|[Аа]ль\s+нь\s+ч\s+зөв\s+биш",
+    r"都不正确|均不正确|都不正確|均不正確|皆不正确|皆不正確|都不对|都不對|没有正确答案|沒有正確答案|没有正确选项|沒有正確選項|无正确答案|無正確答案",
+    r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",
+]))
+_NONE_GATE = re.compile(r"[Nn]one|[Nn]o\s|[Nn]either|[Hh]ech|[Tt]o\S{0,2}g\S{0,2}ri\s+(?:javob|variant)|шбір|шқайсы|жауап\s+жоқ|"
+                        r"[Бб]ир\s+да|[Ээ]ч\s+бири|жооп\s+жок|[Нн]и\s+один|[Нн]ет\s+|нет|[Вв]се\s+вариант|байхгүй|"
+                        r"зөв\s+биш|都不|均不|皆不|没有正|沒有正|无正|無正|يوق|ھېچقايسى")
+_MARKED = re.compile(r"(?:[(\[]?[A-F](?:[)\].:]|\*\*)|[A-F]\s+[–—-])[\s*]*$")
+
+
+def _none_right(text: str, options: Sequence[str] | None) -> int | None:
+    """The position of the last statement that no option is right ("None of the options is correct",
+    "Ешбір нұсқа дұрыс емес", "都不正确"), or None.  Not the text of an option ("D) None of the above is
+    correct"), nor when an option itself says so (then naming it is a choice)."""
+    if not _NONE_GATE.search(text):
+        return None
+    if options and any(_NONE_RIGHT.search(o) for o in options):
+        return None
+    found = None
+    for m in _NONE_RIGHT.finditer(text):
+        if not _MARKED.search(text, max(0, m.start() - 8), m.start()):
+            found = m.start()
+    return found
+
+
+# --- an option-by-option review ------------------------------------------------------------------------------
+_HEAD_LINE = re.compile(r"^[ \t>#*_\-•]*(?:\*\*)?[ \t]*[(\[]?([A-F])(?:[)\].:]|\*\*)", re.M)
+
+
+def _is_review(text: str) -> bool:
+    """Whether ``text`` discusses the options one by one from the first: lines headed A, B, C … in
+    order, with other lines between them (not a bare echo of the options), so that its first line is
+    the first option's header, not a choice."""
+    heads = [m.group(1) for m in _HEAD_LINE.finditer(text)]
+    if len(heads) < 3 or heads[0] != "A":
+        return False
+    order = list(dict.fromkeys(heads))
+    return len(order) >= 3 and order == list(LATIN_LABELS[:len(order)]) and text.count("\n") > len(heads)
+
+
+# --- an answer given by its text in the last sentence --------------------------------------------------------
+_SENTENCE_END = re.compile(r"[.!。！།༎]['\"”’»*_)）]*\s*$")
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
+    """The one option whose full text the last sentence contains ("… Shahrisabz Qashqadaryo viloyatida
+    joylashgan."), when it contains no other option's text (an option inside a longer one does not count)
+    and says nothing negative about it; not a list item or an option's line."""
+    tail = text.rstrip()[-600:]
+    parts = [p for p in _SENTENCES.split(tail) if p.strip()]
+    if not parts:
+        return None
+    last = parts[-1]
+    if _BULLET.match(last) or _OPTION_HEAD.match(last) or not _SENTENCE_END.search(last):
+        return None   # a list item, an option's line, or a response cut off mid-sentence
+    sent = " " + _norm_option(last) + " "
+    norm = [_norm_option(o) for o in options]
+    hits = [i for i, o in enumerate(norm) if len(o) >= 4 and f" {o} " in sent]
+    hits = [i for i in hits if not any(j != i and norm[i] in norm[j] and j in hits for j in range(len(norm)))]
+    if len(hits) != 1:
+        return None
+    rest = sent.replace(f" {norm[hits[0]]} ", " ")
+    if _NEGATIVE.search(rest) or "?" in last or "？" in last:
+        return None
+    return LATIN_LABELS[hits[0]]
+
+
 def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
     if not response:
         return None
@@ -1116,10 +1285,13 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         bare = response.strip().strip("().*")
         if bare in valid:
             return bare
-    text = _prepare(response, bounded=True)
+    text = _cyrillic_letters(_prepare(response, bounded=True), valid, options)
     if "–" in text or "—" in text or "-" in text:
         text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
+    none = _none_right(text, options)
+    if none is not None and (c is None or none > c[0]):
+        return None   # "none of the options is right", after any answer statement
     if c is None:   # weaker forms of commitment: only when there is no answer statement
         for other in (_introduced(text, valid, options), _text_verdict(text, valid, options) if options else None):
             if other is not None and (c is None or other[0] > c[0]):
@@ -1137,4 +1309,7 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         if letter is not None:
             return letter
     # No statement: one distinct letter in the whole response (Direct Answer).
-    return _only_letter(text, valid, options)
+    letter = _only_letter(text, valid, options)
+    if letter is None and options:
+        letter = _text_in_last_sentence(text, options)
+    return letter
