@@ -549,16 +549,15 @@ _FOLLOWERS_MORE = (r"variant\w*|javob\w*|harf\w*|option\w*|va|yoki|ham|esa|bu|xa
                    r"da|ga|dan|ni|jav\w*")
 _ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
 _LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
-_CYRILLIC_LOOKALIKE = {"А": "A", "В": "B", "С": "C", "Е": "E"}
-_FULLWIDTH.update(_CYRILLIC_LOOKALIKE)
 _FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ
 
 
 def _latin(raw: str) -> str:
-    """The Latin label of a matched label (full-width, circled, Cyrillic look-alike or Tibetan)."""
-    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)   # (only ever matched where a letter must stand alone, see _AFTER)
+    """The Latin label of a matched label (full-width, circled or Tibetan; Cyrillic letters are rewritten
+    to Latin ones before any rule runs, see :func:`_cyrillic_letters`)."""
+    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)
 _AFTER = re.compile(
-    _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ]|[АВСЕ](?=[ \t]*(?:$|[.)\]*:;,!。]|\n)))(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
+    _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ])(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
     r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,*_（(]))"
 )
 _MORE = re.compile(
@@ -782,7 +781,7 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
 
 
 _LAST_LINE = re.compile(
-    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང]|[АВСЕ](?=\W*$))(?![\u0F40-\u0FBC])"
+    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང])(?![\u0F40-\u0FBC])"
     r"(?:[)\]】）.:：།་]|\*\*|__|[ \t]+|$)(?P<rest>[^\n]*)")
 
 
@@ -1055,7 +1054,12 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
 
     After the reasoning filter and the exclude list (as for CAA/DA, plus
     Chinese compounds such as B型肝炎 / B細胞 / 维生素C and initials such as
-    "J. B. Watson", "R.O.C."):
+    "J. B. Watson", "R.O.C."), on a bounded text (whitespace runs longer
+    than 16 cut to one, and of a text longer than 20,000 characters its
+    first 4,000 and last 16,000: every rule then costs a bounded time), with
+    **Cyrillic option letters** read as the Latin ones they stand for
+    (``А) 323``, ``Б) Н. Бор``, ``Д) Ауа тамыр.``; an ambiguous В, Д or Е
+    decided by the option text after it, see :func:`_cyrillic_letters`):
 
     1. **Answer statements** — an answer phrase followed (after punctuation,
        markup and copulas) by a letter: ``Answer: C``, ``The correct answer
@@ -1099,9 +1103,20 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        its only uses head list items discussing the options ("- Option A: …
        This could"), are glued to a word by "=" or are each rejected in
        their clause ("A) … – ❌"); a range ("none of A–D") names no option.
+    6. Else, with the option texts, the one option whose full text the
+       last complete sentence contains ("… Qashqadaryo viloyatida
+       joylashgan."), with no other option's text and nothing negative.
 
-    A response cut off before it commits, or discussing several options
-    without choosing, has no answer.
+    Conclusion and revision words count as answer phrases too (``Шешім: C``,
+    ``Чечим``, ``Дүгнэлт``, ``Жыйынтык``, ``Actually, C.``, ``Correction:
+    C``, ``To'g'rirog'i: C)``, ``Дұрысы — С``, ``更正：C``), so an answer
+    revised at the end wins.  A statement that **no option is right**
+    ("None of the options is correct", "Hech bir variant to'g'ri emas",
+    "Ешбір нұсқа дұрыс емес", "Ни один из вариантов не верен", "都不正确")
+    after every answer statement means no answer, and so does an
+    option-by-option review from A with no pick (its first line "A) …" is a
+    header, not a choice).  A response cut off before it commits, or
+    discussing several options without choosing, has no answer.
 
     >>> final_answer("To'g'ri javob: **B) Gurs**\\n\\n- A) noto'g'ri\\n- C) xato")
     'B'
@@ -1117,6 +1132,8 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     'C'
     >>> final_answer("Сондықтан жауап C емес, B.")
     'B'
+    >>> final_answer("Жауабы: Б) Н. Бор"), final_answer("Answer: A. Actually, C."), final_answer("A) 5. None of the options is correct.")
+    ('B', 'C', None)
     """
     n = _check_n(n_options)
     return _final(response, LATIN_LABELS[:n], options)
@@ -1207,7 +1224,7 @@ _NONE_RIGHT = re.compile("|".join([
     rf"[Tt]o{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)",
     r"[Ее]шбір\s+(?:нұсқа\w*\s+)?дұрыс\s+емес|[Ее]шқайсысы\s+(?:да\s+)?дұрыс\s+емес|[Дд]ұрыс\s+жауап\s+жоқ",
     r"[Бб]ир\s+да\s+(?:вариант\s+)?туура\s+эмес|[Ээ]ч\s+бири\s+(?:да\s+)?туура\s+эмес|[Тт]уура\s+жооп\s+жок",
-    r"[Нн]и\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+(?:верн|правильн|подходит|является)"
+    r"[Нн]и\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+(?:верн|верен|правильн|правилен|подходит|является)"
     r"|[Нн]ет\s+(?:правильного|верного)\s+(?:ответа|варианта)|[Пп]равильного\s+(?:ответа|варианта)\s+нет"
     r"|[Вв]се\s+варианты\s+(?:неверн|неправильн|ошибочн)",
     r"[Зз]өв\s+хариулт\s+байхгүй|[Аа]ль\s+нь\s+ч\s+зөв\s+биш",
@@ -1251,6 +1268,7 @@ def _is_review(text: str) -> bool:
 
 
 # --- an answer given by its text in the last sentence --------------------------------------------------------
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _SENTENCE_END = re.compile(r"[.!。！།༎]['\"”’»*_)）]*\s*$")
 _SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
@@ -1268,7 +1286,8 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
         return None   # a list item, an option's line, or a response cut off mid-sentence
     sent = " " + _norm_option(last) + " "
     norm = [_norm_option(o) for o in options]
-    hits = [i for i, o in enumerate(norm) if len(o) >= 4 and f" {o} " in sent]
+    hits = [i for i, o in enumerate(norm) if len(o) >= 4 and f" {o} " in sent
+            or len(o) >= 2 and _CJK.fullmatch(o) and o in sent]   # (Chinese writes no spaces between words)
     hits = [i for i in hits if not any(j != i and norm[i] in norm[j] and j in hits for j in range(len(norm)))]
     if len(hits) != 1:
         return None
