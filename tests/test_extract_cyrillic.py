@@ -95,7 +95,7 @@ QUESTIONS = [   # (question, options; the first is the key)
 LOOK = "АБСДЕ"      # the letters a model writes for A B C D E when it writes them by look or sound
 PLACE = "АБВГДЕ"    # … by their place in the Cyrillic alphabet
 EXPLAIN = ["Бұл белгілі факт.", "Есептеп шықтық.", "Оқулықта осылай жазылған.", "Басқа нұсқалар сәйкес келмейді."]
-# (model, letters it writes, response templates: {L} the letter, {T} the option text, {E} an explanation,
+# (model, letters it writes (the third model writes Latin ones), response templates: {L} the letter, {T} the option text, {E} an explanation,
 #  {ECHO} the options as the model was shown them, in its lettering)
 MODELS = [
     ("meta-llama/Llama-3.1-70B-Instruct", LOOK,
@@ -103,7 +103,7 @@ MODELS = [
     ("Qwen/Qwen2.5-72B-Instruct", PLACE,
      ["Дұрыс жауап: **{L}) {T}**", "{E} Сондықтан жауап: {L}) {T}", "{ECHO}\n\nЖауабы: {L}) {T}",
       "Шешім: {L}) {T}", "{L}) {T}\n\n{E}", "{ECHO}\n\nЖауабы: {L}"]),
-    ("google/gemma-2-27b-it", LOOK,
+    ("google/gemma-2-27b-it", "ABCDE",
      ["{L}) {T}", "Жауап: **{L}) {T}**", "{E}\n\n{L}) {T}", "Жауабы — {L}) {T}"]),
 ]
 

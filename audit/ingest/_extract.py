@@ -198,13 +198,13 @@ def _one_space(m: re.Match[str]) -> str:
 
 
 def _bounded(text: str) -> str:
-    """``text`` with long whitespace runs shortened, then cut to its first
+    """``text`` (over 1,000 characters) with long whitespace runs shortened, then cut to its first
     ``_HEAD`` and last ``_TAIL`` characters (joined by a blank line).
 
-    >>> _bounded("A" + " " * 100 + "B"), len(_bounded("x" * 10**6))
+    >>> _bounded("A" + " " * 2000 + "B"), len(_bounded("x" * 10**6))
     ('A B', 20002)
     """
-    if len(text) > _MAX_SPACE:
+    if len(text) > 1000:   # (in a shorter text a whitespace run costs little)
         text = _LONG_SPACE.sub(_one_space, text)
     if len(text) > _HEAD + _TAIL:
         text = text[:_HEAD] + "\n\n" + text[-_TAIL:]
@@ -214,7 +214,7 @@ def _bounded(text: str) -> str:
 def _prepare(response: str, bounded: bool = False) -> str:
     """The reasoning filter and the exclude list (for "final", on the bounded text, see :func:`_bounded`)."""
     text = strip_reasoning(response)
-    if bounded:
+    if bounded and len(text) > 1000:
         text = _bounded(text)
     for triggers, pattern in _PHRASES:
         for t in triggers:
@@ -478,16 +478,14 @@ _PHRASE = re.compile("|".join([
     _alts("Doğru doğru Düzgün düzgün", rf"{_SEP}(?:cevap|seçenek|şık|cavab|variant)(?:ı)?(?![a-z])"),
     # Cyrillic: Kazakh, Kyrgyz, Russian, Uzbek, Mongolian, Tatar, Bashkir
     _alts("Жауап жауап Жауаб жауаб Жооп жооп Жообу жообу Жавоб жавоб Ответ ответ ОТВЕТ Хариулт хариулт Җавап җавап "
-          "Җавабы җавабы Яуап яуап Шешім шешім Шешімі шешімі Чечим чечим Чечими чечими Шийдэл шийдэл Хариу хариу "
-          "Дұрысы дұрысы Туурасы туурасы Түзету түзету Исправление исправление",
-          r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
+          "Җавабы җавабы Яуап яуап", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
     _alts("Дұрыс дұрыс Правильный правильный Верный верный",
           r"[\s*_]+(?:нұсқа|вариант|ответ)(?:сы|ы)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])"),
     # Arabic script: Uyghur, Kazakh (Arabic), Persian, Arabic
     _alts("جاۋاب جاۋاپ جواب پاسخ الإجابة الاجابة", r"(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])"),
     "توغرا[\\s*_]+(?:تاللانما|تاللاش|تاللام)(?:ى|ي)?(?![\u0620-\u064A\u0671-\u06D3])",
     # Chinese
-    _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 更正 改选 改選 改为 改為 "
+    _alts("正确答案 正確答案 最终答案 最終答案 答案 故选 故選 应选 應選 所以选 所以選 因此选 因此選 我选 我選 "
           "正确选项 正確選項 答 我认为 我認為 确定是 確定是"),
     _alts("选 選", "(?![项項择擇出定中])"),
     # Tibetan: ཡང་དག་པའི་ལན / ཡང་དག་པའི་གདམ་ག ("correct answer / option"), ལན ("answer")
@@ -503,19 +501,45 @@ _PHRASE_RARE = re.compile("|".join([
     _alts("incorrect false untrue", rf"{_SEP}(?:statement|one|claim|description)(?![a-z])"),
     # "The term you're looking for is B) …"
     _alts("you You", rf"(?:'re|’re|{_SEP}are){_SEP}looking{_SEP}for(?![a-z])"),
-    # a revised answer: "Correction: C", "To'g'rirog'i: C)" ("more exactly")
-    _alts("Correction correction Tuzatish tuzatish", "(?![a-z])"),
+    # a revised answer: "Correction: C", "To'g'rirog'i: C)" ("more exactly"), "更正：C"
+    _alts("Correction correction Tuzatish tuzatish 更正 改选 改選 改为 改為", "(?![a-z])"),
     _alts("To to", rf"{_AP}g{_AP}rirog{_AP}i(?![a-z])"),
 ]))
-_RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for|"
-                        "orrection|uzatish|rirog")
+_RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for")
+# (the revision words are found by substring tests: cheaper than more branches in _RARE_GATE)
+# Decision, conclusion and revision words written in Cyrillic, tried only in a text with Cyrillic letters
+# (more branches in _PHRASE would slow the scan of every response).
+_PHRASE_CYR = re.compile("|".join([
+    _alts("Шешім шешім Шешімі шешімі Чечим чечим Чечими чечими Шийдэл шийдэл Хариу хариу Дұрысы дұрысы "
+          "Туурасы туурасы Түзету түзету Исправление исправление", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])")]))
+_ANY_CYRILLIC = re.compile("[\u0400-\u04FF]")
+
+
+_LAST_HITS: tuple[str, list[re.Match[str]]] = ("", [])
 
 
 def _phrase_hits(text: str) -> list[re.Match[str]]:
-    """Every answer phrase in ``text``, in reading order."""
+    """Every answer phrase in ``text``, in reading order (the list of the
+    last text asked is kept: "final" asks twice for the same text; do not
+    change the list)."""
+    global _LAST_HITS
+    last = _LAST_HITS
+    if last[0] is text:
+        return last[1]
     hits = list(_PHRASE.finditer(text))
-    if _RARE_GATE.search(text):
-        hits = sorted(hits + list(_PHRASE_RARE.finditer(text)), key=lambda m: m.start())
+    more = False
+    if _RARE_GATE.search(text) or "rrection" in text or "uzatish" in text or "rirog" in text or (
+            not text.isascii() and ("更正" in text or "改" in text)):
+        hits += _PHRASE_RARE.finditer(text)
+        more = True
+    if not text.isascii() and _ANY_CYRILLIC.search(text):
+        cyr = list(_PHRASE_CYR.finditer(text))
+        if cyr:
+            hits += cyr
+            more = True
+    if more:
+        hits.sort(key=lambda m: m.start())
+    _LAST_HITS = (text, hits)
     return hits
 
 
@@ -1054,8 +1078,9 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
 
     After the reasoning filter and the exclude list (as for CAA/DA, plus
     Chinese compounds such as B型肝炎 / B細胞 / 维生素C and initials such as
-    "J. B. Watson", "R.O.C."), on a bounded text (whitespace runs longer
-    than 16 cut to one, and of a text longer than 20,000 characters its
+    "J. B. Watson", "R.O.C."), on a bounded text (in a text over 1,000
+    characters whitespace runs longer than 16 cut to one; of a text longer
+    than 20,000 characters its
     first 4,000 and last 16,000: every rule then costs a bounded time), with
     **Cyrillic option letters** read as the Latin ones they stand for
     (``А) 323``, ``Б) Н. Бор``, ``Д) Ауа тамыр.``; an ambiguous В, Д or Е
@@ -1152,12 +1177,12 @@ _CYR_WORD = "А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІіЇїЄєЎўҖҗ"
 # and at the start of a line (or after a colon or dash) "Б. Н. Бор" / "Б: …"; a lower-case one only as "б)".
 # Not "В 1914 жылы" (the preposition), "А ол …" (the conjunction), "г." (a year).
 _CYR_MARK = re.compile(
-    rf"(?<![\w«\"“„'‘])(?:(?P<u>[АБВГДЕС])|(?P<lo>[абвгде])(?=[)）]))(?![\w])"
+    rf"(?:(?P<u>[АБВГДЕС])|(?P<lo>[абвгде])(?=[)）]))(?<![\w«\"“„'‘].)(?![\w])"
     rf"(?:(?=\*{{0,2}}[ \t]*(?:[)）]|\*\*|[,;!?]|[.:]?[ \t]*$))"
     rf"|(?=[ \t]+(?:нұсқа|вариант|жауап|жооп|сонголт|хариулт|ответ)(?![{_CYR_WORD}]{{6}}))"
     rf"|(?=(?P<dot>[.:])[ \t]))", re.M)
+_CYR_GATE = re.compile("[" + "".join(_CYR_READINGS) + "]")   # (a class alone: the engine scans for it fast)
 _CYR_HEAD = re.compile(r"(?:^|\n)[ \t>#*_\-•]{0,8}$|[:：—–][ \t*]{0,4}$")
-_CYR_GATE = frozenset(_CYR_READINGS)
 
 
 def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str:
@@ -1175,7 +1200,7 @@ def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] 
     >>> _cyrillic_letters("В 1914 жылы", ("A", "B", "C", "D"))
     'В 1914 жылы'
     """
-    if not _CYR_GATE.intersection(text):
+    if text.isascii() or not _CYR_GATE.search(text):
         return text
     marks = list(_CYR_MARK.finditer(text))
     if not marks:
@@ -1214,42 +1239,53 @@ def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] 
 # --- "none of the options is right" ------------------------------------------------------------------------
 # An explicit statement that no option is right is a commitment to no answer (the last commitment wins).
 # (every alternative starts with a literal character, see _PHRASE)
-_NONE_RIGHT = re.compile("|".join([
-    r"[Nn]one\s+of\s+(?:the\s+|these\s+|those\s+)?(?:given\s+|four\s+|five\s+|provided\s+|listed\s+)?"
-    r"(?:options|answers|choices|variants|alternatives)(?:\s+(?:given|listed|provided|above))?\s+"
-    r"(?:is|are|seems?|appears?|matches|match|fits?)(?:\s+to\s+be)?\s+(?:the\s+)?(?:correct|right|true|valid|accurate)",
-    r"[Nn]o\s+(?:correct|right)\s+(?:option|answer|choice)\s+(?:is\s+)?(?:given|among|listed|provided)",
-    r"[Nn]either\s+(?:option|answer|choice)\s+is\s+(?:correct|right)",
-    rf"[Hh]ech\s+(?:bir(?:i|ta)?|qaysi(?:si)?)\s*(?:variant\w*|javob\w*)?\s+(?:ham\s+)?to{_AP}g{_AP}ri\s+(?:emas|kelmaydi)",
-    rf"[Tt]o{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)",
-    r"[Ее]шбір\s+(?:нұсқа\w*\s+)?дұрыс\s+емес|[Ее]шқайсысы\s+(?:да\s+)?дұрыс\s+емес|[Дд]ұрыс\s+жауап\s+жоқ",
-    r"[Бб]ир\s+да\s+(?:вариант\s+)?туура\s+эмес|[Ээ]ч\s+бири\s+(?:да\s+)?туура\s+эмес|[Тт]уура\s+жооп\s+жок",
-    r"[Нн]и\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+(?:верн|верен|правильн|правилен|подходит|является)"
-    r"|[Нн]ет\s+(?:правильного|верного)\s+(?:ответа|варианта)|[Пп]равильного\s+(?:ответа|варианта)\s+нет"
-    r"|[Вв]се\s+варианты\s+(?:неверн|неправильн|ошибочн)",
-    r"[Зз]өв\s+хариулт\s+байхгүй|[Аа]ль\s+нь\s+ч\s+зөв\s+биш",
-    r"都不正确|均不正确|都不正確|均不正確|皆不正确|皆不正確|都不对|都不對|没有正确答案|沒有正確答案|没有正确选项|沒有正確選項|无正确答案|無正確答案",
+# (each alternative starts with a literal character, see _PHRASE)
+_NONE_LATIN = re.compile("|".join([
+    _alts("None none", r"\s+of\s+(?:the\s+|these\s+|those\s+)?(?:given\s+|four\s+|five\s+|provided\s+|listed\s+)?"
+          r"(?:options|answers|choices|variants|alternatives)(?:\s+(?:given|listed|provided|above))?\s+"
+          r"(?:is|are|seems?|appears?|matches|match|fits?)(?:\s+to\s+be)?\s+(?:the\s+)?(?:correct|right|true|valid|accurate)"),
+    _alts("No no", r"\s+(?:correct|right)\s+(?:option|answer|choice)\s+(?:is\s+)?(?:given|among|listed|provided)"),
+    _alts("Neither neither", r"\s+(?:option|answer|choice)\s+is\s+(?:correct|right)"),
+    _alts("Hech hech", rf"\s+(?:bir(?:i|ta)?|qaysi(?:si)?)\s*(?:variant\w*|javob\w*)?\s+(?:ham\s+)?to{_AP}g{_AP}ri\s+"
+          r"(?:emas|kelmaydi)"),
+    _alts("To to", rf"{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)"),
+]))
+_NONE_OTHER = re.compile("|".join([
+    _alts("Ешбір ешбір", r"\s+(?:нұсқа\w*\s+)?дұрыс\s+емес"), _alts("Ешқайсысы ешқайсысы", r"\s+(?:да\s+)?дұрыс\s+емес"),
+    _alts("Дұрыс дұрыс", r"\s+жауап\s+жоқ"),
+    _alts("Бир бир", r"\s+да\s+(?:вариант\s+)?туура\s+эмес"), _alts("Эч эч", r"\s+бири\s+(?:да\s+)?туура\s+эмес"),
+    _alts("Туура туура", r"\s+жооп\s+жок"),
+    _alts("Ни ни", r"\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+"
+          r"(?:верн|верен|правильн|правилен|подходит|является)"),
+    _alts("Нет нет", r"\s+(?:правильного|верного)\s+(?:ответа|варианта)"),
+    _alts("Правильного правильного", r"\s+(?:ответа|варианта)\s+нет"),
+    _alts("Все все", r"\s+варианты\s+(?:неверн|неправильн|ошибочн)"),
+    _alts("Зөв зөв", r"\s+хариулт\s+байхгүй"), _alts("Аль аль", r"\s+нь\s+ч\s+зөв\s+биш"),
+    _alts("都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
+          "无正确答案 無正確答案"),
     r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",
 ]))
-_NONE_GATE = re.compile(r"[Nn]one|[Nn]o\s|[Nn]either|[Hh]ech|[Tt]o\S{0,2}g\S{0,2}ri\s+(?:javob|variant)|шбір|шқайсы|жауап\s+жоқ|"
-                        r"[Бб]ир\s+да|[Ээ]ч\s+бири|жооп\s+жок|[Нн]и\s+один|[Нн]ет\s+|нет|[Вв]се\s+вариант|байхгүй|"
-                        r"зөв\s+биш|都不|均不|皆不|没有正|沒有正|无正|無正|يوق|ھېچقايسى")
+_CYRILLIC_ARABIC = re.compile("[\u0400-\u04FF\u0600-\u06FF]")
+_NON_LATIN = re.compile("[\u0400-\u04FF\u0600-\u06FF\u4e00-\u9fff]")
 _MARKED = re.compile(r"(?:[(\[]?[A-F](?:[)\].:]|\*\*)|[A-F]\s+[–—-])[\s*]*$")
 
 
-def _none_right(text: str, options: Sequence[str] | None) -> int | None:
-    """The position of the last statement that no option is right ("None of the options is correct",
-    "Ешбір нұсқа дұрыс емес", "都不正确"), or None.  Not the text of an option ("D) None of the above is
-    correct"), nor when an option itself says so (then naming it is a choice)."""
-    if not _NONE_GATE.search(text):
-        return None
-    if options and any(_NONE_RIGHT.search(o) for o in options):
-        return None
-    found = None
-    for m in _NONE_RIGHT.finditer(text):
-        if not _MARKED.search(text, max(0, m.start() - 8), m.start()):
-            found = m.start()
-    return found
+def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_script: bool = True) -> bool:
+    """Whether ``text`` states, after ``start``, that no option is right ("None of the options is
+    correct", "Ешбір нұсқа дұрыс емес", "都不正确"); not in the text of an option ("D) None of the
+    above is correct"), nor when an option itself says so (then naming it is a choice).
+    ``other_script``: whether ``text`` has Cyrillic, Arabic or CJK letters."""
+    tail = text[start:] if start else text
+    hits: list[re.Match[str]] = []
+    if ("one of" in tail or "either" in tail or "o correct" in tail or "o right" in tail or "ech bir" in tail
+            or "ech qaysi" in tail or "mavjud emas" in tail or "javob yo" in tail):   # (substring tests: the cheapest gate)
+        hits += _NONE_LATIN.finditer(tail)
+    if other_script and ("不" in tail or "有正" in tail or "无正" in tail or "無正" in tail
+                         or _CYRILLIC_ARABIC.search(tail)):
+        hits += _NONE_OTHER.finditer(tail)
+    if not hits or all(_MARKED.search(tail, max(0, m.start() - 8), m.start()) for m in hits):
+        return False
+    return not (options and any(_NONE_LATIN.search(o) or _NONE_OTHER.search(o) for o in options))
 
 
 # --- an option-by-option review ------------------------------------------------------------------------------
@@ -1304,12 +1340,15 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         bare = response.strip().strip("().*")
         if bare in valid:
             return bare
-    text = _cyrillic_letters(_prepare(response, bounded=True), valid, options)
+    text = _prepare(response, bounded=True)
+    other_script = not text.isascii() and _NON_LATIN.search(text) is not None   # Cyrillic, Arabic, CJK
+    if other_script and _ANY_CYRILLIC.search(text):
+        text = _cyrillic_letters(text, valid, options)
     if "–" in text or "—" in text or "-" in text:
         text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
-    none = _none_right(text, options)
-    if none is not None and (c is None or none > c[0]):
+    start = c[0] + 1 if c else 0
+    if (other_script or len(text) - start > 24) and _none_right(text, options, start, other_script):
         return None   # "none of the options is right", after any answer statement
     if c is None:   # weaker forms of commitment: only when there is no answer statement
         for other in (_introduced(text, valid, options), _text_verdict(text, valid, options) if options else None):
