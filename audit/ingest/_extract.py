@@ -501,8 +501,8 @@ _PHRASE_RARE = re.compile("|".join([
     _alts("incorrect false untrue", rf"{_SEP}(?:statement|one|claim|description)(?![a-z])"),
     # "The term you're looking for is B) …"
     _alts("you You", rf"(?:'re|’re|{_SEP}are){_SEP}looking{_SEP}for(?![a-z])"),
-    # a revised answer: "Correction: C", "To'g'rirog'i: C)" ("more exactly"), "更正：C"
-    _alts("Correction correction Tuzatish tuzatish 更正 改选 改選 改为 改為", "(?![a-z])"),
+    # a revised answer: "To'g'rirog'i: C)" ("more exactly"), "更正：C" ("Correction: C" is a conclusion word)
+    _alts("更正 改选 改選 改为 改為"),
     _alts("To to", rf"{_AP}g{_AP}rirog{_AP}i(?![a-z])"),
 ]))
 _RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for")
@@ -528,7 +528,7 @@ def _phrase_hits(text: str) -> list[re.Match[str]]:
         return last[1]
     hits = list(_PHRASE.finditer(text))
     more = False
-    if _RARE_GATE.search(text) or "rrection" in text or "uzatish" in text or "rirog" in text or (
+    if _RARE_GATE.search(text) or "rirog" in text or (
             not text.isascii() and ("更正" in text or "改" in text)):
         hits += _PHRASE_RARE.finditer(text)
         more = True
@@ -646,7 +646,8 @@ _CONCLUDING = ("شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەن�
                "Шешім шешім Шешімі шешімі Чечим чечим Жыйынтык жыйынтык Ошентип ошентип Дүгнэлт дүгнэлт Шийдэл "
                "шийдэл Иймээс иймээс Итог итог Итого итого Натижа натижа Natija natija Nəticə nəticə Sonuç sonuç "
                # a revision: "Actually, C.", "Дұрысы — С."
-               "Actually actually Aslida aslida Точнее точнее Вернее вернее Дұрысы дұрысы Туурасы туурасы")
+               "Actually actually Correction correction Tuzatish tuzatish Aslida aslida Точнее точнее Вернее вернее "
+               "Дұрысы дұрысы Туурасы туурасы")
 _LETTER_END = re.compile(r"(?P<l>[A-FＡ-Ｆ])(?<![A-Za-z0-9].)[)\]]?(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
 _CONCLUSION = re.compile(
     "(?:" + "|".join(_CONCLUDING.split()) + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
