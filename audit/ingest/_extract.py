@@ -1271,10 +1271,17 @@ _NON_LATIN = re.compile("[\u0400-\u04FF\u0600-\u06FF\u4e00-\u9fff]")
 _MARKED = re.compile(r"(?:[(\[]?[A-F](?:[)\].:]|\*\*)|[A-F]\s+[–—-])[\s*]*$")
 
 
+# An option about the other options ("Ikkovi ham xato", "Barchasi to'g'ri", "None of the above", "以上都对"):
+# with one, saying that none of the others is right is an argument for it, not a refusal.
+_META_OPTION = re.compile(r"(?i)(?<!\w)(?:ikkovi|ikkala|barcha\w*|hamma\w*|all|both|none|neither|екеуі|барлығы|бәрі|"
+                          r"все|оба|ни\s+один)(?!\w)|以上|全部|都")
+
+
 def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_script: bool = True) -> bool:
     """Whether ``text`` states, after ``start``, that no option is right ("None of the options is
     correct", "Ешбір нұсқа дұрыс емес", "都不正确"); not in the text of an option ("D) None of the
-    above is correct"), nor when an option itself says so (then naming it is a choice).
+    above is correct"), nor when an option is about the others or is itself negative ("Ikkovi ham
+    xato", "Barchasi to'g'ri"): then the statement argues for that option.
     ``other_script``: whether ``text`` has Cyrillic, Arabic or CJK letters."""
     tail = text[start:] if start else text
     hits: list[re.Match[str]] = []
@@ -1286,7 +1293,8 @@ def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_
         hits += _NONE_OTHER.finditer(tail)
     if not hits or all(_MARKED.search(tail, max(0, m.start() - 8), m.start()) for m in hits):
         return False
-    return not (options and any(_NONE_LATIN.search(o) or _NONE_OTHER.search(o) for o in options))
+    return not (options and any(_META_OPTION.search(o) or _NEGATIVE.search(o) or _NONE_LATIN.search(o)
+                                or _NONE_OTHER.search(o) for o in options))
 
 
 # --- an option-by-option review ------------------------------------------------------------------------------
@@ -1295,13 +1303,14 @@ _HEAD_LINE = re.compile(r"^[ \t>#*_\-•]*(?:\*\*)?[ \t]*[(\[]?([A-F])(?:[)\].:]
 
 def _is_review(text: str) -> bool:
     """Whether ``text`` discusses the options one by one from the first: lines headed A, B, C … in
-    order, with other lines between them (not a bare echo of the options), so that its first line is
-    the first option's header, not a choice."""
+    order, with other lines between them (not a bare echo of the options) and no option called right,
+    so that its first line is the first option's header, not a choice."""
     heads = [m.group(1) for m in _HEAD_LINE.finditer(text)]
     if len(heads) < 3 or heads[0] != "A":
         return False
     order = list(dict.fromkeys(heads))
-    return len(order) >= 3 and order == list(LATIN_LABELS[:len(order)]) and text.count("\n") > len(heads)
+    return (len(order) >= 3 and order == list(LATIN_LABELS[:len(order)]) and text.count("\n") > len(heads)
+            and not _POSITIVE.search(text))   # (no option is called right anywhere)
 
 
 # --- an answer given by its text in the last sentence --------------------------------------------------------
@@ -1312,8 +1321,9 @@ _SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
     """The one option whose full text the last sentence contains ("… Shahrisabz Qashqadaryo viloyatida
-    joylashgan."), when it contains no other option's text (an option inside a longer one does not count)
-    and says nothing negative about it; not a list item or an option's line."""
+    joylashgan."), when it contains no other option's text (an option inside a longer one does not count),
+    names no other option's letter and says nothing negative about it; not a list item or an option's
+    line."""
     tail = text.rstrip()[-600:]
     parts = [p for p in _SENTENCES.split(tail) if p.strip()]
     if not parts:
@@ -1323,15 +1333,24 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
         return None   # a list item, an option's line, or a response cut off mid-sentence
     sent = " " + _norm_option(last) + " "
     norm = [_norm_option(o) for o in options]
-    hits = [i for i, o in enumerate(norm) if len(o) >= 4 and f" {o} " in sent
-            or len(o) >= 2 and _CJK.fullmatch(o) and o in sent]   # (Chinese writes no spaces between words)
-    hits = [i for i in hits if not any(j != i and norm[i] in norm[j] and j in hits for j in range(len(norm)))]
+    hits = []
+    for i in sorted(range(len(norm)), key=lambda k: -len(norm[k])):   # the longest first: "qush turi" before "qush"
+        o = norm[i]
+        if len(o) >= 4 and f" {o} " in sent:
+            hits.append(i)
+            sent = sent.replace(f" {o} ", " | ")
+        elif len(o) >= 2 and _CJK.fullmatch(o) and o in sent:   # (Chinese writes no spaces between words)
+            hits.append(i)
+            sent = sent.replace(o, " | ")
     if len(hits) != 1:
         return None
-    rest = sent.replace(f" {norm[hits[0]]} ", " ")
+    rest = sent
     if _NEGATIVE.search(rest) or "?" in last or "？" in last:
         return None
-    return LATIN_LABELS[hits[0]]
+    letter = LATIN_LABELS[hits[0]]
+    if any(m.group(1) != letter for m in _LATIN_FINAL.finditer(last)):
+        return None   # "to'g'ri variantlar - C va D, ya'ni Xongul": the letters it names decide, not the text
+    return letter
 
 
 def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
