@@ -513,6 +513,7 @@ _PHRASE_CYR = re.compile("|".join([
     _alts("Шешім шешім Шешімі шешімі Чечим чечим Чечими чечими Шийдэл шийдэл Хариу хариу Дұрысы дұрысы "
           "Туурасы туурасы Түзету түзету Исправление исправление", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])")]))
 _ANY_CYRILLIC = re.compile("[\u0400-\u04FF]")
+_OTHER_GATE = re.compile("[\u0400-\u04FF]|更正|改")
 
 
 _LAST_HITS: tuple[str, list[re.Match[str]]] = ("", [])
@@ -528,11 +529,11 @@ def _phrase_hits(text: str) -> list[re.Match[str]]:
         return last[1]
     hits = list(_PHRASE.finditer(text))
     more = False
-    if _RARE_GATE.search(text) or "rirog" in text or (
-            not text.isascii() and ("更正" in text or "改" in text)):
+    other = None if text.isascii() else _OTHER_GATE.search(text)   # Cyrillic letters, or a Chinese revision
+    if _RARE_GATE.search(text) or "rirog" in text or (other and ("更正" in text or "改" in text)):
         hits += _PHRASE_RARE.finditer(text)
         more = True
-    if not text.isascii() and _ANY_CYRILLIC.search(text):
+    if other and _ANY_CYRILLIC.search(text):
         cyr = list(_PHRASE_CYR.finditer(text))
         if cyr:
             hits += cyr
