@@ -458,3 +458,66 @@ def test_multilingual_llm_untuned_set():
     assert len(rows) == 100
     assert _agreement(rows)[0] >= 96, _agreement(rows)[1]
 
+
+
+# --- the four kinds 'final' missed on held-out step-by-step responses (issue 20 item 6) --------------------------
+SHAHAR = ["Samarqand viloyatida", "Buxoro viloyatida", "Qashqadaryo viloyatida", "Navoiy viloyatida"]
+KK_OPTS = ["Абай", "Шоқан", "Ыбырай", "Мағжан"]
+ZH_OPTS = ["北京", "上海", "南京", "西安"]
+UG_OPTS = ["ئۈرۈمچى", "قەشقەر", "غۇلجا", "خوتەن"]
+BO_OPTS = ["ལྷ་ས།", "གཞིས་ཀ་རྩེ།", "ཆབ་མདོ།", "ནག་ཆུ།"]
+EN_OPTS = ["Paris", "London", "Berlin", "Madrid"]
+
+# (id, response, options, expected) — expectations written by reading
+FOUR_KINDS = [
+    # 1. an answer given as an option's text, with no letter
+    ("uz text in the last sentence", "Shahrisabz — Amir Temurning vatani. U Qashqadaryo viloyatida joylashgan.",
+     SHAHAR, "C"),
+    ("uz text after a discussion", "Samarqand emas, Buxoro ham emas.\n\nShahrisabz Qashqadaryo viloyatida joylashgan.",
+     SHAHAR, "C"),
+    ("kk text in the last sentence", "Қазақ әліпбиін жасаған ағартушы — Ыбырай.", KK_OPTS, "C"),
+    ("zh text in the last sentence", "唐朝的都城是长安，也就是今天的西安。", ZH_OPTS, "D"),
+    ("bo text in the last sentence", "བོད་ལྗོངས་ཀྱི་རྒྱལ་ས་ནི་ལྷ་ས་ཡིན།", BO_OPTS, "A"),
+    ("ug text in the last sentence", "شىنجاڭنىڭ مەركىزى ئۈرۈمچى شەھىرى.", UG_OPTS, "A"),
+    ("en text in the last sentence", "The capital of Germany has been Berlin since 1990.", EN_OPTS, "C"),
+    ("en two texts named", "It is either Paris or Berlin.", EN_OPTS, None),
+    ("en text negated", "The answer is certainly not Berlin.", EN_OPTS, None),
+    ("en text cut off", "Looking at the facts, the capital could be Berlin, but", EN_OPTS, None),
+    # 2. an answer revised at the end: the last commitment wins
+    ("en actually", "Answer: A\n\nWait, the city is in Qashqadaryo. Actually, C.", SHAHAR, "C"),
+    ("en correction", "B\n\nHmm, no. Correction: the answer is C.", None, "C"),
+    ("uz more exactly", "Javob: A) Samarqand viloyatida\n\nYo'q, to'g'rirog'i: C) Qashqadaryo viloyatida", SHAHAR, "C"),
+    ("kk the right one is", "Жауабы: А\n\nЖоқ, қателестім. Дұрысы — С.", None, "C"),
+    ("ru more exactly", "Ответ: A. Точнее, D.", None, "D"),
+    ("zh correction", "答案：A。\n\n更正：C", None, "C"),
+    # 3. conclusion words not yet known
+    ("kk decision", "A және B қате, D де сәйкес емес.\n\nШешім: C", None, "C"),
+    ("kk decision with text", "Шешімі: **B) Шоқан**", KK_OPTS, "B"),
+    ("ky decision", "A туура эмес, B да туура эмес.\n\nЧечим: D", None, "D"),
+    ("ky conclusion", "A жана C туура эмес.\n\nЖыйынтык: B", None, "B"),
+    ("mn conclusion", "A, B буруу.\n\nДүгнэлт: C", None, "C"),
+    ("uz result", "A va B xato.\n\nNatija: D", None, "D"),
+    ("az result", "A və B səhvdir.\n\nNəticə: C", None, "C"),
+    # 4. none of the options is right, or a review with no pick: no answer
+    ("en none is correct", "A) Paris — no. B) London — no.\n\nNone of the options is correct.", EN_OPTS, None),
+    ("en none after a first line", "C) Berlin is close.\n\nBut none of the given options is correct.", EN_OPTS, None),
+    ("uz none", "A) Samarqand viloyatida — emas.\n\nHech bir variant to'g'ri emas.", SHAHAR, None),
+    ("kk none", "А) Абай — жоқ.\n\nЕшбір нұсқа дұрыс емес.", KK_OPTS, None),
+    ("ru none", "A) 5 — нет.\n\nПравильного ответа нет.", None, None),
+    ("zh none", "A 不对，B 也不对。\n\n以上选项都不正确。", ZH_OPTS, None),
+    ("ug none", "A) ئۈرۈمچى — ياق.\n\nتوغرا جاۋاب يوق.", UG_OPTS, None),
+    ("en review without a pick", "A) Paris\nThe capital of France.\nB) London\nThe capital of the UK.\nC) Berlin\n"
+     "The capital of Germany.\nD) Madrid\nThe capital of Spain.", EN_OPTS, None),
+    ("uz review cut off", "A) Samarqand viloyatida\nBu viloyat markazi Samarqand.\nB) Buxoro viloyatida\n"
+     "Buxoro qadimiy shahar.\nC) Qashqa", SHAHAR, None),
+    # … and what stays an answer
+    ("en none of the others", "Answer: B. None of the other options is correct.", EN_OPTS, "B"),
+    ("uz an option that says none", "Javob: D) Hech biri to'g'ri emas", ["a", "b", "c", "Hech biri to'g'ri emas"], "D"),
+    ("en answer after none", "None of the options is correct at first sight, but the answer is B.", EN_OPTS, "B"),
+    ("en first line then a discussion", "C) Berlin\n\nParis and London are capitals elsewhere.", EN_OPTS, "C"),
+]
+
+
+@pytest.mark.parametrize("response,options,expected", [c[1:] for c in FOUR_KINDS], ids=[c[0] for c in FOUR_KINDS])
+def test_final_four_missed_kinds(response, options, expected):
+    assert final_answer(response, 4, options) == expected

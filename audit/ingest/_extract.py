@@ -68,12 +68,12 @@ DEFAULT_METHOD = "final"
 LLM_METHOD = "llm"
 
 # --- reasoning filter -------------------------------------------------------
-_THINK_BLOCK = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.S | re.I)
+# Blocks are found by scanning for their tags (never ``<open>.*?<close>``: a lazy match from each of
+# many opening tags without a closing one reads the rest of the text each time, quadratic time).
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
-_REASONED = re.compile(
-    r"\bReasoning\b.*?\bReasoned\b[^\n]{0,120}?\bseconds?\b", re.S
-)
+_REASONING = re.compile(r"\bReasoning\b")
+_REASONED = re.compile(r"\bReasoned\b[^\n]{0,120}?\bseconds?\b")
 
 # --- exclude list ------------------------------------------------------------
 # Words after "A" that show it is the option letter, not the article.
@@ -136,7 +136,7 @@ def strip_reasoning(text: str) -> str:
     'B'
     """
     if "hink" in text or "HINK" in text:
-        text = _THINK_BLOCK.sub(" ", text)
+        text = _remove_blocks(text, _THINK_OPEN, _THINK_CLOSE)
         m = _THINK_CLOSE.search(text)
         if m:  # a closing tag without its opening: all before it is reasoning
             text = text[m.end():]
@@ -144,8 +144,31 @@ def strip_reasoning(text: str) -> str:
         if m:  # unfinished reasoning: nothing after it is an answer
             text = text[: m.start()]
     if "Reasoned" in text:
-        text = _REASONED.sub(" ", text)
+        text = _remove_blocks(text, _REASONING, _REASONED)
     return text
+
+
+def _remove_blocks(text: str, opening: re.Pattern[str], closing: re.Pattern[str], repl: str = " ") -> str:
+    """``text`` with every block from an ``opening`` match to the first
+    ``closing`` match after it replaced by ``repl`` (left to right, as
+    ``re.sub`` with ``opening.*?closing`` would), in linear time: once an
+    opening has no closing after it, no later one has either.
+
+    >>> _remove_blocks("a<think>b</think>c<think>d", _THINK_OPEN, _THINK_CLOSE, "")
+    'ac<think>d'
+    """
+    out: list[str] = []
+    pos = 0
+    while (o := opening.search(text, pos)) is not None:
+        c = closing.search(text, o.end())
+        if c is None:
+            break
+        out += (text[pos:o.start()], repl)
+        pos = c.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
@@ -160,9 +183,39 @@ def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
     return _letters(response, LATIN_LABELS[:n_options])
 
 
-def _prepare(response: str) -> str:
-    """The reasoning filter and the exclude list."""
+# "final" reads a bounded text: whitespace runs longer than this are cut to one space, line break or
+# blank line, and of a longer text only the head and the tail are read (real answers are a few
+# thousand characters at most; the commitment is read near the end), so that its rules, each linear,
+# cost a bounded time on any input however long or repetitive.
+_MAX_SPACE = 16
+_HEAD, _TAIL = 4_000, 16_000
+_LONG_SPACE = re.compile(r"\s{%d,}" % (_MAX_SPACE + 1))
+
+
+def _one_space(m: re.Match[str]) -> str:
+    n = m.group().count("\n")
+    return "\n\n" if n > 1 else "\n" if n else " "
+
+
+def _bounded(text: str) -> str:
+    """``text`` (over 1,000 characters) with long whitespace runs shortened, then cut to its first
+    ``_HEAD`` and last ``_TAIL`` characters (joined by a blank line).
+
+    >>> _bounded("A" + " " * 2000 + "B"), len(_bounded("x" * 10**6))
+    ('A B', 20002)
+    """
+    if len(text) > 1000:   # (in a shorter text a whitespace run costs little)
+        text = _LONG_SPACE.sub(_one_space, text)
+    if len(text) > _HEAD + _TAIL:
+        text = text[:_HEAD] + "\n\n" + text[-_TAIL:]
+    return text
+
+
+def _prepare(response: str, bounded: bool = False) -> str:
+    """The reasoning filter and the exclude list (for "final", on the bounded text, see :func:`_bounded`)."""
     text = strip_reasoning(response)
+    if bounded and len(text) > 1000:
+        text = _bounded(text)
     for triggers, pattern in _PHRASES:
         for t in triggers:
             if t in text:
@@ -308,9 +361,33 @@ def extract_answers(
 # =============================================================================
 # TLUE's own evaluator, as published
 # =============================================================================
-_TLUE_COT = re.compile("|".join(f"{a}.*?{b}" for a, b in (
-    ("<think>", "</think>"), ("<reasoning>", "</reasoning>"), ("<thought>", "</thought>"),
-    ("<analysis>", "</analysis>"), ("<step>", "</step>"))), re.S)
+_TLUE_TAGS = {"<think>": "</think>", "<reasoning>": "</reasoning>", "<thought>": "</thought>",
+              "<analysis>": "</analysis>", "<step>": "</step>"}
+_TLUE_OPEN = re.compile("|".join(_TLUE_TAGS))
+
+
+def _tlue_cot(text: str) -> str:
+    """TLUE's ``re.sub("<think>.*?</think>|<reasoning>.*?</reasoning>|…", "", text, flags=re.S)``,
+    in linear time: the leftmost opening tag that has its closing tag after it starts a block, which
+    ends at the first such closing tag (a tag without a closing one after it never will have one)."""
+    if "<" not in text:
+        return text
+    out: list[str] = []
+    pos = start = 0
+    unclosed: set[str] = set()
+    while (o := _TLUE_OPEN.search(text, pos)) is not None:
+        tag = o.group()
+        c = -1 if tag in unclosed else text.find(_TLUE_TAGS[tag], o.end())
+        if c < 0:
+            unclosed.add(tag)
+            if len(unclosed) == len(_TLUE_TAGS):
+                break
+            pos = o.start() + 1
+            continue
+        out.append(text[start:o.start()])
+        pos = start = c + len(_TLUE_TAGS[tag])
+    out.append(text[start:])
+    return "".join(out)
 _TLUE_EN = frozenset("ABCD")
 _TLUE_BO = {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
 
@@ -340,7 +417,7 @@ def tlue_evaluator(response: str | None, method: str = "caa", exclude: Sequence[
     """
     if not response:
         return None
-    text = _TLUE_COT.sub("", response)
+    text = _tlue_cot(response)
     for ex in exclude:
         text = text.replace(ex, "")
     if method == "da":
@@ -424,15 +501,46 @@ _PHRASE_RARE = re.compile("|".join([
     _alts("incorrect false untrue", rf"{_SEP}(?:statement|one|claim|description)(?![a-z])"),
     # "The term you're looking for is B) …"
     _alts("you You", rf"(?:'re|’re|{_SEP}are){_SEP}looking{_SEP}for(?![a-z])"),
+    # a revised answer: "To'g'rirog'i: C)" ("more exactly"), "更正：C" ("Correction: C" is a conclusion word)
+    _alts("更正 改选 改選 改为 改為"),
+    _alts("To to", rf"{_AP}g{_AP}rirog{_AP}i(?![a-z])"),
 ]))
 _RARE_GATE = re.compile("orrespond|statement|claim|description|ncorrect one|alse one|ntrue one|looking for")
+# (the revision words are found by substring tests: cheaper than more branches in _RARE_GATE)
+# Decision, conclusion and revision words written in Cyrillic, tried only in a text with Cyrillic letters
+# (more branches in _PHRASE would slow the scan of every response).
+_PHRASE_CYR = re.compile("|".join([
+    _alts("Шешім шешім Шешімі шешімі Чечим чечим Чечими чечими Шийдэл шийдэл Хариу хариу Дұрысы дұрысы "
+          "Туурасы туурасы Түзету түзету Исправление исправление", r"(?:ы|у|и)?(?![А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІі])")]))
+_ANY_CYRILLIC = re.compile("[\u0400-\u04FF]")
+_OTHER_GATE = re.compile("[\u0400-\u04FF]|更正|改")
+
+
+_LAST_HITS: tuple[str, list[re.Match[str]]] = ("", [])
 
 
 def _phrase_hits(text: str) -> list[re.Match[str]]:
-    """Every answer phrase in ``text``, in reading order."""
+    """Every answer phrase in ``text``, in reading order (the list of the
+    last text asked is kept: "final" asks twice for the same text; do not
+    change the list)."""
+    global _LAST_HITS
+    last = _LAST_HITS
+    if last[0] is text:
+        return last[1]
     hits = list(_PHRASE.finditer(text))
-    if _RARE_GATE.search(text):
-        hits = sorted(hits + list(_PHRASE_RARE.finditer(text)), key=lambda m: m.start())
+    more = False
+    other = None if text.isascii() else _OTHER_GATE.search(text)   # Cyrillic letters, or a Chinese revision
+    if _RARE_GATE.search(text) or "rirog" in text or (other and ("更正" in text or "改" in text)):
+        hits += _PHRASE_RARE.finditer(text)
+        more = True
+    if other and _ANY_CYRILLIC.search(text):
+        cyr = list(_PHRASE_CYR.finditer(text))
+        if cyr:
+            hits += cyr
+            more = True
+    if more:
+        hits.sort(key=lambda m: m.start())
+    _LAST_HITS = (text, hits)
     return hits
 
 
@@ -466,16 +574,15 @@ _FOLLOWERS_MORE = (r"variant\w*|javob\w*|harf\w*|option\w*|va|yoki|ham|esa|bu|xa
                    r"da|ga|dan|ni|jav\w*")
 _ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
 _LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
-_CYRILLIC_LOOKALIKE = {"А": "A", "В": "B", "С": "C", "Е": "E"}
-_FULLWIDTH.update(_CYRILLIC_LOOKALIKE)
 _FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ
 
 
 def _latin(raw: str) -> str:
-    """The Latin label of a matched label (full-width, circled, Cyrillic look-alike or Tibetan)."""
-    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)   # (only ever matched where a letter must stand alone, see _AFTER)
+    """The Latin label of a matched label (full-width, circled or Tibetan; Cyrillic letters are rewritten
+    to Latin ones before any rule runs, see :func:`_cyrillic_letters`)."""
+    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)
 _AFTER = re.compile(
-    _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ]|[АВСЕ](?=[ \t]*(?:$|[.)\]*:;,!。]|\n)))(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
+    _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ])(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
     r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,*_（(]))"
 )
 _MORE = re.compile(
@@ -533,7 +640,15 @@ _INSTEAD = re.compile(
     r"[\s,，、;；]*(?:(?:but|rather|instead|а|бірақ|而是|بەلكى|ئەمما)[\s:：]*(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?"
     r"(?=[\s.。!！,，;；]|$)|(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?[ \t]*(?=[.。!！]|$))")
 # A conclusion word and only a letter: "دېمەك B.", "يەكۈن: A", "Сондықтан B.", "Therefore, C."
-_CONCLUDING = "شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa xulosa Shuning shuning"
+_CONCLUDING = ("شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак "
+               "Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa "
+               "xulosa Shuning shuning "
+               # conclusion and decision words in Kazakh, Kyrgyz, Mongolian, Russian, Uzbek, Azerbaijani, Turkish
+               "Шешім шешім Шешімі шешімі Чечим чечим Жыйынтык жыйынтык Ошентип ошентип Дүгнэлт дүгнэлт Шийдэл "
+               "шийдэл Иймээс иймээс Итог итог Итого итого Натижа натижа Natija natija Nəticə nəticə Sonuç sonuç "
+               # a revision: "Actually, C.", "Дұрысы — С."
+               "Actually actually Correction correction Tuzatish tuzatish Aslida aslida Точнее точнее Вернее вернее "
+               "Дұрысы дұрысы Туурасы туурасы")
 _LETTER_END = re.compile(r"(?P<l>[A-FＡ-Ｆ])(?<![A-Za-z0-9].)[)\]]?(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
 _CONCLUSION = re.compile(
     "(?:" + "|".join(_CONCLUDING.split()) + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
@@ -675,7 +790,7 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     if not m:
         return None
     letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
-    if letter not in valid:
+    if letter not in valid or (letter == "A" and _is_review(text)):
         return None
     if letter == "A" and re.match(r"[ \t]+[a-z]", m.group("rest")) and not m.group(0).lstrip(" *_#>(").startswith("A)"):
         return None  # the article: "A cell wall is …"
@@ -692,7 +807,7 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
 
 
 _LAST_LINE = re.compile(
-    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང]|[АВСЕ](?=\W*$))(?![\u0F40-\u0FBC])"
+    r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང])(?![\u0F40-\u0FBC])"
     r"(?:[)\]】）.:：།་]|\*\*|__|[ \t]+|$)(?P<rest>[^\n]*)")
 
 
@@ -965,7 +1080,13 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
 
     After the reasoning filter and the exclude list (as for CAA/DA, plus
     Chinese compounds such as B型肝炎 / B細胞 / 维生素C and initials such as
-    "J. B. Watson", "R.O.C."):
+    "J. B. Watson", "R.O.C."), on a bounded text (in a text over 1,000
+    characters whitespace runs longer than 16 cut to one; of a text longer
+    than 20,000 characters its
+    first 4,000 and last 16,000: every rule then costs a bounded time), with
+    **Cyrillic option letters** read as the Latin ones they stand for
+    (``А) 323``, ``Б) Н. Бор``, ``Д) Ауа тамыр.``; an ambiguous В, Д or Е
+    decided by the option text after it, see :func:`_cyrillic_letters`):
 
     1. **Answer statements** — an answer phrase followed (after punctuation,
        markup and copulas) by a letter: ``Answer: C``, ``The correct answer
@@ -1009,9 +1130,20 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
        its only uses head list items discussing the options ("- Option A: …
        This could"), are glued to a word by "=" or are each rejected in
        their clause ("A) … – ❌"); a range ("none of A–D") names no option.
+    6. Else, with the option texts, the one option whose full text the
+       last complete sentence contains ("… Qashqadaryo viloyatida
+       joylashgan."), with no other option's text and nothing negative.
 
-    A response cut off before it commits, or discussing several options
-    without choosing, has no answer.
+    Conclusion and revision words count as answer phrases too (``Шешім: C``,
+    ``Чечим``, ``Дүгнэлт``, ``Жыйынтык``, ``Actually, C.``, ``Correction:
+    C``, ``To'g'rirog'i: C)``, ``Дұрысы — С``, ``更正：C``), so an answer
+    revised at the end wins.  A statement that **no option is right**
+    ("None of the options is correct", "Hech bir variant to'g'ri emas",
+    "Ешбір нұсқа дұрыс емес", "Ни один из вариантов не верен", "都不正确")
+    after every answer statement means no answer, and so does an
+    option-by-option review from A with no pick (its first line "A) …" is a
+    header, not a choice).  A response cut off before it commits, or
+    discussing several options without choosing, has no answer.
 
     >>> final_answer("To'g'ri javob: **B) Gurs**\\n\\n- A) noto'g'ri\\n- C) xato")
     'B'
@@ -1027,9 +1159,199 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     'C'
     >>> final_answer("Сондықтан жауап C емес, B.")
     'B'
+    >>> final_answer("Жауабы: Б) Н. Бор"), final_answer("Answer: A. Actually, C."), final_answer("A) 5. None of the options is correct.")
+    ('B', 'C', None)
     """
     n = _check_n(n_options)
     return _final(response, LATIN_LABELS[:n], options)
+
+
+# --- Cyrillic option letters -------------------------------------------------------------------------------
+# Models answering in Kazakh, Kyrgyz, Russian or Mongolian write the option letters in Cyrillic: "А) 323",
+# "Б) Н. Бор", "Д) Ауа тамыр.".  A letter may stand for the Latin letter it looks or sounds like (А→A, Б→B,
+# В→B, Д→D, С→C, Е→E) or for its place in the Cyrillic alphabet А Б В Г Д Е (→ A B C D E F).  The
+# readings, the look/sound one first:
+_CYR_READINGS: dict[str, tuple[str, ...]] = {
+    "А": ("A",), "Б": ("B",), "В": ("B", "C"), "Г": ("D",), "Д": ("D", "E"), "Е": ("E", "F"), "С": ("C",)}
+_CYR_READINGS.update({k.lower(): v for k, v in _CYR_READINGS.items()})
+_CYR_WORD = "А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІіЇїЄєЎўҖҗ"
+# A free-standing Cyrillic capital used as an option marker: "Б)", "(В)", "**Д**", "Жауабы: Б", "Б нұсқасы",
+# and at the start of a line (or after a colon or dash) "Б. Н. Бор" / "Б: …"; a lower-case one only as "б)".
+# Not "В 1914 жылы" (the preposition), "А ол …" (the conjunction), "г." (a year).
+_CYR_MARK = re.compile(
+    rf"(?:(?P<u>[АБВГДЕС])|(?P<lo>[абвгде])(?=[)）]))(?<![\w«\"“„'‘].)(?![\w])"
+    rf"(?:(?=\*{{0,2}}[ \t]*(?:[)）]|\*\*|[,;!?]|[.:]?[ \t]*$))"
+    rf"|(?=[ \t]+(?:нұсқа|вариант|жауап|жооп|сонголт|хариулт|ответ)(?![{_CYR_WORD}]{{6}}))"
+    rf"|(?=(?P<dot>[.:])[ \t]))", re.M)
+_CYR_GATE = re.compile("[" + "".join(_CYR_READINGS) + "]")   # (a class alone: the engine scans for it fast)
+_CYR_HEAD = re.compile(r"(?:^|\n)[ \t>#*_\-•]{0,8}$|[:：—–][ \t*]{0,4}$")
+
+
+def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str:
+    """``text`` with the Cyrillic letters used as option markers replaced by the Latin letters they stand
+    for (the same length, so positions do not move).  When a letter has two readings (В: B by its look, C
+    by its place; Д: D or E; Е: E or F), the option text written after it decides; without one, the
+    reading by place when the response marks options with Г or with both Б and В (the Cyrillic order),
+    else the reading by look or sound.  A letter followed by the text of an option that is not one of its
+    readings stays as it is (the answer may then be read from the text).
+
+    >>> _cyrillic_letters("Жауабы: Б) Н. Бор", ("A", "B", "C", "D"))
+    'Жауабы: B) Н. Бор'
+    >>> _cyrillic_letters("В) Ауа тамыр", ("A", "B", "C", "D"), ["323", "Н. Бор", "Ауа тамыр", "Күн"])
+    'C) Ауа тамыр'
+    >>> _cyrillic_letters("В 1914 жылы", ("A", "B", "C", "D"))
+    'В 1914 жылы'
+    """
+    if text.isascii() or not _CYR_GATE.search(text):
+        return text
+    marks = list(_CYR_MARK.finditer(text))
+    if not marks:
+        return text
+    used = {(m.group("u") or m.group("lo")).upper() for m in marks}
+    by_place = "Г" in used or {"Б", "В"} <= used
+    norm = [_norm_option(o) for o in options] if options else []
+    out = list(text)
+    for m in marks:
+        raw = m.group("u") or m.group("lo")
+        readings = [x for x in _CYR_READINGS[raw] if x in valid]
+        if not readings:
+            continue
+        after = _norm_option(text[m.end():m.end() + 200].split("\n", 1)[0])
+        named: list[int] = []
+        if norm:
+            if any(o and o.startswith(raw.casefold() + " ") and _norm_option(text[m.start():m.start() + 200]
+                                                                              .split("\n", 1)[0]).startswith(o)
+                   for o in norm):
+                continue   # the letter begins an option's own text ("С. Сейфуллин")
+            named = [i for i, o in enumerate(norm) if o and (after == o or after.startswith(o + " "))]
+            if named:
+                fits = [x for x in readings if LATIN_LABELS.index(x) in named]
+                if not fits:
+                    continue   # the text names another option: the letter cannot be read
+                readings = fits
+        if m.group("dot") is not None:   # "Б. Н. Бор": only where an option is written (a line start, after a colon)
+            if not _CYR_HEAD.search(text, max(0, m.start() - 9), m.start()):
+                continue
+            if not named and re.match(r"[.:][ \t]?[A-ZА-ЯЁ]\.", text[m.end():m.end() + 4]):
+                continue   # initials ("В. И. Ленин") when the option texts cannot tell
+        out[m.start()] = readings[-1] if by_place else readings[0]
+    return "".join(out)
+
+
+# --- "none of the options is right" ------------------------------------------------------------------------
+# An explicit statement that no option is right is a commitment to no answer (the last commitment wins).
+# (every alternative starts with a literal character, see _PHRASE)
+# (each alternative starts with a literal character, see _PHRASE)
+_NONE_LATIN = re.compile("|".join([
+    _alts("None none", r"\s+of\s+(?:the\s+|these\s+|those\s+)?(?:given\s+|four\s+|five\s+|provided\s+|listed\s+)?"
+          r"(?:options|answers|choices|variants|alternatives)(?:\s+(?:given|listed|provided|above))?\s+"
+          r"(?:is|are|seems?|appears?|matches|match|fits?)(?:\s+to\s+be)?\s+(?:the\s+)?(?:correct|right|true|valid|accurate)"),
+    _alts("No no", r"\s+(?:correct|right)\s+(?:option|answer|choice)\s+(?:is\s+)?(?:given|among|listed|provided)"),
+    _alts("Neither neither", r"\s+(?:option|answer|choice)\s+is\s+(?:correct|right)"),
+    _alts("Hech hech", rf"\s+(?:bir(?:i|ta)?|qaysi(?:si)?)\s*(?:variant\w*|javob\w*)?\s+(?:ham\s+)?to{_AP}g{_AP}ri\s+"
+          r"(?:emas|kelmaydi)"),
+    _alts("To to", rf"{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)"),
+]))
+_NONE_OTHER = re.compile("|".join([
+    _alts("Ешбір ешбір", r"\s+(?:нұсқа\w*\s+)?дұрыс\s+емес"), _alts("Ешқайсысы ешқайсысы", r"\s+(?:да\s+)?дұрыс\s+емес"),
+    _alts("Дұрыс дұрыс", r"\s+жауап\s+жоқ"),
+    _alts("Бир бир", r"\s+да\s+(?:вариант\s+)?туура\s+эмес"), _alts("Эч эч", r"\s+бири\s+(?:да\s+)?туура\s+эмес"),
+    _alts("Туура туура", r"\s+жооп\s+жок"),
+    _alts("Ни ни", r"\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+"
+          r"(?:верн|верен|правильн|правилен|подходит|является)"),
+    _alts("Нет нет", r"\s+(?:правильного|верного)\s+(?:ответа|варианта)"),
+    _alts("Правильного правильного", r"\s+(?:ответа|варианта)\s+нет"),
+    _alts("Все все", r"\s+варианты\s+(?:неверн|неправильн|ошибочн)"),
+    _alts("Зөв зөв", r"\s+хариулт\s+байхгүй"), _alts("Аль аль", r"\s+нь\s+ч\s+зөв\s+биш"),
+    _alts("都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
+          "无正确答案 無正確答案"),
+    r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",
+]))
+_CYRILLIC_ARABIC = re.compile("[\u0400-\u04FF\u0600-\u06FF]")
+_NON_LATIN = re.compile("[\u0400-\u04FF\u0600-\u06FF\u4e00-\u9fff]")
+_MARKED = re.compile(r"(?:[(\[]?[A-F](?:[)\].:]|\*\*)|[A-F]\s+[–—-])[\s*]*$")
+
+
+# An option about the other options ("Ikkovi ham xato", "Barchasi to'g'ri", "None of the above", "以上都对"):
+# with one, saying that none of the others is right is an argument for it, not a refusal.
+_META_OPTION = re.compile(r"(?i)(?<!\w)(?:ikkovi|ikkala|barcha\w*|hamma\w*|all|both|none|neither|екеуі|барлығы|бәрі|"
+                          r"все|оба|ни\s+один)(?!\w)|以上|全部|都")
+
+
+def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_script: bool = True) -> bool:
+    """Whether ``text`` states, after ``start``, that no option is right ("None of the options is
+    correct", "Ешбір нұсқа дұрыс емес", "都不正确"); not in the text of an option ("D) None of the
+    above is correct"), nor when an option is about the others or is itself negative ("Ikkovi ham
+    xato", "Barchasi to'g'ri"): then the statement argues for that option.
+    ``other_script``: whether ``text`` has Cyrillic, Arabic or CJK letters."""
+    tail = text[start:] if start else text
+    hits: list[re.Match[str]] = []
+    if ("one of" in tail or "either" in tail or "o correct" in tail or "o right" in tail or "ech bir" in tail
+            or "ech qaysi" in tail or "mavjud emas" in tail or "javob yo" in tail):   # (substring tests: the cheapest gate)
+        hits += _NONE_LATIN.finditer(tail)
+    if other_script and ("不" in tail or "有正" in tail or "无正" in tail or "無正" in tail
+                         or _CYRILLIC_ARABIC.search(tail)):
+        hits += _NONE_OTHER.finditer(tail)
+    if not hits or all(_MARKED.search(tail, max(0, m.start() - 8), m.start()) for m in hits):
+        return False
+    return not (options and any(_META_OPTION.search(o) or _NEGATIVE.search(o) or _NONE_LATIN.search(o)
+                                or _NONE_OTHER.search(o) for o in options))
+
+
+# --- an option-by-option review ------------------------------------------------------------------------------
+_HEAD_LINE = re.compile(r"^[ \t>#*_\-•]*(?:\*\*)?[ \t]*[(\[]?([A-F])(?:[)\].:]|\*\*)", re.M)
+
+
+def _is_review(text: str) -> bool:
+    """Whether ``text`` discusses the options one by one from the first: lines headed A, B, C … in
+    order, with other lines between them (not a bare echo of the options) and no option called right,
+    so that its first line is the first option's header, not a choice."""
+    heads = [m.group(1) for m in _HEAD_LINE.finditer(text)]
+    if len(heads) < 3 or heads[0] != "A":
+        return False
+    order = list(dict.fromkeys(heads))
+    return (len(order) >= 3 and order == list(LATIN_LABELS[:len(order)]) and text.count("\n") > len(heads)
+            and not _POSITIVE.search(text))   # (no option is called right anywhere)
+
+
+# --- an answer given by its text in the last sentence --------------------------------------------------------
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_SENTENCE_END = re.compile(r"[.!。！།༎]['\"”’»*_)）]*\s*$")
+_SENTENCES = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+
+
+def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
+    """The one option whose full text the last sentence contains ("… Shahrisabz Qashqadaryo viloyatida
+    joylashgan."), when it contains no other option's text (an option inside a longer one does not count),
+    names no other option's letter and says nothing negative about it; not a list item or an option's
+    line."""
+    tail = text.rstrip()[-600:]
+    parts = [p for p in _SENTENCES.split(tail) if p.strip()]
+    if not parts:
+        return None
+    last = parts[-1]
+    if _BULLET.match(last) or _OPTION_HEAD.match(last) or not _SENTENCE_END.search(last):
+        return None   # a list item, an option's line, or a response cut off mid-sentence
+    sent = " " + _norm_option(last) + " "
+    norm = [_norm_option(o) for o in options]
+    hits = []
+    for i in sorted(range(len(norm)), key=lambda k: -len(norm[k])):   # the longest first: "qush turi" before "qush"
+        o = norm[i]
+        if len(o) >= 4 and f" {o} " in sent:
+            hits.append(i)
+            sent = sent.replace(f" {o} ", " | ")
+        elif len(o) >= 2 and _CJK.fullmatch(o) and o in sent:   # (Chinese writes no spaces between words)
+            hits.append(i)
+            sent = sent.replace(o, " | ")
+    if len(hits) != 1:
+        return None
+    rest = sent
+    if _NEGATIVE.search(rest) or "?" in last or "？" in last:
+        return None
+    letter = LATIN_LABELS[hits[0]]
+    if any(m.group(1) != letter for m in _LATIN_FINAL.finditer(last)):
+        return None   # "to'g'ri variantlar - C va D, ya'ni Xongul": the letters it names decide, not the text
+    return letter
 
 
 def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
@@ -1039,10 +1361,16 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         bare = response.strip().strip("().*")
         if bare in valid:
             return bare
-    text = _prepare(response)
+    text = _prepare(response, bounded=True)
+    other_script = not text.isascii() and _NON_LATIN.search(text) is not None   # Cyrillic, Arabic, CJK
+    if other_script and _ANY_CYRILLIC.search(text):
+        text = _cyrillic_letters(text, valid, options)
     if "–" in text or "—" in text or "-" in text:
         text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
+    start = c[0] + 1 if c else 0
+    if (other_script or len(text) - start > 24) and _none_right(text, options, start, other_script):
+        return None   # "none of the options is right", after any answer statement
     if c is None:   # weaker forms of commitment: only when there is no answer statement
         for other in (_introduced(text, valid, options), _text_verdict(text, valid, options) if options else None):
             if other is not None and (c is None or other[0] > c[0]):
@@ -1060,4 +1388,7 @@ def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] 
         if letter is not None:
             return letter
     # No statement: one distinct letter in the whole response (Direct Answer).
-    return _only_letter(text, valid, options)
+    letter = _only_letter(text, valid, options)
+    if letter is None and options:
+        letter = _text_in_last_sentence(text, options)
+    return letter

@@ -3,6 +3,14 @@ Not collected by pytest; run:
 
     python tests/bench/bench_extract.py [N]          # synthetic mix, every method
     python tests/bench/bench_extract.py --uzlib      # the 50 models' real Uzbek responses
+    python tests/bench/bench_extract.py --compare [BASE_TREE] [N]   # this tree's extractor beside another's
+
+``--compare`` (default base: /work/main, or $AUDIT_BASE_TREE) loads the base tree's
+``audit/ingest/_extract.py`` under another module name and runs both on the
+same responses in one process, alternating, best of 5 CPU times each: the
+synthetic mix (every method) and, when ../shared/data is there, the 39,000
+real uzlib responses with their options ("final").  It prints this tree's
+time over the base's (1.00 = the same speed).
 
 Synthetic mix: responses per second for every method (wall and CPU time —
 the CPU figure is the one-core rate when the machine is shared).  The mix:
@@ -192,8 +200,57 @@ def multilingual(shared: Path) -> None:
         print(f"{m:<10}" + "".join(f"{c:>14}" for c in cells) + f"{rate:>10.1%} (read {read_rate:.1%})")
 
 
+def _load_base(tree: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("base_extract", tree / "audit" / "ingest" / "_extract.py")
+    if spec is None or spec.loader is None:
+        sys.exit(f"no extractor in {tree}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compare(base_tree: Path, n: int) -> None:
+    """This tree's extraction time over the base tree's, on the same responses, in one run."""
+    from audit.ingest import _extract as mine
+
+    base = _load_base(base_tree)
+    data = make(n)
+    runs = [(m, f"synthetic {n:,}", data, None) for m in METHODS]
+    root = Path(os.environ.get("AUDIT_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+    if (root / "uzlib_responses").exists():
+        load = lambda name: [json.loads(x) for x in (root / "uzlib_responses" / name).read_text("utf-8").splitlines()]  # noqa: E731
+        qs = {q["id"]: q for q in load("questions.jsonl")}
+        resp = load("responses.jsonl")
+        runs.append(("final", f"uzlib {len(resp):,} + options", [r["response"] for r in resp],
+                     [[qs[r["question_id"]][k] for k in "ABCD"] for r in resp]))
+    print(f"load average {os.getloadavg()[0]:.1f}; base {base_tree}")
+    print(f"{'method':>8}  {'responses':<26}{'base s':>8}{'this s':>8}{'ratio':>8}")
+    total_b = total_m = 0.0
+    for method, label, texts, opts in runs:
+        tb = tm = float("inf")
+        for _ in range(5):   # alternate, best of 5 CPU times: the least disturbed by other work
+            for mod in (base, mine):
+                c = time.process_time()
+                mod.extract_answers(texts, 4, method, options=opts)
+                d = time.process_time() - c
+                if mod is base:
+                    tb = min(tb, d)
+                else:
+                    tm = min(tm, d)
+        total_b += tb
+        total_m += tm
+        print(f"{method:>8}  {label:<26}{tb:8.2f}{tm:8.2f}{tm / tb:8.2f}")
+    print(f"{'all':>8}  {'':<26}{total_b:8.2f}{total_m:8.2f}{total_m / total_b:8.2f}")
+
+
 def main() -> None:
-    if "--uzlib" in sys.argv:
+    if "--compare" in sys.argv:
+        args = [a for a in sys.argv[1:] if a != "--compare"]
+        tree = Path(next((a for a in args if not a.isdigit()), os.environ.get("AUDIT_BASE_TREE", "/work/main")))
+        compare(tree, int(next((a for a in args if a.isdigit()), 50_000)))
+    elif "--uzlib" in sys.argv:
         uzlib()
     else:
         synthetic(int(sys.argv[1]) if len(sys.argv) > 1 else 200_000)
