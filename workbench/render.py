@@ -154,7 +154,8 @@ CSS = """
 .wb-outcome.wb-open { background: rgba(128,128,128,.08); border-color: rgba(128,128,128,.3); }
 .wb-votes { font-family: system-ui, sans-serif; font-size: .85rem; color: #444; margin: .1rem 0 .3rem 0; }
 .wb-qhead { font-weight: 700; min-height: 0; }
-.wb-preview { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+.wb-preview { display: -webkit-box; -webkit-line-clamp: 2; line-clamp: 2; -webkit-box-orient: vertical;
+               white-space: normal; overflow: hidden; max-width: 100%; }
 </style>
 """
 

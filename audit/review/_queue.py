@@ -15,6 +15,7 @@ import pandas as pd
 from audit._sql import resolves_benchmark
 from audit.errors import AuditError
 from audit.review._evidence import EVIDENCE_CTE
+from audit.review._accounts import effective_role
 from audit.review._common import clean_name, run
 from audit.review._status import (
     AUDIT_CTE, DISPUTED, DONE, NEEDS_SECOND_REVIEW, STATUSES, UNREVIEWED, base_params, required_expr,
@@ -28,8 +29,12 @@ NOT_REVIEWED_BY_ME = "not_reviewed_by_me"
 NEEDS_ME = "needs_me"
 QUEUE_STATUSES = STATUSES + (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME, NEEDS_ME)
 # An item still needs a reviewer's verdict when nobody has settled or disputed
-# it yet and that reviewer has no (non-skip) verdict on it.
-NEEDS_ME_SQL = f"(NOT reviewed_by_me AND status IN ('{UNREVIEWED}', '{NEEDS_SECOND_REVIEW}'))"
+# it yet and that reviewer has no (non-skip) verdict on it; for a reviewer who
+# may adjudicate (a lead or admin: $may_settle), also every disputed item.
+NEEDS_ME_SQL = (f"((NOT reviewed_by_me AND status IN ('{UNREVIEWED}', '{NEEDS_SECOND_REVIEW}')) "
+                f"OR ($may_settle AND status = '{DISPUTED}'))")
+# A lead's disputes come before everything else in the needs-me views.
+DISPUTES_FIRST_SQL = f"($may_settle AND status = '{DISPUTED}') DESC, "
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
     """``WITH … queue AS (…)``: the filtered queue as SQL, and its parameters.
     ``include`` (a question id) is kept even when the filters drop it."""
     params = base_params(con, benchmark, reviewer)
+    # a named lead or admin (not "anyone" of a database without accounts or lead list)
+    params["may_settle"] = bool(params["reviewer"]) and effective_role(con, params["reviewer"]) in ("lead", "admin")
     where = []
     tiers = _as_list(tiers)
     if tiers is not None:   # an empty selection matches nothing
@@ -182,7 +189,8 @@ def review_queue(
     or several of unreviewed / needs_second_review / disputed / done /
     reviewed_by_me / not_reviewed_by_me / needs_me — the last three need
     ``reviewer``; ``needs_me``: not yet settled or disputed and without a
-    verdict by ``reviewer``),
+    verdict by ``reviewer``, and for a lead or admin also every disputed
+    item, listed first),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
     item has a different key).  ``order`` names an entry of
     :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
@@ -210,6 +218,8 @@ def review_queue(
             params["offset"] = int(offset)
             page = "OFFSET $offset"
         o = _order_sql(order)
+        if NEEDS_ME in (_as_list(status) or []):
+            o = DISPUTES_FIRST_SQL + o
         # Text columns are read for the page only: left(stem) over 100,000
         # Tibetan stems alone costs ~0.5 s.
         sql = f"""{rel},
@@ -295,6 +305,8 @@ def neighbours(
             include=question_id, con=con)
         params["question_id"] = question_id
         o = _order_sql(order)
+        if NEEDS_ME in (_as_list(status) or []):
+            o = DISPUTES_FIRST_SQL + o
         sql = f"""{rel}
         SELECT prev_id, next_id FROM (
             SELECT question_id, lag(question_id) OVER w AS prev_id, lead(question_id) OVER w AS next_id
@@ -318,7 +330,8 @@ def next_for_reviewer(
 ) -> str | None:
     """The next item (in the queue order, within the filters) that still
     needs ``reviewer``'s verdict — unreviewed or waiting for a second review,
-    and not yet reviewed by them.  ``after``: start looking after this item
+    and not yet reviewed by them; for a lead or admin, the disputed items
+    they may settle come first (issue 21).  ``after``: start looking after this item
     (wrapping round to the top of the queue); None: the first such item.
     None when nothing is left for this reviewer.  One query.
 
@@ -336,7 +349,7 @@ def next_for_reviewer(
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=after, con=con)
         params["after"] = after
-        o = _order_sql(order)
+        o = DISPUTES_FIRST_SQL + _order_sql(order)
         sql = f"""{rel},
         ranked AS (SELECT question_id, {NEEDS_ME_SQL} AS needs, row_number() OVER (ORDER BY {o}) AS pos FROM queue),
         here AS (SELECT coalesce(max(pos) FILTER (WHERE question_id = $after), 0) AS p FROM ranked)

@@ -20,19 +20,26 @@ LOCKED_MESSAGE = i18n.translate("common.locked", "en")
 
 def lang() -> str:
     """The interface language of this browser session: the choice made in
-    the switch, else the signed-in reviewer's stored setting, else English."""
+    the switch (before or after signing in), else the signed-in reviewer's
+    stored setting, else the browser's ``Accept-Language``, else English."""
     cur = st.session_state.get(i18n.K_LANG)
     if cur in i18n.LANGUAGES:
         return cur
     me = session.reviewer()
-    stored = None
-    if me:
+    if me and st.session_state.get("wb_lang_loaded") != me:
+        st.session_state["wb_lang_loaded"] = me
         try:
             stored = audit.review.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
-    st.session_state[i18n.K_LANG] = stored or i18n.DEFAULT
-    return st.session_state[i18n.K_LANG]
+        if stored in i18n.LANGUAGES:
+            st.session_state[i18n.K_LANG] = stored
+            return stored
+    try:
+        asked = i18n.from_accept_language(st.context.headers.get("Accept-Language"))
+    except Exception:  # noqa: BLE001 - no browser (AppTest)
+        asked = None
+    return asked or i18n.DEFAULT
 
 
 def t(key: str, /, **kwargs: object) -> str:
@@ -67,15 +74,61 @@ def _language_changed() -> None:
             pass  # the session keeps the choice; the stored setting waits for the next switch
 
 
-def language_switch() -> None:
-    """The language selector in the sidebar (per user)."""
+def language_switch(where=None) -> None:
+    """The language selector (per user): in the sidebar, or in ``where``
+    (the sign-in page, before anyone is signed in)."""
     cur = lang()
     st.session_state["wb_lang_switch"] = cur
-    with st.sidebar:
+    with where if where is not None else st.sidebar:
         st.selectbox(t("lang.label"), list(i18n.LANGUAGES), format_func=i18n.LANGUAGES.get,
                      key="wb_lang_switch", on_change=_language_changed)
         if cur != "en":
             st.caption(t("lang.draft"))
+
+
+_SESSION_MESSAGES = {  # audit's sign-in refusals → catalogue keys
+    "your session has expired; please sign in again": "session.expired",
+    "this session has ended; please sign in again": "session.ended",
+    "this sign-in link is not valid; please sign in again": "session.invalid",
+}
+
+
+def session_message(message: str, idle_minutes: float) -> str:
+    """A refused or ended session in the interface language."""
+    if message == "session.idle":
+        return t("session.idle", n=int(idle_minutes))
+    key = _SESSION_MESSAGES.get(message)
+    return t(key) if key else render.md(message)
+
+
+# Tibetan needs room: stacked letters above and below the line (issue 21).
+_TIBETAN_UI_CSS = """<style>
+.stApp, .stApp button, .stApp label, .stApp input, .stApp textarea, .stApp p, .stApp li, .stApp td, .stApp th,
+.stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp [data-testid="stCaptionContainer"],
+.stApp [data-testid="stMarkdownContainer"], .stApp [data-testid="stSidebarNav"] span, .stApp .wb-qrow,
+.stApp [data-baseweb="select"] div, .stApp [data-testid="stWidgetLabel"] {
+    font-family: "Noto Serif Tibetan", "Jomolhari", "Source Sans Pro", system-ui, sans-serif;
+    line-height: 1.7 !important; }
+.stApp *:not([data-testid="stIconMaterial"]):not(.material-symbols-rounded) { font-size: max(1em, 16px) !important; }
+.stApp h1 { font-size: 2rem !important; } .stApp h4 { font-size: 1.3rem !important; }
+.stApp button p { padding-top: .15rem; padding-bottom: .15rem; }
+</style>"""
+
+# The verdict panel stays in view while the item scrolls (1024 × 768 and up).
+_STICKY_CSS = """<style>
+@media (min-width: 1000px) {
+  .st-key-item_side { position: sticky; top: 3.2rem; align-self: flex-start;
+                      max-height: calc(100vh - 3.6rem); overflow-y: auto; }
+  [data-testid="stColumn"]:has(.st-key-item_side) > div { height: 100%; }
+}
+.st-key-wb_cookie { display: none; }
+</style>"""
+
+
+def typography() -> None:
+    """Page-wide CSS of the interface language (line height ≥ 1.6 and no
+    text under 16 px for Tibetan) and the sticky verdict panel."""
+    st.html(_STICKY_CSS + (_TIBETAN_UI_CSS if lang() == "bo" else ""))
 
 
 def glossary() -> None:
