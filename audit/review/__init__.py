@@ -86,3 +86,12 @@ from audit.review._agreement import MIN_KAPPA_ITEMS  # noqa: E402,F401
 from audit.review._judges import report_sections  # noqa: E402,F401
 from audit.review._summary import REVIEWER_SUMMARY_CTES  # noqa: E402,F401
 # --- end of re-exports ---
+
+# A review campaign set up in the browser (issue 21): queue entry, assignments, progress per subject, roles.
+from audit.review._accounts import set_role  # noqa: E402
+from audit.review._campaign import (  # noqa: E402
+    QueueEntry, assign, get_queue_entry, list_assignments, progress_by_subject, set_queue_entry, unassign,
+)
+
+__all__ += ["set_role", "QueueEntry", "assign", "get_queue_entry", "list_assignments", "progress_by_subject",
+            "set_queue_entry", "unassign"]

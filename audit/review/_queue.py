@@ -16,6 +16,7 @@ from audit._sql import resolves_benchmark
 from audit.errors import AuditError
 from audit.review._evidence import EVIDENCE_CTE
 from audit.review._accounts import effective_role
+from audit.review._campaign import entry_condition
 from audit.review._common import clean_name, run
 from audit.review._status import (
     AUDIT_CTE, DISPUTED, DONE, NEEDS_SECOND_REVIEW, STATUSES, UNREVIEWED, base_params, required_expr,
@@ -123,6 +124,7 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         if NEEDS_ME in statuses:
             parts.append(NEEDS_ME_SQL)
         where.append("(" + " OR ".join(parts) + ")")
+    where.append(entry_condition(con, params))   # the campaign: queue entry and assignments
     cond = " AND ".join(where) if where else "true"
     sql = f"""
     WITH {summary_ctes()}, {AUDIT_CTE}, {EVIDENCE_CTE},

@@ -56,6 +56,14 @@ def label(kind: str, code: str | None) -> str:
         audit.words.label(kind, code)
 
 
+def subject_name(code: str | None) -> str:
+    """A subject in plain words in the session's language (CMMLU's own
+    Chinese names in Chinese and Tibetan; see :mod:`workbench.subjects`)."""
+    from workbench.subjects import subject_name as _name
+
+    return _name(code, lang())
+
+
 def columns(df):
     """A DataFrame with plain, translated column names (for display only)."""
     return df.rename(columns={c: label("column", c) for c in df.columns})
@@ -117,9 +125,10 @@ _TIBETAN_UI_CSS = """<style>
 # The verdict panel stays in view while the item scrolls (1024 × 768 and up).
 _STICKY_CSS = """<style>
 @media (min-width: 1000px) {
-  .st-key-item_side { position: sticky; top: 3.2rem; align-self: flex-start;
-                      max-height: calc(100vh - 3.6rem); overflow-y: auto; }
-  [data-testid="stColumn"]:has(.st-key-item_side) > div { height: 100%; }
+  .st-key-item_side { position: sticky; top: 3.9rem; align-self: flex-start;
+                      max-height: calc(100vh - 4.3rem); overflow-y: auto; }
+  .st-key-item_side { align-self: flex-start; }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-item_side) { flex: 1 1 auto; }
 }
 .st-key-wb_cookie { display: none; }
 </style>"""
@@ -181,6 +190,7 @@ _WRITES = [0]  # bumped by this process's writes (mtime granularity safety)
 _GUARD = threading.Lock()
 _LOCAL: dict = {"stat": None, "external": 0, "other": 0}   # see review_version
 _ITEM_WRITES: dict[tuple[str, str], int] = {}
+_REVIEWER_WRITES: dict[str, int] = {}  # per signed-in account: its own verdicts reach all its tabs at once
 K_MY_WRITES = "wb_my_writes"
 OTHERS_TTL = 20  # seconds: other reviewers' verdicts reach a cached queue page within this
 
@@ -212,8 +222,12 @@ def note_write(benchmark: str | None = None, question_id: str | None = None) -> 
             _ITEM_WRITES[key] = _ITEM_WRITES.get(key, 0) + 1
     try:
         st.session_state[K_MY_WRITES] = st.session_state.get(K_MY_WRITES, 0) + 1
+        me = session.reviewer()
     except Exception:  # noqa: BLE001 — outside a session (background thread)
-        pass
+        me = None
+    if me:
+        with _GUARD:
+            _REVIEWER_WRITES[me.casefold()] = _REVIEWER_WRITES.get(me.casefold(), 0) + 1
 
 
 def data_version(db=None) -> tuple:
@@ -230,7 +244,8 @@ def review_version(db=None, item: tuple[str, str] | None = None) -> tuple:
     throw away everybody's cached queue and items: it changes with every
     write this process did not note as a verdict (another program such as
     an ``audit`` command, an admin page, an export), with this session's own
-    verdicts, and — with ``item`` — with any verdict on that item.  Other
+    verdicts and those of the same account in its other tabs, and — with
+    ``item`` — with any verdict on that item.  Other
     sessions' verdicts on other items reach the cached queue and progress
     when the cache entry expires (``OTHERS_TTL``)."""
     path = str(db or session.db_path())
@@ -243,7 +258,8 @@ def review_version(db=None, item: tuple[str, str] | None = None) -> tuple:
         base = (_LOCAL["external"], _LOCAL["other"])
         if item is not None:
             return (*base, _ITEM_WRITES.get((str(item[0]), str(item[1])), 0))
-    return (*base, st.session_state.get(K_MY_WRITES, 0))
+    me = session.reviewer()
+    return (*base, st.session_state.get(K_MY_WRITES, 0), _REVIEWER_WRITES.get(me.casefold(), 0) if me else 0)
 
 
 @st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=64)
