@@ -215,9 +215,9 @@ def _cookie_token() -> str | None:
         token = st.context.cookies.get(COOKIE)
     except Exception:  # noqa: BLE001 - no client context (tests without a browser)
         return None
-    if not token or token in st.session_state.get(K_DEAD, ()):
-        return None
-    return str(token)
+    if not isinstance(token, str) or not token or token in st.session_state.get(K_DEAD, ()):
+        return None   # (Streamlit's AppTest hands out mock objects here)
+    return token
 
 
 def _idle() -> bool:

@@ -36,7 +36,8 @@ def lang() -> str:
             st.session_state[i18n.K_LANG] = stored
             return stored
     try:
-        asked = i18n.from_accept_language(st.context.headers.get("Accept-Language"))
+        header = st.context.headers.get("Accept-Language")
+        asked = i18n.from_accept_language(header) if isinstance(header, str) else None
     except Exception:  # noqa: BLE001 - no browser (AppTest)
         asked = None
     return asked or i18n.DEFAULT
