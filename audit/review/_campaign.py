@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+import duckdb
 import pandas as pd
 
 from audit.errors import InputError
@@ -96,30 +97,38 @@ def set_queue_entry(*, tiers: Iterable[int] | None = None, min_key_error: float 
 def entry_condition(con, params: dict) -> str:
     """SQL over the queue's item columns (``tier, key_error, subject``) for
     the entry setting and ``params['reviewer']``'s assignments, adding its
-    parameters to ``params``; ``true`` when neither applies."""
-    entry = queue_entry_from(con)
-    parts = []
-    if entry.tiers is not None or entry.min_key_error is not None:
-        alts = []
-        if entry.tiers is not None:
-            params["entry_tiers"] = list(entry.tiers)
-            alts.append("list_contains($entry_tiers::INTEGER[], tier)")
-        if entry.min_key_error is not None:
-            params["entry_key_error"] = entry.min_key_error
-            alts.append("coalesce(key_error >= $entry_key_error, false)")
-        parts.append("(" + " OR ".join(alts) + ")")
-    if entry.subjects is not None:
-        params["entry_subjects"] = list(entry.subjects)
-        parts.append("list_contains($entry_subjects::VARCHAR[], subject)")
+    parameters to ``params``; ``true`` when neither applies.  One small
+    query when nothing is set."""
     who = params.get("reviewer")
-    if who and table_exists(con, "review_assignments") and effective_role(con, who) not in ("lead", "admin"):
+    try:
+        raw, n_mine = con.execute(
+            "SELECT (SELECT value FROM review_settings WHERE name = ?), "
+            "(SELECT count(*) FROM review_assignments WHERE benchmark = ? AND reviewer_key = ?)",
+            [ENTRY_SETTING, params["benchmark"], (who or "").casefold()]).fetchall()[0]
+    except duckdb.CatalogException:   # a file not yet migrated (opened read-only)
+        return "true"
+    parts = []
+    if raw:
+        entry = queue_entry_from(con)
+        if entry.tiers is not None or entry.min_key_error is not None:
+            alts = []
+            if entry.tiers is not None:
+                params["entry_tiers"] = list(entry.tiers)
+                alts.append("list_contains($entry_tiers::INTEGER[], tier)")
+            if entry.min_key_error is not None:
+                params["entry_key_error"] = entry.min_key_error
+                alts.append("coalesce(key_error >= $entry_key_error, false)")
+            parts.append("(" + " OR ".join(alts) + ")")
+        if entry.subjects is not None:
+            params["entry_subjects"] = list(entry.subjects)
+            parts.append("list_contains($entry_subjects::VARCHAR[], subject)")
+    if who and n_mine and effective_role(con, who) not in ("lead", "admin"):
         rows = con.execute("SELECT subject, question_id FROM review_assignments WHERE benchmark = ? "
                            "AND reviewer_key = ?", [params["benchmark"], who.casefold()]).fetchall()
-        if rows:
-            params["mine_subjects"] = [r[0] for r in rows if r[0] is not None]
-            params["mine_items"] = [r[1] for r in rows if r[1] is not None]
-            parts.append("(list_contains($mine_subjects::VARCHAR[], subject) "
-                         "OR list_contains($mine_items::VARCHAR[], question_id))")
+        params["mine_subjects"] = [r[0] for r in rows if r[0] is not None]
+        params["mine_items"] = [r[1] for r in rows if r[1] is not None]
+        parts.append("(list_contains($mine_subjects::VARCHAR[], subject) "
+                     "OR list_contains($mine_items::VARCHAR[], question_id))")
     return " AND ".join(parts) if parts else "true"
 
 
