@@ -465,7 +465,8 @@ def page() -> None:
         with st.container(key="item_main"):
             _question(view)
             _vote_summary(view)
-            item_evidence.show(bench, qid, db)
+            with st.container(key="item_evidence"):   # its sentences are the statistics engineer's (issue 21)
+                item_evidence.show(bench, qid, db)
             if view.judges:
                 _judges(view)
             if view.families:

@@ -45,7 +45,8 @@ def _agreement_statistics(bench: str, db) -> None:
     if not sections:
         st.info(t("judges.nothing"))
     for i, (title, df) in enumerate(sections.items()):
-        st.subheader(title)
+        # section titles written by audit (the library's words, like the reading sentences)
+        st.html(f'<h3 class="wb-reading" style="font-size:1.25rem;margin:.6rem 0 .2rem 0">{render.esc(title)}</h3>')
         _table(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
 
 
