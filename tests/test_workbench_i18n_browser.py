@@ -122,8 +122,11 @@ def _sign_in(page, base: str, name: str) -> None:
 
 
 def _idle(page) -> None:
+    """No script running and every element drawn (no skeleton placeholders)."""
     page.wait_for_timeout(400)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
+                           "!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=60_000)
+    page.wait_for_timeout(300)
 
 
 def _open(page, base: str, name: str, qid: str) -> None:

@@ -112,14 +112,14 @@ def session_message(message: str, idle_minutes: float) -> str:
 
 # Tibetan needs room: stacked letters above and below the line (issue 21).
 _TIBETAN_UI_CSS = """<style>
-.stApp, .stApp button, .stApp label, .stApp input, .stApp textarea, .stApp p, .stApp li, .stApp td, .stApp th,
-.stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp [data-testid="stCaptionContainer"],
-.stApp [data-testid="stMarkdownContainer"], .stApp [data-testid="stSidebarNav"] span, .stApp .wb-qrow,
-.stApp [data-baseweb="select"] div, .stApp [data-testid="stWidgetLabel"] {
-    font-family: "Noto Serif Tibetan", "Jomolhari", "Source Sans Pro", system-ui, sans-serif;
+.stApp, .stApp button, .stApp input, .stApp textarea, .stApp label, .stApp p, .stApp li, .stApp td, .stApp th,
+.stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp .wb-qrow {
+    font-family: "Noto Serif Tibetan", "Jomolhari", "Source Sans Pro", system-ui, sans-serif; }
+:where(.stApp) :where(p, li, td, th, label, button, input, textarea, h1, h2, h3, h4, h5, h6, div, span, small) {
     line-height: 1.7 !important; }
-.stApp *:not([data-testid="stIconMaterial"]):not(.material-symbols-rounded) { font-size: max(1em, 16px) !important; }
-.stApp h1 { font-size: 2rem !important; } .stApp h4 { font-size: 1.3rem !important; }
+:where(.stApp *) { font-size: max(1em, 16px) !important; }
+.stApp h1 { font-size: 2.2rem !important; } .stApp h3 { font-size: 1.5rem !important; }
+.stApp h4 { font-size: 1.3rem !important; } .stApp h5 { font-size: 1.15rem !important; }
 .stApp button p { padding-top: .15rem; padding-bottom: .15rem; }
 </style>"""
 
