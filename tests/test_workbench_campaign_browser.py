@@ -19,7 +19,8 @@ import pytest
 
 import audit
 from tests._accounts import ADMIN, PASSWORD, browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests._workbench_server import workbench_server
+from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 REVIEWER = "Pema Campaign"
@@ -57,12 +58,6 @@ def wb_db(tmp_path_factory) -> Path:
 def server(wb_db):
     with workbench_server(wb_db) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def _ctx(browser, width=1440, height=1000, locale="en-US"):

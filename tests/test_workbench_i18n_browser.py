@@ -23,7 +23,8 @@ import pytest
 
 import audit
 from tests._accounts import ADMIN, PASSWORD, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
+from tests.test_workbench_campaign_browser import server  # noqa: F401 - pytest fixture (on this module's wb_db)
 from workbench import i18n
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -58,18 +59,6 @@ def wb_db(tmp_path_factory) -> Path:
     build_demo(db)
     ensure_account("Pema I18n", db=db)
     return db
-
-
-@pytest.fixture(scope="module")
-def server(wb_db):
-    with workbench_server(wb_db) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def _data_words(db: Path) -> set[str]:
@@ -129,6 +118,17 @@ def _idle(page) -> None:
     page.wait_for_timeout(300)
 
 
+def _start(browser, base: str, locale: str, size: tuple[int, int]):
+    """A fresh browser context in ``locale`` at the sign-in page: (context, page)."""
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale=locale)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(base)
+    page.locator("[data-testid=stForm]").first.wait_for()
+    _idle(page)
+    return ctx, page
+
+
 def _open(page, base: str, name: str, qid: str) -> None:
     path = {"item": f"item?benchmark=demo&question={qid}", "queue": ""}.get(name, name)
     page.goto(f"{base}/{path}")
@@ -139,13 +139,8 @@ def _open(page, base: str, name: str, qid: str) -> None:
 @pytest.mark.parametrize("locale,lang", [("bo-CN", "bo"), ("zh-CN", "zh-Hans")])
 def test_every_visible_string_is_in_the_browsers_language(server, browser, wb_db, locale, lang):
     allowed = _catalogue_words(lang) | _data_words(wb_db)
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
+    ctx, page = _start(browser, server, locale, (1280, 900))
     try:
-        page = ctx.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(server)
-        page.locator("[data-testid=stForm]").first.wait_for()
-        _idle(page)
         # the sign-in page follows Accept-Language before anyone signs in
         assert page.get_by_role("heading", name=i18n.translate("signin.title", lang)).count() == 1
         bad = {"sign-in": _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)}
@@ -168,13 +163,8 @@ def test_screenshots_of_every_page_in_three_languages(server, browser, wb_db):
     written = []
     for locale, lang in (("en-US", "en"), ("bo-CN", "bo"), ("zh-CN", "zh-Hans")):
         for w, h in ((1280, 900), (1024, 768)):
-            ctx = browser.new_context(viewport={"width": w, "height": h}, locale=locale)
+            ctx, page = _start(browser, server, locale, (w, h))
             try:
-                page = ctx.new_page()
-                page.set_default_timeout(60_000)
-                page.goto(server)
-                page.locator("[data-testid=stForm]").first.wait_for()
-                _idle(page)
                 path = SHOTS / f"{lang}-{w}x{h}-sign-in.png"
                 page.screenshot(path=str(path))
                 written.append(path)

@@ -104,13 +104,15 @@ def ensure_db() -> bool:
     path = db_path()
     _ensure_db(str(path))
     try:
-        st.session_state["wb_demo"] = _only_demo(str(path), _stat(path))
+        st.session_state["wb_demo"] = _only_demo(str(path), file_stat(path))
     except audit.DatabaseLockedError:
         pass  # another program holds the file: keep what we knew; the page says it is busy
     return bool(st.session_state.get("wb_demo"))
 
 
-def _stat(path: Path) -> tuple:
+def file_stat(path: Path | str) -> tuple:
+    """(mtime_ns, size) of the database file and of its write-ahead log
+    (zeros for a missing one): changes with any program's write."""
     out: list = []
     for p in (str(path), str(path) + ".wal"):
         try:

@@ -196,15 +196,7 @@ K_MY_WRITES = "wb_my_writes"
 OTHERS_TTL = 20  # seconds: other reviewers' verdicts reach a cached queue page within this
 
 
-def _file_stat(path: str) -> tuple:
-    out: list = []
-    for p in (path, path + ".wal"):
-        try:
-            s = os.stat(p)
-            out += [s.st_mtime_ns, s.st_size]
-        except OSError:
-            out += [0, 0]
-    return tuple(out)
+_file_stat = session.file_stat
 
 
 def note_write(benchmark: str | None = None, question_id: str | None = None) -> None:

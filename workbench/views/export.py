@@ -89,7 +89,9 @@ def page() -> None:
     if versions.empty:
         st.info(t("export.none"))
     else:
-        shown = versions.drop(columns=["data_sha256"])
+        # where the files live on the server is for administrators only
+        shown = versions.drop(columns=["data_sha256"] + ([] if session.is_admin() else
+                                                         [c for c in ("path",) if c in versions.columns]))
         st.dataframe(common.columns(shown), hide_index=True, key="export_versions")
         broken = versions.loc[~versions["intact"], "version"].tolist()
         if broken:
