@@ -229,3 +229,42 @@ def test_admin_adds_an_account_and_changes_its_role(server, page, wb_db):
     page.get_by_text("Account Tashi New added.").wait_for()
     assert audit.review.account_role("Tashi New", db=wb_db) == "reviewer"
     _idle(page)
+
+
+def test_admin_page_is_only_for_admins(server, page):
+    browser_sign_in(page, server + "/admin", REVIEWER, create=False)
+    _queue(page).wait_for()            # a reviewer's menu has no admin page: the address leads to the queue
+    _idle(page)
+    assert page.get_by_role("heading", name="Administration").count() == 0
+    assert page.get_by_role("link", name="Admin").count() == 0
+
+
+def test_a_saved_verdict_leaves_the_queue_in_every_tab(server, browser, wb_db):
+    ctx = _ctx(browser)
+    try:
+        tab1, tab2 = ctx.new_page(), ctx.new_page()
+        for tab in (tab1, tab2):
+            tab.set_default_timeout(30_000)
+        browser_sign_in(tab1, server, "Rev One", create=False)
+        _queue(tab1).wait_for()
+        tab2.goto(server)                      # the same browser: signed in by the cookie
+        _queue(tab2).wait_for()
+        _idle(tab2)
+        first = audit.review.review_queue("demo", status="needs_me", reviewer="Rev One", db=wb_db).iloc[0]["question_id"]
+        tab2.get_by_role("button", name=first, exact=True).first.wait_for()
+        _idle(tab1)
+        tab1.get_by_role("button", name="Start reviewing").click()
+        tab1.get_by_text(f"Item {first}").first.wait_for()
+        _idle(tab1)
+        tab1.get_by_role("button", name="Key correct").first.click()
+        _idle(tab1)
+        tab1.get_by_role("button", name="Save verdict").click()
+        tab1.get_by_text(f"Item {first}").first.wait_for(state="detached")
+        # the other tab's next run (any click) no longer lists it, well before the 20 s cache of others' verdicts
+        tab2.get_by_text("Only items whose options may be split wrongly").click()
+        _idle(tab2)
+        tab2.get_by_text("Only items whose options may be split wrongly").click()
+        _idle(tab2)
+        assert tab2.get_by_role("button", name=first, exact=True).count() == 0
+    finally:
+        ctx.close()
