@@ -148,6 +148,7 @@ MESSAGES: dict[str, str] = {
     'policy_desc.corrections-only': 'སྔོན་སྒྲིག་དང་འདྲ། འོན་ཀྱང་དོན་གཉིས་ཅན་དང་སྐྱོན་ཅན་གྱི་དྲི་བ་ཉར། (ལན་ཐ་མ་གདོད་མ། ཕྱིར་མི་འབུད)',
     'policy_desc.double-reviewed': 'སྔོན་སྒྲིག་དང་འདྲ། འོན་ཀྱང་ཞིབ་བཤེར་བ་མི་འདྲ་བ་གཉིས་ཡན་གྱིས་ཞིབ་བཤེར་བྱས་པའམ་འགོ་ཁྲིད་ཀྱིས་ཐག་བཅད་ན་ཁོ་ན་རྩིས།',
     'policy_desc.original': 'ལན་ཐ་མ་གདོད་མ་མ་བསྒྱུར་བ། བཅོས་མེད། ཕྱིར་འབུད་མེད། (པར་གཞི་ 1.0)',
+    'queue.progress_sep': '། ',
     # --- end of issue 21 block
     # audit.words
     "verdict.key_correct": "ལན་ཐ་མ་ཡང་དག", "verdict.key_wrong": "ལན་ཐ་མ་ནོར་འཁྲུལ", "verdict.ambiguous": "དོན་གཉིས་ཅན",
@@ -210,7 +211,7 @@ MESSAGES: dict[str, str] = {
     "queue.subject": "སློབ་ཚན", "queue.all_subjects": "སློབ་ཚན་ཚང་མ", "queue.status": "ཞིབ་བཤེར་གནས་སྟངས", "queue.all": "ཚང་མ",
     "queue.only_suspect": "འདེམས་གཞི་ནོར་བར་བགོས་སྲིད་པ་ཁོ་ན", "queue.only_suspect_help": "ནང་འདྲེན་སྐབས་འདེམས་གཞི་གསལ་པོར་དབྱེ་མ་ཐུབ་པའི་དྲི་བ།",
     "queue.only_mismatch": "མ་ཡིག་གི་ལན་མི་མཐུན་པ་ཁོ་ན", "queue.only_mismatch_help": "འབྲེལ་ཡོད་མ་ཡིག (དཔེར་ན CMMLU) གི་ལན་མི་འདྲ།",
-    "queue.progress": "**{total} ནས་ {reviewed} ཞིབ་བཤེར་བྱས** — {done} ཐག་ཆོད། {second} ཞིབ་བཤེར་གཉིས་པར་སྒུག {disputed} རྩོད་གཞི།",
+    "queue.progress": "**{total} ནས་ {reviewed} ཞིབ་བཤེར་བྱས** — {done} ཐག་ཆོད། {second} ཞིབ་བཤེར་གཉིས་པར་སྒུག {disputed} རྩོད་གཞི",
     "queue.progress_you": "ཁྱེད་ཀྱིས་ {n} ཞིབ་བཤེར་བྱས", "queue.none": "འཚག་མ་འདི་དང་མཐུན་པའི་དྲི་བ་མེད།", "queue.no_more": "དྲི་བ་གཞན་མེད།",
     "queue.nothing_for_you": "འཚག་མ་འདིའི་འོག་ཁྱེད་ཀྱི་ཐག་གཅོད་དགོས་པའི་དྲི་བ་མི་འདུག ཐུགས་རྗེ་ཆེ།",
     "queue.hint": "དྲི་བའི་ཨང་རྟགས་ལ་མནན་ནས་ཁ་ཕྱེ། ལན་ནོར་བའི་སྲིད་ཚད་ལྟར་གོ་རིམ་བཀོད་ཡོད།",
@@ -247,7 +248,7 @@ MESSAGES: dict[str, str] = {
     "item.record_adjudication": "མཐའ་མའི་ཐག་གཅོད་དུ་འགོད", "item.save": "ཐག་གཅོད་ཉར",
     "item.move_on": "དེ་རྗེས་རྗེས་མ", "item.move_on_help": "ཉར་རྗེས་ཁྱེད་ཀྱི་ཐག་གཅོད་དགོས་པའི་དྲི་བ་རྗེས་མ་ཁ་ཕྱེ།",
     "item.err_no_verdict": "སྔོན་ལ་ཐག་གཅོད་ཅིག་འདེམས (མཐེབ་ 1–5)།", "item.err_no_answer": "ལན་ཐ་མ་ནོར་འཁྲུལ: བཅོས་པའི་ལན་འདེམས།",
-    "item.not_saved": "ཉར་མ་ཐུབ: {error}", "item.saved": "{qid} ལ་{what}ཉར་ཟིན: **{label}**།",
+    "item.not_saved": "ཉར་མ་ཐུབ: {error}", "item.saved": "{qid} ལ་{what}་ཉར་ཟིན། **{label}**",
     "item.saved_verdict": "ཐག་གཅོད", "item.saved_adjudication": "མཐའ་མའི་ཐག་གཅོད",
     "item.all_done": "གྲལ་རིམ་གྱི་འཚག་མའི་འོག་ཁྱེད་ཀྱི་ཐག་གཅོད་དགོས་པའི་དྲི་བ་མཐའ་མ་དེ་ཡིན།",
     "item.shortcuts": "མཐེབ: **1**–**5** ཐག་གཅོད། **S** ཉར། **N** / **P** རྗེས་མ / སྔ་མ། **Q** གྲལ་རིམ།",

@@ -150,6 +150,7 @@ UI: dict[str, str] = {
     'policy_desc.corrections-only': 'Like default, but ambiguous and defective items are kept (original key, not excluded).',
     'policy_desc.double-reviewed': 'Like default, but a settlement counts only when at least two distinct reviewers reviewed the item or a lead adjudicated it (single-review settlements of low-tier items keep the original key).',
     'policy_desc.original': 'The original keys, unchanged: no correction, no exclusion (version 1.0).',
+    'queue.progress_sep': '; ',
     # --- end of issue 21 block
     # language switch and shared pieces
     "lang.label": "Interface language",

@@ -148,6 +148,7 @@ MESSAGES: dict[str, str] = {
     'policy_desc.corrections-only': '同默认规则，但有歧义和有缺陷的题目保留（原答案，不排除）。',
     'policy_desc.double-reviewed': '同默认规则，但只有至少两位不同审阅人审阅过或组长裁决过时才算定论（低等级题目的单人定论保留原答案）。',
     'policy_desc.original': '原答案，不变：无更正，无排除（1.0 版）。',
+    'queue.progress_sep': '；',
     # --- end of issue 21 block
     # audit.words
     "verdict.key_correct": "答案正确", "verdict.key_wrong": "答案错误", "verdict.ambiguous": "有歧义",

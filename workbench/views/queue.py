@@ -185,7 +185,8 @@ def page() -> None:
     if prog is not None:
         st.progress(prog.fraction, text=t("queue.progress", reviewed=prog.reviewed, total=prog.total,
                                           done=prog.done, second=prog.needs_second_review,
-                                          disputed=prog.disputed) + "; " + t("queue.progress_you", n=prog.reviewed_by_me))
+                                          disputed=prog.disputed) + t("queue.progress_sep")
+                    + t("queue.progress_you", n=prog.reviewed_by_me))
     st.session_state.setdefault(session.K_PAGE_NO, 1)
     page_no = max(1, int(st.session_state[session.K_PAGE_NO]))
     df = common.call(common.cached_queue, benchmark, str(db), version, common.freeze(flt), PAGE_SIZE + 1,
