@@ -166,6 +166,10 @@ def accounts_exist() -> bool | None:
 
 
 def _signed_in(account, token: str) -> None:
+    owner = st.session_state.pop(K_DRAFTS_OWNER, None)
+    if owner is not None and owner.casefold() != account.name.casefold():   # not theirs: drop the drafts
+        for k in [k for k in st.session_state.keys() if str(k).startswith("draft::") or k == K_CURRENT]:
+            del st.session_state[k]
     st.session_state[K_REVIEWER] = account.name
     st.session_state[K_ROLE] = audit.review.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
@@ -238,7 +242,7 @@ def restore() -> str | None:
         del st.query_params[LEGACY_PARAM]
     if reviewer():
         if _idle():
-            _end_here()
+            _end_here(keep_drafts=True)
             return "session.idle"
         st.session_state[K_ACTIVE] = time.monotonic()
         if time.monotonic() - st.session_state.get(K_CHECKED, 0.0) > RECHECK_SECONDS:
@@ -286,20 +290,29 @@ def with_token(params: dict[str, str]) -> dict[str, str]:
 _KEEP = ("wb_demo", "wb_lang", K_DEAD)
 
 
-def _forget(token: str | None = None) -> None:
+K_DRAFTS_OWNER = "wb_drafts_owner"  # whose unsaved drafts survived an idle sign-out
+
+
+def _forget(token: str | None = None, keep_drafts: bool = False) -> None:
     """Forget this browser session's state (the interface language stays),
-    remember ``token`` as ended and delete the cookie on the next run."""
+    remember ``token`` as ended and delete the cookie on the next run.
+    ``keep_drafts``: keep the unsaved verdict drafts and the open item for
+    the same account's next sign-in (an idle sign-out loses no work)."""
     dead = set(st.session_state.get(K_DEAD, ())) | {st.session_state.get(K_TOKEN), token}
+    owner = reviewer() if keep_drafts else None
     for k in list(st.session_state.keys()):
-        if k not in _KEEP:
+        draft = str(k).startswith("draft::") or k == K_CURRENT
+        if k not in _KEEP and not (owner and draft):
             del st.session_state[k]
+    if owner:
+        st.session_state[K_DRAFTS_OWNER] = owner
     st.session_state[K_DEAD] = {d for d in dead if d}
     st.session_state[K_COOKIE_OP] = ("clear", None)
 
 
-def _end_here() -> None:
+def _end_here(keep_drafts: bool = False) -> None:
     """End the session of this browser (idle, or its token refused)."""
-    _forget()
+    _forget(keep_drafts=keep_drafts)
 
 
 def sign_out() -> bool:
