@@ -37,8 +37,8 @@ def test_reload_keeps_the_session_and_sign_out_ends_it(server, page, wb_db):
     browser_sign_in(page, server, REVIEWER, create=False)
     _queue_heading(page).wait_for()
     _wait_idle(page)
-    assert "s=" in page.url
-    signed_url = page.url
+    assert "s=" not in page.url          # the session is in a cookie (issue 21), never in the address
+    cookie = next(c for c in page.context.cookies() if c["name"] == "wb_session")
     page.reload()
     _queue_heading(page).wait_for()
     page.get_by_text(f"Signed in as {REVIEWER}").wait_for()
@@ -48,8 +48,9 @@ def test_reload_keeps_the_session_and_sign_out_ends_it(server, page, wb_db):
     assert page.get_by_text("Deploy", exact=True).count() == 0
     page.get_by_role("button", name="Sign out").click()
     page.get_by_label("Password", exact=True).wait_for()
-    page.goto(signed_url)       # the old address no longer signs anyone in
-    page.get_by_text("this session has ended").wait_for()
+    page.context.add_cookies([cookie])   # the old cookie no longer signs anyone in
+    page.goto(page.url)
+    page.get_by_text("This session has ended").wait_for()
     page.get_by_label("Password", exact=True).wait_for()
     assert _queue_heading(page).count() == 0
 

@@ -87,7 +87,25 @@ def frame_with(at: AppTest, column: str):
 
 
 def history(at: AppTest):
-    return frame_with(at, "When (UTC)")
+    """The item's history cards (issue 21) as a table: Reviewer, Verdict,
+    Corrected answer, Cause, Why (None when no card is shown)."""
+    import html as _html
+    import re
+
+    import pandas as pd
+
+    page = next((h.proto.body for h in at.get("html") if 'data-testid="wb-history"' in h.proto.body), None)
+    if page is None or '<div class="wb-card' not in page.replace('<div class="wb-cards"', ""):
+        return None
+    rows = []
+    for card in re.split(r'<div class="wb-card(?: wb-card-adj)?">', page)[1:]:
+        who = re.search(r'wb-card-who">(.*?)</span>', card).group(1)
+        verdict = re.search(r'wb-card-verdict">(.*?)</span>', card).group(1)
+        v, _, ans = _html.unescape(verdict).partition(" → ")
+        fields = {k: _html.unescape(val) for k, val in re.findall(r'wb-card-field"><b>(.*?):</b> (.*?)</div>', card)}
+        rows.append({"Reviewer": _html.unescape(who), "Verdict": v, "Corrected answer": ans or None,
+                     "Cause": fields.get("Cause"), "Why": fields.get("Why?")})
+    return pd.DataFrame(rows)
 
 
 def move_on(at: AppTest, on: bool) -> None:
@@ -154,9 +172,9 @@ def test_sign_in_is_required_and_names_the_reviewer(db):
     apptest_sign_in(at, "  Tenzin   Dorje ", create=False)
     assert "Review queue" in [t.value for t in at.title]
     assert "Signed in as **Tenzin Dorje** (reviewer)" in texts(at)
-    # the session is a signed token in the address, not the name
-    token = at.query_params["s"]
-    token = token[0] if isinstance(token, list) else token
+    # the session is a signed token kept for this browser (a cookie), never in the address
+    assert "s" not in at.query_params
+    token = at.session_state["wb_token"]
     assert audit.review.verify_session(token, db=db).name == "Tenzin Dorje"
     at.button(key="signout").click().run()
     assert "Name" in [t.label for t in at.text_input]
@@ -204,7 +222,7 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert sql(path, "SELECT count(*) FROM questions WHERE benchmark = 'demo'")[0][0] > 0
     # a newcomer gets in with the demo accounts the banner shows; no database path before sign-in
     banner = next(i.value for i in at.info if "Demo data" in i.value)
-    assert "**lead** / `demo-lead` (lead)" in banner and "**reviewer** / `demo-reviewer` (reviewer)" in banner
+    assert "**lead** / `demo-lead` (lead reviewer)" in banner and "**reviewer** / `demo-reviewer` (reviewer)" in banner
     assert str(path) not in texts(at)
     apptest_sign_in(at, "reviewer", password="demo-reviewer", create=False)
     assert "Signed in as **reviewer** (reviewer)" in texts(at) and queue_ids(at)
@@ -318,7 +336,7 @@ def test_saving_a_verdict_appends_a_row_and_shows_history(db):
     hist = history(at)
     assert list(hist["Reviewer"]) == ["Tenzin"] and list(hist["Verdict"]) == ["Key wrong"]
     assert list(hist["Corrected answer"]) == [answer] or list(hist["Corrected answer"]) == [
-        {"A": "ཀ", "B": "ཁ", "C": "ག", "D": "ང"}[answer]]
+        f'{answer} ({ {"A": "ཀ", "B": "ཁ", "C": "ག", "D": "ང"}[answer]})']
     assert list(hist["Cause"]) == ["Meaning lost in translation"]
     assert list(hist["Why"]) == ["སྐད་ཡིག meaning shifted"]
     assert "key_wrong" not in [m.value for m in at.markdown] and "translation" not in list(hist["Cause"])

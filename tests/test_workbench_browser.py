@@ -183,7 +183,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     page.keyboard.press("p")
     page.get_by_text(f"Item {qid}").first.wait_for()
     page.get_by_role("heading", name="History").first.wait_for()   # (a rerun may briefly show two)
-    page.locator("[data-testid=stDataFrame]").first.wait_for()
+    page.locator("[data-testid=wb-history] .wb-card").first.wait_for()   # the verdict as a card (issue 21)
     page.get_by_text("Waiting for a second reviewer").first.wait_for()
     # n = next item in the queue
     _wait_idle(page)

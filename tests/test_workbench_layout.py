@@ -234,9 +234,18 @@ def test_language_switch(server, browser, layout_db):
         h = page.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ")
         assert _box(h)["width"] > 100
         assert audit.review.get_user_language("Lhamo Switch", db=layout_db) == "bo"
-        # a new session of the same reviewer starts in their language
+        # another tab of this browser shares the session (its cookie) and the language
         page2 = ctx.new_page()
-        browser_sign_in(page2, server, "Lhamo Switch", create=False)
+        page2.goto(server)
         page2.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ").wait_for()
+    finally:
+        ctx.close()
+    # a new session of the same reviewer, in another browser, starts in their language
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    try:
+        page3 = ctx.new_page()
+        page3.set_default_timeout(30_000)
+        browser_sign_in(page3, server, "Lhamo Switch", create=False)
+        page3.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ").wait_for()
     finally:
         ctx.close()

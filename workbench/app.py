@@ -18,6 +18,8 @@ import streamlit as st  # noqa: E402
 import audit  # noqa: E402
 from audit.store import keep_reads_open  # noqa: E402
 from workbench import nav, render, session  # noqa: E402
+from workbench.views import common  # noqa: E402
+from workbench.views.common import t  # noqa: E402
 
 READS_IDLE_SECONDS = 60.0
 
@@ -35,38 +37,37 @@ keep_reads_open(READS_IDLE_SECONDS)
 try:
     demo = session.ensure_db()
 except audit.AuditError as exc:
-    st.error(f"The database could not be opened: {exc}")
+    st.error(t("app.db_error", error=render.md(exc)))
     st.stop()
 
 refused = session.restore()
+cookie = session.cookie_script()
+if cookie:  # write or delete this browser's session cookie (never the address)
+    with st.container(key="wb_cookie"):
+        st.html(cookie, unsafe_allow_javascript=True)
 name = session.reviewer()
+common.typography()
 
 if demo:
     accounts = session.demo_accounts()
     who = ""
     if accounts and not name:
-        who = " Demo accounts (name / password): " + ", ".join(
-            f"**{render.md(n)}** / `{p}` ({render.md(r)})" for n, r, p in accounts) + "."
-    st.info(
-        "**Demo data.** This workbench is open on the synthetic demo database, built because no "
-        "database was found. Verdicts saved here are not about a real benchmark; import one with "
-        f"`audit import …` to start real work.{who}",
-        icon=":material/science:",
-    )
+        who = " " + t("app.demo_accounts", accounts=", ".join(
+            f"**{render.md(n)}** / `{p}` ({common.label('role', r)})" for n, r, p in accounts))
+    st.info(t("app.demo") + who, icon=":material/science:")
 if refused:
-    st.warning(render.md(refused))
+    st.warning(common.session_message(refused, session.IDLE_MINUTES))
 
 page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
 if name:
     with st.sidebar:
-        role = {"admin": "administrator", "lead": "lead reviewer"}.get(session.role() or "", "reviewer")
-        st.markdown(f"Signed in as **{render.md(name)}** ({role})")
-        if st.button("Sign out", key="signout"):
+        st.markdown(t("app.signed_in", name=render.md(name), role=common.label("role", session.role() or "reviewer")))
+        if st.button(t("app.sign_out"), key="signout"):
             if session.sign_out():
                 st.stop()    # the browser follows the single sign-on logout, then reloads
             st.rerun()
         if session.is_admin():  # reviewers and leads are not shown where the data lives
-            st.caption(f"Database: `{session.db_path()}` · audit {audit.__version__}")
+            st.caption(t("app.database", path=session.db_path(), version=audit.__version__))
         else:
-            st.caption(f"audit {audit.__version__}")
+            st.caption(t("app.version", version=audit.__version__))
 page.run()

@@ -9,7 +9,8 @@ import functools
 import streamlit as st
 
 from workbench import session
-from workbench.views import dashboards, export, item, judges, label_studio, queue, signin
+from workbench.views import admin, dashboards, export, item, judges, label_studio, queue, signin
+from workbench.views.common import t
 
 
 def _gated(fn, needs: str = "reviewer"):
@@ -20,34 +21,39 @@ def _gated(fn, needs: str = "reviewer"):
         if not session.reviewer():
             signin.page()
         elif not session.may(needs):
-            st.info("This page is for administrators.")
+            st.info(t("nav.admin_only"))
         else:
             fn()
     return run
 
 
 def queue_page() -> st.Page:
-    return st.Page(_gated(queue.page), title="Queue", url_path="queue", icon=":material/checklist:", default=True)
+    return st.Page(_gated(queue.page), title=t("nav.queue"), url_path="queue", icon=":material/checklist:", default=True)
 
 
 def item_page() -> st.Page:
-    return st.Page(_gated(item.page), title="Item", url_path="item", icon=":material/edit_note:")
+    return st.Page(_gated(item.page), title=t("nav.item"), url_path="item", icon=":material/edit_note:")
 
 
 def dashboards_page() -> st.Page:
-    return st.Page(_gated(dashboards.page), title="Dashboards", url_path="dashboards", icon=":material/bar_chart:")
+    return st.Page(_gated(dashboards.page), title=t("nav.dashboards"), url_path="dashboards", icon=":material/bar_chart:")
 
 
 def judges_page() -> st.Page:
-    return st.Page(_gated(judges.page), title="LLM judges", url_path="judges", icon=":material/gavel:")
+    return st.Page(_gated(judges.page), title=t("nav.judges"), url_path="judges", icon=":material/gavel:")
 
 
 def label_studio_page() -> st.Page:
-    return st.Page(_gated(label_studio.page, "admin"), title="Label Studio", url_path="label-studio", icon=":material/sync:")
+    return st.Page(_gated(label_studio.page, "admin"), title=t("nav.label_studio"), url_path="label-studio", icon=":material/sync:")
 
 
 def export_page() -> st.Page:
-    return st.Page(_gated(export.page), title="Export", url_path="export", icon=":material/output:")
+    return st.Page(_gated(export.page), title=t("nav.export"), url_path="export", icon=":material/output:")
+
+
+def admin_page() -> st.Page:
+    return st.Page(_gated(admin.page, "admin"), title=t("nav.admin"), url_path="admin",
+                   icon=":material/admin_panel_settings:")
 
 
 def pages() -> list[st.Page]:
@@ -56,5 +62,5 @@ def pages() -> list[st.Page]:
     address leads to the queue)."""
     out = [queue_page(), item_page(), dashboards_page(), judges_page()]
     if not session.reviewer() or session.is_admin():
-        out.append(label_studio_page())
+        out += [admin_page(), label_studio_page()]
     return out + [export_page()]

@@ -154,7 +154,8 @@ CSS = """
 .wb-outcome.wb-open { background: rgba(128,128,128,.08); border-color: rgba(128,128,128,.3); }
 .wb-votes { font-family: system-ui, sans-serif; font-size: .85rem; color: #444; margin: .1rem 0 .3rem 0; }
 .wb-qhead { font-weight: 700; min-height: 0; }
-.wb-preview { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 100%; }
+.wb-preview { display: -webkit-box; -webkit-line-clamp: 2; line-clamp: 2; -webkit-box-orient: vertical;
+               white-space: normal; overflow: hidden; max-width: 100%; }
 </style>
 """
 
@@ -303,3 +304,48 @@ def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[
         body.append(f"<tr><td><b>{esc(fam)}</b></td>{''.join(cells)}<td>{int(invalid) or '·'}</td></tr>")
     return (f'<table class="wb-family"><tr><th>{esc(family_word)}</th>{head}<th>{esc(invalid_word)}</th></tr>'
             + "".join(body) + "</table>")
+
+
+HISTORY_CSS = """<style>
+.wb-cards { display: flex; flex-direction: column; gap: .5rem; }
+.wb-card { border: 1px solid rgba(128,128,128,.35); border-radius: .5rem; padding: .45rem .65rem;
+           background: rgba(128,128,128,.04); overflow-wrap: anywhere; line-height: 1.6; }
+.wb-card-adj { border-color: #c9a227; background: rgba(201,162,39,.08); }
+.wb-card-head { display: flex; flex-wrap: wrap; gap: .2rem .6rem; align-items: baseline; }
+.wb-card-who { font-weight: 700; }
+.wb-card-when { color: #666; font-size: .85rem; }
+.wb-card-verdict { font-weight: 600; }
+.wb-card-field { margin-top: .2rem; white-space: pre-wrap; }
+.wb-card-field b { font-weight: 600; }
+</style>"""
+
+
+def history_cards_html(rows: list[dict], *, words: dict[str, str]) -> str:
+    """Reviewers' verdicts as cards (issue 21): who, when, the verdict and
+    corrected answer, then the cause, the full reason and the proposed fix,
+    wrapped (never cut) so a lead can read them at 1024 px.  ``rows``: dicts
+    with ``when, reviewer, verdict, answer, cause, rationale, fix,
+    adjudication``; empty fields are left out (no "None").  Every text is
+    escaped.
+
+    >>> html = history_cards_html([{"when": "2026-01-02 10:00", "reviewer": "<b>Pema</b>", "verdict": "Key wrong",
+    ...     "answer": "B", "cause": None, "rationale": "see " * 40, "fix": None, "adjudication": False}],
+    ...     words={"answer": "Answer", "cause": "Cause", "rationale": "Reason", "fix": "Fix", "adjudication": "Adj."})
+    >>> "&lt;b&gt;Pema" in html, "None" in html, html.count("see ")
+    (True, False, 40)
+    """
+    out = [HISTORY_CSS, '<div class="wb-cards" data-testid="wb-history">']
+    for r in rows:
+        adj = bool(r.get("adjudication"))
+        verdict = esc(r.get("verdict") or "") + (f" → {esc(r['answer'])}" if r.get("answer") else "")
+        out.append(f'<div class="wb-card{" wb-card-adj" if adj else ""}"><div class="wb-card-head">'
+                   f'<span class="wb-card-who">{esc(r.get("reviewer") or "")}</span>'
+                   f'<span class="wb-card-verdict">{verdict}</span>'
+                   + (f'<span class="wb-badge" style="background:#f4e3a1">{esc(words["adjudication"])}</span>' if adj else "")
+                   + f'<span class="wb-card-when">{esc(r.get("when") or "")}</span></div>')
+        for key in ("cause", "rationale", "fix"):
+            if r.get(key):
+                out.append(f'<div class="wb-card-field"><b>{esc(words[key])}:</b> {esc(r[key])}</div>')
+        out.append("</div>")
+    out.append("</div>")
+    return "".join(out)

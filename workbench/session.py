@@ -1,8 +1,21 @@
 """Per-browser-session state of the workbench: which database, who is signed
 in (account, role, signed session token), the current queue filter and item.  No SQL here: every read and write is
-a call into ``audit`` that opens the DuckDB file for that one operation."""
+a call into ``audit`` that opens the DuckDB file for that one operation.
+
+Sessions are never carried by the address: the signed token lives in this
+browser's cookie ``wb_session`` (``SameSite=Strict``, path ``/``), read by
+the server only from the WebSocket handshake (``st.context.cookies``), so
+an address copied into another browser signs nobody in, and no token
+appears in an address, a referrer or a server log.  A session ends on
+sign-out (the account's session epoch is raised and the cookie deleted) and
+after :data:`IDLE_MINUTES` without activity (``$WORKBENCH_IDLE_MINUTES``):
+the cookie expires after that idle time and is renewed while the reviewer
+works, and a browser tab left open that long is signed out at its next
+click."""
 from __future__ import annotations
 
+import json
+import os
 import time
 from pathlib import Path
 
@@ -20,8 +33,26 @@ K_PAGE_NO = "wb_page_no"
 K_ROLE = "wb_role"
 K_TOKEN = "wb_token"
 K_CHECKED = "wb_checked_at"
-TOKEN_PARAM = "s"                 # the signed session token in the address
+K_ACTIVE = "wb_active_at"         # monotonic time of this session's last run
+K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
+K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
+K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
+COOKIE = "wb_session"
+LEGACY_PARAM = "s"                # the address carried the token before; now ignored and removed
 RECHECK_SECONDS = 120.0
+COOKIE_RENEW_SECONDS = 300.0
+
+
+def idle_minutes() -> float:
+    """Minutes without activity after which a session ends
+    (``$WORKBENCH_IDLE_MINUTES``, default 30; at least 1)."""
+    try:
+        return max(1.0, float(os.environ.get("WORKBENCH_IDLE_MINUTES", "30")))
+    except ValueError:
+        return 30.0
+
+
+IDLE_MINUTES = idle_minutes()
 
 
 def db_path() -> Path:
@@ -59,19 +90,37 @@ def demo_accounts() -> list[tuple[str, str, str]]:
         return []
 
 
-def ensure_db() -> bool:
-    """Make sure the database exists; True when it holds only the demo
-    benchmark (just built, or built on an earlier start)."""
+@st.cache_data(ttl=15, show_spinner=False)
+def _only_demo(path: str, stat: tuple) -> bool:
     from audit.demo import DEMO_BENCHMARK
 
+    return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
+
+
+def ensure_db() -> bool:
+    """Make sure the database exists; True when it holds only the demo
+    benchmark (just built, or built on an earlier start) — the demo banner
+    goes as soon as a real benchmark is imported."""
     path = db_path()
-    if _ensure_db(str(path)):
-        return True
+    _ensure_db(str(path))
     try:
-        st.session_state["wb_demo"] = audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
+        st.session_state["wb_demo"] = _only_demo(str(path), file_stat(path))
     except audit.DatabaseLockedError:
         pass  # another program holds the file: keep what we knew; the page says it is busy
     return bool(st.session_state.get("wb_demo"))
+
+
+def file_stat(path: Path | str) -> tuple:
+    """(mtime_ns, size) of the database file and of its write-ahead log
+    (zeros for a missing one): changes with any program's write."""
+    out: list = []
+    for p in (str(path), str(path) + ".wal"):
+        try:
+            s = os.stat(p)
+            out += [s.st_mtime_ns, s.st_size]
+        except OSError:
+            out += [0, 0]
+    return tuple(out)
 
 
 def reviewer() -> str | None:
@@ -117,11 +166,38 @@ def accounts_exist() -> bool | None:
 
 
 def _signed_in(account, token: str) -> None:
+    owner = st.session_state.pop(K_DRAFTS_OWNER, None)
+    if owner is not None and owner.casefold() != account.name.casefold():   # not theirs: drop the drafts
+        for k in [k for k in st.session_state.keys() if str(k).startswith("draft::") or k == K_CURRENT]:
+            del st.session_state[k]
     st.session_state[K_REVIEWER] = account.name
     st.session_state[K_ROLE] = audit.review.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
     st.session_state[K_CHECKED] = time.monotonic()
-    st.query_params[TOKEN_PARAM] = token
+    st.session_state[K_ACTIVE] = time.monotonic()
+    if st.session_state.get(K_COOKIE_AT) is None or st.session_state.get("wb_cookie_token") != token:
+        st.session_state[K_COOKIE_OP] = ("set", token)
+
+
+def cookie_script() -> str | None:
+    """The ``<script>`` that writes or deletes this browser's session cookie,
+    when one is due (after sign-in, every few minutes while working, on
+    sign-out); None otherwise.  The token is a signed ASCII string
+    (base64url and dots), embedded as a JSON string."""
+    op = st.session_state.pop(K_COOKIE_OP, None)
+    if op is None and reviewer() and st.session_state.get(K_TOKEN) and \
+            time.monotonic() - st.session_state.get(K_COOKIE_AT, 0.0) > COOKIE_RENEW_SECONDS:
+        op = ("set", st.session_state[K_TOKEN])
+    if op is None:
+        return None
+    kind, token = op
+    if kind == "set":
+        st.session_state[K_COOKIE_AT] = time.monotonic()
+        st.session_state["wb_cookie_token"] = token
+        value = f"{COOKIE}=' + encodeURIComponent({json.dumps(token)}) + '; Max-Age={int(IDLE_MINUTES * 60)}"
+    else:
+        value = f"{COOKIE}=; Max-Age=0"
+    return f"<script>document.cookie = '{value}; Path=/; SameSite=Strict';</script>"
 
 
 def sign_in(name: str, password: str) -> None:
@@ -140,32 +216,55 @@ def sso_configured() -> bool:
         return False
 
 
+def _cookie_token() -> str | None:
+    try:
+        token = st.context.cookies.get(COOKIE)
+    except Exception:  # noqa: BLE001 - no client context (tests without a browser)
+        return None
+    if not isinstance(token, str) or not token or token in st.session_state.get(K_DEAD, ()):
+        return None   # (Streamlit's AppTest hands out mock objects here)
+    return token
+
+
+def _idle() -> bool:
+    return time.monotonic() - st.session_state.get(K_ACTIVE, time.monotonic()) > IDLE_MINUTES * 60
+
+
 def restore() -> str | None:
-    """Resume the session from the signed token in the address (``?s=…``,
-    so a reload keeps the reviewer signed in) or from single sign-on, and
-    keep the token in the address on every page.  The token is checked
-    again every few minutes, so a disabled account or a reset password
-    ends the session.  Returns a message when a session was refused."""
-    token = st.query_params.get(TOKEN_PARAM)
+    """Resume the session: the signed-in state of this browser session,
+    else the signed token in this browser's cookie (so a reload keeps the
+    reviewer signed in), else single sign-on.  A token in the address
+    (``?s=…``, as older versions wrote) is removed and never honoured.  The
+    token is checked again every few minutes, so a disabled account or a
+    reset password ends the session; so does :data:`IDLE_MINUTES` without
+    activity.  Returns a message when a session was refused or ended."""
+    if LEGACY_PARAM in st.query_params:
+        del st.query_params[LEGACY_PARAM]
     if reviewer():
+        if _idle():
+            _end_here(keep_drafts=True)
+            return "session.idle"
+        st.session_state[K_ACTIVE] = time.monotonic()
         if time.monotonic() - st.session_state.get(K_CHECKED, 0.0) > RECHECK_SECONDS:
             try:
                 _signed_in(audit.review.verify_session(st.session_state[K_TOKEN], db=db_path()),
                            st.session_state[K_TOKEN])
             except audit.SignInError as exc:
-                _forget()
+                _end_here()
                 return str(exc)
             except audit.AuditError:
                 pass  # the file is busy: keep the session, check again next time
-        if token != st.session_state[K_TOKEN]:
-            st.query_params[TOKEN_PARAM] = st.session_state[K_TOKEN]
         return None
+    token = _cookie_token()
     if token:
         try:
             _signed_in(audit.review.verify_session(token, db=db_path()), token)
+            st.session_state[K_COOKIE_AT] = time.monotonic()
+            st.session_state["wb_cookie_token"] = token
+            st.session_state.pop(K_COOKIE_OP, None)
             return None
         except audit.SignInError as exc:
-            del st.query_params[TOKEN_PARAM]
+            _forget(token)
             return str(exc)
         except audit.AuditError as exc:
             return str(exc)
@@ -183,20 +282,37 @@ def restore() -> str | None:
 
 
 def with_token(params: dict[str, str]) -> dict[str, str]:
-    """``params`` plus the session token, for pages that replace the address
-    (``st.query_params.from_dict``, ``st.switch_page(query_params=…)``): a
-    reload of the new address keeps the reviewer signed in.  Pages that only
-    set single keys (``st.query_params[k] = v``) need nothing."""
-    token = st.session_state.get(K_TOKEN)
-    return {**params, TOKEN_PARAM: token} if token and reviewer() else dict(params)
+    """``params`` unchanged: the session no longer travels in the address
+    (kept for callers written when it did)."""
+    return dict(params)
 
 
-def _forget() -> None:
+_KEEP = ("wb_demo", "wb_lang", K_DEAD)
+
+
+K_DRAFTS_OWNER = "wb_drafts_owner"  # whose unsaved drafts survived an idle sign-out
+
+
+def _forget(token: str | None = None, keep_drafts: bool = False) -> None:
+    """Forget this browser session's state (the interface language stays),
+    remember ``token`` as ended and delete the cookie on the next run.
+    ``keep_drafts``: keep the unsaved verdict drafts and the open item for
+    the same account's next sign-in (an idle sign-out loses no work)."""
+    dead = set(st.session_state.get(K_DEAD, ())) | {st.session_state.get(K_TOKEN), token}
+    owner = reviewer() if keep_drafts else None
     for k in list(st.session_state.keys()):
-        if k != "wb_demo":
+        draft = str(k).startswith("draft::") or k == K_CURRENT
+        if k not in _KEEP and not (owner and draft):
             del st.session_state[k]
-    if TOKEN_PARAM in st.query_params:
-        del st.query_params[TOKEN_PARAM]
+    if owner:
+        st.session_state[K_DRAFTS_OWNER] = owner
+    st.session_state[K_DEAD] = {d for d in dead if d}
+    st.session_state[K_COOKIE_OP] = ("clear", None)
+
+
+def _end_here(keep_drafts: bool = False) -> None:
+    """End the session of this browser (idle, or its token refused)."""
+    _forget(keep_drafts=keep_drafts)
 
 
 def sign_out() -> bool:

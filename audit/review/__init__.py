@@ -98,3 +98,12 @@ from audit.review._record import CAUSE_VERDICTS, inconsistent_reviews, review_in
 
 __all__ += ["check_session_key", "session_key_path", "CAUSE_VERDICTS", "inconsistent_reviews",
             "review_inconsistencies"]
+
+# A review campaign set up in the browser (issue 21): queue entry, assignments, progress per subject, roles.
+from audit.review._accounts import set_role  # noqa: E402
+from audit.review._campaign import (  # noqa: E402
+    QueueEntry, assign, get_queue_entry, list_assignments, progress_by_subject, set_queue_entry, unassign,
+)
+
+__all__ += ["set_role", "QueueEntry", "assign", "get_queue_entry", "list_assignments", "progress_by_subject",
+            "set_queue_entry", "unassign"]

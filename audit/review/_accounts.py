@@ -490,3 +490,23 @@ def session_expiry(token: str) -> datetime | None:
         return datetime.utcfromtimestamp(int(json.loads(_unb64(token.split(".")[0]))["e"]))
     except (ValueError, KeyError, TypeError, IndexError):
         return None
+
+
+# ---------------------------------------------------------------- roles (issue 21: the admin page)
+
+def set_role(name: str, role: str, *, actor: str | None = None, db: DbPath = None):
+    """Change an account's role (reviewer / lead / admin); its sessions end
+    so the new role applies at once.  Needs an admin; the last enabled admin
+    keeps the role.  Returns the :class:`audit.review.Account`."""
+    if role not in ROLES:
+        raise InputError(f"unknown role {role!r} (use one of: {', '.join(ROLES)})")
+    with connect(db) as con, transaction(con):
+        require_role(con, actor, "admin", "changing roles")
+        acc = account_from(con, name)
+        if acc is not None and acc.role == "admin" and role != "admin":
+            others = con.execute("SELECT count(*) FROM accounts WHERE role = 'admin' AND NOT disabled "
+                                 "AND name_key <> ?", [_key(acc.name)]).fetchall()[0][0]
+            if not others:
+                raise InputError(f"'{acc.name}' is the last enabled admin and keeps the role")
+        acc = _update(con, name, "role = ?", [role])
+    return Account(acc.name, role, acc.disabled)

@@ -15,6 +15,8 @@ import pandas as pd
 from audit._sql import resolves_benchmark
 from audit.errors import AuditError
 from audit.review._evidence import EVIDENCE_CTE
+from audit.review._accounts import effective_role
+from audit.review._campaign import entry_condition
 from audit.review._common import clean_name, run
 from audit.review._status import (
     AUDIT_CTE, DISPUTED, DONE, NEEDS_SECOND_REVIEW, STATUSES, UNREVIEWED, base_params, required_expr,
@@ -28,8 +30,26 @@ NOT_REVIEWED_BY_ME = "not_reviewed_by_me"
 NEEDS_ME = "needs_me"
 QUEUE_STATUSES = STATUSES + (REVIEWED_BY_ME, NOT_REVIEWED_BY_ME, NEEDS_ME)
 # An item still needs a reviewer's verdict when nobody has settled or disputed
-# it yet and that reviewer has no (non-skip) verdict on it.
+# it yet and that reviewer has no (non-skip) verdict on it; for a reviewer who
+# may adjudicate (a lead or admin), also every disputed item.
 NEEDS_ME_SQL = f"(NOT reviewed_by_me AND status IN ('{UNREVIEWED}', '{NEEDS_SECOND_REVIEW}'))"
+_DISPUTED_SQL = f"(status = '{DISPUTED}')"
+
+
+def _needs_me_sql(may_settle: bool) -> str:
+    return f"({NEEDS_ME_SQL} OR {_DISPUTED_SQL})" if may_settle else NEEDS_ME_SQL
+
+
+def _disputes_first(may_settle: bool) -> str:
+    """ORDER BY prefix: a lead's disputes before everything else."""
+    return f"{_DISPUTED_SQL} DESC, " if may_settle else ""
+
+
+def _may_settle(con, reviewer: str | None) -> bool:
+    """Whether ``reviewer`` is a named lead or admin (not the "anyone" of a
+    database without accounts or lead list)."""
+    name = clean_name(reviewer) if reviewer else None
+    return bool(name) and effective_role(con, name) in ("lead", "admin")
 
 
 @dataclass(frozen=True)
@@ -79,10 +99,12 @@ def _as_list(value) -> list | None:
 
 
 def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structure_suspect,
-                    parallel_mismatch, include: str | None = None, con) -> tuple[str, dict]:
+                    parallel_mismatch, include: str | None = None, may_settle: bool = False,
+                    con) -> tuple[str, dict]:
     """``WITH … queue AS (…)``: the filtered queue as SQL, and its parameters.
     ``include`` (a question id) is kept even when the filters drop it."""
     params = base_params(con, benchmark, reviewer)
+    # a named lead or admin (not "anyone" of a database without accounts or lead list)
     where = []
     tiers = _as_list(tiers)
     if tiers is not None:   # an empty selection matches nothing
@@ -114,8 +136,11 @@ def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, struct
         if NOT_REVIEWED_BY_ME in statuses:
             parts.append("NOT reviewed_by_me")
         if NEEDS_ME in statuses:
-            parts.append(NEEDS_ME_SQL)
+            parts.append(_needs_me_sql(may_settle))
         where.append("(" + " OR ".join(parts) + ")")
+    entry = entry_condition(con, params)          # the campaign: queue entry and assignments
+    if entry != "true":
+        where.append(entry)
     cond = " AND ".join(where) if where else "true"
     sql = f"""
     WITH {summary_ctes()}, {AUDIT_CTE}, {EVIDENCE_CTE},
@@ -182,7 +207,8 @@ def review_queue(
     or several of unreviewed / needs_second_review / disputed / done /
     reviewed_by_me / not_reviewed_by_me / needs_me — the last three need
     ``reviewer``; ``needs_me``: not yet settled or disputed and without a
-    verdict by ``reviewer``),
+    verdict by ``reviewer``, and for a lead or admin also every disputed
+    item, listed first),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
     item has a different key).  ``order`` names an entry of
     :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
@@ -199,9 +225,10 @@ def review_queue(
     adjudicated, last_reviewed_at``.
     """
     with connect(db, read_only=True) as con:
+        lead = NEEDS_ME in (_as_list(status) or []) and _may_settle(con, reviewer)
         rel, params = _queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=status, reviewer=reviewer,
-            structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch, con=con)
+            structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch, may_settle=lead, con=con)
         page = ""
         if limit is not None:
             params["limit"], params["offset"] = int(limit), int(offset)
@@ -209,7 +236,7 @@ def review_queue(
         elif offset:
             params["offset"] = int(offset)
             page = "OFFSET $offset"
-        o = _order_sql(order)
+        o = _disputes_first(lead) + _order_sql(order)
         # Text columns are read for the page only: left(stem) over 100,000
         # Tibetan stems alone costs ~0.5 s.
         sql = f"""{rel},
@@ -289,12 +316,13 @@ def neighbours(
     any more (e.g. it left the "unreviewed" filter when its verdict was
     saved): it keeps its place in the ordering."""
     with connect(db, read_only=True) as con:
+        lead = NEEDS_ME in (_as_list(status) or []) and _may_settle(con, reviewer)
         rel, params = _queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=status, reviewer=reviewer,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
-            include=question_id, con=con)
+            include=question_id, may_settle=lead, con=con)
         params["question_id"] = question_id
-        o = _order_sql(order)
+        o = _disputes_first(lead) + _order_sql(order)
         sql = f"""{rel}
         SELECT prev_id, next_id FROM (
             SELECT question_id, lag(question_id) OVER w AS prev_id, lead(question_id) OVER w AS next_id
@@ -318,7 +346,8 @@ def next_for_reviewer(
 ) -> str | None:
     """The next item (in the queue order, within the filters) that still
     needs ``reviewer``'s verdict — unreviewed or waiting for a second review,
-    and not yet reviewed by them.  ``after``: start looking after this item
+    and not yet reviewed by them; for a lead or admin, the disputed items
+    they may settle come first (issue 21).  ``after``: start looking after this item
     (wrapping round to the top of the queue); None: the first such item.
     None when nothing is left for this reviewer.  One query.
 
@@ -331,18 +360,21 @@ def next_for_reviewer(
     if not name:
         raise AuditError("next_for_reviewer needs the reviewer's name")
     with connect(db, read_only=True) as con:
+        lead = _may_settle(con, name)
         rel, params = _queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=None, reviewer=name,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=after, con=con)
         params["after"] = after
-        o = _order_sql(order)
+        o = _disputes_first(lead) + _order_sql(order)
+        dispute = _DISPUTED_SQL if lead else "false"
         sql = f"""{rel},
-        ranked AS (SELECT question_id, {NEEDS_ME_SQL} AS needs, row_number() OVER (ORDER BY {o}) AS pos FROM queue),
+        ranked AS (SELECT question_id, {_needs_me_sql(lead)} AS needs, {dispute} AS dispute,
+                          row_number() OVER (ORDER BY {o}) AS pos FROM queue),
         here AS (SELECT coalesce(max(pos) FILTER (WHERE question_id = $after), 0) AS p FROM ranked)
         SELECT question_id FROM ranked, here
         WHERE needs AND question_id IS DISTINCT FROM $after
-        ORDER BY (pos <= here.p), pos
+        ORDER BY dispute DESC, (pos <= here.p), pos
         LIMIT 1"""
         rows = run(con, sql, params).fetchall()
     return rows[0][0] if rows else None

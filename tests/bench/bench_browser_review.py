@@ -24,6 +24,12 @@ server and everything together used), and the load average before and after
 Targets: median ≤ 600 ms and p90 ≤ 1 s alone; median ≤ 1 s with 5 reviewers.
 
     python tests/bench/bench_browser_review.py [--db PATH] [--repeat 12] [--reviewers 5] [--think 0 --think 3]
+    python tests/bench/bench_browser_review.py --db PATH --base DIR [--rounds 4] [--repeat 6]
+
+``--base DIR``: side by side with the code in DIR (e.g. main's, from
+``git archive main | tar -x -C DIR``) in one run, alternating rounds, each
+server on its own copy of the database; fails when this tree is more than
+10 % slower on any action.
 
 The reviewers at once act back to back by default: a worst case in which 5
 browsers and the server share this machine's cores.  ``--think S`` paces
@@ -66,17 +72,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db: Path) -> tuple[subprocess.Popen, str]:
+def start_server(db: Path, repo: Path = REPO) -> tuple[subprocess.Popen, str]:
+    """``streamlit run`` of ``repo``'s workbench (this tree by default) on ``db``."""
     port = _free_port()
     env = {**os.environ, "AUDIT_DB": str(db), "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-           "PYTHONPATH": str(REPO)}
+           "PYTHONPATH": str(repo)}
     env.pop("WORKBENCH_PASSCODE", None)
     log = open(db.parent / "streamlit.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "workbench" / "app.py"), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(repo / "workbench" / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -255,6 +262,50 @@ def report(title: str, out: dict[str, list[float]], median_limit: float, p90_lim
     return ok
 
 
+def compare(db: Path, base_repo: Path, repeat: int, rounds: int) -> int:
+    """Side by side in one run: the code in ``base_repo`` (e.g. ``git archive
+    main``) and this tree, each on its own copy of ``db``, one reviewer,
+    ``rounds`` alternating rounds of ``repeat`` loops (so a change in the
+    machine's load hits both alike).  Prints each action's median for both
+    and the ratio; exit 1 when this tree is more than 10 % slower."""
+    dbs = {}
+    for name in ("base", "this"):
+        d = db.parent / name
+        d.mkdir()
+        shutil.copy(db, d / db.name)
+        if Path(str(db) + ".wal").exists():
+            shutil.copy(str(db) + ".wal", str(d / db.name) + ".wal")
+        dbs[name] = d / db.name
+        _accounts(dbs[name], ["Bench Alone"])
+    servers = {"base": start_server(dbs["base"], base_repo), "this": start_server(dbs["this"])}
+    out = {n: {a: [] for a in ACTIONS} for n in servers}
+    errors: list[str] = []
+    try:
+        print(f"load average before: {os.getloadavg()}")
+        for r in range(rounds):
+            for name in (("base", "this") if r % 2 == 0 else ("this", "base")):
+                reviewer_loop(servers[name][1], "Bench Alone", repeat, out[name], errors)
+        worst = 0.0
+        print(f"side by side, 1 reviewer, {rounds} alternating rounds × {repeat} loops "
+              f"(base: {base_repo}; this: {REPO})")
+        for a in ACTIONS:
+            b, t = statistics.median(out["base"][a]), statistics.median(out["this"][a])
+            worst = max(worst, t / b)
+            print(f"  {a:<16} base median {b * 1000:6.0f} ms p90 {_p90(out['base'][a]) * 1000:6.0f} ms · "
+                  f"this median {t * 1000:6.0f} ms p90 {_p90(out['this'][a]) * 1000:6.0f} ms · ratio {t / b:.2f}")
+        print(f"load average after: {os.getloadavg()}")
+        for e in errors:
+            print("error:", e)
+    finally:
+        for proc, _ in servers.values():
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    return 0 if worst <= 1.10 and not errors else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path, help="an analysed scale database (copied first)")
@@ -265,6 +316,9 @@ def main(argv=None) -> int:
     ap.add_argument("--think", type=float, action="append", default=None,
                     help="seconds (±50%%) each of the reviewers at once spends before an action, as a person "
                          "reading the item does; repeat for several runs (default: 0, back to back)")
+    ap.add_argument("--base", type=Path, help="a checkout of the code to compare with, side by side in one "
+                    "run (e.g. `git archive main | tar -x -C DIR`); only the one-reviewer loop is timed")
+    ap.add_argument("--rounds", type=int, default=4, help="alternating rounds with --base")
     args = ap.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_browser_"))
@@ -280,6 +334,11 @@ def main(argv=None) -> int:
         build_scale_db(db, args.questions, args.models, analyze=True)
     import audit
 
+    if args.base:
+        try:
+            return compare(db, args.base.resolve(), args.repeat, args.rounds)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     for bench in audit.review.list_benchmarks(db=db):
         print(f"database: {db}: {bench}, {audit.review.queue_progress(bench, tiers=None, db=db).total:,} questions")
     _accounts(db, ["Bench Alone"] + [f"Bench Reviewer {i + 1}" for i in range(args.reviewers)])

@@ -24,6 +24,40 @@ DEFAULT = "en"
 K_LANG = "wb_lang"
 
 
+def from_accept_language(header: str | None) -> str | None:
+    """The interface language a browser asks for in its ``Accept-Language``
+    header (RFC 9110 §12.5.4: the highest ``q`` first, ties in order), or
+    None when it names none of :data:`LANGUAGES`.  Any Chinese tag reads as
+    simplified Chinese, any ``bo`` tag as Tibetan.
+
+    >>> from_accept_language("bo-CN,bo;q=0.9,en;q=0.8")
+    'bo'
+    >>> from_accept_language("fr-FR, zh-TW;q=0.8, en;q=0.5")
+    'zh-Hans'
+    >>> from_accept_language("en;q=0.2, bo;q=0.7"), from_accept_language("de") is None
+    ('bo', True)
+    """
+    if not header:
+        return None
+    ranked = []
+    for i, part in enumerate(str(header).split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        ranked.append((-q, i, tag.strip().lower()))
+    for neg_q, _, tag in sorted(ranked):
+        primary = tag.split("-")[0]
+        if neg_q < 0 and primary in ("en", "bo"):
+            return primary
+        if neg_q < 0 and primary == "zh":
+            return "zh-Hans"
+    return None
+
+
 def messages(lang: str) -> dict[str, str]:
     """The catalogue of ``lang`` (English for an unknown code)."""
     return CATALOGUES.get(lang, en).MESSAGES

@@ -20,19 +20,27 @@ LOCKED_MESSAGE = i18n.translate("common.locked", "en")
 
 def lang() -> str:
     """The interface language of this browser session: the choice made in
-    the switch, else the signed-in reviewer's stored setting, else English."""
+    the switch (before or after signing in), else the signed-in reviewer's
+    stored setting, else the browser's ``Accept-Language``, else English."""
     cur = st.session_state.get(i18n.K_LANG)
     if cur in i18n.LANGUAGES:
         return cur
     me = session.reviewer()
-    stored = None
-    if me:
+    if me and st.session_state.get("wb_lang_loaded") != me:
+        st.session_state["wb_lang_loaded"] = me
         try:
             stored = audit.review.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
-    st.session_state[i18n.K_LANG] = stored or i18n.DEFAULT
-    return st.session_state[i18n.K_LANG]
+        if stored in i18n.LANGUAGES:
+            st.session_state[i18n.K_LANG] = stored
+            return stored
+    try:
+        header = st.context.headers.get("Accept-Language")
+        asked = i18n.from_accept_language(header) if isinstance(header, str) else None
+    except Exception:  # noqa: BLE001 - no browser (AppTest)
+        asked = None
+    return asked or i18n.DEFAULT
 
 
 def t(key: str, /, **kwargs: object) -> str:
@@ -47,6 +55,14 @@ def label(kind: str, code: str | None) -> str:
         return ""
     return i18n.translate(f"{kind}.{code}", lang()) if f"{kind}.{code}" in i18n.en.MESSAGES else \
         audit.words.label(kind, code)
+
+
+def subject_name(code: str | None) -> str:
+    """A subject in plain words in the session's language (CMMLU's own
+    Chinese names in Chinese and Tibetan; see :mod:`workbench.subjects`)."""
+    from workbench.subjects import subject_name as _name
+
+    return _name(code, lang())
 
 
 def columns(df):
@@ -67,15 +83,62 @@ def _language_changed() -> None:
             pass  # the session keeps the choice; the stored setting waits for the next switch
 
 
-def language_switch() -> None:
-    """The language selector in the sidebar (per user)."""
+def language_switch(where=None) -> None:
+    """The language selector (per user): in the sidebar, or in ``where``
+    (the sign-in page, before anyone is signed in)."""
     cur = lang()
     st.session_state["wb_lang_switch"] = cur
-    with st.sidebar:
+    with where if where is not None else st.sidebar:
         st.selectbox(t("lang.label"), list(i18n.LANGUAGES), format_func=i18n.LANGUAGES.get,
                      key="wb_lang_switch", on_change=_language_changed)
         if cur != "en":
             st.caption(t("lang.draft"))
+
+
+_SESSION_MESSAGES = {  # audit's sign-in refusals → catalogue keys
+    "your session has expired; please sign in again": "session.expired",
+    "this session has ended; please sign in again": "session.ended",
+    "this sign-in link is not valid; please sign in again": "session.invalid",
+}
+
+
+def session_message(message: str, idle_minutes: float) -> str:
+    """A refused or ended session in the interface language."""
+    if message == "session.idle":
+        return t("session.idle", n=int(idle_minutes))
+    key = _SESSION_MESSAGES.get(message)
+    return t(key) if key else render.md(message)
+
+
+# Tibetan needs room: stacked letters above and below the line (issue 21).
+_TIBETAN_UI_CSS = """<style>
+.stApp, .stApp button, .stApp input, .stApp textarea, .stApp label, .stApp p, .stApp li, .stApp td, .stApp th,
+.stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp .wb-qrow {
+    font-family: "Noto Serif Tibetan", "Jomolhari", "Source Sans Pro", system-ui, sans-serif; }
+:where(.stApp) :where(p, li, td, th, label, button, input, textarea, h1, h2, h3, h4, h5, h6, div, span, small) {
+    line-height: 1.7 !important; }
+:where(.stApp *) { font-size: max(1em, 16px) !important; }
+.stApp h1 { font-size: 2.2rem !important; } .stApp h3 { font-size: 1.5rem !important; }
+.stApp h4 { font-size: 1.3rem !important; } .stApp h5 { font-size: 1.15rem !important; }
+.stApp button p { padding-top: .15rem; padding-bottom: .15rem; }
+</style>"""
+
+# The verdict panel stays in view while the item scrolls (1024 × 768 and up).
+_STICKY_CSS = """<style>
+@media (min-width: 1000px) {
+  .st-key-item_side { position: sticky; top: 3.9rem; align-self: flex-start;
+                      max-height: calc(100vh - 4.3rem); overflow-y: auto; }
+  .st-key-item_side { align-self: flex-start; }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-item_side) { flex: 1 1 auto; }
+}
+.st-key-wb_cookie { display: none; }
+</style>"""
+
+
+def typography() -> None:
+    """Page-wide CSS of the interface language (line height ≥ 1.6 and no
+    text under 16 px for Tibetan) and the sticky verdict panel."""
+    st.html(_STICKY_CSS + (_TIBETAN_UI_CSS if lang() == "bo" else ""))
 
 
 def glossary() -> None:
@@ -128,19 +191,12 @@ _WRITES = [0]  # bumped by this process's writes (mtime granularity safety)
 _GUARD = threading.Lock()
 _LOCAL: dict = {"stat": None, "external": 0, "other": 0}   # see review_version
 _ITEM_WRITES: dict[tuple[str, str], int] = {}
+_REVIEWER_WRITES: dict[str, int] = {}  # per signed-in account: its own verdicts reach all its tabs at once
 K_MY_WRITES = "wb_my_writes"
 OTHERS_TTL = 20  # seconds: other reviewers' verdicts reach a cached queue page within this
 
 
-def _file_stat(path: str) -> tuple:
-    out: list = []
-    for p in (path, path + ".wal"):
-        try:
-            s = os.stat(p)
-            out += [s.st_mtime_ns, s.st_size]
-        except OSError:
-            out += [0, 0]
-    return tuple(out)
+_file_stat = session.file_stat
 
 
 def note_write(benchmark: str | None = None, question_id: str | None = None) -> None:
@@ -159,8 +215,12 @@ def note_write(benchmark: str | None = None, question_id: str | None = None) -> 
             _ITEM_WRITES[key] = _ITEM_WRITES.get(key, 0) + 1
     try:
         st.session_state[K_MY_WRITES] = st.session_state.get(K_MY_WRITES, 0) + 1
+        me = session.reviewer()
     except Exception:  # noqa: BLE001 — outside a session (background thread)
-        pass
+        me = None
+    if me:
+        with _GUARD:
+            _REVIEWER_WRITES[me.casefold()] = _REVIEWER_WRITES.get(me.casefold(), 0) + 1
 
 
 def data_version(db=None) -> tuple:
@@ -177,7 +237,8 @@ def review_version(db=None, item: tuple[str, str] | None = None) -> tuple:
     throw away everybody's cached queue and items: it changes with every
     write this process did not note as a verdict (another program such as
     an ``audit`` command, an admin page, an export), with this session's own
-    verdicts, and — with ``item`` — with any verdict on that item.  Other
+    verdicts and those of the same account in its other tabs, and — with
+    ``item`` — with any verdict on that item.  Other
     sessions' verdicts on other items reach the cached queue and progress
     when the cache entry expires (``OTHERS_TTL``)."""
     path = str(db or session.db_path())
@@ -190,7 +251,8 @@ def review_version(db=None, item: tuple[str, str] | None = None) -> tuple:
         base = (_LOCAL["external"], _LOCAL["other"])
         if item is not None:
             return (*base, _ITEM_WRITES.get((str(item[0]), str(item[1])), 0))
-    return (*base, st.session_state.get(K_MY_WRITES, 0))
+    me = session.reviewer()
+    return (*base, st.session_state.get(K_MY_WRITES, 0), _REVIEWER_WRITES.get(me.casefold(), 0) if me else 0)
 
 
 @st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=64)

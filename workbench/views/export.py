@@ -9,6 +9,7 @@ import io
 import streamlit as st
 
 import audit
+from workbench import i18n
 from audit._csv import write_csv
 from workbench import session
 from workbench.views import common
@@ -76,7 +77,7 @@ def page() -> None:
         if path:
             from pathlib import Path
 
-            with st.expander("DATASHEET.md", expanded=False):
+            with st.expander("DATASHEET.md", expanded=False):  # a file name, not a path
                 # the datasheet escapes untrusted text itself; no raw HTML is rendered
                 st.markdown((Path(path) / "DATASHEET.md").read_text(encoding="utf-8"))
 
@@ -88,7 +89,9 @@ def page() -> None:
     if versions.empty:
         st.info(t("export.none"))
     else:
-        shown = versions.drop(columns=["data_sha256"])
+        # where the files live on the server is for administrators only
+        shown = versions.drop(columns=["data_sha256"] + ([] if session.is_admin() else
+                                                         [c for c in ("path",) if c in versions.columns]))
         st.dataframe(common.columns(shown), hide_index=True, key="export_versions")
         broken = versions.loc[~versions["intact"], "version"].tolist()
         if broken:
@@ -107,8 +110,10 @@ def page() -> None:
     st.subheader(t("export.new"))
     policies = audit.export.list_policies()
     choices = [p for p in policies["name"] if p != "original"]
-    policy = st.selectbox(t("export.policy"), choices, index=choices.index("default"), key="export_policy")
-    st.caption(policies.set_index("name").loc[policy, "description"])
+    policy = st.selectbox(t("export.policy"), choices, index=choices.index("default"), key="export_policy",
+                          format_func=lambda p: common.label("policy", p) or p)
+    known = f"policy_desc.{policy}" in i18n.en.MESSAGES
+    st.caption(t(f"policy_desc.{policy}") if known else policies.set_index("name").loc[policy, "description"])
     preview = common.call(audit.preview_version, bench, policy=policy, db=db)
     if preview is not None:
         c = preview.attrs["counts"]

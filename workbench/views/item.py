@@ -68,7 +68,14 @@ def _seed(bench: str, qid: str, field: str, default):
 
 
 def _pick_verdict(bench: str, qid: str, verdict: str) -> None:
-    st.session_state[_wkey(bench, qid, "verdict")] = verdict
+    """on_click of a verdict button.  A cause and a corrected answer belong
+    to the verdict they were chosen for: a different verdict clears both."""
+    k = _wkey(bench, qid, "verdict")
+    if st.session_state.get(k) != verdict:
+        for field, empty in (("answer", None), ("cause", NO_CAUSE)):
+            st.session_state[_wkey(bench, qid, field)] = empty
+            _draft(bench, qid)[field] = empty
+    st.session_state[k] = verdict
     _draft(bench, qid)["verdict"] = verdict
 
 
@@ -79,9 +86,11 @@ def _clear_form(bench: str, qid: str) -> None:
 
 
 def _option_shown(view, label: str | None) -> str | None:
-    """An option label as the item shows it (ག for C on a Tibetan item)."""
+    """An option label in the script of the sentence it appears in: ག for C
+    on a Tibetan item in the Tibetan interface; "C (ག)" in the Chinese or
+    English interface (whose sentences are not in Tibetan script)."""
     if label and view.question.script == "Tibt" and label in LATIN_TO_TIBETAN:
-        return LATIN_TO_TIBETAN[label]
+        return LATIN_TO_TIBETAN[label] if common.lang() == "bo" else f"{label} ({LATIN_TO_TIBETAN[label]})"
     return label
 
 
@@ -203,7 +212,7 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
         tier = t("item.not_audited") if a is None or a.tier is None else t("queue.tier_n", n=a.tier)
         st.markdown(f"#### {t('item.heading', qid=render.md(qid))}")
         st.html('<div class="wb-meta" style="font-family:system-ui;color:#555;font-size:.9rem">'
-                + render.esc(t("item.meta", bench=bench, subject=q.subject or "—", tier=tier,
+                + render.esc(t("item.meta", bench=bench, subject=common.subject_name(q.subject) or "—", tier=tier,
                                status=common.label("status", view.status), n=view.n_verdicts, m=view.required))
                 + "</div>")
     with back:
@@ -332,18 +341,16 @@ def _history(view) -> None:
         if not view.n_hidden:
             st.caption(t("item.no_history"))
         return
-    import pandas as pd
-
-    df = pd.DataFrame([{
-        "when": r.created_at, "reviewer": r.reviewer, "verdict": common.label("verdict", r.verdict),
-        "corrected_answer": _option_shown(view, r.corrected_answer),
-        "cause": common.label("cause", r.cause), "rationale": r.rationale,
-        "proposed_fix": r.proposed_fix, "is_adjudication": t("item.yes") if r.is_adjudication else "",
-        "source": r.source,
-    } for r in view.history])
-    st.dataframe(common.columns(df), hide_index=True, width="stretch", key="history_table",
-                 column_config={label_: st.column_config.TextColumn(width="medium")
-                                for label_ in (common.label("column", "rationale"),)})
+    st.html(render.history_cards_html([{
+        "when": r.created_at.strftime("%Y-%m-%d %H:%M") if hasattr(r.created_at, "strftime") else str(r.created_at or ""),
+        "reviewer": r.reviewer, "verdict": common.label("verdict", r.verdict),
+        "answer": _option_shown(view, r.corrected_answer),
+        "cause": common.label("cause", r.cause) if r.cause else None,
+        "rationale": r.rationale, "fix": r.proposed_fix,
+        "adjudication": bool(r.is_adjudication),
+    } for r in view.history], words={
+        "answer": t("item.corrected"), "cause": t("item.cause"), "rationale": t("item.rationale"),
+        "fix": t("item.fix"), "adjudication": t("item.adjudication")}))
 
 
 @st.fragment
@@ -463,7 +470,8 @@ def page() -> None:
         with st.container(key="item_main"):
             _question(view)
             _vote_summary(view)
-            item_evidence.show(bench, qid, db)
+            with st.container(key="item_evidence"):   # its sentences are the statistics engineer's (issue 21)
+                item_evidence.show(bench, qid, db)
             if view.judges:
                 _judges(view)
             if view.families:

@@ -13,6 +13,7 @@ from audit.review import bias_vs_accuracy, report_sections
 from audit.judge import list_judges, list_runs, unparsed_replies
 from workbench import render, session
 from workbench.views import common
+from workbench.views.common import t
 
 def _table(df, **kwargs) -> None:
     """A table with plain column names (the stored names stay in exports)."""
@@ -23,7 +24,9 @@ def _table(df, **kwargs) -> None:
 
 
 def _reading(lines: list[str]) -> None:
-    st.html("".join(f"<p style='margin:0.2rem 0'>{render.esc(line)}</p>" for line in lines))
+    # sentences written by audit.judge (English; marked for the interface-language check)
+    st.html('<div class="wb-reading">' + "".join(f"<p style='margin:0.2rem 0'>{render.esc(line)}</p>"
+                                                for line in lines) + "</div>")
 
 
 def _pct_cols(df, cols):
@@ -35,22 +38,21 @@ def _pct_cols(df, cols):
 
 
 def _agreement_statistics(bench: str, db) -> None:
-    st.caption("Cohen's kappa (statsmodels; asymptotic SE and 95 % Wald CI) between any two raters on the items "
-               "both rated — judges, judges vs the experts' settled verdicts, reviewers, models — and Fleiss' "
-               "kappa for three or more on the items all of them rated. n = number of common items.")
+    st.caption(t("judges.kappa_caption"))
     sections = common.call(report_sections, bench, db=db)
     if sections is None:
         return
     if not sections:
-        st.info("Nothing to compare yet.")
+        st.info(t("judges.nothing"))
     for i, (title, df) in enumerate(sections.items()):
-        st.subheader(title)
+        # section titles written by audit (the library's words, like the reading sentences)
+        st.html(f'<h3 class="wb-reading" style="font-size:1.25rem;margin:.6rem 0 .2rem 0">{render.esc(title)}</h3>')
         _table(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
 
 
 def page() -> None:
     common.css()
-    st.title(common.t("judges.title"))
+    st.title(t("judges.title"))
     db = session.db_path()
     bench = common.benchmark_picker("judge_benchmark")
     if bench is None:
@@ -59,59 +61,49 @@ def page() -> None:
     if judges is None:
         return
     if judges.empty:
-        st.info("No judge verdicts on this benchmark yet. Run a judge with "
-                "`audit judge run --model <provider/model>` or import a methodology file with "
-                "`audit import judge FILE --judge NAME`.")
-        with st.expander("Agreement statistics (models, reviewers)"):
+        st.info(t("judges.none"))
+        with st.expander(t("judges.agreement_expander")):
             _agreement_statistics(bench, db)
         return
-    st.caption("One row per judge and prompt version. Unparseable replies are stored as received and never "
-               "guessed; they are listed under *Unparsed replies*.")
+    st.caption(t("judges.list_caption"))
     _table(judges, hide_index=True, width="stretch", key="judge_list")
     names = list(dict.fromkeys(judges["judge"]))
-    judge = st.selectbox("Judge", names, key="judge_pick")
+    judge = st.selectbox(t("judges.judge"), names, key="judge_pick")
 
     t_bias, t_acc, t_sets, t_multi, t_kappa, t_raw, t_runs = st.tabs(
-        ["Bias", "Bias vs accuracy", "Scenarios and sets", "Several judges", "Agreement statistics",
-         "Unparsed replies", "Runs"])
+        [t("judges.tab_bias"), t("judges.tab_acc"), t("judges.tab_sets"), t("judges.tab_multi"),
+         t("judges.tab_kappa"), t("judges.tab_raw"), t("judges.tab_runs")])
 
     with t_bias:
         rep = common.call(judge_bias, bench, judge, db=db)
         if rep is not None:
             if rep.self_family:
-                st.warning(f"The judge belongs to the {rep.judge_family} family, whose models are among those "
-                           "judged: agreement with them may be self-preference.", icon=":material/warning:")
+                st.warning(t("judges.self_family", family=render.md(rep.judge_family)), icon=":material/warning:")
             _reading(rep.reading)
-            st.subheader("Agreement with each model on the disputed items")
-            st.caption("Share of the items the judge disputes where the model gives the judge's answer "
-                       "(95 % Wilson interval), in %.")
+            st.subheader(t("judges.models_h"))
+            st.caption(t("judges.models_caption"))
             _table(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True,
                          width="stretch", key="judge_models")
-            st.subheader("Family pairs")
-            st.caption("Disputed items split by which family (any of its models) gives the judge's answer. "
-                       "Bias ratio = X only / Y only, exact two-sided binomial test, exact 95 % CI of the ratio. "
-                       "X is the judge's family where the pair contains it.")
+            st.subheader(t("judges.pairs_h"))
+            st.caption(t("judges.pairs_caption"))
             _table(rep.pairs, hide_index=True, width="stretch", key="judge_pairs",
                          column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
 
     with t_acc:
-        st.caption("Needs items with settled expert verdicts. A judge that agrees with its own family where "
-                   "that family is right is accurate, not biased; one that repeats its family's *wrong* "
-                   "answers more than other families' wrong answers is biased.")
+        st.caption(t("judges.acc_caption"))
         acc = common.call(bias_vs_accuracy, bench, judge, db=db)
         if acc is not None:
             _reading(acc.reading)
-            st.subheader("Judge against the experts")
+            st.subheader(t("judges.acc_overall_h"))
             _table(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
-            st.subheader("Accuracy per agreement pattern (disputed items)")
+            st.subheader(t("judges.acc_patterns_h"))
             _table(_pct_cols(acc.patterns, ["accuracy", "accuracy_low", "accuracy_high"]), hide_index=True,
                          width="stretch", key="judge_acc_patterns")
-            st.subheader("Self-preference on errors")
-            st.caption("Items where the family's (or model's) answer is wrong per the experts: how often the "
-                       "judge gives that same wrong answer, in %.")
+            st.subheader(t("judges.errors_h"))
+            st.caption(t("judges.errors_caption"))
             _table(_pct_cols(acc.errors, ["rate", "rate_low", "rate_high"]), hide_index=True,
                          width="stretch", key="judge_acc_errors")
-            with st.expander("Per model"):
+            with st.expander(t("judges.per_model")):
                 _table(_pct_cols(acc.errors_by_model, ["rate", "rate_low", "rate_high"]), hide_index=True,
                              width="stretch", key="judge_acc_models")
 
@@ -124,21 +116,21 @@ def page() -> None:
             sc = js.scenarios
             wide = (sc.assign(accuracy=(sc["conditional_accuracy"] * 100).round(1))
                     .pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False))
-            st.caption("Conditional accuracy (%) per model with the judge's scenarios added.")
+            st.caption(t("judges.scen_caption"))
             _table(wide, width="stretch", key="judge_scen")
 
     with t_multi:
         if len(names) < 2:
-            st.info("Only one judge on this benchmark: run or import another (ideally of another family).")
+            st.info(t("judges.one_judge"))
         else:
-            on = st.radio("Compare", ["answer", "verdict"], horizontal=True, key="judge_on")
+            on = st.radio(t("judges.compare"), ["answer", "verdict"], horizontal=True, key="judge_on",
+                          format_func=lambda x: t(f"judges.compare_{x}"))
             ja = common.call(judge_agreement, bench, on=on, db=db)
             if ja is not None:
                 _reading(ja.reading)
                 _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
-            st.subheader("Cross-family panel")
-            st.caption("One vote per model family (majority of that family's judges); a strict majority of "
-                       "the families decides.")
+            st.subheader(t("judges.panel_h"))
+            st.caption(t("judges.panel_caption"))
             pv = common.call(panel_verdict, bench, db=db)
             if pv is not None:
                 _table(pv["panel_verdict"].value_counts().rename_axis("panel_verdict").reset_index(),
@@ -153,7 +145,7 @@ def page() -> None:
         raw = common.call(unparsed_replies, bench, judge, db=db)
         if raw is not None:
             if raw.empty:
-                st.success("Every reply of this judge was parsed.")
+                st.success(t("judges.all_parsed"))
             for r in raw.head(200).itertuples():
                 st.html(f"<p><b>{render.esc(r.question_id)}</b> · {render.esc(r.parse_error)}</p>")
                 st.code(r.raw_reply or "", language=None)

@@ -12,41 +12,40 @@ import streamlit as st
 import audit
 from workbench import session
 from workbench.views import common
+from workbench.views.common import t
 
 
 def _table(obj) -> None:
     rows = {k: v for k, v in asdict(obj).items() if k not in ("projects",) and not isinstance(v, dict)}
-    st.dataframe([{"": k.replace("_", " "), "value": str(v)} for k, v in rows.items()], hide_index=True)
+    st.dataframe([{"": k.replace("_", " "), t("ls.value"): str(v)} for k, v in rows.items()], hide_index=True)
 
 
 def page() -> None:
-    st.title("Label Studio")
+    common.css()
+    st.title(t("nav.label_studio"))
     db = session.db_path()
-    st.caption("Two-way sync with a Label Studio project: flagged items become tasks, annotations "
-               "become reviews, verdicts saved here become annotations. See the README section "
-               "'Label Studio sync' for the server and webhook settings.")
-    url = st.text_input("Label Studio URL", value=os.environ.get("LABEL_STUDIO_URL", ""),
+    st.caption(t("ls.caption"))
+    url = st.text_input(t("ls.url"), value=os.environ.get("LABEL_STUDIO_URL", ""),
                         placeholder="http://127.0.0.1:8080", key="ls_url")
     env_token = bool(os.environ.get("LABEL_STUDIO_API_KEY"))
     token = None
     if env_token:
-        st.caption("API token: taken from `$LABEL_STUDIO_API_KEY`.")
+        st.caption(t("ls.token_env"))
     else:
-        token = st.text_input("API token (used for this session only, never saved)", type="password",
+        token = st.text_input(t("ls.token"), type="password",
                               key="ls_token") or None
 
     status = common.call(audit.sync.ls_status, url or None, db=db)
     if status is not None and status.url:
-        st.subheader(f"Project {status.project_id}: {status.title}")
+        st.subheader(t("ls.project", id=status.project_id, title=status.title))
         _table(status)
     elif status is not None:
-        st.info("No Label Studio project is connected yet.")
+        st.info(t("ls.none"))
 
     rejected = common.call(audit.sync.ls_rejected, db=db)
     if rejected is not None and not rejected.empty:
-        st.subheader("Annotations not taken")
-        st.caption("These Label Studio annotations are not valid verdicts, so they were not recorded. "
-                   "Correct them in Label Studio and pull again.")
+        st.subheader(t("ls.rejected_h"))
+        st.caption(t("ls.rejected_caption"))
         st.dataframe(rejected[["question_id", "reviewer", "updated_at", "reason"]].rename(columns={
             "question_id": "item", "updated_at": "saved in Label Studio (UTC)"}), hide_index=True,
             key="ls_rejected")
@@ -54,27 +53,25 @@ def page() -> None:
     bench = common.benchmark_picker("ls_benchmark")
     if bench is None:
         return
-    tiers = st.multiselect("Tiers to push", [0, 1, 2, 3, 4, 5], default=[1, 2], key="ls_tiers")
+    tiers = st.multiselect(t("ls.tiers"), [0, 1, 2, 3, 4, 5], default=[1, 2], key="ls_tiers")
     c1, c2, c3, c4 = st.columns(4)
     kw = {"url": url or None, "api_key": token, "db": db}
-    if c1.button("Connect", key="ls_connect", help="Create or find the project for this benchmark"):
+    if c1.button(t("ls.connect"), key="ls_connect", help=t("ls.connect_help")):
         s = common.call(audit.sync.ls_connect, url or None, token, benchmark=bench, db=db,
                         actor=session.reviewer())
         if s:
-            st.success(f"{'Created' if s.created else 'Connected'} project {s.project_id} '{s.title}'.")
-    if c2.button("Push", key="ls_push", help="Items of the chosen tiers as tasks, and verdicts as annotations"):
+            st.success(t("ls.created" if s.created else "ls.connected", id=s.project_id, title=s.title))
+    if c2.button(t("ls.push"), key="ls_push", help=t("ls.push_help")):
         s = common.call(audit.sync.ls_push, bench, tiers=tuple(tiers) or None, progress=False, **kw)
         if s:
-            st.success(f"Tasks: {s.created} created, {s.updated} updated, {s.unchanged} unchanged. "
-                       f"Annotations: {s.annotations_created} created, {s.annotations_updated} updated.")
-    if c3.button("Pull", key="ls_pull", help="New annotations become reviews"):
+            st.success(t("ls.pushed", c=s.created, u=s.updated, n=s.unchanged, ac=s.annotations_created,
+                         au=s.annotations_updated))
+    if c3.button(t("ls.pull"), key="ls_pull", help=t("ls.pull_help")):
         s = common.call(audit.sync.ls_pull, **kw)
         if s:
-            st.success(f"{s.reviews_added} new reviews, {s.conflicts} conflicts, {s.rejected} rejected, "
-                       f"{s.deleted} deletions recorded.")
-    if c4.button("Sync", key="ls_sync", help="Pull, then push"):
+            st.success(t("ls.pulled", r=s.reviews_added, c=s.conflicts, x=s.rejected, d=s.deleted))
+    if c4.button(t("ls.sync"), key="ls_sync", help=t("ls.sync_help")):
         s = common.call(audit.ls_sync, bench, tiers=tuple(tiers) or None, progress=False, **kw)
         if s:
-            st.success(f"Pulled {s.pull.reviews_added} reviews ({s.pull.conflicts} conflicts); pushed "
-                       f"{s.push.created + s.push.updated} tasks and "
-                       f"{s.push.annotations_created + s.push.annotations_updated} annotations.")
+            st.success(t("ls.synced", r=s.pull.reviews_added, c=s.pull.conflicts, t=s.push.created + s.push.updated,
+                         a=s.push.annotations_created + s.push.annotations_updated))

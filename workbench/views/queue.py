@@ -129,7 +129,7 @@ def _filters_ui(benchmark: str, db) -> None:
                        placeholder=t("queue.all_tiers"))
     with c2:
         st.multiselect(t("queue.subject"), _subjects(benchmark, db), key=_bind("f_subjects"), on_change=_store,
-                       args=("f_subjects",), placeholder=t("queue.all_subjects"))
+                       args=("f_subjects",), placeholder=t("queue.all_subjects"), format_func=common.subject_name)
     with c3:
         st.selectbox(t("queue.status"), list(STATUS_FILTERS), key=_bind("f_status"), on_change=_store,
                      args=("f_status",), format_func=lambda s: t("queue.all") if s == "all" else common.label("status", s))
@@ -156,7 +156,7 @@ def _row(r, benchmark: str) -> None:
                   help=t("queue.open_help"), on_click=_open, args=(benchmark, r.question_id))
     with right:
         st.html(render.queue_row_html(
-            subject=r.subject, tier=r.tier, agreement_count=r.agreement_count, n_models=r.n_models,
+            subject=common.subject_name(r.subject), tier=r.tier, agreement_count=r.agreement_count, n_models=r.n_models,
             top_answer=r.top_answer, answer_key=r.answer_key, status=r.status,
             structure_suspect=bool(r.structure_suspect), key_mismatch=r.parallel_key_match is False,
             reviewed_by_me=bool(r.reviewed_by_me), stem=r.stem_preview, script=r.script, language=r.language,
@@ -185,7 +185,8 @@ def page() -> None:
     if prog is not None:
         st.progress(prog.fraction, text=t("queue.progress", reviewed=prog.reviewed, total=prog.total,
                                           done=prog.done, second=prog.needs_second_review,
-                                          disputed=prog.disputed) + "; " + t("queue.progress_you", n=prog.reviewed_by_me))
+                                          disputed=prog.disputed) + t("queue.progress_sep")
+                    + t("queue.progress_you", n=prog.reviewed_by_me))
     st.session_state.setdefault(session.K_PAGE_NO, 1)
     page_no = max(1, int(st.session_state[session.K_PAGE_NO]))
     df = common.call(common.cached_queue, benchmark, str(db), version, common.freeze(flt), PAGE_SIZE + 1,
