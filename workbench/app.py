@@ -36,6 +36,7 @@ keep_reads_open(READS_IDLE_SECONDS)
 
 try:
     demo = session.ensure_db()
+    audit.review.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
 except audit.AuditError as exc:
     st.error(t("app.db_error", error=render.md(exc)))
     st.stop()
