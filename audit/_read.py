@@ -18,6 +18,7 @@ import csv
 import json
 import os
 import re
+import tempfile
 import stat
 import unicodedata
 from pathlib import Path
@@ -121,22 +122,69 @@ def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
         raise InputError("the file is empty", path=path)
 
 
+class _NotANumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str):
+    raise _NotANumber(name)
+
+
+#: A JSON decoder that refuses ``NaN``, ``Infinity`` and ``-Infinity``
+#: (Python's json accepts them; they are not JSON and never a value here).
+STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def _deep_line(text: str, limit: int = 500) -> int | None:
+    """The line on which *text*'s brackets first nest deeper than *limit*
+    (strings skipped); None when they never do."""
+    depth, line, in_str, esc = 0, 1, False, False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def load_json(text: str, path: str | os.PathLike, line: int | None = None) -> Any:
-    """``json.loads`` whose failures (bad JSON, nesting too deep to parse)
-    are an InputError naming the file and line.
+    """``json.loads`` whose failures (bad JSON, ``NaN``/``Infinity``, nesting
+    too deep to parse) are an InputError naming the file and line.
 
     >>> load_json("[" * 100000, "x.json")
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: x.json: JSON nested too deeply to read (more than ~1000 levels)
+    audit.errors.InputError: x.json:1: JSON nested too deeply to read (more than ~1000 levels)
+    >>> load_json('{"a": NaN}', "x.jsonl", 3)
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: x.jsonl:3: NaN is not a JSON value (write the number, or null for none)
     """
     try:
-        return json.loads(text)
+        return STRICT_JSON.decode(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=where) from None
+    except _NotANumber as exc:
+        raise InputError(f"{exc} is not a JSON value (write the number, or null for none)", path=path,
+                         line=line) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path, line=line) from None
+        where = (line - 1 if line else 0) + (_deep_line(text) or 1)
+        raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
+                         line=where) from None
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -193,19 +241,38 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(f"cannot read Parquet: {exc}", path=p) from None
         if df.empty:
             raise InputError("the file has no rows", path=p)
+        _refuse_reserved(df.columns, p)
         df["_line"] = range(1, len(df) + 1)
         return df
     if suffix in (".jsonl", ".ndjson", ".json"):
         rows, lines = [], []
         for no, obj in read_jsonl(p):
+            reserved = RESERVED_FIELDS.intersection(obj)
+            if reserved:
+                raise InputError(f"the record has a field '{sorted(reserved)[0]}': names starting with '_line' "
+                                 f"and '_source' are reserved; rename it with --map", path=p, line=no)
             rows.append(obj)
             lines.append(no)
-        df = pd.DataFrame(rows)
+        # object columns: a whole number stays exact (a column of large ids
+        # with one missing value would otherwise become float64)
+        df = pd.DataFrame(rows, dtype=object)
         df["_line"] = lines
         return df
     if suffix in (".csv", ".tsv", ".txt"):
         return read_csv(p, sep="\t" if suffix == ".tsv" else ",")
     raise InputError(f"unsupported file type '{suffix}' (use .csv, .jsonl or .parquet)", path=p)
+
+
+#: Columns the readers add (``_line``) or importers use internally
+#: (``_source``, ``_row``, ``_file``); an input field of that name is refused.
+RESERVED_FIELDS = frozenset({"_line", "_source", "_row", "_file"})
+
+
+def _refuse_reserved(columns, path) -> None:
+    reserved = sorted(RESERVED_FIELDS.intersection(columns))
+    if reserved:
+        raise InputError(f"the file has a field '{reserved[0]}': the names {', '.join(sorted(RESERVED_FIELDS))} are "
+                         "reserved for the importer's own bookkeeping; rename it with --map", path=path)
 
 
 def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set[str] | None = None) -> None:
@@ -243,6 +310,7 @@ def csv_header(path: Path, sep: str = ",") -> list[str]:
         if h in seen:
             raise InputError(f"the header names column '{h}' twice", path=path, line=1)
         seen.add(h)
+    _refuse_reserved(header, f"{path}:1")
     return header
 
 
@@ -273,7 +341,7 @@ def csv_scan_sql(path: Path, header: list[str], sep: str = ",") -> str:
     cell may be as long as the file."""
     size = max(path.stat().st_size + 1, 2_097_152)
     cols = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header))) + "}"
-    lit = "'" + str(path).replace("'", "''") + "'"
+    lit = duck_path(path)
     delim = "\\t" if sep == "\t" else sep
     return (f"read_csv({lit}, header = true, delim = E'{delim}', quote = '\"', escape = '\"', columns = {cols}, "
             f"auto_detect = false, strict_mode = true, null_padding = false, max_line_size = {size}, "
@@ -351,7 +419,7 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
     >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
     [(2, {'a': 1}), (3, {'a': 2})]
     """
-    dec = json.JSONDecoder()
+    dec = STRICT_JSON
     i = text.index("[") + 1
     n = len(text)
     line = 1 + text.count("\n", 0, i)
@@ -364,6 +432,9 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             raise InputError("not valid JSON (the array is not closed with ']')", path=path,
                              line=line + text.count("\n", last, n))
         if text[i] == "]":
+            if expect_value and last != text.index("[") + 1:
+                raise InputError("not valid JSON (a ',' before the closing ']': trailing commas are not JSON)",
+                                 path=path, line=line + text.count("\n", last, i))
             rest = text[i + 1:].strip()
             if rest:
                 raise InputError("not valid JSON (text after the closing ']')", path=path,
@@ -382,8 +453,46 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             obj, end = dec.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        except _NotANumber as exc:
+            raise InputError(f"{exc} is not a JSON value (write the number, or null for none)", path=path,
+                             line=line) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
+                             line=line - 1 + (_deep_line(text[i:]) or 1)) from None
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object for each record of the array", path=path, line=line)
         yield line, obj
         i = end
         expect_value = False
+
+
+_GLOB_CHARS = frozenset("*?[]{}~:\\")
+_link_dir: "tempfile.TemporaryDirectory[str] | None" = None
+
+
+def duck_path(path: str | os.PathLike) -> str:
+    """*path* as a DuckDB SQL string literal naming exactly that file.
+
+    DuckDB reads a file name as a pattern (``g[12].csv`` matches ``g1.csv``;
+    ``*``, ``?``, ``{a,b}``, ``~`` and ``scheme://`` too).  A path holding
+    any such character is read through a symbolic link with a plain name in
+    a private temporary folder (removed at exit; a killed process's folder
+    is removed by the next import, see ``audit.ingest._store.sweep_stale``).
+
+    >>> duck_path("/data/q.csv")
+    "'/data/q.csv'"
+    >>> import pathlib, tempfile, duckdb
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "g1.csv").write_text("a\\n1\\n"); _ = (d / "g[12].csv").write_text("a\\n2\\n")
+    >>> duckdb.sql(f"SELECT a FROM read_csv({duck_path(d / 'g[12].csv')})").fetchall()
+    [(2,)]
+    """
+    global _link_dir
+    text = os.path.abspath(os.fspath(path))
+    if not _GLOB_CHARS.intersection(text):
+        return "'" + text.replace("'", "''") + "'"
+    if _link_dir is None:
+        _link_dir = tempfile.TemporaryDirectory(prefix=f"audit-import-{os.getpid()}-")
+    link = Path(_link_dir.name) / f"{len(os.listdir(_link_dir.name))}{Path(text).suffix.lower()}"
+    os.symlink(text, link)
+    return "'" + str(link).replace("'", "''") + "'"

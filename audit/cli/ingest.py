@@ -65,6 +65,33 @@ MapOption = Annotated[Optional[list[str]], typer.Option(
                   "nested objects, e.g. metadata.reference=explanation; SOURCE= drops a field).")]
 MapFileOption = Annotated[Optional[Path], typer.Option(
     "--map-file", help="A mapping file: a JSON object {\"SOURCE\": \"TARGET\"} or SOURCE=TARGET lines.")]
+ReplaceOption = Annotated[bool, typer.Option(
+    "--replace", help="Replace questions already stored under the same id with different content (without it "
+                      "such an import is refused and nothing is written); the replaced items are listed.")]
+KeyBaseOption = Annotated[Optional[int], typer.Option(
+    "--key-base", help="Answers given as option numbers count from 0 or from 1 (default: inferred when the "
+                       "data leaves no doubt, else the import asks for this flag).")]
+IdOption = Annotated[Optional[str], typer.Option(
+    "--id", help="Build each id from a template of field names, plus {file} (the file's stem) and {row} "
+                 "(the record's row, from 0): e.g. '{file}/{row}' or '{subject}-{id}'.  Default: the 'id' "
+                 "field, else the row number; in a folder whose ids collide, '<file>/<id>'.")]
+SetOption = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="FIELD=VALUE: a field with one value for every record (e.g. --set language=kk); repeatable.")]
+
+
+def parse_set(specs: list[str] | None) -> dict[str, str]:
+    """``--set FIELD=VALUE`` pairs → dict (a malformed pair is one line)."""
+    from audit.errors import InputError
+
+    out: dict[str, str] = {}
+    for spec in specs or []:
+        k, sep, v = spec.partition("=")
+        if not sep or not k.strip():
+            raise InputError(f"--set expects FIELD=VALUE (e.g. language=kk), got '{spec}'")
+        if k.strip() in out:
+            raise InputError(f"--set names '{k.strip()}' twice")
+        out[k.strip()] = v.strip()
+    return out
 
 
 def questions(
@@ -75,16 +102,21 @@ def questions(
     map_file: MapFileOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and show the first items as they would be "
                                                            "stored, with their flags; write nothing.")] = False,
+    replace: ReplaceOption = False,
+    key_base: KeyBaseOption = None,
+    id_: IdOption = None,
+    set_: SetOption = None,
     db: DbOption = None,
 ) -> None:
-    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter,
+    """Import a question file (or a folder of them).  Columns: id, question, answer (letter, Tibetan letter,
     0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
     A…F or one 'options' list; optional subject, language, script, explanation.  Other
     field names are read through --map.  A key that is not an option is imported and flagged."""
     from audit.ingest import parse_map
     from audit.ingest import import_questions
 
-    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run)
+    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run,
+                         replace=replace, key_base=key_base, id_template=id_, constants=parse_set(set_))
     if dry_run:
         echo(s.preview_text())
     echo(str(s))
