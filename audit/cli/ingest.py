@@ -231,15 +231,29 @@ def auto(
     model: Annotated[Optional[str], typer.Option(help="Model name, where the format needs one.")] = None,
     accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="TLUE: import even when most items "
                                                  "cannot be split into options.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what was found; write nothing.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Run every check of the real import and say what "
+                                                           "it would do; write nothing.")] = False,
+    replace: ReplaceOption = False,
+    key_base: KeyBaseOption = None,
+    id_: IdOption = None,
+    set_: SetOption = None,
+    skip_unmatched: Annotated[bool, typer.Option(
+        "--skip-unmatched", help="Model outputs linked by their question text: skip (and report) records whose "
+                                 "question is not in the benchmark or matches several items.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Recognise the format (TLUE folder, question file, prediction layouts, HELM,
-    MMLU-Redux, lm-eval, inspect), say what was found, then import it."""
+    """Recognise the format (question files and folders in published layouts — CMMLU, C-Eval,
+    option_1…N columns, choices lists, ARC — TLUE, prediction layouts, model outputs that
+    carry their questions, HELM, MMLU-Redux, lm-eval, inspect), say what was found and the
+    choices made, then import it."""
     from audit.ingest import detect_and_import
     from audit.ingest import parse_map
 
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
-                          accept_suspect=accept_suspect, dry_run=dry_run, db=db)
+                          accept_suspect=accept_suspect, dry_run=dry_run, db=db, replace=replace, key_base=key_base,
+                          id_template=id_, constants=parse_set(set_), skip_unmatched=skip_unmatched)
     echo(str(r.detection))
-    echo("dry run: nothing was written" if r.summary is None else str(r.summary))
+    if r.dry_run:
+        echo(f"dry run: every check of the import passed and nothing was written; it would report: {r.summary}")
+    else:
+        echo(str(r.summary))

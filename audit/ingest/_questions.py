@@ -91,6 +91,10 @@ class QuestionImportSummary:
                  f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
         if self.multi_answer:
             s += f"; {self.multi_answer} with a multi-answer key (scored by exact set match)"
+        if self.id_rule and self.id_rule != "the 'id' field":
+            s += f"; ids: {self.id_rule}"
+        if self.key_base:
+            s += f"; answers: {self.key_base}"
         for src, files in sorted(self.missing_fields.items()):
             s += f"; mapped field '{src}' absent from {len(files)} file(s): {', '.join(files[:5])}"
         if self.dry_run:
@@ -817,5 +821,8 @@ def _file_questions(f: Path, benchmark: str, mapping, constants, key_base, id_te
         indexes = [(r.index, len(r.question.options)) for r in rows if r.index is not None]
         if indexes and not decided:
             base, decided = decide_key_base(indexes), True
+            if base is not None:
+                state.key_base = (f"option numbers counted from {base} (inferred: "
+                                  + ("a 0 occurs)" if base == 0 else "a number equals the count of options, no 0)"))
         yield _finish(rows, base, f)
         del rows, df
