@@ -133,6 +133,9 @@ def _refuse_constant(name: str):
 #: A JSON decoder that refuses ``NaN``, ``Infinity`` and ``-Infinity``
 #: (Python's json accepts them; they are not JSON and never a value here).
 STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)
+#: Python's own reading (``NaN`` → ``float('nan')``), for logs whose writers
+#: emit it (lm-eval's log-likelihoods); the caller must treat NaN as no value.
+_LENIENT_JSON = json.JSONDecoder()
 
 
 def _deep_line(text: str, limit: int = 500) -> int | None:
@@ -160,7 +163,7 @@ def _deep_line(text: str, limit: int = 500) -> int | None:
     return None
 
 
-def load_json(text: str, path: str | os.PathLike, line: int | None = None) -> Any:
+def load_json(text: str, path: str | os.PathLike, line: int | None = None, *, allow_nan: bool = False) -> Any:
     """``json.loads`` whose failures (bad JSON, ``NaN``/``Infinity``, nesting
     too deep to parse) are an InputError naming the file and line.
 
@@ -174,7 +177,7 @@ def load_json(text: str, path: str | os.PathLike, line: int | None = None) -> An
     audit.errors.InputError: x.jsonl:3: NaN is not a JSON value (write the number, or null for none)
     """
     try:
-        return STRICT_JSON.decode(text)
+        return (_LENIENT_JSON if allow_nan else STRICT_JSON).decode(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=where) from None
@@ -208,9 +211,10 @@ def read_text(path: str | os.PathLike) -> str:
     return text
 
 
-def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: str | os.PathLike, *, allow_nan: bool = False) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line (or, for a file
-    holding one JSON array, for each record with the line it starts on)."""
+    holding one JSON array, for each record with the line it starts on).
+    ``NaN``/``Infinity`` are refused unless *allow_nan*."""
     p = Path(path)
     text = read_text(p)
     if not text.strip():
@@ -221,7 +225,7 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        obj = load_json(line, p, no)
+        obj = load_json(line, p, no, allow_nan=allow_nan)
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object on each line", path=p, line=no)
         yield no, obj

@@ -187,7 +187,7 @@ def _cell(v, what: str = "value") -> str | None:
         if v in (float("inf"), float("-inf")):
             raise InputError(f"{what} is {'-' if v < 0 else ''}Infinity, not a value")
         if v.is_integer():
-            if abs(v) > MAX_EXACT_INT:
+            if abs(v) >= MAX_EXACT_INT:
                 raise InputError(f"{what} {v!r} is a number too large to be exact; write it as text")
             v = int(v)
     s = str(v)
