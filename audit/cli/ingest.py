@@ -34,6 +34,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     import_app.command("lm-eval")(lm_eval)
     import_app.command("inspect")(inspect_logs)
     import_app.command("auto")(auto)
+    import_app.command("outputs")(outputs)
 
 
 def tlue(
@@ -219,6 +220,30 @@ def inspect_logs(
     from audit.ingest import import_inspect
 
     echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
+
+
+def outputs(
+    path: Annotated[Path, typer.Argument(help="Model outputs that carry their question (TUMLU: a folder "
+                                              "<setting>/[<org>/]<model>/<subject>.json, or one file): records "
+                                              "with question, choices (as shown), output, answer.")],
+    benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
+    model: Annotated[Optional[str], typer.Option(help="Model name (default: the file's folder path under "
+                                                      "PATH, e.g. org/model).")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Run name (default: the name of the folder PATH, e.g. "
+                                                    "the setting).")] = None,
+    method: Annotated[Method, typer.Option(help="Extraction of the raw outputs.")] = Method.final,
+    skip_unmatched: Annotated[bool, typer.Option(
+        "--skip-unmatched", help="Skip (and report) records whose question is not in the benchmark, matches "
+                                 "several items, or whose item repeats an option text.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import model outputs linked to the items by their question text (NFC, white space
+    normalised; the option set tells items with the same stem apart), with each model's
+    order of the options mapped back and the key as shown checked against the stored key."""
+    from audit.ingest import import_outputs
+
+    echo(str(import_outputs(path, benchmark=benchmark, db=db, model=model, run=run, method=method.value,
+                            skip_unmatched=skip_unmatched)))
 
 
 def auto(
