@@ -139,6 +139,9 @@ def predictions(
     run: Annotated[Optional[str], typer.Option(help="Run name for rows without one (default 'default').")] = None,
     map_: MapOption = None,
     map_file: MapFileOption = None,
+    skip_unknown: Annotated[bool, typer.Option(
+        "--skip-unknown", help="Skip (and report) rows for question ids the benchmark does not have, instead "
+                               "of refusing the file.")] = False,
     db: DbOption = None,
 ) -> None:
     """Import model predictions.  Rows for unknown question ids refuse the whole file;
@@ -149,7 +152,7 @@ def predictions(
     from audit.ingest import import_predictions
 
     s = import_predictions(file, benchmark=benchmark, layout=layout.value, method=method.value, model=model,
-                           run=run, db=db, mapping=parse_map(map_, map_file))
+                           run=run, db=db, mapping=parse_map(map_, map_file), skip_unknown=skip_unknown)
     echo(str(s))
 
 

@@ -4,7 +4,9 @@
 the importer's columns.  ``SOURCE`` may be a dotted path into nested objects
 (``metadata.reference=explanation``); a parent object whose fields are
 mapped out is consumed (not reported as an unknown column), and
-``SOURCE=`` (empty target) drops a field.  A mapping file holds the same
+``SOURCE=`` (empty target) drops a field, and ``A+B=TARGET`` builds a field
+from several (their non-empty values joined by a blank line: a stem made of
+a context and a question).  A mapping file holds the same
 pairs, either as a JSON object ``{"option": "options"}`` or one
 ``SOURCE=TARGET`` per line (``#`` starts a comment).
 
@@ -100,6 +102,18 @@ def get_path(rec: dict, dotted: str):
     return cur
 
 
+def _column_values(df: pd.DataFrame, src: str, path) -> list:
+    """The values of field *src* (dotted paths reach into objects) per record."""
+    if src in df.columns:
+        return df[src].tolist()
+    head = src.split(".")[0]
+    if "." not in src or head not in df.columns:
+        found = ", ".join(c for c in df.columns if c not in ("_line", "_row"))
+        raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
+    values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
+    return [None if v is _MISSING else v for v in values]
+
+
 def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFrame:
     """Columns renamed/extracted by ``mapping`` (a DataFrame with ``_line``).
 
@@ -117,6 +131,17 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
     consumed: set[str] = set()
     new_cols: dict[str, list] = {}
     for src, target in mapping.items():
+        if "+" in src and src not in df.columns:      # a field built from several: context+question=question
+            parts = [x.strip() for x in src.split("+")]
+            if any(not x for x in parts):
+                raise InputError(f"empty field name in mapping '{src}={target}'", path=path)
+            columns = [_column_values(df, x, path) for x in parts]
+            values = ["\n\n".join(str(v) for v in vs if v is not None and not (isinstance(v, float) and v != v)
+                                  and str(v).strip()) or None for vs in zip(*columns)]
+            consumed.update(x.split(".")[0] for x in parts)
+            if target:
+                new_cols[target] = values
+            continue
         if src in df.columns:
             values = df[src].tolist()
             consumed.add(src)

@@ -441,9 +441,7 @@ def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_tem
     if "options" in cols and option_cols:
         raise InputError(f"give the options either as one 'options' column or as columns A–F, not both "
                          f"(found options and {', '.join(option_cols)})", path=path)
-    if "options" not in cols and not option_cols:
-        raise InputError(f"missing the options: add columns A, B, … (up to F) or one 'options' list column "
-                         f"(found: {', '.join(cols)})", path=path)
+    # neither: the options are embedded in the question text ("A. …" lines), read as TLUE's are
     out: list[_Row] = []
     first_line: dict[str, int] = seen if seen is not None else {}
     has_id = "id" in cols
@@ -489,7 +487,19 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     if raw_stem is None:
         raise InputError(f"empty question text in {_field(df, 'question')} (id '{qid}')", path=path, line=line)
     labels: list[str] | None = None
-    if option_cols:
+    suspect: str | None = None
+    if not option_cols and "options" not in rec:
+        from audit.ingest._tlue import parse_tlue_item
+
+        parsed = parse_tlue_item(raw_stem)
+        if len(parsed.options) < MIN_OPTIONS:
+            raise InputError(f"no options: the file has no options field (columns A–F or 'options') and none "
+                             f"were found in the question text (id '{qid}'; {parsed.reason or 'no markers'})",
+                             path=path, line=line)
+        texts = [o.text for o in parsed.options]
+        raw_stem_text, raw_stem = raw_stem, parsed.stem
+        suspect = parsed.reason if parsed.suspect else None
+    elif option_cols:
         cells = [_cell(rec.get(c), f"option {c}") for c in option_cols]
         while cells and cells[-1] is None:
             cells.pop()
@@ -550,6 +560,9 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
         subject=nfc(subject).strip() if subject else None, language=language, script=script,
         explanation=nfc(explanation) if explanation else None, raw_text=raw_stem, source_record=source,
     )
+    if not option_cols and "options" not in rec:
+        q.raw_text = raw_stem_text
+        q.structure_suspect, q.structure_reason = suspect is not None, suspect
     if raw_stem != unicodedata.normalize("NFC", raw_stem):
         q.flags.append("normalized_nfc")
     if is_set:
