@@ -283,14 +283,15 @@ def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise InputError(
-            f"missing required column(s): {', '.join(missing)} (found: {', '.join(c for c in df.columns if c != '_line')})",
+            f"missing required column(s): {', '.join(missing)} "
+            f"(found: {', '.join(c for c in df.columns if c not in RESERVED_FIELDS)})",
             path=path,
         )
     if allowed is not None:
-        unknown = [c for c in df.columns if c not in allowed and c != "_line"]
+        unknown = [c for c in df.columns if c not in allowed and c not in RESERVED_FIELDS]
         if unknown:
             raise InputError(
-                f"unknown column(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})",
+                f"unknown column(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed - RESERVED_FIELDS))})",
                 path=path,
             )
 

@@ -136,8 +136,8 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
             if any(not x for x in parts):
                 raise InputError(f"empty field name in mapping '{src}={target}'", path=path)
             columns = [_column_values(df, x, path) for x in parts]
-            values = ["\n\n".join(str(v) for v in vs if v is not None and not (isinstance(v, float) and v != v)
-                                  and str(v).strip()) or None for vs in zip(*columns)]
+            values: list = ["\n\n".join(str(v) for v in vs if v is not None and not (isinstance(v, float) and v != v)
+                                        and str(v).strip()) or None for vs in zip(*columns)]
             consumed.update(x.split(".")[0] for x in parts)
             if target:
                 new_cols[target] = values

@@ -215,6 +215,12 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
             "CREATE OR REPLACE TEMP TABLE _ok AS SELECT *, array_to_string(list_transform(nc, "
             "lambda t: chr(64 + list_position(opts, t))), '') AS perm FROM _link WHERE n_items = 1 AND distinct_opts")
         summary.linked = one(con, "SELECT count(*) FROM _ok")[0]
+        dup = one(con, "SELECT question_id, model, min(rec), max(rec) FROM _ok GROUP BY question_id, model "
+                       "HAVING count(*) > 1 ORDER BY 3 LIMIT 1")
+        if dup:
+            a, b = (con.execute("SELECT file, line FROM _ok WHERE rec = ?", [r]).fetchone() for r in dup[2:])
+            raise InputError(f"{where(*a)} and {where(*b)} both answer item '{dup[0]}' for model '{dup[1]}'; "
+                             "import them as different runs (--run) or remove one", path=p)
         if not summary.linked:
             raise InputError(f"no output record links to an item of '{benchmark}'", path=p)
         checked = con.execute(

@@ -459,6 +459,34 @@ def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_tem
     return out
 
 
+_TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
+
+
+def check_id_template(template: str) -> None:
+    """An ``--id`` template holds only plain ``{name}`` fields (no format
+    spec, conversion, index or attribute: ``{row:>999999999}`` would build a
+    gigabyte id, ``{x.__class__}`` reach into Python).
+
+    >>> check_id_template("{file}/{row}")
+    >>> check_id_template("{row:>99999}")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: --id '{row:>99999}': a template field is a plain {name} (letters, digits, '_', '-', ' '), not '{row:>99999}'
+    """
+    if not template.strip():
+        raise InputError("--id is empty")
+    for m in _TEMPLATE_FIELD.finditer(template):
+        if not re.fullmatch(r"[\w\- ]+", m.group(1)):
+            raise InputError(f"--id '{template}': a template field is a plain {{name}} (letters, digits, '_', "
+                             f"'-', ' '), not '{m.group(0)}'")
+    rest = _TEMPLATE_FIELD.sub("", template)
+    if "{" in rest or "}" in rest:
+        raise InputError(f"--id '{template}': unbalanced braces")
+    if not _TEMPLATE_FIELD.search(template):
+        raise InputError(f"--id '{template}' names no field: every item would get the same id "
+                         "(use e.g. '{file}/{row}')")
+
+
 def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols, has_id,
                id_template) -> _Row:
     if id_template is not None:
@@ -466,7 +494,7 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
                   if not isinstance(v, (dict, list))}
         fields.update(file=file_stem, row=row if row is not None else line)
         try:
-            qid = id_template.format_map(fields)
+            qid = _TEMPLATE_FIELD.sub(lambda m: str(fields[m.group(1)]), id_template)
         except KeyError as exc:
             raise InputError(f"--id names the field {exc} that the record does not have "
                              f"(fields: {', '.join(sorted(fields))})", path=path, line=line) from None
@@ -717,6 +745,13 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         raise InputError("a benchmark name is required (--benchmark)")
     if key_base is not None and key_base not in (0, 1):
         raise InputError(f"--key-base is 0 or 1, not {key_base}")
+    if id_template is not None:
+        check_id_template(id_template)
+    from audit._read import RESERVED_FIELDS
+
+    bad_set = sorted(RESERVED_FIELDS.intersection(constants or {}))
+    if bad_set:
+        raise InputError(f"--set {bad_set[0]}=…: '{bad_set[0]}' is the importer's own bookkeeping, not a field")
     p = Path(path)
     if not p.exists():
         raise InputError("file or folder not found", path=p)
