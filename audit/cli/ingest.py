@@ -43,13 +43,14 @@ def tlue(
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
     accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
                                                  "be split into options (they are flagged structure_suspect).")] = False,
+    replace: ReplaceOption = False,
     db: DbOption = None,
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
     from audit.ingest import import_tlue
 
-    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect)
+    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect, replace=replace)
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")

@@ -111,7 +111,7 @@ def question_layout(cols: list[str], first: dict | None) -> tuple[dict[str, str]
 
     >>> question_layout(["", "Question", "A", "B", "C", "D", "Answer"][1:] + ["Unnamed: 0"], None)[0]
     {'Question': 'question', 'Answer': 'answer', 'Unnamed: 0': 'id'}
-    >>> question_layout(["id", "question", "choices", "answerKey"],
+    >>> question_layout(["id", "question", "answerKey"],
     ...                 {"question": {"stem": "?", "choices": [{"text": "x", "label": "1"}]}})[0]
     {'question.stem': 'question', 'question.choices': 'options', 'answerKey': 'answer'}
     """
@@ -223,8 +223,9 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "q.csv").write_text("id,question,A,B,answer\\nq1,x,a,b,A\\n")
-    >>> str(detect(d / "q.csv"))
-    'found: questions (a question file (id, question, answer); 1 file)'
+    >>> print(detect(d / "q.csv"))
+    found: questions (a question file (id, question, answer); 1 file)
+      id: the field 'id'
     """
     p = Path(path)
     if not p.exists():
