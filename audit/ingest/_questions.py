@@ -159,14 +159,16 @@ def script_of(text: str | None, language: str | None = None) -> str | None:
     return best
 
 
-_SCRIPT_RX = {
-    "Tibt": re.compile("[\u0F00-\u0FFF]"),
-    "Arab": re.compile("[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]"),
-    "Mong": re.compile("[\u1800-\u18AF]"),
-    "Hani": re.compile("[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]"),
-    "Cyrl": re.compile("[\u0400-\u04FF]"),
-    "Latn": re.compile("[A-Za-z\u00C0-\u024F]"),
+_SCRIPT_RANGES = {
+    "Tibt": "\u0F00-\u0FFF",
+    "Arab": "\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF",
+    "Mong": "\u1800-\u18AF",
+    "Hani": "\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF",
+    "Cyrl": "\u0400-\u04FF",
+    "Latn": "A-Za-z\u00C0-\u024F",
 }
+_SCRIPT_RX = {k: re.compile(f"[{v}]") for k, v in _SCRIPT_RANGES.items()}
+_ANY_LETTER = re.compile("[" + "".join(_SCRIPT_RANGES.values()) + "]")
 
 
 MAX_EXACT_INT = 2 ** 53   # the largest whole number a float (or a JSON reader in JavaScript) keeps exactly
@@ -295,6 +297,8 @@ def _answer_label(raw: str | None, texts: list[str], labels: list[str] | None = 
     """
     if raw is None:
         return None
+    if labels is None and len(raw) == 1 and raw in _ASCII_LETTERS:
+        return raw.upper()
     s = nfc(raw).strip()
     if s.startswith("[") and s.endswith("]"):  # a one-element list ["B"]
         try:
@@ -326,6 +330,7 @@ def _answer_label(raw: str | None, texts: list[str], labels: list[str] | None = 
 
 
 _LETTER_RUN = re.compile(r"^[A-Fa-f]{2,6}$")
+_ASCII_LETTERS = frozenset("ABCDEFabcdef")
 
 
 def _index_label(i: int, base: int, n: int) -> str:
@@ -445,10 +450,11 @@ def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_tem
     out: list[_Row] = []
     first_line: dict[str, int] = seen if seen is not None else {}
     has_id = "id" in cols
+    stem_of_file = Path(str(path)).stem
     for rec in df.to_dict("records"):
         line = int(rec.pop("_line"))
         row = rec.pop("_row", None)
-        file_stem = rec.pop("_file", None) or Path(str(path)).stem
+        file_stem = rec.pop("_file", None) or stem_of_file
         try:
             out.append(_parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols,
                                   has_id, id_template))
@@ -554,7 +560,9 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     key: str | None
     own_label = (labels is not None and isinstance(raw_answer, (str, int)) and not isinstance(raw_answer, bool)
                  and _plain_key(str(raw_answer)) in labels)
-    if own_label:
+    if labels is None and isinstance(raw_answer, str) and len(raw_answer) == 1 and raw_answer in _ASCII_LETTERS:
+        set_key, is_set = None, False      # the common case, a plain letter: read below without more ado
+    elif own_label:
         set_key, is_set = None, False      # the file's own label ("1" in ARC): read below
     else:
         set_key, is_set = parse_key(_plain_key(raw_answer) if isinstance(raw_answer, str) else raw_answer,
@@ -600,16 +608,11 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
 
 def _script(stem: str, texts: list[str], language: str | None) -> str | None:
     """The script of the stem's letters when it has any (the options may be
-    numbers, names or formulas in another script), else of the options."""
-    counts = _letter_counts(stem)
-    if counts:
+    numbers, names or formulas in another script: 381 CMMLU items with Latin
+    formulas as options were ``Latn``), else of the options."""
+    if _ANY_LETTER.search(stem, 0, 4000):
         return script_of(stem, language)
     return script_of(stem + " " + " ".join(texts), language)
-
-
-def _letter_counts(text: str) -> int:
-    t = text[:4000]
-    return sum(len(rx.findall(t)) for rx in _SCRIPT_RX.values())
 
 
 def _jsonable(v):
