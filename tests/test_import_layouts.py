@@ -169,3 +169,20 @@ def test_auto_dry_run_of_predictions_writes_nothing(tmp_path, db_path, capsys):
     code, out, err = run_cli(capsys, "import", "auto", p, "-b", "b", "--dry-run", "--db", db_path)
     assert code == 0 and "nothing was written; it would report: imported 1 predictions" in out
     assert db_path.read_bytes() == before
+
+
+def test_auto_nested_option_and_metadata_fields(tmp_path, db_path, capsys):
+    f = tmp_path / "cmil.json"
+    f.write_text(json.dumps([
+        {"query": "Which river?", "option": {"A": "Ili", "B": "Ural", "C": "Syr"}, "gold": "B",
+         "metadata": {"subject": "geo", "source": "x"}},
+        {"query": "Which lake?", "option": {"A": "Balkhash", "B": "Aral"}, "gold": "a",
+         "metadata": {"subject": "geo"}}], ensure_ascii=False), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", "auto", f, "-b", "b", "--db", db_path)
+    assert code == 0, err
+    assert "metadata.subject → subject" in out
+    got = stored(db_path)
+    assert got["0"][:3] == ("B", ["Ili", "Ural", "Syr"], "geo") and got["1"][:2] == ("A", ["Balkhash", "Aral"])
+    src = rows(db_path, "SELECT json_extract_string(source_record, '$.metadata.source') FROM questions "
+                        "WHERE question_id = '0'")
+    assert src == [("x",)]          # the rest of the record is kept

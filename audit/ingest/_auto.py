@@ -114,6 +114,8 @@ def question_layout(cols: list[str], first: dict | None) -> tuple[dict[str, str]
     >>> question_layout(["id", "question", "answerKey"],
     ...                 {"question": {"stem": "?", "choices": [{"text": "x", "label": "1"}]}})[0]
     {'question.stem': 'question', 'question.choices': 'options', 'answerKey': 'answer'}
+    >>> question_layout(["query", "option", "gold", "metadata"], {"metadata": {"subject": "law", "src": "x"}})[0]
+    {'query': 'question', 'option': 'options', 'gold': 'answer', 'metadata.subject': 'subject'}
     """
     from audit.ingest._questions import _numbered_option_columns
 
@@ -155,6 +157,11 @@ def question_layout(cols: list[str], first: dict | None) -> tuple[dict[str, str]
     for name in _KEEP:
         if name in low and low[name] != name and name not in mapping.values():
             mapping[low[name]] = name
+        elif name not in low and first:       # nested: metadata.subject
+            parent = next((k for k, v in first.items() if isinstance(v, dict) and name in v
+                           and not isinstance(v[name], (dict, list))), None)
+            if parent is not None and name not in mapping.values():
+                mapping[f"{parent}.{name}"] = name
     used = {k.split(".")[0] for k in mapping} | {"question", "answer", "options", "id", *_KEEP, *_LETTERS}
     used |= set(_numbered_option_columns(cols))
     dropped = [c for c in cols if c not in used]
