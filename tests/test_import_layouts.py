@@ -125,12 +125,17 @@ def test_script_is_decided_by_the_stem_first(tmp_path, db_path):
     assert got["m1"][3] == "Hans" and got["m2"][3] == "Cyrl"
 
 
-def test_replace_lists_items_with_predictions(tmp_path, db_path, capsys):
-    f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,answer\nq1,x,a,b,A\nq2,y,a,b,A\n", encoding="utf-8")
+def _questions_and_predictions(tmp_path, db_path, questions: str, predictions: str):
+    """Import a question CSV; write a prediction CSV; return both paths."""
+    f, p = tmp_path / "q.csv", tmp_path / "p.csv"
+    f.write_text("id,question,A,B,answer\n" + questions, encoding="utf-8")
     import_questions(f, benchmark="b", db=db_path)
-    p = tmp_path / "p.csv"
-    p.write_text("question_id,model,answer\nq1,m,A\n", encoding="utf-8")
+    p.write_text("question_id,model,answer\n" + predictions, encoding="utf-8")
+    return f, p
+
+
+def test_replace_lists_items_with_predictions(tmp_path, db_path, capsys):
+    f, p = _questions_and_predictions(tmp_path, db_path, "q1,x,a,b,A\nq2,y,a,b,A\n", "q1,m,A\n")
     import_predictions(p, benchmark="b", db=db_path)
     f.write_text("id,question,A,B,answer\nq1,x,a,b,B\nq2,y changed,a,b,A\nq3,z,a,b,A\n", encoding="utf-8")
     before = db_snapshot(db_path)
@@ -144,11 +149,7 @@ def test_replace_lists_items_with_predictions(tmp_path, db_path, capsys):
 
 
 def test_predictions_for_unknown_ids_skipped_with_a_report(tmp_path, db_path, capsys):
-    f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,answer\nq1,x,a,b,A\n", encoding="utf-8")
-    import_questions(f, benchmark="b", db=db_path)
-    p = tmp_path / "p.csv"
-    p.write_text("question_id,model,answer\nq1,m,B\nzz,m,A\n", encoding="utf-8")
+    f, p = _questions_and_predictions(tmp_path, db_path, "q1,x,a,b,A\n", "q1,m,B\nzz,m,A\n")
     code, out, err = run_cli(capsys, "import", "predictions", p, "-b", "b", "--db", db_path)
     assert code == 1 and "--skip-unknown" in err
     code, out, err = run_cli(capsys, "import", "predictions", p, "-b", "b", "--skip-unknown", "--db", db_path)
@@ -157,11 +158,7 @@ def test_predictions_for_unknown_ids_skipped_with_a_report(tmp_path, db_path, ca
 
 
 def test_auto_dry_run_of_predictions_writes_nothing(tmp_path, db_path, capsys):
-    f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,answer\nq1,x,a,b,A\n", encoding="utf-8")
-    import_questions(f, benchmark="b", db=db_path)
-    p = tmp_path / "p.csv"
-    p.write_text("question_id,model,answer\nq1,m,B\nzz,m,A\n", encoding="utf-8")
+    f, p = _questions_and_predictions(tmp_path, db_path, "q1,x,a,b,A\n", "q1,m,B\nzz,m,A\n")
     before = db_path.read_bytes()
     code, out, err = run_cli(capsys, "import", "auto", p, "-b", "b", "--dry-run", "--db", db_path)
     assert code == 1 and "does not have" in err      # the dry run runs the import's checks
