@@ -468,3 +468,12 @@ def test_own_hostile_cases(tmp_path, db_path, capsys, name):
     else:
         ok(capsys, db_path, *argv)
         assert rows(db_path, expect[1]) == expect[2]
+
+
+def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, capsys):
+    d = tmp_path / "f"
+    d.mkdir()
+    (d / "a.csv").write_text(Q + "x,q1,p,q,A\n", encoding="utf-8")
+    (d / "b.csv").write_text(Q + "y,q2,p,q,B\n", encoding="utf-8")
+    refused(capsys, db_path, "import", "questions", d, "-b", "b", "--id", "{row}",
+            match="question id '0' is in a.csv and in b.csv")

@@ -783,12 +783,17 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                 counts[q.question_id] = counts.get(q.question_id, 0) + 1
         collide = id_template is None and any(c > 1 for c in counts.values())
         stems = [_file_label(f, p) for f, _ in per_file]
+        first_file: dict[str, Path] = {}
         for (f, qs), stem in zip(per_file, stems):
             for q in qs:
                 if collide:
                     q.question_id = f"{stem}/{q.question_id}"
                 if q.subject is None:
                     q.subject = f.stem
+                other = first_file.setdefault(q.question_id, f)
+                if other != f:
+                    raise InputError(f"question id '{q.question_id}' is in {other.name} and in {f.name}; "
+                                     "build distinct ids with --id (e.g. '{file}/{row}')", path=f)
             state.id_rule = (f"<file>/<id> (ids repeat across the {len(files)} files)" if collide
                              else state.id_rule)
             yield qs
@@ -810,8 +815,13 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                         report = stage.compare(con, benchmark, replace=replace, source_path=str(p))
         else:
             # All-or-nothing: one transaction, one bulk insert from the stage.
-            with connect(db) as con, transaction(con):
-                report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
+            import duckdb
+
+            try:
+                with connect(db) as con, transaction(con):
+                    report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
+            except duckdb.Error as exc:   # a constraint the checks above did not foresee: one line, not a traceback
+                raise InputError(f"could not store the questions: {str(exc).splitlines()[0]}", path=p) from None
     s = QuestionImportSummary(
         benchmark=benchmark, path=str(p), questions=state.n, key_not_in_options=state.key_not_in_options,
         flagged=state.flagged, scripts=state.scripts, multi_answer=state.multi, dry_run=dry_run,
