@@ -477,3 +477,46 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
     (d / "b.csv").write_text(Q + "y,q2,p,q,B\n", encoding="utf-8")
     refused(capsys, db_path, "import", "questions", d, "-b", "b", "--id", "{row}",
             match="question id '0' is in a.csv and in b.csv")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mutated_published_files_never_trace_back(tmp_path, db_path, seed):
+    """Real published files cut and corrupted at random places: every import
+    either succeeds or raises the one-line AuditError (never another exception)."""
+    import random
+
+    from audit.errors import AuditError
+    from audit.ingest import detect_and_import
+    from conftest import shared_path
+
+    rnd = random.Random(seed)
+    src = shared_path("real_formats")
+    heads = {
+        "u.csv": "".join((src / "uzlib_processed.csv").read_text(encoding="utf-8").splitlines(True)[:40]),
+        "h.json": (src / "tmbench_HellaSwag.json").read_text(encoding="utf-8")[:20000],
+        "c.csv": (src / "cmmlu_native" / "anatomy.csv").read_text(encoding="utf-8")[:6000],
+    }
+    junk = ['"', ",", "\n", "[", "]", "{", "}", "\x00", "NaN", "\\", "\ufeff", "\udcff", "1e999", ":"]
+    outcomes = {"ok": 0, "refused": 0}
+    for name, text in heads.items():
+        for k in range(12):
+            t = list(text)
+            for _ in range(rnd.randint(1, 6)):
+                i = rnd.randrange(len(t))
+                op = rnd.random()
+                if op < 0.4:
+                    t[i] = rnd.choice(junk)
+                elif op < 0.7:
+                    del t[i:i + rnd.randint(1, 50)]
+                else:
+                    t.insert(i, rnd.choice(junk))
+            f = tmp_path / f"{k}_{name}"
+            f.write_bytes("".join(t).encode("utf-8", "surrogateescape"))
+            try:
+                detect_and_import(f, benchmark="b", dry_run=True, db=db_path)
+                outcomes["ok"] += 1
+            except AuditError as exc:
+                assert "\n" not in str(exc) and str(f) in str(exc), str(exc)
+                outcomes["refused"] += 1
+    assert sum(outcomes.values()) == 36, outcomes
+    print(outcomes)
