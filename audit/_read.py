@@ -279,19 +279,26 @@ def _refuse_reserved(columns, path) -> None:
                          "reserved for the importer's own bookkeeping; rename it with --map", path=path)
 
 
+def _one_line(name: object, width: int = 40) -> str:
+    """A column name as shown in a message: one line, at most *width* characters."""
+    text = " ".join(str(name).split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set[str] | None = None) -> None:
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise InputError(
             f"missing required column(s): {', '.join(missing)} "
-            f"(found: {', '.join(c for c in df.columns if c not in RESERVED_FIELDS)})",
+            f"(found: {', '.join(_one_line(c) for c in df.columns if c not in RESERVED_FIELDS)})",
             path=path,
         )
     if allowed is not None:
         unknown = [c for c in df.columns if c not in allowed and c not in RESERVED_FIELDS]
         if unknown:
             raise InputError(
-                f"unknown column(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed - RESERVED_FIELDS))})",
+                f"unknown column(s): {', '.join(_one_line(c) for c in unknown)} "
+                f"(allowed: {', '.join(sorted(allowed - RESERVED_FIELDS))})",
                 path=path,
             )
 

@@ -224,6 +224,17 @@ def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] |
     return None
 
 
+def _shown(name: str) -> str:
+    """A field name as shown in a one-line message (see ``audit._read._one_line``).
+
+    >>> _shown("a\\nb  c"), len(_shown("x" * 50))
+    ('a b c', 40)
+    """
+    from audit._read import _one_line
+
+    return _one_line(name)
+
+
 def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> Detection:
     """Recognise the format of ``path`` without reading it whole.
 
@@ -268,7 +279,7 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
     if c is None:
         cols = _columns(p)
         raise InputError(
-            "format not recognised" + (f" (fields: {', '.join(cols[:20])})" if cols else "")
+            "format not recognised" + (f" (fields: {', '.join(_shown(c) for c in cols[:20])})" if cols else "")
             + "; for a question file with other field names use --map SOURCE=TARGET "
               "(e.g. --map option=options), or pick the importer yourself (audit import --help)", path=p)
     return _with_layout(Detection(c[0], c[1], [str(p)]), mapping)
