@@ -199,14 +199,20 @@ def _replace_questions(con, benchmark: str, relation: str, seq_offset: int, *, r
         if report.changed:
             con.execute("DELETE FROM questions WHERE benchmark = ? AND question_id IN "
                         "(SELECT question_id FROM _import_match WHERE changed)", [benchmark])
-        con.execute(
-            "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
-            "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) "
-            "SELECT i.benchmark, i.question_id, coalesce(m.old_seq, i.seq + ?), i.subject, i.language, i.script, "
-            "i.stem, i.options, i.answer_key, i.explanation, i.raw_text, i.source_record::JSON, "
-            "i.structure_suspect, i.structure_reason, i.flags "
-            f"FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
-            "WHERE m.question_id IS NULL OR m.changed", [seq_offset])
+        insert = ("INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
+                  "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) ")
+        if report.unchanged == 0 and not report.changed:
+            # only new ids (the common case): a plain streaming insert, no join to hold in memory
+            con.execute(insert + "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, "
+                        "answer_key, explanation, raw_text, source_record::JSON, structure_suspect, "
+                        f"structure_reason, flags FROM {relation}", [seq_offset])
+        else:
+            con.execute(
+                insert + "SELECT i.benchmark, i.question_id, coalesce(m.old_seq, i.seq + ?), i.subject, i.language, "
+                "i.script, i.stem, i.options, i.answer_key, i.explanation, i.raw_text, i.source_record::JSON, "
+                "i.structure_suspect, i.structure_reason, i.flags "
+                f"FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
+                "WHERE m.question_id IS NULL OR m.changed", [seq_offset])
     finally:
         con.execute("DROP TABLE IF EXISTS _import_match")
     return report
