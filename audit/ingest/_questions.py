@@ -179,6 +179,8 @@ def _cell(v, what: str = "value") -> str | None:
     field) or blank.  Infinity, a fraction standing where text or a whole
     number is expected in an id, and a float too large to be exact are
     refused (``InputError`` without a path; the caller adds it)."""
+    if type(v) is str:           # the common case (every CSV cell): no number checks
+        return v if v.strip() else None
     if v is None:
         return None
     if isinstance(v, bool):
@@ -198,6 +200,8 @@ def _cell(v, what: str = "value") -> str | None:
 
 def _id_cell(v) -> str | None:
     """An id cell: text or a whole number (``1.5`` or ``1e20`` is refused)."""
+    if type(v) is str:
+        return v if v.strip() else None
     if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")) and not v.is_integer():
         raise InputError(f"id {v!r} is a fraction; ids are text or whole numbers")
     if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT and isinstance(v, float):
@@ -803,6 +807,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
             if stage is not None:
                 stage.add(benchmark, questions)
             state.count(questions)
+            del questions   # not alive while the next chunk is parsed (half the objects for the GC to scan)
 
     with QuestionStage() as stage:
         consume(stage)
