@@ -14,6 +14,7 @@ import math
 import pandas as pd
 
 from audit.vocab import CAUSES, VERDICTS
+from audit.store import DbPath
 
 DATASHEET_NAME = "DATASHEET.md"
 EXAMPLES = 5
@@ -149,7 +150,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
     return "\n".join(L) + "\n"
 
 
-def datasheet_impact(benchmark: str, db) -> dict | None:
+def datasheet_impact(benchmark: str, db: DbPath = None) -> dict | None:
     """:func:`audit.analyze.impact_summary` for the DATASHEET, or None when
     the benchmark has no audit run."""
     from audit.analyze import impact_summary
