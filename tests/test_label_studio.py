@@ -168,7 +168,9 @@ def test_push_annotate_pull(ls, db_path):
         key, labels = items[qid]
         verdict = rng.choice(["key_correct", "key_wrong", "ambiguous", "defective"])
         answer = rng.choice([l for l in labels if l != key]) if verdict == "key_wrong" else None
-        cause = rng.choice(["translation", "key_slip", None])
+        # a cause only with the verdicts it belongs to, key_slip only with key_wrong (add_review's rule)
+        cause = (rng.choice(["translation", "key_slip", None]) if verdict == "key_wrong"
+                 else rng.choice(["translation", None]) if verdict in ("ambiguous", "defective") else None)
         rationale = f"because {qid} ཀ"
         client.annotations.create(id=t.id, result=verdict_result(verdict, answer, cause, rationale),
                                   completed_by=user.id)

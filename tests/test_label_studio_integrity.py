@@ -48,7 +48,7 @@ def test_edit_by_another_account_is_the_editors_verdict(ls, db_path):
                        "ORDER BY updated_at", [ann.id]) == [(pema.email, pema.id, None),
                                                            (admin.email, pema.id, admin.id)]
     # Pema's next workbench verdict still goes to her own annotation; nothing is lost or skipped
-    audit.add_review("synth", "q00001", pema.email, "ambiguous", source="workbench", db=db_path)
+    audit.add_review("synth", "q00001", pema.email, "ambiguous", source="workbench", revision=True, db=db_path)
     s2 = audit.ls_sync(db=db_path)
     assert (s2.push.annotations_updated, s2.push.skipped_changed_remotely) == (1, 0)
     assert client.annotations.get(id=ann.id).result == verdict_result("ambiguous")
