@@ -18,6 +18,7 @@ import csv
 import json
 import os
 import re
+import tempfile
 import stat
 import unicodedata
 from pathlib import Path
@@ -121,22 +122,72 @@ def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
         raise InputError("the file is empty", path=path)
 
 
-def load_json(text: str, path: str | os.PathLike, line: int | None = None) -> Any:
-    """``json.loads`` whose failures (bad JSON, nesting too deep to parse)
-    are an InputError naming the file and line.
+class _NotANumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str):
+    raise _NotANumber(name)
+
+
+#: A JSON decoder that refuses ``NaN``, ``Infinity`` and ``-Infinity``
+#: (Python's json accepts them; they are not JSON and never a value here).
+STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)
+#: Python's own reading (``NaN`` → ``float('nan')``), for logs whose writers
+#: emit it (lm-eval's log-likelihoods); the caller must treat NaN as no value.
+_LENIENT_JSON = json.JSONDecoder()
+
+
+def _deep_line(text: str, limit: int = 500) -> int | None:
+    """The line on which *text*'s brackets first nest deeper than *limit*
+    (strings skipped); None when they never do."""
+    depth, line, in_str, esc = 0, 1, False, False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def load_json(text: str, path: str | os.PathLike, line: int | None = None, *, allow_nan: bool = False) -> Any:
+    """``json.loads`` whose failures (bad JSON, ``NaN``/``Infinity``, nesting
+    too deep to parse) are an InputError naming the file and line.
 
     >>> load_json("[" * 100000, "x.json")
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: x.json: JSON nested too deeply to read (more than ~1000 levels)
+    audit.errors.InputError: x.json:1: JSON nested too deeply to read (more than ~1000 levels)
+    >>> load_json('{"a": NaN}', "x.jsonl", 3)
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: x.jsonl:3: NaN is not a JSON value (write the number, or null for none)
     """
     try:
-        return json.loads(text)
+        return (_LENIENT_JSON if allow_nan else STRICT_JSON).decode(text)
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=where) from None
+    except _NotANumber as exc:
+        raise InputError(f"{exc} is not a JSON value (write the number, or null for none)", path=path,
+                         line=line) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path, line=line) from None
+        where = (line - 1 if line else 0) + (_deep_line(text) or 1)
+        raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
+                         line=where) from None
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -160,9 +211,10 @@ def read_text(path: str | os.PathLike) -> str:
     return text
 
 
-def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+def read_jsonl(path: str | os.PathLike, *, allow_nan: bool = False) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line (or, for a file
-    holding one JSON array, for each record with the line it starts on)."""
+    holding one JSON array, for each record with the line it starts on).
+    ``NaN``/``Infinity`` are refused unless *allow_nan*."""
     p = Path(path)
     text = read_text(p)
     if not text.strip():
@@ -173,7 +225,7 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        obj = load_json(line, p, no)
+        obj = load_json(line, p, no, allow_nan=allow_nan)
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object on each line", path=p, line=no)
         yield no, obj
@@ -193,14 +245,21 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(f"cannot read Parquet: {exc}", path=p) from None
         if df.empty:
             raise InputError("the file has no rows", path=p)
+        _refuse_reserved(df.columns, p)
         df["_line"] = range(1, len(df) + 1)
         return df
     if suffix in (".jsonl", ".ndjson", ".json"):
         rows, lines = [], []
         for no, obj in read_jsonl(p):
+            reserved = RESERVED_FIELDS.intersection(obj)
+            if reserved:
+                raise InputError(f"the record has a field '{sorted(reserved)[0]}': names starting with '_line' "
+                                 f"and '_source' are reserved; rename it with --map", path=p, line=no)
             rows.append(obj)
             lines.append(no)
-        df = pd.DataFrame(rows)
+        # object columns: a whole number stays exact (a column of large ids
+        # with one missing value would otherwise become float64)
+        df = pd.DataFrame(rows, dtype=object)
         df["_line"] = lines
         return df
     if suffix in (".csv", ".tsv", ".txt"):
@@ -208,18 +267,38 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     raise InputError(f"unsupported file type '{suffix}' (use .csv, .jsonl or .parquet)", path=p)
 
 
+#: Columns the readers add (``_line``) or importers use internally
+#: (``_source``, ``_row``, ``_file``); an input field of that name is refused.
+RESERVED_FIELDS = frozenset({"_line", "_source", "_row", "_file"})
+
+
+def _refuse_reserved(columns, path) -> None:
+    reserved = sorted(RESERVED_FIELDS.intersection(columns))
+    if reserved:
+        raise InputError(f"the file has a field '{reserved[0]}': the names {', '.join(sorted(RESERVED_FIELDS))} are "
+                         "reserved for the importer's own bookkeeping; rename it with --map", path=path)
+
+
+def _one_line(name: object, width: int = 40) -> str:
+    """A column name as shown in a message: one line, at most *width* characters."""
+    text = " ".join(str(name).split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set[str] | None = None) -> None:
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise InputError(
-            f"missing required column(s): {', '.join(missing)} (found: {', '.join(c for c in df.columns if c != '_line')})",
+            f"missing required column(s): {', '.join(missing)} "
+            f"(found: {', '.join(_one_line(c) for c in df.columns if c not in RESERVED_FIELDS)})",
             path=path,
         )
     if allowed is not None:
-        unknown = [c for c in df.columns if c not in allowed and c != "_line"]
+        unknown = [c for c in df.columns if c not in allowed and c not in RESERVED_FIELDS]
         if unknown:
             raise InputError(
-                f"unknown column(s): {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})",
+                f"unknown column(s): {', '.join(_one_line(c) for c in unknown)} "
+                f"(allowed: {', '.join(sorted(allowed - RESERVED_FIELDS))})",
                 path=path,
             )
 
@@ -243,6 +322,7 @@ def csv_header(path: Path, sep: str = ",") -> list[str]:
         if h in seen:
             raise InputError(f"the header names column '{h}' twice", path=path, line=1)
         seen.add(h)
+    _refuse_reserved(header, f"{path}:1")
     return header
 
 
@@ -273,7 +353,7 @@ def csv_scan_sql(path: Path, header: list[str], sep: str = ",") -> str:
     cell may be as long as the file."""
     size = max(path.stat().st_size + 1, 2_097_152)
     cols = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header))) + "}"
-    lit = "'" + str(path).replace("'", "''") + "'"
+    lit = duck_path(path)
     delim = "\\t" if sep == "\t" else sep
     return (f"read_csv({lit}, header = true, delim = E'{delim}', quote = '\"', escape = '\"', columns = {cols}, "
             f"auto_detect = false, strict_mode = true, null_padding = false, max_line_size = {size}, "
@@ -351,7 +431,7 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
     >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
     [(2, {'a': 1}), (3, {'a': 2})]
     """
-    dec = json.JSONDecoder()
+    dec = STRICT_JSON
     i = text.index("[") + 1
     n = len(text)
     line = 1 + text.count("\n", 0, i)
@@ -364,6 +444,9 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             raise InputError("not valid JSON (the array is not closed with ']')", path=path,
                              line=line + text.count("\n", last, n))
         if text[i] == "]":
+            if expect_value and last != text.index("[") + 1:
+                raise InputError("not valid JSON (a ',' before the closing ']': trailing commas are not JSON)",
+                                 path=path, line=line + text.count("\n", last, i))
             rest = text[i + 1:].strip()
             if rest:
                 raise InputError("not valid JSON (text after the closing ']')", path=path,
@@ -382,8 +465,46 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             obj, end = dec.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
+        except _NotANumber as exc:
+            raise InputError(f"{exc} is not a JSON value (write the number, or null for none)", path=path,
+                             line=line) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
+                             line=line - 1 + (_deep_line(text[i:]) or 1)) from None
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object for each record of the array", path=path, line=line)
         yield line, obj
         i = end
         expect_value = False
+
+
+_GLOB_CHARS = frozenset("*?[]{}~:\\")
+_link_dir: "tempfile.TemporaryDirectory[str] | None" = None
+
+
+def duck_path(path: str | os.PathLike) -> str:
+    """*path* as a DuckDB SQL string literal naming exactly that file.
+
+    DuckDB reads a file name as a pattern (``g[12].csv`` matches ``g1.csv``;
+    ``*``, ``?``, ``{a,b}``, ``~`` and ``scheme://`` too).  A path holding
+    any such character is read through a symbolic link with a plain name in
+    a private temporary folder (removed at exit; a killed process's folder
+    is removed by the next import, see ``audit.ingest._store.sweep_stale``).
+
+    >>> duck_path("/data/q.csv")
+    "'/data/q.csv'"
+    >>> import pathlib, tempfile, duckdb
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "g1.csv").write_text("a\\n1\\n"); _ = (d / "g[12].csv").write_text("a\\n2\\n")
+    >>> duckdb.sql(f"SELECT a FROM read_csv({duck_path(d / 'g[12].csv')})").fetchall()
+    [(2,)]
+    """
+    global _link_dir
+    text = os.path.abspath(os.fspath(path))
+    if not _GLOB_CHARS.intersection(text):
+        return "'" + text.replace("'", "''") + "'"
+    if _link_dir is None:
+        _link_dir = tempfile.TemporaryDirectory(prefix=f"audit-import-{os.getpid()}-")
+    link = Path(_link_dir.name) / f"{len(os.listdir(_link_dir.name))}{Path(text).suffix.lower()}"
+    os.symlink(text, link)
+    return "'" + str(link).replace("'", "''") + "'"

@@ -82,7 +82,7 @@ BAD_FILES = [
     ("deep-json-predictions", "p.jsonl", '{"question_id": "q1", "model": "m", "answer": ' + _deep() + "}\n",
      ["import", "predictions", "{f}", "--benchmark", "b"], r"p\.jsonl:1: JSON nested too deeply"),
     ("deep-json-helm", "scenario.json", _deep(),
-     ["import", "helm", "{f}", "--benchmark", "h"], r"scenario\.json: JSON nested too deeply"),
+     ["import", "helm", "{f}", "--benchmark", "h"], r"scenario\.json:1: JSON nested too deeply"),
     ("deep-json-review", "r.jsonl", '{"question_id": ' + _deep() + "}\n",
      ["review", "import", "{f}", "--benchmark", "b"], r"r\.jsonl:1: JSON nested too deeply"),
     ("benchmark-name-traversal", "q.csv", "id,question,A,B,answer\nz1,x,a,b,A\n",
@@ -267,7 +267,7 @@ def test_corrected_key_outside_current_options_blocks_export(tmp_path, db_path, 
     create_version("toy", "1.0", db=db_path, exports_dir=out)
     # re-import q04 (verdict: key D) and q02 (verdict: B) with two options only
     f = write(tmp_path / "re.csv", "id,question,A,B,answer\nq04,x,a,b,A\nq02,y,a,b,A\n")
-    import_questions(f, benchmark="toy", db=db_path)
+    import_questions(f, benchmark="toy", db=db_path, replace=True)
     line = expect_error(capsys, db_path, "export", "create", "--benchmark", "toy", "--version", "1.1",
                         "--exports-dir", out,
                         match=r"1 item\(s\) of 'toy' have a corrected key that is not one of their current options.*"

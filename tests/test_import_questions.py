@@ -68,14 +68,22 @@ def test_parquet_input(tmp_path, db_path):
     assert rows(db_path, "SELECT question_id, answer_key FROM questions ORDER BY seq") == [("1", "A"), ("2", "E")]
 
 
-def test_reimport_replaces_by_id(tmp_path, db_path):
+def test_reimport_refuses_changed_content_unless_replace(tmp_path, db_path):
+    from audit.errors import InputError
+    from conftest import db_snapshot
+
     f = tmp_path / "q.csv"
     f.write_text("id,question,A,B,answer\nq1,old,x,y,A\n")
     import_questions(f, benchmark="b", db=db_path)
     f.write_text("id,question,A,B,answer\nq1,new,x,y,B\nq2,other,x,y,A\n")
-    import_questions(f, benchmark="b", db=db_path)
-    assert rows(db_path, "SELECT question_id, stem, answer_key FROM questions ORDER BY question_id") == [
-        ("q1", "new", "B"), ("q2", "other", "A")]
+    before = db_snapshot(db_path)
+    with pytest.raises(InputError, match=r"1 question already stored in 'b' with different content: 'q1' \(stem, key\)"):
+        import_questions(f, benchmark="b", db=db_path)
+    assert db_snapshot(db_path) == before
+    s = import_questions(f, benchmark="b", db=db_path, replace=True)
+    assert (s.report.new, s.report.changed, s.report.unchanged) == (1, ["q1"], 0)
+    assert rows(db_path, "SELECT question_id, stem, answer_key, seq FROM questions ORDER BY question_id") == [
+        ("q1", "new", "B", 0), ("q2", "other", "A", 2)]    # a replaced item keeps its place
 
 
 def test_option_gap_is_an_error(tmp_path, db_path):

@@ -306,11 +306,17 @@ def test_key_not_among_options_is_imported_and_flagged(tmp_path, db_path):
     assert rows == {"arts0": ["D", "key_not_in_options"], "arts1": ["B"]}
 
 
-def test_single_file_and_reimport_replaces(tmp_path, db_path):
+def test_single_file_and_reimport_replaces_only_when_asked(tmp_path, db_path):
+    from audit.errors import InputError
+
     f = _write_jsonl(tmp_path / "arts.jsonl", [_rec("arts0"), _rec("arts1")])
     assert import_tlue(f, db=db_path).items == 2
     _write_jsonl(f, [_rec("arts0", answer="C")])
-    import_tlue(f, db=db_path)
+    before = db_path.read_bytes()
+    with pytest.raises(InputError, match=r"1 question already stored in 'tlue' with different content: 'arts0' \(key\)"):
+        import_tlue(f, db=db_path)
+    assert db_path.read_bytes() == before
+    import_tlue(f, db=db_path, replace=True)
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("SELECT question_id, answer_key FROM questions ORDER BY 1").fetchall() == [
         ("arts0", "C"), ("arts1", "B")]

@@ -34,6 +34,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     import_app.command("lm-eval")(lm_eval)
     import_app.command("inspect")(inspect_logs)
     import_app.command("auto")(auto)
+    import_app.command("outputs")(outputs)
 
 
 def tlue(
@@ -42,13 +43,14 @@ def tlue(
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
     accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
                                                  "be split into options (they are flagged structure_suspect).")] = False,
+    replace: ReplaceOption = False,
     db: DbOption = None,
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
     from audit.ingest import import_tlue
 
-    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect)
+    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect, replace=replace)
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
@@ -65,6 +67,33 @@ MapOption = Annotated[Optional[list[str]], typer.Option(
                   "nested objects, e.g. metadata.reference=explanation; SOURCE= drops a field).")]
 MapFileOption = Annotated[Optional[Path], typer.Option(
     "--map-file", help="A mapping file: a JSON object {\"SOURCE\": \"TARGET\"} or SOURCE=TARGET lines.")]
+ReplaceOption = Annotated[bool, typer.Option(
+    "--replace", help="Replace questions already stored under the same id with different content (without it "
+                      "such an import is refused and nothing is written); the replaced items are listed.")]
+KeyBaseOption = Annotated[Optional[int], typer.Option(
+    "--key-base", help="Answers given as option numbers count from 0 or from 1 (default: inferred when the "
+                       "data leaves no doubt, else the import asks for this flag).")]
+IdOption = Annotated[Optional[str], typer.Option(
+    "--id", help="Build each id from a template of field names, plus {file} (the file's stem) and {row} "
+                 "(the record's row, from 0): e.g. '{file}/{row}' or '{subject}-{id}'.  Default: the 'id' "
+                 "field, else the row number; in a folder whose ids collide, '<file>/<id>'.")]
+SetOption = Annotated[Optional[list[str]], typer.Option(
+    "--set", help="FIELD=VALUE: a field with one value for every record (e.g. --set language=kk); repeatable.")]
+
+
+def parse_set(specs: list[str] | None) -> dict[str, str]:
+    """``--set FIELD=VALUE`` pairs → dict (a malformed pair is one line)."""
+    from audit.errors import InputError
+
+    out: dict[str, str] = {}
+    for spec in specs or []:
+        k, sep, v = spec.partition("=")
+        if not sep or not k.strip():
+            raise InputError(f"--set expects FIELD=VALUE (e.g. language=kk), got '{spec}'")
+        if k.strip() in out:
+            raise InputError(f"--set names '{k.strip()}' twice")
+        out[k.strip()] = v.strip()
+    return out
 
 
 def questions(
@@ -75,16 +104,21 @@ def questions(
     map_file: MapFileOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and show the first items as they would be "
                                                            "stored, with their flags; write nothing.")] = False,
+    replace: ReplaceOption = False,
+    key_base: KeyBaseOption = None,
+    id_: IdOption = None,
+    set_: SetOption = None,
     db: DbOption = None,
 ) -> None:
-    """Import a question file.  Columns: id, question, answer (letter, Tibetan letter,
+    """Import a question file (or a folder of them).  Columns: id, question, answer (letter, Tibetan letter,
     0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
     A…F or one 'options' list; optional subject, language, script, explanation.  Other
     field names are read through --map.  A key that is not an option is imported and flagged."""
     from audit.ingest import parse_map
     from audit.ingest import import_questions
 
-    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run)
+    s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run,
+                         replace=replace, key_base=key_base, id_template=id_, constants=parse_set(set_))
     if dry_run:
         echo(s.preview_text())
     echo(str(s))
@@ -106,6 +140,9 @@ def predictions(
     run: Annotated[Optional[str], typer.Option(help="Run name for rows without one (default 'default').")] = None,
     map_: MapOption = None,
     map_file: MapFileOption = None,
+    skip_unknown: Annotated[bool, typer.Option(
+        "--skip-unknown", help="Skip (and report) rows for question ids the benchmark does not have, instead "
+                               "of refusing the file.")] = False,
     db: DbOption = None,
 ) -> None:
     """Import model predictions.  Rows for unknown question ids refuse the whole file;
@@ -116,7 +153,7 @@ def predictions(
     from audit.ingest import import_predictions
 
     s = import_predictions(file, benchmark=benchmark, layout=layout.value, method=method.value, model=model,
-                           run=run, db=db, mapping=parse_map(map_, map_file))
+                           run=run, db=db, mapping=parse_map(map_, map_file), skip_unknown=skip_unknown)
     echo(str(s))
 
 
@@ -189,6 +226,30 @@ def inspect_logs(
     echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
 
 
+def outputs(
+    path: Annotated[Path, typer.Argument(help="Model outputs that carry their question (TUMLU: a folder "
+                                              "<setting>/[<org>/]<model>/<subject>.json, or one file): records "
+                                              "with question, choices (as shown), output, answer.")],
+    benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
+    model: Annotated[Optional[str], typer.Option(help="Model name (default: the file's folder path under "
+                                                      "PATH, e.g. org/model).")] = None,
+    run: Annotated[Optional[str], typer.Option(help="Run name (default: the name of the folder PATH, e.g. "
+                                                    "the setting).")] = None,
+    method: Annotated[Method, typer.Option(help="Extraction of the raw outputs.")] = Method.final,
+    skip_unmatched: Annotated[bool, typer.Option(
+        "--skip-unmatched", help="Skip (and report) records whose question is not in the benchmark, matches "
+                                 "several items, or whose item repeats an option text.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Import model outputs linked to the items by their question text (NFC, white space
+    normalised; the option set tells items with the same stem apart), with each model's
+    order of the options mapped back and the key as shown checked against the stored key."""
+    from audit.ingest import import_outputs
+
+    echo(str(import_outputs(path, benchmark=benchmark, db=db, model=model, run=run, method=method.value,
+                            skip_unmatched=skip_unmatched)))
+
+
 def auto(
     path: Annotated[Path, typer.Argument(help="Any file or folder of a supported format.")],
     benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
@@ -199,15 +260,29 @@ def auto(
     model: Annotated[Optional[str], typer.Option(help="Model name, where the format needs one.")] = None,
     accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="TLUE: import even when most items "
                                                  "cannot be split into options.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what was found; write nothing.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Run every check of the real import and say what "
+                                                           "it would do; write nothing.")] = False,
+    replace: ReplaceOption = False,
+    key_base: KeyBaseOption = None,
+    id_: IdOption = None,
+    set_: SetOption = None,
+    skip_unmatched: Annotated[bool, typer.Option(
+        "--skip-unmatched", help="Model outputs linked by their question text: skip (and report) records whose "
+                                 "question is not in the benchmark or matches several items.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Recognise the format (TLUE folder, question file, prediction layouts, HELM,
-    MMLU-Redux, lm-eval, inspect), say what was found, then import it."""
+    """Recognise the format (question files and folders in published layouts — CMMLU, C-Eval,
+    option_1…N columns, choices lists, ARC — TLUE, prediction layouts, model outputs that
+    carry their questions, HELM, MMLU-Redux, lm-eval, inspect), say what was found and the
+    choices made, then import it."""
     from audit.ingest import detect_and_import
     from audit.ingest import parse_map
 
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
-                          accept_suspect=accept_suspect, dry_run=dry_run, db=db)
+                          accept_suspect=accept_suspect, dry_run=dry_run, db=db, replace=replace, key_base=key_base,
+                          id_template=id_, constants=parse_set(set_), skip_unmatched=skip_unmatched)
     echo(str(r.detection))
-    echo("dry run: nothing was written" if r.summary is None else str(r.summary))
+    if r.dry_run:
+        echo(f"dry run: every check of the import passed and nothing was written; it would report: {r.summary}")
+    else:
+        echo(str(r.summary))

@@ -12,6 +12,7 @@ from audit.ingest._extract_multi import extract_answer_set
 from audit.ingest._harness import HarnessImportSummary
 from audit.ingest._inspect_log import import_inspect
 from audit.ingest._lmeval import import_lm_eval
+from audit.ingest._outputs import OutputsImportSummary, import_outputs
 from audit.ingest._mapping import parse_map
 from audit.ingest._multi_answer import display_key
 from audit.ingest._store import ensure_benchmark, item_flags, store_questions
@@ -24,7 +25,7 @@ __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "MmluReduxImportSummary", "ParallelImportSummary",
            "extract_answer", "extract_answers", "import_tlue", "parse_tlue_item", "TlueImportSummary", "ParsedItem",
            "detect", "import_auto", "Detection", "AutoImport", "detect_and_import", "import_lm_eval", "import_inspect", "HarnessImportSummary",
-           "parse_map", "display_key", "extract_answer_set",
+           "parse_map", "display_key", "extract_answer_set", "import_outputs", "OutputsImportSummary",
            # storing parsed questions (used by the demo and by other importers)
            "ensure_benchmark", "item_flags", "store_questions",
            # running a model on a benchmark, re-extracting its answers

@@ -31,7 +31,7 @@ from audit.errors import InputError
 from audit.store import DbPath
 
 FORMATS = ("lm-eval", "inspect", "helm", "tlue", "seed", "mmlu-redux", "predictions-long", "predictions-wide",
-           "questions")
+           "questions", "outputs")
 
 
 @dataclass
@@ -41,10 +41,17 @@ class Detection:
     format: str
     reason: str
     files: list[str] = field(default_factory=list)
+    #: fields renamed (or dropped, target ``""``) to read a published layout
+    mapping: dict[str, str] = field(default_factory=dict)
+    #: the choices made, in words (id rule, key base, fields mapped)
+    choices: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         n = len(self.files)
-        return f"found: {self.format} ({self.reason}; {n} file{'s' if n != 1 else ''})"
+        s = f"found: {self.format} ({self.reason}; {n} file{'s' if n != 1 else ''})"
+        if self.choices:
+            s += "\n  " + "\n  ".join(self.choices)
+        return s
 
 
 def _first_record(p: Path) -> dict | None:
@@ -83,13 +90,105 @@ def _columns(p: Path) -> list[str]:
 
         with open(p, encoding="utf-8-sig", errors="replace", newline="") as fh:
             row = next(csv.reader(fh, delimiter="\t" if suffix == ".tsv" else ","), [])
-        return [c.strip() for c in row]
+        return [c.strip() or f"Unnamed: {i}" for i, c in enumerate(row)]   # as csv_header names them
     rec = _first_record(p)
     return list(rec) if rec else []
 
 
+_ID_NAMES = ("id", "qid", "uid", "idx", "item_id", "unnamed: 0")
+_STEM_NAMES = ("question", "query", "stem", "ctx")
+_OPTION_NAMES = ("options", "choices", "option", "endings", "candidates")
+_ANSWER_NAMES = ("answer", "answerkey", "answer_key", "gold", "label", "correct", "correct_answer", "target",
+                 "answer_idx", "answer_index")
+_KEEP = ("subject", "language", "script", "explanation")
+_LETTERS = ("A", "B", "C", "D", "E", "F")
+
+
+def question_layout(cols: list[str], first: dict | None) -> tuple[dict[str, str], list[str]] | None:
+    """How a published question layout maps onto the importer's fields: the
+    mapping (renames; other fields dropped, kept in ``source_record``) and
+    the choices in words; None when no stem, options and answer are found.
+
+    >>> question_layout(["", "Question", "A", "B", "C", "D", "Answer"][1:] + ["Unnamed: 0"], None)[0]
+    {'Question': 'question', 'Answer': 'answer', 'Unnamed: 0': 'id'}
+    >>> question_layout(["id", "question", "answerKey"],
+    ...                 {"question": {"stem": "?", "choices": [{"text": "x", "label": "1"}]}})[0]
+    {'question.stem': 'question', 'question.choices': 'options', 'answerKey': 'answer'}
+    >>> question_layout(["query", "option", "gold", "metadata"], {"metadata": {"subject": "law", "src": "x"}})[0]
+    {'query': 'question', 'option': 'options', 'gold': 'answer', 'metadata.subject': 'subject'}
+    """
+    from audit.ingest._questions import _numbered_option_columns
+
+    low = {c.lower().strip(): c for c in cols}
+    mapping: dict[str, str] = {}
+    choices: list[str] = []
+
+    def find(names: tuple[str, ...]) -> str | None:
+        return next((low[n] for n in names if n in low), None)
+
+    stem = find(_STEM_NAMES)
+    nested = first.get(stem) if first and stem else None
+    if isinstance(nested, dict) and "stem" in nested:       # ARC: question: {stem, choices: [{text, label}]}
+        mapping[f"{stem}.stem"] = "question"
+        if "choices" in nested:
+            mapping[f"{stem}.choices"] = "options"
+    elif stem:
+        if stem != "question":
+            mapping[stem] = "question"
+    else:
+        return None
+    if "options" not in mapping.values():
+        if all(x in cols for x in _LETTERS[:2]) or _numbered_option_columns(cols):
+            pass                                                  # columns A–F or option_1 … option_N
+        else:
+            opt = find(_OPTION_NAMES)
+            if not opt:
+                return None
+            if opt != "options":
+                mapping[opt] = "options"
+    ans = find(_ANSWER_NAMES)
+    if not ans:
+        return None
+    if ans != "answer":
+        mapping[ans] = "answer"
+    qid = find(_ID_NAMES)
+    if qid and qid != "id":
+        mapping[qid] = "id"
+    for name in _KEEP:
+        if name in low and low[name] != name and name not in mapping.values():
+            mapping[low[name]] = name
+        elif name not in low and first:       # nested: metadata.subject
+            parent = next((k for k, v in first.items() if isinstance(v, dict) and name in v
+                           and not isinstance(v[name], (dict, list))), None)
+            if parent is not None and name not in mapping.values():
+                mapping[f"{parent}.{name}"] = name
+    used = {k.split(".")[0] for k in mapping} | {"question", "answer", "options", "id", *_KEEP, *_LETTERS}
+    used |= set(_numbered_option_columns(cols))
+    dropped = [c for c in cols if c not in used]
+    for c in dropped:
+        mapping[c] = ""
+    renames = [f"{k} → {v}" for k, v in mapping.items() if v]
+    if renames:
+        choices.append("fields read as: " + ", ".join(renames))
+    if dropped:
+        choices.append("kept only in each item's source record: " + ", ".join(dropped))
+    choices.append("id: " + (f"the field '{qid}'" if qid else "the record's row number in its file, from 0"))
+    return mapping, choices
+
+
+def _is_outputs(keys: set[str]) -> bool:
+    """A self-contained harness output (TUMLU): each record carries its
+    question, the choices as shown and the model's raw output."""
+    return "question" in keys and "choices" in keys and bool(keys & {"output", "response"}) \
+        and "question_id" not in keys
+
+
 def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] | None:
     name, suffix = p.name, p.suffix.lower()
+    if suffix not in (".parquet", ".eval"):
+        from audit._read import check_utf8
+
+        check_utf8(p)     # a binary file is one line naming the byte, never its bytes echoed
     if name.startswith("samples_") and suffix == ".jsonl":
         return "lm-eval", "an lm-evaluation-harness samples log"
     if suffix == ".eval":
@@ -110,11 +209,30 @@ def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] |
         keys = {mapping.get(c, c) for c in keys} | {t for s, t in mapping.items() if t}
     if "question_id" in keys and "model" in keys and keys & {"response", "answer"}:
         return "predictions-long", "predictions, one row per question and model (question_id, model, response/answer)"
+    if "question_id" in keys and keys & {"response", "answer"} and not (keys - {"question_id", "response", "answer",
+                                                                                  "run", "options_shown"}):
+        return "predictions-long", ("predictions of one model (question_id, response/answer; the model is "
+                                    "--model)")
     if "question_id" in keys and len(keys - {"question_id"}) >= 1 and "question" not in keys:
         return "predictions-wide", "predictions, one column per model (question_id + model columns)"
     if {"id", "question", "answer"} <= keys:
         return "questions", "a question file (id, question, answer)"
+    if _is_outputs(keys):
+        return "outputs", "model outputs that carry their questions (question, choices, output)"
+    if question_layout(cols, _first_record(p) if suffix in (".json", ".jsonl", ".ndjson") else None):
+        return "questions", "a question file in a published layout"
     return None
+
+
+def _shown(name: str) -> str:
+    """A field name as shown in a one-line message (see ``audit._read._one_line``).
+
+    >>> _shown("a\\nb  c"), len(_shown("x" * 50))
+    ('a b c', 40)
+    """
+    from audit._read import _one_line
+
+    return _one_line(name)
 
 
 def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> Detection:
@@ -123,8 +241,9 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "q.csv").write_text("id,question,A,B,answer\\nq1,x,a,b,A\\n")
-    >>> str(detect(d / "q.csv"))
-    'found: questions (a question file (id, question, answer); 1 file)'
+    >>> print(detect(d / "q.csv"))
+    found: questions (a question file (id, question, answer); 1 file)
+      id: the field 'id'
     """
     p = Path(path)
     if not p.exists():
@@ -150,26 +269,47 @@ def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> De
             kinds = ", ".join(f"{k} ({len(v)})" for k, v in sorted(found.items()))
             raise InputError(f"files of several formats in this folder: {kinds}; import them one at a time", path=p)
         fmt, files = next(iter(found.items()))
-        return Detection(fmt, f"folder of {reasons[fmt]}", files)
+        det = Detection(fmt, f"folder of {reasons[fmt]}", files)
+        if fmt == "questions":
+            det.choices.append(f"a folder of {len(files)} question files: ids stay as given unless they repeat "
+                               "across files, then each becomes <file>/<id>; items without a subject take "
+                               "their file's name")
+        return _with_layout(det, mapping)
     c = _classify_file(p, mapping)
     if c is None:
         cols = _columns(p)
         raise InputError(
-            "format not recognised" + (f" (fields: {', '.join(cols[:20])})" if cols else "")
+            "format not recognised" + (f" (fields: {', '.join(_shown(c) for c in cols[:20])})" if cols else "")
             + "; for a question file with other field names use --map SOURCE=TARGET "
               "(e.g. --map option=options), or pick the importer yourself (audit import --help)", path=p)
-    return Detection(c[0], c[1], [str(p)])
+    return _with_layout(Detection(c[0], c[1], [str(p)]), mapping)
+
+
+def _with_layout(det: Detection, mapping: dict[str, str] | None) -> Detection:
+    """A question file in a published layout: the mapping that reads it and
+    the choices made (none when the user gave a mapping: theirs is used)."""
+    if det.format != "questions" or mapping:
+        return det
+    f = Path(det.files[0])
+    first = _first_record(f) if f.suffix.lower() in (".json", ".jsonl", ".ndjson") else None
+    lay = question_layout(_columns(f), first)
+    if lay:
+        det.mapping = lay[0]
+        det.choices[:0] = lay[1]
+    return det
 
 
 def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mapping: dict[str, str] | None = None,
                 db: DbPath = None, detection: Detection | None = None, accept_suspect: bool = False,
-                model: str | None = None):
+                model: str | None = None, replace: bool = False, key_base: int | None = None,
+                id_template: str | None = None, constants: dict[str, str] | None = None,
+                dry_run: bool = False, skip_unmatched: bool = False):
     """Import ``path`` with the importer :func:`detect` chose; returns that
     importer's summary.  ``benchmark`` is required for question and
     prediction files; the others default to their own names."""
     det = detection or detect(path, mapping)
     p = Path(path)
-    if det.format in ("questions", "predictions-long", "predictions-wide", "seed") and not benchmark:
+    if det.format in ("questions", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
         raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
     if det.format == "lm-eval":
         from audit.ingest._lmeval import import_lm_eval
@@ -194,7 +334,13 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
     if det.format == "questions":
         from audit.ingest._questions import import_questions
 
-        return import_questions(p, benchmark=benchmark, db=db, mapping=mapping)  # type: ignore[arg-type]
+        return import_questions(p, benchmark=benchmark, db=db, mapping=mapping or det.mapping or None,  # type: ignore[arg-type]
+                                replace=replace, key_base=key_base, id_template=id_template, constants=constants,
+                                dry_run=dry_run)
+    if det.format == "outputs":
+        from audit.ingest._outputs import import_outputs
+
+        return import_outputs(p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched)
     from audit.ingest._predictions import import_predictions
 
     layout = {"predictions-long": "long", "predictions-wide": "wide", "seed": "seed"}[det.format]
@@ -211,18 +357,57 @@ class AutoImport:
 
     detection: Detection
     summary: Any = None
+    dry_run: bool = False   # the summary is what a real run would have done; nothing was written
 
 
 def detect_and_import(path: str | os.PathLike, *, benchmark: str | None = None,
                       mapping: dict[str, str] | None = None, model: str | None = None,
-                      accept_suspect: bool = False, dry_run: bool = False, db: DbPath = None) -> AutoImport:
-    """:func:`detect` the format of *path*, then (unless *dry_run*)
-    :func:`import_auto` it with that detection."""
+                      accept_suspect: bool = False, dry_run: bool = False, db: DbPath = None,
+                      replace: bool = False, key_base: int | None = None, id_template: str | None = None,
+                      constants: dict[str, str] | None = None, skip_unmatched: bool = False) -> AutoImport:
+    """:func:`detect` the format of *path*, then :func:`import_auto` it with
+    that detection.  A *dry_run* runs every check of the real import and
+    writes nothing: question files are checked against the database opened
+    read-only; other formats are imported into a temporary copy of the
+    database (or a new one), which is then removed; the summary says what
+    would have been imported."""
     det = detect(path, mapping)
-    if dry_run:
-        return AutoImport(detection=det)
-    return AutoImport(detection=det, summary=import_auto(path, benchmark=benchmark, mapping=mapping, db=db,
-                                                         detection=det, accept_suspect=accept_suspect, model=model))
+    kw = dict(benchmark=benchmark, mapping=mapping, detection=det, accept_suspect=accept_suspect, model=model,
+              replace=replace, key_base=key_base, id_template=id_template, constants=constants,
+              skip_unmatched=skip_unmatched)
+    if not dry_run:
+        return AutoImport(detection=det, summary=import_auto(path, db=db, **kw))  # type: ignore[arg-type]
+    if det.format == "questions":
+        return AutoImport(detection=det, summary=import_auto(path, db=db, dry_run=True, **kw))  # type: ignore[arg-type]
+    with _scratch_copy(db) as scratch:
+        summary = import_auto(path, db=scratch, **kw)  # type: ignore[arg-type]
+    return AutoImport(detection=det, summary=summary, dry_run=True)
+
+
+def _scratch_copy(db: DbPath):
+    """A context manager yielding a temporary copy of the database (taken
+    under a read lock, so no writer is half-way), or a new database path
+    when there is none yet; removed afterwards."""
+    import contextlib
+    import shutil
+    import tempfile
+
+    from audit.store import connect, resolve_db_path
+
+    @contextlib.contextmanager
+    def cm():
+        src = resolve_db_path(db)
+        with tempfile.TemporaryDirectory(prefix=f"audit-import-{os.getpid()}-dry-") as d:
+            dst = Path(d) / "dry-run.duckdb"
+            if src.exists():
+                with connect(src, read_only=True):
+                    shutil.copyfile(src, dst)
+                    wal = src.with_name(src.name + ".wal")
+                    if wal.exists():
+                        shutil.copyfile(wal, dst.with_name(dst.name + ".wal"))
+            yield dst
+
+    return cm()
 
 
 __all__ = ["Detection", "detect", "import_auto", "AutoImport", "detect_and_import", "FORMATS"]

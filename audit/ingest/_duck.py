@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, read_table
+from audit._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table
 
 
 def sql_str(value: str | os.PathLike) -> str:
@@ -40,12 +40,15 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
     suffix = p.suffix.lower()
     if suffix == ".parquet":
         try:
-            cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({sql_str(p)})").fetchall()]
+            cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({duck_path(p)})").fetchall()]
         except duckdb.Error as exc:
             raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
+        from audit._read import _refuse_reserved
+
+        _refuse_reserved(cols, p)
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
-            f"file_row_number + 1 AS _line FROM read_parquet({sql_str(p)}, file_row_number = true)"
+            f"file_row_number + 1 AS _line FROM read_parquet({duck_path(p)}, file_row_number = true)"
         )
     elif suffix in (".csv", ".tsv"):
         sep = "\t" if suffix == ".tsv" else ","

@@ -82,7 +82,13 @@ def model_of(samples: Path) -> str | None:
 
 
 def _loglik_choice(resps: list) -> int | None:
-    """Index of the highest log-likelihood in [[ll, greedy], …], else None."""
+    """Index of the highest log-likelihood in [[ll, greedy], …], else None.
+    A NaN or +Infinity log-likelihood is not a score: the record then has no
+    answer (−Infinity, probability 0, is a score).
+
+    >>> _loglik_choice([[-1.0, False], [float("nan"), False]]), _loglik_choice([[-1.0, 0], [-0.5, 0]])
+    (None, 1)
+    """
     vals: list[float] = []
     for r in resps:
         if isinstance(r, list) and r and not isinstance(r[0], list):
@@ -90,9 +96,12 @@ def _loglik_choice(resps: list) -> int | None:
         elif isinstance(r, list) and r and isinstance(r[0], list):
             r = r[0][0]
         try:
-            vals.append(float(r))
+            v = float(r)
         except (TypeError, ValueError):
             return None
+        if v != v or v == float("inf"):
+            return None
+        vals.append(v)
     return max(range(len(vals)), key=lambda i: (vals[i], -i)) if vals else None
 
 
@@ -143,7 +152,7 @@ def import_lm_eval(path: str | os.PathLike, *, benchmark: str | None = None, mod
     for f in files:
         task = task_of(f)
         n_lines = 0
-        for line, obj in read_jsonl(f):
+        for line, obj in read_jsonl(f, allow_nan=True):
             n_lines = line
             for req in ("doc_id", "doc", "filtered_resps"):
                 if req not in obj:

@@ -4,7 +4,9 @@
 the importer's columns.  ``SOURCE`` may be a dotted path into nested objects
 (``metadata.reference=explanation``); a parent object whose fields are
 mapped out is consumed (not reported as an unknown column), and
-``SOURCE=`` (empty target) drops a field.  A mapping file holds the same
+``SOURCE=`` (empty target) drops a field, and ``A+B=TARGET`` builds a field
+from several (their non-empty values joined by a blank line: a stem made of
+a context and a question).  A mapping file holds the same
 pairs, either as a JSON object ``{"option": "options"}`` or one
 ``SOURCE=TARGET`` per line (``#`` starts a comment).
 
@@ -66,8 +68,18 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
 
 
 def _add(out: dict[str, str], k: str, v: str, path, line) -> None:
+    from audit._read import RESERVED_FIELDS
+
     if not k or any(not part for part in k.split(".")):
         raise InputError(f"empty field name in mapping '{k}={v}'", path=path, line=line)
+    if k.split(".")[0] in RESERVED_FIELDS or v in RESERVED_FIELDS:
+        name = k if k.split(".")[0] in RESERVED_FIELDS else v
+        raise InputError(f"'{name}' in mapping '{k}={v}' is the importer's own bookkeeping, not a field; a file "
+                         "without ids gets each record's row number as id (or build ids with --id)",
+                         path=path, line=line)
+    if k in out and out[k] != v:
+        raise InputError(f"field '{k}' is mapped twice (to '{out[k]}' and to '{v}'); a field is read as one "
+                         "column", path=path, line=line)
     if v and v in out.values() and out.get(k) != v:
         raise InputError(f"two fields are mapped to '{v}'", path=path, line=line)
     out[k] = v
@@ -90,6 +102,18 @@ def get_path(rec: dict, dotted: str):
     return cur
 
 
+def _column_values(df: pd.DataFrame, src: str, path) -> list:
+    """The values of field *src* (dotted paths reach into objects) per record."""
+    if src in df.columns:
+        return df[src].tolist()
+    head = src.split(".")[0]
+    if "." not in src or head not in df.columns:
+        found = ", ".join(c for c in df.columns if c not in ("_line", "_row"))
+        raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
+    values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
+    return [None if v is _MISSING else v for v in values]
+
+
 def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFrame:
     """Columns renamed/extracted by ``mapping`` (a DataFrame with ``_line``).
 
@@ -107,13 +131,24 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
     consumed: set[str] = set()
     new_cols: dict[str, list] = {}
     for src, target in mapping.items():
+        if "+" in src and src not in df.columns:      # a field built from several: context+question=question
+            parts = [x.strip() for x in src.split("+")]
+            if any(not x for x in parts):
+                raise InputError(f"empty field name in mapping '{src}={target}'", path=path)
+            columns = [_column_values(df, x, path) for x in parts]
+            values: list = ["\n\n".join(str(v) for v in vs if v is not None and not (isinstance(v, float) and v != v)
+                                        and str(v).strip()) or None for vs in zip(*columns)]
+            consumed.update(x.split(".")[0] for x in parts)
+            if target:
+                new_cols[target] = values
+            continue
         if src in df.columns:
             values = df[src].tolist()
             consumed.add(src)
         else:
             head = src.split(".")[0]
             if "." not in src or head not in df.columns:
-                found = ", ".join(c for c in df.columns if c != "_line")
+                found = ", ".join(c for c in df.columns if c not in ("_line", "_row"))
                 raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
             values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
             if all(v is _MISSING for v in values):
@@ -121,10 +156,13 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
             values = [None if v is _MISSING else v for v in values]
             consumed.add(head)
         if target:
-            if target in df.columns and target not in mapping:
-                raise InputError(f"'{src}' is mapped to '{target}', but the file already has a field '{target}'",
-                                 path=path)
             new_cols[target] = values
+    for src, target in mapping.items():
+        # a field of the same name stays in the way unless it is mapped away or is the
+        # parent whose nested field is mapped onto its name (question.stem=question)
+        if target and target in df.columns and target not in mapping and target not in consumed:
+            raise InputError(f"'{src}' is mapped to '{target}', but the file already has a field '{target}'",
+                             path=path)
     df = df.drop(columns=[c for c in consumed if c in df.columns])
     for target, values in new_cols.items():
         df[target] = values

@@ -30,19 +30,23 @@ MULTI_FLAG = "multi_answer"
 
 _SEPARATED = re.compile(r"^\s*[A-Fa-fཀཁགང](?:\s*[\s,;/+、，；&]\s*(?:and\s+)?[A-Fa-fཀཁགང])+\s*$")
 _RUN = re.compile(r"^[A-F]{2,6}$")
+_ANY_RUN = re.compile(r"^(?:[A-F]{2,6}|[a-f]{2,6})$")
 
 
 def parse_key(raw: object, n_options: int | None = None) -> tuple[str | None, bool]:
     """``(key, is_set)``: a set key as sorted concatenated labels and True,
     else ``(None, False)`` (the caller treats the raw value as a single key).
 
-    A run of capitals (``"ABD"``) counts as a set only when its letters are
-    distinct and (given ``n_options``) all among the item's labels.
+    A run of letters (``"ABD"``, ``"abd"``) counts as a set only when its
+    letters are distinct, in order, of one case and (given ``n_options``) all
+    among the item's labels: ``"bad"`` is a word, not the set ABD.
 
     >>> parse_key("A B D"), parse_key("D,A"), parse_key(["B", "A"]), parse_key('["A","C"]')
     (('ABD', True), ('AD', True), ('AB', True), ('AC', True))
     >>> parse_key("ABD", 4), parse_key("ABE", 4), parse_key("A"), parse_key("ཀ ང")
     (('ABD', True), (None, False), (None, False), ('AD', True))
+    >>> parse_key("abd", 4), parse_key("bad", 4), parse_key("DA", 4)
+    (('ABD', True), (None, False), (None, False))
     """
     if isinstance(raw, (list, tuple)) or (hasattr(raw, "tolist") and not isinstance(raw, str)):
         items: list = list(raw.tolist() if hasattr(raw, "tolist") else raw)  # type: ignore[union-attr, arg-type]
@@ -66,8 +70,8 @@ def parse_key(raw: object, n_options: int | None = None) -> tuple[str | None, bo
         if len(set(labels)) != len(labels):
             return None, False
         return _canon(labels, n_options)  # type: ignore[arg-type]
-    if _RUN.match(s) and len(set(s)) == len(s):
-        return _canon(list(s), n_options)
+    if _ANY_RUN.match(s) and len(set(s)) == len(s) and "".join(sorted(s)) == s:
+        return _canon(list(s.upper()), n_options)
     return None, False
 
 

@@ -85,6 +85,7 @@ class PredictionImportSummary:
     seconds: float = 0.0
     key_mismatches: int | None = None  # seed files: their 'answer' differs from the stored key
     examples: list[str] = field(default_factory=list)
+    skipped: int = 0   # rows for unknown question ids skipped (skip_unknown); examples names the first
 
     @property
     def invalid(self) -> int:
@@ -98,6 +99,9 @@ class PredictionImportSummary:
             s += f"; replaced {self.replaced:,} earlier rows"
         if self.key_mismatches:
             s += f"; {self.key_mismatches} seed keys differ from the stored keys"
+        if self.skipped:
+            s += (f"; skipped {self.skipped:,} row(s) for question ids the benchmark does not have "
+                  f"(e.g. {', '.join(self.examples[:5])})")
         return s + f" [{self.seconds:.1f} s]"
 
 
@@ -112,6 +116,7 @@ def import_predictions(
     db: DbPath = None,
     progress: bool | None = None,
     mapping: dict[str, str] | None = None,
+    skip_unknown: bool = False,
 ) -> PredictionImportSummary:
     """Import model predictions for questions already in ``benchmark``.
 
@@ -129,6 +134,9 @@ def import_predictions(
     ``progress`` shows a tqdm bar on stderr (None = only on a terminal).
     ``mapping`` renames the file's columns first (``{"qid": "question_id"}``;
     dotted paths reach into nested JSON, see :mod:`audit.ingest._mapping`).
+    ``skip_unknown`` skips the rows for question ids the benchmark does not
+    have instead of refusing the file; the summary counts them and names the
+    first (``skipped``, ``examples``).
 
     >>> import tempfile, os, pathlib
     >>> from audit.ingest._questions import import_questions
@@ -156,7 +164,7 @@ def import_predictions(
         else:
             key_mismatches = _seed_source(con, p, benchmark=benchmark, model=model, run=run)
         summary = store_predictions(con, benchmark, "_pred_src", p, method=method, layout=layout,
-                                    progress=progress)
+                                    progress=progress, skip_unknown=skip_unknown)
     summary.key_mismatches = key_mismatches
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -379,7 +387,7 @@ def _is_perm_sql(c: str, k: str) -> str:
 
 
 def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
-                      progress: bool | None = None) -> PredictionImportSummary:
+                      progress: bool | None = None, skip_unknown: bool = False) -> PredictionImportSummary:
     """Validate and write the predictions of view ``src`` (columns question_id,
     model, run, response, given, _line; optionally ``letter`` and ``method``
     when the source has already extracted them, ``shown`` for the order the
@@ -407,14 +415,25 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     n_q = one(con, "SELECT count(*) FROM _bench_q")[0]
     n_unknown, n_ids = one(con,
         f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)")
+    skipped_examples: list[str] = []
     if n_unknown:
         ex = con.execute(
             f"SELECT question_id, min(_line) AS l FROM {src} s ANTI JOIN _bench_q q USING (question_id) "
             "GROUP BY question_id ORDER BY l LIMIT 5").fetchall()
         examples = ", ".join(f"'{q}' (line {l})" for q, l in ex)
+        if skip_unknown:
+            skipped_examples = [f"'{q}' (line {l})" for q, l in ex]
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _known_src AS SELECT * FROM {src} "
+                        "SEMI JOIN _bench_q USING (question_id)")
+            src = "_known_src"
+            if not one(con, f"SELECT count(*) FROM {src}")[0]:
+                raise InputError(f"no row names a question id of benchmark '{benchmark}' (e.g. {examples})",
+                                 path=where)
+    if n_unknown and not skip_unknown:
         raise InputError(
             f"{n_unknown:,} prediction(s) for {n_ids:,} question id(s) that benchmark '{benchmark}' does not have, "
-            f"e.g. {examples}; nothing was imported (import the questions first or fix the ids)",
+            f"e.g. {examples}; nothing was imported (import the questions first, fix the ids, or pass "
+            "--skip-unknown to skip and report those rows)",
             path=where)
     # Per (model, run): rows, distinct questions (a bitmap over question
     # indexes: one cheap pass even at 10 M rows), filled cells.
@@ -546,4 +565,5 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
         "WHERE p.benchmark = ?", [benchmark])
     return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=models, predictions=n,
-                                   valid=n_valid, extracted=n_responses, method=method, replaced=replaced)
+                                   valid=n_valid, extracted=n_responses, method=method, replaced=replaced,
+                                   skipped=n_unknown if skip_unknown else 0, examples=skipped_examples)

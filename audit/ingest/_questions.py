@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from audit.errors import InputError
-from audit._read import iter_table, nfc, read_table, require_columns
-from audit.ingest._store import QuestionStage, item_flags
+from audit._read import iter_table, load_json, nfc, read_table, require_columns
+from audit.ingest._store import QuestionStage, StoreReport, item_flags
+from audit._sql import table_exists
+from audit.store import resolve_db_path
 from audit.ingest._mapping import apply_mapping
 from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
@@ -70,14 +72,31 @@ class QuestionImportSummary:
     multi_answer: int = 0
     dry_run: bool = False
     preview: list[dict] = field(default_factory=list)  # the first items as they would be stored
+    report: StoreReport = field(default_factory=StoreReport)  # new / unchanged / replaced ids
+    files: int = 1
+    id_rule: str = ""
+    missing_fields: dict[str, list[str]] = field(default_factory=dict)  # mapped field → files without it
+    key_base: str = ""   # how option numbers given as keys were read (empty: none were)
 
     def __str__(self) -> str:
         scripts = ", ".join(f"{k} {v}" for k, v in sorted(self.scripts.items()))
-        verb = "would import" if self.dry_run else "imported"
-        s = (f"{verb} {self.questions:,} questions into '{self.benchmark}' ({scripts}); "
-             f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
+        r = self.report
+        where = f" from {self.files} files" if self.files > 1 else ""
+        if self.questions and r.written == 0 and r.unchanged == self.questions:
+            s = (f"nothing to import into '{self.benchmark}': all {self.questions:,} questions are already "
+                 f"stored with this content")
+        else:
+            verb = "would import" if self.dry_run else "imported"
+            s = (f"{verb} {self.questions:,} questions{where} into '{self.benchmark}' ({scripts}): {r}; "
+                 f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
         if self.multi_answer:
             s += f"; {self.multi_answer} with a multi-answer key (scored by exact set match)"
+        if self.id_rule and self.id_rule != "the 'id' field":
+            s += f"; ids: {self.id_rule}"
+        if self.key_base:
+            s += f"; answers: {self.key_base}"
+        for src, files in sorted(self.missing_fields.items()):
+            s += f"; mapped field '{src}' absent from {len(files)} file(s): {', '.join(files[:5])}"
         if self.dry_run:
             s += "; dry run: nothing was written"
         return s
@@ -140,26 +159,50 @@ def script_of(text: str | None, language: str | None = None) -> str | None:
     return best
 
 
-_SCRIPT_RX = {
-    "Tibt": re.compile("[\u0F00-\u0FFF]"),
-    "Arab": re.compile("[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]"),
-    "Mong": re.compile("[\u1800-\u18AF]"),
-    "Hani": re.compile("[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]"),
-    "Cyrl": re.compile("[\u0400-\u04FF]"),
-    "Latn": re.compile("[A-Za-z\u00C0-\u024F]"),
+_SCRIPT_RANGES = {
+    "Tibt": "\u0F00-\u0FFF",
+    "Arab": "\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF",
+    "Mong": "\u1800-\u18AF",
+    "Hani": "\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF",
+    "Cyrl": "\u0400-\u04FF",
+    "Latn": "A-Za-z\u00C0-\u024F",
 }
+_SCRIPT_RX = {k: re.compile(f"[{v}]") for k, v in _SCRIPT_RANGES.items()}
+_ANY_LETTER = re.compile("[" + "".join(_SCRIPT_RANGES.values()) + "]")
 
 
-def _cell(v) -> str | None:
-    """A cell as text: None for missing/NaN/blank."""
+MAX_EXACT_INT = 2 ** 53   # the largest whole number a float (or a JSON reader in JavaScript) keeps exactly
+
+
+def _cell(v, what: str = "value") -> str | None:
+    """A cell as text: None for missing (None, a pandas NaN for an absent
+    field) or blank.  Infinity, a fraction standing where text or a whole
+    number is expected in an id, and a float too large to be exact are
+    refused (``InputError`` without a path; the caller adds it)."""
     if v is None:
         return None
-    if isinstance(v, float) and v != v:
-        return None
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float):
+        if v != v:
+            return None
+        if v in (float("inf"), float("-inf")):
+            raise InputError(f"{what} is {'-' if v < 0 else ''}Infinity, not a value")
+        if v.is_integer():
+            if abs(v) >= MAX_EXACT_INT:
+                raise InputError(f"{what} {v!r} is a number too large to be exact; write it as text")
+            v = int(v)
     s = str(v)
     return s if s.strip() else None
+
+
+def _id_cell(v) -> str | None:
+    """An id cell: text or a whole number (``1.5`` or ``1e20`` is refused)."""
+    if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")) and not v.is_integer():
+        raise InputError(f"id {v!r} is a fraction; ids are text or whole numbers")
+    if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_EXACT_INT and isinstance(v, float):
+        raise InputError(f"id {v!r} is too large to be exact")
+    return _cell(v, "id")
 
 
 def _field(df, col: str) -> str:
@@ -169,7 +212,10 @@ def _field(df, col: str) -> str:
     return f"'{src}' (read as {col})" if src and src != col else f"'{col}'"
 
 
-def _parse_options_cell(v, path, line, name: str = "'options'") -> list[str]:
+def _parse_options_cell(v, path, line, name: str = "'options'") -> tuple[list[str], list[str] | None]:
+    """The option texts of an ``options`` cell, and the labels the file gives
+    them (ARC's ``{"text", "label"}`` objects or ``{"text": [...], "label":
+    [...]}``; a ``{"A": text, …}`` object) or None."""
     if hasattr(v, "tolist") and not isinstance(v, str):  # numpy array from Parquet
         v = v.tolist()
     if isinstance(v, str):
@@ -177,126 +223,396 @@ def _parse_options_cell(v, path, line, name: str = "'options'") -> list[str]:
         if not s:
             raise InputError(f"{name} is empty", path=path, line=line)
         try:
-            v = json.loads(s)
-        except json.JSONDecodeError:
+            v = load_json(s, path, line)
+        except InputError:
             try:
                 v = ast.literal_eval(s)
-            except (ValueError, SyntaxError):
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
                 raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
+    labels: list[str] | None = None
+    if isinstance(v, dict):
+        if isinstance(v.get("text"), (list, tuple)) and isinstance(v.get("label"), (list, tuple)):
+            if len(v["text"]) != len(v["label"]):
+                raise InputError(f"{name}: {len(v['text'])} texts but {len(v['label'])} labels", path=path, line=line)
+            labels = [str(x).strip() for x in v["label"]]
+            v = list(v["text"])
+        elif len(v) >= MIN_OPTIONS and all(isinstance(k, str) and 0 < len(k.strip()) <= 3 for k in v):
+            labels = [k.strip() for k in v]
+            v = list(v.values())
     if isinstance(v, tuple):
         v = list(v)
     if not isinstance(v, list):
         raise InputError(f"{name} must be a list, not {type(v).__name__}", path=path, line=line)
     out = []
+    given: list[str] = []
     for i, item in enumerate(v):
         if isinstance(item, dict) and "text" in item:
+            if "label" in item and item["label"] is not None:
+                given.append(str(item["label"]).strip())
             item = item["text"]
         if item is None or isinstance(item, (list, dict)):
             raise InputError(f"{name}: option {i + 1} is not text", path=path, line=line)
+        if isinstance(item, float) and (item != item or item in (float("inf"), float("-inf"))):
+            raise InputError(f"{name}: option {i + 1} is {item!r}, not text", path=path, line=line)
         out.append(str(item))
-    return out
+    if given and labels is None:
+        if len(given) != len(out):
+            raise InputError(f"{name}: some options have a label and some do not", path=path, line=line)
+        labels = given
+    if labels is not None and len(set(labels)) != len(labels):
+        raise InputError(f"{name}: a label is given to two options ({', '.join(labels)})", path=path, line=line)
+    return out, labels
 
 
-def _answer_label(raw: str | None, n: int) -> str | None:
-    """Letter, Tibetan letter or 0-based index → Latin label; otherwise the raw
-    answer (then flagged key_not_in_options)."""
+_PUNCT_KEY = re.compile(r"^[(\[（【「]?\s*([^\s()\[\]（）【】「」.。:：,，、;；!！]+)\s*[)\]）】」]?\s*[.。:：,，、;；!！)）]?$")
+
+
+def _plain_key(raw: str) -> str:
+    """The key as meant: NFKC (full-width ``Ｂ`` → ``B``), trimmed, without
+    surrounding brackets or trailing punctuation (``(B)``, ``B.``, ``B）``).
+
+    >>> [_plain_key(x) for x in ("Ｂ", " (c) ", "D.", "【A】", "3", "two words")]
+    ['B', 'c', 'D', 'A', '3', 'two words']
+    """
+    s = unicodedata.normalize("NFKC", raw).strip()
+    m = _PUNCT_KEY.match(s)
+    return m.group(1) if m else s
+
+
+def _norm_text(t: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", t).split())
+
+
+def _answer_label(raw: str | None, texts: list[str], labels: list[str] | None = None) -> str | int | None:
+    """A single key → a Latin label; an ``int`` for an option number whose
+    base the caller decides; otherwise the raw answer (then flagged
+    key_not_in_options).  Tried in order: the file's own option labels (ARC
+    ``label``), a Latin or Tibetan letter, an option number, an option's
+    text.
+
+    >>> _answer_label("Ｂ", ["x", "y"]), _answer_label("ཁ", ["x", "y"]), _answer_label("y", ["x", "y"])
+    ('B', 'B', 'B')
+    >>> _answer_label("2", ["x", "y", "z"], ["1", "2", "3"]), _answer_label("2", ["x", "y", "z"])
+    ('B', 2)
+    """
     if raw is None:
         return None
+    if labels is None and len(raw) == 1 and raw in _ASCII_LETTERS:
+        return raw.upper()
     s = nfc(raw).strip()
     if s.startswith("[") and s.endswith("]"):  # a one-element list ["B"]
         try:
             v = json.loads(s)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             v = None
-        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], (str, int)):
+        if isinstance(v, list) and len(v) == 1 and isinstance(v[0], (str, int)) and not isinstance(v[0], bool):
             s = str(v[0]).strip()
-    if s in TIBETAN_TO_LATIN:
-        return TIBETAN_TO_LATIN[s]
-    if len(s) == 1 and s.upper() in LATIN_LABELS:
-        return s.upper()
-    if s.isdigit() and s.isascii():
-        i = int(s)
-        return LATIN_LABELS[i] if i < n else s
+    n = len(texts)
+    if labels is not None:
+        for cand in (s, _plain_key(s)):
+            if cand in labels:
+                return LATIN_LABELS[labels.index(cand)]
+        low = [x.lower() for x in labels]
+        if _plain_key(s).lower() in low and low.count(_plain_key(s).lower()) == 1:
+            return LATIN_LABELS[low.index(_plain_key(s).lower())]
+    k = _plain_key(s)
+    if k in TIBETAN_TO_LATIN:
+        return TIBETAN_TO_LATIN[k]
+    if len(k) == 1 and k.upper() in LATIN_LABELS:
+        return k.upper()
+    if k.isdigit() and k.isascii() and len(k) < 4:
+        return int(k)
+    target = _norm_text(s)
+    hits = [i for i, t in enumerate(texts) if _norm_text(t) == target]
+    if len(hits) == 1 and n:
+        return LATIN_LABELS[hits[0]]
     return s
 
 
-def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = None) -> list[Question]:
+_LETTER_RUN = re.compile(r"^[A-Fa-f]{2,6}$")
+_ASCII_LETTERS = frozenset("ABCDEFabcdef")
+
+
+def _index_label(i: int, base: int, n: int) -> str:
+    j = i - base
+    return LATIN_LABELS[j] if 0 <= j < n else str(i)
+
+
+def decide_key_base(indexes: list[tuple[int, int]], given: int | None = None) -> int | None:
+    """Whether option numbers used as keys count from 0 or from 1, from
+    ``(number, n_options)`` pairs: *given* when set; 0 when a 0 occurs; 1
+    when a number equals its item's count of options and no 0 occurs; None
+    (undecided: the caller refuses and names ``--key-base``) otherwise, and
+    an :class:`InputError` when both a 0 and such a number occur.
+
+    >>> decide_key_base([(0, 4), (3, 4)]), decide_key_base([(1, 4), (4, 4)]), decide_key_base([(1, 4), (2, 4)])
+    (0, 1, None)
+    """
+    if given is not None:
+        if given not in (0, 1):
+            raise InputError(f"--key-base is 0 or 1, not {given}")
+        return given
+    if not indexes:
+        return None
+    zero = any(i == 0 for i, _ in indexes)
+    top = any(i == n for i, n in indexes)
+    if zero and top:
+        raise InputError("the answers are option numbers from 0 up to the number of options: they cannot all "
+                         "count from the same base; fix the file or pass --key-base 0 or 1")
+    if zero:
+        return 0
+    if top:
+        return 1
+    return None
+
+
+@dataclass
+class _Row:
+    """One parsed row before its key base is known."""
+    question: Question
+    index: int | None = None      # the option number given as key (base not yet applied)
+
+
+def parse_question_rows(df, path, benchmark: str, seen: dict[str, int] | None = None, *,
+                        key_base: int | None = 0, id_template: str | None = None) -> list[Question]:
     """Rows of a question table (from ``read_table``) → Questions.  Raises
     InputError naming the line for every malformed row.  *seen* (id → first
-    line) carries the duplicate-id check across chunks of one file."""
-    cols = [c for c in df.columns if c not in ("_line", "_source")]
+    line) carries the duplicate-id check across chunks of one file.
+
+    Without an ``id`` column (and no *id_template*) the id is the record's
+    row number in the file, counting from 0 (``_row``; CMMLU's own
+    convention).  *id_template* (``"{file}/{row}"``, ``"{subject}-{id}"``)
+    builds the id from the record's fields, ``file`` (the file's stem) and
+    ``row``.  Option numbers as keys count from *key_base* (0 or 1)."""
+    rows = _parse_rows(df, path, benchmark, seen, id_template=id_template)
+    indexes = [(r.index, len(r.question.options)) for r in rows if r.index is not None]
+    base = decide_key_base(indexes, key_base) if indexes else key_base
+    return _finish(rows, base, path)
+
+
+def _finish(rows: list["_Row"], base: int | None, path) -> list[Question]:
+    out = []
+    for r in rows:
+        q = r.question
+        if r.index is not None:
+            if base is None:
+                ns = sorted({len(x.question.options) for x in rows})
+                nums = sorted({x.index for x in rows if x.index is not None})
+                raise InputError(
+                    f"the answers are option numbers ({', '.join(map(str, nums[:6]))}) for items of "
+                    f"{'/'.join(map(str, ns))} options: counted from 0 or from 1 cannot be told; "
+                    "pass --key-base 0 or --key-base 1", path=path)
+            q.answer_key = _index_label(r.index, base, len(q.options))
+        out.append(q)
+    return out
+
+
+_NUMBERED = re.compile(r"^(?:option|opt|choice|ending)[_ ]?(\d+)$", re.IGNORECASE)
+
+
+def _numbered_option_columns(cols: list[str]) -> list[str]:
+    """Columns ``option_1 … option_N`` (or option1, choice_1, ending0 …), in
+    number order; [] when there are none or they leave gaps."""
+    found = {}
+    for c in cols:
+        m = _NUMBERED.match(c)
+        if m:
+            found[int(m.group(1))] = c
+    if len(found) < 2:
+        return []
+    nums = sorted(found)
+    if nums != list(range(nums[0], nums[0] + len(nums))) or nums[0] not in (0, 1):
+        return []
+    return [found[i] for i in nums]
+
+
+def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_template: str | None) -> list[_Row]:
+    cols = [c for c in df.columns if c not in ("_line", "_source", "_row", "_file")]
     extra_letters = [c for c in cols if len(c) == 1 and c.isalpha() and c.isupper() and c not in OPTION_COLUMNS]
     if extra_letters:
         raise InputError(f"option column(s) {', '.join(extra_letters)}: at most {MAX_OPTIONS} options (A–F) per item",
                          path=path)
-    require_columns(df, ["id", "question", "answer"], path, allowed=ALLOWED_COLUMNS | {"_source"})
+    numbered = _numbered_option_columns(cols)
+    if len(numbered) > MAX_OPTIONS:
+        raise InputError(f"{len(numbered)} option columns ({numbered[0]} … {numbered[-1]}): at most "
+                         f"{MAX_OPTIONS} options per item", path=path)
+    required = ["question", "answer"] + (["id"] if id_template is None and "id" in cols else [])
+    require_columns(df, required, path,
+                    allowed=ALLOWED_COLUMNS | set(numbered) | {"_source", "_row", "_file"})
     option_cols = [c for c in OPTION_COLUMNS if c in cols]
+    if option_cols and numbered:
+        raise InputError(f"give the options one way: columns A–F or {numbered[0]} …, not both", path=path)
+    option_cols = option_cols or numbered
     if "options" in cols and option_cols:
         raise InputError(f"give the options either as one 'options' column or as columns A–F, not both "
                          f"(found options and {', '.join(option_cols)})", path=path)
-    if "options" not in cols and not option_cols:
-        raise InputError(f"missing the options: add columns A, B, … (up to F) or one 'options' list column "
-                         f"(found: {', '.join(cols)})", path=path)
-    questions: list[Question] = []
+    # neither: the options are embedded in the question text ("A. …" lines), read as TLUE's are
+    out: list[_Row] = []
     first_line: dict[str, int] = seen if seen is not None else {}
+    has_id = "id" in cols
+    stem_of_file = Path(str(path)).stem
     for rec in df.to_dict("records"):
         line = int(rec.pop("_line"))
-        qid = _cell(rec.get("id"))
-        if qid is None:
-            raise InputError(f"empty id in {_field(df, 'id')}", path=path, line=line)
-        qid = nfc(qid.strip())   # ids compare in NFC, like texts
-        if qid in first_line:
-            raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
-        first_line[qid] = line
-        raw_stem = _cell(rec.get("question"))
-        if raw_stem is None:
-            raise InputError(f"empty question text in {_field(df, 'question')} (id '{qid}')", path=path, line=line)
-        if option_cols:
-            cells = [_cell(rec.get(c)) for c in option_cols]
-            while cells and cells[-1] is None:
-                cells.pop()
-            gaps = [option_cols[i] for i, c in enumerate(cells) if c is None]
-            if gaps:
-                raise InputError(f"option {gaps[0]} is empty but a later option is filled (id '{qid}')",
-                                 path=path, line=line)
-            texts = cells
-        else:
-            texts = _parse_options_cell(rec.get("options"), path, line, _field(df, "options"))
-        if len(texts) > MAX_OPTIONS:
-            raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
+        row = rec.pop("_row", None)
+        file_stem = rec.pop("_file", None) or stem_of_file
+        try:
+            out.append(_parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols,
+                                  has_id, id_template))
+        except InputError as exc:
+            if exc.path is None:
+                raise InputError(exc.detail, path=path, line=line) from None
+            raise
+    return out
+
+
+_TEMPLATE_FIELD = re.compile(r"\{([^{}]*)\}")
+
+
+def check_id_template(template: str) -> None:
+    """An ``--id`` template holds only plain ``{name}`` fields (no format
+    spec, conversion, index or attribute: ``{row:>999999999}`` would build a
+    gigabyte id, ``{x.__class__}`` reach into Python).
+
+    >>> check_id_template("{file}/{row}")
+    >>> check_id_template("{row:>99999}")
+    Traceback (most recent call last):
+    ...
+    audit.errors.InputError: --id '{row:>99999}': a template field is a plain {name} (letters, digits, '_', '-', ' '), not '{row:>99999}'
+    """
+    if not template.strip():
+        raise InputError("--id is empty")
+    for m in _TEMPLATE_FIELD.finditer(template):
+        if not re.fullmatch(r"[\w\- ]+", m.group(1)):
+            raise InputError(f"--id '{template}': a template field is a plain {{name}} (letters, digits, '_', "
+                             f"'-', ' '), not '{m.group(0)}'")
+    rest = _TEMPLATE_FIELD.sub("", template)
+    if "{" in rest or "}" in rest:
+        raise InputError(f"--id '{template}': unbalanced braces")
+    if not _TEMPLATE_FIELD.search(template):
+        raise InputError(f"--id '{template}' names no field: every item would get the same id "
+                         "(use e.g. '{file}/{row}')")
+
+
+def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols, has_id,
+               id_template) -> _Row:
+    if id_template is not None:
+        fields = {k: ("" if _cell(v) is None else _cell(v)) for k, v in rec.items()
+                  if not isinstance(v, (dict, list))}
+        fields.update(file=file_stem, row=row if row is not None else line)
+        try:
+            qid = _TEMPLATE_FIELD.sub(lambda m: str(fields[m.group(1)]), id_template)
+        except KeyError as exc:
+            raise InputError(f"--id names the field {exc} that the record does not have "
+                             f"(fields: {', '.join(sorted(fields))})", path=path, line=line) from None
+        except (ValueError, IndexError) as exc:
+            raise InputError(f"--id is not a valid template ({exc})", path=path, line=line) from None
+        qid = qid if qid.strip() else None
+    elif has_id:
+        qid = _id_cell(rec.get("id"))
+    else:
+        qid = str(row if row is not None else line)
+    if qid is None:
+        raise InputError(f"empty id in {_field(df, 'id')}", path=path, line=line)
+    qid = nfc(qid.strip())   # ids compare in NFC, like texts
+    if qid in first_line:
+        raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
+    first_line[qid] = line
+    raw_stem = _cell(rec.get("question"), "the question")
+    if raw_stem is None:
+        raise InputError(f"empty question text in {_field(df, 'question')} (id '{qid}')", path=path, line=line)
+    labels: list[str] | None = None
+    suspect: str | None = None
+    if not option_cols and "options" not in rec:
+        from audit.ingest._tlue import parse_tlue_item
+
+        parsed = parse_tlue_item(raw_stem)
+        if len(parsed.options) < MIN_OPTIONS:
+            raise InputError(f"no options: the file has no options field (columns A–F or 'options') and none "
+                             f"were found in the question text (id '{qid}'; {parsed.reason or 'no markers'})",
                              path=path, line=line)
-        if len(texts) < MIN_OPTIONS:
-            raise InputError(f"{len(texts)} option(s); an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
+        texts = [o.text for o in parsed.options]
+        raw_stem_text, raw_stem = raw_stem, parsed.stem
+        suspect = parsed.reason if parsed.suspect else None
+    elif option_cols:
+        cells = [_cell(rec.get(c), f"option {c}") for c in option_cols]
+        while cells and cells[-1] is None:
+            cells.pop()
+        gaps = [option_cols[i] for i, c in enumerate(cells) if c is None]
+        if gaps:
+            raise InputError(f"option {gaps[0]} is empty but a later option is filled (id '{qid}')",
                              path=path, line=line)
-        options = [Option(LATIN_LABELS[i], nfc(t).strip()) for i, t in enumerate(texts)]
-        raw_answer = rec.get("answer")
-        set_key, is_set = parse_key(raw_answer, len(options))
-        if is_set:
-            key = set_key
+        texts = [c for c in cells if c is not None]
+    else:
+        texts, labels = _parse_options_cell(rec.get("options"), path, line, _field(df, "options"))
+    if len(texts) > MAX_OPTIONS:
+        raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
+                         path=path, line=line)
+    if len(texts) < MIN_OPTIONS:
+        raise InputError(f"{len(texts)} option(s); an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
+                         path=path, line=line)
+    options = [Option(LATIN_LABELS[i], nfc(t).strip()) for i, t in enumerate(texts)]
+    raw_answer = rec.get("answer")
+    if isinstance(raw_answer, float) and raw_answer in (float("inf"), float("-inf")):
+        raise InputError(f"the answer is {raw_answer!r}, not a key (id '{qid}')", path=path, line=line)
+    if isinstance(raw_answer, float) and raw_answer == raw_answer and not raw_answer.is_integer():
+        raise InputError(f"the answer {raw_answer!r} is a fraction, not a key (id '{qid}')", path=path, line=line)
+    index: int | None = None
+    key: str | None
+    own_label = (labels is not None and isinstance(raw_answer, (str, int)) and not isinstance(raw_answer, bool)
+                 and _plain_key(str(raw_answer)) in labels)
+    if labels is None and isinstance(raw_answer, str) and len(raw_answer) == 1 and raw_answer in _ASCII_LETTERS:
+        set_key, is_set = None, False      # the common case, a plain letter: read below without more ado
+    elif own_label:
+        set_key, is_set = None, False      # the file's own label ("1" in ARC): read below
+    else:
+        set_key, is_set = parse_key(_plain_key(raw_answer) if isinstance(raw_answer, str) else raw_answer,
+                                    len(options))
+    if is_set:
+        key = set_key
+    else:
+        if isinstance(raw_answer, (list, tuple)) or (hasattr(raw_answer, "tolist") and not isinstance(raw_answer, str)):
+            raw_answer = json.dumps(_jsonable(raw_answer), ensure_ascii=False)
+        got = _answer_label(_cell(raw_answer, "the answer"), texts, labels)
+        if isinstance(got, int):
+            index, key = got, None
         else:
-            if isinstance(raw_answer, (list, tuple)) or (hasattr(raw_answer, "tolist") and not isinstance(raw_answer, str)):
-                raw_answer = json.dumps(_jsonable(raw_answer), ensure_ascii=False)
-            key = _answer_label(_cell(raw_answer), len(options))
-        language = _cell(rec.get("language"))
-        language = language.strip() if language else None
-        script = _cell(rec.get("script"))
-        script = script.strip().capitalize() if script else script_of(
-            raw_stem + " " + " ".join(texts), language)
-        explanation = _cell(rec.get("explanation"))
-        subject = _cell(rec.get("subject"))
-        original = rec.pop("_source", None)
-        source = original if isinstance(original, dict) else {k: _jsonable(v) for k, v in rec.items()}
-        q = Question(
-            benchmark=benchmark, question_id=qid, stem=nfc(raw_stem).strip(), options=options, answer_key=key,
-            subject=nfc(subject).strip() if subject else None, language=language, script=script,
-            explanation=nfc(explanation) if explanation else None, raw_text=raw_stem, source_record=source,
-        )
-        if raw_stem != unicodedata.normalize("NFC", raw_stem):
-            q.flags.append("normalized_nfc")
-        if is_set:
-            q.flags.append(MULTI_FLAG)
-        questions.append(q)
-    return questions
+            key = got
+            run = _plain_key(key) if key is not None else ""
+            if _LETTER_RUN.match(run) and (len(set(run.upper())) != len(run) or "".join(sorted(run)) != run):
+                raise InputError(
+                    f"the answer '{key}' is not a key: a multi-answer key lists distinct option letters in order "
+                    f"(e.g. '{''.join(sorted(set(key.upper())))}' or '{', '.join(sorted(set(key.upper())))}'); "
+                    f"fix it in the file (id '{qid}')", path=path, line=line)
+    language = _cell(rec.get("language"), "language")
+    language = language.strip() if language else None
+    script = _cell(rec.get("script"), "script")
+    script = script.strip().capitalize() if script else _script(raw_stem, texts, language)
+    explanation = _cell(rec.get("explanation"), "explanation")
+    subject = _cell(rec.get("subject"), "subject")
+    original = rec.pop("_source", None)
+    source = original if isinstance(original, dict) else {k: _jsonable(v) for k, v in rec.items()}
+    q = Question(
+        benchmark=benchmark, question_id=qid, stem=nfc(raw_stem).strip(), options=options, answer_key=key,
+        subject=nfc(subject).strip() if subject else None, language=language, script=script,
+        explanation=nfc(explanation) if explanation else None, raw_text=raw_stem, source_record=source,
+    )
+    if not option_cols and "options" not in rec:
+        q.raw_text = raw_stem_text
+        q.structure_suspect, q.structure_reason = suspect is not None, suspect
+    if raw_stem != unicodedata.normalize("NFC", raw_stem):
+        q.flags.append("normalized_nfc")
+    if is_set:
+        q.flags.append(MULTI_FLAG)
+    return _Row(q, index)
+
+
+def _script(stem: str, texts: list[str], language: str | None) -> str | None:
+    """The script of the stem's letters when it has any (the options may be
+    numbers, names or formulas in another script: 381 CMMLU items with Latin
+    formulas as options were ``Latn``), else of the options."""
+    if _ANY_LETTER.search(stem, 0, 4000):
+        return script_of(stem, language)
+    return script_of(stem + " " + " ".join(texts), language)
 
 
 def _jsonable(v):
@@ -304,6 +620,8 @@ def _jsonable(v):
         return v.tolist()
     if isinstance(v, float) and v != v:
         return None
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return str(v)
     if isinstance(v, (str, int, float, bool, list, dict)) or v is None:
         return v
     return str(v)
@@ -321,28 +639,95 @@ def read_question_file(path: str | os.PathLike, mapping: dict[str, str] | None =
     return df
 
 
-def _question_chunks(p: Path, mapping: dict[str, str] | None) -> Iterator["pd.DataFrame"]:
-    """:func:`read_question_file` in chunks (CSV streamed by DuckDB)."""
+def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[str, str] | None = None,
+                     missing: dict[str, list[str]] | None = None) -> Iterator["pd.DataFrame"]:
+    """:func:`read_question_file` in chunks (CSV streamed by DuckDB), with
+    ``_row`` (the record's number in the file, from 0) and the *constants*
+    as columns.  With *missing* (a folder), a mapped field absent from this
+    file is recorded there instead of refused."""
+    row = 0
     for df in iter_table(p):
+        df["_row"] = range(row, row + len(df))
+        row += len(df)
         if mapping:
-            originals = [{k: _jsonable(v) for k, v in r.items() if k != "_line"} for r in df.to_dict("records")]
-            df = apply_mapping(df, mapping, p)
+            originals = [{k: _jsonable(v) for k, v in r.items() if k not in ("_line", "_row")}
+                         for r in df.to_dict("records")]
+            if missing is not None:
+                absent = [s for s in mapping if not _has_source(df, s)]
+                for s in absent:
+                    missing.setdefault(s, []).append(p.name)
+                use = {s: t for s, t in mapping.items() if s not in absent}
+            else:
+                use = mapping
+            df = apply_mapping(df, use, p) if use else df
             df["_source"] = originals
+        for k, v in (constants or {}).items():
+            if k in df.columns:
+                raise InputError(f"--set {k}=…: the file already has a field '{k}' (map it away or drop the --set)",
+                                 path=p)
+            df[k] = v
         yield df
 
 
+def _has_source(df, src: str) -> bool:
+    from audit.ingest._mapping import _MISSING, get_path
+
+    if src in df.columns:
+        return True
+    head = src.split(".")[0]
+    if "." not in src or head not in df.columns:
+        return False
+    return any(get_path(r, src.split(".", 1)[1]) is not _MISSING for r in df[head] if isinstance(r, dict))
+
+
+QUESTION_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
+
+
+def question_files(path: Path) -> list[Path]:
+    """The question files of a folder (known suffixes, recursively, sorted),
+    or ``[path]`` for a file."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in QUESTION_SUFFIXES
+                   and not f.name.startswith("."))
+    if not files:
+        raise InputError("no question file (.csv, .jsonl, .json, .parquet) in this folder", path=path)
+    return files
+
+
 def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
-                     dry_run: bool = False) -> QuestionImportSummary:
-    """Import a question file into ``benchmark`` (created when new; questions
-    with the same id are replaced).  All-or-nothing, in one transaction.
-    The whole file is parsed and checked first (a CSV streamed in chunks,
-    each staged in a Parquet file in the temporary folder, see
+                     dry_run: bool = False, replace: bool = False, key_base: int | None = None,
+                     id_template: str | None = None, constants: dict[str, str] | None = None) -> QuestionImportSummary:
+    """Import a question file, or a folder of them, into ``benchmark``
+    (created when new).  All-or-nothing, in one transaction.  The whole
+    input is parsed and checked first (a CSV streamed in chunks, each staged
+    in a Parquet file in the temporary folder, see
     :class:`~audit.ingest._store.QuestionStage`); only then is the database
     opened, for one bulk insert — so a bad row leaves the file untouched and
     a million questions stay well under 1 GB of memory.
 
+    **Never a silent overwrite**: an id already stored with the same content
+    is left as it is (re-importing a file is a no-op that says so); an id
+    stored with different content refuses the import, naming the ids and
+    what changed, unless ``replace`` (then the summary lists the replaced
+    items, and those that had predictions or verdicts).
+
+    **Ids**: the ``id`` field; without one, the record's row number in its
+    file (from 0); ``id_template`` builds them (``"{file}/{row}"``).  In a
+    folder whose files' ids collide (CMMLU: every file counts 0, 1, 2 …)
+    each id becomes ``<file stem>/<id>``, and a folder's items without a
+    ``subject`` take the file's stem.
+
+    **Keys**: letters (any case, full-width), Tibetan letters, the file's
+    own option labels, option texts, and option numbers counting from
+    ``key_base`` — inferred when the data leaves no doubt (a 0 → from 0; a
+    number equal to the item's count of options and no 0 → from 1),
+    otherwise refused with a message naming ``--key-base``.
+
     ``mapping`` renames fields first (see :func:`audit.ingest._mapping.parse_map`);
-    ``dry_run`` parses everything, writes nothing and returns the first
+    ``constants`` adds a field with one value for every record
+    (``{"language": "kk"}``); ``dry_run`` parses and checks everything
+    against the database (read-only), writes nothing and returns the first
     items as they would be stored in ``preview``.
 
     >>> import tempfile, pathlib
@@ -351,6 +736,8 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     >>> s = import_questions(d / "q.csv", benchmark="toy", db=d / "x.duckdb")
     >>> (s.questions, s.key_not_in_options)
     (2, 1)
+    >>> str(import_questions(d / "q.csv", benchmark="toy", db=d / "x.duckdb")).split(";")[0]
+    "nothing to import into 'toy': all 2 questions are already stored with this content"
     >>> _ = (d / "c.json").write_text('[{"id": "m1", "q": "?", "option": ["x", "y", "z"], "answer": "A C"}]')
     >>> s = import_questions(d / "c.json", benchmark="toy", mapping={"q": "question", "option": "options"},
     ...                      dry_run=True)
@@ -359,49 +746,144 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     """
     if not benchmark or not str(benchmark).strip():
         raise InputError("a benchmark name is required (--benchmark)")
+    if key_base is not None and key_base not in (0, 1):
+        raise InputError(f"--key-base is 0 or 1, not {key_base}")
+    if id_template is not None:
+        check_id_template(id_template)
+    from audit._read import RESERVED_FIELDS
+
+    bad_set = sorted(RESERVED_FIELDS.intersection(constants or {}))
+    if bad_set:
+        raise InputError(f"--set {bad_set[0]}=…: '{bad_set[0]}' is the importer's own bookkeeping, not a field")
     p = Path(path)
-    chunks = _question_chunks(p, mapping)
-    first = next(chunks)   # file-level problems (columns, encoding, empty) before the database is opened
-    seen: dict[str, int] = {}
-    n = key_not_in_options = flagged = multi = 0
-    scripts: dict[str, int] = {}
-    preview: list[dict] = []
+    if not p.exists():
+        raise InputError("file or folder not found", path=p)
+    files = question_files(p)
+    folder = p.is_dir()
+    state = _Counts()
+    missing: dict[str, list[str]] = {}
+
+    def parsed() -> Iterator[list[Question]]:
+        if not folder:
+            yield from _file_questions(files[0], benchmark, mapping, constants, key_base, id_template, None, state)
+            return
+        per_file: list[tuple[Path, list[Question]]] = []
+        for f in files:
+            qs: list[Question] = []
+            for chunk in _file_questions(f, benchmark, mapping, constants, key_base, id_template, missing, state):
+                qs.extend(chunk)
+            per_file.append((f, qs))
+        if mapping:
+            everywhere_absent = [s for s, fs in missing.items() if len(fs) == len(files)]
+            if everywhere_absent:
+                raise InputError(f"mapped field '{everywhere_absent[0]}' is in none of the folder's files", path=p)
+        counts: dict[str, int] = {}
+        for _, qs in per_file:
+            for q in qs:
+                counts[q.question_id] = counts.get(q.question_id, 0) + 1
+        collide = id_template is None and any(c > 1 for c in counts.values())
+        stems = [_file_label(f, p) for f, _ in per_file]
+        first_file: dict[str, Path] = {}
+        for (f, qs), stem in zip(per_file, stems):
+            for q in qs:
+                if collide:
+                    q.question_id = f"{stem}/{q.question_id}"
+                if q.subject is None:
+                    q.subject = f.stem
+                other = first_file.setdefault(q.question_id, f)
+                if other != f:
+                    raise InputError(f"question id '{q.question_id}' is in {other.name} and in {f.name}; "
+                                     "build distinct ids with --id (e.g. '{file}/{row}')", path=f)
+            state.id_rule = (f"<file>/<id> (ids repeat across the {len(files)} files)" if collide
+                             else state.id_rule)
+            yield qs
 
     def consume(stage: QuestionStage | None) -> None:
-        # A large CSV arrives in chunks and each parsed chunk goes to a
-        # staging file, so a million questions never sit in memory at once
-        # and the database is opened only after the whole file parsed.
-        nonlocal n, key_not_in_options, flagged, multi
-        for df in itertools.chain([first], chunks):
-            questions = parse_question_rows(df, p, benchmark, seen)
+        for questions in parsed():
             if stage is not None:
                 stage.add(benchmark, questions)
-            for q in questions:
-                f = item_flags(q)
-                key_not_in_options += "key_not_in_options" in f
-                flagged += bool(f)
-                multi += MULTI_FLAG in f
-                scripts[q.script or "unknown"] = scripts.get(q.script or "unknown", 0) + 1
-                if len(preview) < PREVIEW_ITEMS:
-                    preview.append({
-                        "question_id": q.question_id, "stem": q.stem,
-                        "options": [{"label": o.label, "text": o.text} for o in q.options],
-                        "answer_key": q.answer_key, "answer_key_display": display_key(q.answer_key, f),
-                        "subject": q.subject, "language": q.language, "script": q.script,
-                        "explanation": q.explanation, "flags": f})
-            n += len(questions)
-            del questions, df
-        seen.clear()
+            state.count(questions)
 
-    if dry_run:
-        consume(None)
-    else:
-        with QuestionStage() as stage:
-            consume(stage)
+    with QuestionStage() as stage:
+        consume(stage)
+        if dry_run:
+            # every check of the real import, against the database opened read-only
+            report = StoreReport(new=state.n)
+            if resolve_db_path(db).exists():
+                with connect(db, read_only=True) as con:
+                    if table_exists(con, "questions"):
+                        report = stage.compare(con, benchmark, replace=replace, source_path=str(p))
+        else:
             # All-or-nothing: one transaction, one bulk insert from the stage.
-            with connect(db) as con, transaction(con):
-                stage.store(con, benchmark, "questions", source_path=str(p))
-    return QuestionImportSummary(
-        benchmark=benchmark, path=str(p), questions=n, key_not_in_options=key_not_in_options,
-        flagged=flagged, scripts=scripts, multi_answer=multi, dry_run=dry_run, preview=preview,
-    )
+            import duckdb
+
+            try:
+                with connect(db) as con, transaction(con):
+                    report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
+            except duckdb.Error as exc:   # a constraint the checks above did not foresee: one line, not a traceback
+                raise InputError(f"could not store the questions: {str(exc).splitlines()[0]}", path=p) from None
+    s = QuestionImportSummary(
+        benchmark=benchmark, path=str(p), questions=state.n, key_not_in_options=state.key_not_in_options,
+        flagged=state.flagged, scripts=state.scripts, multi_answer=state.multi, dry_run=dry_run,
+        preview=state.preview)
+    s.report = report
+    s.files = len(files)
+    s.id_rule = state.id_rule or ("the 'id' field" if id_template is None else f"the template '{id_template}'")
+    s.missing_fields = dict(missing)
+    s.key_base = state.key_base or (f"option numbers counted from {key_base}" if key_base is not None else "")
+    return s
+
+
+def _file_label(f: Path, root: Path) -> str:
+    rel = f.relative_to(root)
+    return str(rel.with_suffix("")).replace(os.sep, "/")
+
+
+@dataclass
+class _Counts:
+    n: int = 0
+    key_not_in_options: int = 0
+    flagged: int = 0
+    multi: int = 0
+    scripts: dict[str, int] = field(default_factory=dict)
+    preview: list[dict] = field(default_factory=list)
+    id_rule: str = ""
+    key_base: str = ""
+
+    def count(self, questions: list[Question]) -> None:
+        for q in questions:
+            f = item_flags(q)
+            self.key_not_in_options += "key_not_in_options" in f
+            self.flagged += bool(f)
+            self.multi += MULTI_FLAG in f
+            self.scripts[q.script or "unknown"] = self.scripts.get(q.script or "unknown", 0) + 1
+            if len(self.preview) < PREVIEW_ITEMS:
+                self.preview.append({
+                    "question_id": q.question_id, "stem": q.stem,
+                    "options": [{"label": o.label, "text": o.text} for o in q.options],
+                    "answer_key": q.answer_key, "answer_key_display": display_key(q.answer_key, f),
+                    "subject": q.subject, "language": q.language, "script": q.script,
+                    "explanation": q.explanation, "flags": f})
+        self.n += len(questions)
+
+
+def _file_questions(f: Path, benchmark: str, mapping, constants, key_base, id_template,
+                    missing, state: "_Counts") -> Iterator[list[Question]]:
+    """The questions of one file, chunk by chunk.  Option numbers as keys:
+    the base is decided on the first chunk that has any (the whole first
+    chunk, 20,000 rows, is the evidence), and then holds for the file."""
+    seen: dict[str, int] = {}
+    base = key_base
+    decided = key_base is not None
+    for df in _question_chunks(f, mapping, constants, missing):
+        rows = _parse_rows(df, f, benchmark, seen, id_template=id_template)
+        if not state.id_rule and id_template is None and "id" not in df.columns:
+            state.id_rule = "the row number in the file, from 0 (the file has no 'id' field)"
+        indexes = [(r.index, len(r.question.options)) for r in rows if r.index is not None]
+        if indexes and not decided:
+            base, decided = decide_key_base(indexes), True
+            if base is not None:
+                state.key_base = (f"option numbers counted from {base} (inferred: "
+                                  + ("a 0 occurs)" if base == 0 else "a number equals the count of options, no 0)"))
+        yield _finish(rows, base, f)
+        del rows, df

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from audit._read import duck_path
 from audit.errors import InputError
 from audit.names import validate_benchmark
 from audit.records import Question
@@ -45,11 +47,14 @@ def ensure_benchmark(con, name: str, source: str, source_path: str | None = None
     )
 
 
-def store_questions(con, benchmark: str, source: str, questions: list[Question], *, source_path: str | None = None) -> int:
-    """Insert (or replace, by question id) the given questions of a benchmark.
+def store_questions(con, benchmark: str, source: str, questions: list[Question], *, source_path: str | None = None,
+                    replace: bool = False) -> int:
+    """Insert the given questions of a benchmark.  A question whose id is
+    stored with the same content is left as it is; one whose content differs
+    is an :class:`InputError` (nothing written) unless *replace*.
 
     Duplicate ids inside one import are an error: which copy is right cannot
-    be guessed.  Returns the number of questions written.
+    be guessed.  Returns the number of questions written (new or replaced).
     """
     seen: set[str] = set()
     for q in questions:
@@ -61,10 +66,11 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
     table = questions_table(benchmark, questions, start)
     con.register("_incoming_questions", table)
     try:
-        _replace_questions(con, benchmark, "_incoming_questions", 0)
+        report = _replace_questions(con, benchmark, "_incoming_questions", 0, replace=replace,
+                                    source_path=source_path)
     finally:
         con.unregister("_incoming_questions")
-    return len(questions)
+    return report.written
 
 
 def questions_table(benchmark: str, questions: list[Question], start: int = 0) -> pa.Table:
@@ -94,19 +100,171 @@ def questions_table(benchmark: str, questions: list[Question], start: int = 0) -
     )
 
 
-def _replace_questions(con, benchmark: str, relation: str, seq_offset: int) -> None:
-    """Replace the benchmark's questions by those of *relation* (a table,
-    view or table function with the columns of :func:`questions_table`):
-    delete the ids it holds, then insert it with ``seq + seq_offset``."""
-    con.execute(f"DELETE FROM questions WHERE benchmark = ? AND question_id IN (SELECT question_id FROM {relation})",
-                [benchmark])
-    con.execute(
-        "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
-        "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) "
-        "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, answer_key, "
-        f"explanation, raw_text, source_record::JSON, structure_suspect, structure_reason, flags FROM {relation}",
-        [seq_offset],
-    )
+#: The columns whose difference makes a re-imported question "changed"
+#: (what a reader of the item sees; ``seq``, ``raw_text`` and
+#: ``source_record`` are bookkeeping).
+CONTENT_COLUMNS = ("stem", "options", "answer_key", "subject", "language", "script", "explanation")
+_NAMES = {"stem": "stem", "options": "options", "answer_key": "key", "subject": "subject",
+          "language": "language", "script": "script", "explanation": "explanation"}
+#: Tables whose rows record work done on an item (a replaced item with such
+#: rows is listed by name).
+_WORK_TABLES = (("predictions", "predictions"), ("reviews", "verdicts"), ("judge_verdicts", "judge verdicts"))
+
+
+@dataclass
+class StoreReport:
+    """What storing questions did: new ids, ids whose stored content was
+    identical (left as they were), ids whose content changed (replaced,
+    only with ``replace=True``), and the changed ids that already had
+    predictions or verdicts."""
+
+    new: int = 0
+    unchanged: int = 0
+    changed: list[str] = field(default_factory=list)
+    changed_with_work: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> int:
+        return self.new + len(self.changed)
+
+    def __str__(self) -> str:
+        parts = [f"{self.new:,} new"]
+        if self.unchanged:
+            parts.append(f"{self.unchanged:,} already stored with the same content (left as they were)")
+        if self.changed:
+            ids = ", ".join(self.changed[:10]) + (" …" if len(self.changed) > 10 else "")
+            parts.append(f"{len(self.changed):,} replaced with changed content ({ids})")
+        s = "; ".join(parts)
+        if self.changed_with_work:
+            ids = ", ".join(self.changed_with_work[:20]) + (" …" if len(self.changed_with_work) > 20 else "")
+            s += f"; replaced items that already had predictions or verdicts: {ids}"
+        return s
+
+
+def _match_sql(relation: str) -> str:
+    """SQL: the incoming ids already stored (parameter: the benchmark), with
+    their stored ``seq``, whether the content changed and, per content
+    column, whether it differs."""
+    diff = " OR ".join(f"i.{c} IS DISTINCT FROM q.{c}" for c in CONTENT_COLUMNS)
+    what = ", ".join(f"i.{c} IS DISTINCT FROM q.{c}" for c in CONTENT_COLUMNS)
+    return (f"SELECT i.question_id, q.seq AS old_seq, ({diff}) AS changed, [{what}] AS what "
+            f"FROM {relation} i JOIN questions q ON q.benchmark = ? AND q.question_id = i.question_id")
+
+
+def compare_questions(con, benchmark: str, relation: str, *, replace: bool = False, source_path: str | None = None,
+                      match: str | None = None) -> StoreReport:
+    """How *relation*'s questions compare with those stored (read-only):
+    the :class:`StoreReport`; an :class:`InputError` naming the ids and what
+    changed when content differs under an existing id and not *replace*.
+    *match* is a relation holding :func:`_match_sql`'s rows (default: that
+    query itself)."""
+    params: list = []
+    if match is None:
+        match, params = f"({_match_sql(relation)})", [benchmark]
+    total = con.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
+    matched, n_changed = con.execute(f"SELECT count(*), count(*) FILTER (WHERE changed) FROM {match}",
+                                     params).fetchone()
+    report = StoreReport(new=total - matched, unchanged=matched - n_changed)
+    if not n_changed:
+        return report
+    rows = con.execute(f"SELECT question_id, what FROM {match} WHERE changed ORDER BY question_id", params).fetchall()
+    report.changed = [r[0] for r in rows]
+    if not replace:
+        shown = "; ".join(f"'{qid}' ({', '.join(_NAMES[c] for c, d in zip(CONTENT_COLUMNS, w) if d)})"
+                          for qid, w in rows[:5])
+        more = f" and {len(rows) - 5:,} more" if len(rows) > 5 else ""
+        raise InputError(
+            f"{len(rows):,} question{'s' if len(rows) != 1 else ''} already stored in '{benchmark}' with "
+            f"different content: {shown}{more}; nothing was written (pass --replace to replace them)",
+            path=source_path)
+    work = " UNION ".join(f"SELECT question_id FROM {t} WHERE benchmark = ?" for t, _ in _WORK_TABLES)
+    report.changed_with_work = [r[0] for r in con.execute(
+        f"SELECT question_id FROM {match} WHERE changed AND question_id IN ({work}) ORDER BY 1",
+        params + [benchmark] * len(_WORK_TABLES)).fetchall()]
+    return report
+
+
+def _replace_questions(con, benchmark: str, relation: str, seq_offset: int, *, replace: bool = False,
+                       source_path: str | None = None) -> StoreReport:
+    """Merge *relation* (a table, view or table function with the columns of
+    :func:`questions_table`) into the benchmark's questions: new ids are
+    inserted with ``seq + seq_offset``; an id stored with the same content
+    (:data:`CONTENT_COLUMNS`) is left as it is; an id whose content differs
+    is an :class:`InputError` naming the ids and what changed (nothing is
+    written) unless *replace*, when it is replaced (keeping its ``seq``)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _import_match AS {_match_sql(relation)}", [benchmark])
+    try:
+        report = compare_questions(con, benchmark, relation, replace=replace, source_path=source_path,
+                                   match="_import_match")
+        if report.changed:
+            con.execute("DELETE FROM questions WHERE benchmark = ? AND question_id IN "
+                        "(SELECT question_id FROM _import_match WHERE changed)", [benchmark])
+        insert = ("INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
+                  "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) ")
+        if report.unchanged == 0 and not report.changed:
+            # only new ids (the common case): a plain streaming insert, no join to hold in memory
+            con.execute(insert + "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, "
+                        "answer_key, explanation, raw_text, source_record::JSON, structure_suspect, "
+                        f"structure_reason, flags FROM {relation}", [seq_offset])
+        else:
+            con.execute(
+                insert + "SELECT i.benchmark, i.question_id, coalesce(m.old_seq, i.seq + ?), i.subject, i.language, "
+                "i.script, i.stem, i.options, i.answer_key, i.explanation, i.raw_text, i.source_record::JSON, "
+                "i.structure_suspect, i.structure_reason, i.flags "
+                f"FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
+                "WHERE m.question_id IS NULL OR m.changed", [seq_offset])
+    finally:
+        con.execute("DROP TABLE IF EXISTS _import_match")
+    return report
+
+
+def sweep_stale(folder: str | os.PathLike | None = None) -> int:
+    """Remove the staging folders (``audit-import-<pid>-*``) that a killed
+    import left in the temporary folder: those whose process is gone.
+    Returns how many were removed.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> (d / "audit-import-999999999-x").mkdir(); (d / "audit-import-abc").mkdir()
+    >>> sweep_stale(d), sorted(x.name for x in d.iterdir())
+    (1, ['audit-import-abc'])
+    """
+    import shutil
+
+    base = Path(folder) if folder is not None else Path(tempfile.gettempdir())
+    removed = 0
+    try:
+        entries = list(base.glob("audit-import-*"))
+    except OSError:
+        return 0
+    import time
+
+    for e in entries:
+        parts = e.name.split("-")
+        pid = int(parts[2]) if len(parts) > 3 and parts[2].isdigit() else None
+        if pid == os.getpid():
+            continue
+        if pid is not None:
+            try:
+                os.kill(pid, 0)
+                continue          # that import is still running
+            except ProcessLookupError:
+                pass              # the process is gone: its folder is stale
+            except (PermissionError, OverflowError, OSError):
+                continue
+        else:
+            try:                  # a folder named without a pid: stale after a day
+                if time.time() - e.stat().st_mtime < 86400:
+                    continue
+            except OSError:
+                continue
+        try:
+            if e.is_dir() and not e.is_symlink() and e.stat().st_uid == os.getuid():
+                shutil.rmtree(e, ignore_errors=True)
+                removed += not e.exists()
+        except OSError:
+            continue
+    return removed
 
 
 class QuestionStage:
@@ -123,15 +281,16 @@ class QuestionStage:
     >>> with QuestionStage(d) as stage:
     ...     stage.add("toy", [Question("toy", "q1", "2+2?", [Option("A", "3"), Option("B", "4")], "B")])
     ...     with connect(d / "x.duckdb") as con, transaction(con):
-    ...         stage.store(con, "toy", "questions")
-    1
+    ...         print(stage.store(con, "toy", "questions"))
+    1 new
     >>> with connect(d / "x.duckdb", read_only=True) as con:
     ...     con.execute("SELECT question_id, seq, answer_key FROM questions").fetchall()
     [('q1', 0, 'B')]
     """
 
     def __init__(self, folder: str | os.PathLike | None = None):
-        self._dir = tempfile.TemporaryDirectory(prefix="audit-import-", dir=folder)
+        sweep_stale(folder)
+        self._dir = tempfile.TemporaryDirectory(prefix=f"audit-import-{os.getpid()}-", dir=folder)
         self.path = Path(self._dir.name) / "questions.parquet"
         self.rows = 0
         self._writer: pq.ParquetWriter | None = None
@@ -144,20 +303,33 @@ class QuestionStage:
         self._writer.write_table(table)
         self.rows += len(questions)
 
-    def store(self, con, benchmark: str, source: str, *, source_path: str | None = None) -> int:
-        """Write the staged questions into *benchmark* (replacing questions with
-        the same id), inside the caller's transaction.  Returns the count."""
+    def store(self, con, benchmark: str, source: str, *, source_path: str | None = None,
+              replace: bool = False) -> StoreReport:
+        """Write the staged questions into *benchmark*, inside the caller's
+        transaction (ids stored with the same content are left alone; changed
+        content is refused unless *replace*, see :func:`_replace_questions`)."""
         if self._writer is not None:
             self._writer.close()
             self._writer = None
         ensure_benchmark(con, benchmark, source, source_path)
         if not self.rows:
-            return 0
+            return StoreReport()
         start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?",
                             [benchmark]).fetchall()[0][0]
-        lit = "'" + str(self.path).replace("'", "''") + "'"
-        _replace_questions(con, benchmark, f"read_parquet({lit})", start)
-        return self.rows
+        return _replace_questions(con, benchmark, f"read_parquet({duck_path(self.path)})", start, replace=replace,
+                                  source_path=source_path)
+
+    def compare(self, con, benchmark: str, *, replace: bool = False,
+                source_path: str | None = None) -> StoreReport:
+        """:func:`compare_questions` of the staged questions (read-only: a
+        dry run runs the import's checks against the database this way)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        if not self.rows:
+            return StoreReport()
+        return compare_questions(con, benchmark, f"read_parquet({duck_path(self.path)})", replace=replace,
+                                 source_path=source_path)
 
     def close(self) -> None:
         if self._writer is not None:

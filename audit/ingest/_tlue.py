@@ -501,7 +501,7 @@ def refuse_if_mostly_suspect(n_suspect: int, n_items: int, path, *, accept_suspe
 
 
 def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | os.PathLike | None = None,
-                accept_suspect: bool = False) -> ImportSummary:
+                accept_suspect: bool = False, replace: bool = False) -> ImportSummary:
     """Import TLUE items from a folder of ``<subject>.jsonl`` files or one file.
 
     Everything is read and parsed before the database is opened; any bad
@@ -542,5 +542,6 @@ def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | o
     refuse_if_mostly_suspect(summary.suspect, summary.items, p, accept_suspect=accept_suspect,
                              examples=summary.suspect_items)
     with connect(db) as con, transaction(con):
-        store_questions(con, benchmark, SOURCE, questions, source_path=str(p))
+        # never a silent overwrite: changed items under stored ids are refused unless replace
+        store_questions(con, benchmark, SOURCE, questions, source_path=str(p), replace=replace)
     return summary
