@@ -158,7 +158,7 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         digest = hashlib.sha256(f.read_bytes()).hexdigest()
         if DETECTOR_COLUMNS <= cols:
             judge, version = run_name(f)
-            recs = [(int(ln), fi, judge, version, None, str(q), _choices(c, f, int(ln)),
+            recs: list[tuple] = [(int(ln), fi, judge, version, None, str(q), _choices(c, f, int(ln)),
                      str(pe).strip().lower() == "ok", None, f"predicted_error_type={str(pe).strip()}",
                      None if pd.isna(ma) else str(ma), digest)
                     for q, c, ma, pe, ln in zip(df["question"], df["choices"], df["model_answer"],
