@@ -35,9 +35,9 @@ from audit.judge._store import verdict_summary_sql  # noqa: E402,F401
 # --- end of re-exports ---
 
 # Published detector verdicts (issue 25), recognised by `audit import auto`.
-from audit.judge._detectors import DetectorImportSummary, import_detectors  # noqa: E402
+from audit.judge._detectors import DetectorImportSummary, import_detectors, judge_reliability  # noqa: E402
 from audit.ingest._auto import LATER_IMPORTERS as _LATER  # noqa: E402
 
 _LATER.setdefault("judge-detectors", import_detectors)
 _LATER.setdefault("judge-verdicts", import_detectors)
-__all__ += ["DetectorImportSummary", "import_detectors"]
+__all__ += ["DetectorImportSummary", "import_detectors", "judge_reliability"]

@@ -264,4 +264,29 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     return summary
 
 
-__all__ = ["import_detectors", "DetectorImportSummary", "run_name"]
+
+
+
+def judge_reliability(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
+    """Each judge run's reliability and weight in the latest key-error fit
+    (:func:`audit.analyze._keyerror.judge_evidence`), one row per run:
+    ``run`` ('<judge> <prompt version>'), ``n`` (items judged),
+    ``sensitivity`` / ``specificity`` for "key wrong", ``youden_j``
+    (sens + spec − 1; ≤ 0: no better than chance, the run adds nothing),
+    ``llr_says_wrong`` / ``llr_says_right`` (its log likelihood ratios before
+    the discount), ``family_correlation`` (ρ of its judge model's runs) and
+    ``weight`` (the two-level Kish discount).  Empty when the fit saw no
+    judge verdicts (run ``audit analyze`` after importing them)."""
+    from audit.analyze import key_error_params
+
+    p = key_error_params(benchmark, db=db)
+    p = p[p["kind"] == "judge_run"]
+    cols = ["run", "n", "sensitivity", "specificity", "youden_j", "llr_says_wrong", "llr_says_right",
+            "family_correlation", "weight"]
+    if p.empty:
+        return pd.DataFrame(columns=cols)
+    t = p.pivot_table(index="name", columns="param", values="value", aggfunc="first")
+    t["n"] = p.groupby("name")["n"].first()
+    t["youden_j"] = t["sensitivity"] + t["specificity"] - 1.0
+    return t.rename_axis("run").reset_index()[cols].sort_values("run", ignore_index=True)
+__all__ = ["import_detectors", "DetectorImportSummary", "run_name", "judge_reliability"]
