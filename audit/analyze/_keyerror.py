@@ -807,8 +807,11 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         if judges is not None and judges.v.shape[1] and len(idx):
             ev = judge_evidence(judges.v[idx], fit.score, judges.family,
                                 truth=None if c_all is None else c_all[idx])
-            new_s, new_b = combined_score(fit.prior_logit, fit.llr_models, lam[idx] + ev.llr, fit.phi)
             free = np.ones(len(idx), bool) if c_all is None else np.isnan(c_all[idx])   # settled stay clamped
+            delta = judge_offset(fit.prior_logit, fit.llr_models, lam[idx], ev.llr, fit.phi,
+                                 free & (ev.n_runs > 0), fit.score)
+            ev.llr = np.where(ev.n_runs > 0, ev.llr + delta, 0.0)
+            new_s, new_b = combined_score(fit.prior_logit, fit.llr_models, lam[idx] + ev.llr, fit.phi)
             fit.score = np.where(free, new_s, fit.score)
             fit.p_reject = np.where(free, new_b, fit.p_reject)
             out.loc[idx, "llr_judges"] = ev.llr
@@ -820,6 +823,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                     judge_rows.append(("judge_run", name, prm, float(val), float(ev.n[r])))
             judge_rows.append(("global", "all", "judge_between_family_correlation", float(ev.rho_between),
                                float(len(idx))))
+            judge_rows.append(("global", "all", "judge_offset", float(delta), float((ev.n_runs > 0).sum())))
         out.loc[idx, "score"] = fit.score
         out.loc[idx, "p_reject"] = fit.p_reject
         out.loc[idx, "agreement_share"] = fit.agreement
@@ -940,7 +944,7 @@ class JudgeVerdicts:
 def load_judge_verdicts(con: Any, benchmark: str, question_ids: pd.Series) -> JudgeVerdicts:
     """The parsed judge verdicts of ``benchmark`` as a :class:`JudgeVerdicts`
     over ``question_ids`` (in that order), on the caller's connection."""
-    jv = con.execute(_JUDGE_SQL, {"benchmark": benchmark}).df()
+    jv = pd.DataFrame(con.execute(_JUDGE_SQL, {"benchmark": benchmark}).fetchnumpy())
     runs = sorted(jv["run"].unique().tolist()) if len(jv) else []
     v = np.full((len(question_ids), len(runs)), np.nan)
     if runs:
@@ -969,10 +973,33 @@ class JudgeEvidence:
     n: np.ndarray            # items the run judged
 
 
-def _mean_corr(E: np.ndarray, pairs: np.ndarray) -> float:
-    """Mean Pearson correlation over the column pairs selected by the boolean
-    matrix ``pairs`` (upper triangle), each on the items both columns have."""
-    C = pd.DataFrame(E).corr(min_periods=10).to_numpy()
+def _pairwise_corr(E: np.ndarray) -> np.ndarray:
+    """Pearson correlation of every pair of columns of ``E`` (NaN = missing),
+    each pair on the rows both have (pairwise-complete, as pandas'
+    ``DataFrame.corr``), by matrix products; NaN where a pair shares fewer
+    than 10 rows or a column is constant there.
+
+    >>> E = np.array([[1.0, 2.0, np.nan], [2.0, 4.1, 1.0], [3.0, 5.9, 0.0]] * 4)
+    >>> bool(np.allclose(_pairwise_corr(E), pd.DataFrame(E).corr(min_periods=10).to_numpy(), equal_nan=True))
+    True
+    """
+    M = (~np.isnan(E)).astype(np.float64)
+    X = np.where(M > 0, E, 0.0)
+    n = M.T @ M
+    sx = X.T @ M                  # sx[a, b] = Σ x_a over rows where both a and b are present
+    sxx = (X * X).T @ M
+    sxy = X.T @ X
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = n * sxy - sx * sx.T
+        var = (n * sxx - sx * sx) * (n * sxx - sx * sx).T
+        C = cov / np.sqrt(var)
+    C[(n < 10) | ~(var > 0)] = np.nan
+    return C
+
+
+def _mean_corr(C: np.ndarray, pairs: np.ndarray) -> float:
+    """Mean of the correlations ``C`` over the pairs selected by the boolean
+    matrix ``pairs`` (upper triangle), ignoring NaN; 0 when there are none."""
     vals = C[np.triu(pairs, 1)]
     vals = vals[~np.isnan(vals)]
     return float(vals.mean()) if len(vals) else 0.0
@@ -1037,16 +1064,17 @@ def judge_evidence(v: np.ndarray, q: ArrayLike, family: ArrayLike, *, truth: Arr
     E = np.where(M, V - (q[:, None] * sens[None, :] + (1.0 - q)[:, None] * (1.0 - spec)[None, :]), np.nan)
     R = v.shape[1]
     same = fam[:, None] == fam[None, :]
+    C = _pairwise_corr(E)
     rho = np.zeros(R)
     w = np.ones(R)
     for f in np.unique(fam):          # a loop over judge families (a handful), not items
         members = fam == f
         m = int(members.sum())
         if m > 1:
-            pf = max(_mean_corr(E[:, members], np.ones((m, m), bool)), 0.0)
+            pf = max(_mean_corr(C[np.ix_(members, members)], np.ones((m, m), bool)), 0.0)
             rho[members] = pf
             w[members] = 1.0 / (1.0 + (m - 1) * pf)
-    rho_b = max(_mean_corr(E, ~same), 0.0) if len(np.unique(fam)) > 1 else 0.0
+    rho_b = max(_mean_corr(C, ~same), 0.0) if len(np.unique(fam)) > 1 else 0.0
     n_eff = float(w[useful].sum())
     if n_eff > 1.0:
         w = w / (1.0 + (n_eff - 1.0) * rho_b)
@@ -1054,8 +1082,42 @@ def judge_evidence(v: np.ndarray, q: ArrayLike, family: ArrayLike, *, truth: Arr
     return JudgeEvidence(llr=llr, n_runs=M.sum(1), sensitivity=sens, specificity=spec, llr_wrong=lw, llr_right=lr,
                          weight=w, rho=rho, rho_between=rho_b, n=M.sum(0))
 
+
+def judge_offset(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: ArrayLike, llr_judges: ArrayLike,
+                 phi: ArrayLike, mask: ArrayLike, q: ArrayLike) -> float:
+    """The log-odds offset δ added to the judges' λ of the judged items so
+    that their expected number of wrong keys is what the models' posterior
+    says: Σ_i score_i(λ_i + δ) = Σ_i q_i over ``mask``.
+
+    Bayesian updating preserves the mean: before a verdict is seen, the
+    expected posterior equals the prior (the law of total expectation), so
+    correct likelihood ratios move mass between items without adding any.
+    Discounted ratios (LR^w, :func:`judge_evidence`) are not exact ratios
+    and, on MMLU-Redux, added about a quarter to the judged items' expected
+    wrong keys; δ restores the balance.  Fitted on the models' posterior, not
+    on labels; found by bisection on [−10, 10] (the sum is increasing in δ).
+
+    >>> round(judge_offset([-3.0, -3.0], [0.0, 0.0], [0.0, 0.0], [2.0, -1.0], 1.0, [True, True], [0.05, 0.05]), 3)
+    -1.256
+    """
+    m = np.asarray(mask, dtype=bool)
+    if not m.any():
+        return 0.0
+    pl, lm = np.asarray(prior_logit, dtype=float)[m], np.asarray(llr_models, dtype=float)[m]
+    ev, lj = np.asarray(evidence_llr, dtype=float)[m], np.asarray(llr_judges, dtype=float)[m]
+    ph = np.broadcast_to(np.asarray(phi, dtype=float), m.shape)[m]
+    target = float(np.asarray(q, dtype=float)[m].sum())
+    lo, hi = -10.0, 10.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        if float(combined_score(pl, lm, ev + lj + mid, ph)[0].sum()) > target:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
 __all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
            "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts",
            "fit_misconception_prior", "fit_misconception_prior_bands", "combined_score", "belief_inputs", "PHI_PRIOR",
            "PHI_PRIOR_MEAN", "PHI_BANDS", "phi_band", "agreement_share", "judge_evidence", "JudgeEvidence",
-           "JudgeVerdicts", "load_judge_verdicts"]
+           "JudgeVerdicts", "load_judge_verdicts", "judge_offset"]
