@@ -1077,7 +1077,7 @@ def judge_evidence(v: np.ndarray, q: ArrayLike, family: ArrayLike, *, truth: Arr
     rho_b = max(_mean_corr(C, ~same), 0.0) if len(np.unique(fam)) > 1 else 0.0
     n_eff = float(w[useful].sum())
     if n_eff > 1.0:
-        w = w / (1.0 + (n_eff - 1.0) * rho_b)
+        w /= 1.0 + (n_eff - 1.0) * rho_b
     llr = (np.where(M, np.where(V > 0, lw[None, :], lr[None, :]), 0.0) * w[None, :]).sum(1)
     return JudgeEvidence(llr=llr, n_runs=M.sum(1), sensitivity=sens, specificity=spec, llr_wrong=lw, llr_right=lr,
                          weight=w, rho=rho, rho_between=rho_b, n=M.sum(0))
