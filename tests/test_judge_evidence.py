@@ -143,3 +143,19 @@ def test_reliability_listing(redux):
                         "--db", str(db), "--format", "json"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert len(pd.read_json(__import__("io").StringIO(r.stdout))) == 20
+
+
+def test_review_combination_keeps_the_fits_judge_weights(redux):
+    """The review stage's combined score (what the queue shows once verdicts
+    arrive) uses the fit's estimated judge evidence, not a second weighting:
+    with no settled verdict it equals the fit's score."""
+    from audit.review import evidence_scores
+
+    db, m = redux
+    ev = evidence_scores("mmlu-redux", db=db).merge(m[["question_id", "score_1", "llr_judges_1", "n_judges_1"]],
+                                                    on="question_id")
+    judged = ev["n_judges_1"] > 0
+    assert np.allclose(ev.loc[judged, "llr_judges"], ev.loc[judged, "llr_judges_1"])
+    d = (ev["score"] - ev["score_1"]).abs()
+    # the review stage rounds φ to 3 decimals; strong judge evidence magnifies that to ~1e-3
+    assert d[~judged].max() < 1e-5 and d[judged].max() < 0.005

@@ -49,6 +49,7 @@ from audit.analyze import (
     score_inputs, write_scores,
 )
 from audit.analyze import PHI_PRIOR, combined_score, latest_run, phi_band
+from audit.analyze import load_judge_verdicts
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
@@ -118,6 +119,7 @@ SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, coalesce(k.p_
        coalesce(k.agreement_share, 1.0) AS agreement_share,
        k.prior_logit, k.llr_models,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
+       coalesce(k.llr_judges, 0) AS fit_llr_judges, coalesce(k.n_judges, 0) AS fit_n_judges,
        coalesce(par.mismatch, false) AS par_mismatch
 FROM key_error_scores k
 JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark {where}) q
@@ -267,8 +269,12 @@ def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_
         j = jv.merge(jt[["judge", "llr_wrong", "llr_right"]], on="judge")
         j["llr"] = np.where(j["answer_key_correct"].astype(bool), j["llr_right"], j["llr_wrong"])
         per = j.groupby("question_id")["llr"].agg(["sum", "count"])
-        llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy()
-        n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy()
+        llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy(dtype=np.float64, copy=True)
+        n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy(copy=True)
+    if "fit_n_judges" in ke:   # judge runs weighed by the fit (issue 25: estimated, discounted) keep its weights
+        fit_j = ke["fit_n_judges"].to_numpy() > 0
+        llr_j[fit_j] = ke["fit_llr_judges"].to_numpy(dtype=float)[fit_j]
+        n_j[fit_j] = ke["fit_n_judges"].to_numpy(dtype=int)[fit_j]
     llr_m = ke["llr_models"].fillna(0).to_numpy()
     phi = np.asarray(w["phi"])[_band(ke)]
     score, p_reject = combined_score(prior_logit, llr_m, llr_par + ke["llr_lint"].to_numpy() + llr_j, phi)
@@ -505,7 +511,8 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
             truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
             phi = misconception_split(_items(con, benchmark, runinfo["run_id"]), settled["verdict"])["phi"]
             try:
-                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi)
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi,
+                                              judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
             finally:
                 con.execute("DROP TABLE IF EXISTS _up")
             write_scores(con, runinfo["run_id"], benchmark, out, params)
