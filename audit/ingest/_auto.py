@@ -17,6 +17,10 @@ mmlu-redux    CSV with ``groundtruth_answer`` and ``error_type``
 predictions   ``question_id`` with ``model`` and ``response``/``answer``
               (long), or ``question_id`` plus other columns (wide)
 questions     ``id``, ``question`` and ``answer`` (after any ``--map``)
+judge-        ``question``, ``choices``, ``model_answer``,
+detectors     ``predicted_error_type`` (MMLU-Redux detectors; audit.judge)
+judge-        ``question_id``, ``judge``, ``key_correct`` (audit.judge)
+verdicts
 ============  ==============================================================
 """
 from __future__ import annotations
