@@ -23,6 +23,12 @@ given whether the key is wrong):
   specificity Beta(8, 2), mean 0.8) so a judge with no settled items counts
   a little.  A "key wrong" verdict adds log(sens / (1 − spec)), a "key
   correct" verdict log((1 − sens) / spec).
+  Items whose judge verdicts the fit already weighed (``n_judges`` of
+  ``key_error_scores`` > 0, issue 25: each run's rates estimated from the
+  models' posterior and settled verdicts, correlated runs discounted; see
+  :func:`audit.analyze._keyerror.judge_evidence`) keep the fit's judge
+  evidence instead; the measurement above covers verdicts that arrived
+  after the fit.
 * **The parallel source's key**: its likelihood ratio is re-measured the
   same way on settled items (priors centred on the fit's assumptions:
   sensitivity Beta(2, 2), specificity Beta(9, 1)).
