@@ -58,3 +58,6 @@ from audit.analyze._report import key_error_note, scenario_note  # noqa: E402
 
 __all__ += ["impact_summary", "expected_wrong_keys", "wrong_key_cost", "selection_control", "load_impact",
             "key_error_note", "scenario_note"]
+
+# Judge runs' verdicts for the key-error fit (issue 25), for the review stage's refit.
+from audit.analyze._keyerror import load_judge_verdicts  # noqa: E402,F401

@@ -277,6 +277,7 @@ def auto(
     choices made, then import it."""
     from audit.ingest import detect_and_import
     from audit.ingest import parse_map
+    import audit.judge  # noqa: F401  (registers the judge-verdict importers of `import auto`)
 
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
                           accept_suspect=accept_suspect, dry_run=dry_run, db=db, replace=replace, key_base=key_base,

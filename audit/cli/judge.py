@@ -168,6 +168,25 @@ def list_cmd(
     echo(_table(df, floats=4) if not df.empty else "no judge verdicts yet")
 
 
+@judge_app.command("reliability")
+def reliability_cmd(
+    benchmark: BenchmarkOption = None,
+    fmt: FormatOption = "table",
+    db: DbOption = None,
+) -> None:
+    """Each judge run's reliability (sensitivity, specificity for "key wrong", estimated from the models'
+    answers) and the weight its verdicts carry in the key-error score (after `audit analyze`)."""
+    from audit.judge import judge_reliability
+
+    _check_format(fmt)
+    df = judge_reliability(benchmark, db=db)
+    if fmt == "json":
+        echo(df.to_json(orient="records", indent=2))
+        return
+    echo(_table(df) if not df.empty else "no judge runs in the latest key-error fit (import verdicts, then "
+                                          "run 'audit analyze')")
+
+
 # ---------------------------------------------------------------- bias
 
 @judge_app.command("bias")

@@ -17,6 +17,10 @@ mmlu-redux    CSV with ``groundtruth_answer`` and ``error_type``
 predictions   ``question_id`` with ``model`` and ``response``/``answer``
               (long), or ``question_id`` plus other columns (wide)
 questions     ``id``, ``question`` and ``answer`` (after any ``--map``)
+judge-        ``question``, ``choices``, ``model_answer``,
+detectors     ``predicted_error_type`` (MMLU-Redux detectors; audit.judge)
+judge-        ``question_id``, ``judge``, ``key_correct`` (audit.judge)
+verdicts
 ============  ==============================================================
 """
 from __future__ import annotations
@@ -31,7 +35,7 @@ from audit.errors import InputError
 from audit.store import DbPath
 
 FORMATS = ("lm-eval", "inspect", "helm", "tlue", "seed", "mmlu-redux", "predictions-long", "predictions-wide",
-           "questions", "outputs")
+           "questions", "outputs", "judge-detectors", "judge-verdicts")
 
 
 @dataclass
@@ -203,6 +207,10 @@ def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] |
         return "tlue", "TLUE items (loc, polished_ti_content)"
     if {"loc", "extracted_answer"} <= keys:
         return "seed", "the pipeline's per-model results (loc, extracted_answer)"
+    if {"question", "choices", "model_answer", "predicted_error_type"} <= keys:
+        return "judge-detectors", "LLM error-detector verdicts (question, choices, model_answer, predicted_error_type)"
+    if {"question_id", "judge", "key_correct"} <= keys:
+        return "judge-verdicts", "judge verdicts (question_id, judge, key_correct)"
     if {"groundtruth_answer", "error_type"} <= keys:
         return "mmlu-redux", "MMLU-Redux (groundtruth_answer, error_type)"
     if mapping:
@@ -309,6 +317,12 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
     prediction files; the others default to their own names."""
     det = detection or detect(path, mapping)
     p = Path(path)
+    if det.format.startswith("judge-"):
+        if det.format not in LATER_IMPORTERS:
+            raise InputError(f"{det.format}: import audit.judge first (it registers this importer)", path=p)
+        if not benchmark:
+            raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
+        return LATER_IMPORTERS[det.format](p, benchmark=benchmark, db=db, skip_unmatched=skip_unmatched)
     if det.format in ("questions", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
         raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
     if det.format == "lm-eval":
@@ -408,6 +422,12 @@ def _scratch_copy(db: DbPath):
             yield dst
 
     return cm()
+
+
+#: Importers of formats whose data belongs to a later stage (judge verdicts:
+#: ``judge-detectors``, ``judge-verdicts``), registered by that stage when it
+#: is imported (audit.judge), since ingest may not import it.
+LATER_IMPORTERS: dict[str, Any] = {}
 
 
 __all__ = ["Detection", "detect", "import_auto", "AutoImport", "detect_and_import", "FORMATS"]

@@ -181,20 +181,7 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
                 con.unregister("_outputs_arrow")
             except duckdb.Error:   # a failed statement aborted the transaction; it is rolled back
                 pass
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, " + _norm_sql("stem")
-            + " AS ns, [" + _norm_sql("o.text") + " FOR o IN options] AS opts FROM questions WHERE benchmark = ?",
-            [benchmark])
-        # candidates: same stem and the same set of option texts
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _cand AS SELECT o.rec, i.question_id, i.answer_key, i.opts "
-            "FROM _out o JOIN _items i ON i.ns = o.nq AND list_sort(i.opts) = list_sort(o.nc)")
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _link AS SELECT o.*, c.question_id, c.answer_key, c.opts, "
-            "(SELECT count(*) FROM _cand c2 WHERE c2.rec = o.rec) AS n_items, "
-            "len(list_distinct(c.opts)) = len(c.opts) AS distinct_opts "
-            "FROM _out o LEFT JOIN (SELECT * FROM _cand QUALIFY count(*) OVER (PARTITION BY rec) = 1) c "
-            "USING (rec)")
+        link_by_text(con, benchmark)
         reasons = {"no item with this question and these options": "n_items = 0",
                    "several items with this question and these options": "n_items > 1",
                    "an item whose options repeat a text (order shown cannot be mapped)":
@@ -240,6 +227,33 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
             con.execute(f"DROP TABLE IF EXISTS {t}")
         con.execute("DROP VIEW IF EXISTS _outputs_src")
     return summary
+
+
+def link_by_text(con, benchmark: str) -> None:
+    """Link records to items by text (the rule of the module docstring).
+
+    Reads the temp table ``_out`` (``rec``, ``nq`` = the normalised question,
+    ``nc`` = the normalised option texts) and creates ``_items`` and
+    ``_link``: every ``_out`` row with ``question_id``, ``answer_key``,
+    ``opts`` (the item's normalised option texts, in the item's order),
+    ``n_items`` (how many items match: 1 when linked) and ``distinct_opts``.
+    Shared by :func:`import_outputs` and the detector-verdict importer
+    (:mod:`audit.judge._detectors`).
+    """
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, " + _norm_sql("stem")
+        + " AS ns, [" + _norm_sql("o.text") + " FOR o IN options] AS opts FROM questions WHERE benchmark = ?",
+        [benchmark])
+    # candidates: same stem and the same set of option texts
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _cand AS SELECT o.rec, i.question_id, i.answer_key, i.opts "
+        "FROM _out o JOIN _items i ON i.ns = o.nq AND list_sort(i.opts) = list_sort(o.nc)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _link AS SELECT o.*, c.question_id, c.answer_key, c.opts, "
+        "(SELECT count(*) FROM _cand c2 WHERE c2.rec = o.rec) AS n_items, "
+        "len(list_distinct(c.opts)) = len(c.opts) AS distinct_opts "
+        "FROM _out o LEFT JOIN (SELECT * FROM _cand QUALIFY count(*) OVER (PARTITION BY rec) = 1) c "
+        "USING (rec)")
 
 
 __all__ = ["OutputsImportSummary", "import_outputs", "output_files"]

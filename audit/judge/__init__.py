@@ -33,3 +33,11 @@ __all__ += ["PanelResult", "run_panel"]
 # --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
 from audit.judge._store import verdict_summary_sql  # noqa: E402,F401
 # --- end of re-exports ---
+
+# Published detector verdicts (issue 25), recognised by `audit import auto`.
+from audit.judge._detectors import DetectorImportSummary, import_detectors, judge_reliability  # noqa: E402
+from audit.ingest._auto import LATER_IMPORTERS as _LATER  # noqa: E402
+
+_LATER.setdefault("judge-detectors", import_detectors)
+_LATER.setdefault("judge-verdicts", import_detectors)
+__all__ += ["DetectorImportSummary", "import_detectors", "judge_reliability"]

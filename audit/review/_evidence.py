@@ -23,6 +23,12 @@ given whether the key is wrong):
   specificity Beta(8, 2), mean 0.8) so a judge with no settled items counts
   a little.  A "key wrong" verdict adds log(sens / (1 − spec)), a "key
   correct" verdict log((1 − sens) / spec).
+  Items whose judge verdicts the fit already weighed (``n_judges`` of
+  ``key_error_scores`` > 0, issue 25: each run's rates estimated from the
+  models' posterior and settled verdicts, correlated runs discounted; see
+  :func:`audit.analyze._keyerror.judge_evidence`) keep the fit's judge
+  evidence instead; the measurement above covers verdicts that arrived
+  after the fit.
 * **The parallel source's key**: its likelihood ratio is re-measured the
   same way on settled items (priors centred on the fit's assumptions:
   sensitivity Beta(2, 2), specificity Beta(9, 1)).
@@ -49,6 +55,7 @@ from audit.analyze import (
     score_inputs, write_scores,
 )
 from audit.analyze import PHI_PRIOR, combined_score, latest_run, phi_band
+from audit.analyze import load_judge_verdicts
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
@@ -118,6 +125,7 @@ SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, coalesce(k.p_
        coalesce(k.agreement_share, 1.0) AS agreement_share,
        k.prior_logit, k.llr_models,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
+       coalesce(k.llr_judges, 0) AS fit_llr_judges, coalesce(k.n_judges, 0) AS fit_n_judges,
        coalesce(par.mismatch, false) AS par_mismatch
 FROM key_error_scores k
 JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark {where}) q
@@ -267,8 +275,12 @@ def _score(ke: pd.DataFrame, settled: pd.Series, w: dict, jv: pd.DataFrame, run_
         j = jv.merge(jt[["judge", "llr_wrong", "llr_right"]], on="judge")
         j["llr"] = np.where(j["answer_key_correct"].astype(bool), j["llr_right"], j["llr_wrong"])
         per = j.groupby("question_id")["llr"].agg(["sum", "count"])
-        llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy()
-        n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy()
+        llr_j = ke["question_id"].map(per["sum"]).fillna(0.0).to_numpy(dtype=np.float64, copy=True)
+        n_j = ke["question_id"].map(per["count"]).fillna(0).astype(int).to_numpy(copy=True)
+    if "fit_n_judges" in ke:   # judge runs weighed by the fit (issue 25: estimated, discounted) keep its weights
+        fit_j = ke["fit_n_judges"].to_numpy() > 0
+        llr_j[fit_j] = ke["fit_llr_judges"].to_numpy(dtype=float)[fit_j]
+        n_j[fit_j] = ke["fit_n_judges"].to_numpy(dtype=int)[fit_j]
     llr_m = ke["llr_models"].fillna(0).to_numpy()
     phi = np.asarray(w["phi"])[_band(ke)]
     score, p_reject = combined_score(prior_logit, llr_m, llr_par + ke["llr_lint"].to_numpy() + llr_j, phi)
@@ -505,7 +517,8 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
             truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
             phi = misconception_split(_items(con, benchmark, runinfo["run_id"]), settled["verdict"])["phi"]
             try:
-                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi)
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi,
+                                              judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
             finally:
                 con.execute("DROP TABLE IF EXISTS _up")
             write_scores(con, runinfo["run_id"], benchmark, out, params)
