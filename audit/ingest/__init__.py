@@ -34,4 +34,6 @@ __all__ = ["import_models", "infer_family", "list_models", "set_family",
 # --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
 from audit.ingest._models import infer_provider, register_models  # noqa: E402,F401
 from audit.ingest._predict_prompt import load_predict_prompt  # noqa: E402,F401
+from audit.ingest._auto import LATER_IMPORTERS  # noqa: E402,F401  (filled in by later stages: judge verdict files)
+from audit.ingest._outputs import _norm_sql as norm_text_sql, link_by_text  # noqa: E402,F401
 # --- end of re-exports ---

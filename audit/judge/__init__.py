@@ -36,7 +36,7 @@ from audit.judge._store import verdict_summary_sql  # noqa: E402,F401
 
 # Published detector verdicts (issue 25), recognised by `audit import auto`.
 from audit.judge._detectors import DetectorImportSummary, import_detectors, judge_reliability  # noqa: E402
-from audit.ingest._auto import LATER_IMPORTERS as _LATER  # noqa: E402
+from audit.ingest import LATER_IMPORTERS as _LATER  # noqa: E402
 
 _LATER.setdefault("judge-detectors", import_detectors)
 _LATER.setdefault("judge-verdicts", import_detectors)
