@@ -341,3 +341,14 @@ MESSAGES.update({
     "dash.col_interval": "{level} ཁྱབ་ཁོངས", "dash.col_corrected": "ལན་ཐ་མ་བཅོས་རྗེས", "dash.col_cost": "གྱོང་གུན (ཚད)",
     "dash.col_items": "དྲི་བ", "dash.col_expected": "ལན་ཐ་མ་ནོར་སྲིད་པའི་གྲངས",
 })
+
+# issue 21: dashboards
+# Tibetan below is a draft: native speaker's review needed for every line of this block.
+MESSAGES.update({
+    "dash.bucket_incomplete": "ཟུར་དུ་བཞག་པ",   # native speaker's review needed
+    "dash.bucket_multi_answer": "ལན་ཡང་དག་མང་པོ",   # native speaker's review needed
+    "dash.bucket_no_prediction": "བེད་སྤྱོད་རུང་བའི་ལན་མེད",   # native speaker's review needed
+    "dash.bucket_needs_two_models": "དཔེ་དབྱིབས་གཉིས་དགོས",   # native speaker's review needed
+    "dash.kappa_value": "kappa {k} (95% ཁྱབ་ཁོངས་ {lo}–{hi}), མི་གཉིས་ཀྱིས་ཞིབ་བཤེར་བྱས་པའི་དྲི་བ་ {n}",   # native speaker's review needed
+    "dash.kappa_value_noci": "kappa {k} (ཁྱབ་ཁོངས་མེད), མི་གཉིས་ཀྱིས་ཞིབ་བཤེར་བྱས་པའི་དྲི་བ་ {n}",   # native speaker's review needed
+})

@@ -365,3 +365,13 @@ MESSAGES.update({
     "dash.col_interval": "{level} interval", "dash.col_corrected": "keys corrected", "dash.col_cost": "cost (points)",
     "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
 })
+
+# issue 21: dashboards
+MESSAGES.update({
+    "dash.bucket_incomplete": "Set aside",
+    "dash.bucket_multi_answer": "Several right answers",
+    "dash.bucket_no_prediction": "No usable answer",
+    "dash.bucket_needs_two_models": "Needs two models",
+    "dash.kappa_value": "kappa {k} (95% interval {lo}–{hi}), {n} items reviewed twice",
+    "dash.kappa_value_noci": "kappa {k} (no interval), {n} items reviewed twice",
+})

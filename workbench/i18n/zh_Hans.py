@@ -341,3 +341,13 @@ MESSAGES.update({
     "dash.col_interval": "{level} 区间", "dash.col_corrected": "答案更正后", "dash.col_cost": "代价（百分点）",
     "dash.col_items": "题目数", "dash.col_expected": "预计错误答案数",
 })
+
+# issue 21: dashboards
+MESSAGES.update({
+    "dash.bucket_incomplete": "暂不分层",
+    "dash.bucket_multi_answer": "多个正确答案",
+    "dash.bucket_no_prediction": "无可用回答",
+    "dash.bucket_needs_two_models": "需要两个模型",
+    "dash.kappa_value": "kappa {k}（95% 区间 {lo}–{hi}），{n} 道题经两人审核",
+    "dash.kappa_value_noci": "kappa {k}（无区间），{n} 道题经两人审核",
+})

@@ -10,30 +10,44 @@ import streamlit as st
 import audit
 from audit.export import corrected_key_accuracy
 from audit.review import MIN_KAPPA_ITEMS
-from workbench import session
+from workbench import i18n, session
 from workbench.views import common
 from workbench.views.common import t
 
 INT_AXIS = {"format": "d", "tickMinStep": 1}  # counts: whole numbers on the axis
 
 
-TIER_ORDER = [f"Tier {t}" for t in range(6)] + ["incomplete"]
+BUCKET_ORDER = [f"tier{n}" for n in range(6)] + ["incomplete", "multi_answer", "no_prediction", "needs_two_models"]
+
+
+def _bucket_label(bucket: str) -> str:
+    """An audit bucket (``tier0`` … ``tier5``, ``incomplete``, ``multi_answer``,
+    ``no_prediction``, ``needs_two_models``) in the session's language."""
+    if bucket.startswith("tier") and bucket[4:].isdigit():
+        return t("queue.tier_n", n=int(bucket[4:]))
+    key = f"dash.bucket_{bucket}"
+    return t(key) if key in i18n.en.MESSAGES else bucket
+
+
+def _tip(field: str, kind: str = "column", code: str | None = None) -> alt.Tooltip:
+    """A tooltip field titled with its translated column name."""
+    return alt.Tooltip(field, title=common.label(kind, code or field.split(":")[0]))
 
 
 def _heatmap(df: pd.DataFrame) -> alt.Chart:
-    order = [t for t in TIER_ORDER if t in set(df["tier_label"])]
+    order = [_bucket_label(b) for b in BUCKET_ORDER if b in set(df["bucket"])]
     x = alt.X("tier_label:O", title=t("queue.tier"), sort=order, axis=alt.Axis(labelAngle=0))
-    y = alt.Y("subject:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260))
+    y = alt.Y("subject_label:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=260))
     base = alt.Chart(df)
     return (
         base.mark_rect().encode(
             x=x, y=y,
             color=alt.Color("n:Q", title=common.label("column", "n"), scale=alt.Scale(scheme="oranges"),
                             legend=alt.Legend(format="d", tickMinStep=1)),
-            tooltip=["subject", "tier_label", "n"],
+            tooltip=[_tip("subject_label:N", code="subject"), _tip("tier_label:O", code="tier"), _tip("n:Q")],
         )
         + base.mark_text(fontSize=11).encode(x=x, y=y, text="n:Q")
-    ).properties(height=max(120, 24 * df["subject"].nunique()))
+    ).properties(height=max(120, 24 * df["subject_label"].nunique()))
 
 
 def page() -> None:
@@ -56,11 +70,13 @@ def page() -> None:
         df = common.call(audit.review.tier_by_subject, bench, db=db, any_error=True)
         if df is not None and len(df):
             df = df.copy()
-            df["tier_label"] = df["tier"].map(lambda x: "incomplete" if pd.isna(x) else f"Tier {int(x)}")
+            df["tier_label"] = df["bucket"].map(_bucket_label)
+            df["subject_label"] = df["subject"].map(common.subject_name)
             st.altair_chart(_heatmap(df), width="stretch")
             with st.expander(t("dash.as_table")):
-                st.dataframe(common.columns(df[["subject", "tier", "n"]]), hide_index=True, key="dash_tiers",
-                             width="stretch")
+                table = df[["subject_label", "tier_label", "n"]].rename(columns={
+                    "subject_label": "subject", "tier_label": "tier"})
+                st.dataframe(common.columns(table), hide_index=True, key="dash_tiers", width="stretch")
         else:
             st.info(t("dash.no_audit"))
 
@@ -86,8 +102,9 @@ def page() -> None:
                     x=alt.X("scenario:N", sort=list(dict.fromkeys(show["scenario"])),
                             title=common.label("column", "scenario"), axis=alt.Axis(labelAngle=0)),
                     y=alt.Y("change:Q", title=t("dash.scen_chart_y")),
-                    color="model:N",
-                    tooltip=["model", "scenario", "accuracy", "ci", "change", "n_valid"],
+                    color=alt.Color("model:N", title=common.label("column", "model")),
+                    tooltip=[_tip("model:N"), _tip("scenario:N"), _tip("accuracy:Q"), _tip("ci:N"),
+                             _tip("change:Q"), _tip("n_valid:Q")],
                 )
             )
             st.altair_chart(chart, width="stretch")
@@ -98,6 +115,7 @@ def page() -> None:
                     sc["delta_points"] - sc["control_delta_points"]).round(2))
                     .groupby("scenario", sort=False)[["change", "control", "explained"]].mean().round(2))
                 ctl.columns = [t("dash.col_change"), t("dash.col_control"), t("dash.col_explained")]
+                ctl.index.name = common.label("column", "scenario")
                 st.dataframe(ctl, width="stretch", key="dash_control")
             with st.expander(t("dash.full_table")):
                 st.dataframe(common.columns(show[["scenario", "model", "family", "n_questions", "n_excluded",
@@ -123,7 +141,9 @@ def page() -> None:
         st.caption(t("dash.corr_caption"))
         policies = [p for p in sorted(audit.export.POLICIES) if p != "original"]
         policy = st.selectbox(t("dash.policy"), policies, index=policies.index("default"), key="dash_policy",
-                              help="\n\n".join(f"**{p}**: {audit.export.POLICIES[p].description}" for p in policies))
+                              format_func=lambda p: common.label("policy", p) or p,
+                              help="\n\n".join(f"**{common.label('policy', p) or p}**: {_policy_desc(p)}"
+                                               for p in policies))
         ca = common.call(corrected_key_accuracy, bench, policy=policy, db=db, any_error=True)
         if ca is not None and len(ca):
             st.markdown(t("dash.corr_counts", c=ca.attrs.get("n_corrected", 0), e=ca.attrs.get("n_excluded", 0)))
@@ -137,7 +157,8 @@ def page() -> None:
                     x=alt.X("difference_points:Q", title=t("dash.corr_x")),
                     y=alt.Y("model:N", sort="-x", title=None),
                     color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
-                    tooltip=["model", "accuracy_original", "accuracy_corrected", "difference_points"]),
+                    tooltip=[_tip("model:N"), _tip("accuracy_original:Q"), _tip("accuracy_corrected:Q"),
+                             _tip("difference_points:Q")]),
                 width="stretch")
         else:
             st.info(t("dash.no_settled"))
@@ -148,7 +169,7 @@ def page() -> None:
         if ka is not None and len(ka.pairs):
             pairs = ka.pairs.copy()
             if ka.enough:
-                st.markdown(t("dash.kappa_overall", label=ka.label))
+                st.markdown(t("dash.kappa_overall", label=_kappa_words(ka)))
             else:
                 st.warning(t("dash.kappa_few", n=ka.n_items, min=MIN_KAPPA_ITEMS))
             few = pairs["n"] < MIN_KAPPA_ITEMS
@@ -160,6 +181,21 @@ def page() -> None:
                                         st.column_config.NumberColumn(format="percent")})
         else:
             st.info(t("dash.no_kappa"))
+
+
+def _policy_desc(policy: str) -> str:
+    """A correction rule's description in the session's language (the
+    library's English one for a rule the catalogue does not know)."""
+    key = f"policy_desc.{policy}"
+    return t(key) if key in i18n.en.MESSAGES else audit.export.POLICIES[policy].description
+
+
+def _kappa_words(ka) -> str:
+    """The pooled kappa in the session's language (``ka.label`` is the library's English)."""
+    k = ka.overall
+    if k.ci_low != k.ci_low:   # no interval
+        return t("dash.kappa_value_noci", k=f"{k.kappa:.2f}", n=ka.n_items)
+    return t("dash.kappa_value", k=f"{k.kappa:.2f}", lo=f"{k.ci_low:.2f}", hi=f"{k.ci_high:.2f}", n=ka.n_items)
 
 
 @st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)
