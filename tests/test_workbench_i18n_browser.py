@@ -30,7 +30,7 @@ from workbench import i18n
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
 PAGES = ["queue", "item", "dashboards", "judges", "export", "admin", "label-studio"]
-NOT_CHECKED = {"dashboards"}   # workbench/views/dashboards.py belongs to the statistics engineer (issue 21)
+NOT_CHECKED: set[str] = set()
 LATIN = re.compile(r"[A-Za-z][A-Za-z'’]+")
 
 _VISIBLE_TEXTS = """(skip) => {
@@ -151,6 +151,12 @@ def test_every_visible_string_is_in_the_browsers_language(server, browser, wb_db
             _open(page, server, name, qid)
             if name not in NOT_CHECKED:
                 bad[name] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
+            tabs = page.locator("[data-testid=stMain] [role=tab]")
+            for i in range(1, tabs.count()):   # every tab of the page, not only the first one shown
+                tabs.nth(i).click()
+                _idle(page)
+                if name not in NOT_CHECKED:
+                    bad[f"{name}#{i}"] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
         bad = {k: v for k, v in bad.items() if v}
         assert bad == {}, f"strings outside the {lang} catalogue: {bad}"
     finally:
