@@ -365,3 +365,9 @@ MESSAGES.update({
     "dash.col_interval": "{level} interval", "dash.col_corrected": "keys corrected", "dash.col_cost": "cost (points)",
     "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
 })
+
+# issue 25: judges on the item page (one sentence for the judge runs the
+# key-error fit weighed; the library's English: audit.review.EVIDENCE_WORDS)
+MESSAGES.update({k: EVIDENCE_WORDS[k] for k in (
+    "evidence.judges", "evidence.judges_more", "evidence.judges_less", "evidence.judges_more_over",
+    "evidence.judges_less_over", "evidence.judges_none")})

@@ -341,3 +341,13 @@ MESSAGES.update({
     "dash.col_interval": "{level} 区间", "dash.col_corrected": "答案更正后", "dash.col_cost": "代价（百分点）",
     "dash.col_items": "题目数", "dash.col_expected": "预计错误答案数",
 })
+
+# issue 25: judges on the item page
+MESSAGES.update({
+    "evidence.judges": "{n} 次评审运行中有 {k} 次认为答案有误；合起来，它们{effect}。",
+    "evidence.judges_more": "使答案有误的可能性提高到约 {times} 倍",
+    "evidence.judges_less": "使答案有误的可能性降低到约 {times} 分之一",
+    "evidence.judges_more_over": "使答案有误的可能性提高到 1,000 倍以上",
+    "evidence.judges_less_over": "使答案有误的可能性降低到不足 1,000 分之一",
+    "evidence.judges_none": "几乎没有改变判断",
+})
