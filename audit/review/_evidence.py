@@ -669,7 +669,11 @@ def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> 
     """Each contribution to the item's key-error score as (sentence key of
     :data:`EVIDENCE_WORDS`, parameters); parameters whose value is itself a
     sentence key are named ``*_key``; probabilities are passed as floats
-    named ``p_*`` and rendered by :func:`chance_words`.  Empty when the
+    named ``p_*`` and rendered by :func:`chance_words`.  Judge verdicts the
+    key-error fit weighed (``n_judges`` > 0) are one ``evidence.judges``
+    reason (runs, how many said the key is wrong, the fit's ``llr_judges``
+    in words by :func:`times_words`); otherwise one ``evidence.judge`` per
+    verdict with the review stage's measured weights.  Empty when the
     benchmark has no scored audit run."""
     with connect(db, read_only=True) as con:
         try:
@@ -690,7 +694,9 @@ def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> 
         jv = con.execute("SELECT judge, answer_key_correct, correct_answer FROM judge_verdicts WHERE benchmark = ? "
                          "AND question_id = ? AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY judge",
                          [benchmark, question_id]).df()
-        jt_all = _judge_weights(con, benchmark) if not jv.empty else None
+        # items the fit weighed (n_judges > 0) get one sentence from its figures: no per-judge table
+        fit_weighed = pd.notna(r.get("n_judges")) and int(r["n_judges"]) > 0
+        jt_all = _judge_weights(con, benchmark) if not jv.empty and not fit_weighed else None
         par = con.execute("SELECT counterpart_source, counterpart_key, key_match FROM parallel_links "
                           "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
                           [benchmark, question_id]).df()
