@@ -72,9 +72,9 @@ from audit.review._evidence import (  # noqa: E402
 __all__ += ["calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item"]
 
 # issue 19: the reasons as sentence keys, rendered in any interface language
-from audit.review._evidence import EVIDENCE_WORDS, chance_words, evidence_reasons, render_reason  # noqa: E402
+from audit.review._evidence import EVIDENCE_WORDS, chance_words, evidence_reasons, render_reason, times_words  # noqa: E402
 
-__all__ += ["EVIDENCE_WORDS", "chance_words", "evidence_reasons", "render_reason"]
+__all__ += ["EVIDENCE_WORDS", "chance_words", "evidence_reasons", "render_reason", "times_words"]
 
 # One call per command: `audit review status|leads|required`, `audit judge bias`, `audit rescore`.
 from audit.review._overview import ReviewOverview, review_overview  # noqa: E402

@@ -590,6 +590,12 @@ EVIDENCE_WORDS: dict[str, str] = {
     "evidence.judge_wrong_answer": "the key is wrong (answer '{answer}')",
     "evidence.judge_record": "it agreed with the experts on {k} of {n} settled items",
     "evidence.judge_new": "no settled items yet to measure it against, so it counts little",
+    "evidence.judges": "{k} of {n} judge runs said the key is wrong; together they {effect}.",
+    "evidence.judges_more": "made a wrong key about {times} times more likely",
+    "evidence.judges_less": "made a wrong key about {times} times less likely",
+    "evidence.judges_more_over": "made a wrong key more than 1,000 times more likely",
+    "evidence.judges_less_over": "made a wrong key more than 1,000 times less likely",
+    "evidence.judges_none": "hardly changed the picture",
     "evidence.effect_up_strong": "makes a wrong key much more likely",
     "evidence.effect_up": "makes a wrong key somewhat more likely",
     "evidence.effect_none": "hardly changes the picture",
@@ -635,11 +641,39 @@ def _effect(llr: float) -> str:
     return "evidence.effect_down_strong" if llr < -math.log(10) else "evidence.effect_down"
 
 
+def times_words(llr: float) -> tuple[str, dict]:
+    """A log likelihood ratio as (sentence key, parameters) of a rounded
+    "about N times more / less likely" (N = e^|llr| rounded: whole numbers to
+    20, tens to 200, hundreds to 1,000, then "more than 1,000 times"; under
+    1.5 times: "hardly changed the picture") — never a raw ratio.
+
+    >>> [times_words(math.log(x)) for x in (1.2, 3.2, 0.25, 47, 5000)]  # doctest: +NORMALIZE_WHITESPACE
+    [('evidence.judges_none', {}), ('evidence.judges_more', {'times': 3}), ('evidence.judges_less', {'times': 4}),
+     ('evidence.judges_more', {'times': 50}), ('evidence.judges_more_over', {})]
+    """
+    llr = float(llr)
+    f = math.exp(min(abs(llr), 50.0))
+    if f < 1.5:
+        return "evidence.judges_none", {}
+    side = "more" if llr > 0 else "less"
+    if f >= 1000:
+        return f"evidence.judges_{side}_over", {}
+    n = int(round(f))
+    n = n if n <= 20 else int(round(n, -1)) if n <= 200 else int(round(n, -2))
+    if n >= 1000:
+        return f"evidence.judges_{side}_over", {}
+    return f"evidence.judges_{side}", {"times": max(n, 2)}
+
+
 def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> list[tuple[str, dict]]:
     """Each contribution to the item's key-error score as (sentence key of
     :data:`EVIDENCE_WORDS`, parameters); parameters whose value is itself a
     sentence key are named ``*_key``; probabilities are passed as floats
-    named ``p_*`` and rendered by :func:`chance_words`.  Empty when the
+    named ``p_*`` and rendered by :func:`chance_words`.  Judge verdicts the
+    key-error fit weighed (``n_judges`` > 0) are one ``evidence.judges``
+    reason (runs, how many said the key is wrong, the fit's ``llr_judges``
+    in words by :func:`times_words`); otherwise one ``evidence.judge`` per
+    verdict with the review stage's measured weights.  Empty when the
     benchmark has no scored audit run."""
     with connect(db, read_only=True) as con:
         try:
@@ -660,7 +694,9 @@ def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> 
         jv = con.execute("SELECT judge, answer_key_correct, correct_answer FROM judge_verdicts WHERE benchmark = ? "
                          "AND question_id = ? AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY judge",
                          [benchmark, question_id]).df()
-        jt_all = _judge_weights(con, benchmark) if not jv.empty else None
+        # items the fit weighed (n_judges > 0) get one sentence from its figures: no per-judge table
+        fit_weighed = pd.notna(r.get("n_judges")) and int(r["n_judges"]) > 0
+        jt_all = _judge_weights(con, benchmark) if not jv.empty and not fit_weighed else None
         par = con.execute("SELECT counterpart_source, counterpart_key, key_match FROM parallel_links "
                           "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
                           [benchmark, question_id]).df()
@@ -708,7 +744,16 @@ def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> 
                                                    "effect_key": _effect(llr)}))
     if r["llr_lint"] and abs(float(r["llr_lint"])) > 0:
         out.append(("evidence.duplicate", {"effect_key": _effect(LLR_DUPLICATE_OPTIONS)}))
-    if not jv.empty and jt_all is not None:
+    n_fit = int(r["n_judges"]) if "n_judges" in r and pd.notna(r["n_judges"]) else 0
+    if n_fit > 0:
+        # issue 25: the fit weighed this item's judge runs (each run's rates
+        # estimated, correlated runs discounted): one sentence with its total
+        k_wrong = min(int((~jv["answer_key_correct"].astype(bool)).sum()) if not jv.empty else 0, n_fit)
+        llr_fit = float(r["llr_judges"]) if pd.notna(r["llr_judges"]) else 0.0
+        eff, eff_params = times_words(llr_fit)
+        out.append(("evidence.judges", {"k": k_wrong, "n": n_fit, "llr_judges": llr_fit, "effect_key": eff,
+                                        **eff_params}))
+    elif not jv.empty and jt_all is not None:
         jt = jt_all.set_index("judge")
         for _, j in jv.iterrows():
             t = jt.loc[j["judge"]] if j["judge"] in jt.index else None
@@ -761,4 +806,5 @@ def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None,
 
 
 __all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "why_this_item",
-           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "render_reason", "chance_words"]
+           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "render_reason", "chance_words",
+           "times_words"]

@@ -352,3 +352,15 @@ MESSAGES.update({
     "dash.kappa_value": "kappa {k} (95% ཁྱབ་ཁོངས་ {lo}–{hi}), མི་གཉིས་ཀྱིས་ཞིབ་བཤེར་བྱས་པའི་དྲི་བ་ {n}",   # native speaker's review needed
     "dash.kappa_value_noci": "kappa {k} (ཁྱབ་ཁོངས་མེད), མི་གཉིས་ཀྱིས་ཞིབ་བཤེར་བྱས་པའི་དྲི་བ་ {n}",   # native speaker's review needed
 })
+
+# issue 25: judges on the item page
+# DRAFT: these Tibetan sentences need a native speaker's review (wording of
+# "judge runs" and of "N times more / less likely" in particular).
+MESSAGES.update({
+    "evidence.judges": "དཔྱད་པ་བའི་ལག་བསྟར་ {n} ནས་ {k} ཡིས་ལན་ཐ་མ་ནོར་འཁྲུལ་ཟེར། ཁྱོན་བསྡོམས་ནས་{effect}།",
+    "evidence.judges_more": "ལན་ཐ་མ་ནོར་བའི་སྲིད་ཕྱོད་ལྡབ་ {times} ཙམ་ཆེར་བཏང",
+    "evidence.judges_less": "ལན་ཐ་མ་ནོར་བའི་སྲིད་ཕྱོད་ཆ་ {times} ལས་གཅིག་ཙམ་དུ་ཆུང་དུ་བཏང",
+    "evidence.judges_more_over": "ལན་ཐ་མ་ནོར་བའི་སྲིད་ཕྱོད་ལྡབ་ 1,000 ལས་བརྒལ་བ་ཆེར་བཏང",
+    "evidence.judges_less_over": "ལན་ཐ་མ་ནོར་བའི་སྲིད་ཕྱོད་ཆ་ 1,000 ལས་གཅིག་ལས་ཀྱང་ཆུང་དུ་བཏང",
+    "evidence.judges_none": "བསམ་ཚུལ་ལ་འགྱུར་བ་ཆེར་མ་བཏང",
+})

@@ -351,3 +351,13 @@ MESSAGES.update({
     "dash.kappa_value": "kappa {k}（95% 区间 {lo}–{hi}），{n} 道题经两人审核",
     "dash.kappa_value_noci": "kappa {k}（无区间），{n} 道题经两人审核",
 })
+
+# issue 25: judges on the item page
+MESSAGES.update({
+    "evidence.judges": "{n} 次评审运行中有 {k} 次认为答案有误；合起来，它们{effect}。",
+    "evidence.judges_more": "使答案有误的可能性提高到约 {times} 倍",
+    "evidence.judges_less": "使答案有误的可能性降低到约 {times} 分之一",
+    "evidence.judges_more_over": "使答案有误的可能性提高到 1,000 倍以上",
+    "evidence.judges_less_over": "使答案有误的可能性降低到不足 1,000 分之一",
+    "evidence.judges_none": "几乎没有改变判断",
+})
