@@ -375,9 +375,3 @@ MESSAGES.update({
     "dash.kappa_value": "kappa {k} (95% interval {lo}–{hi}), {n} items reviewed twice",
     "dash.kappa_value_noci": "kappa {k} (no interval), {n} items reviewed twice",
 })
-
-# issue 25: judges on the item page (one sentence for the judge runs the
-# key-error fit weighed; the library's English: audit.review.EVIDENCE_WORDS)
-MESSAGES.update({k: EVIDENCE_WORDS[k] for k in (
-    "evidence.judges", "evidence.judges_more", "evidence.judges_less", "evidence.judges_more_over",
-    "evidence.judges_less_over", "evidence.judges_none")})
