@@ -33,6 +33,7 @@ Figures printed (acceptance of issue 19):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -156,66 +157,120 @@ def section_cost(db: Path, df: pd.DataFrame) -> None:
     print(f"max |diff| {t['diff'].abs().max():.2f} (acceptance ≤ 1: {'yes' if t['diff'].abs().max() <= 1 else 'NO'})")
 
 
-def section_campaign(db: Path, df: pd.DataFrame, title: str = "") -> None:
-    from audit.analyze import calibration_table  # noqa: F401
-    from audit.review import add_reviews, evidence_scores, review_queue, set_required_reviews
-    from audit.review import add_account
+@contextlib.contextmanager
+def misconception_prior(mean):
+    """Score with another misconception prior φ per band (its mean; the
+    strength stays PHI_STRENGTH): the analysis (``PHI_PRIOR_MEAN``) and the
+    campaign's update (``audit.review._evidence.PHI_PRIOR``) both read it."""
+    import audit.analyze._keyerror as ke
+    import audit.review._evidence as ev
 
-    q = review_queue("mmlu-redux", limit=50, db=db)
+    old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
+    ke.PHI_PRIOR_MEAN = tuple(float(m) for m in mean)
+    ev.PHI_PRIOR = tuple((float(m) * ke.PHI_STRENGTH, (1 - float(m)) * ke.PHI_STRENGTH) for m in mean)
+    try:
+        yield
+    finally:
+        ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR = old
+
+
+def campaign(db: Path, lab: pd.DataFrame, *, limit: int = 50, subjects: list[str] | None = None) -> dict:
+    """Settle the top ``limit`` items of the default review queue (of
+    ``subjects``) with the experts' labels — key wrong → the models' top
+    answer, ok → key correct, any other error → defective — and recompute
+    the scores without a refit (:func:`audit.review.evidence_scores`).
+    Returns the remaining items (of ``subjects``) with their score before
+    and after and whether the key is wrong."""
+    from audit.analyze import key_error_scores
+    from audit.review import add_reviews, evidence_scores, review_queue, set_required_reviews
+
+    q = review_queue("mmlu-redux", limit=limit, subjects=subjects, db=db)
     ids = q["question_id"].tolist()
-    lab = df.set_index("question_id")
+    lab = lab.set_index("question_id")
+    alt = key_error_scores("mmlu-redux", db=db).set_index("question_id")["alternative"]
     before = evidence_scores("mmlu-redux", db=db).set_index("question_id")["score"]
     set_required_reviews(flagged=1, other=1, db=db)
-    try:
-        add_account("sim", "reviewer", password="simulated-campaign-pw", db=db)
-    except Exception:
-        pass
-    letters = "ABCDEF"
     rows = []
     for qid in ids:
         et = lab.loc[qid, "error_type"]
         if et == "wrong_groundtruth":
-            alt = lab.loc[qid, "alternative"]
+            a = alt.get(qid)
             rows.append({"question_id": qid, "reviewer": "sim", "verdict": "key_wrong",
-                         "corrected_answer": alt if isinstance(alt, str) else letters[0]})
+                         "corrected_answer": a if isinstance(a, str) else "A"})
         elif et == "ok":
             rows.append({"question_id": qid, "reviewer": "sim", "verdict": "key_correct"})
         else:
             rows.append({"question_id": qid, "reviewer": "sim", "verdict": "defective"})
     add_reviews("mmlu-redux", rows, db=db)
     after = evidence_scores("mmlu-redux", db=db).set_index("question_id")["score"]
-    rest = [x for x in lab.index if x not in set(ids)]
-    y = (lab.loc[rest, "error_type"] == "wrong_groundtruth").to_numpy()
-    found = int((lab.loc[ids, "error_type"] == "wrong_groundtruth").sum())
-    print(f"\n== 5. Simulated campaign{title}: top 50 of the default queue settled ({found} wrong keys among them)")
-    print(f"remaining {len(rest)} items: truth {int(y.sum())} wrong keys; expected before {before.loc[rest].sum():.1f}, "
-          f"after {after.loc[rest].sum():.1f} "
-          f"({'toward' if abs(after.loc[rest].sum() - y.sum()) < abs(before.loc[rest].sum() - y.sum()) else 'NOT toward'} the truth)")
-    bands(after.loc[rest].to_numpy(), y, "remaining items after the campaign")
+    scope = lab.index if subjects is None else lab.index[lab["subject"].isin(subjects)]
+    rest = [x for x in scope if x not in set(ids)]
+    return {"settled": len(ids), "found": int((lab.loc[ids, "error_type"] == "wrong_groundtruth").sum()),
+            "rest": pd.DataFrame({"question_id": rest, "before": before.reindex(rest).to_numpy(),
+                                  "after": after.reindex(rest).to_numpy(),
+                                  "wrong": (lab.loc[rest, "error_type"] == "wrong_groundtruth").to_numpy()})}
 
 
-def misfit_campaign(tmp: Path, df: pd.DataFrame) -> None:
-    """The same campaign from a prior that is off (φ = 0.5 in every band, as
-    if fitted on a benchmark where models share fewer misconceptions): the
-    campaign's verdicts must pull the remaining items' expected count
-    toward the truth without a refit by hand."""
-    import audit.analyze._keyerror as ke
-    import audit.review._evidence as ev
+def report_campaign(res: dict, title: str) -> tuple[float, float, int, bool]:
+    r = res["rest"]
+    b, a, t = float(r["before"].sum()), float(r["after"].sum()), int(r["wrong"].sum())
+    toward = abs(a - t) < abs(b - t)
+    away = abs(a - t) > abs(b - t) + 0.05
+    print(f"\n== 5. Simulated campaign{title}: {res['settled']} items settled ({res['found']} wrong keys among them)")
+    print(f"remaining {len(r)} items: truth {t} wrong keys; expected before {b:.1f}, after {a:.1f} "
+          f"({'toward' if toward else 'away from' if away else 'not away from'} the truth)")
+    ok = bands(r["after"].to_numpy(), r["wrong"].to_numpy(), "remaining items after the campaign")
+    return b, a, t, ok
+
+
+def section_campaign(tmp: Path, lab: pd.DataFrame, db: Path, folds: int = 3, top: int = 50) -> None:
+    """Three campaigns.  (a) HONEST: the subjects are split into ``folds``
+    groups; for each group φ is fitted on the experts' labels of the OTHER
+    groups only (``fit_misconception_prior_bands`` on the p_reject and
+    agreement of a fit without labels), the benchmark is analysed with that
+    prior, and the group's share of the campaign (its top items of the
+    default queue, ``top`` in all) is settled; the remaining items of the
+    group — whose labels neither the prior nor the campaign saw — are
+    compared with the truth.  (b) The shipped prior (fitted on all 1,500
+    labels): the campaign must not move the rest away from the truth.
+    (c) A prior that is off (φ = 0.5 in every band)."""
     from audit.analyze import analyze_benchmark, key_error_scores
+    from audit.analyze._keyerror import fit_misconception_prior_bands
     from audit.ingest import import_mmlu_redux
 
-    old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
-    ke.PHI_PRIOR_MEAN = (0.5, 0.5, 0.5)
-    ev.PHI_PRIOR = tuple((0.5 * ke.PHI_STRENGTH, 0.5 * ke.PHI_STRENGTH) for _ in range(3))
-    try:
-        db = tmp / "misfit.duckdb"
-        import_mmlu_redux(SHARED / "mmlu_redux_dev", db=db)
-        analyze_benchmark("mmlu-redux", db=db)
-        d2 = df.drop(columns=[c for c in df.columns if c in ("score", "p_reject", "alternative")]).merge(
-            key_error_scores("mmlu-redux", db=db)[["question_id", "score", "alternative"]], on="question_id")
-        section_campaign(db, d2, " from a prior that is off (φ = 0.5 in every band)")
-    finally:
-        ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR = old
+    sc = lab.merge(key_error_scores("mmlu-redux", db=db), on="question_id")
+    y = (sc["error_type"] == "wrong_groundtruth").to_numpy()
+    subs = sorted(sc["subject"].unique())
+    perm = list(np.random.default_rng(0).permutation(subs))
+    groups = [sorted(perm[i::folds]) for i in range(folds)]
+    rests = []
+    print(f"\n== 5. HONEST simulated campaign: {folds} groups of subjects; each group's prior φ fitted on the "
+          f"other groups' labels, its share of the top {top} of the default queue settled")
+    for gi, g in enumerate(groups):
+        m = sc["subject"].isin(g).to_numpy()
+        phi = fit_misconception_prior_bands(sc["p_reject"].to_numpy()[~m], y[~m], sc["agreement_share"].to_numpy()[~m])
+        gdb = tmp / f"honest{gi}.duckdb"
+        with misconception_prior(phi):
+            import_mmlu_redux(SHARED / "mmlu_redux_dev", db=gdb)
+            analyze_benchmark("mmlu-redux", db=gdb)
+            res = campaign(gdb, lab, limit=int(round(top * m.sum() / len(m))), subjects=g)
+        print(f"group {gi + 1} ({', '.join(g)}): prior φ {np.round(phi, 3).tolist()} (fitted without its labels)")
+        report_campaign(res, f" — group {gi + 1}")
+        rests.append(res)
+    pooled = {"settled": sum(r["settled"] for r in rests), "found": sum(r["found"] for r in rests),
+              "rest": pd.concat([r["rest"] for r in rests], ignore_index=True)}
+    b, a, t, ok = report_campaign(pooled, " — HONEST, all groups pooled")
+    print(f"HONEST campaign: expected {b:.1f} → {a:.1f}, truth {t}: "
+          f"{'toward' if abs(a - t) < abs(b - t) else 'NOT toward'} the truth; bands calibrated: {'yes' if ok else 'NO'}")
+
+    shipped = report_campaign(campaign(db, lab, limit=top), " with the shipped prior (fitted on all these labels)")
+    print(f"shipped prior: {shipped[0]:.1f} → {shipped[1]:.1f}, truth {shipped[2]}: "
+          f"{'not away from' if abs(shipped[1] - shipped[2]) <= abs(shipped[0] - shipped[2]) + 0.05 else 'AWAY FROM'} the truth")
+    with misconception_prior((0.5, 0.5, 0.5)):
+        mdb = tmp / "misfit.duckdb"
+        import_mmlu_redux(SHARED / "mmlu_redux_dev", db=mdb)
+        analyze_benchmark("mmlu-redux", db=mdb)
+        report_campaign(campaign(mdb, lab, limit=top), " from a prior that is off (φ = 0.5 in every band)")
 
 
 def section_tiers(df_tiers: pd.DataFrame) -> None:
@@ -279,8 +334,7 @@ def main() -> None:
         section_cost(db, df)
         section_tiers(lab.merge(audit_results("mmlu-redux", db=db), on="question_id"))
         if not args.no_campaign:
-            section_campaign(db, df)
-            misfit_campaign(tmp, df)
+            section_campaign(tmp, lab, db)
         if not args.no_uzlib:
             uzlib_tiers(tmp)
 
