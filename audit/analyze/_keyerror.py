@@ -155,12 +155,19 @@ LETTERS = "ABCDEF"
 # CC BY 4.0), 15 subjects × 100 items, 14 HELM models, 35 items labelled
 # wrong_groundtruth; φ̂ by maximum likelihood per band (label ~
 # Bernoulli(φ·p_reject), :func:`fit_misconception_prior`).  Each band's prior
-# is worth PHI_STRENGTH items: a campaign's settled verdicts on items the
-# models reject move it (audit.review._evidence), band by band, so verdicts
-# on near-unanimous items do not move the items where fewer models agree.
+# is worth PHI_STRENGTH rejected keys: a campaign's settled verdicts on items
+# the models reject move it (audit.review._evidence), band by band, so
+# verdicts on near-unanimous items do not move the items where fewer models
+# agree.  The strength is an empirical-Bayes figure, not a guess: φ varies
+# between MMLU-Redux's 15 subjects well beyond binomial noise, as a Beta
+# prior worth 6.3 rejected keys (:func:`fit_misconception_strength`, the
+# method of moments of Kleinman 1973; printed by the bench), so a prior
+# fitted on one set of subjects is worth about 6 rejected keys of another
+# (it was 20, which let a 50-item campaign move the remaining items'
+# expected count by less than the held-out evidence allowed).
 PHI_BANDS = (0.75, 0.9)
 PHI_PRIOR_MEAN = (0.24, 0.24, 0.32)
-PHI_STRENGTH = 20.0
+PHI_STRENGTH = 6.0
 PHI_PRIOR = tuple((m * PHI_STRENGTH, (1 - m) * PHI_STRENGTH) for m in PHI_PRIOR_MEAN)
 
 
@@ -563,6 +570,41 @@ def fit_misconception_prior_bands(p_reject: ArrayLike, wrong: ArrayLike, agreeme
         else:
             i += 1
     return np.array([v for v, _, n in blocks for _ in range(int(n))])
+
+
+def fit_misconception_strength(p_reject: ArrayLike, wrong: ArrayLike, group: ArrayLike) -> float:
+    """Empirical-Bayes strength of the misconception prior: how many rejected
+    keys of a new benchmark (or subject) a φ fitted elsewhere is worth, from
+    how much φ varies between groups (subjects) beyond binomial noise.
+
+    Method of moments for the beta-binomial (Kleinman 1973, Proportions with
+    extraneous variance, Biometrics 29): per group g, n_g = Σ p_reject (the
+    rejected keys), k_g the labelled wrong keys, φ̂_g = k_g / n_g; pooled
+    m = Σ k / Σ n; S = Σ n_g (φ̂_g − m)²; since E[S] = m(1 − m)(G − 1) +
+    τ²(N − Σ n_g² / N), the between-group variance is τ² = (S − m(1 − m)(G −
+    1)) / (N − Σ n_g² / N) and a Beta prior with that spread has strength
+    m(1 − m) / τ² − 1.  ``inf`` when the groups vary no more than noise.
+
+    >>> rng = np.random.default_rng(3)
+    >>> g = np.repeat(np.arange(40), 50)
+    >>> y = rng.random(2000) < rng.beta(6, 14, 40)[g]       # φ ~ Beta(6, 14): strength 20
+    >>> 8 < fit_misconception_strength(np.ones(2000), y, g) < 50
+    True
+    """
+    b = np.clip(np.nan_to_num(np.asarray(p_reject, dtype=float)), 0.0, 1.0)
+    y = np.asarray(wrong, dtype=bool)
+    _, gi = np.unique(np.asarray(group), return_inverse=True)
+    n = np.bincount(gi, weights=b)
+    k = np.bincount(gi, weights=y.astype(float))
+    keep = n > 0
+    n, k = n[keep], k[keep]
+    N = float(n.sum())
+    if len(n) < 2 or N <= 0:
+        return math.inf
+    m = float(k.sum()) / N
+    S = float((n * (k / n - m) ** 2).sum())
+    tau2 = (S - m * (1 - m) * (len(n) - 1)) / (N - float((n ** 2).sum()) / N)
+    return m * (1 - m) / tau2 - 1.0 if tau2 > 0 else math.inf
 
 
 def fit_misconception_prior(p_reject: ArrayLike, wrong: ArrayLike) -> float:
@@ -1118,6 +1160,6 @@ def judge_offset(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: Ar
 
 __all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
            "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts",
-           "fit_misconception_prior", "fit_misconception_prior_bands", "combined_score", "belief_inputs", "PHI_PRIOR",
+           "fit_misconception_prior", "fit_misconception_prior_bands", "fit_misconception_strength", "combined_score", "belief_inputs", "PHI_PRIOR",
            "PHI_PRIOR_MEAN", "PHI_BANDS", "phi_band", "agreement_share", "judge_evidence", "JudgeEvidence",
            "JudgeVerdicts", "load_judge_verdicts", "judge_offset"]
