@@ -24,6 +24,8 @@ SuspectOption = Annotated[Optional[bool], typer.Option(
     "--structure-suspect/--no-structure-suspect", help="Queue filter: structure-suspect items only (or none).")]
 MismatchOption = Annotated[Optional[bool], typer.Option(
     "--parallel-mismatch/--no-parallel-mismatch", help="Queue filter: parallel-key mismatch only (or none).")]
+LanguageOption = Annotated[str, typer.Option(
+    "--language", help="Language of the tasks' plain-words evidence: en, zh-Hans or bo (the workbench's).")]
 
 
 def _tiers(tier, all_tiers):
@@ -75,12 +77,12 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
                  structure_suspect: SuspectOption = None, parallel_mismatch: MismatchOption = None,
                  no_verdicts: Annotated[bool, typer.Option("--no-verdicts", help="Push tasks only.")] = False,
                  batch_size: BatchOption = 500, url: UrlOption = None, api_key: KeyOption = None,
-                 project: ProjectOption = None, db: DbOption = None) -> None:
+                 project: ProjectOption = None, language: LanguageOption = "en", db: DbOption = None) -> None:
         """Push items as tasks (chosen like the review queue: Tier 1–2 of the benchmark by default) and workbench verdicts as annotations."""
         from audit.sync import ls_push
 
         s = ls_push(benchmark, tiers=_tiers(tier, all_tiers), question_ids=question, verdicts=not no_verdicts,
-                    url=url, api_key=api_key, project_id=project, batch_size=batch_size, db=db,
+                    url=url, api_key=api_key, project_id=project, batch_size=batch_size, db=db, language=language,
                     **_filters(subject, status, structure_suspect, parallel_mismatch))
         _print(s)
 
@@ -97,12 +99,13 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
                  question: QuestionOption = None, subject: SubjectOption = None, status: StatusOption = None,
                  structure_suspect: SuspectOption = None, parallel_mismatch: MismatchOption = None,
                  batch_size: BatchOption = 500, url: UrlOption = None,
-                 api_key: KeyOption = None, project: ProjectOption = None, db: DbOption = None) -> None:
+                 api_key: KeyOption = None, project: ProjectOption = None, language: LanguageOption = "en",
+                 db: DbOption = None) -> None:
         """Pull, then push tasks and verdicts (without --benchmark: refresh the tasks already pushed)."""
         from audit.sync import ls_sync
 
         s = ls_sync(benchmark, tiers=_tiers(tier, all_tiers), question_ids=question, url=url, api_key=api_key,
-                    project_id=project, batch_size=batch_size, db=db,
+                    project_id=project, batch_size=batch_size, db=db, language=language,
                     **_filters(subject, status, structure_suspect, parallel_mismatch))
         echo("pull:")
         _print({k: v for k, v in s.pull.__dict__.items()})

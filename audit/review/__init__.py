@@ -107,3 +107,6 @@ from audit.review._campaign import (  # noqa: E402
 
 __all__ += ["set_role", "QueueEntry", "assign", "get_queue_entry", "list_assignments", "progress_by_subject",
             "set_queue_entry", "unassign"]
+from audit.review._evidence import evidence_reasons_many  # noqa: E402  (the Label Studio push's evidence, batched)
+
+__all__ += ["evidence_reasons_many"]

@@ -675,31 +675,60 @@ def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> 
     in words by :func:`times_words`); otherwise one ``evidence.judge`` per
     verdict with the review stage's measured weights.  Empty when the
     benchmark has no scored audit run."""
+    return evidence_reasons_many(benchmark, [question_id], db=db).get(question_id, [])
+
+
+_REASON_ROWS_SQL = """
+SELECT k.*, q.answer_key, coalesce(q.subject, '') AS subject, a.top_answer, a.agreement_count,
+       a.agreeing_families, a.n_valid, a.n_models, a.n_correct
+FROM key_error_scores k JOIN questions q ON q.benchmark = k.benchmark AND q.question_id = k.question_id
+LEFT JOIN audit_results a ON a.run_id = k.run_id AND a.question_id = k.question_id
+WHERE k.run_id = $run_id AND k.question_id IN (SELECT unnest($ids::VARCHAR[]))"""
+
+
+def evidence_reasons_many(benchmark: str, question_ids: list[str], *, db: DbPath = None
+                          ) -> dict[str, list[tuple[str, dict]]]:
+    """:func:`evidence_reasons` of many items at once (one read, a few
+    queries in all: what a Label Studio push of thousands of tasks needs);
+    question_id → reasons, items without a score left out."""
+    ids = [str(q) for q in question_ids]
     with connect(db, read_only=True) as con:
         try:
             run_id = latest_run(con, benchmark)["run_id"]
         except NotFoundError:
-            return []
-        row = con.execute(
-            "SELECT k.*, q.answer_key, coalesce(q.subject, '') AS subject, a.top_answer, a.agreement_count, "
-            "a.agreeing_families, a.n_valid, a.n_models, a.n_correct "
-            "FROM key_error_scores k JOIN questions q ON q.benchmark = k.benchmark AND q.question_id = k.question_id "
-            "LEFT JOIN audit_results a ON a.run_id = k.run_id AND a.question_id = k.question_id "
-            "WHERE k.run_id = ? AND k.question_id = ?", [run_id, question_id]).df()
-        if row.empty:
-            return []
-        r = row.iloc[0]
-        ev = con.execute("SELECT * FROM key_error_evidence WHERE benchmark = ? AND question_id = ? AND run_id = ?",
-                         [benchmark, question_id, run_id]).df()
-        jv = con.execute("SELECT judge, answer_key_correct, correct_answer FROM judge_verdicts WHERE benchmark = ? "
-                         "AND question_id = ? AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY judge",
-                         [benchmark, question_id]).df()
+            return {}
+        prm = {"benchmark": benchmark, "run_id": run_id, "ids": ids}
+        rows = con.execute(_REASON_ROWS_SQL, {"run_id": run_id, "ids": ids}).df()
+        if rows.empty:
+            return {}
+        evs = con.execute("SELECT * FROM key_error_evidence WHERE benchmark = $benchmark AND run_id = $run_id "
+                          "AND question_id IN (SELECT unnest($ids::VARCHAR[]))", prm).df()
+        jvs = con.execute("SELECT question_id, judge, answer_key_correct, correct_answer FROM judge_verdicts "
+                          "WHERE benchmark = $benchmark AND question_id IN (SELECT unnest($ids::VARCHAR[])) "
+                          "AND parse_ok AND answer_key_correct IS NOT NULL ORDER BY question_id, judge",
+                          {"benchmark": benchmark, "ids": ids}).df()
+        pars = con.execute("SELECT question_id, counterpart_source, counterpart_key, key_match FROM parallel_links "
+                           "WHERE benchmark = $benchmark AND question_id IN (SELECT unnest($ids::VARCHAR[])) "
+                           "ORDER BY question_id, counterpart_source", {"benchmark": benchmark, "ids": ids}).df()
         # items the fit weighed (n_judges > 0) get one sentence from its figures: no per-judge table
-        fit_weighed = pd.notna(r.get("n_judges")) and int(r["n_judges"]) > 0
-        jt_all = _judge_weights(con, benchmark) if not jv.empty and not fit_weighed else None
-        par = con.execute("SELECT counterpart_source, counterpart_key, key_match FROM parallel_links "
-                          "WHERE benchmark = ? AND question_id = ? ORDER BY counterpart_source",
-                          [benchmark, question_id]).df()
+        fit_n = rows.set_index("question_id")["n_judges"] if "n_judges" in rows else pd.Series(dtype=float)
+        need_jt = any(not (pd.notna(fit_n.get(q)) and int(fit_n.get(q)) > 0) for q in jvs["question_id"].unique())
+        jt_all = _judge_weights(con, benchmark) if need_jt else None
+    ev_by = {q: g for q, g in evs.groupby("question_id")}
+    jv_by = {q: g for q, g in jvs.groupby("question_id")}
+    par_by = {q: g for q, g in pars.groupby("question_id")}
+    empty_ev, empty_jv, empty_par = evs.iloc[:0], jvs.iloc[:0], pars.iloc[:0]
+    return {r["question_id"]: _reasons(r, ev_by.get(r["question_id"], empty_ev), jv_by.get(r["question_id"], empty_jv),
+                                       par_by.get(r["question_id"], empty_par), jt_all)
+            for _, r in rows.iterrows()}
+
+
+def _reasons(r: pd.Series, ev: pd.DataFrame, jv: pd.DataFrame, par: pd.DataFrame,
+             jt_all: pd.DataFrame | None) -> list[tuple[str, dict]]:
+    """The reasons of one item from its rows (see :func:`evidence_reasons`)."""
+    fit_weighed = pd.notna(r.get("n_judges")) and int(r["n_judges"]) > 0
+    if fit_weighed or jv.empty:
+        jt_all = None
     key = r["answer_key"]
     out: list[tuple[str, dict]] = []
     if r["fixed_reason"] == "multi_answer":
@@ -806,5 +835,5 @@ def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None,
 
 
 __all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "why_this_item",
-           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "render_reason", "chance_words",
+           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "evidence_reasons_many", "render_reason", "chance_words",
            "times_words"]

@@ -100,8 +100,10 @@ def _span(text: str, lang: str | None, direction: str, css: str) -> str:
 
 def item_html(item: dict) -> str:
     """The item as escaped HTML.  ``item`` has benchmark, question_id, subject,
-    language, script, stem, options [{label, text}], answer_key, tier and
-    families [{family, answers: [{answer, n, models}]}].
+    language, script, stem, options [{label, text}], answer_key, tier,
+    families [{family, answers: [{answer, n, models}]}] and optionally
+    ``evidence`` (the item page's plain-words sentences, shown last under
+    ``evidence_heading``).
 
     >>> h = item_html({"stem": "<script>x</script>", "options": [{"label": "A", "text": "a"},
     ...     {"label": "B", "text": "<img src=x onerror=alert(1)>"}], "answer_key": "A", "script": "Arab"})
@@ -157,8 +159,24 @@ def item_html(item: dict) -> str:
             parts.append(f'<tr><td style="padding: 2px 8px; vertical-align: top">{escape(str(fam.get("family")))}</td>'
                          f'<td style="padding: 2px 8px">{"; ".join(cells)}</td></tr>')
         parts.append("</table>")
+    if item.get("evidence"):
+        parts.append(evidence_html(item.get("evidence_heading") or "Why this item is here", item["evidence"]))
     parts.append("</div>")
     return "".join(parts)
+
+
+def evidence_html(heading: str, sentences: list[str]) -> str:
+    """"Why this item is here" as escaped HTML: the plain-words sentences of
+    the item page (:func:`audit.review.evidence_reasons`, rendered in the
+    push's language), one list entry each, inside the task's ``item_html``
+    (so every project's labeling config shows them, old or new).
+
+    >>> evidence_html("Why", ["Overall, the key is wrong with a chance of about 1 in 3.", "<b>x</b>"])
+    '<div class="audit-evidence" style="margin-top: .8em"><b>Why</b><ul style="margin-top: .2em"><li>Overall, the key is wrong with a chance of about 1 in 3.</li><li>&lt;b&gt;x&lt;/b&gt;</li></ul></div>'
+    """
+    items = "".join(f"<li>{escape(str(x))}</li>" for x in sentences)
+    return (f'<div class="audit-evidence" style="margin-top: .8em"><b>{escape(heading)}</b>'
+            f'<ul style="margin-top: .2em">{items}</ul></div>')
 
 
 def external_id(benchmark: str, question_id: str) -> str:
@@ -207,6 +225,8 @@ def task_data(item: dict) -> dict:
         "subject": item.get("subject"),
         "language": item.get("language"),
     }
+    if item.get("evidence"):   # the item page's plain words, as text for the task list
+        data["evidence"] = " ".join(str(x) for x in item["evidence"])
     pars = item.get("parallels") or []
     if pars:
         p = pars[0]

@@ -138,13 +138,55 @@ ORDER BY q.benchmark, q.seq, q.question_id
 """
 
 
-def build_tasks(con, selection: pd.DataFrame) -> list[dict]:
+def build_tasks(con, selection: pd.DataFrame, evidence: dict | None = None) -> list[dict]:
     """Task data of the selected items (stem, options, key, tier, models'
-    answers by family, parallel source items), computed in one query."""
+    answers by family, parallel source items), computed in one query;
+    ``evidence``: (benchmark, question_id) → (heading, sentences), from
+    :func:`task_evidence`."""
     cur = con.execute(_ITEMS_SQL, {"benchmarks": [str(b) for b in selection["benchmark"]],
                                    "ids": [str(q) for q in selection["question_id"]]})
     cols = [c[0] for c in cur.description]
-    return [task_data(dict(zip(cols, row))) for row in cur.fetchall()]
+    out = []
+    for row in cur.fetchall():
+        item = dict(zip(cols, row))
+        ev = (evidence or {}).get((item["benchmark"], item["question_id"]))
+        if ev:
+            item["evidence_heading"], item["evidence"] = ev
+        out.append(task_data(item))
+    return out
+
+
+def evidence_words(language: str) -> dict[str, str]:
+    """The catalogue the workbench's item page renders its evidence with
+    (:mod:`workbench.i18n`: ``en``, ``zh-Hans``, ``bo``), so a task says
+    exactly what the item page says; an unknown language is an input error.
+
+    >>> evidence_words("bo")["item.why_here"] != evidence_words("en")["item.why_here"]
+    True
+    """
+    from workbench.i18n import LANGUAGES, messages
+
+    if language not in LANGUAGES:
+        raise InputError(f"unknown language '{language}' for the tasks' evidence (one of: {', '.join(LANGUAGES)})")
+    return messages(language)
+
+
+def task_evidence(db: DbPath, selection: pd.DataFrame, language: str = "en") -> dict:
+    """(benchmark, question_id) → (heading, sentences): "why this item is
+    here" in plain words, as the item page shows it —
+    :func:`audit.review.evidence_reasons_many` rendered by
+    :func:`audit.review.render_reason` in ``language`` (small rounded
+    numbers, never a raw ratio or "100%")."""
+    from audit.review import evidence_reasons_many, render_reason
+
+    words = evidence_words(language)
+    heading = words.get("item.why_here") or "Why this item is here"
+    out: dict = {}
+    for bench, ids in selection.groupby("benchmark")["question_id"]:
+        for qid, reasons in evidence_reasons_many(str(bench), ids.astype(str).tolist(), db=db).items():
+            if reasons:
+                out[(str(bench), qid)] = (heading, [render_reason(k, p, words) for k, p in reasons])
+    return out
 
 
 def _record_tasks(db: DbPath, project: Project, rows: list[tuple]) -> None:
@@ -199,15 +241,19 @@ def _annotations_for_new_tasks(session: Session, project: Project, db: DbPath, t
 
 def push_tasks(session: Session, project: Project, benchmark: str | None, *, tiers=DEFAULT_TIERS,
                question_ids=None, batch_size: int = 500, db: DbPath = None, progress: bool | None = None,
-               summary: PushSummary | None = None, verdicts: bool = False, **queue_filters) -> PushSummary:
+               summary: PushSummary | None = None, verdicts: bool = False, language: str = "en",
+               **queue_filters) -> PushSummary:
     """Create or update the tasks of the selected items (see module doc).
     With ``verdicts``, new tasks are imported together with the workbench
     verdicts on them as annotations (one request per batch); intents are
-    recorded right after, and :func:`push_verdicts` adopts them."""
+    recorded right after, and :func:`push_verdicts` adopts them.  Each task
+    carries the item page's "why this item is here" in ``language``
+    (:func:`task_evidence`)."""
     s = summary or PushSummary(project.project_id)
     selection = select_items(db, project, benchmark, tiers=tiers, question_ids=question_ids, **queue_filters)
+    evidence = task_evidence(db, selection, language)
     with connect(db) as con:
-        tasks = build_tasks(con, selection)
+        tasks = build_tasks(con, selection, evidence)
         s.selected = len(tasks)
         if not tasks:
             return s
@@ -513,12 +559,14 @@ def _nn(v):
 
 def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=None, verdicts: bool = True,
             url: str | None = None, api_key: str | None = None, project_id: int | None = None,
-            batch_size: int = 500, db: DbPath = None, progress: bool | None = None, **queue_filters) -> PushSummary:
+            batch_size: int = 500, db: DbPath = None, progress: bool | None = None, language: str = "en",
+            **queue_filters) -> PushSummary:
     """Push the selected items as tasks (chosen like the review queue:
     Tier 1–2 of ``benchmark`` by default, ``tiers=None`` for every item, plus
     any :func:`audit.review.review_queue` filter such as ``subjects=`` or
     ``status=``; no benchmark = refresh the tasks already pushed) and then
-    the workbench verdicts as annotations.
+    the workbench verdicts as annotations.  Each task shows the item page's
+    plain-words evidence in ``language`` (``en``, ``zh-Hans`` or ``bo``).
 
     Example (needs a running server and ``ls_connect`` first)::
 
@@ -528,7 +576,8 @@ def ls_push(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
     with connect(db, read_only=True) as con:
         project = find_project(con, session.url, project_id)
     s = push_tasks(session, project, benchmark, tiers=tiers, question_ids=question_ids,
-                   batch_size=batch_size, db=db, progress=progress, verdicts=verdicts, **queue_filters)
+                   batch_size=batch_size, db=db, progress=progress, verdicts=verdicts, language=language,
+                   **queue_filters)
     if verdicts:
         push_verdicts(session, project, db=db, progress=progress, summary=s)
     with connect(db) as con:
