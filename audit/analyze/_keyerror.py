@@ -578,7 +578,7 @@ def fit_misconception_strength(p_reject: ArrayLike, wrong: ArrayLike, group: Arr
     how much φ varies between groups (subjects) beyond binomial noise.
 
     Method of moments for the beta-binomial (Kleinman 1973, Proportions with
-    extraneous variance, Biometrics 29): per group g, n_g = Σ p_reject (the
+    extraneous variance: single and independent samples, JASA 68): per group g, n_g = Σ p_reject (the
     rejected keys), k_g the labelled wrong keys, φ̂_g = k_g / n_g; pooled
     m = Σ k / Σ n; S = Σ n_g (φ̂_g − m)²; since E[S] = m(1 − m)(G − 1) +
     τ²(N − Σ n_g² / N), the between-group variance is τ² = (S − m(1 − m)(G −
