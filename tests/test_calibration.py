@@ -128,13 +128,19 @@ def test_selection_control_leaves_what_the_planted_wrong_keys_explain(planted):
         assert abs(explained - truth) < max(1.0, 0.5 * truth), (name, explained, truth)
 
 
+def _campaign_bench(db, name, planted):
+    """Store and analyse a planted benchmark, one review settles an item;
+    returns (questions, wrong ids, misconception ids, scores before any verdict)."""
+    q, f, p, wrong, misc = planted
+    make_benchmark(db, name, q, f, p)
+    analyze_benchmark(name, db=db)
+    set_required_reviews(flagged=1, other=1, db=db)
+    return q, wrong, misc, evidence_scores(name, db=db).set_index("question_id")["score"]
+
+
 def test_campaign_confirming_rejected_keys_lowers_similar_items(tmp_path):
     db = tmp_path / "c.duckdb"
-    q, f, p, wrong, misc = _planted(12, n_wrong=20, n_misc=120)
-    make_benchmark(db, "cp", q, f, p)
-    analyze_benchmark("cp", db=db)
-    set_required_reviews(flagged=1, other=1, db=db)
-    before = evidence_scores("cp", db=db).set_index("question_id")["score"]
+    q, wrong, misc, before = _campaign_bench(db, "cp", _planted(12, n_wrong=20, n_misc=120))
     planted_ids = sorted(wrong | misc)
     rng = np.random.default_rng(0)
     review = [planted_ids[i] for i in rng.choice(len(planted_ids), 40, replace=False)]
@@ -292,11 +298,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     monkeypatch.setattr(ev, "PHI_PRIOR", tuple((m * ke.PHI_STRENGTH, (1 - m) * ke.PHI_STRENGTH) for m in phi))
 
     db = tmp_path / "new.duckdb"
-    q, f, p, wrong, misc = _planted(22, n_wrong=45, n_misc=60)
-    make_benchmark(db, "new", q, f, p)
-    analyze_benchmark("new", db=db)
-    set_required_reviews(flagged=1, other=1, db=db)
-    before = evidence_scores("new", db=db).set_index("question_id")["score"]
+    q, wrong, misc, before = _campaign_bench(db, "new", _planted(22, n_wrong=45, n_misc=60))
     ids = _settle_top(db, "new", q, wrong)
     after = evidence_scores("new", db=db).set_index("question_id")["score"]
     rest = [x[0] for x in q if x[0] not in set(ids)]
