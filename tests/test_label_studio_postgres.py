@@ -134,7 +134,8 @@ def crowd_server(tmp_path_factory):
     pg = Postgres(bindir)
     t1 = time.monotonic()
     try:
-        server = start_local_server(tmp_path_factory.mktemp("ls-postgres"), env=pg.env(), timeout=600)
+        server = start_local_server(tmp_path_factory.mktemp("ls-postgres"), timeout=600,
+                                    env={**pg.env(), "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true"})
         t2 = time.monotonic()
         try:
             yield pg, server, {"postgres_start_s": t1 - t0, "label_studio_migrate_start_s": t2 - t1}
@@ -145,14 +146,13 @@ def crowd_server(tmp_path_factory):
     assert not pg.root.exists()
 
 
-def signup(url: str, email: str, password: str) -> str:
-    """Sign up in Label Studio as a crowd member would (the web form), and
-    return the account's own API token."""
+def signup(url: str, invite: str, email: str, password: str) -> str:
+    """Sign up in Label Studio as a crowd member would (the web form at the
+    invite link), and return the account's own API token."""
     with httpx.Client(base_url=url, timeout=60) as c:
-        c.get("/user/signup/").raise_for_status()
-        r = c.post("/user/signup/", data={"email": email, "password": password,
-                                          "csrfmiddlewaretoken": c.cookies["csrftoken"]},
-                   headers={"Referer": url + "/user/signup/"})
+        c.get(invite).raise_for_status()
+        r = c.post(invite, data={"email": email, "password": password, "csrfmiddlewaretoken": c.cookies["csrftoken"]},
+                   headers={"Referer": url + invite})
         assert r.status_code == 302, (r.status_code, r.text[-500:])
         r = c.get("/api/current-user/token")
         r.raise_for_status()
@@ -191,8 +191,14 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
     assert (s.selected, s.created) == (N_ITEMS, N_ITEMS)
     assert pg.psql(f"SELECT count(*) FROM task WHERE project_id = {proj.project_id}")[0][0] == str(N_ITEMS)
 
-    # The crowd: each annotator signs up, and takes tasks from Label Studio's queue in turn.
-    tokens = {n: signup(url, emails[n], PASSWORD) for n in ANNOTATORS + ["newcomer"]}
+    # The crowd: each annotator signs up at the invite link, and takes tasks from Label Studio's queue in turn.
+    invite = admin.get("/api/invite").json()["invite_url"]
+    with httpx.Client(base_url=url, timeout=60) as c:       # no sign-up without the link
+        c.get("/user/signup/")
+        assert c.post("/user/signup/", data={"email": "intruder@example.org", "password": PASSWORD,
+                                             "csrfmiddlewaretoken": c.cookies["csrftoken"]},
+                      headers={"Referer": url + "/user/signup/"}).status_code == 403
+    tokens = {n: signup(url, invite, emails[n], PASSWORD) for n in ANNOTATORS + ["newcomer"]}
     assert len(set(tokens.values())) == len(tokens) and server.token not in tokens.values()
     with audit.store.connect(db_path, read_only=True) as con:
         items = {q: (k, [o["label"] for o in opts]) for q, k, opts in con.execute(
@@ -300,4 +306,5 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
     assert len(audit.review.list_reviews("crowd", db=db_path)) == total
     print(f"\nPostgreSQL start {timings['postgres_start_s']:.1f} s; Label Studio first start on PostgreSQL "
           f"(migrations) {timings['label_studio_migrate_start_s']:.1f} s; pull of {N_ITEMS * OVERLAP + 1} "
-          f"annotations {pull_s:.1f} s; test body {time.monotonic() - t_test:.1f} s")
+          f"annotations {pull_s:.1f} s; test body {time.monotonic() - t_test:.1f} s; tasks per annotator "
+          f"{sorted(per_user.values())}, disputed {len(disputed)} of {N_ITEMS}")
