@@ -48,6 +48,10 @@ ANNOTATORS = ["pema", "tenzin", "aygul", "saule", "bat"]
 PASSWORD = "crowd-pass-2024"     # workbench and Label Studio test accounts (throw-away servers)
 OVERLAP = 2                      # annotations per task, in Label Studio and in the workbench
 N_ITEMS = 24
+# docs/how-to/label-studio-postgres.md, "Backups": every id sequence a million ahead after a restore
+BUMP_SEQUENCES = """SELECT count(*) FROM (
+    SELECT setval(format('%I.%I', schemaname, sequencename), coalesce(last_value, 0) + 1000000)
+    FROM pg_sequences WHERE schemaname = 'public') s"""
 
 
 def pg_bindir() -> Path | None:
@@ -189,6 +193,8 @@ def as_user(url: str, token: str) -> httpx.Client:
 
 
 def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
+    from audit.sync._localserver import start_local_server
+
     pg, server, timings = crowd_server
     url = server.url
     t_test = time.monotonic()
@@ -329,8 +335,44 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
     assert (s5.push.annotations_created, s5.push.annotations_updated, s5.pull.reviews_added) == (0, 0, 0)
     total = N_ITEMS * OVERLAP + 1 + 1 + 1    # the crowd, the newcomer, one revision, one adjudication
     assert len(audit.review.list_reviews("crowd", db=db_path)) == total
+
+    # Backup and restore (the how-to's commands): a verdict made after the dump is gone from
+    # Label Studio but stays in the workbench; with the id sequences moved ahead, a new
+    # annotation never takes the id of the lost one, and is taken.
+    t_restore = time.monotonic()
+    dump = server.data_dir.parent / "labelstudio.dump"
+    assert pg.client("pg_dump", "-Fc", "-f", str(dump), PG_DB).returncode == 0
+    tq = next(q for q in sorted(per_task) if q not in (q0, nq, dq))
+    x, y = [n for n in ANNOTATORS if (tq, emails[n]) not in expected][:2]
+    tid = int(pg.psql(f"SELECT id FROM task WHERE project_id = {proj.project_id} AND data->>'question_id' = '{tq}'")[0][0])
+    lost = verdict_result("defective", rationale="made after the backup")
+    lost_id = clients[x].post(f"/api/tasks/{tid}/annotations/", json={"result": lost}).json()["id"]
+    assert audit.sync.ls_pull(db=db_path).reviews_added == 1
+    server.stop()
+    pg.psql(f"DROP DATABASE {PG_DB}", db="postgres")
+    pg.psql(f"CREATE DATABASE {PG_DB}", db="postgres")
+    assert pg.client("pg_restore", "-d", PG_DB, str(dump)).returncode == 0
+    assert int(pg.psql(BUMP_SEQUENCES)[0][0]) > 10
+    server = start_local_server(server.data_dir.parent / "again", port=int(url.rsplit(":", 1)[1]),
+                                env={**pg.env(), "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "true"})
+    try:
+        assert server.url == url
+        s6 = audit.sync.ls_sync(db=db_path)
+        assert (s6.pull.deleted, s6.pull.reviews_added, s6.push.created) == (1, 0, 0)
+        assert (tq, emails[x]) in {(r.question_id, r.reviewer) for r in audit.review.list_reviews("crowd", db=db_path).itertuples()}
+        again = clients[y].post(f"/api/tasks/{tid}/annotations/", json={"result": lost}).json()["id"]
+        assert again > 1_000_000 > lost_id
+        p7 = audit.sync.ls_pull(db=db_path)
+        assert (p7.reviews_added, p7.unchanged) == (1, 0)
+        last = audit.review.list_reviews("crowd", tq, db=db_path).iloc[-1]
+        assert (last["reviewer"], last["verdict"]) == (emails[y], "defective")
+        assert len(audit.review.list_reviews("crowd", db=db_path)) == total + 2
+    finally:
+        server.stop()
+    restore_s = time.monotonic() - t_restore
     print(f"\nPostgreSQL start {timings['postgres_start_s']:.1f} s; template restored in {timings['restore_s']:.1f} s; "
           f"Label Studio start ({'migrating the empty database' if timings['migrated'] else 'from the template'}) "
           f"{timings['label_studio_start_s']:.1f} s; pull of {N_ITEMS * OVERLAP + 1} "
           f"annotations {pull_s:.1f} s; test body {time.monotonic() - t_test:.1f} s; tasks per annotator "
-          f"{sorted(per_user.values())}, disputed {len(disputed)} of {N_ITEMS}")
+          f"{sorted(per_user.values())}, disputed {len(disputed)} of {N_ITEMS}; backup, restore and "
+          f"restart {restore_s:.1f} s")
