@@ -88,13 +88,14 @@ def _healthy(url: str) -> bool:
         return False
 
 
-def _start(binary: Path, data_dir: Path, port: int, log_path: Path, timeout: float) -> LocalServer:
+def _start(binary: Path, data_dir: Path, port: int, log_path: Path, timeout: float,
+           env: dict | None = None) -> LocalServer:
     cmd = [str(binary), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port),
            "--username", USERNAME, "--password", PASSWORD, "--user-token", TOKEN, "--enable-legacy-api-token",
            "--data-dir", str(data_dir)]
     log_file = open(log_path, "wb")
     proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=_env(), start_new_session=True, cwd=str(data_dir))
+                            env=_env(env), start_new_session=True, cwd=str(data_dir))
     log_file.close()
     server = LocalServer(f"http://127.0.0.1:{port}", TOKEN, proc, data_dir, log_path)
     deadline = time.monotonic() + timeout
@@ -121,9 +122,14 @@ def template_dir(binary: Path) -> Path:
 
 
 def start_local_server(work_dir: str | os.PathLike | None = None, *, port: int | None = None,
-                       timeout: float = 240.0, use_template: bool = True) -> LocalServer:
+                       timeout: float = 240.0, use_template: bool = True, env: dict | None = None) -> LocalServer:
     """Start a fresh local Label Studio (copy of the migrated template, or a
-    first start that migrates and then becomes the template)."""
+    first start that migrates and then becomes the template).  ``env``: more
+    environment for the server, e.g. ``DJANGO_DB=default`` and the
+    ``POSTGRE_*`` variables of a PostgreSQL database, which the server
+    migrates on its first start (the SQLite template is then not used)."""
+    if env and env.get("DJANGO_DB", "sqlite") != "sqlite":
+        use_template = False
     binary = server_binary()
     if binary is None:
         raise AuditError(f"the Label Studio server is not installed ({DEFAULT_BIN}); run .ci/install-label-studio "
@@ -138,7 +144,7 @@ def start_local_server(work_dir: str | os.PathLike | None = None, *, port: int |
     else:
         data_dir.mkdir()
         fresh_template = use_template
-    server = _start(binary, data_dir, port or free_port(), work / "label-studio.log", timeout)
+    server = _start(binary, data_dir, port or free_port(), work / "label-studio.log", timeout, env)
     if fresh_template:
         try:
             _save_template(data_dir, template)
