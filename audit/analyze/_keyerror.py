@@ -663,7 +663,8 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
     the model set's :func:`~audit.analyze._base.usable_cells` when the
     caller has them (analyze does: one pass over the predictions serves the
     tiers and the score), else read here."""
-    items = con.execute(_ITEMS_SQL, {"benchmark": benchmark, "run_id": run_id}).df()
+    rel = con.sql(_ITEMS_SQL, params={"benchmark": benchmark, "run_id": run_id})
+    items = (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).to_pandas()
     n = len(items)
     if cells is None:
         n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
