@@ -236,12 +236,25 @@ class _Data:
         self.cell = self.item * kmax + self.answer
         self.optmask = np.arange(kmax)[None, :] < self.K[:, None]
         self.is_key = np.arange(kmax)[None, :] == self.key[:, None]
+        # answers sorted by cell (as load_inputs gives them): the cells and where
+        # each one's run starts, for segment sums (np.add.reduceat)
+        self.runs: tuple[np.ndarray, np.ndarray] | None = None
+        if len(self.cell) and bool(np.all(self.cell[1:] >= self.cell[:-1])):
+            starts = np.flatnonzero(np.r_[True, self.cell[1:] != self.cell[:-1]])
+            self.runs = (self.cell[starts], starts)
 
 
 def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per item S0 = Σ_j w_j log(1 − a_j); per (item, letter) C = Σ w_j and
     D = Σ w_j log(a_j / (1 − a_j)) over the models giving that letter."""
     n, km = d.n, d.kmax
+    if d.runs is not None:   # sorted answers: segment sums, about twice as fast as scattered bincounts
+        cells, starts = d.runs
+        C, D = np.zeros(n * km), np.zeros(n * km)
+        C[cells] = np.add.reduceat(w[d.model], starts)
+        D[cells] = np.add.reduceat((w * (np.log(a) - np.log1p(-a)))[d.model], starts)
+        S0 = np.bincount(cells // km, weights=np.add.reduceat((w * np.log1p(-a))[d.model], starts), minlength=n)
+        return S0, C.reshape(n, km), D.reshape(n, km)
     S0 = np.bincount(d.item, weights=(w * np.log1p(-a))[d.model], minlength=n)
     C = np.bincount(d.cell, weights=w[d.model], minlength=n * km).reshape(n, km)
     D = np.bincount(d.cell, weights=(w * (np.log(a) - np.log1p(-a)))[d.model], minlength=n * km).reshape(n, km)
