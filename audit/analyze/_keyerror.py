@@ -250,11 +250,11 @@ def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
     n, km = d.n, d.kmax
     if d.runs is not None:   # sorted answers: segment sums, about twice as fast as scattered bincounts
         cells, starts = d.runs
-        C, D = np.zeros(n * km), np.zeros(n * km)
-        C[cells] = np.add.reduceat(w[d.model], starts)
-        D[cells] = np.add.reduceat((w * (np.log(a) - np.log1p(-a)))[d.model], starts)
+        Cf, Df = np.zeros(n * km), np.zeros(n * km)
+        Cf[cells] = np.add.reduceat(w[d.model], starts)
+        Df[cells] = np.add.reduceat((w * (np.log(a) - np.log1p(-a)))[d.model], starts)
         S0 = np.bincount(cells // km, weights=np.add.reduceat((w * np.log1p(-a))[d.model], starts), minlength=n)
-        return S0, C.reshape(n, km), D.reshape(n, km)
+        return S0, Cf.reshape(n, km), Df.reshape(n, km)
     S0 = np.bincount(d.item, weights=(w * np.log1p(-a))[d.model], minlength=n)
     C = np.bincount(d.cell, weights=w[d.model], minlength=n * km).reshape(n, km)
     D = np.bincount(d.cell, weights=(w * (np.log(a) - np.log1p(-a)))[d.model], minlength=n * km).reshape(n, km)
@@ -683,10 +683,9 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
         cells = usable_cells(con, benchmark, n_models)
     ci = cells.qn - 1                      # each cell's item index
-    if n <= sample:
-        rows = slice(None)
-        pick = None
-    else:
+    rows: Any = slice(None)
+    pick = None
+    if n > sample:
         pick = np.sort(np.random.default_rng(seed).choice(n, size=sample, replace=False))
         in_pick = np.zeros(n, dtype=bool)
         in_pick[pick] = True
