@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from audit.errors import InputError, NotFoundError
 from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
@@ -205,12 +206,12 @@ def usable_cells_sql(n_words: int, bench_param: str = "$benchmark") -> str:
 class Cells:
     """The usable answers of a model set, one row per (question, answer),
     sorted by (qn, y): ``qn`` (1-based question number), ``y`` (option
-    index), ``answer`` (label), ``is_key``, ``cnt`` (models giving it),
+    index), ``answer`` (label, an Arrow array), ``is_key``, ``cnt`` (models giving it),
     ``masks`` (cells × words, the models' bitmask) and ``n_models``."""
 
     qn: np.ndarray
     y: np.ndarray
-    answer: np.ndarray
+    answer: pa.Array
     is_key: np.ndarray
     cnt: np.ndarray
     masks: np.ndarray
@@ -280,7 +281,9 @@ class Cells:
     def model_answer_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(answers, counts): the distinct answer labels (sorted) and a
         models × answers matrix of how often each model gave each."""
-        codes, answers = pd_factorize(self.answer)
+        enc = pc.dictionary_encode(self.answer)
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        answers = np.asarray(enc.dictionary.to_pylist(), dtype=object)
         B, ids = self._bytes()
         out = np.zeros((self.n_models, len(answers)), dtype=np.int64)
         for c, mid in enumerate(ids):
@@ -292,19 +295,11 @@ class Cells:
 
     def arrow(self, **extra: np.ndarray) -> pa.Table:
         """qn, answer, y, is_key, cnt (and ``extra`` columns) as an Arrow table."""
-        cols = {"qn": pa.array(self.qn, pa.int32()), "answer": pa.array(self.answer, pa.string()),
+        cols = {"qn": pa.array(self.qn, pa.int32()), "answer": self.answer,
                 "y": pa.array(self.y, pa.int8()), "is_key": pa.array(self.is_key, pa.bool_()),
                 "cnt": pa.array(self.cnt, pa.int32())}
         cols.update({k: pa.array(v) for k, v in extra.items()})
         return pa.table(cols)
-
-
-def pd_factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, uniques) of an object array, uniques sorted."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=True)
-    return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=object)
 
 
 def usable_cells(con: Any, benchmark: str, n_models: int) -> Cells:
@@ -321,7 +316,7 @@ def usable_cells(con: Any, benchmark: str, n_models: int) -> Cells:
     masks = np.column_stack([tbl.column(f"m{k}").to_numpy()[order] for k in range(n_words)]) if len(tbl) \
         else np.zeros((0, n_words))
     cells = Cells(
-        qn=qn[order], y=y[order], answer=tbl.column("answer").to_numpy(zero_copy_only=False)[order].astype(object),
+        qn=qn[order], y=y[order], answer=tbl.column("answer").combine_chunks().take(pa.array(order)),
         is_key=tbl.column("is_key").to_numpy(zero_copy_only=False)[order].astype(bool),
         cnt=tbl.column("cnt").to_numpy().astype(np.int64)[order], masks=masks, n_models=n_models,
     )
