@@ -28,12 +28,16 @@ For a model set of N models and each question:
 With ``incomplete="separate"`` a question with any invalid or missing
 prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
 
-The rule is set-based DuckDB SQL with no Python loop over questions: one
-``GROUPING SETS`` pass over the predictions counts the votes per (question,
-letter) — with the voters' families as a bitmask — and the answers per
-(model, letter); the ranking is a ``max`` over a (count, families, −letter)
-struct per question.  Results are written to ``audit_runs`` /
-``audit_results`` / ``audit_lint`` in one transaction.
+The rule is set-based DuckDB SQL with no Python loop over questions.  The
+predictions are read once (:func:`~audit.analyze._base.usable_cells`): one
+row per (question, usable answer) with the number of models and their
+bitmask; the voters' families per answer and each model's answer counts
+(constant-predictor lint) come from the bitmasks in NumPy, and the same
+rows feed the key-error fit.  The ranking is a ``max`` over a (count,
+families, −letter) struct per question.  Results are written to
+``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction (with
+preset ``shares`` the scores first, so that the tiers are written once,
+already demoted).
 """
 from __future__ import annotations
 
