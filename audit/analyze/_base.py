@@ -255,6 +255,8 @@ class Cells:
 
     def popcount(self) -> np.ndarray:
         """Per cell the number of models in its bitmask."""
+        if hasattr(np, "bitwise_count"):     # NumPy ≥ 2.0
+            return np.bitwise_count(np.ascontiguousarray(self.masks).astype(np.uint64)).sum(1, dtype=np.int64)
         B, _ = self._bytes()
         out = np.zeros(len(self), dtype=np.int64)
         for c in range(B.shape[1]):

@@ -296,8 +296,8 @@ key_lint AS (
 dup_candidates AS (
     SELECT question_id, options FROM questions
     WHERE benchmark = $benchmark
-      AND len(list_distinct([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
-                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options])) < len(options)
+      AND list_unique([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options]) < len(options)
 ),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
