@@ -11,9 +11,13 @@ choice is recorded in the audit run's config.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any, Iterator
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from audit.errors import InputError, NotFoundError
 from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
@@ -33,18 +37,27 @@ class ModelSet:
     def n(self) -> int:
         return len(self.models)
 
-    def arrow(self) -> pa.Table:
+    def fam_ids(self) -> np.ndarray:
+        """Each model's family index (families sorted by name)."""
         fams = sorted(set(self.families.values()))
-        fam_id = {f: i for i, f in enumerate(fams)}
-        return pa.table(
-            {
-                "model": pa.array(list(self.models), pa.string()),
-                "run": pa.array([self.runs[m] for m in self.models], pa.string()),
-                "family": pa.array([self.families[m] for m in self.models], pa.string()),
-                "model_id": pa.array(range(len(self.models)), pa.int32()),
-                "fam_id": pa.array([fam_id[self.families[m]] for m in self.models], pa.int32()),
-            }
-        )
+        return np.array([fams.index(self.families[m]) for m in self.models], dtype=np.int64)
+
+    def arrow(self) -> pa.Table:
+        """The model set as a table: model, run, family, model_id, fam_id,
+        and the model's bit in the bitmask words ``mb0``, ``mb1``, … (see
+        :func:`usable_cells`)."""
+        ids = np.arange(len(self.models))
+        cols = {
+            "model": pa.array(list(self.models), pa.string()),
+            "run": pa.array([self.runs[m] for m in self.models], pa.string()),
+            "family": pa.array([self.families[m] for m in self.models], pa.string()),
+            "model_id": pa.array(ids, pa.int32()),
+            "fam_id": pa.array(self.fam_ids(), pa.int32()),
+        }
+        for k in range(mask_words(len(self.models))):
+            inword = ids // MASK_BITS == k
+            cols[f"mb{k}"] = pa.array(np.where(inword, np.ldexp(1.0, ids - k * MASK_BITS), 0.0), pa.float64())
+        return pa.table(cols)
 
 
 def parse_models(models) -> list[str] | None:
@@ -135,3 +148,181 @@ class RegisteredTables:
     def __exit__(self, *exc):
         for name in self.tables:
             self.con.unregister(name)
+
+
+# ------------------------------------------------------- usable answer cells
+#
+# One aggregation over the predictions serves the tiers, the lint and the
+# key-error score: one row per (question, answer) with the usable answers'
+# count and the set of models that gave it, as a bitmask.  The bitmask is a
+# few DOUBLE words, each the SUM of the models' distinct powers of two below
+# 2^MASK_BITS: such sums are exact in floating point (every partial sum is an
+# integer < 2^53), and DuckDB sums doubles much faster than it ORs integers.
+# A model answers a question at most once per run (the importer rejects
+# duplicates); :func:`usable_cells` checks it (count = bits set).
+
+MASK_BITS = 52
+_BITS8 = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int64)   # byte value → its 8 bits
+_POP8 = _BITS8.sum(1)                                                     # byte value → bits set
+
+
+def mask_words(n_models: int) -> int:
+    """DOUBLE words of the model bitmask for ``n_models`` models.
+
+    >>> mask_words(1), mask_words(52), mask_words(100), mask_words(1000)
+    (1, 1, 2, 20)
+    """
+    return max(1, math.ceil(n_models / MASK_BITS))
+
+
+def usable_cells_sql(n_words: int, bench_param: str = "$benchmark") -> str:
+    """SQL (a subquery body) with one row per (question, usable answer) of
+    the model set registered as ``_ms`` (from :meth:`ModelSet.arrow`): qn,
+    answer, y (the answer's 0-based option index), is_key, cnt (models),
+    m0 … m{n_words−1} (the models' bitmask words).  Expects ``_q`` from
+    ``QUESTIONS_SQL``.  The same usable answers as
+    :func:`usable_predictions_sql`, aggregated in the one pass over the
+    predictions; the label check runs on the aggregated rows."""
+    sums = ", ".join(f"sum(ms.mb{k}) AS m{k}" for k in range(n_words))
+    words = ", ".join(f"c.m{k}" for k in range(n_words))
+    return f"""
+        SELECT q.qn, c.answer,
+               (CASE WHEN q.standard_labels THEN ascii(c.answer) - 65
+                     ELSE list_position(q.labels, c.answer) - 1 END)::TINYINT AS y,
+               (c.answer IS NOT DISTINCT FROM q.answer_key) AS is_key, c.cnt, {words}
+        FROM (SELECT p.question_id, p.answer, count(*)::INTEGER AS cnt, {sums}
+              FROM predictions p
+              JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
+              WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL
+              GROUP BY p.question_id, p.answer) c
+        JOIN _q q ON q.question_id = c.question_id
+        WHERE CASE WHEN q.standard_labels
+                   THEN {sql_is_label("c.answer", "q.n_options")}
+                   ELSE list_contains(q.labels, c.answer) END
+    """
+
+
+@dataclass
+class Cells:
+    """The usable answers of a model set, one row per (question, answer),
+    sorted by (qn, y): ``qn`` (1-based question number), ``y`` (option
+    index), ``answer`` (label, an Arrow array), ``is_key``, ``cnt`` (models giving it),
+    ``masks`` (cells × words, the models' bitmask) and ``n_models``."""
+
+    qn: np.ndarray
+    y: np.ndarray
+    answer: pa.Array
+    is_key: np.ndarray
+    cnt: np.ndarray
+    masks: np.ndarray
+    n_models: int
+
+    def __len__(self) -> int:
+        return len(self.qn)
+
+    def bits(self, rows: Any = slice(None), dtype: Any = np.uint8) -> np.ndarray:
+        """rows × n_models matrix: 1 where the model gave the cell's answer."""
+        m = np.ascontiguousarray(self.masks[rows]).astype("<u8")
+        b = np.unpackbits(m.view(np.uint8).reshape(len(m), -1, 8), axis=2, bitorder="little")
+        return b[:, :, :MASK_BITS].reshape(len(m), -1)[:, : self.n_models].astype(dtype, copy=False)
+
+    def _bytes(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The bitmask as bytes: (cells × byte columns uint8, and for each
+        column the ids of its 8 bits' models, −1 where none).  Per-cell sums
+        over a cell's models are then 256-entry table look-ups per byte
+        instead of a cells × models matrix."""
+        m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
+        cols, ids = [], []
+        for c in range(m.shape[1]):
+            k, b = divmod(c, 8)
+            bit = b * 8 + np.arange(8)
+            mid = k * MASK_BITS + bit
+            ok = (bit < MASK_BITS) & (mid < self.n_models)
+            if ok.any():
+                cols.append(c)
+                ids.append(np.where(ok, mid, -1))
+        return m[:, cols], ids
+
+    def weighted(self, *weights: np.ndarray) -> list[np.ndarray]:
+        """Per cell Σ over its models of each per-model weight vector."""
+        W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
+        B, ids = self._bytes()
+        out = np.zeros((len(self), W.shape[1]))
+        for c, mid in enumerate(ids):
+            table = _BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)    # 256 × weights
+            out += table[B[:, c]]
+        return [out[:, k] for k in range(W.shape[1])]
+
+    def popcount(self) -> np.ndarray:
+        """Per cell the number of models in its bitmask."""
+        if hasattr(np, "bitwise_count"):     # NumPy ≥ 2.0
+            return np.bitwise_count(np.ascontiguousarray(self.masks).astype(np.uint64)).sum(1, dtype=np.int64)
+        B, _ = self._bytes()
+        out = np.zeros(len(self), dtype=np.int64)
+        for c in range(B.shape[1]):
+            out += _POP8[B[:, c]]
+        return out
+
+    def family_counts(self, fam_id: np.ndarray) -> np.ndarray:
+        """Per cell the number of distinct families among its models (OR of
+        the models' family bits, byte by byte, then a popcount)."""
+        fam = np.asarray(fam_id, dtype=np.int64)
+        n_words = max(1, math.ceil((int(fam.max()) + 1 if len(fam) else 1) / 64))
+        fbits = np.zeros((len(fam), n_words), dtype=np.uint64)
+        fbits[np.arange(len(fam)), fam // 64] = np.left_shift(np.uint64(1), (fam % 64).astype(np.uint64))
+        B, ids = self._bytes()
+        acc = np.zeros((len(self), n_words), dtype=np.uint64)
+        for c, mid in enumerate(ids):
+            table = np.zeros((256, n_words), dtype=np.uint64)
+            for t in range(8):
+                if mid[t] >= 0:
+                    table |= np.where(_BITS8[:, t, None] > 0, fbits[mid[t]][None, :], np.uint64(0))
+            acc |= table[B[:, c]]
+        return _POP8[acc.view(np.uint8)].sum(1).astype(np.int64)
+
+    def model_answer_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """(answers, counts): the distinct answer labels (sorted) and a
+        models × answers matrix of how often each model gave each."""
+        enc = pc.dictionary_encode(self.answer)
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        answers = np.asarray(enc.dictionary.to_pylist(), dtype=object)
+        B, ids = self._bytes()
+        out = np.zeros((self.n_models, len(answers)), dtype=np.int64)
+        for c, mid in enumerate(ids):
+            hist = np.bincount(codes * 256 + B[:, c], minlength=len(answers) * 256).reshape(len(answers), 256)
+            per = (hist @ _BITS8).T                      # 8 × answers
+            ok = mid >= 0
+            out[mid[ok]] += per[ok]
+        return answers, out
+
+    def arrow(self, **extra: np.ndarray) -> pa.Table:
+        """qn, answer, y, is_key, cnt (and ``extra`` columns) as an Arrow table."""
+        cols = {"qn": pa.array(self.qn, pa.int32()), "answer": self.answer,
+                "y": pa.array(self.y, pa.int8()), "is_key": pa.array(self.is_key, pa.bool_()),
+                "cnt": pa.array(self.cnt, pa.int32())}
+        cols.update({k: pa.array(v) for k, v in extra.items()})
+        return pa.table(cols)
+
+
+def usable_cells(con: Any, benchmark: str, n_models: int) -> Cells:
+    """Run :func:`usable_cells_sql` (the model set registered as ``_ms``)
+    and return its rows as :class:`Cells`, sorted by (qn, y).  A model
+    answering a question twice in its run is an error (the bitmask would be
+    wrong): the importer never stores that."""
+    n_words = mask_words(n_models)
+    rel = con.sql(f"WITH _q AS ({QUESTIONS_SQL}) {usable_cells_sql(n_words)}", params={"benchmark": benchmark})
+    tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+    qn = tbl.column("qn").to_numpy().astype(np.int64)
+    y = tbl.column("y").to_numpy().astype(np.int64)
+    order = np.argsort(qn * 8 + y, kind="stable")    # (qn, y): a deterministic order (cheaper here than in SQL)
+    masks = np.column_stack([tbl.column(f"m{k}").to_numpy()[order] for k in range(n_words)]) if len(tbl) \
+        else np.zeros((0, n_words))
+    cells = Cells(
+        qn=qn[order], y=y[order], answer=tbl.column("answer").combine_chunks().take(pa.array(order)),
+        is_key=tbl.column("is_key").to_numpy(zero_copy_only=False)[order].astype(bool),
+        cnt=tbl.column("cnt").to_numpy().astype(np.int64)[order], masks=masks, n_models=n_models,
+    )
+    if not np.array_equal(cells.popcount(), cells.cnt):
+        raise InputError(f"benchmark '{benchmark}': a model has two predictions for one question in the same run; "
+                         "re-import its predictions")
+    return cells

@@ -28,12 +28,16 @@ For a model set of N models and each question:
 With ``incomplete="separate"`` a question with any invalid or missing
 prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
 
-The rule is set-based DuckDB SQL with no Python loop over questions: one
-``GROUPING SETS`` pass over the predictions counts the votes per (question,
-letter) — with the voters' families as a bitmask — and the answers per
-(model, letter); the ranking is a ``max`` over a (count, families, −letter)
-struct per question.  Results are written to ``audit_runs`` /
-``audit_results`` / ``audit_lint`` in one transaction.
+The rule is set-based DuckDB SQL with no Python loop over questions.  The
+predictions are read once (:func:`~audit.analyze._base.usable_cells`): one
+row per (question, usable answer) with the number of models and their
+bitmask; the voters' families per answer and each model's answer counts
+(constant-predictor lint) come from the bitmasks in NumPy, and the same
+rows feed the key-error fit.  The ranking is a ``max`` over a (count,
+families, −letter) struct per question.  Results are written to
+``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction (with
+preset ``shares`` the scores first, so that the tiers are written once,
+already demoted).
 """
 from __future__ import annotations
 
@@ -42,9 +46,11 @@ import math
 import os
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_cells
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
@@ -219,21 +225,9 @@ def thresholds(
     return Thresholds(t1v, t2v, t3v, preset)
 
 
-# One pass over the predictions: votes per (question, letter) and answers
-# per (model, letter), via GROUPING SETS.  {fam_agg} counts the distinct
-# families of the voters: a bitmask OR + popcount when there are at most 64
-# families (much faster than COUNT(DISTINCT)), else COUNT(DISTINCT).
-_USABLE = usable_predictions_sql()
-_AGG_SQL = f"""
-CREATE TEMP TABLE _agg AS
-WITH _q AS ({QUESTIONS_SQL}),
-p AS ({{p_body}})
-SELECT qn, model_id, answer, bool_or(is_key) AS is_key, count(*) AS cnt, {{fam_agg}} AS nfam
-FROM p
-GROUP BY GROUPING SETS ((qn, answer), (model_id, answer))
-"""
-FAM_BITMASK = "bit_count(bit_or(1::UBIGINT << fam_id))::BIGINT"
-FAM_DISTINCT = "count(DISTINCT fam_id)"
+# The tiers read ``_agg`` (registered by _analyze_one from the one pass over
+# the predictions, :func:`usable_cells`): one row per (question, usable
+# answer) with qn, answer, is_key, cnt (models) and nfam (their families).
 
 _RESULTS_SQL = f"""
 WITH _q AS ({QUESTIONS_SQL}),
@@ -243,7 +237,7 @@ per_q AS (
            coalesce(sum(cnt) FILTER (WHERE is_key), 0)::INTEGER AS n_correct,
            -- ranking: models desc, families desc, letter asc (ascii negated)
            max({{'c': cnt, 'f': nfam, 'l': -ascii(answer), 'a': answer}}) FILTER (WHERE NOT is_key) AS top
-    FROM _agg WHERE qn IS NOT NULL GROUP BY qn
+    FROM _agg GROUP BY qn
 ),
 tiered AS (
     SELECT q.question_id,
@@ -258,18 +252,23 @@ multi AS (
     SELECT question_id FROM questions
     WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')
 ),
+-- preset 'shares': a Tier 1–4 item the key-error fit does not find rejected goes to Tier 5
+demoted AS (
+    SELECT question_id FROM key_error_scores WHERE run_id = $run_id AND p_reject < $threshold
+),
 ruled AS (
     SELECT t.*, m.question_id IS NOT NULL AS is_multi,
            CASE WHEN m.question_id IS NOT NULL THEN NULL
                 WHEN $n < 2 OR n_valid = 0 THEN NULL
                 WHEN $separate AND n_valid < $n THEN NULL
+                WHEN d.question_id IS NOT NULL AND (c >= $t1 OR c >= $t2 OR c >= $t3) THEN 5
                 WHEN c >= $t1 THEN 1
                 WHEN c >= $t2 THEN 2
                 WHEN c >= $t3 AND f >= 2 THEN 3
                 WHEN c >= $t3 THEN 4
                 WHEN c >= 1 THEN 5
                 ELSE 0 END AS tier
-    FROM tiered t LEFT JOIN multi m USING (question_id)
+    FROM tiered t LEFT JOIN multi m USING (question_id) LEFT JOIN demoted d USING (question_id)
 )
 INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
                            agreeing_families, n_models, n_valid, n_correct)
@@ -297,8 +296,8 @@ key_lint AS (
 dup_candidates AS (
     SELECT question_id, options FROM questions
     WHERE benchmark = $benchmark
-      AND len(list_distinct([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
-                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options])) < len(options)
+      AND list_unique([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options]) < len(options)
 ),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
@@ -320,21 +319,13 @@ const_lint AS (
              || round(100.0 * t.top.c / $n_questions, 1) || '%)' AS detail,
            0 AS ord
     FROM (SELECT model_id, max({{'c': cnt, 'l': -ascii(answer), 'a': answer}}) AS top
-          FROM _agg WHERE qn IS NULL GROUP BY model_id) t
+          FROM _mac WHERE cnt > 0 GROUP BY model_id) t
     JOIN _ms ms USING (model_id)
     WHERE $n_questions > 0 AND t.top.c >= $share * $n_questions
 )
 SELECT $run_id, $benchmark, kind, question_id, model, detail
 FROM (SELECT * FROM key_lint UNION ALL SELECT * FROM dup_lint UNION ALL SELECT * FROM const_lint)
 ORDER BY kind, ord, model
-"""
-
-
-_DEMOTE_SQL = """
-UPDATE audit_results r SET tier = 5, bucket = 'tier5'
-FROM key_error_scores k
-WHERE r.run_id = $run_id AND k.run_id = $run_id AND k.question_id = r.question_id
-  AND r.tier BETWEEN 1 AND 4 AND k.p_reject < $threshold
 """
 
 
@@ -369,32 +360,35 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         "t2": t2,
         "t3": thr.t3,
         "separate": incomplete == "separate",
+        # preset 'shares' demotes Tier 1–4 items the key-error fit does not find rejected
+        "threshold": REJECT_THRESHOLD if (score and ms.n >= 2 and thr.preset == "shares") else -1.0,
     }
-    n_families = len(set(ms.families.values()))
-    fam_agg = FAM_BITMASK if n_families <= 64 else FAM_DISTINCT
-    p_body = _USABLE
-    if score:   # one pass over the predictions serves the tiers and the score: the usable answers as _up
-        from audit.analyze._keyerror import create_usable_table
-
-        create_usable_table(con, benchmark)
-        p_body = "SELECT qn, model_id, fam_id, answer, is_key FROM _up"
-    con.execute(_AGG_SQL.replace("{fam_agg}", fam_agg).replace("{p_body}", p_body), {"benchmark": benchmark})
+    # the one pass over the predictions: usable answers per (question, answer)
+    # with the models' bitmask; the tiers, the constant-predictor lint and the
+    # key-error score all start from it
+    cells = usable_cells(con, benchmark, ms.n)
+    answers, per_model = cells.model_answer_counts()
+    mi, ai = np.nonzero(per_model)
+    tables = {
+        "_agg": cells.arrow(nfam=cells.family_counts(ms.fam_ids())),
+        "_mac": pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),
+                          "cnt": pa.array(per_model[mi, ai], pa.int64())}),
+    }
+    for name, tbl in tables.items():
+        con.register(name, tbl)
     try:
-        con.execute(_RESULTS_SQL, params)
         con.execute(
             _LINT_SQL,
             {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
         )
-    finally:
-        con.execute("DROP TABLE IF EXISTS _agg")
-    if score and ms.n >= 2:
-        from audit.analyze._keyerror import score_run
+        if score and ms.n >= 2:   # the scores first: the tiers' demotion reads them
+            from audit.analyze._keyerror import score_run
 
-        score_run(con, run_id, benchmark, ms)
-        if thr.preset == "shares":
-            con.execute(_DEMOTE_SQL, {"run_id": run_id, "threshold": REJECT_THRESHOLD})
-    elif score:
-        con.execute("DROP TABLE IF EXISTS _up")
+            score_run(con, run_id, benchmark, ms, cells=cells)
+        con.execute(_RESULTS_SQL, params)
+    finally:
+        for name in tables:
+            con.unregister(name)
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
         dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
