@@ -648,6 +648,9 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
         path.parent.mkdir(parents=True, exist_ok=True)
     st = _state(path)
     with (st.read(timeout) if read_only else st.write(timeout)) as con:
+        from audit.store._sources import attach   # prediction sources read in place (issue 24)
+
+        attach(con)
         yield con
 
 
