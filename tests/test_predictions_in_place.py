@@ -80,7 +80,7 @@ def _results(db: Path) -> tuple[list, list]:
             "n_correct FROM audit_results WHERE run_id = (SELECT max(run_id) FROM audit_runs) "
             "ORDER BY question_id").fetchall()
         scores = con.execute(
-            "SELECT question_id, p_key_error FROM key_error_scores WHERE run_id = (SELECT max(run_id) FROM audit_runs) "
+            "SELECT question_id, score FROM key_error_scores WHERE run_id = (SELECT max(run_id) FROM audit_runs) "
             "ORDER BY question_id").fetchall()
     return tiers, scores
 
@@ -101,7 +101,7 @@ def _same_as_copy(db: Path, by_copy) -> None:
     tiers, scores = _results(db)
     ref_tiers, ref_scores, ref_queue = by_copy
     assert len(tiers) == N_Q and tiers == ref_tiers
-    assert {t[1] for t in tiers} >= {0, 1}, "the seeded data should populate several tiers"
+    assert len({t[1] for t in tiers}) >= 3, "the seeded data should populate several tiers"
     assert [q for q, _ in scores] == [q for q, _ in ref_scores]
     assert np.allclose([s for _, s in scores], [s for _, s in ref_scores], rtol=0, atol=1e-9)
     assert review_queue(BENCH, db=db)["question_id"].tolist() == ref_queue
