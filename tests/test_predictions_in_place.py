@@ -353,6 +353,10 @@ def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
         store: dict = {}
         pseudo_dirs = [""]
 
+        @classmethod
+        def _strip_protocol(cls, path):
+            return MemoryFileSystem._strip_protocol(path[len("hf://"):] if path.startswith("hf://") else path)
+
         def info(self, path, **kw):
             out = dict(super().info(path, **kw))
             if out.get("type") == "file":
@@ -361,8 +365,9 @@ def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
                 out["blob_id"] = hashlib.sha1(self.cat_file(path)).hexdigest()
             return out
 
-    monkeypatch.setattr(fsspec.registry, "_registry", dict(fsspec.registry._registry))
-    fsspec.register_implementation("hf", FakeHub, clobber=True)
+    import importlib
+
+    monkeypatch.setitem(importlib.import_module("fsspec.registry")._registry, "hf", FakeHub)   # undone after the test
     monkeypatch.setattr(_sources, "CHECK_EVERY", 0.0)
     fs = FakeHub()
     t = _predictions()

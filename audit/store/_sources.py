@@ -57,7 +57,12 @@ _USERINFO = re.compile(r"^[a-z0-9+.-]+://[^/@]*:[^/@]*@", re.IGNORECASE)
 
 
 class SourceError(AuditError):
-    """A registered prediction source changed, or cannot be reached."""
+    """A registered prediction source changed, or cannot be reached
+    (``uri``, ``reason``: the few words after "is unreachable:")."""
+
+    def __init__(self, message: str, *, uri: str = "", reason: str = ""):
+        super().__init__(message)
+        self.uri, self.reason = uri, reason
 
 
 @dataclass(frozen=True)
@@ -186,9 +191,11 @@ def list_source(uri: str) -> SourceListing:
     except SourceError:
         raise
     except Exception as exc:   # the filesystem's own errors: classified into one line
-        raise SourceError(f"prediction source {uri} is unreachable: {_reason(exc)}") from None
+        why = _reason(exc)
+        raise SourceError(f"prediction source {uri} is unreachable: {why}", uri=uri, reason=why) from None
     if not listing:
-        raise SourceError(f"prediction source {uri}: no Parquet file found")
+        raise SourceError(f"prediction source {uri} is unreachable: no Parquet file found", uri=uri,
+                          reason="no Parquet file found")
     listing = tuple(sorted(listing))
     return SourceListing(uri, protocol, tuple(x[0] for x in listing), listing, revision)
 
@@ -291,7 +298,7 @@ def _current(uri: str) -> SourceListing | str:
     try:
         now: SourceListing | str = list_source(uri)
     except SourceError as exc:
-        now = str(exc)
+        now = exc.reason
     with _CHECK_GUARD:
         _CHECKED[uri] = (time.monotonic(), now)
     return now
@@ -307,7 +314,7 @@ def source_problem(uri: str, benchmark: str, fingerprint: str, listing_json: str
     else the one line saying what is wrong and what to do."""
     now = _current(uri)
     if isinstance(now, str):
-        return f"{now} (benchmark '{benchmark}')"
+        return f"prediction source {uri} (benchmark '{benchmark}') is unreachable: {now}"
     if now.fingerprint == fingerprint:
         return None
     before = [tuple(x) for x in json.loads(listing_json)]
