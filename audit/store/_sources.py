@@ -196,8 +196,8 @@ def list_source(uri: str) -> SourceListing:
     if not listing:
         raise SourceError(f"prediction source {uri} is unreachable: no Parquet file found", uri=uri,
                           reason="no Parquet file found")
-    listing = tuple(sorted(listing))
-    return SourceListing(uri, protocol, tuple(x[0] for x in listing), listing, revision)
+    ordered = tuple(sorted(listing))
+    return SourceListing(uri, protocol, tuple(x[0] for x in ordered), ordered, revision)
 
 
 def _list_local(uri: str) -> list[tuple[str, int, str]]:
