@@ -386,3 +386,29 @@ def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
     fs.pipe_file("/datasets/org/leaderboard/preds/part-0.parquet", buf.getvalue())
     with pytest.raises(duckdb.Error, match=r"hf://datasets/org/leaderboard/preds \(benchmark 'toy'\) changed"):
         analyze_benchmark(BENCH, db=db)
+
+
+def test_a_file_broken_after_the_check_is_named_not_a_traceback(tmp_path, monkeypatch):
+    """The listing is trusted for CHECK_EVERY seconds: a file broken inside
+    that window fails the read with one line naming the source."""
+    monkeypatch.setattr(_sources, "CHECK_EVERY", 3600.0)
+    db = _base_db(tmp_path, "broken")
+    pq.write_table(_predictions(), tmp_path / "p.parquet")
+    register_predictions_in_place(tmp_path / "p.parquet", benchmark=BENCH, db=db)
+    (tmp_path / "p.parquet").write_bytes(b"not a parquet file")
+    with connect(db, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM questions").fetchall()[0][0] == N_Q
+        with pytest.raises(duckdb.Error, match=r"the prediction source\(s\) .*p.parquet cannot be read"):
+            con.execute("SELECT count(*) FROM all_predictions").fetchall()
+
+
+def test_no_source_costs_one_small_query_per_connection(tmp_path):
+    db = _base_db(tmp_path, "plain")
+    with connect(db, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM duckdb_views() WHERE temporary AND view_name = 'all_predictions'"
+                           ).fetchall()[0][0] == 0
+        t0 = time.perf_counter()
+        for _ in range(200):
+            _sources.attach(con)
+        per_call = (time.perf_counter() - t0) / 200
+    assert per_call < 0.005, f"{per_call * 1000:.2f} ms per connection"

@@ -382,7 +382,13 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
             except Exception as exc:
                 problem = f"prediction source {uri} (benchmark '{benchmark}') is unreachable: {_reason(exc)}"
         parts.append(_failing_branch(problem) if problem else relation_sql)
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS " + "\nUNION ALL ".join(parts))
+    try:   # DuckDB binds the view now: it reads the Parquet schemas
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS " + "\nUNION ALL ".join(parts))
+    except duckdb.Error as exc:   # a file vanished or broke between the listing and now
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        uris = ", ".join(r[1] for r in rows)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS {parts[0]} UNION ALL " + _failing_branch(
+            f"the prediction source(s) {uris} cannot be read: {first}"))
 
 
 def prediction_sources(con: duckdb.DuckDBPyConnection, benchmark: str | None = None):
