@@ -24,7 +24,8 @@ import pytest
 from audit.analyze import analyze_benchmark
 from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions, list_models, register_predictions_in_place
-from audit.review import review_queue
+from audit.analyze import build_report
+from audit.review import item_view, review_queue
 from audit.store import SourceError, connect, prediction_sources
 from audit.store import _sources
 
@@ -94,17 +95,33 @@ def by_copy(tmp_path_factory) -> tuple[list, list, list]:
     import_predictions(tmp / "p.parquet", benchmark=BENCH, db=db)
     tiers, scores = _results(db)
     queue = review_queue(BENCH, db=db)["question_id"].tolist()
-    return tiers, scores, queue
+    return tiers, scores, queue, _report(db), _item(db)
+
+
+def _report(db: Path) -> str:
+    """The report JSON without the run's identity and time."""
+    import json
+
+    report = build_report(BENCH, db=db)
+    report.pop("run")
+    return json.dumps(report, sort_keys=True, default=str)
+
+
+def _item(db: Path) -> list:
+    view = item_view(BENCH, "q002", db=db)
+    return sorted((a.model, a.answer, a.valid, a.response, a.run, a.method) for f in view.families for a in f.answers)
 
 
 def _same_as_copy(db: Path, by_copy) -> None:
     tiers, scores = _results(db)
-    ref_tiers, ref_scores, ref_queue = by_copy
+    ref_tiers, ref_scores, ref_queue, ref_report, ref_item = by_copy
     assert len(tiers) == N_Q and tiers == ref_tiers
     assert len({t[1] for t in tiers}) >= 3, "the seeded data should populate several tiers"
     assert [q for q, _ in scores] == [q for q, _ in ref_scores]
     assert np.allclose([s for _, s in scores], [s for _, s in ref_scores], rtol=0, atol=1e-9)
     assert review_queue(BENCH, db=db)["question_id"].tolist() == ref_queue
+    assert _report(db) == ref_report
+    assert _item(db) == ref_item and len(ref_item) == len(MODELS)
 
 
 def _split(table: pa.Table, folder: Path, parts: int = 3) -> list[Path]:
