@@ -212,6 +212,9 @@ def test_registration_validates_all_or_nothing(tmp_path):
     ids = t.column("question_id").to_pylist()
     ids[5] = "nope"
     refused(t.set_column(0, "question_id", pa.array(ids)), r"bad.parquet:6: 1 prediction\(s\) for question ids .*'nope'")
+    ids = t.column("question_id").to_pylist()
+    ids[7] = "  "
+    refused(t.set_column(0, "question_id", pa.array(ids)), r"bad.parquet:8: empty question_id")
     refused(t.drop(["answer"]), r"missing required column\(s\): answer")
     refused(t.drop(["model"]), r"missing required column\(s\): model \(or pass --model\)")
     refused(pa.concat_tables([t, t.slice(3, 1)]), r"bad.parquet:4: more than one prediction for question 'q000'")

@@ -130,10 +130,9 @@ def register_predictions_in_place(
         register_filesystem(con, listing.protocol)
         src, ignored = _source_sql(con, listing, model=model, run=run, mapping=mapping)
         con.execute(f"CREATE OR REPLACE TEMP VIEW _ip_src AS {src}")
-        _validate(con, benchmark, uri)
+        models = _validate(con, benchmark, uri)
         relation = relation_sql(benchmark, src)
         n, n_valid = one(con, f"SELECT count(*), count(*) FILTER (valid) FROM ({relation})")
-        models = [m for (m,) in con.execute("SELECT DISTINCT model FROM _ip_src ORDER BY 1").fetchall()]
         con.execute("DELETE FROM prediction_sources WHERE benchmark = ? AND uri = ?", [benchmark, uri])
         con.execute(
             "INSERT INTO prediction_sources (benchmark, uri, protocol, mapping, model, run, files, listing, revision, "
@@ -215,47 +214,62 @@ def relation_sql(benchmark: str, src: str) -> str:
     )
 
 
-def _validate(con, benchmark: str, uri: str) -> None:
-    """The checks of a copying import, over the files in place (``_ip_src``)."""
+def _validate(con, benchmark: str, uri: str) -> list[str]:
+    """The checks of a copying import, over the files in place (``_ip_src``):
+    one aggregate pass per (model, run) — rows, rows of unknown or empty
+    question ids, distinct questions (a bitmap over question indexes),
+    filled answers; the offending file and row are looked up only when a
+    check fails.  Returns the models."""
     def at(row) -> dict:
         return {"path": row[0], "line": int(row[1]) + 1}
 
-    bad = one(con, "SELECT _file, _row FROM _ip_src WHERE question_id IS NULL ORDER BY _file, _row LIMIT 1")
-    if bad:
-        raise InputError("empty question_id (row numbers count from 1)", **at(bad))
-    bad = one(con, "SELECT _file, _row FROM _ip_src WHERE model IS NULL ORDER BY _file, _row LIMIT 1")
-    if bad:
-        raise InputError("empty model name (row numbers count from 1)", **at(bad))
-    n = one(con, "SELECT count(*) FROM _ip_src")[0]
-    if not n:
+    con.execute("CREATE OR REPLACE TEMP TABLE _ip_q AS SELECT question_id, (row_number() OVER () - 1)::INTEGER AS qi "
+                "FROM questions WHERE benchmark = ?", [benchmark])
+    n_q = one(con, "SELECT count(*) FROM _ip_q")[0]
+    stats = con.execute(
+        "SELECT model, run, count(*) AS n, count(*) FILTER (s.question_id IS NULL) AS no_id, "
+        "count(*) FILTER (s.question_id IS NOT NULL AND q.qi IS NULL) AS unknown, count(q.qi) AS known, "
+        f"coalesce(bit_count(bitstring_agg(q.qi, 0, {max(n_q - 1, 0)})), 0) AS distinct_q, count(s.given) AS filled "
+        "FROM _ip_src s LEFT JOIN _ip_q q USING (question_id) GROUP BY model, run ORDER BY model, run").fetchall()
+    if not stats:
         raise InputError("the Parquet files hold no row", path=uri)
-    unknown = con.execute(
-        "SELECT question_id, _file, _row, count(*) OVER () AS n FROM _ip_src s "
-        "ANTI JOIN (SELECT question_id FROM questions WHERE benchmark = ?) q USING (question_id) "
-        "ORDER BY _file, _row LIMIT 5", [benchmark]).fetchall()
-    if unknown:
-        eg = ", ".join(f"'{q}'" for q, _, _, _ in unknown)
-        raise InputError(f"{unknown[0][3]:,} prediction(s) for question ids that benchmark '{benchmark}' does not "
-                         f"have (e.g. {eg}); nothing was registered", path=unknown[0][1], line=int(unknown[0][2]) + 1)
-    dup = one(con, "SELECT question_id, model, run, min(_file), min(_row) FROM _ip_src "
-                   "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4, 5 LIMIT 1")
-    if dup:
+    if any(no_id for _, _, _, no_id, _, _, _, _ in stats):
+        bad = one(con, "SELECT _file, _row FROM _ip_src WHERE question_id IS NULL ORDER BY _file, _row LIMIT 1")
+        raise InputError("empty question_id (row numbers count from 1)", **at(bad))
+    if any(m is None for m, *_ in stats):
+        bad = one(con, "SELECT _file, _row FROM _ip_src WHERE model IS NULL ORDER BY _file, _row LIMIT 1")
+        raise InputError("empty model name (row numbers count from 1)", **at(bad))
+    n_unknown = sum(u for _, _, _, _, u, _, _, _ in stats)
+    if n_unknown:
+        ex = con.execute("SELECT question_id, _file, _row FROM _ip_src s ANTI JOIN _ip_q q USING (question_id) "
+                         "ORDER BY _file, _row LIMIT 5").fetchall()
+        eg = ", ".join(f"'{q}'" for q, _, _ in ex)
+        raise InputError(f"{n_unknown:,} prediction(s) for question ids that benchmark '{benchmark}' does not "
+                         f"have (e.g. {eg}); nothing was registered", path=ex[0][1], line=int(ex[0][2]) + 1)
+    if any(known != d for _, _, _, _, _, known, d, _ in stats):
+        dup = one(con, "SELECT question_id, model, run, min(_file), min(_row) FROM _ip_src "
+                       "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4, 5 LIMIT 1")
         raise InputError(f"more than one prediction for question '{dup[0]}', model '{dup[1]}', run '{dup[2]}'",
                          path=dup[3], line=int(dup[4]) + 1)
-    empty = [m for (m,) in con.execute("SELECT model FROM _ip_src GROUP BY model HAVING count(given) = 0 "
-                                       "ORDER BY model").fetchall()]
+    filled: dict[str, int] = {}
+    for m, _, _, _, _, _, _, f in stats:
+        filled[m] = filled.get(m, 0) + f
+    empty = sorted(m for m, f in filled.items() if f == 0)
     if empty:
         raise InputError(f"model(s) {', '.join(repr(m) for m in empty)} entirely empty (no answer in any row)",
                          path=uri)
-    clash = one(con, "SELECT s.model, s.run FROM (SELECT DISTINCT model, run FROM _ip_src) s "
+    clash = one(con, "SELECT s.model, s.run FROM (SELECT unnest(?::VARCHAR[]) AS model, unnest(?::VARCHAR[]) AS run) s "
                      "SEMI JOIN (SELECT DISTINCT model, run FROM predictions WHERE benchmark = ?) p USING (model, run) "
-                     "ORDER BY 1, 2 LIMIT 1", [benchmark])
+                     "ORDER BY 1, 2 LIMIT 1", [[m for m, *_ in stats], [r for _, r, *_ in stats], benchmark])
     if clash:
         raise InputError(f"model '{clash[0]}' run '{clash[1]}' already has predictions stored for '{benchmark}'; "
                          "give these another --run, or delete the stored ones first", path=uri)
+    models = sorted(filled)
     other = one(con, "SELECT uri, m FROM (SELECT uri, unnest(models) AS m FROM prediction_sources "
-                     "WHERE benchmark = ? AND uri <> ?) o SEMI JOIN (SELECT DISTINCT model FROM _ip_src) s "
-                     "ON s.model = o.m LIMIT 1", [benchmark, uri])
+                     "WHERE benchmark = ? AND uri <> ?) o WHERE list_contains(?, o.m) ORDER BY 1, 2 LIMIT 1",
+                [benchmark, uri, models])
     if other:
         raise InputError(f"model '{other[1]}' already comes from the in-place source {other[0]} of '{benchmark}'",
                          path=uri)
+    con.execute("DROP TABLE _ip_q")
+    return models
