@@ -321,7 +321,8 @@ def test_s3_register_analyze_change_and_stop(tmp_path, s3, by_copy, monkeypatch)
     # no credentials in the environment: named as such
     r = _cli(db, "analyze", "-b", BENCH, env={**env, "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "",
                                              "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-                                             "AWS_CONFIG_FILE": str(tmp_path / "none")})
+                                             "AWS_CONFIG_FILE": str(tmp_path / "none"),
+                                             "AWS_EC2_METADATA_DISABLED": "true"})
     assert r.returncode == 1 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "is unreachable: no credentials" in r.stderr
 
