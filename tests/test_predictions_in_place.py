@@ -26,7 +26,7 @@ from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions, list_models, register_predictions_in_place
 from audit.analyze import build_report
 from audit.review import item_view, review_queue
-from audit.store import SourceError, connect, prediction_sources
+from audit.store import SourceError, connect, registered_sources
 from audit.store import _sources
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +144,7 @@ def test_local_file_reads_in_place_like_a_copy(tmp_path, by_copy):
     assert (s.files, s.predictions, s.models, s.ignored_columns) == (1, N_Q * len(MODELS), sorted(MODELS), ["note"])
     with connect(db, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM predictions").fetchall()[0][0] == 0   # nothing copied
-        src = prediction_sources(con)
+        src = registered_sources(con)
         stored = con.execute("SELECT * FROM all_predictions ORDER BY question_id, model").fetchall()
     assert src.loc[0, "uri"] == str(tmp_path / "p.parquet") and src.loc[0, "n_rows"] == s.predictions
     assert sorted(src.loc[0, "models"]) == sorted(MODELS) and len(src.loc[0, "fingerprint"]) == 64
@@ -433,3 +433,18 @@ def test_no_source_costs_one_small_query_per_connection(tmp_path):
             _sources.attach(con)
         per_call = (time.perf_counter() - t0) / 200
     assert per_call < 0.005, f"{per_call * 1000:.2f} ms per connection"
+
+
+def test_a_database_from_before_migration_31_reads_through_the_relation(tmp_path):
+    """A reader (the workbench opens read-only) of a file no writer has
+    migrated yet still finds all_predictions: the stored rows."""
+    from conftest import database_before
+
+    db = tmp_path / "old.duckdb"
+    con = database_before(db, 31)
+    con.execute("INSERT INTO predictions VALUES ('b', 'q1', 'm', 'default', NULL, 'A', 'given', true)")
+    con.close()
+    with connect(db, read_only=True) as con:
+        assert not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = "
+                               "'prediction_sources'").fetchall()[0][0]
+        assert con.execute("SELECT model, answer FROM all_predictions").fetchall() == [("m", "A")]

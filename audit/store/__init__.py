@@ -17,9 +17,9 @@ from audit.store._sources import (
     SourceError,
     SourceListing,
     list_source,
-    prediction_sources,
+    registered_sources,
 )
 
 __all__ = ["DbPath", "connect", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
            "schema_version", "set_wait_notice", "transaction",
-           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "prediction_sources"]
+           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources"]

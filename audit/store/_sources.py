@@ -369,7 +369,12 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
     try:
         rows = con.execute("SELECT benchmark, uri, protocol, fingerprint, listing::VARCHAR, revision, relation_sql "
                            "FROM prediction_sources ORDER BY benchmark, uri").fetchall()
-    except duckdb.CatalogException:   # a file from before migration 031, opened read-only
+    except (duckdb.CatalogException, duckdb.InvalidInputException):   # a file from before migration 031, opened
+        # read-only (InvalidInput: DuckDB's replacement scan met a Python name instead of the table): the stored rows
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions")
+        except duckdb.Error:
+            pass
         return
     if not rows:
         return
@@ -391,7 +396,7 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
             f"the prediction source(s) {uris} cannot be read: {first}"))
 
 
-def prediction_sources(con: duckdb.DuckDBPyConnection, benchmark: str | None = None):
+def registered_sources(con: duckdb.DuckDBPyConnection, benchmark: str | None = None):
     """The registered sources as a DataFrame: benchmark, uri, protocol,
     mapping, model, run, n_files, n_rows, n_valid, models, fingerprint,
     revision, registered_at."""
