@@ -176,14 +176,14 @@ def test_local_change_is_named_and_refresh_fixes_it(tmp_path, monkeypatch):
     analyze_benchmark(BENCH, db=db)
     t = _predictions()
     pq.write_table(t.slice(0, 10), files[0])   # the first part shrinks
-    with pytest.raises(duckdb.Error, match=r"prediction source .*preds \(benchmark 'toy'\) changed since it was "
+    with pytest.raises(SourceError, match=r"prediction source .*preds \(benchmark 'toy'\) changed since it was "
                                            r"registered: .*part-0.parquet changed \(size .*--refresh"):
         analyze_benchmark(BENCH, db=db)
     # a command that does not read predictions still works
     with connect(db, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM questions").fetchall()[0][0] == N_Q
     (tmp_path / "preds" / "part-9.parquet").write_bytes(files[1].read_bytes())
-    with pytest.raises(duckdb.Error, match=r"1 file\(s\) added"):
+    with pytest.raises(SourceError, match=r"1 file\(s\) added"):
         analyze_benchmark(BENCH, db=db)
     (tmp_path / "preds" / "part-9.parquet").unlink()
     s = register_predictions_in_place(tmp_path / "preds", benchmark=BENCH, db=db, refresh=True)
@@ -310,7 +310,7 @@ def test_s3_register_analyze_change_and_stop(tmp_path, s3, by_copy, monkeypatch)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
-    assert f"prediction source {uri} (benchmark 'toy') changed since it was registered" in lines[0]
+    assert lines[0].startswith(f"error: prediction source {uri} (benchmark 'toy') changed since it was registered")
     assert "runs/2026/part-1.parquet changed (size" in lines[0] and "--refresh" in lines[0]
     logs += r.stdout + r.stderr
     r = _cli(db, "import", "predictions", "--in-place", uri, "-b", BENCH, "--refresh", env=env)
@@ -405,7 +405,7 @@ def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
     buf = io.BytesIO()
     pq.write_table(t.slice(0, 199), buf)
     fs.pipe_file("/datasets/org/leaderboard/preds/part-0.parquet", buf.getvalue())
-    with pytest.raises(duckdb.Error, match=r"hf://datasets/org/leaderboard/preds \(benchmark 'toy'\) changed"):
+    with pytest.raises(SourceError, match=r"hf://datasets/org/leaderboard/preds \(benchmark 'toy'\) changed"):
         analyze_benchmark(BENCH, db=db)
 
 
@@ -417,9 +417,9 @@ def test_a_file_broken_after_the_check_is_named_not_a_traceback(tmp_path, monkey
     pq.write_table(_predictions(), tmp_path / "p.parquet")
     register_predictions_in_place(tmp_path / "p.parquet", benchmark=BENCH, db=db)
     (tmp_path / "p.parquet").write_bytes(b"not a parquet file")
-    with connect(db, read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM questions").fetchall()[0][0] == N_Q
-        with pytest.raises(duckdb.Error, match=r"the prediction source\(s\) .*p.parquet cannot be read"):
+    with pytest.raises(SourceError, match=r"^the prediction source\(s\) .*p.parquet cannot be read"):
+        with connect(db, read_only=True) as con:
+            assert con.execute("SELECT count(*) FROM questions").fetchall()[0][0] == N_Q
             con.execute("SELECT count(*) FROM all_predictions").fetchall()
 
 

@@ -355,6 +355,25 @@ def parquet_scan_sql(files) -> str:
             "filename = true, file_row_number = true)")
 
 
+_MARKERS = ("prediction source ", "the prediction source(s) ")
+
+
+def source_error(exc: BaseException) -> SourceError | None:
+    """The :class:`SourceError` a failing branch of ``all_predictions``
+    raised inside DuckDB (None for any other error).
+
+    >>> import duckdb
+    >>> try:
+    ...     duckdb.sql("SELECT error('prediction source s3://b/p/ (benchmark ''t'') is unreachable: not found')").fetchall()
+    ... except duckdb.Error as exc:
+    ...     print(source_error(exc))
+    prediction source s3://b/p/ (benchmark 't') is unreachable: not found
+    """
+    first = (str(exc).strip().splitlines() or [""])[0]
+    body = first.split("Invalid Input Error: ", 1)[-1]
+    return SourceError(body) if body.startswith(_MARKERS) else None
+
+
 def _failing_branch(message: str) -> str:
     cols = ", ".join(f"e::{t} AS {c}" for c, t in zip(COLUMNS, _TYPES))
     return f"SELECT {cols} FROM (SELECT error({_lit(message)}) AS e)"
