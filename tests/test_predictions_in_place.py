@@ -163,6 +163,15 @@ def test_local_folder_and_glob(tmp_path, by_copy):
     assert s.files == 3 and s.predictions == N_Q * len(MODELS)
     _same_as_copy(db, by_copy)
 
+    # part files whose columns come in another order (or are missing in one) are read by name
+    parts = _split(_predictions(), tmp_path / "mixed")
+    t1 = pq.read_table(parts[1])
+    pq.write_table(t1.select(["answer", "model", "question_id"]), parts[1])
+    db3 = _base_db(tmp_path, "mixed")
+    s3 = register_predictions_in_place(tmp_path / "mixed", benchmark=BENCH, db=db3)
+    assert s3.predictions == N_Q * len(MODELS)
+    _same_as_copy(db3, by_copy)
+
     db2 = _base_db(tmp_path, "glob")
     s2 = register_predictions_in_place(str(tmp_path / "preds" / "part-[01].parquet"), benchmark=BENCH, db=db2)
     assert s2.files == 2 and s2.predictions < N_Q * len(MODELS)

@@ -151,12 +151,19 @@ def _source_sql(con, listing: SourceListing, *, model: str | None, run: str | No
                 mapping: dict[str, str] | None) -> tuple[str, list[str]]:
     """SELECT over the files giving question_id, model, run, response,
     given, _file, _row (the mapping applied); and the ignored columns."""
-    scan = parquet_scan_sql(listing.files)
+    scan = parquet_scan_sql(listing.files, union_by_name=True)
     try:
-        cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
+        schema = con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()
+        if len(listing.files) > 1:   # the same columns in every file: bind by the first footer only
+            first = con.execute(f"DESCRIBE SELECT * FROM {parquet_scan_sql(listing.files[:1])}").fetchall()
+            if [r[:2] for r in first] == [r[:2] for r in schema]:
+                scan = parquet_scan_sql(listing.files)
+        else:
+            scan = parquet_scan_sql(listing.files)
     except Exception as exc:
         raise InputError(f"cannot read the Parquet files: {(str(exc).strip().splitlines() or ['?'])[0]}",
                          path=listing.uri) from None
+    cols = [r[0] for r in schema]
     cols = [c for c in cols if c not in ("filename", "file_row_number")]
     expr = {c: sql_ident(c) for c in cols}
     for src, target in (mapping or {}).items():

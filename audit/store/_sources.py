@@ -134,12 +134,29 @@ def normalize_uri(source: str | os.PathLike) -> str:
     return os.path.normpath(os.path.abspath(os.path.expanduser(uri)))
 
 
+_ENV_NAMES = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL",
+              "AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "HF_TOKEN", "HF_ENDPOINT")
+_FS: dict[tuple[str, str], Any] = {}
+_FS_GUARD = threading.Lock()
+
+
 def source_filesystem(protocol: str) -> Any:
-    """A fresh fsspec filesystem for *protocol* ('s3', 'hf'), configured from
+    """The fsspec filesystem for *protocol* ('s3', 'hf'), configured from
     the environment (credentials are read by the filesystem itself, never
-    passed through here); None for local files."""
+    passed through here); None for local files.  One instance per
+    protocol and environment (a digest of the variables above keys it, so
+    changed credentials get a new one)."""
     if protocol == "file":
         return None
+    env = hashlib.sha256("\0".join(os.environ.get(n, "") for n in _ENV_NAMES).encode()).hexdigest()
+    with _FS_GUARD:
+        fs = _FS.get((protocol, env))
+        if fs is None:
+            fs = _FS[(protocol, env)] = _new_filesystem(protocol)
+    return fs
+
+
+def _new_filesystem(protocol: str) -> Any:
     import fsspec
 
     if protocol == "s3":
@@ -331,12 +348,9 @@ def _lit(value: str) -> str:
 def register_filesystem(con: duckdb.DuckDBPyConnection, protocol: str) -> None:
     """Make DuckDB read *protocol*:// paths through fsspec (once per database
     instance; local files need nothing)."""
-    if protocol == "file":
+    if protocol == "file" or protocol in con.list_filesystems():
         return
     fs = source_filesystem(protocol)
-    name = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-    if name in con.list_filesystems():
-        return
     try:
         con.register_filesystem(fs)
     except duckdb.Error as exc:   # another thread of this process registered it meanwhile
@@ -344,14 +358,16 @@ def register_filesystem(con: duckdb.DuckDBPyConnection, protocol: str) -> None:
             raise
 
 
-def parquet_scan_sql(files) -> str:
+def parquet_scan_sql(files, *, union_by_name: bool = False) -> str:
     """``read_parquet`` over exactly these files, with each row's file name
     and 0-based row number (``filename``, ``file_row_number``).
+    ``union_by_name``: the files' columns differ (DuckDB then reads every
+    footer when the relation is bound, not only the first).
 
     >>> parquet_scan_sql(["/a/x.parquet"])
-    "read_parquet(['/a/x.parquet'], union_by_name = true, filename = true, file_row_number = true)"
+    "read_parquet(['/a/x.parquet'], union_by_name = false, filename = true, file_row_number = true)"
     """
-    return ("read_parquet([" + ", ".join(_lit(f) for f in files) + "], union_by_name = true, "
+    return ("read_parquet([" + ", ".join(_lit(f) for f in files) + f"], union_by_name = {str(union_by_name).lower()}, "
             "filename = true, file_row_number = true)")
 
 
