@@ -457,3 +457,23 @@ def test_a_database_from_before_migration_31_reads_through_the_relation(tmp_path
         assert not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = "
                                "'prediction_sources'").fetchall()[0][0]
         assert con.execute("SELECT model, answer FROM all_predictions").fetchall() == [("m", "A")]
+
+
+def test_readers_read_the_one_predictions_relation():
+    """Every query that reads predictions goes through ``all_predictions``
+    (so registered sources are seen); only the writers of the stored rows
+    and storage maintenance name the ``predictions`` table."""
+    import re
+
+    writers = {"ingest/_predictions.py", "ingest/_predict.py", "ingest/_reextract.py", "ingest/_outputs.py",
+               "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
+    pattern = re.compile(r"\b(FROM|JOIN)\s+(main\.)?predictions\b", re.IGNORECASE)
+    offenders = []
+    for path in sorted((ROOT / "audit").rglob("*.py")):
+        rel = path.relative_to(ROOT / "audit").as_posix()
+        if rel in writers:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                offenders.append(f"audit/{rel}:{n}: {line.strip()}")
+    assert not offenders, "read all_predictions, not the predictions table:\n" + "\n".join(offenders)
