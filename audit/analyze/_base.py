@@ -80,7 +80,7 @@ def model_set(con, benchmark: str, models=None) -> ModelSet:
     predictions for it) and the run used for each model."""
     rows = con.execute(
         "SELECT pr.model, list(pr.run ORDER BY pr.run) AS runs, any_value(m.family) AS family "
-        "FROM (SELECT DISTINCT model, run FROM predictions WHERE benchmark = ?) pr "
+        "FROM (SELECT DISTINCT model, run FROM all_predictions WHERE benchmark = ?) pr "
         "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
         [benchmark],
     ).fetchall()
@@ -114,7 +114,7 @@ def usable_predictions_sql(bench_param: str = "$benchmark", *, option_index: boo
     return f"""
         SELECT q.qn, ms.model_id, ms.fam_id, ms.model, ms.family, p.answer,
                (p.answer IS NOT DISTINCT FROM q.answer_key) AS is_key{y}
-        FROM predictions p
+        FROM all_predictions p
         JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
         JOIN _q q ON q.question_id = p.question_id
         WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL

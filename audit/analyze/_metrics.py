@@ -80,7 +80,7 @@ def _usable_sql() -> str:
     return f"""{usable_predictions_sql()}
         UNION ALL
         SELECT q.qn, ms.model_id, ms.fam_id, ms.model, ms.family, p.answer, (p.answer = q.answer_key) AS is_key
-        FROM predictions p
+        FROM all_predictions p
         JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
         JOIN _q q ON q.question_id = p.question_id
         JOIN questions mq ON mq.benchmark = p.benchmark AND mq.question_id = p.question_id

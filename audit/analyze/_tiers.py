@@ -460,7 +460,7 @@ def analyze_benchmark(
             names = [resolve_benchmark(con, benchmark)]
         plans, skipped = [], []
         for name in names:
-            has_preds = con.execute("SELECT 1 FROM predictions WHERE benchmark = ? LIMIT 1", [name]).fetchall()
+            has_preds = con.execute("SELECT 1 FROM all_predictions WHERE benchmark = ? LIMIT 1", [name]).fetchall()
             if benchmark is None and not has_preds and models is None:
                 skipped.append(name)
                 continue

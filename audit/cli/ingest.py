@@ -125,9 +125,10 @@ def questions(
 
 
 def predictions(
-    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL, JSON array or Parquet (seed: the pipeline's JSONL). "
-                                              "Optional column options_shown: the options in the order this "
-                                              "model saw them ('CADB', [2,0,3,1] or the texts).")],
+    file: Annotated[str, typer.Argument(help="CSV, JSONL, JSON array or Parquet (seed: the pipeline's JSONL). "
+                                             "Optional column options_shown: the options in the order this "
+                                             "model saw them ('CADB', [2,0,3,1] or the texts).  With "
+                                             "--in-place: a Parquet file, folder or glob, local, s3://… or hf://….")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions these answer.")],
     layout: Annotated[Layout, typer.Option(help="long: question_id, model, response/answer[, run]; "
                                                 "wide: question_id + one column per model; "
@@ -143,16 +144,35 @@ def predictions(
     skip_unknown: Annotated[bool, typer.Option(
         "--skip-unknown", help="Skip (and report) rows for question ids the benchmark does not have, instead "
                                "of refusing the file.")] = False,
+    in_place: Annotated[bool, typer.Option(
+        "--in-place", help="Register the Parquet file, folder or glob (local, s3://…, hf://…) as a source read "
+                           "where it is, instead of copying its rows (given letters; credentials from the "
+                           "environment).")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh", help="With --in-place: re-register a source whose files "
+                                                            "changed (same mapping, model and run).")] = False,
+    forget: Annotated[bool, typer.Option("--forget", help="With --in-place: drop the registration (the files "
+                                                          "are untouched).")] = False,
     db: DbOption = None,
 ) -> None:
     """Import model predictions.  Rows for unknown question ids refuse the whole file;
     re-importing a (model, run) replaces its earlier predictions.  A letter written
     against the model's own option order (options_shown) is mapped back to the item's
-    labels; the letter as written is kept."""
+    labels; the letter as written is kept.  --in-place registers Parquet files read
+    where they are (analyze, the queue and the reports read them; a changed or
+    unreachable source is named in one line)."""
     from audit.ingest import parse_map
     from audit.ingest import import_predictions
 
-    s = import_predictions(file, benchmark=benchmark, layout=layout.value, method=method.value, model=model,
+    if in_place or refresh or forget:
+        from audit.ingest import register_predictions_in_place
+
+        if layout is not Layout.long or skip_unknown:
+            raise typer.BadParameter("--in-place reads the long layout and refuses unknown ids "
+                                     "(no --layout wide/seed, no --skip-unknown)")
+        echo(str(register_predictions_in_place(file, benchmark=benchmark, model=model, run=run, db=db,
+                                               mapping=parse_map(map_, map_file), refresh=refresh, forget=forget)))
+        return
+    s = import_predictions(Path(file), benchmark=benchmark, layout=layout.value, method=method.value, model=model,
                            run=run, db=db, mapping=parse_map(map_, map_file), skip_unknown=skip_unknown)
     echo(str(s))
 

@@ -114,7 +114,7 @@ def _fingerprint(con, benchmark: str) -> tuple:
                   (SELECT coalesce(max(review_id), 0) FROM reviews WHERE benchmark = $b),
                   (SELECT count(*) FROM questions WHERE benchmark = $b),
                   (SELECT coalesce(max(run_id), 0) FROM audit_runs WHERE benchmark = $b),
-                  (SELECT count(*) FROM predictions WHERE benchmark = $b)""",
+                  (SELECT count(*) FROM all_predictions WHERE benchmark = $b)""",
         {"b": benchmark},
     ).fetchone()
 

@@ -18,6 +18,7 @@ from audit.ingest._multi_answer import display_key
 from audit.ingest._store import ensure_benchmark, item_flags, store_questions
 from audit.ingest._predict import PredictRunSummary, list_predict_runs, run_predict
 from audit.ingest._reextract import extraction_methods, reextract
+from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
 
 __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
@@ -29,7 +30,9 @@ __all__ = ["import_models", "infer_family", "list_models", "set_family",
            # storing parsed questions (used by the demo and by other importers)
            "ensure_benchmark", "item_flags", "store_questions",
            # running a model on a benchmark, re-extracting its answers
-           "PredictRunSummary", "list_predict_runs", "run_predict", "extraction_methods", "reextract"]
+           "PredictRunSummary", "list_predict_runs", "run_predict", "extraction_methods", "reextract",
+           # prediction sets read in place (issue 24)
+           "InPlaceSummary", "register_predictions_in_place"]
 
 # --- re-exported for other stages (not in __all__); written by t13-privatise.py ---
 from audit.ingest._models import infer_provider, register_models  # noqa: E402,F401

@@ -112,12 +112,12 @@ def list_models(*, db: DbPath = None, benchmark: str | None = None) -> pd.DataFr
     with connect(db, read_only=True) as con:
         if benchmark is None:
             return con.execute(
-                "SELECT m.*, (SELECT count(*) FROM predictions p WHERE p.model = m.name) AS n_predictions "
+                "SELECT m.*, (SELECT count(*) FROM all_predictions p WHERE p.model = m.name) AS n_predictions "
                 "FROM models m ORDER BY family, name"
             ).df()
         df = con.execute(
             "SELECT m.name, m.family, m.provider, m.family_source, count(*) AS n_predictions "
-            "FROM predictions p JOIN models m ON m.name = p.model WHERE p.benchmark = ? "
+            "FROM all_predictions p JOIN models m ON m.name = p.model WHERE p.benchmark = ? "
             "GROUP BY ALL ORDER BY family, name",
             [benchmark],
         ).df()

@@ -183,7 +183,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
                      for s, cid, lang, st, opts, k, m in par]
         preds = run(con, """
             SELECT p.model, coalesce(m.family, p.model) AS family, p.answer, p.valid, p.response, p.run, p.method
-            FROM predictions p LEFT JOIN models m ON m.name = p.model
+            FROM all_predictions p LEFT JOIN models m ON m.name = p.model
             WHERE p.benchmark = $benchmark AND p.question_id = $question_id
             ORDER BY family, p.model, p.run""", params).fetchall()
         judges = _judges(con, benchmark, question_id)

@@ -12,6 +12,14 @@ from audit.store._db import (
     set_wait_notice,
     transaction,
 )
+from audit.store._sources import (
+    RELATION as PREDICTIONS_RELATION,
+    SourceError,
+    SourceListing,
+    list_source,
+    registered_sources,
+)
 
 __all__ = ["DbPath", "connect", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
-           "schema_version", "set_wait_notice", "transaction"]
+           "schema_version", "set_wait_notice", "transaction",
+           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources"]

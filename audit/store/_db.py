@@ -648,7 +648,16 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
         path.parent.mkdir(parents=True, exist_ok=True)
     st = _state(path)
     with (st.read(timeout) if read_only else st.write(timeout)) as con:
-        yield con
+        from audit.store._sources import attach, source_error   # prediction sources read in place (issue 24)
+
+        attach(con)
+        try:
+            yield con
+        except duckdb.InvalidInputException as exc:   # a changed or unreachable source, read: its one line
+            err = source_error(exc)
+            if err is None:
+                raise
+            raise err from None
 
 
 @contextmanager

@@ -103,7 +103,7 @@ WITH sel AS (SELECT unnest($benchmarks::VARCHAR[]) AS benchmark, unnest($ids::VA
 pred AS (
     SELECT p.benchmark, p.question_id, coalesce(m.family, 'unknown') AS family,
            CASE WHEN p.valid THEN p.answer END AS answer, p.model
-    FROM predictions p JOIN sel USING (benchmark, question_id)
+    FROM all_predictions p JOIN sel USING (benchmark, question_id)
     LEFT JOIN models m ON m.name = p.model
 ),
 by_answer AS (
