@@ -191,7 +191,7 @@ def usable_cells_sql(n_words: int, bench_param: str = "$benchmark") -> str:
                      ELSE list_position(q.labels, c.answer) - 1 END)::TINYINT AS y,
                (c.answer IS NOT DISTINCT FROM q.answer_key) AS is_key, c.cnt, {words}
         FROM (SELECT p.question_id, p.answer, count(*)::INTEGER AS cnt, {sums}
-              FROM predictions p
+              FROM all_predictions p
               JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
               WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL
               GROUP BY p.question_id, p.answer) c
