@@ -46,8 +46,8 @@ _VISIBLE_TEXTS = """(skip) => {
   }
   return out;
 }"""
-SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, .wb-reading, "
-        ".st-key-item_evidence, [data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
+SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, "
+        "[data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
         "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie")
 
 
