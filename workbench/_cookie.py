@@ -102,8 +102,8 @@ async def endpoint(request: Any) -> Any:
     from starlette.responses import Response
 
     body = (await request.body())[:200].decode("ascii", "replace").strip()
-    got = take(body) if body and _same_origin(request) else None
-    if got is None:
+    got = take(body) if body else None      # taken (used up) even when refused below
+    if got is None or not _same_origin(request):
         return Response(status_code=403, headers={"Cache-Control": "no-store"})
     token, max_age = got
     resp = Response(status_code=204, headers={"Cache-Control": "no-store"})
