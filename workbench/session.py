@@ -6,10 +6,9 @@ Sessions are never carried by the address: the signed token lives in this
 browser's cookie ``wb_session`` (``HttpOnly; SameSite=Strict``, path ``/``,
 ``Secure`` over HTTPS), written by the server (:mod:`workbench._cookie`:
 the page only hands over a single-use nonce) and read by the server only
-from the WebSocket handshake (``st.context.cookies``), so no page script
-can read it, and
-an address copied into another browser signs nobody in, and no token
-appears in an address, a referrer or a server log.  A session ends on
+from the WebSocket handshake (``st.context.cookies``): no page script can
+read it, an address copied into another browser signs nobody in, and no
+token appears in an address, a referrer or a server log.  A session ends on
 sign-out (the account's session epoch is raised and the cookie deleted) and
 after :data:`IDLE_MINUTES` without activity (``$WORKBENCH_IDLE_MINUTES``):
 the cookie expires after that idle time and is renewed while the reviewer
