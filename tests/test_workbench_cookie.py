@@ -2,7 +2,8 @@
 (``workbench._cookie``, the route ``POST /wb/session``), through Starlette's
 test client on the same route Streamlit serves: the cookie is ``HttpOnly;
 SameSite=Strict``, ``Secure`` only over HTTPS; a nonce works once, only in
-a POST body, only before it expires, and only from the same origin; a
+a POST body, only before it expires, only from the same origin and the
+connection's address when it is known; a
 deletion nonce expires the cookie."""
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def test_what_sets_nothing(client_for, monkeypatch):
     assert c.post("/wb/session", content="made-up").status_code == 403
     assert c.post("/wb/session", content=nonce, headers={"Origin": "https://evil.example"}).status_code == 403
     assert c.post("/wb/session", content=nonce).status_code == 403          # the refused attempt used it up
+    elsewhere = _cookie.new_nonce("abc.def", 60, client="203.0.113.5")     # bound to another connection's address
+    assert c.post("/wb/session", content=elsewhere).status_code == 403
+    here = _cookie.new_nonce("abc.def", 60, client="testclient")           # Starlette's test client's address
+    assert c.post("/wb/session", content=here).status_code == 204
     late = _cookie.new_nonce("abc.def", 60)
     monkeypatch.setattr(_cookie, "NONCE_SECONDS", -1.0)
     expired = _cookie.new_nonce("abc.def", 60)

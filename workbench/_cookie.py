@@ -12,15 +12,16 @@ valid :data:`NONCE_SECONDS`) in this process and sends the page a script
 that POSTs the nonce in the request *body* to that route.  The route takes
 the nonce (once), and answers ``204`` with ``Set-Cookie: wb_session=…;
 HttpOnly; SameSite=Strict; Path=/`` (``Secure`` when the request came over
-HTTPS), or an expired cookie for a deletion.  The token itself never
+HTTPS), or an expired cookie for a deletion.  When Streamlit knows the
+address of the browser's connection, the nonce works only from it.  The token itself never
 travels in an address or in anything a page script can read; a nonce that is
 unknown, used or expired gets ``403`` and sets nothing.
 
 >>> n = new_nonce("tok.en", 60)
 >>> take(n), take(n)
 (('tok.en', 60), None)
->>> take("no-such-nonce") is None
-True
+>>> take("no-such-nonce") is None, take(new_nonce("tok.en", 60, client="203.0.113.5"), "198.51.100.7") is None
+(True, True)
 """
 from __future__ import annotations
 
@@ -36,29 +37,32 @@ NONCE_SECONDS = 60.0
 _MAX_PENDING = 10_000
 
 _lock = threading.Lock()
-_pending: dict[str, tuple[float, str | None, int]] = {}   # nonce → (expires at, token or None to delete, max-age)
+# nonce → (expires at, token or None to delete, max-age, client address or None)
+_pending: dict[str, tuple[float, str | None, int, str | None]] = {}
 
 
-def new_nonce(token: str | None, max_age: int) -> str:
+def new_nonce(token: str | None, max_age: int, client: str | None = None) -> str:
     """A single-use nonce that, POSTed to :data:`ROUTE` within
     :data:`NONCE_SECONDS`, sets the cookie to ``token`` for ``max_age``
-    seconds (``token`` None: deletes it)."""
+    seconds (``token`` None: deletes it).  ``client``: the address of the
+    browser's connection when Streamlit knows it (``st.context.ip_address``,
+    None on localhost); the nonce then works only from that address."""
     nonce = secrets.token_urlsafe(32)
     now = time.monotonic()
     with _lock:
         if len(_pending) >= _MAX_PENDING:   # drop expired ones (never more than a few in practice)
             for k in [k for k, v in _pending.items() if v[0] < now]:
                 del _pending[k]
-        _pending[nonce] = (now + NONCE_SECONDS, token, int(max_age))
+        _pending[nonce] = (now + NONCE_SECONDS, token, int(max_age), client)
     return nonce
 
 
-def take(nonce: str) -> tuple[str | None, int] | None:
+def take(nonce: str, client: str | None = None) -> tuple[str | None, int] | None:
     """The operation stored under ``nonce`` (removed: single use), or None
-    when it is unknown, used or expired."""
+    when it is unknown, used, expired, or bound to another client address."""
     with _lock:
         got = _pending.pop(nonce, None)
-    if got is None or got[0] < time.monotonic():
+    if got is None or got[0] < time.monotonic() or (got[3] is not None and got[3] != client):
         return None
     return got[1], got[2]
 
@@ -102,7 +106,7 @@ async def endpoint(request: Any) -> Any:
     from starlette.responses import Response
 
     body = (await request.body())[:200].decode("ascii", "replace").strip()
-    got = take(body) if body else None      # taken (used up) even when refused below
+    got = take(body, request.client.host if request.client else None) if body else None   # used up even when refused
     if got is None or not _same_origin(request):
         return Response(status_code=403, headers={"Cache-Control": "no-store"})
     token, max_age = got

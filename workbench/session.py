@@ -197,8 +197,17 @@ def cookie_script() -> str | None:
     if kind == "set":
         st.session_state[K_COOKIE_AT] = time.monotonic()
         st.session_state["wb_cookie_token"] = token
-        return _cookie.script(_cookie.new_nonce(token, int(IDLE_MINUTES * 60)))
-    return _cookie.script(_cookie.new_nonce(None, 0))
+        return _cookie.script(_cookie.new_nonce(token, int(IDLE_MINUTES * 60), client=_client_address()))
+    return _cookie.script(_cookie.new_nonce(None, 0, client=_client_address()))
+
+
+def _client_address() -> str | None:
+    """The address of this browser's connection (None on localhost or when unknown)."""
+    try:
+        ip = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no client context
+        return None
+    return ip if isinstance(ip, str) and ip else None
 
 
 def sign_in(name: str, password: str) -> None:
