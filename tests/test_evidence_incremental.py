@@ -8,12 +8,12 @@ item when those weights move — on a real DuckDB file."""
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
 from audit.analyze import analyze
 from audit.review import add_review
@@ -29,17 +29,7 @@ def _bench(db, tmp_path):
     """60 items in 3 subjects (s0: q00–q19, …), 5 models; the items
     PARALLEL have a parallel key (q00, q01 disagreeing), JUDGED a judge verdict; q00 has a split vote and
     every 7th item a key most models reject (a subject rate well above 0)."""
-    fams = {f"m{j}": f"f{j}" for j in range(5)}
-    rng = random.Random(7)
-    questions, preds = [], {}
-    for i in range(60):
-        qid = f"q{i:02d}"
-        questions.append((qid, 4, "A", f"s{i // 20}"))
-        for m in fams:
-            preds[(qid, m)] = "A" if rng.random() < 0.85 else rng.choice("BCD")
-        if i % 7 == 3:                 # wrong keys: most models agree on another answer
-            for j, m in enumerate(fams):
-                preds[(qid, m)] = "C" if j < 4 else "A"
+    questions, preds, fams, _ = wrong_key_votes(60, 20, seed=7)
     for j, m in enumerate(fams):
         preds[("q00", m)] = "C" if j < 3 else "A"
     make_benchmark(db, "ev", questions, fams, preds)

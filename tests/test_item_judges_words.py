@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import math
-import random
 
 import pytest
 
+from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
 from audit.analyze import analyze, key_error_scores
 from audit.judge import import_judge
@@ -26,17 +26,7 @@ def bench(tmp_path_factory):
     the rejected keys; analysed again after the judges so the fit weighs them."""
     tmp = tmp_path_factory.mktemp("judges_words")
     db = tmp / "x.duckdb"
-    fams = {f"m{j}": f"f{j}" for j in range(5)}
-    rng = random.Random(11)
-    questions, preds = [], {}
-    for i in range(80):
-        qid = f"q{i:02d}"
-        questions.append((qid, 4, "A", f"s{i // 40}"))
-        for m in fams:
-            preds[(qid, m)] = "A" if rng.random() < 0.85 else rng.choice("BCD")
-        if i % 7 == 3:
-            for j, m in enumerate(fams):
-                preds[(qid, m)] = "C" if j < 4 else "A"
+    questions, preds, fams, rng = wrong_key_votes(80, 40, seed=11)
     make_benchmark(db, "jw", questions, fams, preds)
     analyze("jw", db=db)
     for n, (judge, version) in enumerate(JUDGES):

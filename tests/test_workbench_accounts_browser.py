@@ -38,7 +38,13 @@ def test_reload_keeps_the_session_and_sign_out_ends_it(server, page, wb_db):
     _queue_heading(page).wait_for()
     _wait_idle(page)
     assert "s=" not in page.url          # the session is in a cookie (issue 21), never in the address
-    cookie = next(c for c in page.context.cookies() if c["name"] == "wb_session")
+    page.wait_for_function("() => true")   # the server sets the HttpOnly cookie once the page hands it a nonce
+    for _ in range(50):
+        cookie = next((c for c in page.context.cookies() if c["name"] == "wb_session"), None)
+        if cookie:
+            break
+        page.wait_for_timeout(100)
+    assert cookie and cookie["httpOnly"]
     page.reload()
     _queue_heading(page).wait_for()
     page.get_by_text(f"Signed in as {REVIEWER}").wait_for()

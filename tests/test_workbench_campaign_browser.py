@@ -2,7 +2,8 @@
 workbench/app.py`` on 127.0.0.1 and Debian's Chromium through Playwright, on
 a demo database with accounts.
 
-* the session lives in a cookie: a reload keeps it, the address carries no
+* the session lives in an HttpOnly cookie set by the server (``document.cookie``
+  does not show it; a forged nonce sets nothing): a reload keeps it, the address carries no
   token, the copied address signs nobody in from a fresh browser context,
   sign-out ends it (the old cookie no longer works);
 * a lead's "Start reviewing" opens a disputed item and settling it opens the
@@ -88,13 +89,30 @@ def _queue(page):
     return page.get_by_role("heading", name="Review queue")
 
 
+def _session_cookie(page) -> dict:
+    """This context's cookies by name, once the server has set ``wb_session``
+    (the page hands the server a nonce right after sign-in)."""
+    for _ in range(50):
+        cookies = {c["name"]: c for c in page.context.cookies()}
+        if "wb_session" in cookies:
+            return cookies
+        page.wait_for_timeout(100)
+    raise AssertionError("the server set no wb_session cookie within 5 s")
+
+
 def test_session_is_in_a_cookie_not_in_the_address(server, page, browser, wb_db):
     browser_sign_in(page, server, REVIEWER, create=False)
     _queue(page).wait_for()
     _idle(page)
     assert "s=" not in page.url
-    cookies = {c["name"]: c for c in page.context.cookies()}
-    assert "wb_session" in cookies and cookies["wb_session"]["sameSite"] == "Strict"
+    cookies = _session_cookie(page)
+    # written by the server (HttpOnly): no page script can read it
+    assert cookies["wb_session"]["sameSite"] == "Strict" and cookies["wb_session"]["httpOnly"] is True
+    assert cookies["wb_session"]["secure"] is False        # plain http on 127.0.0.1 (Secure over HTTPS)
+    assert "wb_session" not in page.evaluate("document.cookie")
+    # the cookie route sets nothing for a nonce it did not issue
+    resp = page.request.post(server + "/wb/session", data="forged-nonce", headers={"Content-Type": "text/plain"})
+    assert resp.status == 403 and "set-cookie" not in resp.headers
     from urllib.parse import unquote
 
     token = unquote(cookies["wb_session"]["value"])

@@ -5,11 +5,12 @@ With Chromium's locale set to Tibetan (then Chinese) and nothing chosen, the
 sign-in page and every page after it show no interface string outside that
 language's catalogue: every visible text, once the data it may quote
 (account and model names, item ids, subjects, numbers) is taken out, holds
-no Latin word that the catalogue itself does not use.  Benchmark text,
-commands in code spans, the statistics engineer's evidence block
-(``.st-key-item_evidence``) and the sentences ``audit.judge`` writes
-(``.wb-reading``) are data or the library's, not the interface's, and are
-left out of the check.
+no Latin word that the catalogue itself does not use.  Benchmark text and
+commands in code spans are data, left out of the check; the item's "why this
+item is here" block and the sentences of reading ``audit.judge`` writes
+(from their keys and figures) are checked like the rest.  The database has
+two LLM judges and a few settled items, so the Judges page shows every kind
+of reading.
 
 A second test writes screenshots of every page in the three languages at
 1280 × 900 and 1024 × 768 into ``test-artifacts/screenshots/``.
@@ -46,8 +47,8 @@ _VISIBLE_TEXTS = """(skip) => {
   }
   return out;
 }"""
-SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, .wb-reading, "
-        ".st-key-item_evidence, [data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
+SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, "
+        "[data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
         "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie")
 
 
@@ -58,7 +59,34 @@ def wb_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("wb_i18n") / "workbench.duckdb"
     build_demo(db)
     ensure_account("Pema I18n", db=db)
+    _add_judges(db)
     return db
+
+
+def _add_judges(db: Path) -> None:
+    """Two LLM judges on every demo item (one of a judged family) and a few
+    items settled by two reviewers, so the Judges page writes every kind of
+    reading (bias, bias versus accuracy, scenarios, agreement)."""
+    import json
+
+    from audit.judge import import_judge
+    from audit.store import connect
+
+    with connect(db, read_only=True) as con:
+        items = con.execute("SELECT question_id, answer_key FROM questions WHERE benchmark = 'demo' "
+                            "ORDER BY question_id").fetchall()
+    for judge, every in (("gemini-2.5-pro", 3), ("gpt-4o", 4)):
+        f = db.parent / f"{judge}.jsonl"
+        f.write_text("".join(json.dumps({"loc": q, "llm_validation": {
+            "answer_key_correct": i % every != 0, "correct_answer": None if i % every else ("B" if k == "A" else "A")}})
+            + "\n" for i, (q, k) in enumerate(items)), encoding="utf-8")
+        import_judge(f, judge=judge, benchmark="demo", db=db)
+    ensure_account("Rev One I18n", db=db)
+    ensure_account("Rev Two I18n", db=db)
+    for i, (q, k) in enumerate(items[:12:2]):
+        verdict = ("key_wrong", "B" if k == "A" else "A") if i % 2 else ("key_correct", None)
+        for who in ("Rev One I18n", "Rev Two I18n"):
+            audit.review.add_review("demo", q, who, verdict[0], corrected_answer=verdict[1], db=db)
 
 
 def _data_words(db: Path) -> set[str]:
@@ -71,6 +99,7 @@ def _data_words(db: Path) -> set[str]:
               SELECT subject AS x FROM questions UNION ALL SELECT question_id FROM questions
               UNION ALL SELECT benchmark FROM questions UNION ALL SELECT name FROM accounts
               UNION ALL SELECT model FROM predictions UNION ALL SELECT language FROM questions
+              UNION ALL SELECT judge FROM judge_verdicts UNION ALL SELECT counterpart_source FROM parallel_links
             ) WHERE x IS NOT NULL""").fetchall()
     words = set()
     for (x,) in rows:
@@ -151,6 +180,10 @@ def test_every_visible_string_is_in_the_browsers_language(server, browser, wb_db
             _open(page, server, name, qid)
             if name not in NOT_CHECKED:
                 bad[name] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
+            if name == "item":      # the "why this item is here" block is shown (and checked)
+                assert page.locator(".st-key-item_evidence li").count() >= 2
+            if name == "judges":    # the judge's reading is shown, worded by this language's catalogue
+                page.get_by_text(i18n.translate("reading.bias.caveat", lang)).wait_for()
             tabs = page.locator("[data-testid=stMain] [role=tab]")
             for i in range(1, tabs.count()):   # every tab of the page, not only the first one shown
                 tabs.nth(i).click()

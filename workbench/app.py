@@ -15,60 +15,16 @@ if str(_ROOT) not in sys.path:  # `streamlit run` puts only workbench/ on the pa
 
 import streamlit as st  # noqa: E402
 
-import audit  # noqa: E402
-from audit.store import keep_reads_open  # noqa: E402
-from workbench import nav, render, session  # noqa: E402
-from workbench.views import common  # noqa: E402
-from workbench.views.common import t  # noqa: E402
+if __name__ != "__main__":
+    # `streamlit run workbench/app.py` imports this file to find its ASGI app
+    # (Streamlit's supported st.App entry point) and runs it with one extra
+    # route: the server-side writer of the HttpOnly session cookie
+    # (workbench._cookie).  Streamlit then runs this same file as the page
+    # script, under the name "__main__", which takes the branch below.
+    from workbench import _cookie  # noqa: E402
 
-READS_IDLE_SECONDS = 60.0
+    app = st.App(__file__, routes=_cookie.routes())
+else:
+    from workbench import _page  # noqa: E402
 
-# The ⋮ menu's "Get help" opens the reviewer's guide of the documentation site
-# (`mkdocs serve` serves it at 127.0.0.1:8000; $AUDIT_DOCS_URL points elsewhere).
-DOCS_URL = os.environ.get("AUDIT_DOCS_URL", "http://127.0.0.1:8000/").rstrip("/") + "/"
-st.set_page_config(page_title="Answer-key review", page_icon=":material/fact_check:", layout="wide",
-                   menu_items={"Get help": DOCS_URL + "reviewers/", "About": f"Answer-key audit workbench. "
-                               f"Documentation: {DOCS_URL}"})
-
-# Sessions share one read-only connection; keep it open between page runs
-# (reopening costs 30-80 ms and a cold cache) until a writer needs the file.
-keep_reads_open(READS_IDLE_SECONDS)
-
-try:
-    demo = session.ensure_db()
-    audit.review.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
-except audit.AuditError as exc:
-    st.error(t("app.db_error", error=render.md(exc)))
-    st.stop()
-
-refused = session.restore()
-cookie = session.cookie_script()
-if cookie:  # write or delete this browser's session cookie (never the address)
-    with st.container(key="wb_cookie"):
-        st.html(cookie, unsafe_allow_javascript=True)
-name = session.reviewer()
-common.typography()
-
-if demo:
-    accounts = session.demo_accounts()
-    who = ""
-    if accounts and not name:
-        who = " " + t("app.demo_accounts", accounts=", ".join(
-            f"**{render.md(n)}** / `{p}` ({common.label('role', r)})" for n, r, p in accounts))
-    st.info(t("app.demo") + who, icon=":material/science:")
-if refused:
-    st.warning(common.session_message(refused, session.IDLE_MINUTES))
-
-page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
-if name:
-    with st.sidebar:
-        st.markdown(t("app.signed_in", name=render.md(name), role=common.label("role", session.role() or "reviewer")))
-        if st.button(t("app.sign_out"), key="signout"):
-            if session.sign_out():
-                st.stop()    # the browser follows the single sign-on logout, then reloads
-            st.rerun()
-        if session.is_admin():  # reviewers and leads are not shown where the data lives
-            st.caption(t("app.database", path=session.db_path(), version=audit.__version__))
-        else:
-            st.caption(t("app.version", version=audit.__version__))
-page.run()
+    _page.main()

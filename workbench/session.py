@@ -3,10 +3,12 @@ in (account, role, signed session token), the current queue filter and item.  No
 a call into ``audit`` that opens the DuckDB file for that one operation.
 
 Sessions are never carried by the address: the signed token lives in this
-browser's cookie ``wb_session`` (``SameSite=Strict``, path ``/``), read by
-the server only from the WebSocket handshake (``st.context.cookies``), so
-an address copied into another browser signs nobody in, and no token
-appears in an address, a referrer or a server log.  A session ends on
+browser's cookie ``wb_session`` (``HttpOnly; SameSite=Strict``, path ``/``,
+``Secure`` over HTTPS), written by the server (:mod:`workbench._cookie`:
+the page only hands over a single-use nonce) and read by the server only
+from the WebSocket handshake (``st.context.cookies``): no page script can
+read it, an address copied into another browser signs nobody in, and no
+token appears in an address, a referrer or a server log.  A session ends on
 sign-out (the account's session epoch is raised and the cookie deleted) and
 after :data:`IDLE_MINUTES` without activity (``$WORKBENCH_IDLE_MINUTES``):
 the cookie expires after that idle time and is renewed while the reviewer
@@ -14,7 +16,6 @@ works, and a browser tab left open that long is signed out at its next
 click."""
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ import streamlit as st
 import audit
 from audit.review import ROLES
 from audit.store import default_db_path
+from workbench import _cookie
 
 # session_state keys
 K_REVIEWER = "wb_reviewer"
@@ -37,7 +39,7 @@ K_ACTIVE = "wb_active_at"         # monotonic time of this session's last run
 K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
 K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
 K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
-COOKIE = "wb_session"
+COOKIE = _cookie.COOKIE
 LEGACY_PARAM = "s"                # the address carried the token before; now ignored and removed
 RECHECK_SECONDS = 120.0
 COOKIE_RENEW_SECONDS = 300.0
@@ -180,10 +182,11 @@ def _signed_in(account, token: str) -> None:
 
 
 def cookie_script() -> str | None:
-    """The ``<script>`` that writes or deletes this browser's session cookie,
-    when one is due (after sign-in, every few minutes while working, on
-    sign-out); None otherwise.  The token is a signed ASCII string
-    (base64url and dots), embedded as a JSON string."""
+    """The ``<script>`` that has the server write or delete this browser's
+    session cookie, when one is due (after sign-in, every few minutes while
+    working, on sign-out); None otherwise.  The script only POSTs a
+    single-use nonce (:mod:`workbench._cookie`); the server answers with an
+    ``HttpOnly; SameSite=Strict`` cookie that no page script can read."""
     op = st.session_state.pop(K_COOKIE_OP, None)
     if op is None and reviewer() and st.session_state.get(K_TOKEN) and \
             time.monotonic() - st.session_state.get(K_COOKIE_AT, 0.0) > COOKIE_RENEW_SECONDS:
@@ -194,10 +197,17 @@ def cookie_script() -> str | None:
     if kind == "set":
         st.session_state[K_COOKIE_AT] = time.monotonic()
         st.session_state["wb_cookie_token"] = token
-        value = f"{COOKIE}=' + encodeURIComponent({json.dumps(token)}) + '; Max-Age={int(IDLE_MINUTES * 60)}"
-    else:
-        value = f"{COOKIE}=; Max-Age=0"
-    return f"<script>document.cookie = '{value}; Path=/; SameSite=Strict';</script>"
+        return _cookie.script(_cookie.new_nonce(token, int(IDLE_MINUTES * 60), client=_client_address()))
+    return _cookie.script(_cookie.new_nonce(None, 0, client=_client_address()))
+
+
+def _client_address() -> str | None:
+    """The address of this browser's connection (None on localhost or when unknown)."""
+    try:
+        ip = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no client context
+        return None
+    return ip if isinstance(ip, str) and ip else None
 
 
 def sign_in(name: str, password: str) -> None:

@@ -93,6 +93,7 @@ class BiasReport:
     models: pd.DataFrame
     pairs: pd.DataFrame
     reading: list[str] = field(default_factory=list)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {
@@ -199,39 +200,38 @@ def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_v
     pairs = pairs.sort_values(["judge_in_pair", "family_x", "family_y"], ascending=[False, True, True]).reset_index(drop=True)
     rep = BiasReport(benchmark, judge, version, jfam, families, n_judged, n_failed, n_disputed, jfam in families,
                      per_model, pairs)
-    rep.reading = _bias_reading(rep)
+    rep.reading_codes = _bias_reading(rep)
+    rep.reading = render_readings(rep.reading_codes)
     return rep
 
 
-def _fmt_ratio(r: dict | pd.Series) -> str:
-    def f(v):
-        return "∞" if v == math.inf else ("n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3g}")
-
-    p = r["p_value"]
-    ps = "n/a" if p is None or (isinstance(p, float) and math.isnan(p)) else f"{p:.2g}"
-    return f"ratio {f(r['ratio'])} (95% CI {f(r['ratio_low'])}–{f(r['ratio_high'])}, exact binomial p = {ps})"
+def _num(v, spec: str = ".3g") -> str:
+    """A figure for a reading: ``∞``, ``—`` for a missing one."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    return "∞" if v == math.inf else format(v, spec)
 
 
-def _bias_reading(rep: BiasReport) -> list[str]:
-    out = [f"The judge {rep.judge} (family {rep.judge_family}) disputes the key of {rep.n_disputed} of "
-           f"{rep.n_judged} judged items" + (f"; {rep.n_parse_failed} replies could not be parsed" if rep.n_parse_failed else "")
-           + "."]
+def _bias_reading(rep: BiasReport) -> list[tuple[str, dict]]:
+    """The reading of :func:`judge_bias` as (key of :data:`READING_WORDS`, parameters)."""
+    who = {"judge": rep.judge, "family": rep.judge_family, "n_disputed": rep.n_disputed, "n_judged": rep.n_judged}
+    out: list[tuple[str, dict]] = [("reading.bias.summary_failed", {**who, "n_failed": rep.n_parse_failed})
+                                   if rep.n_parse_failed else ("reading.bias.summary", who)]
     if rep.self_family:
-        out.append(f"Warning: the judge belongs to the {rep.judge_family} family, whose models are among those judged; "
-                   "agreement with them may be self-preference rather than correctness.")
+        out.append(("reading.bias.self_family", {"family": rep.judge_family}))
     if rep.n_disputed == 0:
         return out
     if not rep.models.empty:
         top = rep.models.iloc[0]
-        out.append(f"On the disputed items the judge's answer matches {top['model']} most often "
-                   f"({int(top['n_match'])}/{int(top['n_disputed'])} = {100 * top['rate']:.1f}%).")
+        out.append(("reading.bias.top_model", {"model": str(top["model"]), "k": int(top["n_match"]),
+                                               "n": int(top["n_disputed"]), "pct": float(100 * top["rate"])}))
     own = rep.pairs[rep.pairs["judge_in_pair"]]
     for r in own.itertuples():
-        out.append(f"{r.family_x} vs {r.family_y}: the judge matches only {r.family_x} on {r.x_only} items, only "
-                   f"{r.family_y} on {r.y_only}, both on {r.both}, neither on {r.neither}; "
-                   + _fmt_ratio(r._asdict()) + ".")
-    out.append("A high ratio alone does not prove bias: the judge's family may simply be right more often. "
-               "Expert verdicts separate the two (bias versus accuracy).")
+        out.append(("reading.bias.pair", {"x": r.family_x, "y": r.family_y, "x_only": int(r.x_only),
+                                          "y_only": int(r.y_only), "both": int(r.both), "neither": int(r.neither),
+                                          "ratio": _num(r.ratio), "low": _num(r.ratio_low),
+                                          "high": _num(r.ratio_high), "p": _num(r.p_value, ".2g")}))
+    out.append(("reading.bias.caveat", {}))
     return out
 
 
@@ -263,6 +263,7 @@ class AccuracyReport:
     errors: pd.DataFrame
     errors_by_model: pd.DataFrame
     reading: list[str] = field(default_factory=list)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"benchmark": self.benchmark, "judge": self.judge, "prompt_version": self.prompt_version,
@@ -396,7 +397,8 @@ def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_ve
 
     rep = AccuracyReport(benchmark, judge, bias.prompt_version, bias.judge_family, len(exp), overall, patterns,
                          errors, errors_by_model)
-    rep.reading = _accuracy_reading(rep)
+    rep.reading_codes = _accuracy_reading(rep)
+    rep.reading = render_readings(rep.reading_codes)
     return rep
 
 
@@ -420,48 +422,125 @@ def _pct(k, n) -> str:
     return f"{k}/{n} = {100 * k / n:.1f}%" if n else f"{k}/0"
 
 
-def _accuracy_reading(rep: AccuracyReport) -> list[str]:
+def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
+    """The reading of :func:`bias_vs_accuracy` as (key of :data:`READING_WORDS`, parameters)."""
     o = rep.overall.iloc[0]
-    out = []
     if o["n"] == 0:
-        return [f"No item judged by {rep.judge} has a settled expert verdict with an answer yet "
-                f"({rep.n_settled} settled items in all); bias and accuracy cannot be separated yet."]
-    out.append(f"Against the experts, the judge's answer is right on {_pct(int(o['n_correct']), int(o['n']))} "
-               f"of settled items (95% CI {100 * o['accuracy_low']:.1f}–{100 * o['accuracy_high']:.1f}%)"
-               + (f"; Cohen's kappa with the experts on 'key correct / key wrong' = {o['kappa']:.2f} (n = {int(o['kappa_n'])})"
-                  if not math.isnan(o["kappa"]) else "") + ".")
+        return [("reading.acc.none", {"judge": rep.judge, "n_settled": rep.n_settled})]
+    overall = {"share": _pct(int(o["n_correct"]), int(o["n"])), "low": float(100 * o["accuracy_low"]),
+               "high": float(100 * o["accuracy_high"])}
+    out: list[tuple[str, dict]] = [
+        ("reading.acc.overall", overall) if math.isnan(o["kappa"]) else
+        ("reading.acc.overall_kappa", {**overall, "kappa": float(o["kappa"]), "kappa_n": int(o["kappa_n"])})]
     own = rep.patterns[rep.patterns["judge_in_pair"]]
     for (x, y), g in own.groupby(["family_x", "family_y"], sort=False):
         g = g.set_index("pattern")
         xo, yo = g.loc["x_only"], g.loc["y_only"]
-        out.append(f"Where the judge sided with {x} only, the experts agree with it on "
-                   f"{_pct(int(xo['n_judge_correct']), int(xo['n_settled']))} of settled items (of {int(xo['n'])}); "
-                   f"where it sided with {y} only, {_pct(int(yo['n_judge_correct']), int(yo['n_settled']))} "
-                   f"(of {int(yo['n'])}). High accuracy on the {x}-only items means {x} was right there: "
-                   "that is accuracy, not bias.")
+        out.append(("reading.acc.pattern", {"x": x, "y": y,
+                                            "x_share": _pct(int(xo["n_judge_correct"]), int(xo["n_settled"])),
+                                            "x_n": int(xo["n"]),
+                                            "y_share": _pct(int(yo["n_judge_correct"]), int(yo["n_settled"])),
+                                            "y_n": int(yo["n"])}))
     e = rep.errors.set_index("family")
-    if rep.judge_family in e.index and e.loc[rep.judge_family, "n_wrong"] > 0:
-        own_row = e.loc[rep.judge_family]
-        others = e.drop(index=rep.judge_family)
+    fam = rep.judge_family
+    if fam in e.index and e.loc[fam, "n_wrong"] > 0:
+        own_row = e.loc[fam]
+        others = e.drop(index=fam)
         others = others[others["n_wrong"] > 0]
-        parts = [f"{f} {_pct(int(r.n_judge_same), int(r.n_wrong))}" for f, r in others.iterrows()]
-        out.append(f"Self-preference on errors: where {rep.judge_family}'s answer is wrong, the judge repeats that "
-                   f"wrong answer on {_pct(int(own_row['n_judge_same']), int(own_row['n_wrong']))} "
-                   f"(95% CI {100 * own_row['rate_low']:.1f}–{100 * own_row['rate_high']:.1f}%)"
-                   + (f"; for the other families: {', '.join(parts)}." if parts else "."))
+        mine = {"family": fam, "share": _pct(int(own_row["n_judge_same"]), int(own_row["n_wrong"])),
+                "low": float(100 * own_row["rate_low"]), "high": float(100 * own_row["rate_high"])}
+        if len(others):
+            out.append(("reading.acc.self_errors_others", {**mine, "others": ", ".join(
+                f"{f} {_pct(int(r.n_judge_same), int(r.n_wrong))}" for f, r in others.iterrows())}))
+        else:
+            out.append(("reading.acc.self_errors", mine))
         if len(others):
             above = (own_row["rate_low"] > others["rate_high"]).all()
             overlap = (own_row["rate_high"] >= others["rate_low"]).any() and (own_row["rate_low"] <= others["rate_high"]).any()
-            if above:
-                out.append(f"The judge repeats {rep.judge_family}'s errors more often than any other family's, "
-                           "beyond the 95% intervals: evidence of self-preference (bias).")
-            elif overlap:
-                out.append(f"The intervals overlap: no clear evidence that the judge repeats {rep.judge_family}'s "
-                           "errors more than other families' (with these sample sizes).")
-            else:
-                out.append(f"The judge repeats {rep.judge_family}'s errors less often than other families': "
-                           "no sign of self-preference.")
+            key = "reading.acc.bias" if above else "reading.acc.overlap" if overlap else "reading.acc.less"
+            out.append((key, {"family": fam}))
     else:
-        out.append(f"The judge's own family ({rep.judge_family}) has no wrong answers among the settled items, "
-                   "so self-preference on errors cannot be measured yet.")
+        out.append(("reading.acc.no_own_errors", {"family": fam}))
     return out
+
+
+#: The English wording of every sentence of reading the judge stage writes
+#: (``reading.*`` keys; parameters in braces; option letters, names and
+#: figures are passed in).  The CLI and reports print these; the workbench's
+#: catalogues translate the same keys (``workbench/i18n``).
+READING_WORDS: dict[str, str] = {
+    "reading.bias.summary": "The judge {judge} (family {family}) disputes the key of {n_disputed} of {n_judged} "
+                            "judged items.",
+    "reading.bias.summary_failed": "The judge {judge} (family {family}) disputes the key of {n_disputed} of "
+                                   "{n_judged} judged items; {n_failed} replies could not be parsed.",
+    "reading.bias.self_family": "Warning: the judge belongs to the {family} family, whose models are among those "
+                                "judged; agreement with them may be self-preference rather than correctness.",
+    "reading.bias.top_model": "On the disputed items the judge's answer matches {model} most often "
+                              "({k}/{n} = {pct:.1f}%).",
+    "reading.bias.pair": "{x} vs {y}: the judge matches only {x} on {x_only} items, only {y} on {y_only}, both on "
+                         "{both}, neither on {neither}; ratio {ratio} (95% CI {low}–{high}, exact binomial "
+                         "p = {p}).",
+    "reading.bias.caveat": "A high ratio alone does not prove bias: the judge's family may simply be right more "
+                           "often. Expert verdicts separate the two (bias versus accuracy).",
+    "reading.acc.none": "No item judged by {judge} has a settled expert verdict with an answer yet ({n_settled} "
+                        "settled items in all); bias and accuracy cannot be separated yet.",
+    "reading.acc.overall": "Against the experts, the judge's answer is right on {share} of settled items "
+                           "(95% CI {low:.1f}–{high:.1f}%).",
+    "reading.acc.overall_kappa": "Against the experts, the judge's answer is right on {share} of settled items "
+                                 "(95% CI {low:.1f}–{high:.1f}%); Cohen's kappa with the experts on 'key correct / "
+                                 "key wrong' = {kappa:.2f} (n = {kappa_n}).",
+    "reading.acc.pattern": "Where the judge sided with {x} only, the experts agree with it on {x_share} of settled "
+                           "items (of {x_n}); where it sided with {y} only, {y_share} (of {y_n}). High accuracy on "
+                           "the {x}-only items means {x} was right there: that is accuracy, not bias.",
+    "reading.acc.self_errors": "Self-preference on errors: where {family}'s answer is wrong, the judge repeats that "
+                               "wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%).",
+    "reading.acc.self_errors_others": "Self-preference on errors: where {family}'s answer is wrong, the judge "
+                                      "repeats that wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%); for the "
+                                      "other families: {others}.",
+    "reading.acc.bias": "The judge repeats {family}'s errors more often than any other family's, beyond the 95% "
+                        "intervals: evidence of self-preference (bias).",
+    "reading.acc.overlap": "The intervals overlap: no clear evidence that the judge repeats {family}'s errors more "
+                           "than other families' (with these sample sizes).",
+    "reading.acc.less": "The judge repeats {family}'s errors less often than other families': no sign of "
+                        "self-preference.",
+    "reading.acc.no_own_errors": "The judge's own family ({family}) has no wrong answers among the settled items, "
+                                 "so self-preference on errors cannot be measured yet.",
+    "reading.sets.counts": "Tier 1–2: {tier12} items; disputed by {judge}: {judged}; both: {both}; either: {either}.",
+    "reading.sets.confirmed": "{pct:.0f}% of Tier 1–2 confirmed by the judge.",
+    "reading.sets.in_tiers": "{pct:.0f}% of the judge's disputes are in Tier 1–2; {n_new} are disputes the models' "
+                             "agreement did not flag.",
+    "reading.agree.intro_answer": "{n} judge(s) on '{benchmark}', compared on their answers.",
+    "reading.agree.intro_verdict": "{n} judge(s) on '{benchmark}', compared on their verdicts.",
+    "reading.agree.pair": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa {kappa:.2f} "
+                          "(95% CI {low:.2f}–{high:.2f}).",
+    "reading.agree.pair_no_ci": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
+                                "{kappa:.2f} (too few items for an interval).",
+    "reading.agree.pair_undefined": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
+                                    "undefined.",
+    "reading.agree.fleiss": "Fleiss' kappa over the {n_items} items all {n_raters} judges judged: {kappa:.2f}.",
+    "reading.agree.scale": "Kappa corrects raw agreement for chance: about 0.6–0.8 is substantial, above 0.8 "
+                           "almost perfect (Landis & Koch); judges that agree often may still share the same bias.",
+    "reading.section.judges": "Agreement: judge vs judge (Cohen's kappa, common items)",
+    "reading.section.judge_vs_experts": "Agreement: judge vs experts (Cohen's kappa)",
+    "reading.section.reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
+    "reading.section.models": "Agreement: model vs model (Cohen's kappa on answers)",
+    "reading.section.fleiss": "Agreement: Fleiss' kappa (items rated by all)",
+}
+
+
+def render_reading(key: str, params: dict, words: dict[str, str] | None = None) -> str:
+    """One sentence of reading in ``words`` (a catalogue holding the
+    ``reading.*`` keys; default and fallback: :data:`READING_WORDS`).
+
+    >>> render_reading("reading.sets.confirmed", {"pct": 40.0})
+    '40% of Tier 1–2 confirmed by the judge.'
+    >>> render_reading("reading.sets.confirmed", {"pct": 40.0}, {"reading.sets.confirmed": "{pct:.0f}% 已由评审确认。"})
+    '40% 已由评审确认。'
+    """
+    template = (words or {}).get(key) or READING_WORDS.get(key, key)
+    return template.format(**params)
+
+
+def render_readings(codes: list[tuple[str, dict]], words: dict[str, str] | None = None) -> list[str]:
+    """:func:`render_reading` of each (key, parameters)."""
+    return [render_reading(k, p, words) for k, p in codes]

@@ -28,6 +28,7 @@ import pandas as pd
 from audit._sql import resolves_benchmark
 from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze import latest_run_models
+from audit.judge._bias import READING_WORDS, render_readings
 from audit.errors import InputError, NotFoundError
 from audit.judge import _store as jstore
 from audit.store import DbPath, connect, transaction
@@ -85,6 +86,7 @@ class JudgeAgreement:
     pairs: pd.DataFrame
     fleiss: FleissResult | None
     reading: list[str] = field(default_factory=list)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of READING_WORDS, parameters)
 
 
 @resolves_benchmark
@@ -100,17 +102,21 @@ def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", d
     names = sorted(long["rater"].unique())
     pairs = agreement_matrix(long)
     fl = fleiss_kappa(long) if len(names) >= 3 else None
-    reading = [f"{len(names)} judge(s) on '{benchmark}', compared on their {on}s."]
-    described = pairs.attrs.get("describe", [])
-    for i, r in enumerate(pairs.itertuples()):
-        k = described[i].removeprefix("kappa ")
-        reading.append(f"{r.rater_a} vs {r.rater_b}: {r.n} common items, raw agreement "
-                       f"{100 * r.agreement:.1f}%, Cohen's kappa {k}.")
+    codes: list[tuple[str, dict]] = [(f"reading.agree.intro_{on}", {"n": len(names), "benchmark": benchmark})]
+    for r in pairs.itertuples():
+        pair = {"a": r.rater_a, "b": r.rater_b, "n": int(r.n), "pct": float(100 * r.agreement)}
+        if math.isnan(r.kappa):
+            codes.append(("reading.agree.pair_undefined", pair))
+        elif math.isnan(r.ci_low):
+            codes.append(("reading.agree.pair_no_ci", {**pair, "kappa": float(r.kappa)}))
+        else:
+            codes.append(("reading.agree.pair", {**pair, "kappa": float(r.kappa), "low": float(r.ci_low),
+                                                 "high": float(r.ci_high)}))
     if fl is not None and not math.isnan(fl.kappa):
-        reading.append(f"Fleiss' kappa over the {fl.n_items} items all {fl.n_raters} judges judged: {fl.kappa:.2f}.")
-    reading.append("Kappa corrects raw agreement for chance: about 0.6–0.8 is substantial, above 0.8 almost perfect "
-                   "(Landis & Koch); judges that agree often may still share the same bias.")
-    return JudgeAgreement(benchmark, on, names, pairs, fl, reading)
+        codes.append(("reading.agree.fleiss", {"n_items": fl.n_items, "n_raters": fl.n_raters, "kappa": fl.kappa}))
+    codes.append(("reading.agree.scale", {}))
+    reading = render_readings(codes)
+    return JudgeAgreement(benchmark, on, names, pairs, fl, reading, codes)
 
 
 @resolves_benchmark
@@ -210,6 +216,7 @@ class JudgeSets:
     sets: pd.DataFrame          # set, n, share_of_tier12, share_of_judge, share_of_items
     scenarios: pd.DataFrame     # analyze.scenario_table(...) with the extra scenarios
     reading: list[str] = field(default_factory=list)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of READING_WORDS, parameters)
 
 
 SCENARIO_JUDGE = "exclude judge-disputed"
@@ -249,16 +256,16 @@ def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, pro
     sets["share_of_items"] = [share(n, n_items) for n in sets["n"]]
     scen = scenario_table(benchmark, db=db, models=models,
                           extra_exclusions={SCENARIO_JUDGE: judge_set, SCENARIO_UNION: union})
-    reading = [
-        f"Tier 1–2: {len(tier12)} items; disputed by {judge}: {len(judge_set)}; both: {len(inter)}; "
-        f"either: {len(union)}.",
-    ]
+    codes: list[tuple[str, dict]] = [("reading.sets.counts", {"tier12": len(tier12), "judge": judge,
+                                                             "judged": len(judge_set), "both": len(inter),
+                                                             "either": len(union)})]
     if tier12:
-        reading.append(f"{100 * share(len(inter), len(tier12)):.0f}% of Tier 1–2 confirmed by the judge.")
+        codes.append(("reading.sets.confirmed", {"pct": 100 * share(len(inter), len(tier12))}))
     if judge_set:
-        reading.append(f"{100 * share(len(inter), len(judge_set)):.0f}% of the judge's disputes are in Tier 1–2; "
-                       f"{len(judge_set) - len(inter)} are disputes the models' agreement did not flag.")
-    return JudgeSets(benchmark, judge, sets, scen, reading)
+        codes.append(("reading.sets.in_tiers", {"pct": 100 * share(len(inter), len(judge_set)),
+                                                "n_new": len(judge_set) - len(inter)}))
+    reading = render_readings(codes)
+    return JudgeSets(benchmark, judge, sets, scen, reading, codes)
 
 
 # ---------------------------------------------------------------- report hook
@@ -367,13 +374,10 @@ def _judge_vs_experts(benchmark: str, db: DbPath, settled: pd.DataFrame | None) 
     return pd.DataFrame(rows, columns=cols)
 
 
-_REPORT_TITLES = {
-    "judges": "Agreement: judge vs judge (Cohen's kappa, common items)",
-    "judge_vs_experts": "Agreement: judge vs experts (Cohen's kappa)",
-    "reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
-    "models": "Agreement: model vs model (Cohen's kappa on answers)",
-    "fleiss": "Agreement: Fleiss' kappa (items rated by all)",
-}
+_REPORT_TITLES = {k: READING_WORDS[f"reading.section.{k}"]
+                  for k in ("judges", "judge_vs_experts", "reviewers", "models", "fleiss")}
+#: report section title → its ``reading.section.*`` key (for translated titles)
+REPORT_TITLE_KEYS = {v: f"reading.section.{k}" for k, v in _REPORT_TITLES.items()}
 
 
 def report_sections(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,

@@ -348,6 +348,10 @@ MESSAGES: dict[str, str] = {**_words(), **UI}
 from audit.review import EVIDENCE_WORDS  # noqa: E402  (the item page's reasons: the library's English sentences)
 
 MESSAGES.update(EVIDENCE_WORDS)
+# issue 21: the judge stage's sentences of reading (the library's English wording, translated by key)
+from audit.judge import READING_WORDS  # noqa: E402
+
+MESSAGES.update(READING_WORDS)
 MESSAGES.update({
     "dash.tab_cost": "What wrong keys cost",
     "dash.expected": "About **{est}** of the {n} keys are probably wrong ({level} interval {lo}–{hi}).",

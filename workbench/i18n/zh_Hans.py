@@ -287,6 +287,41 @@ MESSAGES: dict[str, str] = {
     "export.diff_csv": "下载 CSV",
 }
 
+# --- issue 21: the judge stage's sentences of reading (the reading.* keys of audit.judge.READING_WORDS)
+MESSAGES.update({
+    "reading.bias.summary": "评判 {judge}（{family} 家族）在已评的 {n_judged} 道题中对 {n_disputed} 道题的答案提出异议。",
+    "reading.bias.summary_failed": "评判 {judge}（{family} 家族）在已评的 {n_judged} 道题中对 {n_disputed} 道题的答案提出异议；{n_failed} 条回复无法解析。",
+    "reading.bias.self_family": "警告：该评判属于 {family} 家族，其模型也在被评之列；与它们一致可能是自我偏好，而非正确。",
+    "reading.bias.top_model": "在争议题目上，评判的答案与 {model} 最常一致（{k}/{n} = {pct:.1f}%）。",
+    "reading.bias.pair": "{x} 对 {y}：评判仅与 {x} 一致的有 {x_only} 道题，仅与 {y} 一致的 {y_only} 道，与两者都一致的 {both} 道，与两者都不一致的 {neither} 道；比值 {ratio}（95% 置信区间 {low}–{high}，精确二项检验 p = {p}）。",
+    "reading.bias.caveat": "仅凭较高的比值不能证明偏向：评判所属家族可能只是更常正确。专家裁定可以区分两者（偏向与准确率）。",
+    "reading.acc.none": "{judge} 评过的题目尚无带答案的专家已定裁定（共 {n_settled} 道已定题目）；暂时无法区分偏向与准确率。",
+    "reading.acc.overall": "对照专家，评判的答案在已定题目中的正确率为 {share}（95% 置信区间 {low:.1f}–{high:.1f}%）。",
+    "reading.acc.overall_kappa": "对照专家，评判的答案在已定题目中的正确率为 {share}（95% 置信区间 {low:.1f}–{high:.1f}%）；在“答案正确 / 答案错误”上与专家的 Cohen's kappa = {kappa:.2f}（n = {kappa_n}）。",
+    "reading.acc.pattern": "评判仅站在 {x} 一边时，专家在已定题目中同意它的比例为 {x_share}（共 {x_n} 道）；仅站在 {y} 一边时为 {y_share}（共 {y_n} 道）。在仅 {x} 一致的题目上准确率高，说明 {x} 在那里是对的：这是准确，而非偏向。",
+    "reading.acc.self_errors": "错误上的自我偏好：{family} 的答案错误时，评判重复该错误答案的比例为 {share}（95% 置信区间 {low:.1f}–{high:.1f}%）。",
+    "reading.acc.self_errors_others": "错误上的自我偏好：{family} 的答案错误时，评判重复该错误答案的比例为 {share}（95% 置信区间 {low:.1f}–{high:.1f}%）；其他家族：{others}。",
+    "reading.acc.bias": "评判重复 {family} 错误的频率高于其他任何家族，且超出 95% 区间：这是自我偏好（偏向）的证据。",
+    "reading.acc.overlap": "区间相互重叠：在现有样本量下，没有明确证据表明评判重复 {family} 的错误多于其他家族。",
+    "reading.acc.less": "评判重复 {family} 错误的频率低于其他家族：没有自我偏好的迹象。",
+    "reading.acc.no_own_errors": "评判所属家族（{family}）在已定题目中没有错误答案，因此暂时无法衡量错误上的自我偏好。",
+    "reading.sets.counts": "第 1–2 级：{tier12} 道题；{judge} 提出异议：{judged} 道；两者皆是：{both} 道；任一：{either} 道。",
+    "reading.sets.confirmed": "第 1–2 级中有 {pct:.0f}% 得到评判确认。",
+    "reading.sets.in_tiers": "评判的异议中有 {pct:.0f}% 位于第 1–2 级；{n_new} 道是模型一致性未标出的异议。",
+    "reading.agree.intro_answer": "“{benchmark}”上有 {n} 位评判，比较其答案。",
+    "reading.agree.intro_verdict": "“{benchmark}”上有 {n} 位评判，比较其裁定。",
+    "reading.agree.pair": "{a} 对 {b}：共同题目 {n} 道，原始一致率 {pct:.1f}%，Cohen's kappa {kappa:.2f}（95% 置信区间 {low:.2f}–{high:.2f}）。",
+    "reading.agree.pair_no_ci": "{a} 对 {b}：共同题目 {n} 道，原始一致率 {pct:.1f}%，Cohen's kappa {kappa:.2f}（题目太少，无法给出区间）。",
+    "reading.agree.pair_undefined": "{a} 对 {b}：共同题目 {n} 道，原始一致率 {pct:.1f}%，Cohen's kappa 无法定义。",
+    "reading.agree.fleiss": "全部 {n_raters} 位评判都评过的 {n_items} 道题上的 Fleiss' kappa：{kappa:.2f}。",
+    "reading.agree.scale": "Kappa 对原始一致率做了机遇校正：约 0.6–0.8 为高度一致，0.8 以上几乎完全一致（Landis & Koch）；经常一致的评判仍可能有相同的偏向。",
+    "reading.section.judges": "一致性：评判对评判（Cohen's kappa，共同题目）",
+    "reading.section.judge_vs_experts": "一致性：评判对专家（Cohen's kappa）",
+    "reading.section.reviewers": "一致性：审阅人对审阅人（Cohen's kappa）",
+    "reading.section.models": "一致性：模型对模型（答案上的 Cohen's kappa）",
+    "reading.section.fleiss": "一致性：Fleiss' kappa（所有人都评过的题目）",
+})
+
 # issue 19: evidence and impact words
 MESSAGES.update({
     "evidence.multi": "此题的答案包含多个选项；错误概率只针对单选答案。",

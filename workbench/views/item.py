@@ -471,7 +471,7 @@ def page() -> None:
             _question(view)
             _vote_summary(view)
             with st.container(key="item_evidence"):   # its sentences are the statistics engineer's (issue 21)
-                item_evidence.show(bench, qid, db)
+                item_evidence.show(bench, qid, db, option=lambda x: _option_shown(view, x))
             if view.judges:
                 _judges(view)
             if view.families:

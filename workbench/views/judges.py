@@ -1,7 +1,8 @@
 """LLM judges: which judges ran, their bias towards their own model family,
 bias versus accuracy against the experts, the judge-based scenarios, and the
 agreement between several judges.  Every number and every sentence of
-reading comes from ``audit.judge`` (statistics and SQL live there); this page
+reading comes from ``audit.judge`` (as keys and figures, worded by the
+interface's catalogue) (statistics and SQL live there); this page
 only lays them out.  Benchmark text and names are escaped before display."""
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from audit.judge import judge_bias
 from audit.judge import judge_agreement, judge_scenarios, panel_verdict
 from audit.review import bias_vs_accuracy, report_sections
 from audit.judge import list_judges, list_runs, unparsed_replies
-from workbench import render, session
+from audit.judge import REPORT_TITLE_KEYS, render_readings
+from workbench import i18n, render, session
 from workbench.views import common
 from workbench.views.common import t
 
@@ -23,8 +25,10 @@ def _table(df, **kwargs) -> None:
     st.dataframe(common.columns(df), **kwargs)
 
 
-def _reading(lines: list[str]) -> None:
-    # sentences written by audit.judge (English; marked for the interface-language check)
+def _reading(codes: list[tuple[str, dict]]) -> None:
+    """The sentences of reading audit.judge writes, from their keys and
+    figures (``reading_codes``), in the interface's language."""
+    lines = render_readings(codes, i18n.messages(common.lang()))
     st.html('<div class="wb-reading">' + "".join(f"<p style='margin:0.2rem 0'>{render.esc(line)}</p>"
                                                 for line in lines) + "</div>")
 
@@ -45,8 +49,9 @@ def _agreement_statistics(bench: str, db) -> None:
     if not sections:
         st.info(t("judges.nothing"))
     for i, (title, df) in enumerate(sections.items()):
-        # section titles written by audit (the library's words, like the reading sentences)
-        st.html(f'<h3 class="wb-reading" style="font-size:1.25rem;margin:.6rem 0 .2rem 0">{render.esc(title)}</h3>')
+        # section titles written by audit, translated by their reading.section.* key
+        shown = t(REPORT_TITLE_KEYS[title]) if title in REPORT_TITLE_KEYS else title
+        st.html(f'<h3 class="wb-reading" style="font-size:1.25rem;margin:.6rem 0 .2rem 0">{render.esc(shown)}</h3>')
         _table(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
 
 
@@ -79,7 +84,7 @@ def page() -> None:
         if rep is not None:
             if rep.self_family:
                 st.warning(t("judges.self_family", family=render.md(rep.judge_family)), icon=":material/warning:")
-            _reading(rep.reading)
+            _reading(rep.reading_codes)
             st.subheader(t("judges.models_h"))
             st.caption(t("judges.models_caption"))
             _table(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True,
@@ -93,7 +98,7 @@ def page() -> None:
         st.caption(t("judges.acc_caption"))
         acc = common.call(bias_vs_accuracy, bench, judge, db=db)
         if acc is not None:
-            _reading(acc.reading)
+            _reading(acc.reading_codes)
             st.subheader(t("judges.acc_overall_h"))
             _table(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
             st.subheader(t("judges.acc_patterns_h"))
@@ -110,7 +115,7 @@ def page() -> None:
     with t_sets:
         js = common.call(judge_scenarios, bench, judge, db=db)
         if js is not None:
-            _reading(js.reading)
+            _reading(js.reading_codes)
             _table(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
                          width="stretch", key="judge_sets")
             sc = js.scenarios
@@ -127,7 +132,7 @@ def page() -> None:
                           format_func=lambda x: t(f"judges.compare_{x}"))
             ja = common.call(judge_agreement, bench, on=on, db=db)
             if ja is not None:
-                _reading(ja.reading)
+                _reading(ja.reading_codes)
                 _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
             st.subheader(t("judges.panel_h"))
             st.caption(t("judges.panel_caption"))
