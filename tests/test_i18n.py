@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from audit import words
-from workbench import i18n
+from audit.review import i18n
 
 VIEWS = Path(__file__).resolve().parents[1] / "workbench" / "views"
 _T_CALL = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[A-Za-z0-9_.\- ]+?)["']""")

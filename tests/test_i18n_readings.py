@@ -11,7 +11,7 @@ import pytest
 
 from audit.judge import READING_WORDS, judge_agreement, judge_bias, judge_scenarios, render_readings
 from audit.review import bias_vs_accuracy
-from workbench import i18n
+from audit.review import i18n
 
 def _fields(text: str) -> set[tuple[str, str]]:
     return {(name, spec or "") for _, name, spec, _ in string.Formatter().parse(text) if name}

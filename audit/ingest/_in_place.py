@@ -32,13 +32,13 @@ from audit.ingest._multi_answer import key_set_sql
 from audit.ingest._predictions import _GIVEN_SQL, _require_questions, _run_sql
 from audit.labels import sql_is_label
 from audit.store import DbPath, connect, transaction
-from audit.store._sources import (
+from audit.store import (
     SourceListing,
     list_source,
     normalize_uri,
     parquet_scan_sql,
     register_filesystem,
-    remember,
+    remember_source_listing as remember,
 )
 
 _KNOWN = ("question_id", "model", "run", "answer", "response")

@@ -467,7 +467,7 @@ def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
 #: The English wording of every sentence of reading the judge stage writes
 #: (``reading.*`` keys; parameters in braces; option letters, names and
 #: figures are passed in).  The CLI and reports print these; the workbench's
-#: catalogues translate the same keys (``workbench/i18n``).
+#: catalogues translate the same keys (``audit/review/i18n``).
 READING_WORDS: dict[str, str] = {
     "reading.bias.summary": "The judge {judge} (family {family}) disputes the key of {n_disputed} of {n_judged} "
                             "judged items.",

@@ -17,9 +17,14 @@ from audit.store._sources import (
     SourceError,
     SourceListing,
     list_source,
+    normalize_uri,
+    parquet_scan_sql,
+    register_filesystem,
     registered_sources,
+    remember as remember_source_listing,
 )
 
 __all__ = ["DbPath", "connect", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
            "schema_version", "set_wait_notice", "transaction",
-           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources"]
+           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources",
+           "normalize_uri", "parquet_scan_sql", "register_filesystem", "remember_source_listing"]

@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 import audit
-from workbench import i18n, render, session
+from audit.review import i18n
+from workbench import render, session
 
 # kept for callers that compare against it (the English text)
 LOCKED_MESSAGE = i18n.translate("common.locked", "en")

@@ -9,7 +9,7 @@ import io
 import streamlit as st
 
 import audit
-from workbench import i18n
+from audit.review import i18n
 from audit._csv import write_csv
 from workbench import session
 from workbench.views import common

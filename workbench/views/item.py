@@ -30,7 +30,8 @@ import audit
 import audit.words
 from audit.labels import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
-from workbench import i18n, render, session
+from audit.review import i18n
+from workbench import render, session
 from workbench.views import common, item_evidence, queue
 from workbench.views.common import t
 

@@ -9,7 +9,8 @@ from typing import Callable
 import streamlit as st
 
 import audit.review
-from workbench import i18n, render
+from audit.review import i18n
+from workbench import render
 from workbench.views import common
 from workbench.views.common import t
 

@@ -13,7 +13,8 @@ from audit.judge import judge_agreement, judge_scenarios, panel_verdict
 from audit.review import bias_vs_accuracy, report_sections
 from audit.judge import list_judges, list_runs, unparsed_replies
 from audit.judge import REPORT_TITLE_KEYS, render_readings
-from workbench import i18n, render, session
+from audit.review import i18n
+from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
 

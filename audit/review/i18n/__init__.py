@@ -1,8 +1,10 @@
 """Interface languages of the workbench: English, Chinese (simplified) and
-Tibetan.
+Tibetan.  The catalogues live in the library (the review stage: the words
+reviewers read), so the Label Studio tasks the sync writes say what the
+workbench says in the same three languages; the workbench only renders them.
 
 Every text a reviewer reads is looked up by key with :func:`t`; the English
-catalogue (:mod:`workbench.i18n.en`, which also takes in every label of
+catalogue (:mod:`audit.review.i18n.en`, which also takes in every label of
 :mod:`audit.words`) is the source.  The Chinese and Tibetan catalogues are
 **drafts awaiting review by native speakers** (``DRAFT = True`` in each);
 a key missing from them falls back to English, and
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from workbench.i18n import bo, en, zh_Hans
+from audit.review.i18n import bo, en, zh_Hans
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh-Hans": "简体中文", "bo": "བོད་ཡིག"}
 CATALOGUES: dict[str, ModuleType] = {"en": en, "zh-Hans": zh_Hans, "bo": bo}
