@@ -134,3 +134,37 @@ def test_reused_ids_after_a_restore_lose_nothing_and_misattribute_nothing(ls, ls
     assert (s4.pull.new_versions, s4.pull.reviews_added, s4.push.annotations_created,
             s4.push.annotations_updated) == (0, 0, 0, 0)
     assert len(audit.review.list_reviews("synth", "q00001", db=db_path)) == 3
+
+
+def test_an_annotation_id_recorded_deleted_is_not_an_earlier_version(ls, ls_server, db_path, tmp_path):
+    """Pema's annotation is lost in a restore (the pull records it deleted);
+    her new annotation on the same item gets the same id and content: it is
+    a new verdict of hers (a revision), not "same verdict as before".
+    Before the fix (main, with the crash mended): 0 reviews added, 1 "unchanged"."""
+    url, token, client = ls
+    live = Path(ls_server.data_dir) / "label_studio.sqlite3"
+    make_benchmark(db_path, 6)
+    proj = _project(db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
+    t3 = _task_id(client, proj.project_id, "q00003")
+    pema_email = f"pema-{uuid.uuid4().hex[:6]}@example.org"
+    pema_id, as_pema = _sign_up(url, pema_email)
+    backup = tmp_path / "backup.sqlite3"
+    _copy_db(live, backup)
+
+    first = as_pema.annotations.create(id=t3, result=verdict_result("key_correct"))
+    assert audit.sync.ls_pull(db=db_path).reviews_added == 1
+    _copy_db(backup, live)                        # restored: her annotation is gone, her account is not
+    s = audit.sync.ls_pull(db=db_path)
+    assert (s.deleted, s.reviews_added, s.relinked) == (1, 0, 0)
+
+    again = as_pema.annotations.create(id=t3, result=verdict_result("key_correct"))
+    assert again.id == first.id, "the restore did not make Label Studio hand out the annotation id again"
+    s1 = audit.sync.ls_pull(db=db_path)
+    assert (s1.new_versions, s1.reviews_added, s1.unchanged, s1.deleted) == (1, 1, 0, 0)
+    hist = audit.review.list_reviews("synth", "q00003", db=db_path)
+    assert list(zip(hist["reviewer"], hist["verdict"], hist["is_revision"])) == [
+        (pema_email, "key_correct", False), (pema_email, "key_correct", True)]
+    assert all(r == pema_id for (r,) in _q(db_path, "SELECT DISTINCT ls_user_id FROM ls_annotations"))
+    s2 = audit.sync.ls_pull(db=db_path)
+    assert (s2.new_versions, s2.reviews_added, s2.deleted) == (0, 0, 0)
