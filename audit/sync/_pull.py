@@ -83,7 +83,7 @@ new AS (
     -- another account is that account's verdict, never the owner's), resolved
     -- by the account's current email (audit.sync._users)
     SELECT r.*, coalesce(a.reviewer, 'label-studio-user-' || r.author_id) AS reviewer,
-           coalesce(o.reviewer, 'label-studio-user-' || r.ls_user_id) AS owner_reviewer,
+           coalesce(o.reviewer, 'label-studio-user-' || r.ls_user_id) AS owner_reviewer, o.email AS owner_email,
            coalesce(a.relinked, false) AS author_relinked, a.email AS author_email,
            a.linked_email AS author_linked_email, a.linked_reviewer AS author_linked_reviewer
     FROM _remote r
@@ -113,9 +113,13 @@ wb AS (       -- each reviewer's latest verdict made outside Label Studio
     QUALIFY row_number() OVER (PARTITION BY benchmark, question_id, reviewer ORDER BY review_id DESC) = 1
 )
 SELECT n.*, q.answer_key, list_transform(q.options, lambda o: o.label) AS labels, q.question_id IS NOT NULL AS item_exists,
-       p.prev_hash, p.prev_review_id, p.prev_reviewer,
+       p.prev_hash, p.prev_review_id,
+       -- the same person made the version before (the same reviewer, or the reviewer recorded
+       -- then was this account's current email: a link to a workbench name made since)
+       coalesce(p.prev_reviewer = n.reviewer OR lower(p.prev_reviewer) = lower(n.author_email), false) AS same_author,
        -- the id now names another person's annotation (ids handed out again, e.g. after a restore)
-       coalesce(ow.prev_owner_id <> n.ls_user_id OR ow.prev_owner <> n.owner_reviewer, false) AS id_reused,
+       coalesce(ow.prev_owner_id <> n.ls_user_id OR (ow.prev_owner <> n.owner_reviewer
+                AND lower(ow.prev_owner) IS DISTINCT FROM lower(n.owner_email)), false) AS id_reused,
        CASE WHEN w.wb_review_id > coalesce(s.last_review_id, 0) THEN w.wb_review_id END AS unsynced_wb_review_id,
        w.wb_verdict, w.wb_answer, w.wb_cause, w.wb_rationale, w.wb_fix
 FROM new n
@@ -180,7 +184,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
         for r in new.itertuples(index=False):
             r = r._replace(**{k: _none(getattr(r, k)) for k in
                               ("verdict", "corrected_answer", "cause", "rationale", "proposed_fix", "prev_hash",
-                               "prev_review_id", "prev_reviewer", "unsynced_wb_review_id")})
+                               "prev_review_id", "unsynced_wb_review_id")})
             h = verdict_hash(r.verdict, r.corrected_answer, r.cause, r.rationale, r.proposed_fix)
             base = [project.url, project.project_id, int(r.annotation_id), r.updated_at, int(r.task_id),
                     r.benchmark, r.question_id, int(r.ls_user_id), r.reviewer]
@@ -197,7 +201,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
             if problem is not None:
                 versions.append(base + ["rejected", None, h, problem, now, edited_by])
                 s.rejected += 1
-            elif r.prev_hash is not None and r.prev_hash == h and r.prev_reviewer == r.reviewer and not r.id_reused:
+            elif r.prev_hash is not None and r.prev_hash == h and r.same_author and not r.id_reused:
                 versions.append(base + ["pulled", r.prev_review_id, h, "same verdict as before", now, edited_by])
                 s.unchanged += 1
             elif wb_hash is not None and wb_hash == h:
