@@ -10,8 +10,8 @@ next account and the next annotation get the ids of the lost ones.
 
 Before the fix (``audit/sync/_pull.py`` of main, run once against this
 test): the pull crashed on the "same verdict as before" path (a numpy int64
-review id DuckDB cannot bind); with only that crash mended, it appended 1
-review instead of 2 — Dawa's annotation with the lost annotation's id and
+review id, from a column with NULLs, that DuckDB cannot bind); with only that
+crash mended, it appended 1 review instead of 2 — Dawa's annotation with the lost annotation's id and
 content was taken as "same verdict as before" (lost: q00001 held only
 Pema's verdict), and her q00002 verdict was recorded as "Pema Lhamo"'s
 through the stale ``ls_users`` link.
@@ -114,11 +114,13 @@ def test_reused_ids_after_a_restore_lose_nothing_and_misattribute_nothing(ls, ls
     # idempotent: a second pull records nothing new
     s2 = audit.sync.ls_pull(db=db_path)
     assert (s2.new_versions, s2.reviews_added, s2.relinked, s2.deleted) == (0, 0, 0, 0)
-    # Dawa saves her annotation again unchanged: the same verdict by the same person adds nothing
+    # Dawa saves her annotation again unchanged (the same verdict by the same person adds nothing)
+    # and annotates one more item, in the same pull
     time.sleep(1.1)
     as_dawa.annotations.update(id=a1.id, result=verdict_result("key_correct"))
+    as_dawa.annotations.create(id=_task_id(client, proj.project_id, "q00003"), result=verdict_result("key_correct"))
     s2b = audit.sync.ls_pull(db=db_path)
-    assert (s2b.new_versions, s2b.unchanged, s2b.reviews_added) == (1, 1, 0)
+    assert (s2b.new_versions, s2b.unchanged, s2b.reviews_added) == (2, 1, 1)
 
     # Pema's next workbench verdict gets a new account of hers, never Dawa's annotation
     audit.add_review("synth", "q00001", "Pema Lhamo", "ambiguous", source="workbench", revision=True, db=db_path)
