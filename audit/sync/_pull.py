@@ -6,8 +6,17 @@ Every annotation version — (annotation id, updated-at) — is handled once:
   Label Studio user's email, or the workbench reviewer the account was
   created for; ``created_at`` = the annotation's updated-at; ``external_id``
   = ``label_studio:<project>:<annotation>@<updated-at>``);
-* the same content as the version before, or as the reviewer's unsynced
-  workbench verdict → recorded, no new row (nothing is duplicated);
+* the same content as the version before *by the same person* (the
+  reviewer resolved from the Label Studio account's current email, see
+  :mod:`audit.sync._users`), or as the reviewer's unsynced workbench verdict
+  → recorded, no new row (nothing is duplicated).  Label Studio restored
+  from an older backup hands out annotation and user ids again: a version
+  recorded before its id was recorded deleted is not an earlier version, and
+  an id whose owner is now another person is the earlier annotation's
+  deletion (recorded in ``ls_deletions``) plus a new annotation;
+* a user id whose email is not the one ``ls_users`` recorded is attributed
+  by its current email, never to the old reviewer; the link is rewritten
+  (``relinked``) and the version's note says what changed;
 * the reviewer also changed their verdict in the workbench since the last
   sync → both rows are kept and a conflict is recorded (the item shows as
   disputed, see the ``review_conflicts`` view);
@@ -37,6 +46,7 @@ from audit.sync._client import Session, open_session
 from audit.sync._push import adopt_intents
 from audit.sync._remote import list_annotations, list_users
 from audit.sync._state import Project, find_project, touch, utc_now
+from audit.sync._users import relink_users, resolve_users
 from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
@@ -54,26 +64,42 @@ class PullSummary:
     adopted: int = 0          # our own pushed verdicts recognised (no row)
     conflicts: int = 0
     rejected: int = 0
-    deleted: int = 0
+    deleted: int = 0          # includes annotations whose id now names another person's annotation
+    relinked: int = 0         # Label Studio user ids that now name another account (re-resolved by email)
 
 
 _CLASSIFY_SQL = """
 WITH known AS (
     SELECT * FROM ls_annotations WHERE url = $url AND project_id = $pid
 ),
+live AS (     -- versions of the annotation each id names now: what was recorded before the
+              -- id was recorded deleted belonged to an earlier annotation with that id
+    SELECT k.* FROM known k
+    LEFT JOIN ls_deletions d ON d.url = k.url AND d.project_id = k.project_id AND d.annotation_id = k.annotation_id
+    WHERE d.detected_at IS NULL OR k.recorded_at >= d.detected_at
+),
 new AS (
     -- the verdict is the author's: whoever made this version (an edit by
-    -- another account is that account's verdict, never the owner's)
-    SELECT r.*, coalesce(u.reviewer, nullif(lu.email, ''), 'label-studio-user-' || r.author_id) AS reviewer
+    -- another account is that account's verdict, never the owner's), resolved
+    -- by the account's current email (audit.sync._users)
+    SELECT r.*, coalesce(a.reviewer, 'label-studio-user-' || r.author_id) AS reviewer,
+           coalesce(o.reviewer, 'label-studio-user-' || r.ls_user_id) AS owner_reviewer, o.email AS owner_email,
+           coalesce(a.relinked, false) AS author_relinked, a.email AS author_email,
+           a.linked_email AS author_linked_email, a.linked_reviewer AS author_linked_reviewer
     FROM _remote r
-    LEFT JOIN ls_users u ON u.url = $url AND u.ls_user_id = r.author_id
-    LEFT JOIN _users lu ON lu.ls_user_id = r.author_id
+    LEFT JOIN _who a ON a.ls_user_id = r.author_id
+    LEFT JOIN _who o ON o.ls_user_id = r.ls_user_id
     WHERE r.benchmark IS NOT NULL
       AND NOT EXISTS (SELECT 1 FROM known k WHERE k.annotation_id = r.annotation_id AND k.updated_at = r.updated_at)
 ),
-prev AS (     -- the latest known version of each annotation
-    SELECT annotation_id, content_hash AS prev_hash, review_id AS prev_review_id
-    FROM known
+prev AS (     -- the latest known version of each annotation, and who made it
+    SELECT annotation_id, content_hash AS prev_hash, review_id AS prev_review_id, reviewer AS prev_reviewer
+    FROM live
+    QUALIFY row_number() OVER (PARTITION BY annotation_id ORDER BY updated_at DESC) = 1
+),
+owner AS (    -- who owned the annotation the id named: its owner's latest own version
+    SELECT annotation_id, ls_user_id AS prev_owner_id, reviewer AS prev_owner
+    FROM live WHERE edited_by IS NULL
     QUALIFY row_number() OVER (PARTITION BY annotation_id ORDER BY updated_at DESC) = 1
 ),
 synced AS (
@@ -88,11 +114,18 @@ wb AS (       -- each reviewer's latest verdict made outside Label Studio
 )
 SELECT n.*, q.answer_key, list_transform(q.options, lambda o: o.label) AS labels, q.question_id IS NOT NULL AS item_exists,
        p.prev_hash, p.prev_review_id,
+       -- the same person made the version before (the same reviewer, or the reviewer recorded
+       -- then was this account's current email: a link to a workbench name made since)
+       coalesce(p.prev_reviewer = n.reviewer OR lower(p.prev_reviewer) = lower(n.author_email), false) AS same_author,
+       -- the id now names another person's annotation (ids handed out again, e.g. after a restore)
+       coalesce(ow.prev_owner_id <> n.ls_user_id OR (ow.prev_owner <> n.owner_reviewer
+                AND lower(ow.prev_owner) IS DISTINCT FROM lower(n.owner_email)), false) AS id_reused,
        CASE WHEN w.wb_review_id > coalesce(s.last_review_id, 0) THEN w.wb_review_id END AS unsynced_wb_review_id,
        w.wb_verdict, w.wb_answer, w.wb_cause, w.wb_rationale, w.wb_fix
 FROM new n
 LEFT JOIN questions q ON q.benchmark = n.benchmark AND q.question_id = n.question_id
 LEFT JOIN prev p USING (annotation_id)
+LEFT JOIN owner ow USING (annotation_id)
 LEFT JOIN synced s ON s.benchmark = n.benchmark AND s.question_id = n.question_id AND s.reviewer = n.reviewer
 LEFT JOIN wb w ON w.benchmark = n.benchmark AND w.question_id = n.question_id AND w.reviewer = n.reviewer
 ORDER BY n.annotation_id
@@ -139,11 +172,13 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
     s = PullSummary(project.project_id, annotations=len(remote))
     s.adopted += adopt_intents(con, project, remote, remote.attrs.get("listed_at", utc_now()))
     params = {"url": project.url, "pid": project.project_id}
+    who = resolve_users(con, project.url, users)
     con.register("_remote", remote)
-    con.register("_users", users)
+    con.register("_who", who)
     try:
         new = con.execute(_CLASSIFY_SQL, params).df()
         now = utc_now()
+        s.relinked = relink_users(con, project.url, who)
         versions, conflicts, to_add = [], [], []
         problems = _problems(con, new)
         for r in new.itertuples(index=False):
@@ -155,6 +190,10 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                     r.benchmark, r.question_id, int(r.ls_user_id), r.reviewer]
             edited_by = int(r.author_id) if int(r.author_id) != int(r.ls_user_id) else None
             problem = problems.get(int(r.annotation_id))
+            relink_note = None
+            if r.author_relinked:
+                relink_note = (f"Label Studio user {int(r.author_id)} was {r.author_linked_email} (reviewer "
+                               f"{r.author_linked_reviewer!r}) and is now {r.author_email}: attributed by email")
             wb_hash = None
             if r.unsynced_wb_review_id is not None:
                 wb_hash = verdict_hash(r.wb_verdict, _none(r.wb_answer), _none(r.wb_cause), _none(r.wb_rationale),
@@ -162,8 +201,9 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
             if problem is not None:
                 versions.append(base + ["rejected", None, h, problem, now, edited_by])
                 s.rejected += 1
-            elif r.prev_hash is not None and r.prev_hash == h:
-                versions.append(base + ["pulled", r.prev_review_id, h, "same verdict as before", now, edited_by])
+            elif r.prev_hash is not None and r.prev_hash == h and r.same_author and not r.id_reused:
+                prev_id = None if r.prev_review_id is None else int(r.prev_review_id)   # not numpy's int64 (a nullable column)
+                versions.append(base + ["pulled", prev_id, h, "same verdict as before", now, edited_by])
                 s.unchanged += 1
             elif wb_hash is not None and wb_hash == h:
                 versions.append(base + ["pushed", int(r.unsynced_wb_review_id), h, "same as the workbench verdict", now,
@@ -178,7 +218,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                     "proposed_fix": r.proposed_fix, "source": "label_studio", "created_at": r.updated_at,
                     "external_id": ext,
                 }))
-                versions.append(base + ["conflict" if conflict else "pulled", ext, h, None, now, edited_by])
+                versions.append(base + ["conflict" if conflict else "pulled", ext, h, relink_note, now, edited_by])
                 if conflict:
                     conflicts.append((project.url, project.project_id, r.benchmark, r.question_id, r.reviewer,
                                       int(r.annotation_id), int(r.unsynced_wb_review_id), ext, now))
@@ -199,7 +239,21 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                 "INSERT INTO ls_conflicts (url, project_id, benchmark, question_id, reviewer, annotation_id, "
                 "workbench_review_id, label_studio_review_id, detected_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [c[:7] + (ids[c[7]], c[8]) for c in conflicts])
-        s.deleted = len(con.execute(
+        reused = [int(a) for a in new.loc[new["id_reused"], "annotation_id"]]
+        if reused:   # the annotation the id named before is gone: recorded deleted, its reviews stay
+            s.deleted += len(con.execute(
+                """
+                INSERT INTO ls_deletions (url, project_id, annotation_id, task_id, benchmark, question_id, reviewer,
+                                          last_review_id, detected_at)
+                SELECT url, project_id, annotation_id, task_id, benchmark, question_id, reviewer, review_id, $now
+                FROM ls_annotations k
+                WHERE url = $url AND project_id = $pid AND annotation_id IN (SELECT unnest($ids::BIGINT[]))
+                  AND recorded_at < $now
+                QUALIFY row_number() OVER (PARTITION BY annotation_id ORDER BY updated_at DESC) = 1
+                ON CONFLICT DO NOTHING
+                RETURNING annotation_id
+                """, {**params, "now": now, "ids": reused}).fetchall())
+        s.deleted += len(con.execute(
             """
             INSERT INTO ls_deletions (url, project_id, annotation_id, task_id, benchmark, question_id, reviewer,
                                       last_review_id, detected_at)
@@ -215,7 +269,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
         touch(con, project, "last_pull_at")
     finally:
         con.unregister("_remote")
-        con.unregister("_users")
+        con.unregister("_who")
     return s
 
 
