@@ -170,3 +170,30 @@ def test_an_annotation_id_recorded_deleted_is_not_an_earlier_version(ls, ls_serv
     assert all(r == pema_id for (r,) in _q(db_path, "SELECT DISTINCT ls_user_id FROM ls_annotations"))
     s2 = audit.sync.ls_pull(db=db_path)
     assert (s2.new_versions, s2.reviews_added, s2.deleted) == (0, 0, 0)
+
+
+def test_a_push_alone_after_a_restore_does_not_send_verdicts_as_another_person(ls, ls_server, db_path, tmp_path):
+    """The push checks the user links too (not only the pull): right after a
+    restore, with no pull in between, Pema's new verdict must not go out as
+    an annotation of Dawa, who now holds Pema's old user id."""
+    url, token, client = ls
+    live = Path(ls_server.data_dir) / "label_studio.sqlite3"
+    make_benchmark(db_path, 6)
+    proj = _project(db_path)
+    audit.sync.ls_push("synth", tiers=None, db=db_path)
+    backup = tmp_path / "backup.sqlite3"
+    _copy_db(live, backup)
+    audit.add_review("synth", "q00001", "Pema Lhamo", "key_correct", source="workbench", db=db_path)
+    assert audit.sync.ls_sync(db=db_path).push.users_created == 1
+    (pema_id,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = 'Pema Lhamo'")
+    _copy_db(backup, live)                        # restored: Pema's account is gone
+    dawa_id, _ = _sign_up(url, f"dawa-{uuid.uuid4().hex[:6]}@example.org")
+    assert dawa_id == pema_id, "the restore did not make Label Studio hand out the user id again"
+
+    audit.add_review("synth", "q00003", "Pema Lhamo", "ambiguous", source="workbench", db=db_path)
+    s = audit.sync.ls_push("synth", tiers=None, db=db_path)       # a push on its own, no pull first
+    assert (s.relinked, s.users_created) == (1, 1)
+    on_t3 = client.annotations.list(id=_task_id(client, proj.project_id, "q00003"))
+    assert [a.completed_by for a in on_t3] != [dawa_id] and len(on_t3) == 1
+    (new_pema,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = 'Pema Lhamo'")
+    assert on_t3[0].completed_by == new_pema != dawa_id

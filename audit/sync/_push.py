@@ -36,6 +36,7 @@ from audit.sync._config import external_id, labeling_config, task_data, verdict_
 from audit.sync._connection import ensure_config
 from audit.sync._remote import list_annotations, list_tasks, list_users, norm_ts
 from audit.sync._state import Project, crash_point, find_project, touch, utc_now
+from audit.sync._users import relink_users, resolve_users
 from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
@@ -57,6 +58,7 @@ class PushSummary:
     annotations_adopted: int = 0  # written by an interrupted run, recognised now
     skipped_changed_remotely: int = 0  # left for pull (possible conflict)
     users_created: int = 0
+    relinked: int = 0            # Label Studio user ids that now name another account (e.g. after a restore)
     annotations_in_import: int = 0     # of annotations_created: sent inside the task import (bulk)
 
 
@@ -442,15 +444,21 @@ ORDER BY l.review_id
 
 
 def _user_ids(session: Session, db: DbPath, reviewers: list[str], s: PushSummary) -> dict[str, int]:
-    """Label Studio user id of each reviewer (created when missing, linked in ls_users)."""
+    """Label Studio user id of each reviewer (created when missing, linked in
+    ls_users).  The links are checked against the server's users first
+    (:func:`resolve_users`): after a restore an id may name another person,
+    and a push must not send one reviewer's verdicts as another's."""
     url = session.url
-    with connect(db, read_only=True) as con:
+    if not reviewers:
+        return {}
+    users = list_users(session)
+    with connect(db) as con, transaction(con):
+        s.relinked += relink_users(con, url, resolve_users(con, url, users))
         linked = dict(con.execute("SELECT reviewer, ls_user_id FROM ls_users WHERE url = ?", [url]).fetchall())
     out = {r: linked[r] for r in reviewers if r in linked}
     missing = [r for r in reviewers if r not in out]
     if not missing:
         return out
-    users = list_users(session)
     by_email = {e.lower(): i for i, e in zip(users["ls_user_id"], users["email"])}
     new_links = []
     for r in missing:
