@@ -244,7 +244,7 @@ def _is_lock_error(exc: BaseException) -> bool:
 #: aggregates and sorts to :func:`temp_directory` instead of growing: with
 #: Python, Arrow and NumPy on top, an import or analysis of 100 M
 #: predictions stays under 3 GB of peak RSS (``tests/bench/bench_scale_curve.py``).
-DEFAULT_MEMORY_LIMIT = "1536MB"
+DEFAULT_MEMORY_LIMIT = "1GB"
 MEMORY_LIMIT_ENV = "AUDIT_DB_MEMORY_LIMIT"
 TEMP_DIR_ENV = "AUDIT_DB_TEMP_DIR"
 THREADS_ENV = "AUDIT_DB_THREADS"

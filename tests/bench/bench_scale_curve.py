@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import time
@@ -57,6 +58,34 @@ def _label(n: int) -> str:
     return f"{n / 1e6:g} M" if n >= 1_000_000 else f"{n / 1e3:g} k"
 
 
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def startup_cpu() -> float:
+    """CPU seconds of a child that only starts Python and imports what a
+    phase imports: subtracted from each phase's CPU time."""
+    import subprocess
+
+    before = _children_cpu()
+    subprocess.run([sys.executable, "-c", "import audit.ingest, audit.analyze"], check=True)
+    return _children_cpu() - before
+
+
+_STARTUP = 0.0
+
+
+def _timed_child(phase: str, args) -> dict:
+    """:func:`bench_scale._child`, plus the CPU seconds (user + system, all
+    threads) the child used beyond start-up: less sensitive than wall time
+    to the load of a shared machine, so the better witness of linear growth."""
+    before = _children_cpu()
+    out = _child(phase, args)
+    out["cpu_s"] = max(_children_cpu() - before - _STARTUP, 0.0)
+    return out
+
+
 def measure(n_predictions: int, n_models: int, root: Path, *, reuse: bool) -> dict:
     n_questions = n_predictions // n_models
     wd = root / f"p{n_predictions}"
@@ -74,17 +103,19 @@ def measure(n_predictions: int, n_models: int, root: Path, *, reuse: bool) -> di
             row["parquet_mb"] = sum(p.stat().st_size for p in wd.glob("*.parquet")) / 2**20
             print(f"  {_label(row['n'])}: generated in {info['generate_s']:.0f} s ({row['parquet_mb']:.0f} MB "
                   f"Parquet, {info['n_raw']:,} raw responses); importing …", flush=True)
-        imp = _child("import", args)
+        imp = _timed_child("import", args)
         row["import_s"] = imp["import_questions_s"] + imp["import_predictions_s"]
         row["import_q_s"], row["import_p_s"] = imp["import_questions_s"], imp["import_predictions_s"]
-        row["import_rss_mb"] = imp["peak_rss_mb"]
+        row["import_rss_mb"], row["import_cpu_s"] = imp["peak_rss_mb"], imp["cpu_s"]
         row["extracted"], row["valid"] = imp["extracted"], imp["valid"]
-        print(f"  {_label(row['n'])}: imported in {row['import_s']:.0f} s (peak RSS {row['import_rss_mb']:.0f} MB); "
-              "analyzing …", flush=True)
-    an = _child("analyze", args)
-    row["analyze_s"], row["analyze_rss_mb"] = an["analyze_s"], an["peak_rss_mb"]
+        print(f"  {_label(row['n'])}: imported in {row['import_s']:.0f} s (questions {row['import_q_s']:.0f} s, "
+              f"predictions {row['import_p_s']:.0f} s; CPU {row['import_cpu_s']:.0f} s; peak RSS "
+              f"{row['import_rss_mb']:.0f} MB); analyzing …", flush=True)
+    an = _timed_child("analyze", args)
+    row["analyze_s"], row["analyze_rss_mb"], row["analyze_cpu_s"] = an["analyze_s"], an["peak_rss_mb"], an["cpu_s"]
     row["db_mb"] = db.stat().st_size / 2**20
-    print(f"  {_label(row['n'])}: analyzed in {row['analyze_s']:.0f} s (peak RSS {row['analyze_rss_mb']:.0f} MB)",
+    print(f"  {_label(row['n'])}: analyzed in {row['analyze_s']:.0f} s (CPU {row['analyze_cpu_s']:.0f} s; peak RSS "
+          f"{row['analyze_rss_mb']:.0f} MB); tiers: " + ", ".join(f"{b} {c:,}" for b, c in an["counts"].items()),
           flush=True)
     return row
 
@@ -106,6 +137,10 @@ def main() -> None:
     print(f"scale curve: {', '.join(_label(n) for n in sizes)} predictions ({a.models} models); work dir {root}; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; AUDIT_DB_MEMORY_LIMIT {limit}",
           flush=True)
+    global _STARTUP
+    _STARTUP = startup_cpu()
+    print(f"start-up of a phase (Python and imports): {_STARTUP:.1f} s CPU, subtracted from the CPU figures",
+          flush=True)
     rows = []
     t0 = time.perf_counter()
     for n in sizes:
@@ -116,25 +151,25 @@ def main() -> None:
             if n != max(sizes):
                 shutil.rmtree(root / f"p{n}", ignore_errors=True)
     print()
-    print(f"{'predictions':>12} {'questions':>10} | {'import s':>9} {'s/M':>6} {'peak MB':>8} | "
-          f"{'analyze s':>9} {'s/M':>6} {'peak MB':>8} | {'db MB':>7}")
+    print("s/M = wall seconds per million predictions (measured in the phase); cpu/M = CPU seconds (user + "
+          "system, all threads, start-up subtracted) per million")
+    print(f"{'predictions':>12} {'questions':>10} | {'import s':>9} {'s/M':>6} {'cpu/M':>6} {'peak MB':>8} | "
+          f"{'analyze s':>9} {'s/M':>6} {'cpu/M':>6} {'peak MB':>8} | {'db MB':>7}")
     for r in rows:
         m = r["n"] / 1e6
-        imp = (f"{r['import_s']:9.1f} {r['import_s'] / m:6.2f} {r['import_rss_mb']:8.0f}" if "import_s" in r
-               else f"{'(reused)':>9} {'':6} {'':8}")
+        imp = (f"{r['import_s']:9.1f} {r['import_s'] / m:6.2f} {r['import_cpu_s'] / m:6.2f} "
+               f"{r['import_rss_mb']:8.0f}" if "import_s" in r else f"{'(reused)':>9} {'':6} {'':6} {'':8}")
         print(f"{r['n']:>12,} {r['questions']:>10,} | {imp} | {r['analyze_s']:9.1f} {r['analyze_s'] / m:6.2f} "
-              f"{r['analyze_rss_mb']:8.0f} | {r['db_mb']:7.0f}")
+              f"{r['analyze_cpu_s'] / m:6.2f} {r['analyze_rss_mb']:8.0f} | {r['db_mb']:7.0f}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (timings on a shared machine scale with it); "
           f"total {time.perf_counter() - t0:.0f} s")
     big = max(rows, key=lambda r: r["n"])
     checks = {f"import peak RSS ≤ 3 GB at {_label(big['n'])}": big.get("import_rss_mb", 0) <= RSS_TARGET_MB,
               f"analyze peak RSS ≤ 3 GB at {_label(big['n'])}": big["analyze_rss_mb"] <= RSS_TARGET_MB}
-    if len(rows) > 1 and all("import_s" in r for r in rows):
-        per_m = [r["import_s"] / (r["n"] / 1e6) for r in rows]
-        checks["import s/M within 2× across sizes"] = max(per_m) <= 2 * min(per_m)
-    if len(rows) > 1:
-        per_m = [r["analyze_s"] / (r["n"] / 1e6) for r in rows]
-        checks["analyze s/M within 2× across sizes"] = max(per_m) <= 2 * min(per_m)
+    phases = ("import", "analyze") if all("import_s" in r for r in rows) else ("analyze",)
+    for ph in phases if len(rows) > 1 else ():
+        per_m = [r[f"{ph}_cpu_s"] / (r["n"] / 1e6) for r in rows]
+        checks[f"{ph} CPU s/M within 2× across sizes"] = max(per_m) <= 2 * min(per_m)
     print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in checks.items()))
 
 
