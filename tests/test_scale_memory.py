@@ -115,3 +115,54 @@ def test_import_spills_under_a_small_memory_limit(tmp_path, clean_env):
     with connect(db2, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 0
         assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == 5_000
+
+
+def _question_frame(n: int):
+    import pandas as pd
+
+    # a pandas index that is not 0..n-1: stored in the file as a column the importer must not see as a field
+    return pd.DataFrame({"id": [f"q{i}" for i in range(n)], "question": [f"{i} + 1?" for i in range(n)],
+                         "A": [str(i + 1) for i in range(n)], "B": [str(i + 2) for i in range(n)],
+                         "C": ["ཀ"] * n, "answer": ["A" if i % 3 else "c" for i in range(n)]},
+                        index=range(100, 100 + n))
+
+
+def test_large_parquet_questions_read_in_batches(tmp_path, monkeypatch):
+    """A question Parquet file past one batch (20,000 rows) is read batch
+    by batch and stores exactly what reading it whole stores; a bad row in
+    the second batch is reported with its row number in the file."""
+    import audit.ingest._questions as Q
+    from audit._read import iter_table
+
+    n = 20_005
+    f = tmp_path / "q.parquet"
+    _question_frame(n).to_parquet(f)
+    seen: list[int] = []
+    real = Q._table_chunks
+
+    def spy(p, chunk_rows=20_000):
+        for df in real(p, chunk_rows):
+            seen.append(len(df))
+            yield df
+
+    monkeypatch.setattr(Q, "_table_chunks", spy)
+    s = import_questions(f, benchmark="b", db=tmp_path / "chunked.duckdb")
+    assert s.questions == n and seen == [20_000, 5]
+    monkeypatch.setattr(Q, "_table_chunks", lambda p, chunk_rows=0: iter_table(p))   # the whole-file reader
+    import_questions(f, benchmark="b", db=tmp_path / "whole.duckdb")
+    rows = {}
+    for name in ("chunked", "whole"):
+        with connect(tmp_path / f"{name}.duckdb", read_only=True) as con:
+            rows[name] = con.execute(
+                "SELECT question_id, seq, stem, options, answer_key, script, flags, raw_text, source_record::VARCHAR "
+                "FROM questions ORDER BY seq").fetchall()
+    assert len(rows["chunked"]) == n and rows["chunked"] == rows["whole"]
+
+    monkeypatch.setattr(Q, "_table_chunks", real)
+    bad = _question_frame(n)
+    bad.loc[100 + 20_002, "question"] = " "
+    bad.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(InputError, match=r"bad\.parquet:20003: empty question text"):
+        import_questions(tmp_path / "bad.parquet", benchmark="c", db=tmp_path / "bad.duckdb")
+    with connect(tmp_path / "bad.duckdb") as con:
+        assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == 0
