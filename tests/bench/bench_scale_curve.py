@@ -110,7 +110,8 @@ def measure(n_predictions: int, n_models: int, root: Path, *, reuse: bool) -> di
         row["extracted"], row["valid"] = imp["extracted"], imp["valid"]
         print(f"  {_label(row['n'])}: imported in {row['import_s']:.0f} s (questions {row['import_q_s']:.0f} s, "
               f"predictions {row['import_p_s']:.0f} s; CPU {row['import_cpu_s']:.0f} s; peak RSS "
-              f"{row['import_rss_mb']:.0f} MB); analyzing …", flush=True)
+              f"{row['import_rss_mb']:.0f} MB; {row['extracted']:,} raw responses extracted, {row['valid']:,} valid); "
+              "analyzing …", flush=True)
     an = _timed_child("analyze", args)
     row["analyze_s"], row["analyze_rss_mb"], row["analyze_cpu_s"] = an["analyze_s"], an["peak_rss_mb"], an["cpu_s"]
     row["db_mb"] = db.stat().st_size / 2**20
