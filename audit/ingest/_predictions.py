@@ -323,19 +323,19 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
     letter).  Responses are streamed from DuckDB in record batches (memory
     stays bounded however long they are), extracted in bulk per option count
     with :func:`audit.ingest._extract.extract_answers` in this one thread, and
-    returned as a small table (_line, model, letter) to join back in SQL."""
+    returned as a compact Arrow table (_line, mi = the model's number in
+    ``_model_ix``, letter) to join back in SQL."""
     from tqdm import tqdm
 
     from audit.ingest._extract import extract_answers
 
-    lines: list[int] = []
-    models: list[str] = []
-    letters: list[str | None] = []
+    parts: list[pa.Table] = []
     from audit.ingest._extract_multi import extract_answer_sets
 
     reader = con.sql(
-        f"SELECT s._line, s.model, s.response, CASE WHEN q.multi THEN -q.k ELSE q.k END FROM {src} s "
-        "JOIN _bench_q q USING (question_id) "
+        f"SELECT s._line::BIGINT AS _line, x.mi, s.response, "
+        f"CASE WHEN q.multi THEN -q.k ELSE q.k END FROM {src} s "
+        "JOIN _bench_q q USING (question_id) JOIN _model_ix x ON x.model = s.model "
         "WHERE s.given IS NULL AND s.response IS NOT NULL").to_arrow_reader(50_000)
     with tqdm(total=total, desc=f"extracting answers ({method})", unit=" responses", unit_scale=True,
               disable=(not progress) if progress is not None else None, leave=False) as bar:
@@ -351,12 +351,14 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
                 fn = extract_answer_sets if k < 0 else extract_answers
                 for i, letter in zip(idx, fn([texts[i] for i in idx], abs(k), method)):
                     out[i] = letter
-            lines.extend(batch.column(0).to_pylist())
-            models.extend(batch.column(1).to_pylist())
-            letters.extend(out)
-            bar.update(len(texts))
-    return pa.table({"_line": pa.array(lines, pa.int64()), "model": pa.array(models, pa.string()),
-                     "letter": pa.array(letters, pa.string())})
+            # the key columns stay Arrow (no Python object per row survives the
+            # batch): 10 M extracted rows cost a few hundred MB, not gigabytes
+            parts.append(pa.table({"_line": batch.column(0), "mi": batch.column(1),
+                                   "letter": pa.array(out, pa.string())}))
+            del texts, ks, out
+            bar.update(batch.num_rows)
+    schema = pa.schema([("_line", pa.int64()), ("mi", pa.int32()), ("letter", pa.string())])
+    return pa.concat_tables(parts).cast(schema) if parts else schema.empty_table()
 
 
 def _perm_sql(shown: str, k: str, texts: str | None) -> str:
@@ -478,6 +480,11 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     n_responses = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
     extract = bool(n_responses) and not pre
     if extract:
+        # models by a small integer: the extracted rows are keyed (line, model
+        # number), so neither Arrow nor the join's hash table holds a model
+        # name per extracted row (10 M of them at 100 M predictions)
+        con.execute("CREATE OR REPLACE TEMP TABLE _model_ix AS SELECT model, "
+                    "(row_number() OVER (ORDER BY model))::INTEGER AS mi FROM (SELECT DISTINCT model FROM _pairs)")
         con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
     given = _GIVEN_SQL.format(c="s.given")
     # multi-answer items: a given set "A D", "d,a", '["A","D"]' → "AD"
@@ -485,7 +492,8 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
              f"THEN {key_set_sql('s.given')} ELSE {given} END")
     letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
         "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
-    join_e = "LEFT JOIN _extracted e ON e._line = s._line AND e.model = s.model " if extract else ""
+    join_e = ("JOIN _model_ix x ON x.model = s.model LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi "
+              if extract else "")
     method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
     # ok: one label of the item, or (multi-answer items) a sorted set of them
     ok = ("coalesce(CASE WHEN multi THEN length(letter) >= 1 AND regexp_full_match(letter, 'A?B?C?D?E?F?') "
@@ -540,7 +548,8 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             # permutation and no item lookup is needed; the written letter is
             # the cell as given, or the letter extracted from the response)
             okey = "question_id, shown" if by_text else "shown"
-            join_e2 = "LEFT JOIN _extracted e ON e._line = s._line AND e.model = s.model " if extract else ""
+            join_e2 = ("JOIN _model_ix x ON x.model = s.model "
+                       "LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi " if extract else "")
             written = "coalesce(s.given, e.letter)" if extract else "s.given"
             con.execute(
                 "INSERT INTO prediction_written (benchmark, question_id, model, run, written, shown_order) "
@@ -554,6 +563,7 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         try:
             if extract:
                 con.unregister("_extracted")
+                con.execute("DROP TABLE IF EXISTS _model_ix")
             if has_shown:
                 con.execute("DROP TABLE IF EXISTS _orders")
         except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back

@@ -650,7 +650,7 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[st
     as columns.  With *missing* (a folder), a mapped field absent from this
     file is recorded there instead of refused."""
     row = 0
-    for df in iter_table(p):
+    for df in _table_chunks(p):
         df["_row"] = range(row, row + len(df))
         row += len(df)
         if mapping:
@@ -671,6 +671,51 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[st
                                  path=p)
             df[k] = v
         yield df
+
+
+def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]:
+    """:func:`audit._read.iter_table`, with a Parquet file of more than
+    *chunk_rows* rows also read in record batches (a million questions never
+    sit in memory as one DataFrame); ``_line`` is the row number from 1, as
+    :func:`audit._read.read_table` gives it.
+
+    >>> import tempfile, pathlib, pandas as pd
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "q.parquet"
+    >>> pd.DataFrame({"id": ["a", "b", "c"], "answer": ["A", "B", "A"]}).to_parquet(f)
+    >>> [(list(d["id"]), list(d["_line"])) for d in _table_chunks(f, chunk_rows=2)]
+    [(['a', 'b'], [1, 2]), (['c'], [3])]
+    """
+    if p.suffix.lower() != ".parquet":
+        yield from iter_table(p)
+        return
+    import pyarrow.parquet as pq
+
+    from audit._read import _refuse_reserved, check_input_file
+
+    check_input_file(p)
+    try:
+        pf = pq.ParquetFile(p)
+        n_rows = pf.metadata.num_rows
+    except Exception as exc:  # pyarrow raises several types
+        raise InputError(f"cannot read Parquet: {exc}", path=p) from None
+    if n_rows <= chunk_rows:
+        yield from iter_table(p)
+        return
+    meta = pf.schema_arrow.pandas_metadata or {}
+    index_cols = {c for c in meta.get("index_columns", []) if isinstance(c, str)}   # a pandas index: not a field
+    columns = [c for c in pf.schema_arrow.names if c not in index_cols]
+    _refuse_reserved(columns, p)
+    line = 1
+    try:
+        for batch in pf.iter_batches(batch_size=chunk_rows, columns=columns):
+            df = batch.to_pandas()
+            df["_line"] = range(line, line + len(df))
+            line += len(df)
+            yield df
+    except InputError:
+        raise
+    except Exception as exc:  # a corrupt row group surfaces while reading
+        raise InputError(f"cannot read Parquet: {exc}", path=p) from None
 
 
 def _has_source(df, src: str) -> bool:

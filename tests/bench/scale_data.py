@@ -54,11 +54,18 @@ def model_names(n_models: int) -> list[str]:
 
 
 def generate_parquet(outdir, n_questions: int = 100_000, n_models: int = 100, *, seed: int = 0,
-                     raw_share: float = 0.10, invalid_share: float = 0.02, wrong_key_share: float = 0.03
-                     ) -> dict:
+                     raw_share: float = 0.10, invalid_share: float = 0.02, wrong_key_share: float = 0.03,
+                     chunk_questions: int | None = None) -> dict:
     """Write ``questions.parquet`` and ``predictions.parquet`` (long layout)
     to ``outdir``; return their paths and the generation time.  Same
-    arguments → identical files."""
+    arguments → identical files.
+
+    ``chunk_questions``: draw and write the predictions of that many
+    questions at a time (each chunk from its own generator seeded with
+    ``(seed, chunk index)``), so memory stays bounded at 100 M predictions;
+    the question-level draws (keys, planted wrong keys, abilities) are the
+    same as without it, the per-prediction draws differ.  None: one chunk
+    from the main generator (the files earlier benchmarks measured)."""
     t0 = time.perf_counter()
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,10 +95,53 @@ def generate_parquet(outdir, n_questions: int = 100_000, n_models: int = 100, *,
 
     names = model_names(n_models)
     ability = np.linspace(-0.6, 2.4, n_models)[rng.permutation(n_models)]
-    # predictions, question-major: row r = question r // M, model r % M
+    p_path = out / "predictions.parquet"
+    tables = _prediction_tables(rng, seed, n_questions, n_models, chunk_questions, qids, names, ability, truth,
+                                distractor, easiness, raw_share, invalid_share)
+    n_raw = 0
+    writer = None
+    try:
+        for table, raw_count in tables:
+            n_raw += raw_count
+            if writer is None:
+                writer = pq.ParquetWriter(p_path, table.schema)
+            writer.write_table(table, row_group_size=1_000_000)
+    finally:
+        if writer is not None:
+            writer.close()
     n = n_questions * n_models
-    q_idx = np.repeat(qn, n_models)
-    m_idx = np.tile(np.arange(n_models, dtype=np.int32), n_questions)
+    return {
+        "questions_path": q_path,
+        "predictions_path": p_path,
+        "n_questions": n_questions,
+        "n_models": n_models,
+        "n_predictions": n,
+        "n_raw": n_raw,
+        "n_wrong_keys": int(wrong_key.sum()),
+        "generate_s": time.perf_counter() - t0,
+    }
+
+
+def _prediction_tables(rng, seed, n_questions, n_models, chunk_questions, qids, names, ability, truth, distractor,
+                       easiness, raw_share, invalid_share):
+    """Yield (Arrow table, raw rows) per chunk of questions, question-major."""
+    if not chunk_questions or chunk_questions >= n_questions:
+        yield _prediction_chunk(rng, 0, n_questions, n_models, qids, names, ability, truth, distractor, easiness,
+                                raw_share, invalid_share)
+        return
+    for i, lo in enumerate(range(0, n_questions, chunk_questions)):
+        hi = min(n_questions, lo + chunk_questions)
+        yield _prediction_chunk(np.random.default_rng([seed, i]), lo, hi, n_models, qids, names, ability, truth,
+                                distractor, easiness, raw_share, invalid_share)
+
+
+def _prediction_chunk(rng, lo, hi, n_models, qids, names, ability, truth, distractor, easiness, raw_share,
+                      invalid_share):
+    # predictions, question-major: row r = question lo + r // M, model r % M
+    nq = hi - lo
+    n = nq * n_models
+    q_idx = np.repeat(np.arange(lo, hi), n_models)
+    m_idx = np.tile(np.arange(n_models, dtype=np.int32), nq)
     logit = ability[m_idx] + easiness[q_idx]
     p_correct = 1.0 / (1.0 + np.exp(-logit))
     u = rng.random(n)
@@ -114,26 +164,16 @@ def generate_parquet(outdir, n_questions: int = 100_000, n_models: int = 100, *,
     tmpl = np.where(invalid, n_t * 4 + rng.integers(0, len(UNANSWERABLE), n).astype(np.int32), tmpl)
     resp_idx = np.where(raw, tmpl, -1).astype(np.int32)
     response = pa.DictionaryArray.from_arrays(pa.array(resp_idx, pa.int32(), mask=resp_idx < 0), pa.array(texts))
-    predictions = pa.table(
+    table = pa.table(
         {
-            "question_id": pa.DictionaryArray.from_arrays(pa.array(q_idx.astype(np.int32)), pa.array(qids)),
+            "question_id": pa.DictionaryArray.from_arrays(pa.array((q_idx - lo).astype(np.int32)),
+                                                          pa.array(qids[lo:hi])),
             "model": pa.DictionaryArray.from_arrays(pa.array(m_idx), pa.array(names)),
             "answer": given,
             "response": response,
         }
     )
-    p_path = out / "predictions.parquet"
-    pq.write_table(predictions, p_path, row_group_size=1_000_000)
-    return {
-        "questions_path": q_path,
-        "predictions_path": p_path,
-        "n_questions": n_questions,
-        "n_models": n_models,
-        "n_predictions": n,
-        "n_raw": int(raw.sum()),
-        "n_wrong_keys": int(wrong_key.sum()),
-        "generate_s": time.perf_counter() - t0,
-    }
+    return table, int(raw.sum())
 
 
 def build_scale_db(path, n_questions: int = 100_000, n_models: int = 100, *, seed: int = 0,
