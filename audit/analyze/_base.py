@@ -304,13 +304,15 @@ class Cells:
         return pa.table(cols)
 
 
-def usable_cells(con: Any, benchmark: str, n_models: int) -> Cells:
-    """Run :func:`usable_cells_sql` (the model set registered as ``_ms``)
-    and return its rows as :class:`Cells`, sorted by (qn, y).  A model
+def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool = False) -> Cells:
+    """Run :func:`usable_cells_sql` (the model set registered as ``_ms``;
+    with ``q_registered`` the questions too, as ``_q`` from
+    :func:`questions_table`) and return its rows as :class:`Cells`, sorted by (qn, y).  A model
     answering a question twice in its run is an error (the bitmask would be
     wrong): the importer never stores that."""
     n_words = mask_words(n_models)
-    rel = con.sql(f"WITH _q AS ({QUESTIONS_SQL}) {usable_cells_sql(n_words)}", params={"benchmark": benchmark})
+    q_cte = "" if q_registered else f"WITH _q AS ({QUESTIONS_SQL}) "
+    rel = con.sql(q_cte + usable_cells_sql(n_words), params={"benchmark": benchmark})
     tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
     qn = tbl.column("qn").to_numpy().astype(np.int64)
     y = tbl.column("y").to_numpy().astype(np.int64)
@@ -326,3 +328,11 @@ def usable_cells(con: Any, benchmark: str, n_models: int) -> Cells:
         raise InputError(f"benchmark '{benchmark}': a model has two predictions for one question in the same run; "
                          "re-import its predictions")
     return cells
+
+
+def questions_table(con: Any, benchmark: str) -> pa.Table:
+    """The rows of ``QUESTIONS_SQL`` for ``benchmark`` as an Arrow table, to
+    register once as ``_q`` when several queries of one analysis need them
+    (each ``WITH _q AS (QUESTIONS_SQL)`` would recompute them)."""
+    rel = con.sql(QUESTIONS_SQL, params={"benchmark": benchmark})
+    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
