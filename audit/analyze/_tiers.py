@@ -45,12 +45,13 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
+from audit.analyze._base import ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
@@ -470,9 +471,11 @@ def analyze_benchmark(
         if not plans:
             raise NotFoundError(f"no benchmark has predictions ({', '.join(skipped)}); import predictions first")
         runs = []
-        from tqdm import tqdm
+        bar: Any = plans
+        if progress:     # tqdm (and the multiprocessing it imports) only when asked for
+            from tqdm import tqdm
 
-        bar = tqdm(plans, desc="analyze", unit="benchmark", disable=not progress, leave=False)
+            bar = tqdm(plans, desc="analyze", unit="benchmark", leave=False)
         with transaction(con):
             for name, ms, thr in bar:
                 con.register("_ms", ms.arrow())
