@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -39,24 +40,30 @@ sys.path.insert(0, str(HERE))
 BENCHMARK = "scale"
 
 
+def _cpu() -> float:
+    """CPU seconds of this process, all its threads (DuckDB's too)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def _phase(args) -> None:
-    """Child: time one step and print JSON."""
+    """Child: time one step (wall and CPU seconds) and print JSON."""
     if args.phase == "bare":
         import duckdb
 
         con = duckdb.connect(str(args.db), read_only=True)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu()
         n = len(con.execute("SELECT question_id, answer, count(*) FROM predictions GROUP BY question_id, answer")
                 .fetchall())
-        print(json.dumps({"s": time.perf_counter() - t, "groups": n}))
+        print(json.dumps({"s": time.perf_counter() - t, "cpu": _cpu() - c, "groups": n}))
         return
     import audit
     from audit.analyze import analyze_benchmark
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), _cpu()
     s = analyze_benchmark(BENCHMARK, db=args.db)
-    el = time.perf_counter() - t
-    print(json.dumps({"s": el, "counts": s.runs[0].counts, "code": str(Path(audit.__file__).parents[1])}))
+    el, cpu = time.perf_counter() - t, _cpu() - c
+    print(json.dumps({"s": el, "cpu": cpu, "counts": s.runs[0].counts, "code": str(Path(audit.__file__).parents[1])}))
 
 
 def _child(phase: str, db: Path, code: Path) -> dict:
@@ -129,15 +136,20 @@ def main() -> None:
           f"load average {os.getloadavg()[0]:.1f} at start")
 
     bare, new, old = [], [], []
+    cpu: dict[str, list[float]] = {"bare": [], "new": [], "old": []}
     counts_new = counts_old = None
     for r in range(args.repeat):      # interleaved, so every variant sees the same load
-        bare.append(_child("bare", base, REPO)["s"])
+        out = _child("bare", base, REPO)
+        bare.append(out["s"])
+        cpu["bare"].append(out["cpu"])
         out = _child("analyze", _fresh(base, work), REPO)
         new.append(out["s"])
+        cpu["new"].append(out["cpu"])
         counts_new = out["counts"]
         if args.old:
             out = _child("analyze", _fresh(base, work), args.old)
             old.append(out["s"])
+            cpu["old"].append(out["cpu"])
             counts_old = out["counts"]
         print(f"  run {r + 1}: bare {bare[-1]:.2f} s, analyze {new[-1]:.2f} s"
               + (f", old analyze {old[-1]:.2f} s" if old else "") + f" (load {os.getloadavg()[0]:.1f})", flush=True)
@@ -146,6 +158,9 @@ def main() -> None:
     print(f"bare GROUP BY question_id, answer   {mb:6.2f} s   (median of {fmt(bare)})")
     print(f"analyze_benchmark in process        {mn:6.2f} s   (median of {fmt(new)})")
     print(f"ratio analyze / bare scan           {mn / mb:6.2f}     (target ≤ 4: {'met' if mn / mb <= 4 else 'NOT met'})")
+    cb, cn = statistics.median(cpu["bare"]), statistics.median(cpu["new"])
+    print(f"CPU seconds (all threads; less sensitive to the load): bare {cb:.2f}, analyze {cn:.2f}, "
+          f"ratio {cn / cb:.2f}" + (f"; old analyze {statistics.median(cpu['old']):.2f}" if cpu["old"] else ""))
     if old:
         mo = statistics.median(old)
         print(f"old analyze_benchmark ({args.old})  {mo:6.2f} s   (median of {fmt(old)})")
