@@ -75,10 +75,26 @@ def parse_models(models) -> list[str] | None:
     return out
 
 
+def _one_run_models(con, benchmark: str) -> list | None:
+    """``model_set``'s rows (model, [run], family) when every prediction of
+    the benchmark has the same run, else None.  ``min(run)``/``max(run)``
+    come nearly free (column statistics) and ``DISTINCT model`` costs a
+    fifth of ``DISTINCT model, run`` over 10 M predictions (issue 24)."""
+    lo, hi = con.execute("SELECT min(run), max(run) FROM predictions WHERE benchmark = ?", [benchmark]).fetchall()[0]
+    if lo is None or lo != hi:
+        return None
+    return con.execute(
+        "SELECT pr.model, [?] AS runs, any_value(m.family) AS family "
+        "FROM (SELECT DISTINCT model FROM predictions WHERE benchmark = ?) pr "
+        "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
+        [lo, benchmark],
+    ).fetchall()
+
+
 def model_set(con, benchmark: str, models=None) -> ModelSet:
     """Resolve the model set of a benchmark (default: every model with
     predictions for it) and the run used for each model."""
-    rows = con.execute(
+    rows = _one_run_models(con, benchmark) or con.execute(
         "SELECT pr.model, list(pr.run ORDER BY pr.run) AS runs, any_value(m.family) AS family "
         "FROM (SELECT DISTINCT model, run FROM predictions WHERE benchmark = ?) pr "
         "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
