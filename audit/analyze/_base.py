@@ -79,7 +79,8 @@ def _one_run_models(con, benchmark: str) -> list | None:
     """``model_set``'s rows (model, [run], family) when every prediction of
     the benchmark has the same run, else None.  ``min(run)``/``max(run)``
     come nearly free (column statistics) and ``DISTINCT model`` costs a
-    fifth of ``DISTINCT model, run`` over 10 M predictions (issue 24)."""
+    fifth of ``DISTINCT model, run`` over 10 M predictions (issue 24).
+    Must read the same relation as :func:`model_set`'s general query."""
     lo, hi = con.execute("SELECT min(run), max(run) FROM predictions WHERE benchmark = ?", [benchmark]).fetchall()[0]
     if lo is None or lo != hi:
         return None
