@@ -675,8 +675,8 @@ def calibration_table(predicted: ArrayLike, observed: ArrayLike, *,
 
 # ----------------------------------------------------------------- storage
 
-_ITEMS_SQL = f"""
-WITH _q AS ({QUESTIONS_SQL})
+# the items' query over ``_q`` (QUESTIONS_SQL); _ITEMS_SQL computes ``_q`` itself
+_ITEMS_BODY = """
 SELECT q.qn - 1 AS i, q.question_id, coalesce(q.subject, '') AS subject, q.n_options,
        CASE WHEN q.answer_key IS NULL THEN -2
             ELSE coalesce(list_position(q.labels, q.answer_key), 0) - 1 END AS key_idx,
@@ -692,6 +692,7 @@ LEFT JOIN (SELECT DISTINCT question_id FROM audit_lint WHERE run_id = $run_id AN
        ON dup.question_id = q.question_id
 ORDER BY q.qn
 """
+_ITEMS_SQL = f"WITH _q AS ({QUESTIONS_SQL})" + _ITEMS_BODY
 
 @dataclass
 class ScoreInputs:
@@ -711,19 +712,20 @@ class ScoreInputs:
 
 
 def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0,
-                cells: Cells | None = None) -> ScoreInputs:
+                cells: Cells | None = None, q_registered: bool = False) -> ScoreInputs:
     """Read a benchmark's items and the usable answers of the model set
     registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
     than ``sample`` items, only a seeded random sample's answers.  ``cells``:
     the model set's :func:`~audit.analyze._base.usable_cells` when the
     caller has them (analyze does: one pass over the predictions serves the
-    tiers and the score), else read here."""
-    rel = con.sql(_ITEMS_SQL, params={"benchmark": benchmark, "run_id": run_id})
+    tiers and the score), else read here.  ``q_registered``: the caller
+    registered ``_q`` (:func:`~audit.analyze._base.questions_table`)."""
+    rel = con.sql(_ITEMS_BODY if q_registered else _ITEMS_SQL, params={"benchmark": benchmark, "run_id": run_id})
     items = (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).to_pandas()
     n = len(items)
     if cells is None:
         n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
-        cells = usable_cells(con, benchmark, n_models)
+        cells = usable_cells(con, benchmark, n_models, q_registered=q_registered)
     ci = cells.qn - 1                      # each cell's item index
     rows: Any = slice(None)
     pick = None
@@ -911,10 +913,11 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
             con.unregister("_kep")
 
 
-def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None) -> None:
+def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,
+              q_registered: bool = False) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
-    the caller's transaction) and store it; ``cells`` as in :func:`load_inputs`."""
-    inp = load_inputs(con, benchmark, run_id, cells=cells)
+    the caller's transaction) and store it; ``cells`` and ``q_registered`` as in :func:`load_inputs`."""
+    inp = load_inputs(con, benchmark, run_id, cells=cells, q_registered=q_registered)
     out, _, params = score_inputs(inp, ms, judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
     write_scores(con, run_id, benchmark, out, params)
 

@@ -45,12 +45,13 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, ModelSet, all_benchmarks, model_set, resolve_benchmark, usable_cells
+from audit.analyze._base import ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
@@ -230,8 +231,7 @@ def thresholds(
 # answer) with qn, answer, is_key, cnt (models) and nfam (their families).
 
 _RESULTS_SQL = f"""
-WITH _q AS ({QUESTIONS_SQL}),
-per_q AS (
+WITH per_q AS (
     SELECT qn,
            sum(cnt)::INTEGER AS n_valid,
            coalesce(sum(cnt) FILTER (WHERE is_key), 0)::INTEGER AS n_correct,
@@ -281,8 +281,7 @@ FROM ruled
 
 _LINT_SQL = f"""
 INSERT INTO audit_lint (run_id, benchmark, kind, question_id, model, detail)
-WITH _q AS ({QUESTIONS_SQL}),
-key_lint AS (
+WITH key_lint AS (
     SELECT 'key_not_in_options' AS kind, question_id, NULL::VARCHAR AS model,
            CASE WHEN answer_key IS NULL THEN 'the item has no answer key'
                 ELSE 'key ''' || answer_key || ''' is not one of the options ' || array_to_string(labels, ', ') END AS detail,
@@ -331,7 +330,10 @@ ORDER BY kind, ord, model
 
 def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True) -> BenchmarkRun:
     t1, t2 = thr.t1, thr.t2
-    n_questions = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
+    # the benchmark's questions (QUESTIONS_SQL), computed once and registered
+    # as ``_q`` for every query below
+    q_tbl = questions_table(con, benchmark)
+    n_questions = len(q_tbl)
     config = {
         "rule": "cross-model agreement tiers",
         "rule_version": RULE_VERSION,
@@ -366,17 +368,17 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
     # the one pass over the predictions: usable answers per (question, answer)
     # with the models' bitmask; the tiers, the constant-predictor lint and the
     # key-error score all start from it
-    cells = usable_cells(con, benchmark, ms.n)
-    answers, per_model = cells.model_answer_counts()
-    mi, ai = np.nonzero(per_model)
-    tables = {
-        "_agg": cells.arrow(nfam=cells.family_counts(ms.fam_ids())),
-        "_mac": pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),
-                          "cnt": pa.array(per_model[mi, ai], pa.int64())}),
-    }
-    for name, tbl in tables.items():
-        con.register(name, tbl)
+    tables = {"_q": q_tbl}
+    con.register("_q", q_tbl)
     try:
+        cells = usable_cells(con, benchmark, ms.n, q_registered=True)
+        answers, per_model = cells.model_answer_counts()
+        mi, ai = np.nonzero(per_model)
+        tables["_agg"] = cells.arrow(nfam=cells.family_counts(ms.fam_ids()))
+        tables["_mac"] = pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),
+                                   "cnt": pa.array(per_model[mi, ai], pa.int64())})
+        for name in ("_agg", "_mac"):
+            con.register(name, tables[name])
         con.execute(
             _LINT_SQL,
             {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
@@ -384,7 +386,7 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         if score and ms.n >= 2:   # the scores first: the tiers' demotion reads them
             from audit.analyze._keyerror import score_run
 
-            score_run(con, run_id, benchmark, ms, cells=cells)
+            score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True)
         con.execute(_RESULTS_SQL, params)
     finally:
         for name in tables:
@@ -469,9 +471,11 @@ def analyze_benchmark(
         if not plans:
             raise NotFoundError(f"no benchmark has predictions ({', '.join(skipped)}); import predictions first")
         runs = []
-        from tqdm import tqdm
+        bar: Any = plans
+        if progress:     # tqdm (and the multiprocessing it imports) only when asked for
+            from tqdm import tqdm
 
-        bar = tqdm(plans, desc="analyze", unit="benchmark", disable=not progress, leave=False)
+            bar = tqdm(plans, desc="analyze", unit="benchmark", leave=False)
         with transaction(con):
             for name, ms, thr in bar:
                 con.register("_ms", ms.arrow())
