@@ -81,12 +81,12 @@ def _one_run_models(con, benchmark: str) -> list | None:
     come nearly free (column statistics) and ``DISTINCT model`` costs a
     fifth of ``DISTINCT model, run`` over 10 M predictions (issue 24).
     Must read the same relation as :func:`model_set`'s general query."""
-    lo, hi = con.execute("SELECT min(run), max(run) FROM predictions WHERE benchmark = ?", [benchmark]).fetchall()[0]
+    lo, hi = con.execute("SELECT min(run), max(run) FROM all_predictions WHERE benchmark = ?", [benchmark]).fetchall()[0]
     if lo is None or lo != hi:
         return None
     return con.execute(
         "SELECT pr.model, [?] AS runs, any_value(m.family) AS family "
-        "FROM (SELECT DISTINCT model FROM predictions WHERE benchmark = ?) pr "
+        "FROM (SELECT DISTINCT model FROM all_predictions WHERE benchmark = ?) pr "
         "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
         [lo, benchmark],
     ).fetchall()
