@@ -129,6 +129,8 @@ def _where(module: Any, name: str) -> str:
     if (inspect.isfunction(obj) or inspect.isclass(obj)) and home and qual and "<" not in qual:
         if qual.rsplit(".", 1)[-1] != name and hasattr(sys.modules.get(home), name):
             return f"{home}.{name}"  # an alias (TlueImportSummary = ImportSummary): shown by its public name
+        if qual.rsplit(".", 1)[-1] != name:
+            return f"{module.__name__}.{name}"  # renamed on import (remember as remember_source_listing)
         return f"{home}.{qual}"
     # constants and aliases: documented where the module defines or re-exports them
     for modname in _defining_modules(module, name):
