@@ -1,7 +1,7 @@
 """Analysis near the speed of a bare scan (issue 24, point 1; issue 19's
 "at most 1.25× today's time").
 
-    python tests/bench/bench_analyze_speed.py [--db /work/scale/a/base.duckdb] [--questions 100000]
+    python tests/bench/bench_analyze_speed.py [--db FILE] [--questions 100000]
         [--models 100] [--repeat 3] [--old /work/main]
 
 Prints, in one run on one database (built once with ``scale_data.py`` when
@@ -28,6 +28,7 @@ import json
 import os
 import resource
 import shutil
+import tempfile
 import statistics
 import subprocess
 import sys
@@ -102,8 +103,10 @@ def _cli(db: Path, code: Path, *argv: str) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--db", type=Path, default=Path("/work/scale/a/base.duckdb"),
-                    help="the database to analyse (never written: each run gets a copy); built when missing")
+    ap.add_argument("--db", type=Path,
+                    default=Path(tempfile.gettempdir()) / "answer-key-audit-bench" / "analyze-speed.duckdb",
+                    help="the database to analyse (never written: each run gets a copy); built when missing "
+                         "(default: in the temporary folder, kept for the next run)")
     ap.add_argument("--questions", type=int, default=100_000)
     ap.add_argument("--models", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3)
@@ -115,6 +118,7 @@ def main() -> None:
         return
 
     base = args.db
+    base.parent.mkdir(parents=True, exist_ok=True)
     if not base.exists():
         from scale_data import build_scale_db
 
