@@ -178,22 +178,23 @@ def test_a_push_alone_after_a_restore_does_not_send_verdicts_as_another_person(l
     an annotation of Dawa, who now holds Pema's old user id."""
     url, token, client = ls
     live = Path(ls_server.data_dir) / "label_studio.sqlite3"
+    pema = f"Pema {uuid.uuid4().hex[:6]}"          # the server is shared with the other tests: a reviewer of its own
     make_benchmark(db_path, 6)
     proj = _project(db_path)
     audit.sync.ls_push("synth", tiers=None, db=db_path)
     backup = tmp_path / "backup.sqlite3"
     _copy_db(live, backup)
-    audit.add_review("synth", "q00001", "Pema Lhamo", "key_correct", source="workbench", db=db_path)
+    audit.add_review("synth", "q00001", pema, "key_correct", source="workbench", db=db_path)
     assert audit.sync.ls_sync(db=db_path).push.users_created == 1
-    (pema_id,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = 'Pema Lhamo'")
+    (pema_id,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = ?", [pema])
     _copy_db(backup, live)                        # restored: Pema's account is gone
     dawa_id, _ = _sign_up(url, f"dawa-{uuid.uuid4().hex[:6]}@example.org")
     assert dawa_id == pema_id, "the restore did not make Label Studio hand out the user id again"
 
-    audit.add_review("synth", "q00003", "Pema Lhamo", "ambiguous", source="workbench", db=db_path)
+    audit.add_review("synth", "q00003", pema, "ambiguous", source="workbench", db=db_path)
     s = audit.sync.ls_push("synth", tiers=None, db=db_path)       # a push on its own, no pull first
     assert (s.relinked, s.users_created) == (1, 1)
     on_t3 = client.annotations.list(id=_task_id(client, proj.project_id, "q00003"))
     assert [a.completed_by for a in on_t3] != [dawa_id] and len(on_t3) == 1
-    (new_pema,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = 'Pema Lhamo'")
+    (new_pema,), = _q(db_path, "SELECT ls_user_id FROM ls_users WHERE reviewer = ?", [pema])
     assert on_t3[0].completed_by == new_pema != dawa_id

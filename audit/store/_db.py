@@ -289,6 +289,34 @@ def connection_config(path: str | os.PathLike) -> dict[str, Any]:
     return config
 
 
+def _with_settings(con, path) -> Any:
+    """Apply :func:`connection_config` to a new connection with ``SET``.
+
+    Not through ``duckdb.connect(config=…)``: DuckDB shares one database
+    instance per file within a process and refuses a second connection
+    whose config differs from the first one's (the workbench under
+    Streamlit's AppTest, or a notebook holding a plain ``duckdb.connect``,
+    open the same file in one process).  The settings are the instance's,
+    so setting them again is idempotent; a temporary folder already in use
+    by the instance cannot be switched and is left as it is."""
+    current = dict(con.execute(
+        "SELECT name, value FROM duckdb_settings() WHERE name IN ('memory_limit', 'temp_directory', 'threads')"
+    ).fetchall())
+    for name, value in connection_config(path).items():
+        if name == "memory_limit":
+            value = str(value)
+        if str(current.get(name, "")) == str(value):
+            continue
+        literal = str(value).replace("'", "''")
+        try:
+            con.execute(f"SET {name} = '{literal}'" if name != "threads" else f"SET threads = {int(value)}")
+        except duckdb.Error:
+            if name != "temp_directory":
+                con.close()
+                raise
+    return con
+
+
 def _open_error(path: Path, exc: BaseException) -> AuditError:
     if isinstance(exc, duckdb.ConnectionException):
         return AuditError(
@@ -462,7 +490,7 @@ def _open_waiting(path: Path, read_only: bool, waiter: _Waiter) -> duckdb.DuckDB
                 waiter.sleep()
                 continue
             try:
-                return duckdb.connect(str(path), read_only=read_only, config=connection_config(path))
+                return _with_settings(duckdb.connect(str(path), read_only=read_only), path)
             except (duckdb.IOException, duckdb.ConnectionException) as exc:
                 if not _is_lock_error(exc):
                     raise _open_error(path, exc) from None
