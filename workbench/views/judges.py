@@ -23,6 +23,11 @@ def _table(df, **kwargs) -> None:
     cc = kwargs.pop("column_config", None)
     if cc:
         kwargs["column_config"] = {common.label("column", k): v for k, v in cc.items()}
+    missing = [c for c in df.columns if df[c].isna().any()]
+    if missing:   # a figure that does not exist reads "—", never "None"
+        df = df.copy()
+        for c in missing:
+            df[c] = df[c].astype(object).where(df[c].notna(), "—")
     st.dataframe(common.columns(df), **kwargs)
 
 
