@@ -855,14 +855,15 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     fams = sorted(set(ms.families.values()))
     fam_id = np.array([fams.index(ms.families[m]) for m in ms.models], dtype=np.int64)
 
-    out = pd.DataFrame({
-        "question_id": it["question_id"], "score": np.nan, "p_reject": np.nan, "agreement_share": np.nan,
-        "prior_logit": np.nan, "llr_models": np.nan,
-        "llr_parallel": par, "llr_lint": lint, "llr_judges": 0.0, "n_judges": 0, "p_guessing": np.nan, "alternative": None, "p_alternative": np.nan,
-        "fixed_reason": fixed,
-    })
-    out.loc[~multi & ~scored, "score"] = 1.0
-    out.loc[~multi & ~scored, "p_reject"] = 1.0
+    # the output's columns as arrays, filled below, one DataFrame at the end
+    # (assigning with .loc column by column costs more than the fit's steps)
+    col: dict[str, np.ndarray] = {k: np.full(n, np.nan) for k in (
+        "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "p_guessing", "p_alternative")}
+    col["llr_judges"] = np.zeros(n)
+    col["n_judges"] = np.zeros(n, dtype=np.int64)
+    col["alternative"] = np.full(n, None, dtype=object)
+    col["score"][~multi & ~scored] = 1.0
+    col["p_reject"][~multi & ~scored] = 1.0
     fit = None
     params: dict = {}
     idx = np.nonzero(scored)[0]
@@ -905,8 +906,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
             new_s, new_b = combined_score(fit.prior_logit, fit.llr_models, lam[idx] + ev.llr, fit.phi)
             fit.score = np.where(free, new_s, fit.score)
             fit.p_reject = np.where(free, new_b, fit.p_reject)
-            out.loc[idx, "llr_judges"] = ev.llr
-            out.loc[idx, "n_judges"] = ev.n_runs
+            col["llr_judges"][idx] = ev.llr
+            col["n_judges"][idx] = ev.n_runs
             for r, name in enumerate(judges.runs):
                 for prm, val in (("sensitivity", ev.sensitivity[r]), ("specificity", ev.specificity[r]),
                                  ("weight", ev.weight[r]), ("family_correlation", ev.rho[r]),
@@ -915,14 +916,14 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
             judge_rows.append(("global", "all", "judge_between_family_correlation", float(ev.rho_between),
                                float(len(idx))))
             judge_rows.append(("global", "all", "judge_offset", float(delta), float((ev.n_runs > 0).sum())))
-        out.loc[idx, "score"] = fit.score
-        out.loc[idx, "p_reject"] = fit.p_reject
-        out.loc[idx, "agreement_share"] = fit.agreement
-        out.loc[idx, "prior_logit"] = fit.prior_logit
-        out.loc[idx, "llr_models"] = fit.llr_models
-        out.loc[idx, "p_guessing"] = fit.p_guessing
-        out.loc[idx, "alternative"] = pd.Series(alt, index=idx, dtype=object)
-        out.loc[idx, "p_alternative"] = fit.p_alternative
+        col["score"][idx] = fit.score
+        col["p_reject"][idx] = fit.p_reject
+        col["agreement_share"][idx] = fit.agreement
+        col["prior_logit"][idx] = fit.prior_logit
+        col["llr_models"][idx] = fit.llr_models
+        col["p_guessing"][idx] = fit.p_guessing
+        col["alternative"][idx] = alt
+        col["p_alternative"][idx] = fit.p_alternative
         n_per_model = np.bincount(inp.j[keep], minlength=len(ms.models)).astype(float)  # items in the fit
         rows = []
         for jj, m in enumerate(ms.models):
@@ -939,6 +940,13 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                  ("global", "all", "iterations", float(fit.n_iter), float(len(idx))),
                  ("global", "all", "converged", float(fit.converged), float(len(idx)))] + judge_rows
         params = {"rows": rows}
+    out = pd.DataFrame({
+        "question_id": it["question_id"], "score": col["score"], "p_reject": col["p_reject"],
+        "agreement_share": col["agreement_share"], "prior_logit": col["prior_logit"], "llr_models": col["llr_models"],
+        "llr_parallel": par, "llr_lint": lint, "llr_judges": col["llr_judges"], "n_judges": col["n_judges"],
+        "p_guessing": col["p_guessing"], "alternative": col["alternative"], "p_alternative": col["p_alternative"],
+        "fixed_reason": fixed,
+    })
     return out, fit, params
 
 
