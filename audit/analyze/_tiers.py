@@ -295,8 +295,13 @@ WITH key_lint AS (
 dup_candidates AS (
     SELECT question_id, options FROM questions
     WHERE benchmark = $benchmark
-      AND list_unique([(replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
-                                   chr(10), ''), chr(13), ''), chr(12), '')) FOR o IN options]) < len(options)
+      -- (an option without tab, newline, carriage return or form feed needs
+      -- only its spaces deleted: four byte searches are cheaper than four copies)
+      AND list_unique([CASE WHEN contains(o.text, chr(9)) OR contains(o.text, chr(10)) OR contains(o.text, chr(13))
+                                 OR contains(o.text, chr(12))
+                            THEN replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
+                                         chr(10), ''), chr(13), ''), chr(12), '')
+                            ELSE replace(o.text, ' ', '') END FOR o IN options]) < len(options)
 ),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
