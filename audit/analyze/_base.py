@@ -264,11 +264,13 @@ class Cells:
         """Per cell Σ over its models of each per-model weight vector."""
         W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
         B, ids = self._bytes()
-        out = np.zeros((len(self), W.shape[1]))
+        out = np.zeros((W.shape[1], len(self)))
         for c, mid in enumerate(ids):
             table = _BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)    # 256 × weights
-            out += table[B[:, c]]
-        return [out[:, k] for k in range(W.shape[1])]
+            col = np.ascontiguousarray(B[:, c])     # 1-D look-ups per weight: faster than a 2-D gather
+            for k in range(W.shape[1]):
+                out[k] += np.ascontiguousarray(table[:, k]).take(col)
+        return [out[k] for k in range(W.shape[1])]
 
     def popcount(self) -> np.ndarray:
         """Per cell the number of models in its bitmask."""
