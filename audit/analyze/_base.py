@@ -290,14 +290,16 @@ class Cells:
         fbits = np.zeros((len(fam), n_words), dtype=np.uint64)
         fbits[np.arange(len(fam)), fam // 64] = np.left_shift(np.uint64(1), (fam % 64).astype(np.uint64))
         B, ids = self._bytes()
-        acc = np.zeros((len(self), n_words), dtype=np.uint64)
+        acc = np.zeros((n_words, len(self)), dtype=np.uint64)
         for c, mid in enumerate(ids):
             table = np.zeros((256, n_words), dtype=np.uint64)
             for t in range(8):
                 if mid[t] >= 0:
                     table |= np.where(_BITS8[:, t, None] > 0, fbits[mid[t]][None, :], np.uint64(0))
-            acc |= table[B[:, c]]
-        return _POP8[acc.view(np.uint8)].sum(1).astype(np.int64)
+            col = np.ascontiguousarray(B[:, c])     # 1-D look-ups per word: cheaper than a 2-D gather
+            for k in range(n_words):
+                acc[k] |= np.ascontiguousarray(table[:, k]).take(col)
+        return _POP8[acc.view(np.uint8).reshape(n_words, len(self), 8)].sum((0, 2)).astype(np.int64)
 
     def model_answer_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """(answers, counts): the distinct answer labels (sorted) and a

@@ -249,16 +249,24 @@ def _per_question(cells: Cells, nfam: np.ndarray) -> pa.Table:
     first_char = np.array([ord(x[0]) if x else 0 for x in labels], dtype=np.int64)
     by_text = np.empty(len(labels), dtype=np.int64)     # the label's rank in byte (= code point) order
     by_text[np.argsort(np.array(labels, dtype=object), kind="stable")] = np.arange(len(labels))
-    nk = np.nonzero(~is_key)[0]
-    order = nk[np.lexsort((-by_text[code[nk]], first_char[code[nk]], -nfam[nk], -cnt[nk], qn[nk]))]
-    top = order[np.r_[True, qn[order][1:] != qn[order][:-1]]] if len(order) else order
-    pos = np.searchsorted(uq, qn[top])
-    top_c = np.zeros(len(uq), np.int64)
-    top_f = np.zeros(len(uq), np.int64)
-    has = np.zeros(len(uq), bool)
-    top_c[pos], top_f[pos], has[pos] = cnt[top], nfam[top], True
+    # one integer per cell, larger = better: (models, families, −first char, label)
+    # in mixed radix, then its maximum per question (cells come sorted by qn)
+    n_lab = max(len(labels), 1)
+    char_rank = np.unique(first_char, return_inverse=True)[1].reshape(-1) if len(labels) else np.zeros(0, np.int64)
+    n_char = int(char_rank.max()) + 1 if len(labels) else 1
+    F = int(nfam.max()) + 1 if len(nfam) else 1
+    rank = ((cnt.astype(np.int64) * F + nfam) * n_char + (n_char - 1 - char_rank[code])) * n_lab + by_text[code]
+    if len(qn) and float(cnt.max() + 1) * F * n_char * n_lab >= 2.0 ** 62:
+        raise OverflowError("too many models or labels for the tiers' ranking key")   # never at 1,000 models
+    rank = np.where(is_key, -1, rank)
+    best = np.maximum.reduceat(rank, first) if len(qn) else np.zeros(0, np.int64)
+    has = best >= 0
+    # the cell holding each question's best rank (unique within a question)
+    hit = np.nonzero(rank == np.repeat(best, np.diff(np.r_[first, len(qn)])))[0]
     top_i = np.zeros(len(uq), np.int64)
-    top_i[pos] = top
+    top_i[np.searchsorted(uq, qn[hit])] = hit
+    top_c = np.where(has, cnt[top_i], 0)
+    top_f = np.where(has, nfam[top_i], 0)
     top_a = cells.answer.take(pa.array(top_i)) if len(uq) else pa.array([], pa.string())
     return pa.table({"qn": pa.array(uq, pa.int32()), "n_valid": pa.array(n_valid, pa.int32()),
                      "n_correct": pa.array(n_correct, pa.int32()),
