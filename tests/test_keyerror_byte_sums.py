@@ -50,3 +50,18 @@ def test_a_model_twice_in_a_cell_falls_back():
     assert d.bytes is None
     S0, C, D = K._counts(d, np.full(3, 0.8), np.ones(3))
     assert C.tolist() == [[2.0, 1.0]]
+
+
+def test_cell_bytes_both_ways_agree():
+    # small: a packed bool matrix; large (> 64 MB as bools): per-byte bincounts
+    rng = np.random.default_rng(3)
+    for n_cells in (1_000, 700_000):
+        per = rng.integers(0, 4, n_cells)
+        seg = np.repeat(np.arange(n_cells), per)
+        model = rng.integers(0, 100, len(seg))
+        first = np.unique(seg * 100 + model, return_index=True)[1]
+        seg, model = seg[first], model[first]                     # one answer per (cell, model)
+        B = K._cell_bytes(seg, model, n_cells, 100)
+        dense = np.zeros((n_cells, 104), bool)
+        dense[seg, model] = True
+        assert B is not None and np.array_equal(B, np.packbits(dense, axis=1, bitorder="little").T)

@@ -268,6 +268,12 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
     (``seg``: each answer's cell).  None when a model appears twice in one
     cell (the bitmask could not count it)."""
     nb = max(1, -(-n_models // 8))
+    if n_cells * nb * 8 <= 1 << 26:      # a cells × models bool matrix (≤ 64 MB), packed: the cheaper way
+        M = np.zeros((n_cells, nb * 8), dtype=bool)
+        M[seg, model] = True
+        if np.count_nonzero(M) != len(model):
+            return None
+        return np.ascontiguousarray(np.packbits(M, axis=1, bitorder="little").T)
     flat = np.bincount((model // 8) * n_cells + seg, weights=np.left_shift(1, model % 8), minlength=n_cells * nb)
     B = flat.astype(np.uint8).reshape(nb, n_cells)
     if flat.max(initial=0) > 255 or int(_POP8[B].sum()) != len(model):
