@@ -183,6 +183,20 @@ _BITS8 = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int64)   # by
 _POP8 = _BITS8.sum(1)                                                     # byte value → bits set
 
 
+def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray) -> np.ndarray:
+    """Per cell Σ over its models of the rows of ``W`` (models × k), as
+    k × cells.  ``B``: the cells' model bitmask as bytes × cells (uint8,
+    one contiguous row per byte); ``ids[c]``: the model of each of row c's
+    8 bits (−1: none).  Each byte is a look-up in a 256-entry table of its
+    bits' sums (one 1-D take per weight: cheaper than a 2-D gather)."""
+    out = np.zeros((W.shape[1], B.shape[1]))
+    for c, mid in enumerate(ids):
+        table = np.ascontiguousarray((_BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)).T)
+        for k in range(W.shape[1]):
+            out[k] += table[k].take(B[c])
+    return out
+
+
 def mask_words(n_models: int) -> int:
     """DOUBLE words of the model bitmask for ``n_models`` models.
 
@@ -264,12 +278,7 @@ class Cells:
         """Per cell Σ over its models of each per-model weight vector."""
         W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
         B, ids = self._bytes()
-        out = np.zeros((W.shape[1], len(self)))
-        for c, mid in enumerate(ids):
-            table = _BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)    # 256 × weights
-            col = np.ascontiguousarray(B[:, c])     # 1-D look-ups per weight: faster than a 2-D gather
-            for k in range(W.shape[1]):
-                out[k] += np.ascontiguousarray(table[:, k]).take(col)
+        out = byte_table_sums(np.ascontiguousarray(B.T), ids, W)
         return [out[k] for k in range(W.shape[1])]
 
     def popcount(self) -> np.ndarray:

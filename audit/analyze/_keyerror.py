@@ -122,7 +122,8 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import ArrayLike
 
-from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, resolve_benchmark, usable_cells
+from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
+from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
 from audit.analyze._tiers import latest_run
 from audit.store import connect
 from audit.store import DbPath
@@ -258,8 +259,12 @@ class _Data:
                                      self.model, len(starts), n_models)
 
 
-_BITS8 = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.float64)   # byte value → its 8 bits
-_POP8 = _BITS8.sum(1).astype(np.int64)                                        # byte value → bits set
+_BITS8 = _BYTE_BITS.astype(np.float64)     # byte value → its 8 bits
+
+
+def _byte_ids(n_bytes: int, n_models: int) -> list[np.ndarray]:
+    """The model of each bit of each byte row of :func:`_cell_bytes` (−1: none)."""
+    return [np.where(8 * c + np.arange(8) < n_models, 8 * c + np.arange(8), -1) for c in range(n_bytes)]
 
 
 def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int) -> np.ndarray | None:
@@ -281,19 +286,6 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
     return B
 
 
-def _byte_sums(B: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Per cell of the bitmask ``B`` (bytes × cells) Σ over its models of
-    the rows of ``W`` (models × k): k × cells."""
-    J = W.shape[0]
-    out = np.zeros((W.shape[1], B.shape[1]))
-    for c in range(B.shape[0]):
-        lo, hi = 8 * c, min(8 * c + 8, J)
-        table = np.ascontiguousarray((_BITS8[:, : hi - lo] @ W[lo:hi]).T)    # k × 256
-        for k in range(W.shape[1]):
-            out[k] += table[k].take(B[c])
-    return out
-
-
 def _byte_totals(B: np.ndarray, v: np.ndarray, J: int) -> np.ndarray:
     """Per model Σ over the cells it answered in of ``v`` (per cell)."""
     out = np.zeros(B.shape[0] * 8)
@@ -310,7 +302,7 @@ def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
         cells = d.runs[0]
         Cf, Df = np.zeros(n * km), np.zeros(n * km)
         la, l1a = np.log(a), np.log1p(-a)
-        sums = _byte_sums(d.bytes, np.column_stack([w, w * (la - l1a), w * l1a]))
+        sums = byte_table_sums(d.bytes, _byte_ids(d.bytes.shape[0], d.J), np.column_stack([w, w * (la - l1a), w * l1a]))
         Cf[cells] = sums[0]
         Df[cells] = sums[1]
         S0 = np.bincount(cells // km, weights=sums[2], minlength=n)
