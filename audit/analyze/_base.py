@@ -334,6 +334,25 @@ class Cells:
         return pa.table(cols)
 
 
+def _cell_order(qn: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The permutation sorting cells by (qn, y).  (qn, y) is unique per cell,
+    so each key's rank is found by placing it in a slot array (a counting
+    sort, several times cheaper than ``argsort`` on 400,000 keys); a
+    repeated key falls back to a stable argsort.
+
+    >>> _cell_order(np.array([2, 1, 2, 1]), np.array([0, 9, 1, 0])).tolist()
+    [3, 1, 0, 2]
+    """
+    if not len(qn):
+        return np.zeros(0, dtype=np.int64)
+    k = int(y.max()) + 1
+    key = qn * k + y
+    slot = np.full(int(key.max()) + 1, -1, dtype=np.int64)
+    slot[key] = np.arange(len(key))
+    order = slot[slot >= 0]
+    return order if len(order) == len(key) else np.argsort(key, kind="stable")
+
+
 def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool = False) -> Cells:
     """Run :func:`usable_cells_sql` (the model set registered as ``_ms``;
     with ``q_registered`` the questions too, as ``_q`` from
@@ -346,7 +365,7 @@ def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool 
     tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
     qn = tbl.column("qn").to_numpy().astype(np.int64)
     y = tbl.column("y").to_numpy().astype(np.int64)
-    order = np.argsort(qn * 8 + y, kind="stable")    # (qn, y): a deterministic order (cheaper here than in SQL)
+    order = _cell_order(qn, y)    # (qn, y): a deterministic order (cheaper here than in SQL)
     masks = np.column_stack([tbl.column(f"m{k}").to_numpy()[order] for k in range(n_words)]) if len(tbl) \
         else np.zeros((0, n_words))
     cells = Cells(
