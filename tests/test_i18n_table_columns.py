@@ -24,11 +24,12 @@ def judged_demo(tmp_path_factory):
     return db
 
 
-def _judges_page_columns(db) -> set[str]:
-    cols: set[str] = set()
+def _judges_page_tables(db) -> list[list[str]]:
+    """The column names of every table the Judges page shows."""
+    tables: list[list[str]] = []
 
     def add(df):
-        cols.update(str(c) for c in df.columns)
+        tables.append([str(c) for c in df.columns])
 
     judges = list_judges("demo", db=db)
     add(judges)
@@ -41,18 +42,19 @@ def _judges_page_columns(db) -> set[str]:
         for part in (acc.overall, acc.patterns, acc.errors, acc.errors_by_model):
             add(part)
         add(judge_scenarios("demo", judge, db=db).sets)
-    cols.update(["model", "family"])              # the scenarios table's index (its columns are scenario names)
+    tables.append(["model", "family"])           # the scenarios table's index (its columns are scenario names)
     for on in ("answer", "verdict"):
         add(judge_agreement("demo", on=on, db=db).pairs)
     add(panel_verdict("demo", db=db))
-    cols.update(["panel_verdict", "count"])      # the panel's verdict counts
+    tables.append(["panel_verdict", "count"])    # the panel's verdict counts
     for df in report_sections("demo", db=db).values():
         add(df)
-    return cols
+    return tables
 
 
 def test_every_judges_table_header_is_in_the_three_catalogues(judged_demo):
-    cols = _judges_page_columns(judged_demo)
+    tables = _judges_page_tables(judged_demo)
+    cols = {c for table in tables for c in table}
     assert {"judge", "prompt_version", "n_parse_ok", "kappa"} <= cols      # the tables were really built
     for lang in i18n.LANGUAGES:
         missing = sorted(c for c in cols if f"column.{c}" not in i18n.messages(lang))
@@ -62,3 +64,10 @@ def test_every_judges_table_header_is_in_the_three_catalogues(judged_demo):
     en = i18n.messages("en")
     untranslated = sorted(c for c in cols if zh[f"column.{c}"] == en[f"column.{c}"] or bo[f"column.{c}"] == en[f"column.{c}"])
     assert not untranslated, f"headers left in English: {untranslated}"
+    # two columns of one table must not read the same (Streamlit refuses duplicate column names)
+    for lang in i18n.LANGUAGES:
+        words = i18n.messages(lang)
+        for table in tables:
+            shown = [words[f"column.{c}"] for c in table]
+            assert len(set(shown)) == len(shown), f"{lang}: two columns of {table} read the same: {shown}"
+

@@ -466,7 +466,7 @@ MESSAGES.update({
     "column.started_at": 'འགོ་འཛུགས་དུས (UTC)',
     "column.status": 'གནས་སྟངས',
     "column.stop_reason": 'མཚམས་འཇོག་རྒྱུ་མཚན',
-    "column.support": 'དྲི་བ',
+    "column.support": 'མཐུན་པའི་རིགས་ཀྱི་ཚད',
     "column.votes": 'འོས་གྲངས',
     "column.x_only": 'དཔྱད་པ་བ་དང་པོ་ཁོ་ན',
     "column.y_only": 'དཔྱད་པ་བ་གཉིས་པ་ཁོ་ན',

@@ -462,7 +462,7 @@ MESSAGES.update({
     "column.started_at": '开始时间（UTC）',
     "column.status": '状态',
     "column.stop_reason": '停止原因',
-    "column.support": '题数',
+    "column.support": '同意的家族比例',
     "column.votes": '票数',
     "column.x_only": '仅第一位评判',
     "column.y_only": '仅第二位评判',
