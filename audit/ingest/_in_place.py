@@ -28,9 +28,7 @@ from dataclasses import dataclass, field
 from audit.errors import InputError, NotFoundError
 from audit.ingest._duck import one, sql_ident, sql_str
 from audit.ingest._models import register_models
-from audit.ingest._multi_answer import key_set_sql
-from audit.ingest._predictions import _GIVEN_SQL, _require_questions, _run_sql
-from audit.labels import sql_is_label
+from audit.ingest._predictions import _require_questions, _run_sql, given_letter_sql, letter_ok_sql
 from audit.store import DbPath, connect, transaction
 from audit.store import (
     SourceListing,
@@ -204,11 +202,8 @@ def relation_sql(benchmark: str, src: str) -> str:
     normalised (as a copying import does), checked against the item's
     options (invalid: answer NULL, the cell kept in ``response``), method
     'given'."""
-    given = (f"CASE WHEN q.multi AND regexp_full_match(s.given, '[\\sA-Fa-f,;/+、，\\[\\]\"]+') "
-             f"THEN {key_set_sql('s.given')} ELSE {_GIVEN_SQL.format(c='s.given')} END")
-    ok = ("coalesce(CASE WHEN multi THEN length(letter) >= 1 AND regexp_full_match(letter, 'A?B?C?D?E?F?') "
-          "AND instr('ABCDEF', right(letter, 1)) BETWEEN 1 AND k "
-          f"ELSE {sql_is_label('letter', 'k')} END, false)")
+    given = given_letter_sql("s.given", "q.multi")
+    ok = letter_ok_sql("letter", "k", "multi")
     return (
         f"SELECT {sql_str(benchmark)} AS benchmark, question_id, model, run, "
         "CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END AS response, "

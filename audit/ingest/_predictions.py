@@ -68,6 +68,21 @@ _GIVEN_SQL = (
 )
 
 
+def given_letter_sql(col: str, multi: str) -> str:
+    """SQL for a given answer as stored: one letter (:data:`_GIVEN_SQL`) or, on
+    multi-answer items (``multi``), a given set "A D", "d,a", '["A","D"]' → "AD"."""
+    return (f"CASE WHEN {multi} AND regexp_full_match({col}, '[\\sA-Fa-f,;/+、，\\[\\]\"]+') "
+            f"THEN {key_set_sql(col)} ELSE {_GIVEN_SQL.format(c=col)} END")
+
+
+def letter_ok_sql(letter: str, k: str, multi: str) -> str:
+    """SQL: is ``letter`` one label of an item with ``k`` options or, on a
+    multi-answer item, a sorted set of them (never NULL)."""
+    return (f"coalesce(CASE WHEN {multi} THEN length({letter}) >= 1 AND regexp_full_match({letter}, 'A?B?C?D?E?F?') "
+            f"AND instr('ABCDEF', right({letter}, 1)) BETWEEN 1 AND {k} "
+            f"ELSE {sql_is_label(letter, k)} END, false)")
+
+
 @dataclass
 class PredictionImportSummary:
     """What an import wrote.  ``replaced`` = earlier rows of the same
@@ -486,19 +501,13 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         con.execute("CREATE OR REPLACE TEMP TABLE _model_ix AS SELECT model, "
                     "(row_number() OVER (ORDER BY model))::INTEGER AS mi FROM (SELECT DISTINCT model FROM _pairs)")
         con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
-    given = _GIVEN_SQL.format(c="s.given")
-    # multi-answer items: a given set "A D", "d,a", '["A","D"]' → "AD"
-    given = (f"CASE WHEN q.multi AND regexp_full_match(s.given, '[\\sA-Fa-f,;/+、，\\[\\]\"]+') "
-             f"THEN {key_set_sql('s.given')} ELSE {given} END")
+    given = given_letter_sql("s.given", "q.multi")
     letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
         "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
     join_e = ("JOIN _model_ix x ON x.model = s.model LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi "
               if extract else "")
     method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
-    # ok: one label of the item, or (multi-answer items) a sorted set of them
-    ok = ("coalesce(CASE WHEN multi THEN length(letter) >= 1 AND regexp_full_match(letter, 'A?B?C?D?E?F?') "
-          "AND instr('ABCDEF', right(letter, 1)) BETWEEN 1 AND k "
-          f"ELSE {sql_is_label('letter', 'k')} END, false)")
+    ok = letter_ok_sql("letter", "k", "multi")
     if has_shown:
         # Orders are few (24 for 4 options) unless given as texts: compute and
         # check each distinct (order, option count) once, then join.
