@@ -299,14 +299,7 @@ def _with_settings(con, path) -> Any:
     open the same file in one process).  The settings are the instance's,
     so setting them again is idempotent; a temporary folder already in use
     by the instance cannot be switched and is left as it is."""
-    current = dict(con.execute(
-        "SELECT name, value FROM duckdb_settings() WHERE name IN ('memory_limit', 'temp_directory', 'threads')"
-    ).fetchall())
     for name, value in connection_config(path).items():
-        if name == "memory_limit":
-            value = str(value)
-        if str(current.get(name, "")) == str(value):
-            continue
         literal = str(value).replace("'", "''")
         try:
             con.execute(f"SET {name} = '{literal}'" if name != "threads" else f"SET threads = {int(value)}")
