@@ -15,12 +15,8 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
+from audit.store import sql_str  # noqa: F401  (re-exported: the importers' name for it)
 from audit._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table
-
-
-def sql_str(value: str | os.PathLike) -> str:
-    """A SQL string literal (for DDL, where prepared parameters are not allowed)."""
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 def sql_ident(name: str) -> str:

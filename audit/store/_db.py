@@ -289,6 +289,15 @@ def connection_config(path: str | os.PathLike) -> dict[str, Any]:
     return config
 
 
+def sql_str(value: str | os.PathLike) -> str:
+    """A SQL string literal (for DDL and SET, where prepared parameters are not allowed).
+
+    >>> sql_str("it's")
+    "'it''s'"
+    """
+    return "'" + str(value).replace("'", "''") + "'"
+
+
 def _with_settings(con, path) -> Any:
     """Apply :func:`connection_config` to a new connection with ``SET``.
 
@@ -300,9 +309,8 @@ def _with_settings(con, path) -> Any:
     so setting them again is idempotent; a temporary folder already in use
     by the instance cannot be switched and is left as it is."""
     for name, value in connection_config(path).items():
-        literal = str(value).replace("'", "''")
         try:
-            con.execute(f"SET {name} = '{literal}'" if name != "threads" else f"SET threads = {int(value)}")
+            con.execute(f"SET {name} = {sql_str(value)}" if name != "threads" else f"SET threads = {int(value)}")
         except duckdb.Error:
             if name != "temp_directory":
                 con.close()

@@ -43,6 +43,7 @@ from typing import Any
 import duckdb
 
 from audit.errors import AuditError, InputError
+from audit.store._db import sql_str
 
 #: The name of the predictions relation (stored rows plus registered sources).
 RELATION = "all_predictions"
@@ -341,10 +342,6 @@ def source_problem(uri: str, benchmark: str, fingerprint: str, listing_json: str
 
 # -- the relation --------------------------------------------------------------------------------------------
 
-def _lit(value: str) -> str:
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def register_filesystem(con: duckdb.DuckDBPyConnection, protocol: str) -> None:
     """Make DuckDB read *protocol*:// paths through fsspec (once per database
     instance; local files need nothing)."""
@@ -367,7 +364,7 @@ def parquet_scan_sql(files, *, union_by_name: bool = False) -> str:
     >>> parquet_scan_sql(["/a/x.parquet"])
     "read_parquet(['/a/x.parquet'], union_by_name = false, filename = true, file_row_number = true)"
     """
-    return ("read_parquet([" + ", ".join(_lit(f) for f in files) + f"], union_by_name = {str(union_by_name).lower()}, "
+    return ("read_parquet([" + ", ".join(sql_str(f) for f in files) + f"], union_by_name = {str(union_by_name).lower()}, "
             "filename = true, file_row_number = true)")
 
 
@@ -392,7 +389,7 @@ def source_error(exc: BaseException) -> SourceError | None:
 
 def _failing_branch(message: str) -> str:
     cols = ", ".join(f"e::{t} AS {c}" for c, t in zip(COLUMNS, _TYPES))
-    return f"SELECT {cols} FROM (SELECT error({_lit(message)}) AS e)"
+    return f"SELECT {cols} FROM (SELECT error({sql_str(message)}) AS e)"
 
 
 def attach(con: duckdb.DuckDBPyConnection) -> None:
