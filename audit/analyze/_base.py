@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from audit.errors import InputError, NotFoundError
 from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
-from audit.labels import SQL_LABELS, sql_is_label
+from audit.labels import LATIN_LABELS, SQL_LABELS, sql_is_label
 
 
 @dataclass(frozen=True)
@@ -379,9 +379,60 @@ def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool 
     return cells
 
 
+# QUESTIONS_SQL's columns before the ordering and the label check, which
+# :func:`questions_table` does in NumPy (a window ``row_number`` over 100,000
+# questions and a list comparison per question cost twice the scan itself)
+_QUESTIONS_SCAN_SQL = """
+    SELECT seq, question_id, subject, answer_key, [o.label FOR o IN options] AS labels
+    FROM questions WHERE benchmark = $benchmark
+"""
+
+
+def _standard_labels(labels: pa.ListArray) -> pa.Array:
+    """Per list: its labels are A, B, C, … in order (QUESTIONS_SQL's
+    ``labels = SQL_LABELS[1:len(options)]``; NULL for a NULL list).  Each
+    label must be one byte, the letter at its position: read from the
+    flattened strings' buffers, no Python objects."""
+    flat = labels.flatten()
+    offs = labels.offsets.to_numpy()
+    lengths = np.diff(offs)
+    parent = np.repeat(np.arange(len(labels)), lengths)
+    pos = np.arange(len(flat)) - (offs[:-1] - offs[0])[parent]
+    f_offs = np.frombuffer(flat.buffers()[1], dtype=np.int32, count=len(flat) + 1, offset=flat.offset * 4) \
+        if len(flat) else np.zeros(1, np.int32)
+    data = np.frombuffer(flat.buffers()[2], dtype=np.uint8) if len(flat) and flat.buffers()[2] is not None \
+        else np.zeros(1, np.uint8)
+    one_byte = np.diff(f_offs) == 1
+    first = data[np.minimum(f_offs[:-1], max(len(data) - 1, 0))] if len(data) else np.zeros(len(flat), np.uint8)
+    ok = one_byte & (first.astype(np.int64) == 65 + pos) & (pos < len(LATIN_LABELS))
+    if flat.null_count:
+        ok &= flat.is_valid().to_numpy(zero_copy_only=False)
+    bad = np.bincount(parent[~ok], minlength=len(labels))
+    return pa.array(bad == 0, mask=labels.is_null().to_numpy(zero_copy_only=False))
+
+
 def questions_table(con: Any, benchmark: str) -> pa.Table:
     """The rows of ``QUESTIONS_SQL`` for ``benchmark`` as an Arrow table, to
     register once as ``_q`` when several queries of one analysis need them
-    (each ``WITH _q AS (QUESTIONS_SQL)`` would recompute them)."""
-    rel = con.sql(QUESTIONS_SQL, params={"benchmark": benchmark})
-    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+    (each ``WITH _q AS (QUESTIONS_SQL)`` would recompute them).  The same
+    rows, computed with a plain scan and the ordering (seq, question_id)
+    and the label check in NumPy (tests/test_questions_table.py compares
+    both)."""
+    rel = con.sql(_QUESTIONS_SCAN_SQL, params={"benchmark": benchmark})
+    t = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+    seq = t.column("seq").to_numpy(zero_copy_only=False)
+    order = np.argsort(seq, kind="stable")
+    ordered = seq[order]
+    if len(ordered) > 1 and bool((ordered[1:] == ordered[:-1]).any()):     # a tie: question_id decides
+        order = pc.sort_indices(t, sort_keys=[("seq", "ascending"), ("question_id", "ascending")]).to_numpy()
+    if not np.array_equal(order, np.arange(len(order))):     # the scan usually gives import order already
+        t = t.take(pa.array(order))
+    labels = t.column("labels").combine_chunks()
+    if not isinstance(labels, pa.ListArray):       # an empty table's column
+        labels = pa.array([], pa.list_(pa.string()))
+    return pa.table({
+        "qn": pa.array(np.arange(1, len(t) + 1, dtype=np.int32)),
+        "question_id": t.column("question_id"), "subject": t.column("subject"), "answer_key": t.column("answer_key"),
+        "n_options": pc.list_value_length(labels).cast(pa.int64()), "labels": labels,
+        "standard_labels": _standard_labels(labels),
+    })

@@ -124,7 +124,7 @@ from numpy.typing import ArrayLike
 
 from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
 from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
-from audit.analyze._tiers import latest_run
+from audit.analyze._runs import latest_run
 from audit.store import connect
 from audit.store import DbPath
 
@@ -769,21 +769,19 @@ class ScoreInputs:
     counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
 
 
-def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0,
-                cells: Cells | None = None, q_registered: bool = False) -> ScoreInputs:
-    """Read a benchmark's items and the usable answers of the model set
-    registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
-    than ``sample`` items, only a seeded random sample's answers.  ``cells``:
-    the model set's :func:`~audit.analyze._base.usable_cells` when the
-    caller has them (analyze does: one pass over the predictions serves the
-    tiers and the score), else read here.  ``q_registered``: the caller
-    registered ``_q`` (:func:`~audit.analyze._base.questions_table`)."""
+def read_items(con: Any, benchmark: str, run_id: int, *, q_registered: bool = False) -> pd.DataFrame:
+    """:class:`ScoreInputs`' ``items`` of ``benchmark`` (the duplicate-option
+    flag from ``run_id``'s lint, so after the lint is written);
+    ``q_registered`` as in :func:`load_inputs`."""
     rel = con.sql(_ITEMS_BODY if q_registered else _ITEMS_SQL, params={"benchmark": benchmark, "run_id": run_id})
-    items = (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).to_pandas()
-    n = len(items)
-    if cells is None:
-        n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
-        cells = usable_cells(con, benchmark, n_models, q_registered=q_registered)
+    return (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).to_pandas()
+
+
+def sampled_answers(cells: Cells, n: int, *, sample: int = SAMPLE, seed: int = 0
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The usable answers (i, j, y) of a benchmark of ``n`` items, sorted by
+    (i, y, j); with more than ``sample`` items only those of a seeded random
+    sample (sorted item indices, returned last; None without sampling)."""
     ci = cells.qn - 1                      # each cell's item index
     rows: Any = slice(None)
     pick = None
@@ -792,13 +790,36 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         in_pick = np.zeros(n, dtype=bool)
         in_pick[pick] = True
         rows = np.nonzero(in_pick[ci])[0]
-    # the answers (i, j, y) of the loaded items, sorted by (i, y, j)
     cell, j = np.nonzero(cells.bits(rows))
     cell_idx = np.arange(len(cells))[rows][cell]
     i, y = ci[cell_idx], cells.y[cell_idx]
+    return i.astype(np.int64), j.astype(np.int64), y.astype(np.int64), pick
+
+
+def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0,
+                cells: Cells | None = None, q_registered: bool = False,
+                items: pd.DataFrame | None = None,
+                answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None) -> ScoreInputs:
+    """Read a benchmark's items and the usable answers of the model set
+    registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
+    than ``sample`` items, only a seeded random sample's answers.  ``cells``:
+    the model set's :func:`~audit.analyze._base.usable_cells` when the
+    caller has them (analyze does: one pass over the predictions serves the
+    tiers and the score), else read here.  ``q_registered``: the caller
+    registered ``_q`` (:func:`~audit.analyze._base.questions_table`).
+    ``items`` / ``answers``: :func:`read_items` / :func:`sampled_answers`'
+    results (with the same ``sample`` and ``seed``) when the caller has them."""
+    if items is None:
+        items = read_items(con, benchmark, run_id, q_registered=q_registered)
+    n = len(items)
+    if cells is None:
+        n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
+        cells = usable_cells(con, benchmark, n_models, q_registered=q_registered)
+    i, j, y, pick = sampled_answers(cells, n, sample=sample, seed=seed) if answers is None else answers
     if pick is None:
-        return ScoreInputs(items, i.astype(np.int64), j.astype(np.int64), y.astype(np.int64))
+        return ScoreInputs(items, i, j, y)
     kmax = max(int(items["n_options"].max()), 2)
+    ci = cells.qn - 1
 
     def counts(a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         # the final E-step's weighted counts over every item: per (item,
@@ -814,7 +835,7 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         S0 = np.bincount(ci, weights=s0, minlength=n)
         return S0, C.reshape(n, kmax), D.reshape(n, kmax), N.reshape(n, kmax)
 
-    return ScoreInputs(items, i.astype(np.int64), j.astype(np.int64), y.astype(np.int64), pick, counts)
+    return ScoreInputs(items, i, j, y, pick, counts)
 
 
 def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -980,11 +1001,17 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
 
 
 def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,
-              q_registered: bool = False) -> None:
+              q_registered: bool = False, items: pd.DataFrame | None = None,
+              answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None,
+              judges: JudgeVerdicts | None = None) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
-    the caller's transaction) and store it; ``cells`` and ``q_registered`` as in :func:`load_inputs`."""
-    inp = load_inputs(con, benchmark, run_id, cells=cells, q_registered=q_registered)
-    out, _, params = score_inputs(inp, ms, judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
+    the caller's transaction) and store it; ``cells``, ``q_registered``,
+    ``items`` and ``answers`` as in :func:`load_inputs`; ``judges``:
+    :func:`load_judge_verdicts`' result when the caller has it."""
+    inp = load_inputs(con, benchmark, run_id, cells=cells, q_registered=q_registered, items=items, answers=answers)
+    if judges is None:
+        judges = load_judge_verdicts(con, benchmark, inp.items["question_id"])
+    out, _, params = score_inputs(inp, ms, judges=judges)
     write_scores(con, run_id, benchmark, out, params)
 
 

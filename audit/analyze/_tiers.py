@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.analyze._base import Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
+from audit.analyze._keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
 from audit.store import connect, transaction
@@ -415,19 +417,33 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         cells = usable_cells(con, benchmark, ms.n, q_registered=True)
         answers, per_model = cells.model_answer_counts()
         mi, ai = np.nonzero(per_model)
-        tables["_perq"] = _per_question(cells, cells.family_counts(ms.fam_ids()))
         tables["_mac"] = pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),
                                    "cnt": pa.array(per_model[mi, ai], pa.int64())})
-        for name in ("_perq", "_mac"):
-            con.register(name, tables[name])
-        con.execute(
-            _LINT_SQL,
-            {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions, "share": CONSTANT_PREDICTOR_SHARE},
-        )
-        if score and ms.n >= 2:   # the scores first: the tiers' demotion reads them
-            from audit.analyze._keyerror import score_run
+        con.register("_mac", tables["_mac"])
+        scoring = score and ms.n >= 2
 
-            score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True)
+        def duckdb_side() -> tuple[Any, Any]:
+            # the lint, and the score's items and judge verdicts: DuckDB work
+            # on the questions, run in a second thread while this one does the
+            # NumPy work on the cells (one thread at a time uses the
+            # connection: this one touches it again only after result())
+            con.execute(_LINT_SQL, {"run_id": run_id, "benchmark": benchmark, "n_questions": n_questions,
+                                    "share": CONSTANT_PREDICTOR_SHARE})
+            if not scoring:
+                return None, None
+            items = read_items(con, benchmark, run_id, q_registered=True)
+            return items, load_judge_verdicts(con, benchmark, items["question_id"])
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            duckdb_work = pool.submit(duckdb_side)
+            perq = _per_question(cells, cells.family_counts(ms.fam_ids()))
+            sample = sampled_answers(cells, n_questions) if scoring else None
+            items, judges = duckdb_work.result()
+        tables["_perq"] = perq
+        con.register("_perq", perq)
+        if scoring:   # the scores first: the tiers' demotion reads them
+            score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
+                      judges=judges)
         con.execute(_RESULTS_SQL, params)
     finally:
         for name in tables:
