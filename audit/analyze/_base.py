@@ -32,6 +32,9 @@ class ModelSet:
     models: tuple[str, ...]
     families: dict[str, str]
     runs: dict[str, str]
+    #: every prediction of the benchmark has the same run: matching a
+    #: prediction to the model set then needs its model only
+    single_run: bool = False
 
     @property
     def n(self) -> int:
@@ -95,7 +98,8 @@ def _one_run_models(con, benchmark: str) -> list | None:
 def model_set(con, benchmark: str, models=None) -> ModelSet:
     """Resolve the model set of a benchmark (default: every model with
     predictions for it) and the run used for each model."""
-    rows = _one_run_models(con, benchmark) or con.execute(
+    one_run = _one_run_models(con, benchmark)
+    rows = one_run or con.execute(
         "SELECT pr.model, list(pr.run ORDER BY pr.run) AS runs, any_value(m.family) AS family "
         "FROM (SELECT DISTINCT model, run FROM all_predictions WHERE benchmark = ?) pr "
         "LEFT JOIN models m ON m.name = pr.model GROUP BY pr.model ORDER BY pr.model",
@@ -116,7 +120,7 @@ def model_set(con, benchmark: str, models=None) -> ModelSet:
             )
     runs = {m: ("default" if "default" in available[m][0] else available[m][0][0]) for m in wanted}
     families = {m: (available[m][1] or m) for m in wanted}
-    return ModelSet(benchmark, tuple(wanted), families, runs)
+    return ModelSet(benchmark, tuple(wanted), families, runs, single_run=bool(one_run))
 
 
 def usable_predictions_sql(bench_param: str = "$benchmark", *, option_index: bool = False) -> str:
@@ -206,14 +210,17 @@ def mask_words(n_models: int) -> int:
     return max(1, math.ceil(n_models / MASK_BITS))
 
 
-def usable_cells_sql(n_words: int, bench_param: str = "$benchmark") -> str:
+def usable_cells_sql(n_words: int, bench_param: str = "$benchmark", *, single_run: bool = False) -> str:
     """SQL (a subquery body) with one row per (question, usable answer) of
     the model set registered as ``_ms`` (from :meth:`ModelSet.arrow`): qn,
     answer, y (the answer's 0-based option index), is_key, cnt (models),
     m0 … m{n_words−1} (the models' bitmask words).  Expects ``_q`` from
     ``QUESTIONS_SQL``.  The same usable answers as
     :func:`usable_predictions_sql`, aggregated in the one pass over the
-    predictions; the label check runs on the aggregated rows."""
+    predictions; the label check runs on the aggregated rows.  With
+    ``single_run`` (:attr:`ModelSet.single_run`) the predictions are matched
+    to the model set by model only (hashing one string instead of two)."""
+    run_match = "" if single_run else " AND ms.run = p.run"
     sums = ", ".join(f"sum(ms.mb{k}) AS m{k}" for k in range(n_words))
     words = ", ".join(f"c.m{k}" for k in range(n_words))
     return f"""
@@ -223,7 +230,7 @@ def usable_cells_sql(n_words: int, bench_param: str = "$benchmark") -> str:
                (c.answer IS NOT DISTINCT FROM q.answer_key) AS is_key, c.cnt, {words}
         FROM (SELECT p.question_id, p.answer, count(*)::INTEGER AS cnt, {sums}
               FROM all_predictions p
-              JOIN _ms ms ON ms.model = p.model AND ms.run = p.run
+              JOIN _ms ms ON ms.model = p.model{run_match}
               WHERE p.benchmark = {bench_param} AND p.valid AND p.answer IS NOT NULL
               GROUP BY p.question_id, p.answer) c
         JOIN _q q ON q.question_id = c.question_id
@@ -353,7 +360,8 @@ def _cell_order(qn: np.ndarray, y: np.ndarray) -> np.ndarray:
     return order if len(order) == len(key) else np.argsort(key, kind="stable")
 
 
-def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool = False) -> Cells:
+def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool = False,
+                 single_run: bool = False) -> Cells:
     """Run :func:`usable_cells_sql` (the model set registered as ``_ms``;
     with ``q_registered`` the questions too, as ``_q`` from
     :func:`questions_table`) and return its rows as :class:`Cells`, sorted by (qn, y).  A model
@@ -361,7 +369,7 @@ def usable_cells(con: Any, benchmark: str, n_models: int, *, q_registered: bool 
     wrong): the importer never stores that."""
     n_words = mask_words(n_models)
     q_cte = "" if q_registered else f"WITH _q AS ({QUESTIONS_SQL}) "
-    rel = con.sql(q_cte + usable_cells_sql(n_words), params={"benchmark": benchmark})
+    rel = con.sql(q_cte + usable_cells_sql(n_words, single_run=single_run), params={"benchmark": benchmark})
     tbl = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
     qn = tbl.column("qn").to_numpy().astype(np.int64)
     y = tbl.column("y").to_numpy().astype(np.int64)

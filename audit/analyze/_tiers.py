@@ -329,17 +329,11 @@ WITH key_lint AS (
                                   WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')))
 ),
 -- candidates first: equal texts after collapsing whitespace are also equal
--- after deleting it, and deleting is far cheaper than a regexp on every option
+-- after deleting it (the stored flag, computed where questions are written by
+-- the macro of migration 041; the macro itself for a row without the flag)
 dup_candidates AS (
     SELECT question_id, options FROM questions
-    WHERE benchmark = $benchmark
-      -- (an option without tab, newline, carriage return or form feed needs
-      -- only its spaces deleted: four byte searches are cheaper than four copies)
-      AND list_unique([CASE WHEN contains(o.text, chr(9)) OR contains(o.text, chr(10)) OR contains(o.text, chr(13))
-                                 OR contains(o.text, chr(12))
-                            THEN replace(replace(replace(replace(replace(o.text, ' ', ''), chr(9), ''),
-                                         chr(10), ''), chr(13), ''), chr(12), '')
-                            ELSE replace(o.text, ' ', '') END FOR o IN options]) < len(options)
+    WHERE benchmark = $benchmark AND coalesce(options_may_repeat, options_may_repeat(options))
 ),
 opts AS (
     SELECT q.question_id, o.opt.label AS label,
@@ -414,7 +408,7 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
     tables = {"_q": q_tbl}
     con.register("_q", q_tbl)
     try:
-        cells = usable_cells(con, benchmark, ms.n, q_registered=True)
+        cells = usable_cells(con, benchmark, ms.n, q_registered=True, single_run=ms.single_run)
         answers, per_model = cells.model_answer_counts()
         mi, ai = np.nonzero(per_model)
         tables["_mac"] = pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),

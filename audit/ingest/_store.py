@@ -199,18 +199,21 @@ def _replace_questions(con, benchmark: str, relation: str, seq_offset: int, *, r
         if report.changed:
             con.execute("DELETE FROM questions WHERE benchmark = ? AND question_id IN "
                         "(SELECT question_id FROM _import_match WHERE changed)", [benchmark])
+        # options_may_repeat: the duplicate-option lint's first pass, stored
+        # (the macro of migration 041 owns the rule)
         insert = ("INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
-                  "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags) ")
+                  "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags, "
+                  "options_may_repeat) ")
         if report.unchanged == 0 and not report.changed:
             # only new ids (the common case): a plain streaming insert, no join to hold in memory
             con.execute(insert + "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, "
                         "answer_key, explanation, raw_text, source_record::JSON, structure_suspect, "
-                        f"structure_reason, flags FROM {relation}", [seq_offset])
+                        f"structure_reason, flags, options_may_repeat(options) FROM {relation}", [seq_offset])
         else:
             con.execute(
                 insert + "SELECT i.benchmark, i.question_id, coalesce(m.old_seq, i.seq + ?), i.subject, i.language, "
                 "i.script, i.stem, i.options, i.answer_key, i.explanation, i.raw_text, i.source_record::JSON, "
-                "i.structure_suspect, i.structure_reason, i.flags "
+                "i.structure_suspect, i.structure_reason, i.flags, options_may_repeat(i.options) "
                 f"FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
                 "WHERE m.question_id IS NULL OR m.changed", [seq_offset])
     finally:
