@@ -430,14 +430,17 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
 
         with ThreadPoolExecutor(max_workers=1) as pool:
             duckdb_work = pool.submit(duckdb_side)
-            perq = _per_question(cells, cells.family_counts(ms.fam_ids()))
-            sample = sampled_answers(cells, n_questions) if scoring else None
-            items, judges = duckdb_work.result()
+            # then, in the same second thread, the tiers' NumPy work, beside the key-error fit below
+            tiers_work = pool.submit(lambda: _per_question(cells, cells.family_counts(ms.fam_ids())))
+            if scoring:   # the scores first: the tiers' demotion reads them
+                sample = sampled_answers(cells, n_questions)
+                items, judges = duckdb_work.result()
+                score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
+                          judges=judges)
+            duckdb_work.result()
+            perq = tiers_work.result()
         tables["_perq"] = perq
         con.register("_perq", perq)
-        if scoring:   # the scores first: the tiers' demotion reads them
-            score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
-                      judges=judges)
         con.execute(_RESULTS_SQL, params)
     finally:
         for name in tables:
