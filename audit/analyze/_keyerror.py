@@ -1003,15 +1003,20 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
 def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,
               q_registered: bool = False, items: pd.DataFrame | None = None,
               answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None,
-              judges: JudgeVerdicts | None = None) -> None:
+              judges: JudgeVerdicts | None = None, before_write: Callable[[], object] | None = None) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
     the caller's transaction) and store it; ``cells``, ``q_registered``,
     ``items`` and ``answers`` as in :func:`load_inputs`; ``judges``:
-    :func:`load_judge_verdicts`' result when the caller has it."""
+    :func:`load_judge_verdicts`' result when the caller has it.  With
+    ``items`` and ``answers`` given, the fit does not use the connection,
+    and ``before_write`` is called before the scores are written (analyze
+    waits there for its second thread, which uses the connection meanwhile)."""
     inp = load_inputs(con, benchmark, run_id, cells=cells, q_registered=q_registered, items=items, answers=answers)
     if judges is None:
         judges = load_judge_verdicts(con, benchmark, inp.items["question_id"])
     out, _, params = score_inputs(inp, ms, judges=judges)
+    if before_write is not None:
+        before_write()
     write_scores(con, run_id, benchmark, out, params)
 
 

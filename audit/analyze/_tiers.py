@@ -36,8 +36,9 @@ bitmask; the voters' families per answer and each model's answer counts
 rows feed the key-error fit.  The ranking is a ``max`` over a (count,
 families, −letter) struct per question.  Results are written to
 ``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction (with
-preset ``shares`` the scores first, so that the tiers are written once,
-already demoted).
+preset ``shares``, the tiers the score demotes are updated once the scores
+are written).  The lint and the tiers' NumPy and SQL run in a second thread
+beside the key-error fit.
 """
 from __future__ import annotations
 
@@ -290,23 +291,18 @@ multi AS (
     SELECT question_id FROM questions
     WHERE benchmark = $benchmark AND list_contains(flags, '{MULTI_ANSWER_FLAG}')
 ),
--- preset 'shares': a Tier 1–4 item the key-error fit does not find rejected goes to Tier 5
-demoted AS (
-    SELECT question_id FROM key_error_scores WHERE run_id = $run_id AND p_reject < $threshold
-),
 ruled AS (
     SELECT t.*, m.question_id IS NOT NULL AS is_multi,
            CASE WHEN m.question_id IS NOT NULL THEN NULL
                 WHEN $n < 2 OR n_valid = 0 THEN NULL
                 WHEN $separate AND n_valid < $n THEN NULL
-                WHEN d.question_id IS NOT NULL AND (c >= $t1 OR c >= $t2 OR c >= $t3) THEN 5
                 WHEN c >= $t1 THEN 1
                 WHEN c >= $t2 THEN 2
                 WHEN c >= $t3 AND f >= 2 THEN 3
                 WHEN c >= $t3 THEN 4
                 WHEN c >= 1 THEN 5
                 ELSE 0 END AS tier
-    FROM tiered t LEFT JOIN multi m USING (question_id) LEFT JOIN demoted d USING (question_id)
+    FROM tiered t LEFT JOIN multi m USING (question_id)
 )
 INSERT INTO audit_results (run_id, benchmark, question_id, tier, bucket, top_answer, agreement_count,
                            agreeing_families, n_models, n_valid, n_correct)
@@ -315,6 +311,15 @@ SELECT $run_id, $benchmark, question_id, tier,
             WHEN n_valid = 0 THEN 'no_prediction' WHEN tier IS NULL THEN 'incomplete' ELSE 'tier' || tier END,
        top_answer, c, f, $n, n_valid, n_correct
 FROM ruled
+"""
+
+# preset 'shares': a Tier 1–4 item the key-error fit does not find rejected
+# goes to Tier 5 (once the scores are written; the tiers were written beside
+# the fit)
+_DEMOTE_SQL = """
+UPDATE audit_results SET tier = 5, bucket = 'tier5'
+WHERE run_id = $run_id AND tier BETWEEN 1 AND 4
+  AND question_id IN (SELECT question_id FROM key_error_scores WHERE run_id = $run_id AND p_reject < $threshold)
 """
 
 _LINT_SQL = f"""
@@ -399,9 +404,9 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         "t2": t2,
         "t3": thr.t3,
         "separate": incomplete == "separate",
-        # preset 'shares' demotes Tier 1–4 items the key-error fit does not find rejected
-        "threshold": REJECT_THRESHOLD if (score and ms.n >= 2 and thr.preset == "shares") else -1.0,
     }
+    # preset 'shares' demotes Tier 1–4 items the key-error fit does not find rejected
+    demote = score and ms.n >= 2 and thr.preset == "shares"
     # the one pass over the predictions: usable answers per (question, answer)
     # with the models' bitmask; the tiers, the constant-predictor lint and the
     # key-error score all start from it
@@ -428,20 +433,25 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
             items = read_items(con, benchmark, run_id, q_registered=True)
             return items, load_judge_verdicts(con, benchmark, items["question_id"])
 
+        def tiers_side() -> None:
+            # then, in the same second thread, beside the key-error fit: the
+            # tiers from the cells, written (the demotion waits for the scores)
+            perq = _per_question(cells, cells.family_counts(ms.fam_ids()))
+            tables["_perq"] = perq
+            con.register("_perq", perq)
+            con.execute(_RESULTS_SQL, params)
+
         with ThreadPoolExecutor(max_workers=1) as pool:
             duckdb_work = pool.submit(duckdb_side)
-            # then, in the same second thread, the tiers' NumPy work, beside the key-error fit below
-            tiers_work = pool.submit(lambda: _per_question(cells, cells.family_counts(ms.fam_ids())))
-            if scoring:   # the scores first: the tiers' demotion reads them
+            tiers_work = pool.submit(tiers_side)
+            if scoring:
                 sample = sampled_answers(cells, n_questions)
                 items, judges = duckdb_work.result()
                 score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
-                          judges=judges)
-            duckdb_work.result()
-            perq = tiers_work.result()
-        tables["_perq"] = perq
-        con.register("_perq", perq)
-        con.execute(_RESULTS_SQL, params)
+                          judges=judges, before_write=tiers_work.result)
+            tiers_work.result()
+        if demote:
+            con.execute(_DEMOTE_SQL, {"run_id": run_id, "threshold": REJECT_THRESHOLD})
     finally:
         for name in tables:
             con.unregister(name)
