@@ -167,8 +167,21 @@ class RegisteredTables:
         return self
 
     def __exit__(self, *exc):
-        for name in self.tables:
-            self.con.unregister(name)
+        unregister(self.con, *self.tables)
+
+
+def unregister(con: Any, *names: str) -> None:
+    """Unregister the Arrow tables ``names`` from ``con``.  After a failed
+    statement DuckDB refuses (the transaction is aborted) and would replace
+    that statement's error with its own; the rollback that follows ends the
+    transaction, so that refusal is ignored."""
+    import duckdb
+
+    for name in names:
+        try:
+            con.unregister(name)
+        except duckdb.TransactionException:
+            pass
 
 
 # ------------------------------------------------------- usable answer cells

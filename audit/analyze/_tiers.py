@@ -54,7 +54,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.analyze._base import Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
+from audit.analyze._base import (Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark,
+                                 unregister, usable_cells)
 from audit.analyze._keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
@@ -449,12 +450,12 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
                 items, judges = duckdb_work.result()
                 score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
                           judges=judges, before_write=tiers_work.result)
+            duckdb_work.result()      # (re-raises what went wrong there, scoring or not)
             tiers_work.result()
         if demote:
             con.execute(_DEMOTE_SQL, {"run_id": run_id, "threshold": REJECT_THRESHOLD})
     finally:
-        for name in tables:
-            con.unregister(name)
+        unregister(con, *tables)
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
         dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
@@ -546,7 +547,7 @@ def analyze_benchmark(
                 try:
                     runs.append(_analyze_one(con, name, ms, thr, incomplete, score))
                 finally:
-                    con.unregister("_ms")
+                    unregister(con, "_ms")
         return AnalyzeSummary(tuple(runs), tuple(skipped))
 
 
