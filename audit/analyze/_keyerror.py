@@ -866,8 +866,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     fixed[key == -1] = "key_not_in_options"
     fixed[key == -2] = "no_key"
     fixed[multi] = "multi_answer"
-    scored = np.array([False] * 0, dtype=bool) if n == 0 else (pd.isna(pd.Series(fixed)).to_numpy()
-                                                                 & (it["n_options"].to_numpy() >= 2))
+    # scored: no fixed reason (a key among the options, one answer) and at least two options
+    scored = (key >= 0) & ~multi & (it["n_options"].to_numpy() >= 2)
     par, lint = analysis_llr(it)
     if llr_parallel is not None:
         par = np.asarray(llr_parallel, dtype=np.float64)
