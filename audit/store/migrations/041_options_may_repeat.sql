@@ -16,5 +16,5 @@ CREATE OR REPLACE MACRO options_may_repeat(options) AS (
                                    chr(10), ''), chr(13), ''), chr(12), '')
                       ELSE replace(o.text, ' ', '') END FOR o IN options]) < len(options)
 );
-ALTER TABLE questions ADD COLUMN options_may_repeat BOOLEAN;
+ALTER TABLE questions ADD COLUMN options_may_repeat BOOLEAN;  -- two options equal once whitespace is deleted: the duplicate-option lint compares them exactly (macro options_may_repeat)
 UPDATE questions SET options_may_repeat = options_may_repeat(options);
