@@ -183,17 +183,30 @@ _BITS8 = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.int64)   # by
 _POP8 = _BITS8.sum(1)                                                     # byte value → bits set
 
 
-def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray) -> np.ndarray:
+def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray, chunk: int = 1 << 15) -> np.ndarray:
     """Per cell Σ over its models of the rows of ``W`` (models × k), as
-    k × cells.  ``B``: the cells' model bitmask as bytes × cells (uint8,
-    one contiguous row per byte); ``ids[c]``: the model of each of row c's
-    8 bits (−1: none).  Each byte is a look-up in a 256-entry table of its
-    bits' sums (one 1-D take per weight: cheaper than a 2-D gather)."""
-    out = np.zeros((W.shape[1], B.shape[1]))
-    for c, mid in enumerate(ids):
-        table = np.ascontiguousarray((_BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)).T)
-        for k in range(W.shape[1]):
-            out[k] += table[k].take(B[c])
+    k × cells.  ``B``: the cells' model bitmask as bytes × cells (uint8; a
+    transposed view of cells × bytes will do); ``ids[c]``: the model of each
+    of row c's 8 bits (−1: none; a row without models is skipped).  Each
+    byte is a look-up in a 256-entry table of its bits' sums (one 1-D take
+    per weight: cheaper than a 2-D gather), ``chunk`` cells at a time so
+    that the indices, the look-ups and the sums stay in the cache (a third
+    cheaper than whole rows over 400,000 cells)."""
+    k, n = W.shape[1], B.shape[1]
+    out = np.zeros((k, n))
+    tables = [np.ascontiguousarray((_BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)).T)
+              for mid in ids]
+    rows = [c for c, mid in enumerate(ids) if (mid >= 0).any()]
+    tmp = np.empty(min(chunk, n))
+    idx = np.empty(min(chunk, n), dtype=np.intp)
+    for s in range(0, n, chunk):
+        e = min(s + chunk, n)
+        t, ix = tmp[: e - s], idx[: e - s]
+        for c in rows:
+            ix[...] = B[c, s:e]
+            for j in range(k):
+                tables[c][j].take(ix, out=t, mode="clip")     # mode clip: unbuffered (the indices are < 256)
+                out[j, s:e] += t
     return out
 
 
@@ -277,8 +290,12 @@ class Cells:
     def weighted(self, *weights: np.ndarray) -> list[np.ndarray]:
         """Per cell Σ over its models of each per-model weight vector."""
         W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
-        B, ids = self._bytes()
-        out = byte_table_sums(np.ascontiguousarray(B.T), ids, W)
+        # every byte of the bitmask, read in place (no column selection, no transposed copy)
+        m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
+        bit = np.arange(m.shape[1])[:, None] % 8 * 8 + np.arange(8)[None, :]        # bit within its word
+        mid = np.arange(m.shape[1])[:, None] // 8 * MASK_BITS + bit
+        mid = np.where((bit < MASK_BITS) & (mid < self.n_models), mid, -1)
+        out = byte_table_sums(m.T, list(mid), W)
         return [out[k] for k in range(W.shape[1])]
 
     def popcount(self) -> np.ndarray:

@@ -183,13 +183,21 @@ def phi_band(agreement: ArrayLike) -> np.ndarray:
 
 def agreement_share(counts: np.ndarray, key: ArrayLike, n_options: ArrayLike) -> np.ndarray:
     """x per item: answers on the most chosen non-key option / usable answers
-    (0 without answers); ``counts`` items × Kmax (unweighted)."""
+    (0 without answers); ``counts`` items × Kmax (unweighted).
+
+    >>> agreement_share(np.array([[6, 3, 1, 0], [0, 0, 0, 0]]), [0, 1], [4, 4]).tolist()
+    [0.3, 0.0]
+    """
     cnt = np.asarray(counts, dtype=float)
     km = cnt.shape[1]
     k = np.asarray(key, dtype=np.int64)
-    other = (np.arange(km)[None, :] != k[:, None]) & (np.arange(km)[None, :] < np.asarray(n_options)[:, None])
-    tot = cnt.sum(1)
-    top = np.where(other, cnt, 0.0).max(1) if km else np.zeros(len(k))
+    if not km:
+        return np.zeros(len(k))
+    ct = np.ascontiguousarray(cnt.T)         # Kmax × n: sums and maxima over the letters as row operations
+    letters = np.arange(km)[:, None]
+    other = (letters != k) & (letters < np.asarray(n_options))
+    tot = ct.sum(0)
+    top = np.where(other, ct, 0.0).max(0)
     return np.where(tot > 0, top / np.where(tot > 0, tot, 1.0), 0.0)
 
 
@@ -415,7 +423,10 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
     """log P(T_i = t) (Kmax × n): key 1 − ε, each other option ε/(K − 1);
     clamped items put all mass on the allowed answers."""
     lp_wrong = -np.logaddexp(0.0, -prior_logit)   # log sigmoid
-    lp_right = -np.logaddexp(0.0, prior_logit)
+    if np.isneginf(prior_logit).any():
+        lp_right = -np.logaddexp(0.0, prior_logit)
+    else:
+        lp_right = lp_wrong - prior_logit          # log σ(−x) = log σ(x) − x: one logaddexp fewer
     other = lp_wrong - d.logk1
     lp = np.where(d.is_key_t, lp_right, other)
     lp[d.off_t] = -np.inf
@@ -649,8 +660,10 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other, axis=0), math.log(eta) + ll_g)
     llr = lr_other - lr_key
     alt_p = np.where(not_alt, -1.0, P)
-    alt = alt_p.argmax(0)
     p_alt = alt_p.max(0)
+    alt = np.zeros(d.n, dtype=np.int64)       # the first letter reaching the maximum (as argmax), by rows
+    for t in range(d.kmax - 1, -1, -1):
+        alt[alt_p[t] == p_alt] = t
     return KeyErrorFit(
         score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=Qt[1].sum(0),
         alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0),
