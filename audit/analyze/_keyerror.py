@@ -321,7 +321,7 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
     nb = max(1, -(-n_models // 8))
     if n_cells * nb * 8 <= 1 << 26:      # a cells × models bool matrix (≤ 64 MB), packed: the cheaper way
         M = np.zeros((n_cells, nb * 8), dtype=bool)
-        M[seg, model] = True
+        M.reshape(-1)[seg * (nb * 8) + model] = True      # a flat index: cheaper than a 2-D scatter
         if np.count_nonzero(M) != len(model):
             return None
         return np.ascontiguousarray(np.packbits(M, axis=1, bitorder="little").T)
