@@ -230,9 +230,11 @@ class KeyErrorFit:
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
     m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
+    m[~np.isfinite(m)] = 0.0
+    e = x - m
+    np.exp(e, out=e)
     with np.errstate(divide="ignore"):
-        return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+        return np.squeeze(m, axis=axis) + np.log(np.sum(e, axis=axis))
 
 
 class _Data:
@@ -385,10 +387,14 @@ def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _c_terms(d: _Data, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The parts of the log-likelihood that depend on C (Kmax × n) only:
-    −log(K − 1)·(W − C) (−∞ off the item's options) and ll_g = −W·log K."""
+    """The parts of the log-likelihood that depend on C (Kmax × n; a
+    transposed view will do) only: −log(K − 1)·(W − C) (−∞ off the item's
+    options) and ll_g = −W·log K.  In place on one new array: over 100,000
+    items every large temporary costs its page faults."""
     W = C.sum(0)
-    base = -(d.logk1 * (W - C))
+    base = np.subtract(W, C)
+    base *= d.logk1
+    np.negative(base, out=base)
     base[d.off_t] = -np.inf
     return base, -W * d.logK
 
@@ -397,11 +403,13 @@ def _loglik_counts(d: _Data, S0: np.ndarray, C: np.ndarray | None, D: np.ndarray
                    cterms: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(ll_n: Kmax × n, log P(answers | T = t, not guessing); ll_g: n, log
     P(answers | guessing)) from letter-major counts; ``cterms``: :func:`_c_terms` of C when known."""
-    if cterms is None:
+    if cterms is None:           # a new base: summed in place
         assert C is not None
-        cterms = _c_terms(d, C)
-    base, ll_g = cterms
-    ll_n = S0 + base
+        ll_n, ll_g = _c_terms(d, C)
+        ll_n += S0
+    else:
+        base, ll_g = cterms
+        ll_n = S0 + base
     ll_n += D
     return ll_n, ll_g
 
@@ -453,7 +461,7 @@ def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.n
         ll_n, ll_g = _loglik(d, a, w)
     else:
         S0, C, D = counts
-        ll_n, ll_g = _loglik_counts(d, S0, np.ascontiguousarray(C.T), np.ascontiguousarray(D.T))
+        ll_n, ll_g = _loglik_counts(d, S0, C.T, D.T)
     lp = _log_prior(d, prior_logit, clamp, truth)
     km, n = d.kmax, d.n
     Q = np.empty((2, km, n))
@@ -649,23 +657,28 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     base_logit = np.log(eps_s[d.subject]) - np.log1p(-eps_s[d.subject])
     Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
     Qt, ll_nt = Q.transpose(1, 2, 0), ll_n.T          # letter-major, contiguous
-    P = Qt[0] + Qt[1]
+    p_guessing = Qt[1].sum(0)
+    P = Qt[0]
+    P += Qt[1]                                        # (Q is not used again)
     p_reject = np.clip(1.0 - np.where(d.has_key, np.take(P, d.key_flat), 0.0), 0.0, 1.0)
     score = p_reject * (np.ones(d.n) if psi is None else psi)
     # log LR of the answers: P(y | key wrong) / P(y | key right)
     lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.has_key, np.take(ll_nt, d.key_flat), -np.inf),
                           math.log(eta) + ll_g)
     not_alt = d.is_key_t | d.off_t
-    other = np.where(not_alt, -np.inf, ll_nt) - d.logk1
+    other = np.where(not_alt, -np.inf, ll_nt)
+    other -= d.logk1
     lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other, axis=0), math.log(eta) + ll_g)
     llr = lr_other - lr_key
-    alt_p = np.where(not_alt, -1.0, P)
+    alt_p = other                                     # its buffer, reused
+    np.copyto(alt_p, P)
+    alt_p[not_alt] = -1.0
     p_alt = alt_p.max(0)
     alt = np.zeros(d.n, dtype=np.int64)       # the first letter reaching the maximum (as argmax), by rows
     for t in range(d.kmax - 1, -1, -1):
         alt[alt_p[t] == p_alt] = t
     return KeyErrorFit(
-        score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=Qt[1].sum(0),
+        score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=p_guessing,
         alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0),
         posterior=np.ascontiguousarray(P.T),
         reliability=a, weight=w, family_rho=rho, subject_rate=eps_s,
