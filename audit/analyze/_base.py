@@ -194,9 +194,14 @@ def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray, chunk: 
     cheaper than whole rows over 400,000 cells)."""
     k, n = W.shape[1], B.shape[1]
     out = np.zeros((k, n))
-    tables = [np.ascontiguousarray((_BITS8 @ np.where(mid[:, None] >= 0, W[np.maximum(mid, 0)], 0.0)).T)
-              for mid in ids]
-    rows = [c for c, mid in enumerate(ids) if (mid >= 0).any()]
+    if not ids or not n:
+        return out
+    mid = np.asarray(ids)                                                   # rows × 8
+    Wb = np.where(mid[:, :, None] >= 0, W[np.maximum(mid, 0)], 0.0)       # rows × 8 × k
+    tables = np.ascontiguousarray((_BITS8.astype(np.float64) @ Wb).transpose(0, 2, 1))   # rows × k × 256, one product
+    rows = np.flatnonzero((mid >= 0).any(1)).tolist()
+    if n <= 2 * chunk:
+        chunk = n
     tmp = np.empty(min(chunk, n))
     idx = np.empty(min(chunk, n), dtype=np.intp)
     for s in range(0, n, chunk):

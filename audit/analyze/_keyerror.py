@@ -256,7 +256,8 @@ class _Data:
         self.n = len(self.key)
         self.J = n_models
         self.kmax = kmax
-        self.cell = self.item * kmax + self.answer
+        self.cell = self.item * kmax
+        self.cell += self.answer
         letters = np.arange(kmax)[:, None]
         self.optmask_t = letters < self.K[None, :]             # Kmax × n
         self.is_key_t = letters == self.key[None, :]
@@ -281,6 +282,7 @@ class _Data:
         # model answers an item twice: per-item sums over 4× fewer columns
         self.item_bytes: np.ndarray | None = None
         self.cell_t = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
+        self.byte_ids: list[np.ndarray] | None = None     # _byte_ids of the bitmask, once
         self._cterms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (w, _c_terms) of the last weights
         if len(self.cell) and bool(np.all(self.cell[1:] >= self.cell[:-1])):
             starts = np.flatnonzero(np.r_[True, self.cell[1:] != self.cell[:-1]])
@@ -323,7 +325,9 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
     nb = max(1, -(-n_models // 8))
     if n_cells * nb * 8 <= 1 << 26:      # a cells × models bool matrix (≤ 64 MB), packed: the cheaper way
         M = np.zeros((n_cells, nb * 8), dtype=bool)
-        M.reshape(-1)[seg * (nb * 8) + model] = True      # a flat index: cheaper than a 2-D scatter
+        flat = seg * (nb * 8)
+        flat += model
+        M.reshape(-1)[flat] = True      # a flat index: cheaper than a 2-D scatter
         if np.count_nonzero(M) != len(model):
             return None
         return np.ascontiguousarray(np.packbits(M, axis=1, bitorder="little").T)
@@ -349,7 +353,9 @@ def _counts_t(d: _Data, a: np.ndarray, w: np.ndarray, with_c: bool = True
     n, km = d.n, d.kmax
     if d.runs is not None and d.bytes is not None:   # the cells' bitmasks: byte-table sums
         la, l1a = np.log(a), np.log1p(-a)
-        ids = _byte_ids(d.bytes.shape[0], d.J)
+        if d.byte_ids is None:
+            d.byte_ids = _byte_ids(d.bytes.shape[0], d.J)
+        ids = d.byte_ids
         cols = [w * (la - l1a)] + ([w] if with_c else [])
         if d.item_bytes is None:
             cols.append(w * l1a)
@@ -623,11 +629,12 @@ def fit_key_error(
     eps_s = np.full(n_subjects, g)
     it_total, converged = 0, False
     Q: np.ndarray = np.zeros((fit_d.n, 2, kmax))
+    lam_fit = lam[sel]
     for rnd in range(max(family_rounds, 1)):
         if rnd > 0:
             w, rho = _family_weights(fit_d, Q, family, n_families)
         for _ in range(max_iter):
-            prior_logit = np.log(eps_s[fit_d.subject]) - np.log1p(-eps_s[fit_d.subject]) + lam[sel]
+            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[fit_d.subject] + lam_fit   # logits per subject, then gathered
             Q, _, _ = _estep(fit_d, a, w, eta, prior_logit, c_fit, t_fit)
             a2, eta2, g2, eps2 = _mstep(fit_d, Q, n_subjects)
             delta = max(np.abs(a2 - a).max(), abs(eta2 - eta), np.abs(eps2 - eps_s).max())
@@ -638,7 +645,7 @@ def fit_key_error(
                 break
     if fit_d is not full:   # optional EM iterations over every item (default none)
         for _ in range(full_iters):
-            prior_logit = np.log(eps_s[full.subject]) - np.log1p(-eps_s[full.subject]) + lam
+            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[full.subject] + lam
             Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
             a, eta, g, eps_s = _mstep(full, Q, n_subjects)
             it_total += 1
@@ -654,7 +661,7 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     """The last E-step: every item's posterior under the fitted parameters
     (``lam`` and ``clamp`` as returned by :func:`belief_inputs`, ``psi`` the
     share of a rejected key that is a wrong key)."""
-    base_logit = np.log(eps_s[d.subject]) - np.log1p(-eps_s[d.subject])
+    base_logit = (np.log(eps_s) - np.log1p(-eps_s))[d.subject]
     Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
     Qt, ll_nt = Q.transpose(1, 2, 0), ll_n.T          # letter-major, contiguous
     p_guessing = Qt[1].sum(0)
