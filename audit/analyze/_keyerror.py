@@ -281,7 +281,7 @@ class _Data:
         # each item's models (the OR of its cells' bytes, ⌈J/8⌉ × n) when no
         # model answers an item twice: per-item sums over 4× fewer columns
         self.item_bytes: np.ndarray | None = None
-        self.cell_t = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
+        self.cell_t: np.ndarray = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
         self.byte_ids: list[np.ndarray] | None = None     # _byte_ids of the bitmask, once
         self._cterms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (w, _c_terms) of the last weights
         if len(self.cell) and bool(np.all(self.cell[1:] >= self.cell[:-1])):
