@@ -228,13 +228,14 @@ class KeyErrorFit:
     phi: np.ndarray = field(default_factory=lambda: np.zeros(0))         # the item's misconception split φ
 
 
-def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    m = np.max(x, axis=axis, keepdims=True)
+def _logsumexp(x: np.ndarray) -> np.ndarray:
+    """log Σ_t exp(x_t) over the rows of ``x`` (Kmax × n), overwriting ``x``."""
+    m = x.max(0)
     m[~np.isfinite(m)] = 0.0
-    e = x - m
-    np.exp(e, out=e)
+    x -= m
+    np.exp(x, out=x)
     with np.errstate(divide="ignore"):
-        return np.squeeze(m, axis=axis) + np.log(np.sum(e, axis=axis))
+        return m + np.log(x.sum(0))
 
 
 class _Data:
@@ -397,8 +398,10 @@ def _c_terms(d: _Data, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     transposed view will do) only: −log(K − 1)·(W − C) (−∞ off the item's
     options) and ll_g = −W·log K.  In place on one new array: over 100,000
     items every large temporary costs its page faults."""
-    W = C.sum(0)
-    base = np.subtract(W, C)
+    W = C[0].copy()                 # Σ over the letters row by row (C may be a transposed view)
+    for t in range(1, C.shape[0]):
+        W += C[t]
+    base = np.subtract(W, C, out=np.empty(C.shape))     # C-ordered whatever C's layout
     base *= d.logk1
     np.negative(base, out=base)
     base[d.off_t] = -np.inf
@@ -433,16 +436,19 @@ def _loglik(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
     return _loglik_counts(d, S0, C, D, (d._cterms[1], d._cterms[2]))
 
 
-def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None) -> np.ndarray:
+def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None,
+               out: np.ndarray | None = None) -> np.ndarray:
     """log P(T_i = t) (Kmax × n): key 1 − ε, each other option ε/(K − 1);
-    clamped items put all mass on the allowed answers."""
+    clamped items put all mass on the allowed answers.  ``out``: a Kmax × n
+    array to write it in (no new array unless clamped)."""
     lp_wrong = -np.logaddexp(0.0, -prior_logit)   # log sigmoid
     if np.isneginf(prior_logit).any():
         lp_right = -np.logaddexp(0.0, prior_logit)
     else:
         lp_right = lp_wrong - prior_logit          # log σ(−x) = log σ(x) − x: one logaddexp fewer
-    other = lp_wrong - d.logk1
-    lp = np.where(d.is_key_t, lp_right, other)
+    lp = np.empty((d.kmax, d.n)) if out is None else out
+    lp[...] = lp_wrong - d.logk1
+    np.copyto(lp, lp_right, where=d.is_key_t)
     lp[d.off_t] = -np.inf
     if clamp is not None:
         right = clamp == 0
@@ -453,6 +459,9 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
             fixed = wrong & (truth >= 0)
             lp = np.where(fixed & (np.arange(d.kmax)[:, None] != truth), -np.inf, lp)
         lp = np.where((right | wrong) & np.isfinite(lp), 0.0, lp)
+        if out is not None:
+            out[...] = lp
+            return out
     return lp
 
 
@@ -468,12 +477,12 @@ def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.n
     else:
         S0, C, D = counts
         ll_n, ll_g = _loglik_counts(d, S0, C.T, D.T)
-    lp = _log_prior(d, prior_logit, clamp, truth)
     km, n = d.kmax, d.n
     Q = np.empty((2, km, n))
+    lp = _log_prior(d, prior_logit, clamp, truth, out=Q[1])     # the prior, in Q[1]'s place
     np.add(math.log1p(-eta), ll_n, out=Q[0])
     Q[0] += lp
-    np.add(math.log(eta) + ll_g, lp, out=Q[1])
+    lp += math.log(eta) + ll_g                                  # (log η + ll_g) + lp, in place
     # log-sum-exp over the 2·Kmax states of each item, then normalised
     flat = Q.reshape(2 * km, n)
     m = flat.max(0)
@@ -500,7 +509,8 @@ def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float,
     a = (corr + A_PRIOR[0] - 1) / (tot + A_PRIOR[0] + A_PRIOR[1] - 2)
     a = np.clip(a, 1e-4, 1 - 1e-4)
     eta = float(np.clip((1 - r).sum() + GUESS_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(GUESS_PRIOR) - 2))
-    s = 1.0 - np.where(d.has_key, np.take(Qt[0], d.key_flat) + np.take(Qt[1], d.key_flat), 0.0)
+    # (0·Q at letter 0: NaN on an item whose posterior is NaN, as Σ_t Q_t·[t = key] was)
+    s = 1.0 - np.where(d.has_key, np.take(Qt[0], d.key_flat) + np.take(Qt[1], d.key_flat), 0.0 * (Qt[0][0] + Qt[1][0]))
     g = float(np.clip(s.sum() + RATE_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(RATE_PRIOR) - 2))
     ns = np.bincount(d.subject, minlength=n_subjects).astype(float)
     eps_s = (np.bincount(d.subject, weights=s, minlength=n_subjects) + SUBJECT_STRENGTH * g) / (ns + SUBJECT_STRENGTH)
@@ -667,15 +677,16 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     p_guessing = Qt[1].sum(0)
     P = Qt[0]
     P += Qt[1]                                        # (Q is not used again)
-    p_reject = np.clip(1.0 - np.where(d.has_key, np.take(P, d.key_flat), 0.0), 0.0, 1.0)
+    p_reject = np.clip(1.0 - np.where(d.has_key, np.take(P, d.key_flat), 0.0 * P[0]), 0.0, 1.0)
     score = p_reject * (np.ones(d.n) if psi is None else psi)
     # log LR of the answers: P(y | key wrong) / P(y | key right)
     lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.has_key, np.take(ll_nt, d.key_flat), -np.inf),
                           math.log(eta) + ll_g)
     not_alt = d.is_key_t | d.off_t
-    other = np.where(not_alt, -np.inf, ll_nt)
+    other = ll_nt                                     # (ll_n is not used again: overwritten in place)
+    other[not_alt] = -np.inf
     other -= d.logk1
-    lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other, axis=0), math.log(eta) + ll_g)
+    lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other), math.log(eta) + ll_g)
     llr = lr_other - lr_key
     alt_p = other                                     # its buffer, reused
     np.copyto(alt_p, P)
