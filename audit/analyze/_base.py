@@ -208,9 +208,13 @@ def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray, chunk: 
         e = min(s + chunk, n)
         t, ix = tmp[: e - s], idx[: e - s]
         for c in rows:
-            ix[...] = B[c, s:e]
+            if B.dtype == np.intp:           # indices already
+                row = B[c, s:e]
+            else:
+                row = ix
+                row[...] = B[c, s:e]
             for j in range(k):
-                tables[c][j].take(ix, out=t, mode="clip")     # mode clip: unbuffered (the indices are < 256)
+                tables[c][j].take(row, out=t, mode="clip")     # mode clip: unbuffered (the indices are < 256)
                 out[j, s:e] += t
     return out
 

@@ -299,6 +299,14 @@ class _Data:
                 ib[:, ci[first]] = np.bitwise_or.reduceat(self.bytes, first, axis=1)
                 if int(_POP8[ib].sum()) == len(self.model):
                     self.item_bytes = ib
+        # the bitmasks as intp look-up indices when small (≤ 16 MB): the EM uses
+        # them every iteration, and a uint8 index is widened on every use
+        self.bytes_ix = self.bytes
+        self.item_bytes_ix = self.item_bytes
+        if self.bytes is not None and self.bytes.size <= 1 << 21:
+            self.bytes_ix = self.bytes.astype(np.intp)
+            if self.item_bytes is not None:
+                self.item_bytes_ix = self.item_bytes.astype(np.intp)
 
     def cell_counts(self) -> np.ndarray | None:
         """n × Kmax answers per (item, letter) from the sorted runs (None if unsorted)."""
@@ -363,9 +371,9 @@ def _counts_t(d: _Data, a: np.ndarray, w: np.ndarray, with_c: bool = True
         cols = [w * (la - l1a)] + ([w] if with_c else [])
         if d.item_bytes is None:
             cols.append(w * l1a)
-        sums = byte_table_sums(d.bytes, ids, np.column_stack(cols))
-        if d.item_bytes is not None:     # S0 per item over the items' bitmasks
-            S0 = byte_table_sums(d.item_bytes, ids, (w * l1a)[:, None])[0]
+        sums = byte_table_sums(d.bytes_ix, ids, np.column_stack(cols))
+        if d.item_bytes_ix is not None:     # S0 per item over the items' bitmasks
+            S0 = byte_table_sums(d.item_bytes_ix, ids, (w * l1a)[:, None])[0]
         else:
             S0 = np.bincount(d.runs[0] // km, weights=sums[-1], minlength=n)
         Df = np.zeros(km * n)
@@ -501,7 +509,7 @@ def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float,
     Qt = Q.transpose(1, 2, 0)          # 2 × Kmax × n (contiguous as _estep gives it)
     r = Qt[0].sum(0)
     if d.runs is not None and d.bytes is not None:   # per model, over the cells it answered in
-        T = _byte_totals(d.bytes, np.take(Qt[0], d.cell_t) + 1j * r[d.runs[0] // d.kmax], d.J)
+        T = _byte_totals(d.bytes_ix, np.take(Qt[0], d.cell_t) + 1j * r[d.runs[0] // d.kmax], d.J)
         corr, tot = T.real, T.imag
     else:
         corr = np.bincount(d.model, weights=Qt[0][d.answer, d.item], minlength=d.J)
