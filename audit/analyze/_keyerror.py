@@ -229,13 +229,23 @@ class KeyErrorFit:
 
 
 def _logsumexp(x: np.ndarray) -> np.ndarray:
-    """log Σ_t exp(x_t) over the rows of ``x`` (Kmax × n), overwriting ``x``."""
+    """log Σ_t exp(x_t) over the rows of ``x`` (Kmax × n), overwriting ``x``.
+    The differences to the row's maximum are floored at −700 before exp:
+    NumPy's SIMD exp is several times slower where its result underflows or
+    is −∞, and a term below e^−700 cannot change a sum that holds the
+    maximum's 1.  A row without a finite entry gives its maximum (−∞ or NaN),
+    as exp and log would."""
     m = x.max(0)
-    m[~np.isfinite(m)] = 0.0
+    bad = ~np.isfinite(m)
+    m_bad = m[bad]
+    m[bad] = 0.0
     x -= m
+    np.maximum(x, -700.0, out=x)            # (NaN stays NaN)
     np.exp(x, out=x)
     with np.errstate(divide="ignore"):
-        return m + np.log(x.sum(0))
+        out = m + np.log(x.sum(0))
+    out[bad] = m_bad
+    return out
 
 
 class _Data:
@@ -263,6 +273,7 @@ class _Data:
         self.optmask_t = letters < self.K[None, :]             # Kmax × n
         self.is_key_t = letters == self.key[None, :]
         self.off_t = ~self.optmask_t
+        self.any_off = bool(self.off_t.any())          # items with fewer than Kmax options
         self.optmask, self.is_key = self.optmask_t.T, self.is_key_t.T     # n × Kmax views
         self.logk1 = np.log(np.maximum(self.K - 1, 1))
         with np.errstate(divide="ignore"):
@@ -415,7 +426,8 @@ def _c_terms(d: _Data, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     base = np.subtract(W, C, out=np.empty(C.shape))     # C-ordered whatever C's layout
     base *= d.logk1
     np.negative(base, out=base)
-    base[d.off_t] = -np.inf
+    if d.any_off:
+        base[d.off_t] = -np.inf
     return base, -W * d.logK
 
 
@@ -460,7 +472,8 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
     lp = np.empty((d.kmax, d.n)) if out is None else out
     lp[...] = lp_wrong - d.logk1
     np.copyto(lp, lp_right, where=d.is_key_t)
-    lp[d.off_t] = -np.inf
+    if d.any_off:
+        lp[d.off_t] = -np.inf
     if clamp is not None:
         right = clamp == 0
         wrong = clamp == 1
@@ -690,15 +703,19 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     # log LR of the answers: P(y | key wrong) / P(y | key right)
     lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.has_key, np.take(ll_nt, d.key_flat), -np.inf),
                           math.log(eta) + ll_g)
-    not_alt = d.is_key_t | d.off_t
     other = ll_nt                                     # (ll_n is not used again: overwritten in place)
-    other[not_alt] = -np.inf
+    assert other.flags.c_contiguous                   # (the flat scatters below write through reshape)
+    other.reshape(-1)[d.key_flat[d.has_key]] = -np.inf   # the key's letter out (a scatter: masks cost more)
+    if d.any_off:
+        other[d.off_t] = -np.inf                      # (ll_n is −∞ there already)
     other -= d.logk1
     lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other), math.log(eta) + ll_g)
     llr = lr_other - lr_key
     alt_p = other                                     # its buffer, reused
     np.copyto(alt_p, P)
-    alt_p[not_alt] = -1.0
+    alt_p.reshape(-1)[d.key_flat[d.has_key]] = -1.0
+    if d.any_off:
+        alt_p[d.off_t] = -1.0
     p_alt = alt_p.max(0)
     alt = np.zeros(d.n, dtype=np.int64)       # the first letter reaching the maximum (as argmax), by rows
     for t in range(d.kmax - 1, -1, -1):
