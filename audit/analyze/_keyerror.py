@@ -470,8 +470,9 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
     else:
         lp_right = lp_wrong - prior_logit          # log σ(−x) = log σ(x) − x: one logaddexp fewer
     lp = np.empty((d.kmax, d.n)) if out is None else out
+    assert lp.flags.c_contiguous                  # (the key's scatter writes through reshape)
     lp[...] = lp_wrong - d.logk1
-    np.copyto(lp, lp_right, where=d.is_key_t)
+    lp.reshape(-1)[d.key_flat[d.has_key]] = lp_right[d.has_key]   # the key's letter (a scatter: masks cost more)
     if d.any_off:
         lp[d.off_t] = -np.inf
     if clamp is not None:
