@@ -293,6 +293,7 @@ class _Data:
         # each item's models (the OR of its cells' bytes, ⌈J/8⌉ × n) when no
         # model answers an item twice: per-item sums over 4× fewer columns
         self.item_bytes: np.ndarray | None = None
+        self.cell_item: np.ndarray = np.zeros(0, dtype=np.int64)    # each cell's item
         self.cell_t: np.ndarray = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
         self.byte_ids: list[np.ndarray] | None = None     # _byte_ids of the bitmask, once
         self._cterms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (w, _c_terms) of the last weights
@@ -302,9 +303,10 @@ class _Data:
             self.bytes = _cell_bytes(np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(self.cell)])),
                                      self.model, len(starts), n_models)
             cells = self.runs[0]
-            self.cell_t = (cells % kmax) * self.n + cells // kmax
+            self.cell_item = cells // kmax
+            self.cell_t = (cells % kmax) * self.n + self.cell_item
             if self.bytes is not None:
-                ci = cells // kmax
+                ci = self.cell_item
                 first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])
                 ib = np.zeros((self.bytes.shape[0], self.n), dtype=np.uint8)
                 ib[:, ci[first]] = np.bitwise_or.reduceat(self.bytes, first, axis=1)
@@ -515,7 +517,7 @@ def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.n
     flat -= m
     np.exp(flat, out=flat)
     with np.errstate(divide="ignore", invalid="ignore"):
-        flat /= flat.sum(0)
+        flat *= 1.0 / flat.sum(0)
     return Q.transpose(2, 0, 1), ll_n.T, ll_g
 
 
@@ -523,7 +525,10 @@ def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float,
     Qt = Q.transpose(1, 2, 0)          # 2 × Kmax × n (contiguous as _estep gives it)
     r = Qt[0].sum(0)
     if d.runs is not None and d.bytes is not None:   # per model, over the cells it answered in
-        T = _byte_totals(d.bytes_ix, np.take(Qt[0], d.cell_t) + 1j * r[d.runs[0] // d.kmax], d.J)
+        v = np.empty(len(d.cell_t), dtype=np.complex128)   # Q(G=0, T=cell's letter) + i·Q(G=0) of its item
+        v.real = np.take(Qt[0], d.cell_t)
+        v.imag = np.take(r, d.cell_item)
+        T = _byte_totals(d.bytes_ix, v, d.J)
         corr, tot = T.real, T.imag
     else:
         corr = np.bincount(d.model, weights=Qt[0][d.answer, d.item], minlength=d.J)
