@@ -388,7 +388,7 @@ def _counts_t(d: _Data, a: np.ndarray, w: np.ndarray, with_c: bool = True
         if d.item_bytes_ix is not None:     # S0 per item over the items' bitmasks
             S0 = byte_table_sums(d.item_bytes_ix, ids, (w * l1a)[:, None])[0]
         else:
-            S0 = np.bincount(d.runs[0] // km, weights=sums[-1], minlength=n)
+            S0 = np.bincount(d.cell_item, weights=sums[-1], minlength=n)
         Df = np.zeros(km * n)
         Df[d.cell_t] = sums[0]
         Cf = None
