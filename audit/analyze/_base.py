@@ -232,27 +232,6 @@ def byte_table_sums(B: np.ndarray, ids: list[np.ndarray], W: np.ndarray, chunk: 
         if k % 2:
             out[k - 1, s:e] = acc[-1][: e - s]
     return out
-    mid = np.asarray(ids)                                                   # rows × 8
-    Wb = np.where(mid[:, :, None] >= 0, W[np.maximum(mid, 0)], 0.0)       # rows × 8 × k
-    tables = np.ascontiguousarray((_BITS8.astype(np.float64) @ Wb).transpose(0, 2, 1))   # rows × k × 256, one product
-    rows = np.flatnonzero((mid >= 0).any(1)).tolist()
-    if n <= 2 * chunk:
-        chunk = n
-    tmp = np.empty(min(chunk, n))
-    idx = np.empty(min(chunk, n), dtype=np.intp)
-    for s in range(0, n, chunk):
-        e = min(s + chunk, n)
-        t, ix = tmp[: e - s], idx[: e - s]
-        for c in rows:
-            if B.dtype == np.intp:           # indices already
-                row = B[c, s:e]
-            else:
-                row = ix
-                row[...] = B[c, s:e]
-            for j in range(k):
-                tables[c][j].take(row, out=t, mode="clip")     # mode clip: unbuffered (the indices are < 256)
-                out[j, s:e] += t
-    return out
 
 
 def mask_words(n_models: int) -> int:
