@@ -274,7 +274,6 @@ class _Data:
         self.is_key_t = letters == self.key[None, :]
         self.off_t = ~self.optmask_t
         self.any_off = bool(self.off_t.any())          # items with fewer than Kmax options
-        self.optmask, self.is_key = self.optmask_t.T, self.is_key_t.T     # n × Kmax views
         self.logk1 = np.log(np.maximum(self.K - 1, 1))
         with np.errstate(divide="ignore"):
             self.logK = np.log(self.K)
