@@ -183,13 +183,21 @@ def phi_band(agreement: ArrayLike) -> np.ndarray:
 
 def agreement_share(counts: np.ndarray, key: ArrayLike, n_options: ArrayLike) -> np.ndarray:
     """x per item: answers on the most chosen non-key option / usable answers
-    (0 without answers); ``counts`` items × Kmax (unweighted)."""
+    (0 without answers); ``counts`` items × Kmax (unweighted).
+
+    >>> agreement_share(np.array([[6, 3, 1, 0], [0, 0, 0, 0]]), [0, 1], [4, 4]).tolist()
+    [0.3, 0.0]
+    """
     cnt = np.asarray(counts, dtype=float)
     km = cnt.shape[1]
     k = np.asarray(key, dtype=np.int64)
-    other = (np.arange(km)[None, :] != k[:, None]) & (np.arange(km)[None, :] < np.asarray(n_options)[:, None])
-    tot = cnt.sum(1)
-    top = np.where(other, cnt, 0.0).max(1) if km else np.zeros(len(k))
+    if not km:
+        return np.zeros(len(k))
+    ct = np.ascontiguousarray(cnt.T)         # Kmax × n: sums and maxima over the letters as row operations
+    letters = np.arange(km)[:, None]
+    other = (letters != k) & (letters < np.asarray(n_options))
+    tot = ct.sum(0)
+    top = np.where(other, ct, 0.0).max(0)
     return np.where(tot > 0, top / np.where(tot > 0, tot, 1.0), 0.0)
 
 
@@ -220,15 +228,33 @@ class KeyErrorFit:
     phi: np.ndarray = field(default_factory=lambda: np.zeros(0))         # the item's misconception split φ
 
 
-def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    m = np.max(x, axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
+def _logsumexp(x: np.ndarray) -> np.ndarray:
+    """log Σ_t exp(x_t) over the rows of ``x`` (Kmax × n), overwriting ``x``.
+    The differences to the row's maximum are floored at −700 before exp:
+    NumPy's SIMD exp is several times slower where its result underflows or
+    is −∞, and a term below e^−700 cannot change a sum that holds the
+    maximum's 1.  A row without a finite entry gives its maximum (−∞ or NaN),
+    as exp and log would."""
+    m = x.max(0)
+    bad = ~np.isfinite(m)
+    m_bad = m[bad]
+    m[bad] = 0.0
+    x -= m
+    np.maximum(x, -700.0, out=x)            # (NaN stays NaN)
+    np.exp(x, out=x)
     with np.errstate(divide="ignore"):
-        return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(x - m), axis=axis))
+        out = m + np.log(x.sum(0))
+    out[bad] = m_bad
+    return out
 
 
 class _Data:
-    """The long-form answers of a set of items, with the per-item constants."""
+    """The long-form answers of a set of items, with the per-item constants.
+
+    Per-(item, letter) arrays of the EM are kept letter-major (Kmax × n,
+    the ``*_t`` attributes): sums, maxima and log-sum-exps over an item's
+    few letters are then element-wise operations on contiguous rows rather
+    than reductions over a short inner axis (several times cheaper)."""
 
     def __init__(self, item: np.ndarray, model: np.ndarray, answer: np.ndarray, n_options: np.ndarray,
                  key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> None:
@@ -241,9 +267,20 @@ class _Data:
         self.n = len(self.key)
         self.J = n_models
         self.kmax = kmax
-        self.cell = self.item * kmax + self.answer
-        self.optmask = np.arange(kmax)[None, :] < self.K[:, None]
-        self.is_key = np.arange(kmax)[None, :] == self.key[:, None]
+        self.cell = self.item * kmax
+        self.cell += self.answer
+        letters = np.arange(kmax)[:, None]
+        self.optmask_t = letters < self.K[None, :]             # Kmax × n
+        self.is_key_t = letters == self.key[None, :]
+        self.off_t = ~self.optmask_t
+        self.any_off = bool(self.off_t.any())          # items with fewer than Kmax options
+        self.logk1 = np.log(np.maximum(self.K - 1, 1))
+        with np.errstate(divide="ignore"):
+            self.logK = np.log(self.K)
+        # the key's letter, for gathers from a Kmax × n array (flat index; has_key
+        # False where the key is not a letter of the layout)
+        self.has_key = (self.key >= 0) & (self.key < kmax)
+        self.key_flat = np.where(self.has_key, self.key, 0) * self.n + np.arange(self.n)
         # answers sorted by cell (as load_inputs gives them): the cells and where
         # each one's run starts, for segment sums (np.add.reduceat)
         self.runs: tuple[np.ndarray, np.ndarray] | None = None
@@ -252,11 +289,45 @@ class _Data:
         # (as in :meth:`~audit.analyze._base.Cells.weighted`), several times
         # cheaper per EM iteration than gathering every answer
         self.bytes: np.ndarray | None = None
+        # each item's models (the OR of its cells' bytes, ⌈J/8⌉ × n) when no
+        # model answers an item twice: per-item sums over 4× fewer columns
+        self.item_bytes: np.ndarray | None = None
+        self.cell_item: np.ndarray = np.zeros(0, dtype=np.int64)    # each cell's item
+        self.cell_t: np.ndarray = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
+        self.byte_ids: list[np.ndarray] | None = None     # _byte_ids of the bitmask, once
+        self._cterms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (w, _c_terms) of the last weights
         if len(self.cell) and bool(np.all(self.cell[1:] >= self.cell[:-1])):
             starts = np.flatnonzero(np.r_[True, self.cell[1:] != self.cell[:-1]])
             self.runs = (self.cell[starts], starts)
             self.bytes = _cell_bytes(np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(self.cell)])),
                                      self.model, len(starts), n_models)
+            cells = self.runs[0]
+            self.cell_item = cells // kmax
+            self.cell_t = (cells % kmax) * self.n + self.cell_item
+            if self.bytes is not None:
+                ci = self.cell_item
+                first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])
+                ib = np.zeros((self.bytes.shape[0], self.n), dtype=np.uint8)
+                ib[:, ci[first]] = np.bitwise_or.reduceat(self.bytes, first, axis=1)
+                if int(_POP8[ib].sum()) == len(self.model):
+                    self.item_bytes = ib
+        # the bitmasks as intp look-up indices when small (≤ 16 MB): the EM uses
+        # them every iteration, and a uint8 index is widened on every use
+        self.bytes_ix = self.bytes
+        self.item_bytes_ix = self.item_bytes
+        if self.bytes is not None and self.bytes.size <= 1 << 21:
+            self.bytes_ix = self.bytes.astype(np.intp)
+            if self.item_bytes is not None:
+                self.item_bytes_ix = self.item_bytes.astype(np.intp)
+
+    def cell_counts(self) -> np.ndarray | None:
+        """n × Kmax answers per (item, letter) from the sorted runs (None if unsorted)."""
+        if self.runs is None:
+            return None
+        cells, starts = self.runs
+        N = np.zeros(self.n * self.kmax, dtype=np.int64)
+        N[cells] = np.diff(np.r_[starts, len(self.cell)])
+        return N.reshape(self.n, self.kmax)
 
 
 _BITS8 = _BYTE_BITS.astype(np.float64)     # byte value → its 8 bits
@@ -275,7 +346,9 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
     nb = max(1, -(-n_models // 8))
     if n_cells * nb * 8 <= 1 << 26:      # a cells × models bool matrix (≤ 64 MB), packed: the cheaper way
         M = np.zeros((n_cells, nb * 8), dtype=bool)
-        M[seg, model] = True
+        flat = seg * (nb * 8)
+        flat += model
+        M.reshape(-1)[flat] = True      # a flat index: cheaper than a 2-D scatter
         if np.count_nonzero(M) != len(model):
             return None
         return np.ascontiguousarray(np.packbits(M, axis=1, bitorder="little").T)
@@ -287,115 +360,215 @@ def _cell_bytes(seg: np.ndarray, model: np.ndarray, n_cells: int, n_models: int)
 
 
 def _byte_totals(B: np.ndarray, v: np.ndarray, J: int) -> np.ndarray:
-    """Per model Σ over the cells it answered in of ``v`` (per cell)."""
-    out = np.zeros(B.shape[0] * 8)
+    """Per model Σ over the cells it answered in of ``v`` (per cell); a
+    complex ``v`` gives two sums at once (real and imaginary parts, each
+    summed exactly as alone), in one unbuffered ``np.add.at`` per byte row:
+    a quarter cheaper than two weighted bincounts."""
+    H = np.zeros((B.shape[0], 256), dtype=v.dtype)
     for c in range(B.shape[0]):
-        out[8 * c: 8 * c + 8] = np.bincount(B[c], weights=v, minlength=256) @ _BITS8
-    return out[:J]
+        np.add.at(H[c], B[c], v)
+    return (H @ _BITS8).reshape(-1)[:J]
 
 
-def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per item S0 = Σ_j w_j log(1 − a_j); per (item, letter) C = Σ w_j and
-    D = Σ w_j log(a_j / (1 − a_j)) over the models giving that letter."""
+def _counts_t(d: _Data, a: np.ndarray, w: np.ndarray, with_c: bool = True
+              ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """:func:`_counts` letter-major: (S0, C, D) with C and D Kmax × n (C
+    None unless ``with_c``, on the byte-table path)."""
     n, km = d.n, d.kmax
     if d.runs is not None and d.bytes is not None:   # the cells' bitmasks: byte-table sums
-        cells = d.runs[0]
-        Cf, Df = np.zeros(n * km), np.zeros(n * km)
         la, l1a = np.log(a), np.log1p(-a)
-        sums = byte_table_sums(d.bytes, _byte_ids(d.bytes.shape[0], d.J), np.column_stack([w, w * (la - l1a), w * l1a]))
-        Cf[cells] = sums[0]
-        Df[cells] = sums[1]
-        S0 = np.bincount(cells // km, weights=sums[2], minlength=n)
-        return S0, Cf.reshape(n, km), Df.reshape(n, km)
+        if d.byte_ids is None:
+            d.byte_ids = _byte_ids(d.bytes.shape[0], d.J)
+        ids = d.byte_ids
+        cols = [w * (la - l1a)] + ([w] if with_c else [])
+        if d.item_bytes is None:
+            cols.append(w * l1a)
+        sums = byte_table_sums(d.bytes_ix, ids, np.column_stack(cols))
+        if d.item_bytes_ix is not None:     # S0 per item over the items' bitmasks
+            S0 = byte_table_sums(d.item_bytes_ix, ids, (w * l1a)[:, None])[0]
+        else:
+            S0 = np.bincount(d.cell_item, weights=sums[-1], minlength=n)
+        Df = np.zeros(km * n)
+        Df[d.cell_t] = sums[0]
+        Cf = None
+        if with_c:
+            Cf = np.zeros(km * n)
+            Cf[d.cell_t] = sums[1]
+        return S0, None if Cf is None else Cf.reshape(km, n), Df.reshape(km, n)
     if d.runs is not None:   # sorted answers: segment sums, about twice as fast as scattered bincounts
         cells, starts = d.runs
         Cf, Df = np.zeros(n * km), np.zeros(n * km)
         Cf[cells] = np.add.reduceat(w[d.model], starts)
         Df[cells] = np.add.reduceat((w * (np.log(a) - np.log1p(-a)))[d.model], starts)
         S0 = np.bincount(cells // km, weights=np.add.reduceat((w * np.log1p(-a))[d.model], starts), minlength=n)
-        return S0, Cf.reshape(n, km), Df.reshape(n, km)
+        return S0, np.ascontiguousarray(Cf.reshape(n, km).T), np.ascontiguousarray(Df.reshape(n, km).T)
     S0 = np.bincount(d.item, weights=(w * np.log1p(-a))[d.model], minlength=n)
     C = np.bincount(d.cell, weights=w[d.model], minlength=n * km).reshape(n, km)
     D = np.bincount(d.cell, weights=(w * (np.log(a) - np.log1p(-a)))[d.model], minlength=n * km).reshape(n, km)
-    return S0, C, D
+    return S0, np.ascontiguousarray(C.T), np.ascontiguousarray(D.T)
 
 
-def _loglik_counts(d: _Data, S0: np.ndarray, C: np.ndarray, D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ll_n: n × Kmax, log P(answers | T = t, not guessing); ll_g: n, log P(answers | guessing))."""
-    W = C.sum(1)
-    logk1 = np.log(np.maximum(d.K - 1, 1))
-    ll_n = S0[:, None] - logk1[:, None] * (W[:, None] - C) + D
-    ll_n = np.where(d.optmask, ll_n, -np.inf)
-    ll_g = -W * np.log(d.K)
+def _counts(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item S0 = Σ_j w_j log(1 − a_j); per (item, letter) C = Σ w_j and
+    D = Σ w_j log(a_j / (1 − a_j)) over the models giving that letter (C and D n × Kmax)."""
+    S0, C, D = _counts_t(d, a, w)
+    assert C is not None
+    return S0, C.T, D.T
+
+
+def _c_terms(d: _Data, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of the log-likelihood that depend on C (Kmax × n; a
+    transposed view will do) only: −log(K − 1)·(W − C) (−∞ off the item's
+    options) and ll_g = −W·log K.  In place on one new array: over 100,000
+    items every large temporary costs its page faults."""
+    W = C[0].copy()                 # Σ over the letters row by row (C may be a transposed view)
+    for t in range(1, C.shape[0]):
+        W += C[t]
+    base = np.subtract(W, C, out=np.empty(C.shape))     # C-ordered whatever C's layout
+    base *= d.logk1
+    np.negative(base, out=base)
+    if d.any_off:
+        base[d.off_t] = -np.inf
+    return base, -W * d.logK
+
+
+def _loglik_counts(d: _Data, S0: np.ndarray, C: np.ndarray | None, D: np.ndarray,
+                   cterms: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(ll_n: Kmax × n, log P(answers | T = t, not guessing); ll_g: n, log
+    P(answers | guessing)) from letter-major counts; ``cterms``: :func:`_c_terms` of C when known."""
+    if cterms is None:           # a new base: summed in place
+        assert C is not None
+        ll_n, ll_g = _c_terms(d, C)
+        ll_n += S0
+    else:
+        base, ll_g = cterms
+        ll_n = S0 + base
+    ll_n += D
     return ll_n, ll_g
 
 
 def _loglik(d: _Data, a: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return _loglik_counts(d, *_counts(d, a, w))
+    """:func:`_loglik_counts` of the answers under (a, w); the C terms are
+    kept between calls with the same weights (C depends on w only: within an
+    EM round only a moves)."""
+    fresh = d._cterms is None or not np.array_equal(d._cterms[0], w)
+    S0, C, D = _counts_t(d, a, w, with_c=fresh)
+    if fresh:
+        assert C is not None
+        d._cterms = (w.copy(), *_c_terms(d, C))
+    assert d._cterms is not None
+    return _loglik_counts(d, S0, C, D, (d._cterms[1], d._cterms[2]))
 
 
-def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None) -> np.ndarray:
-    """log P(T_i = t) (n × Kmax): key 1 − ε, each other option ε/(K − 1);
-    clamped items put all mass on the allowed answers."""
+def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None,
+               out: np.ndarray | None = None) -> np.ndarray:
+    """log P(T_i = t) (Kmax × n): key 1 − ε, each other option ε/(K − 1);
+    clamped items put all mass on the allowed answers.  ``out``: a Kmax × n
+    array to write it in (no new array unless clamped)."""
     lp_wrong = -np.logaddexp(0.0, -prior_logit)   # log sigmoid
-    lp_right = -np.logaddexp(0.0, prior_logit)
-    other = lp_wrong - np.log(np.maximum(d.K - 1, 1))
-    lp = np.where(d.is_key, lp_right[:, None], other[:, None])
-    lp = np.where(d.optmask, lp, -np.inf)
+    if np.isneginf(prior_logit).any():
+        lp_right = -np.logaddexp(0.0, prior_logit)
+    else:
+        lp_right = lp_wrong - prior_logit          # log σ(−x) = log σ(x) − x: one logaddexp fewer
+    lp = np.empty((d.kmax, d.n)) if out is None else out
+    assert lp.flags.c_contiguous                  # (the key's scatter writes through reshape)
+    lp[...] = lp_wrong - d.logk1
+    lp.reshape(-1)[d.key_flat[d.has_key]] = lp_right[d.has_key]   # the key's letter (a scatter: masks cost more)
+    if d.any_off:
+        lp[d.off_t] = -np.inf
     if clamp is not None:
         right = clamp == 0
         wrong = clamp == 1
-        lp = np.where(right[:, None] & ~d.is_key, -np.inf, lp)
-        lp = np.where(wrong[:, None] & d.is_key, -np.inf, lp)
+        lp = np.where(right & ~d.is_key_t, -np.inf, lp)
+        lp = np.where(wrong & d.is_key_t, -np.inf, lp)
         if truth is not None:
             fixed = wrong & (truth >= 0)
-            lp = np.where(fixed[:, None] & (np.arange(d.kmax)[None, :] != truth[:, None]), -np.inf, lp)
-        lp = np.where((right | wrong)[:, None] & np.isfinite(lp), 0.0, lp)
+            lp = np.where(fixed & (np.arange(d.kmax)[:, None] != truth), -np.inf, lp)
+        lp = np.where((right | wrong) & np.isfinite(lp), 0.0, lp)
+        if out is not None:
+            out[...] = lp
+            return out
     return lp
 
 
 def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.ndarray,
            clamp: np.ndarray | None, truth: np.ndarray | None,
            counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ll_n, ll_g = _loglik(d, a, w) if counts is None else _loglik_counts(d, *counts)
-    lp = _log_prior(d, prior_logit, clamp, truth)
-    j0 = math.log1p(-eta) + ll_n + lp
-    j1 = math.log(eta) + ll_g[:, None] + lp
-    joint = np.stack([j0, j1], axis=1)                      # n × 2 × Kmax
-    z = _logsumexp(joint.reshape(d.n, -1), axis=1)
-    Q = np.exp(joint - z[:, None, None])
-    return Q, ll_n, ll_g
+    """(Q: n × 2 × Kmax, the posterior over (G_i, T_i); ll_n: n × Kmax;
+    ll_g: n).  Q and ll_n are views of letter-major arrays (``Q.transpose(1,
+    2, 0)`` and ``ll_n.T`` are contiguous); ``counts``: (S0, C, D) as
+    :func:`_counts` gives them, instead of the answers."""
+    if counts is None:
+        ll_n, ll_g = _loglik(d, a, w)
+    else:
+        S0, C, D = counts
+        ll_n, ll_g = _loglik_counts(d, S0, C.T, D.T)
+    km, n = d.kmax, d.n
+    Q = np.empty((2, km, n))
+    lp = _log_prior(d, prior_logit, clamp, truth, out=Q[1])     # the prior, in Q[1]'s place
+    np.add(math.log1p(-eta), ll_n, out=Q[0])
+    Q[0] += lp
+    lp += math.log(eta) + ll_g                                  # (log η + ll_g) + lp, in place
+    # log-sum-exp over the 2·Kmax states of each item, then normalised
+    flat = Q.reshape(2 * km, n)
+    m = flat.max(0)
+    m[~np.isfinite(m)] = 0.0
+    flat -= m
+    np.exp(flat, out=flat)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        flat *= 1.0 / flat.sum(0)
+    return Q.transpose(2, 0, 1), ll_n.T, ll_g
 
 
 def _mstep(d: _Data, Q: np.ndarray, n_subjects: int) -> tuple[np.ndarray, float, float, np.ndarray]:
-    r = Q[:, 0, :].sum(1)
-    q0 = Q[:, 0, :].reshape(-1)
+    Qt = Q.transpose(1, 2, 0)          # 2 × Kmax × n (contiguous as _estep gives it)
+    r = Qt[0].sum(0)
     if d.runs is not None and d.bytes is not None:   # per model, over the cells it answered in
-        cells = d.runs[0]
-        corr = _byte_totals(d.bytes, q0[cells], d.J)
-        tot = _byte_totals(d.bytes, r[cells // d.kmax], d.J)
+        v = np.empty(len(d.cell_t), dtype=np.complex128)   # Q(G=0, T=cell's letter) + i·Q(G=0) of its item
+        v.real = np.take(Qt[0], d.cell_t)
+        v.imag = np.take(r, d.cell_item)
+        T = _byte_totals(d.bytes_ix, v, d.J)
+        corr, tot = T.real, T.imag
     else:
-        corr = np.bincount(d.model, weights=q0[d.cell], minlength=d.J)
+        corr = np.bincount(d.model, weights=Qt[0][d.answer, d.item], minlength=d.J)
         tot = np.bincount(d.model, weights=r[d.item], minlength=d.J)
     a = (corr + A_PRIOR[0] - 1) / (tot + A_PRIOR[0] + A_PRIOR[1] - 2)
     a = np.clip(a, 1e-4, 1 - 1e-4)
     eta = float(np.clip((1 - r).sum() + GUESS_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(GUESS_PRIOR) - 2))
-    s = 1.0 - (Q.sum(1) * d.is_key).sum(1)
+    # (0·Q at letter 0: NaN on an item whose posterior is NaN, as Σ_t Q_t·[t = key] was)
+    s = 1.0 - np.where(d.has_key, np.take(Qt[0], d.key_flat) + np.take(Qt[1], d.key_flat), 0.0 * (Qt[0][0] + Qt[1][0]))
     g = float(np.clip(s.sum() + RATE_PRIOR[0] - 1, 1e-6, None) / (d.n + sum(RATE_PRIOR) - 2))
     ns = np.bincount(d.subject, minlength=n_subjects).astype(float)
     eps_s = (np.bincount(d.subject, weights=s, minlength=n_subjects) + SUBJECT_STRENGTH * g) / (ns + SUBJECT_STRENGTH)
     return a, min(eta, 0.999), g, np.clip(eps_s, 1e-6, 1 - 1e-6)
 
 
+def _error_matrix(d: _Data, truth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(err, valid), n × J: model j answered item i, and not with ``truth[i]``."""
+    if d.item_bytes is not None and d.bytes is not None and d.runs is not None:   # from the bitmasks
+        slot = np.full(d.n * d.kmax, -1, dtype=np.int64)
+        slot[d.runs[0]] = np.arange(len(d.runs[0]))
+        tc = slot[np.arange(d.n) * d.kmax + truth]
+        right = np.where(tc >= 0, d.bytes[:, np.maximum(tc, 0)], 0).astype(np.uint8)
+
+        def unpack(B: np.ndarray) -> np.ndarray:
+            return np.unpackbits(np.ascontiguousarray(B.T), axis=1, bitorder="little")[:, :d.J].view(bool)
+
+        return unpack(d.item_bytes & ~right), unpack(d.item_bytes)
+    err = np.zeros((d.n, d.J), dtype=bool)
+    err[d.item, d.model] = d.answer != truth[d.item]
+    valid = np.zeros((d.n, d.J), dtype=bool)
+    valid[d.item, d.model] = True
+    return err, valid
+
+
 def _family_weights(d: _Data, Q: np.ndarray, family: np.ndarray, n_families: int) -> tuple[np.ndarray, np.ndarray]:
     """w_j = 1/(1 + (m_f − 1)ρ_f), ρ_f the mean pairwise correlation of the
     members' error indicators over the items (dense n × J; a loop over
     families only)."""
-    truth = Q.sum(1).argmax(1)
-    err = np.zeros((d.n, d.J), dtype=np.float32)
-    err[d.item, d.model] = (d.answer != truth[d.item]).astype(np.float32)
-    valid = np.zeros((d.n, d.J), dtype=bool)
-    valid[d.item, d.model] = True
+    Qt = Q.transpose(1, 2, 0)
+    truth = (Qt[0] + Qt[1]).argmax(0)
+    err, valid = _error_matrix(d, truth)
     w = np.ones(d.J)
     rho = np.zeros(n_families)
     for f in range(n_families):
@@ -463,14 +636,14 @@ def fit_key_error(
     n_subjects = n_subjects if n_subjects is not None else (int(subject.max()) + 1 if n else 1)
     n_families = int(family.max()) + 1 if len(family) else 1
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    kmax0 = max(int(n_options.max()) if n else 2, 2)
-    x = agreement_share(np.bincount(item * kmax0 + answer, minlength=n * kmax0).reshape(n, kmax0), key, n_options)
+    kmax = max(int(n_options.max()) if n else 2, 2)
+    full = _Data(item, model, answer, n_options, key, subject, J, kmax)
+    N = full.cell_counts()
+    x = agreement_share(np.bincount(item * kmax + answer, minlength=n * kmax).reshape(n, kmax) if N is None else N,
+                        key, n_options)
     phi_i = np.asarray(PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
     lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
-    kmax = max(int(n_options.max()) if n else 2, 2)
-
-    full = _Data(item, model, answer, n_options, key, subject, J, kmax)
     rng = np.random.default_rng(seed)
     if n > sample:
         pick = np.sort(rng.choice(n, size=sample, replace=False))
@@ -492,11 +665,12 @@ def fit_key_error(
     eps_s = np.full(n_subjects, g)
     it_total, converged = 0, False
     Q: np.ndarray = np.zeros((fit_d.n, 2, kmax))
+    lam_fit = lam[sel]
     for rnd in range(max(family_rounds, 1)):
         if rnd > 0:
             w, rho = _family_weights(fit_d, Q, family, n_families)
         for _ in range(max_iter):
-            prior_logit = np.log(eps_s[fit_d.subject]) - np.log1p(-eps_s[fit_d.subject]) + lam[sel]
+            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[fit_d.subject] + lam_fit   # logits per subject, then gathered
             Q, _, _ = _estep(fit_d, a, w, eta, prior_logit, c_fit, t_fit)
             a2, eta2, g2, eps2 = _mstep(fit_d, Q, n_subjects)
             delta = max(np.abs(a2 - a).max(), abs(eta2 - eta), np.abs(eps2 - eps_s).max())
@@ -507,7 +681,7 @@ def fit_key_error(
                 break
     if fit_d is not full:   # optional EM iterations over every item (default none)
         for _ in range(full_iters):
-            prior_logit = np.log(eps_s[full.subject]) - np.log1p(-eps_s[full.subject]) + lam
+            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[full.subject] + lam
             Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
             a, eta, g, eps_s = _mstep(full, Q, n_subjects)
             it_total += 1
@@ -523,22 +697,38 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     """The last E-step: every item's posterior under the fitted parameters
     (``lam`` and ``clamp`` as returned by :func:`belief_inputs`, ``psi`` the
     share of a rejected key that is a wrong key)."""
-    base_logit = np.log(eps_s[d.subject]) - np.log1p(-eps_s[d.subject])
+    base_logit = (np.log(eps_s) - np.log1p(-eps_s))[d.subject]
     Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
-    P = Q.sum(1)
-    p_reject = np.clip(1.0 - (P * d.is_key).sum(1), 0.0, 1.0)
+    Qt, ll_nt = Q.transpose(1, 2, 0), ll_n.T          # letter-major, contiguous
+    p_guessing = Qt[1].sum(0)
+    P = Qt[0]
+    P += Qt[1]                                        # (Q is not used again)
+    p_reject = np.clip(1.0 - np.where(d.has_key, np.take(P, d.key_flat), 0.0 * P[0]), 0.0, 1.0)
     score = p_reject * (np.ones(d.n) if psi is None else psi)
     # log LR of the answers: P(y | key wrong) / P(y | key right)
-    lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.is_key, ll_n, -np.inf).max(1), math.log(eta) + ll_g)
-    other = np.where(d.is_key | ~d.optmask, -np.inf, ll_n) - np.log(np.maximum(d.K - 1, 1))[:, None]
-    lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other, axis=1), math.log(eta) + ll_g)
+    lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.has_key, np.take(ll_nt, d.key_flat), -np.inf),
+                          math.log(eta) + ll_g)
+    other = ll_nt                                     # (ll_n is not used again: overwritten in place)
+    assert other.flags.c_contiguous                   # (the flat scatters below write through reshape)
+    other.reshape(-1)[d.key_flat[d.has_key]] = -np.inf   # the key's letter out (a scatter: masks cost more)
+    if d.any_off:
+        other[d.off_t] = -np.inf                      # (ll_n is −∞ there already)
+    other -= d.logk1
+    lr_other = np.logaddexp(math.log1p(-eta) + _logsumexp(other), math.log(eta) + ll_g)
     llr = lr_other - lr_key
-    alt_p = np.where(d.is_key | ~d.optmask, -1.0, P)
-    alt = alt_p.argmax(1)
-    p_alt = alt_p.max(1)
+    alt_p = other                                     # its buffer, reused
+    np.copyto(alt_p, P)
+    alt_p.reshape(-1)[d.key_flat[d.has_key]] = -1.0
+    if d.any_off:
+        alt_p[d.off_t] = -1.0
+    p_alt = alt_p.max(0)
+    alt = np.zeros(d.n, dtype=np.int64)       # the first letter reaching the maximum (as argmax), by rows
+    for t in range(d.kmax - 1, -1, -1):
+        alt[alt_p[t] == p_alt] = t
     return KeyErrorFit(
-        score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=Q[:, 1, :].sum(1),
-        alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0), posterior=P,
+        score=score, p_reject=p_reject, llr_models=llr, prior_logit=base_logit, p_guessing=p_guessing,
+        alternative=np.where(p_alt > 0, alt, -1), p_alternative=np.maximum(p_alt, 0.0),
+        posterior=np.ascontiguousarray(P.T),
         reliability=a, weight=w, family_rho=rho, subject_rate=eps_s,
         subject_n=np.bincount(d.subject, minlength=n_subjects).astype(float), global_rate=g, guess_rate=eta,
         n_iter=n_iter, converged=converged,
