@@ -1,5 +1,6 @@
-"""analyze runs the lint and the tiers in a second thread beside the
-key-error fit (issue 24).  A failure on either side must still stop the
+"""analyze runs its DuckDB work (the lint, the score's items, writing the
+tiers) in a second thread beside its NumPy work (the tiers' figures, the
+key-error fit) (issue 24).  A failure on either side must still stop the
 whole analysis with nothing written, and the next analysis must work."""
 from __future__ import annotations
 
@@ -30,10 +31,10 @@ def _boom(*_a, **_k):
 
 
 @pytest.mark.parametrize("where, score", [
-    ("_per_question", True),     # the tiers, in the second thread, while the fit runs
+    ("_per_question", True),     # the tiers' figures, in this thread, while the second one runs the lint
     ("read_items", True),        # the score's items, in the second thread
     ("sampled_answers", True),   # the fit's sample, in this thread
-    ("_per_question", False),    # no score: only the second thread's work
+    ("_per_question", False),    # no score
 ])
 def test_a_failure_on_either_side_writes_nothing(db, monkeypatch, where, score):
     before = _rows(db)

@@ -434,23 +434,23 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
             items = read_items(con, benchmark, run_id, q_registered=True)
             return items, load_judge_verdicts(con, benchmark, items["question_id"])
 
-        def tiers_side() -> None:
-            # then, in the same second thread, beside the key-error fit: the
-            # tiers from the cells, written (the demotion waits for the scores)
-            perq = _per_question(cells, cells.family_counts(ms.fam_ids()))
+        def write_tiers(perq: pa.Table) -> None:
+            # the tiers, written in the second thread beside the key-error fit
+            # (the demotion waits for the scores)
             tables["_perq"] = perq
             con.register("_perq", perq)
             con.execute(_RESULTS_SQL, params)
 
         with ThreadPoolExecutor(max_workers=1) as pool:
             duckdb_work = pool.submit(duckdb_side)
-            tiers_work = pool.submit(tiers_side)
+            # meanwhile, here: the fit's sample and the tiers' figures from the cells
+            sample = sampled_answers(cells, n_questions) if scoring else None
+            perq = _per_question(cells, cells.family_counts(ms.fam_ids()))
+            tiers_work = pool.submit(write_tiers, perq)
+            items, judges = duckdb_work.result()      # (re-raises what went wrong there, scoring or not)
             if scoring:
-                sample = sampled_answers(cells, n_questions)
-                items, judges = duckdb_work.result()
                 score_run(con, run_id, benchmark, ms, cells=cells, q_registered=True, items=items, answers=sample,
                           judges=judges, before_write=tiers_work.result)
-            duckdb_work.result()      # (re-raises what went wrong there, scoring or not)
             tiers_work.result()
         if demote:
             con.execute(_DEMOTE_SQL, {"run_id": run_id, "threshold": REJECT_THRESHOLD})
