@@ -37,8 +37,10 @@ rows feed the key-error fit.  The ranking is a ``max`` over a (count,
 families, −letter) struct per question.  Results are written to
 ``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction (with
 preset ``shares``, the tiers the score demotes are updated once the scores
-are written).  The lint and the tiers' NumPy and SQL run in a second thread
-beside the key-error fit.
+are written).  The DuckDB work after the one pass (the lint, the score's
+items, writing the tiers) runs in a second thread on the same connection,
+beside the NumPy work (the tiers' figures, the key-error fit); one thread at
+a time uses the connection.
 """
 from __future__ import annotations
 
