@@ -33,8 +33,8 @@ predictions are read once (:func:`~audit.analyze._base.usable_cells`): one
 row per (question, usable answer) with the number of models and their
 bitmask; the voters' families per answer and each model's answer counts
 (constant-predictor lint) come from the bitmasks in NumPy, and the same
-rows feed the key-error fit.  The ranking is a ``max`` over a (count,
-families, −letter) struct per question.  Results are written to
+rows feed the key-error fit.  The ranking (models, families, letter) is
+a maximum per question over the cells, in NumPy (:func:`_per_question`).  Results are written to
 ``audit_runs`` / ``audit_results`` / ``audit_lint`` in one transaction (with
 preset ``shares``, the tiers the score demotes are updated once the scores
 are written).  The DuckDB work after the one pass (the lint, the score's
