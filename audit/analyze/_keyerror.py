@@ -1379,8 +1379,8 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
 
 def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,
               q_registered: bool = False, items: pd.DataFrame | None = None,
-              answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None,
-              judges: JudgeVerdicts | None = None, before_write: Callable[[], object] | None = None) -> None:
+              answers: SampledCells | None = None, judges: JudgeVerdicts | None = None,
+              before_write: Callable[[], object] | None = None) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
     the caller's transaction) and store it; ``cells``, ``q_registered``,
     ``items`` and ``answers`` as in :func:`load_inputs`; ``judges``:
