@@ -371,27 +371,16 @@ class _Data:
                 e = np.zeros(0, dtype=np.int64)
                 self._long = (e, e, e, e)
             else:
-                bits = np.unpackbits(np.ascontiguousarray(self.bytes.T), axis=1, bitorder="little")[:, :self.J]
-                c, model = np.nonzero(bits)
+                c, model = _unpack(self.bytes, self.J)
                 cell = self.runs[0][c]
-                self._long = (cell // self.kmax, model.astype(np.int64), cell % self.kmax, cell)
+                self._long = (cell // self.kmax, model, cell % self.kmax, cell)
         return self._long
 
-    @property
-    def item(self) -> np.ndarray:
-        return self._long_form()[0]
-
-    @property
-    def model(self) -> np.ndarray:
-        return self._long_form()[1]
-
-    @property
-    def answer(self) -> np.ndarray:
-        return self._long_form()[2]
-
-    @property
-    def cell(self) -> np.ndarray:
-        return self._long_form()[3]
+    # the long form, per answer (unpacked on first use for data built from cells)
+    item = property(lambda self: self._long_form()[0])
+    model = property(lambda self: self._long_form()[1])
+    answer = property(lambda self: self._long_form()[2])
+    cell = property(lambda self: self._long_form()[3])
 
     def subset(self, pick: np.ndarray) -> "_Data":
         """The data of the items ``pick`` (sorted indices), renumbered 0…,
@@ -419,6 +408,13 @@ class _Data:
 
 
 _BITS8 = _BYTE_BITS.astype(np.float64)     # byte value → its 8 bits
+
+
+def _unpack(B: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cell, model) of every bit set in the cells' bytes ``B`` (⌈J/8⌉ ×
+    cells, as :func:`_cell_bytes`), sorted by (cell, model)."""
+    cell, model = np.nonzero(np.unpackbits(np.ascontiguousarray(B.T), axis=1, bitorder="little")[:, :n_models])
+    return cell, model.astype(np.int64)
 
 
 def _byte_ids(n_bytes: int, n_models: int) -> list[np.ndarray]:
@@ -1096,9 +1092,8 @@ class SampledCells:
 
     def long_form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The answers (i, j, y), one per (item, model), sorted by (i, y, j)."""
-        bits = np.unpackbits(np.ascontiguousarray(self.bytes.T), axis=1, bitorder="little")[:, :self.n_models]
-        cell, j = np.nonzero(bits)
-        return self.item[cell].astype(np.int64), j.astype(np.int64), self.y[cell].astype(np.int64)
+        cell, j = _unpack(self.bytes, self.n_models)
+        return self.item[cell].astype(np.int64), j, self.y[cell].astype(np.int64)
 
     def per_model(self, keep: np.ndarray | None = None) -> np.ndarray:
         """Answers per model (over the cells ``keep``, default all): a
@@ -1131,17 +1126,9 @@ class ScoreInputs:
             self._long = self.answers.long_form()
         return self._long
 
-    @property
-    def i(self) -> np.ndarray:
-        return self._long_form()[0]
-
-    @property
-    def j(self) -> np.ndarray:
-        return self._long_form()[1]
-
-    @property
-    def y(self) -> np.ndarray:
-        return self._long_form()[2]
+    i = property(lambda self: self._long_form()[0])
+    j = property(lambda self: self._long_form()[1])
+    y = property(lambda self: self._long_form()[2])
 
 
 def read_items(con: Any, benchmark: str, run_id: int, *, q_registered: bool = False) -> pd.DataFrame:
