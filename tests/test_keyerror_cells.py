@@ -119,3 +119,18 @@ def test_unsorted_cells_are_refused():
     B = np.array([[1, 2]], np.uint8)
     with pytest.raises(ValueError, match="sorted"):
         K._Data.from_cells(np.array([1, 0]), np.array([0, 0]), B, np.full(2, 2), np.zeros(2, int), np.zeros(2, int), 2, 2)
+
+
+def test_alternative_labels_read_the_standard_letters_or_the_label_list():
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    labels = [list("ABCD"), list("ABDE"), list("ཀཁགང"), list("ABCDE"), list("AB")]
+    rows = [labels[k] for k in rng.integers(0, len(labels), 300)]
+    items = pd.DataFrame({"labels": [np.array(r, dtype=object) for r in rows], "n_options": [len(r) for r in rows],
+                          "standard_labels": [r == list("ABCDEF")[:len(r)] for r in rows]})
+    idx = np.sort(rng.choice(300, 200, replace=False))
+    alt = np.array([rng.integers(-1, len(rows[i])) for i in idx])
+    want = [None if a < 0 else rows[i][a] for i, a in zip(idx, alt)]
+    assert K._alternative_labels(items, idx, alt).tolist() == want
+    assert K._alternative_labels(items.drop(columns="standard_labels"), idx, alt).tolist() == want

@@ -125,6 +125,7 @@ from numpy.typing import ArrayLike
 from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
 from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
 from audit.analyze._runs import latest_run
+from audit.labels import LATIN_LABELS
 from audit.store import connect
 from audit.store import DbPath
 
@@ -1060,7 +1061,7 @@ _ITEMS_BODY = """
 SELECT q.qn - 1 AS i, q.question_id, coalesce(q.subject, '') AS subject, q.n_options,
        CASE WHEN q.answer_key IS NULL THEN -2
             ELSE coalesce(list_position(q.labels, q.answer_key), 0) - 1 END AS key_idx,
-       q.labels,
+       q.labels, q.standard_labels,
        -- a semi-join on the few flagged items: cheaper than joining every question back
        q.question_id IN (SELECT question_id FROM questions WHERE benchmark = $benchmark
                          AND list_contains(flags, 'multi_answer')) AS multi,
@@ -1109,7 +1110,7 @@ class SampledCells:
 class ScoreInputs:
     """What :func:`load_inputs` reads for one benchmark: ``items`` (one row per
     question in import order: i, question_id, subject, n_options, key_idx,
-    labels, multi, par_mismatch, has_parallel, dup_options) and ``answers``
+    labels, standard_labels, multi, par_mismatch, has_parallel, dup_options) and ``answers``
     (:class:`SampledCells`; ``i``, ``j``, ``y``: the same answers in long
     form, unpacked on first use).  On a large benchmark the answers are
     those of a random ``sample`` of items (sorted item indices) and
@@ -1201,6 +1202,26 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
     return ScoreInputs(items, answers, pick, counts)
 
 
+def _alternative_labels(items: pd.DataFrame, idx: np.ndarray, alternative: np.ndarray) -> np.ndarray:
+    """The label of each item's alternative (option index; −1: None) for
+    the items ``idx``.  Items whose labels are A, B, C, … (``standard_labels``,
+    when the items have that column) take the letter at that place; the
+    others read their label list (flattened once: concatenating 100,000
+    small arrays costs more than the rest of the scoring's bookkeeping)."""
+    pos = np.maximum(alternative, 0)
+    std = (items["standard_labels"].astype("boolean").fillna(False).to_numpy(bool)[idx]
+           if "standard_labels" in items else np.zeros(len(idx), dtype=bool))
+    alt = np.asarray(LATIN_LABELS, dtype=object)[np.minimum(pos, len(LATIN_LABELS) - 1)]
+    other = np.flatnonzero(~std)
+    if len(other):
+        labels = items["labels"].to_numpy()[idx[other]]
+        lens = items["n_options"].to_numpy()[idx[other]].astype(np.int64)
+        flat = np.concatenate(labels)
+        alt[other] = flat[np.r_[0, np.cumsum(lens)[:-1]] + pos[other]]
+    alt[alternative < 0] = None
+    return alt
+
+
 def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(parallel, lint) parts of λ_i from the evidence known at analysis
     time: the parallel source's key (prior likelihood ratios) and duplicate
@@ -1272,13 +1293,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                                         evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
                                         truth=None if t_all is None else t_all[idx], phi=phi,
                                         agreement=agreement_share(N[idx], key[idx], n_opt[idx]))
-        # the alternative's label, vectorised: flat label array + each item's offset
-        labels = it["labels"].to_numpy()[idx]
-        lens = it["n_options"].to_numpy()[idx].astype(np.int64)
-        flat = np.concatenate(labels) if len(labels) else np.array([], dtype=object)
-        offs = np.r_[0, np.cumsum(lens)[:-1]]
-        alt = flat[offs + np.maximum(fit.alternative, 0)].astype(object)
-        alt[fit.alternative < 0] = None
+        alt = _alternative_labels(it, idx, fit.alternative)
         judge_rows: list = []
         if judges is not None and judges.v.shape[1] and len(idx):
             ev = judge_evidence(judges.v[idx], fit.score, judges.family,
