@@ -314,6 +314,31 @@ class Cells:
         b = np.unpackbits(m.view(np.uint8).reshape(len(m), -1, 8), axis=2, bitorder="little")
         return b[:, :, :MASK_BITS].reshape(len(m), -1)[:, : self.n_models].astype(dtype, copy=False)
 
+    def model_bytes(self, rows: Any = slice(None)) -> np.ndarray:
+        """The bitmask of ``rows`` packed model by model: ⌈n_models/8⌉ ×
+        rows uint8 (contiguous), bit ``j % 8`` of row ``j // 8`` set when
+        model j gave the cell's answer — ``np.packbits(self.bits(rows).T,
+        axis=0, bitorder="little")`` without the rows × models matrix: each
+        52-bit word is shifted to its models' place in 64-bit words (the
+        words are integers below 2^52, exact in float64).
+
+        >>> masks = np.array([[2.0 ** 51 + 1, 2.0 ** 3], [0.0, 2.0 ** 47]])
+        >>> c = Cells(np.array([1, 1]), np.array([0, 1]), pa.array(["A", "B"]), np.array([True, False]),
+        ...           np.array([3, 1]), masks, 100)
+        >>> bool(np.array_equal(c.model_bytes(), np.packbits(c.bits().T, axis=0, bitorder="little")))
+        True
+        """
+        m = np.ascontiguousarray(self.masks[rows]).astype(np.uint64)
+        n_words = m.shape[1] if m.ndim == 2 else 0
+        packed = np.zeros((len(m), n_words * MASK_BITS // 64 + 2), dtype="<u8")
+        for k in range(n_words):
+            q, r = divmod(k * MASK_BITS, 64)
+            packed[:, q] |= m[:, k] << np.uint64(r)
+            if r > 64 - MASK_BITS:                       # the word's high bits spill into the next one
+                packed[:, q + 1] |= m[:, k] >> np.uint64(64 - r)
+        nb = max(1, -(-self.n_models // 8))
+        return np.ascontiguousarray(packed.view(np.uint8).reshape(len(m), -1)[:, :nb].T)
+
     def _bytes(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """The bitmask as bytes: (cells × byte columns uint8, and for each
         column the ids of its 8 bits' models, −1 where none).  Per-cell sums

@@ -125,6 +125,7 @@ from numpy.typing import ArrayLike
 from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
 from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
 from audit.analyze._runs import latest_run
+from audit.labels import LATIN_LABELS
 from audit.store import connect
 from audit.store import DbPath
 
@@ -249,7 +250,11 @@ def _logsumexp(x: np.ndarray) -> np.ndarray:
 
 
 class _Data:
-    """The long-form answers of a set of items, with the per-item constants.
+    """The answers of a set of items, with the per-item constants: built
+    from the long form (one entry per answer: item, model, answer) or, with
+    :meth:`from_cells`, from the cells' bitmasks (one entry per (item,
+    letter) given); the EM reads the cells' bitmasks when it has them and
+    the long form (unpacked on first use) otherwise.
 
     Per-(item, letter) arrays of the EM are kept letter-major (Kmax × n,
     the ``*_t`` attributes): sums, maxima and log-sum-exps over an item's
@@ -258,17 +263,52 @@ class _Data:
 
     def __init__(self, item: np.ndarray, model: np.ndarray, answer: np.ndarray, n_options: np.ndarray,
                  key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> None:
-        self.item = np.asarray(item, dtype=np.int64)
-        self.model = np.asarray(model, dtype=np.int64)
-        self.answer = np.asarray(answer, dtype=np.int64)
+        self._setup(n_options, key, subject, n_models, kmax)
+        item = np.asarray(item, dtype=np.int64)
+        model = np.asarray(model, dtype=np.int64)
+        answer = np.asarray(answer, dtype=np.int64)
+        cell = item * kmax
+        cell += answer
+        self._long = (item, model, answer, cell)
+        # answers sorted by cell (as load_inputs gives them): the cells and where
+        # each one's run starts, and the cells' bitmasks
+        if len(cell) and bool(np.all(cell[1:] >= cell[:-1])):
+            starts = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
+            cnt = np.diff(np.r_[starts, len(cell)])
+            self._set_cells(cell[starts], cnt, starts,
+                            _cell_bytes(np.repeat(np.arange(len(starts)), cnt), model, len(starts), n_models))
+
+    @classmethod
+    def from_cells(cls, item: np.ndarray, y: np.ndarray, cell_bytes: np.ndarray, n_options: np.ndarray,
+                   key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> "_Data":
+        """The same data from cells sorted by (item, letter) without a
+        repeated one: ``item``, ``y`` (letter) and ``cell_bytes``
+        (⌈J/8⌉ × cells uint8, bit ``j % 8`` of row ``j // 8`` set when
+        model j gave it, as :func:`_cell_bytes`); no long form is built."""
+        d = cls.__new__(cls)
+        d._setup(n_options, key, subject, n_models, kmax)
+        d._long = None
+        B = np.ascontiguousarray(cell_bytes, dtype=np.uint8)
+        cnt = _POP8[B].sum(0) if B.size else np.zeros(B.shape[1], dtype=np.int64)
+        cell = np.asarray(item, dtype=np.int64) * kmax + np.asarray(y, dtype=np.int64)
+        if len(cell) and bool(np.all(cell[1:] > cell[:-1])):
+            nz = cnt > 0                          # (a cell without models is no answer)
+            if not nz.all():
+                cell, cnt, B = cell[nz], cnt[nz], np.ascontiguousarray(B[:, nz])
+            if len(cell):
+                d._set_cells(cell, cnt, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), B)
+        elif len(cell):
+            raise ValueError("cells must be sorted by (item, letter), each once")
+        return d
+
+    def _setup(self, n_options: np.ndarray, key: np.ndarray, subject: np.ndarray, n_models: int, kmax: int) -> None:
+        """The per-item constants, and no cells yet."""
         self.K = np.asarray(n_options, dtype=np.float64)
         self.key = np.asarray(key, dtype=np.int64)
         self.subject = np.asarray(subject, dtype=np.int64)
         self.n = len(self.key)
         self.J = n_models
         self.kmax = kmax
-        self.cell = self.item * kmax
-        self.cell += self.answer
         letters = np.arange(kmax)[:, None]
         self.optmask_t = letters < self.K[None, :]             # Kmax × n
         self.is_key_t = letters == self.key[None, :]
@@ -281,9 +321,10 @@ class _Data:
         # False where the key is not a letter of the layout)
         self.has_key = (self.key >= 0) & (self.key < kmax)
         self.key_flat = np.where(self.has_key, self.key, 0) * self.n + np.arange(self.n)
-        # answers sorted by cell (as load_inputs gives them): the cells and where
-        # each one's run starts, for segment sums (np.add.reduceat)
+        # the answers' cells (item·Kmax + letter, sorted) and where each one's
+        # answers start in the long form, for segment sums (np.add.reduceat)
         self.runs: tuple[np.ndarray, np.ndarray] | None = None
+        self.cell_n: np.ndarray = np.zeros(0, dtype=np.int64)      # answers per cell
         # and each cell's models as a bitmask of bytes (cells × ⌈J/8⌉): sums
         # over a cell's models are then 256-entry table look-ups per byte
         # (as in :meth:`~audit.analyze._base.Cells.weighted`), several times
@@ -296,21 +337,24 @@ class _Data:
         self.cell_t: np.ndarray = np.zeros(0, dtype=np.int64)     # each cell's index in a flat Kmax × n array
         self.byte_ids: list[np.ndarray] | None = None     # _byte_ids of the bitmask, once
         self._cterms: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None   # (w, _c_terms) of the last weights
-        if len(self.cell) and bool(np.all(self.cell[1:] >= self.cell[:-1])):
-            starts = np.flatnonzero(np.r_[True, self.cell[1:] != self.cell[:-1]])
-            self.runs = (self.cell[starts], starts)
-            self.bytes = _cell_bytes(np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(self.cell)])),
-                                     self.model, len(starts), n_models)
-            cells = self.runs[0]
-            self.cell_item = cells // kmax
-            self.cell_t = (cells % kmax) * self.n + self.cell_item
-            if self.bytes is not None:
-                ci = self.cell_item
-                first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])
-                ib = np.zeros((self.bytes.shape[0], self.n), dtype=np.uint8)
-                ib[:, ci[first]] = np.bitwise_or.reduceat(self.bytes, first, axis=1)
-                if int(_POP8[ib].sum()) == len(self.model):
-                    self.item_bytes = ib
+        self.bytes_ix: np.ndarray | None = None
+        self.item_bytes_ix: np.ndarray | None = None
+
+    def _set_cells(self, cells: np.ndarray, cnt: np.ndarray, starts: np.ndarray, B: np.ndarray | None) -> None:
+        """The cells (sorted flat positions), their answer counts, their
+        answers' starts in the long form and their bitmasks (None: none)."""
+        self.runs = (cells, starts)
+        self.cell_n = cnt
+        self.bytes = B
+        self.cell_item = cells // self.kmax
+        self.cell_t = (cells % self.kmax) * self.n + self.cell_item
+        if B is not None:
+            ci = self.cell_item
+            first = np.flatnonzero(np.r_[True, ci[1:] != ci[:-1]])
+            ib = np.zeros((B.shape[0], self.n), dtype=np.uint8)
+            ib[:, ci[first]] = np.bitwise_or.reduceat(B, first, axis=1)
+            if int(_POP8[ib].sum()) == int(cnt.sum()):
+                self.item_bytes = ib
         # the bitmasks as intp look-up indices when small (≤ 16 MB): the EM uses
         # them every iteration, and a uint8 index is widened on every use
         self.bytes_ix = self.bytes
@@ -320,17 +364,58 @@ class _Data:
             if self.item_bytes is not None:
                 self.item_bytes_ix = self.item_bytes.astype(np.intp)
 
+    def _long_form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(item, model, answer, cell) per answer, sorted by (item, answer,
+        model); unpacked from the bitmasks of data built from cells."""
+        if self._long is None:
+            if self.runs is None or self.bytes is None:
+                e = np.zeros(0, dtype=np.int64)
+                self._long = (e, e, e, e)
+            else:
+                c, model = _unpack(self.bytes, self.J)
+                cell = self.runs[0][c]
+                self._long = (cell // self.kmax, model, cell % self.kmax, cell)
+        return self._long
+
+    # the long form, per answer (unpacked on first use for data built from cells)
+    item = property(lambda self: self._long_form()[0])
+    model = property(lambda self: self._long_form()[1])
+    answer = property(lambda self: self._long_form()[2])
+    cell = property(lambda self: self._long_form()[3])
+
+    def subset(self, pick: np.ndarray) -> "_Data":
+        """The data of the items ``pick`` (sorted indices), renumbered 0…,
+        in the same form (cells or long form)."""
+        remap = np.full(self.n, -1, dtype=np.int64)
+        remap[pick] = np.arange(len(pick))
+        if self._long is None:
+            keep = remap[self.cell_item] >= 0
+            cells = self.runs[0][keep] if self.runs is not None else np.zeros(0, dtype=np.int64)
+            B = self.bytes[:, keep] if self.bytes is not None else np.zeros((max(1, -(-self.J // 8)), 0), np.uint8)
+            return _Data.from_cells(remap[cells // self.kmax], cells % self.kmax, B, self.K[pick], self.key[pick],
+                                    self.subject[pick], self.J, self.kmax)
+        item, model, answer, _ = self._long
+        keep = remap[item] >= 0
+        return _Data(remap[item[keep]], model[keep], answer[keep], self.K[pick], self.key[pick], self.subject[pick],
+                     self.J, self.kmax)
+
     def cell_counts(self) -> np.ndarray | None:
         """n × Kmax answers per (item, letter) from the sorted runs (None if unsorted)."""
         if self.runs is None:
             return None
-        cells, starts = self.runs
         N = np.zeros(self.n * self.kmax, dtype=np.int64)
-        N[cells] = np.diff(np.r_[starts, len(self.cell)])
+        N[self.runs[0]] = self.cell_n
         return N.reshape(self.n, self.kmax)
 
 
 _BITS8 = _BYTE_BITS.astype(np.float64)     # byte value → its 8 bits
+
+
+def _unpack(B: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cell, model) of every bit set in the cells' bytes ``B`` (⌈J/8⌉ ×
+    cells, as :func:`_cell_bytes`), sorted by (cell, model)."""
+    cell, model = np.nonzero(np.unpackbits(np.ascontiguousarray(B.T), axis=1, bitorder="little")[:, :n_models])
+    return cell, model.astype(np.int64)
 
 
 def _byte_ids(n_bytes: int, n_models: int) -> list[np.ndarray]:
@@ -629,28 +714,77 @@ def fit_key_error(
     answer = np.asarray(answer, dtype=np.int64)
     n_options = np.asarray(n_options, dtype=np.int64)
     key = np.asarray(key, dtype=np.int64)
-    n = len(key)
     J = n_models if n_models is not None else (int(model.max()) + 1 if len(model) else 1)
-    subject = np.zeros(n, dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
+    subject_a = np.zeros(len(key), dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
+    full = _Data(item, model, answer, n_options, key, subject_a, J, _kmax(n_options))
+    return _fit(full, family=family, evidence_llr=evidence_llr, clamp=clamp, truth=truth, max_iter=max_iter, tol=tol,
+                sample=sample, seed=seed, family_rounds=family_rounds, full_iters=full_iters, n_subjects=n_subjects,
+                phi=phi)
+
+
+def fit_key_error_cells(
+    item: ArrayLike, y: ArrayLike, cell_bytes: np.ndarray, n_options: ArrayLike, key: ArrayLike, *,
+    n_models: int, subject: ArrayLike | None = None, **kw: Any,
+) -> KeyErrorFit:
+    """:func:`fit_key_error` on the answers given as cells, one per (item,
+    letter given) sorted by (item, letter): ``item`` (0..n−1), ``y`` (option
+    index) and ``cell_bytes`` (⌈J/8⌉ × cells uint8: bit ``j % 8`` of row
+    ``j // 8`` set when model j gave that letter, as
+    :meth:`~audit.analyze._base.Cells.model_bytes` packs them).  The same
+    fit (the same EM, identical results) without unpacking the answers to
+    the long form and packing them back; the other arguments as there
+    (``kw``: family, evidence_llr, clamp, truth, max_iter, tol, sample,
+    seed, family_rounds, full_iters, n_subjects, phi).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> n, J = 300, 6
+    >>> Y = rng.integers(0, 4, (n, J))
+    >>> i, j = np.nonzero(np.ones((n, J), bool)); y = Y[i, j]
+    >>> o = np.lexsort((j, y, i)); i, j, y = i[o], j[o], y[o]
+    >>> cell = i * 4 + y; first = np.r_[True, cell[1:] != cell[:-1]]
+    >>> B = np.zeros((1, first.sum()), np.uint8)
+    >>> np.bitwise_or.at(B[0], np.cumsum(first) - 1, (1 << j).astype(np.uint8))
+    >>> a = fit_key_error(i, j, y, np.full(n, 4), np.zeros(n, int), n_models=J)
+    >>> b = fit_key_error_cells(i[first], y[first], B, np.full(n, 4), np.zeros(n, int), n_models=J)
+    >>> bool(np.array_equal(a.score, b.score) and np.array_equal(a.reliability, b.reliability))
+    True
+    """
+    n_options = np.asarray(n_options, dtype=np.int64)
+    key = np.asarray(key, dtype=np.int64)
+    subject_a = np.zeros(len(key), dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
+    full = _Data.from_cells(np.asarray(item), np.asarray(y), cell_bytes, n_options, key, subject_a, n_models,
+                            _kmax(n_options))
+    return _fit(full, **kw)
+
+
+def _kmax(n_options: np.ndarray) -> int:
+    """The letters of the fit's layout: the most options, at least 2."""
+    return max(int(n_options.max()) if len(n_options) else 2, 2)
+
+
+def _fit(full: _Data, *, family: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
+         clamp: ArrayLike | None = None, truth: ArrayLike | None = None, max_iter: int = 200, tol: float = TOL,
+         sample: int = SAMPLE, seed: int = 0, family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0,
+         n_subjects: int | None = None, phi: ArrayLike | None = None) -> KeyErrorFit:
+    """The fit of :func:`fit_key_error` on ``full`` (the one EM, whatever
+    form the answers came in)."""
+    n, J, kmax = full.n, full.J, full.kmax
+    key, subject = full.key, full.subject
     family = np.arange(J) if family is None else np.asarray(family, dtype=np.int64)
     n_subjects = n_subjects if n_subjects is not None else (int(subject.max()) + 1 if n else 1)
     n_families = int(family.max()) + 1 if len(family) else 1
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    kmax = max(int(n_options.max()) if n else 2, 2)
-    full = _Data(item, model, answer, n_options, key, subject, J, kmax)
     N = full.cell_counts()
-    x = agreement_share(np.bincount(item * kmax + answer, minlength=n * kmax).reshape(n, kmax) if N is None else N,
-                        key, n_options)
+    x = agreement_share(np.bincount(full.cell, minlength=n * kmax).reshape(n, kmax) if N is None else N,
+                        key, full.K)
     phi_i = np.asarray(PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
     lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
     rng = np.random.default_rng(seed)
     if n > sample:
         pick = np.sort(rng.choice(n, size=sample, replace=False))
-        remap = np.full(n, -1, dtype=np.int64)
-        remap[pick] = np.arange(sample)
-        keep = remap[item] >= 0
-        fit_d = _Data(remap[item[keep]], model[keep], answer[keep], n_options[pick], key[pick], subject[pick], J, kmax)
+        fit_d = full.subset(pick)
         sel = pick
     else:
         fit_d, sel = full, np.arange(n)
@@ -927,7 +1061,7 @@ _ITEMS_BODY = """
 SELECT q.qn - 1 AS i, q.question_id, coalesce(q.subject, '') AS subject, q.n_options,
        CASE WHEN q.answer_key IS NULL THEN -2
             ELSE coalesce(list_position(q.labels, q.answer_key), 0) - 1 END AS key_idx,
-       q.labels,
+       q.labels, q.standard_labels,
        -- a semi-join on the few flagged items: cheaper than joining every question back
        q.question_id IN (SELECT question_id FROM questions WHERE benchmark = $benchmark
                          AND list_contains(flags, 'multi_answer')) AS multi,
@@ -943,20 +1077,59 @@ ORDER BY q.qn
 _ITEMS_SQL = f"WITH _q AS ({QUESTIONS_SQL})" + _ITEMS_BODY
 
 @dataclass
+class SampledCells:
+    """The usable answers of a benchmark's items (all, or a seeded random
+    sample of them) as cells, one per (item, letter given), sorted by (item,
+    letter): ``item`` (0-based question index), ``y`` (option index),
+    ``bytes`` (⌈J/8⌉ × cells uint8: bit ``j % 8`` of row ``j // 8`` set when
+    model j gave that letter, :meth:`~audit.analyze._base.Cells.model_bytes`),
+    ``n_models``; ``pick``: the sampled items (sorted), None without sampling."""
+
+    item: np.ndarray
+    y: np.ndarray
+    bytes: np.ndarray
+    n_models: int
+    pick: np.ndarray | None = None
+
+    def long_form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The answers (i, j, y), one per (item, model), sorted by (i, y, j)."""
+        cell, j = _unpack(self.bytes, self.n_models)
+        return self.item[cell].astype(np.int64), j, self.y[cell].astype(np.int64)
+
+    def per_model(self, keep: np.ndarray | None = None) -> np.ndarray:
+        """Answers per model (over the cells ``keep``, default all): a
+        histogram of each byte row, times its bits."""
+        B = self.bytes if keep is None else self.bytes[:, keep]
+        out = np.zeros(B.shape[0] * 8, dtype=np.int64)
+        for c in range(B.shape[0]):
+            out[8 * c:8 * c + 8] = np.bincount(B[c], minlength=256) @ _BYTE_BITS
+        return out[:self.n_models]
+
+
+@dataclass
 class ScoreInputs:
     """What :func:`load_inputs` reads for one benchmark: ``items`` (one row per
     question in import order: i, question_id, subject, n_options, key_idx,
-    labels, multi, par_mismatch, has_parallel, dup_options) and the answers
-    (arrays i, j, y).  On a large benchmark the answers are those of a
-    random ``sample`` of items (sorted item indices) and ``counts`` computes
-    the final E-step's weighted counts over all items in DuckDB."""
+    labels, standard_labels, multi, par_mismatch, has_parallel, dup_options) and ``answers``
+    (:class:`SampledCells`; ``i``, ``j``, ``y``: the same answers in long
+    form, unpacked on first use).  On a large benchmark the answers are
+    those of a random ``sample`` of items (sorted item indices) and
+    ``counts`` computes the final E-step's weighted counts over all items."""
 
     items: pd.DataFrame
-    i: np.ndarray
-    j: np.ndarray
-    y: np.ndarray
+    answers: SampledCells
     sample: np.ndarray | None = None
     counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
+    _long: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    def _long_form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._long is None:
+            self._long = self.answers.long_form()
+        return self._long
+
+    i = property(lambda self: self._long_form()[0])
+    j = property(lambda self: self._long_form()[1])
+    y = property(lambda self: self._long_form()[2])
 
 
 def read_items(con: Any, benchmark: str, run_id: int, *, q_registered: bool = False) -> pd.DataFrame:
@@ -967,11 +1140,13 @@ def read_items(con: Any, benchmark: str, run_id: int, *, q_registered: bool = Fa
     return (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).to_pandas()
 
 
-def sampled_answers(cells: Cells, n: int, *, sample: int = SAMPLE, seed: int = 0
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """The usable answers (i, j, y) of a benchmark of ``n`` items, sorted by
-    (i, y, j); with more than ``sample`` items only those of a seeded random
-    sample (sorted item indices, returned last; None without sampling)."""
+def sampled_answers(cells: Cells, n: int, *, sample: int = SAMPLE, seed: int = 0) -> SampledCells:
+    """The usable answers of a benchmark of ``n`` items as
+    :class:`SampledCells` (sorted by item, letter); with more than
+    ``sample`` items only those of a seeded random sample (its sorted item
+    indices in ``pick``).  The cells' bitmasks are repacked model by model
+    (:meth:`~audit.analyze._base.Cells.model_bytes`): the fit reads them as
+    they are, with no answer-by-answer long form."""
     ci = cells.qn - 1                      # each cell's item index
     rows: Any = slice(None)
     pick = None
@@ -980,16 +1155,13 @@ def sampled_answers(cells: Cells, n: int, *, sample: int = SAMPLE, seed: int = 0
         in_pick = np.zeros(n, dtype=bool)
         in_pick[pick] = True
         rows = np.nonzero(in_pick[ci])[0]
-    cell, j = np.nonzero(cells.bits(rows))
-    cell_idx = np.arange(len(cells))[rows][cell]
-    i, y = ci[cell_idx], cells.y[cell_idx]
-    return i.astype(np.int64), j.astype(np.int64), y.astype(np.int64), pick
+    return SampledCells(ci[rows].astype(np.int64), cells.y[rows].astype(np.int64), cells.model_bytes(rows),
+                        cells.n_models, pick)
 
 
 def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, seed: int = 0,
                 cells: Cells | None = None, q_registered: bool = False,
-                items: pd.DataFrame | None = None,
-                answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None) -> ScoreInputs:
+                items: pd.DataFrame | None = None, answers: SampledCells | None = None) -> ScoreInputs:
     """Read a benchmark's items and the usable answers of the model set
     registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
     than ``sample`` items, only a seeded random sample's answers.  ``cells``:
@@ -1005,9 +1177,11 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
     if cells is None:
         n_models = con.execute("SELECT count(*) FROM _ms").fetchall()[0][0]
         cells = usable_cells(con, benchmark, n_models, q_registered=q_registered)
-    i, j, y, pick = sampled_answers(cells, n, sample=sample, seed=seed) if answers is None else answers
+    if answers is None:
+        answers = sampled_answers(cells, n, sample=sample, seed=seed)
+    pick = answers.pick
     if pick is None:
-        return ScoreInputs(items, i, j, y)
+        return ScoreInputs(items, answers)
     kmax = max(int(items["n_options"].max()), 2)
     ci = cells.qn - 1
 
@@ -1025,7 +1199,27 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         S0 = np.bincount(ci, weights=s0, minlength=n)
         return S0, C.reshape(n, kmax), D.reshape(n, kmax), N.reshape(n, kmax)
 
-    return ScoreInputs(items, i, j, y, pick, counts)
+    return ScoreInputs(items, answers, pick, counts)
+
+
+def _alternative_labels(items: pd.DataFrame, idx: np.ndarray, alternative: np.ndarray) -> np.ndarray:
+    """The label of each item's alternative (option index; −1: None) for
+    the items ``idx``.  Items whose labels are A, B, C, … (``standard_labels``,
+    when the items have that column) take the letter at that place; the
+    others read their label list (flattened once: concatenating 100,000
+    small arrays costs more than the rest of the scoring's bookkeeping)."""
+    pos = np.maximum(alternative, 0)
+    std = (items["standard_labels"].astype("boolean").fillna(False).to_numpy(bool)[idx]
+           if "standard_labels" in items else np.zeros(len(idx), dtype=bool))
+    alt = np.asarray(LATIN_LABELS, dtype=object)[np.minimum(pos, len(LATIN_LABELS) - 1)]
+    other = np.flatnonzero(~std)
+    if len(other):
+        labels = items["labels"].to_numpy()[idx[other]]
+        lens = items["n_options"].to_numpy()[idx[other]].astype(np.int64)
+        flat = np.concatenate(labels)
+        alt[other] = flat[np.r_[0, np.cumsum(lens)[:-1]] + pos[other]]
+    alt[alternative < 0] = None
+    return alt
 
 
 def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -1077,7 +1271,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     fit = None
     params: dict = {}
     idx = np.nonzero(scored)[0]
-    if len(idx) and len(inp.i):
+    sc = inp.answers
+    if len(idx) and len(sc.item) and sc.bytes.any():
         c_all = None if clamp is None else np.asarray(clamp, dtype=np.float64)
         t_all = None if truth is None else np.asarray(truth, dtype=np.int64)
         lam = par + lint
@@ -1086,25 +1281,19 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         fidx = idx if inp.sample is None else idx[np.isin(idx, inp.sample)]
         remap = np.full(n, -1, dtype=np.int64)
         remap[fidx] = np.arange(len(fidx))
-        keep = remap[inp.i] >= 0
-        fit = fit_key_error(remap[inp.i[keep]], inp.j[keep], inp.y[keep], n_opt[fidx], key[fidx],
-                            subject=subj_codes[fidx], family=fam_id, n_models=len(ms.models),
-                            n_subjects=len(subj_names), evidence_llr=lam[fidx],
-                            clamp=None if c_all is None else c_all[fidx], truth=None if t_all is None else t_all[fidx],
-                            phi=phi)
+        keep = remap[sc.item] >= 0             # the fit's cells, read as they are (no long form)
+        fit = fit_key_error_cells(remap[sc.item[keep]], sc.y[keep], sc.bytes[:, keep], n_opt[fidx], key[fidx],
+                                  subject=subj_codes[fidx], family=fam_id, n_models=len(ms.models),
+                                  n_subjects=len(subj_names), evidence_llr=lam[fidx],
+                                  clamp=None if c_all is None else c_all[fidx],
+                                  truth=None if t_all is None else t_all[fidx], phi=phi)
         if inp.sample is not None and inp.counts is not None:   # every item's posterior from DuckDB counts
             S0, C, D, N = inp.counts(fit.reliability, fit.weight)
             fit = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
                                         evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
                                         truth=None if t_all is None else t_all[idx], phi=phi,
                                         agreement=agreement_share(N[idx], key[idx], n_opt[idx]))
-        # the alternative's label, vectorised: flat label array + each item's offset
-        labels = it["labels"].to_numpy()[idx]
-        lens = it["n_options"].to_numpy()[idx].astype(np.int64)
-        flat = np.concatenate(labels) if len(labels) else np.array([], dtype=object)
-        offs = np.r_[0, np.cumsum(lens)[:-1]]
-        alt = flat[offs + np.maximum(fit.alternative, 0)].astype(object)
-        alt[fit.alternative < 0] = None
+        alt = _alternative_labels(it, idx, fit.alternative)
         judge_rows: list = []
         if judges is not None and judges.v.shape[1] and len(idx):
             ev = judge_evidence(judges.v[idx], fit.score, judges.family,
@@ -1134,7 +1323,7 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         col["p_guessing"][idx] = fit.p_guessing
         col["alternative"][idx] = alt
         col["p_alternative"][idx] = fit.p_alternative
-        n_per_model = np.bincount(inp.j[keep], minlength=len(ms.models)).astype(float)  # items in the fit
+        n_per_model = sc.per_model(keep).astype(float)      # items in the fit
         rows = []
         for jj, m in enumerate(ms.models):
             rows.append(("model", m, "reliability", float(fit.reliability[jj]), n_per_model[jj]))
@@ -1192,8 +1381,8 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
 
 def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,
               q_registered: bool = False, items: pd.DataFrame | None = None,
-              answers: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | None = None,
-              judges: JudgeVerdicts | None = None, before_write: Callable[[], object] | None = None) -> None:
+              answers: SampledCells | None = None, judges: JudgeVerdicts | None = None,
+              before_write: Callable[[], object] | None = None) -> None:
     """Fit the score for an audit run being written (``_ms`` registered, inside
     the caller's transaction) and store it; ``cells``, ``q_registered``,
     ``items`` and ``answers`` as in :func:`load_inputs`; ``judges``:
@@ -1434,7 +1623,7 @@ def judge_offset(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: Ar
             lo = mid
     return (lo + hi) / 2
 
-__all__ = ["fit_key_error", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
+__all__ = ["fit_key_error", "fit_key_error_cells", "SampledCells", "KeyErrorFit", "key_error_scores", "key_error_params", "score_run", "load_inputs",
            "score_inputs", "write_scores", "ScoreInputs", "calibration_table", "posterior_from_counts",
            "fit_misconception_prior", "fit_misconception_prior_bands", "fit_misconception_strength", "combined_score", "belief_inputs", "PHI_PRIOR",
            "PHI_PRIOR_MEAN", "PHI_BANDS", "phi_band", "agreement_share", "judge_evidence", "JudgeEvidence",
