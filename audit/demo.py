@@ -28,7 +28,7 @@ from audit.ingest import ensure_benchmark, store_questions
 from audit.ingest import register_models
 from audit.labels import LATIN_LABELS
 from audit.records import Option, Question
-from audit.store import DbPath, connect, resolve_db_path, transaction
+from audit.store import DbPath, connect, resolve_db_path, transaction, unregister
 
 DEMO_BENCHMARK = "demo"
 
@@ -310,7 +310,7 @@ def build_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
             "SELECT ?, question_id, model, 'default', response, answer, method, valid FROM _demo_predictions",
             [DEMO_BENCHMARK],
         )
-        con.unregister("_demo_predictions")
+        unregister(con, "_demo_predictions")
         links = [
             (
                 DEMO_BENCHMARK, it["question_id"], "demo-zh", f"zh-{it['question_id']}", "zh-Hans",

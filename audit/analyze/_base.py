@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.errors import InputError, NotFoundError
+from audit.store import unregister
 from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
 from audit.labels import LATIN_LABELS, SQL_LABELS, sql_is_label
 
@@ -168,20 +169,6 @@ class RegisteredTables:
 
     def __exit__(self, *exc):
         unregister(self.con, *self.tables)
-
-
-def unregister(con: Any, *names: str) -> None:
-    """Unregister the Arrow tables ``names`` from ``con``.  After a failed
-    statement DuckDB refuses (the transaction is aborted) and would replace
-    that statement's error with its own; the rollback that follows ends the
-    transaction, so that refusal is ignored."""
-    import duckdb
-
-    for name in names:
-        try:
-            con.unregister(name)
-        except duckdb.TransactionException:
-            pass
 
 
 # ------------------------------------------------------- usable answer cells

@@ -49,7 +49,7 @@ import pandas as pd
 from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
 from audit.analyze._runs import latest_run
-from audit.store import DbPath, connect
+from audit.store import DbPath, connect, unregister
 
 DRAWS = 1000
 LEVEL = 0.9
@@ -116,7 +116,7 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
                 {"benchmark": benchmark}).fetchnumpy()
             con.execute("DROP TABLE IF EXISTS _alt")
         finally:
-            con.unregister("_ms")
+            unregister(con, "_ms")
         phi_rows = dict(con.execute("SELECT name, value FROM key_error_params WHERE run_id = ? AND kind = 'phi_band' "
                                     "AND param = 'wrong_given_reject'", [run["run_id"]]).fetchall())
     n, J = len(items), ms.n

@@ -126,7 +126,7 @@ from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums,
 from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
 from audit.analyze._runs import latest_run
 from audit.labels import LATIN_LABELS
-from audit.store import connect
+from audit.store import connect, unregister
 from audit.store import DbPath
 
 # Priors (see the module docstring).
@@ -1367,7 +1367,7 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
             f"SELECT $run_id, $benchmark, {', '.join(_SCORE_COLS)} FROM _kes",
             {"run_id": run_id, "benchmark": benchmark})
     finally:
-        con.unregister("_kes")
+        unregister(con, "_kes")
     rows = params.get("rows", [])
     if rows:
         df = pd.DataFrame(rows, columns=["kind", "name", "param", "value", "n"])
@@ -1376,7 +1376,7 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
             con.execute("INSERT INTO key_error_params SELECT $run_id, $benchmark, kind, name, param, value, n FROM _kep",
                         {"run_id": run_id, "benchmark": benchmark})
         finally:
-            con.unregister("_kep")
+            unregister(con, "_kep")
 
 
 def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cells | None = None,

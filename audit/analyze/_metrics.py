@@ -26,7 +26,7 @@ import pyarrow as pa
 from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze._stats import wilson_interval
 from audit.errors import InputError
-from audit.store import connect
+from audit.store import connect, unregister
 from audit.store import DbPath
 
 DIFFICULTY_BANDS = ("very hard", "hard", "medium", "easy", "very easy")
@@ -105,7 +105,7 @@ class _Scope(RegisteredTables):
                     [benchmark],
                 ).fetchall()
             finally:
-                con.unregister("_keys_check")
+                unregister(con, "_keys_check")
             if unknown:
                 raise InputError(
                     f"keys names question(s) not in benchmark '{benchmark}': {', '.join(r[0] for r in unknown)}"

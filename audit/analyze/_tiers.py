@@ -56,12 +56,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.analyze._base import (Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark,
-                                 unregister, usable_cells)
+from audit.analyze._base import Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
 from audit.analyze._keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
 from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
 from audit.errors import InputError, NotFoundError
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 TIERS = (0, 1, 2, 3, 4, 5)

@@ -58,7 +58,7 @@ from audit.export._write import (
     write_tlue_native,
 )
 from audit.review import require_role
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
@@ -229,7 +229,7 @@ def _refuse_keys_outside_options(con, benchmark: str, items: pd.DataFrame) -> No
             "WHERE NOT list_contains(list_transform(q.options, lambda o: o.label), c.answer_key) "
             "ORDER BY q.seq", [benchmark]).fetchall()
     finally:
-        con.unregister("_kv_corrected")
+        unregister(con, "_kv_corrected")
     if bad:
         shown = "; ".join(f"{q} (verdict says {k}, options now {'–'.join([l[0], l[-1]]) if l else 'none'})"
                           for q, k, l in bad[:20])
@@ -403,7 +403,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                             "INSERT INTO key_version_items SELECT ?, ?, question_id, original_key, answer_key, "
                             "included, action, exclusion_list, verdict FROM _kv_items", [benchmark, version])
                     finally:
-                        con.unregister("_kv_items")
+                        unregister(con, "_kv_items")
                     publish(tmp, target)
                     published = True
                     crash_point("published")

@@ -12,6 +12,7 @@ import pandas as pd
 from audit.export._policy import Policy
 from audit.judge import verdict_summary_sql
 from audit.review import CAUSE_VERDICTS, REVIEWER_SUMMARY_CTES
+from audit.store import unregister
 
 #: Columns of :func:`derive_items`.
 ITEM_COLUMNS = [
@@ -110,7 +111,7 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
         }
         df = con.execute(sql, params).df()
     finally:
-        con.unregister("_export_settled")
+        unregister(con, "_export_settled")
     return df[ITEM_COLUMNS]
 
 

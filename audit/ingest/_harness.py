@@ -18,6 +18,7 @@ from audit.ingest._store import item_flags, store_questions
 from audit.ingest._multi_answer import MULTI_FLAG, parse_key
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
 from audit.records import Option, Question
+from audit.store import unregister
 
 STEM_FIELDS = ("question", "query", "input", "problem", "prompt", "text", "sentence", "ctx", "stem")
 OPTION_FIELDS = ("choices", "options", "option", "endings", "answers")
@@ -119,7 +120,7 @@ def write_harness(con, *, benchmark: str, source: str, where: str, questions: li
         s = store_predictions(con, benchmark, "_harness_src", where, method=method, layout="long",
                               progress=progress)
     finally:
-        con.unregister("_harness_arrow")
+        unregister(con, "_harness_arrow")
     return n_q, s.predictions, s.valid
 
 

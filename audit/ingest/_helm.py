@@ -31,7 +31,7 @@ from audit.ingest._extract import extract_answers
 from audit.ingest._predictions import store_predictions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.records import Option, Question
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 
@@ -180,6 +180,6 @@ def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db: Db
         con.execute("CREATE OR REPLACE TEMP VIEW _helm_src AS SELECT question_id, model, 'default' AS run, "
                     "response, NULL::VARCHAR AS given, letter, 'caa' AS method, _line FROM _helm_pred")
         s = store_predictions(con, name, "_helm_src", p, method="caa", layout="long", progress=progress)
-        con.unregister("_helm_pred")
+        unregister(con, "_helm_pred")
     return HelmImportSummary(benchmark=name, files=len(files), questions=len(questions), models=s.models,
                              predictions=s.predictions, valid=s.valid, skipped_perturbed=skipped)

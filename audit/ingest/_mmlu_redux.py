@@ -24,7 +24,7 @@ from audit.ingest._store import store_questions
 from audit.ingest._predictions import store_predictions
 from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.records import Option, Question
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 LABEL_SET = "mmlu_redux_error_type"
@@ -140,8 +140,8 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
                     "(SELECT question_id FROM _redux_labels)", [benchmark, LABEL_SET])
         con.execute("INSERT INTO reference_labels (benchmark, question_id, label_set, value) "
                     "SELECT ?, question_id, ?, value FROM _redux_labels", [benchmark, LABEL_SET])
-        con.unregister("_redux_pred")
-        con.unregister("_redux_labels")
+        unregister(con, "_redux_pred")
+        unregister(con, "_redux_labels")
     counts: dict[str, int] = {}
     for _, v in labels:
         counts[v] = counts.get(v, 0) + 1

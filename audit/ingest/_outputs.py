@@ -45,7 +45,7 @@ from audit.ingest._duck import one
 from audit.ingest._extract import DEFAULT_METHOD
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
 from audit.labels import LATIN_LABELS
-from audit.store import DbPath, connect, transaction
+from audit.store import DbPath, connect, transaction, unregister
 
 OUTPUT_FIELDS = ("output", "response")
 
@@ -178,7 +178,7 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
                 "list_transform(choices, lambda c: " + _norm_sql("c") + ") AS nc FROM _outputs_arrow")
         finally:
             try:
-                con.unregister("_outputs_arrow")
+                unregister(con, "_outputs_arrow")
             except duckdb.Error:   # a failed statement aborted the transaction; it is rolled back
                 pass
         link_by_text(con, benchmark)

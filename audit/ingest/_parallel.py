@@ -22,7 +22,7 @@ from audit.ingest._duck import one
 from audit._read import nfc, read_table, require_columns
 from audit.ingest._store import _OPTION_TYPE
 from audit.labels import LATIN_LABELS, normalize_label
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 _LANGUAGE = {"cmmlu": "zh-Hans", "mmlu": "en"}
@@ -124,7 +124,7 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
             "counterpart_language, counterpart_stem, counterpart_options, counterpart_key, key_match) "
             "SELECT ?, question_id, ?, counterpart_id, ?, stem, options, key, key_match FROM _par",
             [benchmark, source, lang])
-        con.unregister("_par_in")
+        unregister(con, "_par_in")
     return ParallelImportSummary(benchmark=benchmark, source=source, links=links, mismatches=mismatches,
                                  unmatched_rows=len(rec["question_id"]) - links, mismatch_ids=mismatch_ids,
                                  without_key=no_key)

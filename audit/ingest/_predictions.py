@@ -54,7 +54,7 @@ from audit.ingest._duck import one, open_source, sql_ident, sql_str
 from audit._read import read_jsonl
 from audit.ingest._models import register_models
 from audit.ingest._multi_answer import key_set_sql
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 LAYOUTS = ("long", "wide", "seed")
@@ -571,7 +571,7 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
     finally:
         try:
             if extract:
-                con.unregister("_extracted")
+                unregister(con, "_extracted")
                 con.execute("DROP TABLE IF EXISTS _model_ix")
             if has_shown:
                 con.execute("DROP TABLE IF EXISTS _orders")

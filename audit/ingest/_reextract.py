@@ -33,7 +33,7 @@ from audit.ingest._extract import LLM_METHOD, METHODS, extract_answers
 from audit.labels import LATIN_LABELS
 from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
 from audit.prompt_text import render_options
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 __all__ = ["reextract", "answer_by_option_text", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
@@ -110,7 +110,7 @@ def _write(con: Any, benchmark: str, df: pd.DataFrame, letters: list[str | None]
             "WHERE p.benchmark = ? AND p.question_id = r.question_id AND p.model = r.model AND p.run = r.run",
             [method, benchmark])
     finally:
-        con.unregister("_reext")
+        unregister(con, "_reext")
 
 
 def answer_by_option_text(con: Any, benchmark: str, pairs: str) -> int:
@@ -183,7 +183,7 @@ def _table(before: pd.DataFrame, benchmark: str, db: DbPath) -> pd.DataFrame:
                 "FROM _before b JOIN predictions p ON p.benchmark = ? AND p.question_id = b.question_id "
                 "AND p.model = b.model AND p.run = b.run GROUP BY ALL ORDER BY b.model, b.run", [benchmark]).df()
         finally:
-            con.unregister("_before")
+            unregister(con, "_before")
 
 
 @resolves_benchmark

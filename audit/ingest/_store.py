@@ -15,6 +15,7 @@ from audit._read import duck_path
 from audit.errors import InputError
 from audit.names import validate_benchmark
 from audit.records import Question
+from audit.store import unregister
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))
 
@@ -69,7 +70,7 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
         report = _replace_questions(con, benchmark, "_incoming_questions", 0, replace=replace,
                                     source_path=source_path)
     finally:
-        con.unregister("_incoming_questions")
+        unregister(con, "_incoming_questions")
     return report.written
 
 

@@ -46,7 +46,7 @@ from audit.analyze import latest_run_models
 from audit.analyze import wilson_interval
 from audit.errors import InputError, NotFoundError
 from audit.judge._store import judge_family, resolve_prompt_version
-from audit.store import connect
+from audit.store import connect, unregister
 from audit.store import DbPath
 
 
@@ -172,7 +172,7 @@ def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_v
                 LEFT JOIN p ON p.qn = q.qn AND p.family = f.family
                 GROUP BY d.question_id, f.family""", params).df()
         finally:
-            con.unregister("_ms")
+            unregister(con, "_ms")
     n_judged, n_failed, n_disputed = (int(x) for x in counts)
     per_model["n_disputed"] = per_model["n_disputed"].astype("int64")
     lo, hi = wilson_interval(per_model["n_match"].to_numpy(float), per_model["n_disputed"].to_numpy(float), confidence)
@@ -333,7 +333,7 @@ def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_ve
             preds = con.execute(_ITEM_SQL + """
                 SELECT q.question_id, p.model, p.family, p.answer FROM p JOIN _q q USING (qn)""", params).df()
         finally:
-            con.unregister("_ms")
+            unregister(con, "_ms")
     keys = items.set_index("question_id")["answer_key"]
     exp = _expert_answers(settled, keys)
     exp = exp[exp["question_id"].isin(items["question_id"])]

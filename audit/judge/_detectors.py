@@ -42,7 +42,7 @@ from audit._read import read_table
 from audit.errors import InputError
 from audit.ingest import link_by_text, norm_text_sql as _norm_sql
 from audit.judge import _store as jstore
-from audit.store import DbPath, connect, transaction
+from audit.store import DbPath, connect, transaction, unregister
 
 DETECTOR_COLUMNS = frozenset({"question", "choices", "model_answer", "predicted_error_type"})
 PLAIN_COLUMNS = frozenset({"question_id", "judge", "key_correct"})
@@ -208,7 +208,7 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                             + " AS nq, list_transform(choices, lambda c: " + _norm_sql("c")
                             + ") AS nc FROM _det_arrow")
             finally:
-                con.unregister("_det_arrow")
+                unregister(con, "_det_arrow")
             link_by_text(con, benchmark)
             res = con.execute("SELECT rec, question_id, n_items FROM _link ORDER BY rec").fetchall()
             for t in ("_out", "_items", "_cand", "_link"):

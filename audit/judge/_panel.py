@@ -31,7 +31,7 @@ from audit.analyze import latest_run_models
 from audit.judge._bias import READING_WORDS, render_readings
 from audit.errors import InputError, NotFoundError
 from audit.judge import _store as jstore
-from audit.store import DbPath, connect, transaction
+from audit.store import DbPath, connect, transaction, unregister
 
 NONE_LABEL = "none"
 
@@ -72,7 +72,7 @@ def _latest_verdicts(con, benchmark: str, judges=None) -> pd.DataFrame:
             "JOIN questions q USING (benchmark, question_id) WHERE v.benchmark = ? ORDER BY q.seq, v.judge",
             [benchmark]).df()
     finally:
-        con.unregister("_judge_sel")
+        unregister(con, "_judge_sel")
 
 
 @dataclass
@@ -333,7 +333,7 @@ def agreement_report(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame
                     "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) GROUP BY qn, answer",
                     {"benchmark": benchmark, "n": ms.n}).df()
             finally:
-                con.unregister("_ms")
+                unregister(con, "_ms")
             if ms.n >= 3 and not counts.empty:
                 table = counts.pivot(index="qn", columns="answer", values="k").fillna(0).to_numpy(dtype=float)
                 kappa = math.nan

@@ -16,7 +16,7 @@ import pandas as pd
 from audit.llm import update_run as update_run_row
 from audit._sql import resolves_benchmark
 from audit.errors import NotFoundError
-from audit.store import connect
+from audit.store import connect, unregister
 from audit.store import DbPath
 
 VERDICT_COLUMNS = (
@@ -66,7 +66,7 @@ def save_verdicts(con, rows: Sequence[dict]) -> None:
         casts = ", ".join(_cast(c) for c in VERDICT_COLUMNS)
         con.execute(f"INSERT OR REPLACE INTO judge_verdicts ({cols}) SELECT {casts} FROM _judge_new")
     finally:
-        con.unregister("_judge_new")
+        unregister(con, "_judge_new")
 
 
 _TYPES = {

@@ -59,7 +59,7 @@ from audit.analyze import load_judge_verdicts
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
 JUDGE_SENS_PRIOR = (3.0, 2.0)
@@ -370,7 +370,7 @@ def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) ->
                         f"SELECT ?, {cols}, now() FROM _kev WHERE question_id NOT IN "
                         "(SELECT question_id FROM key_error_evidence WHERE benchmark = ?)", [benchmark, benchmark])
     finally:
-        con.unregister("_kev")
+        unregister(con, "_kev")
 
 
 def _changed_rows(con: Any, benchmark: str, out: pd.DataFrame) -> pd.DataFrame:
@@ -506,7 +506,7 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
             try:
                 inp = load_inputs(con, benchmark, runinfo["run_id"])
             finally:
-                con.unregister("_ms")
+                unregister(con, "_ms")
             settled = _settled(con, benchmark).set_index("question_id")
             v = inp.items["question_id"].map(settled["verdict"])
             clamp = np.where(v.isna(), np.nan, (v == "key_wrong").astype(float))

@@ -51,7 +51,7 @@ from audit._read import nfc
 from audit.review._common import clean_name, clean_text, has_accounts, to_utc
 from audit.review._accounts import account_from, may_adjudicate, require_role
 from audit.review._settings import leads_from
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 from audit.store import DbPath
 
@@ -338,7 +338,7 @@ def _insert(con, rows: list[dict]) -> list[Review]:
             got = con.execute(f"INSERT INTO reviews ({', '.join(cols)}) "
                               f"SELECT {', '.join(cols)} FROM _incoming_reviews {ret}").fetchall()
         finally:
-            con.unregister("_incoming_reviews")
+            unregister(con, "_incoming_reviews")
     return sorted((_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in got), key=lambda r: r.review_id)
 
 

@@ -12,6 +12,7 @@ from audit.store._db import (
     schema_version,
     set_wait_notice,
     transaction,
+    unregister,
 )
 from audit.store._sources import (
     RELATION as PREDICTIONS_RELATION,
@@ -26,6 +27,6 @@ from audit.store._sources import (
 )
 
 __all__ = ["DbPath", "connect", "sql_str", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
-           "schema_version", "set_wait_notice", "transaction",
+           "schema_version", "set_wait_notice", "transaction", "unregister",
            "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources",
            "normalize_uri", "parquet_scan_sql", "register_filesystem", "remember_source_listing"]

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.sync._client import Session, open_session
 from audit.sync._push import adopt_intents
 from audit.sync._remote import list_annotations, list_users
@@ -268,8 +268,8 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
             """, {**params, "now": now}).fetchall())
         touch(con, project, "last_pull_at")
     finally:
-        con.unregister("_remote")
-        con.unregister("_who")
+        unregister(con, "_remote")
+        unregister(con, "_who")
     return s
 
 

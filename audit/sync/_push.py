@@ -30,7 +30,7 @@ import pandas as pd
 
 from audit.errors import InputError, NotFoundError
 from audit.labels import label_at
-from audit.store import connect, transaction
+from audit.store import connect, transaction, unregister
 from audit.sync._client import Session, ls_errors, open_session
 from audit.sync._config import external_id, labeling_config, task_data, verdict_hash, verdict_result
 from audit.sync._connection import ensure_config
@@ -204,7 +204,7 @@ def _record_tasks(db: DbPath, project: Project, rows: list[tuple]) -> None:
             "FROM _done ON CONFLICT (url, project_id, external_id) DO UPDATE SET task_id = excluded.task_id, "
             "content_hash = excluded.content_hash, state = 'synced', updated_at = excluded.updated_at",
             [project.url, project.project_id, utc_now()])
-        con.unregister("_done")
+        unregister(con, "_done")
 
 
 _NEW_TASK_VERDICTS_SQL = """
@@ -272,7 +272,7 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
                 "state = CASE WHEN ls_tasks.content_hash = excluded.content_hash AND ls_tasks.task_id IS NOT NULL "
                 "THEN ls_tasks.state ELSE 'pending' END",
                 [project.url, project.project_id, utc_now()])
-            con.unregister("_intent")
+            unregister(con, "_intent")
     # The labeling config must offer every option label of the pushed items.
     need = max(len(t["options"]) for t in tasks)
     with connect(db, read_only=True) as con:
@@ -400,7 +400,7 @@ def adopt_intents(con, project: Project, remote: pd.DataFrame, before) -> int:
         con.execute("DELETE FROM ls_intents WHERE url = ? AND project_id = ? AND created_at <= ?",
                     [project.url, project.project_id, before])
     finally:
-        con.unregister("_remote")
+        unregister(con, "_remote")
     return len(got)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 
 import pandas as pd
+from audit.store import unregister
 
 log = logging.getLogger("audit.sync")
 
@@ -70,7 +71,7 @@ def resolve_users(con, url: str, users: pd.DataFrame) -> pd.DataFrame:
     try:
         return con.execute(_RESOLVE_SQL, {"url": url}).df()
     finally:
-        con.unregister("_ls_users_now")
+        unregister(con, "_ls_users_now")
 
 
 def relink_users(con, url: str, resolved: pd.DataFrame) -> int:
