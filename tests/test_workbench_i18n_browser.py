@@ -13,11 +13,13 @@ two LLM judges and a few settled items, so the Judges page shows every kind
 of reading.
 
 A second test writes screenshots of every page in the three languages at
-1280 × 900 and 1024 × 768 into ``test-artifacts/screenshots/``.
+1280 × 900 and 1024 × 768 into ``test-artifacts/screenshots/`` (each page
+loaded once and pictured at both sizes, the viewport resized in between).
 """
 from __future__ import annotations
 
 import re
+import struct
 from pathlib import Path
 
 import pytest
@@ -139,12 +141,27 @@ def _sign_in(page, base: str, name: str) -> None:
     page.locator("[data-testid=stForm] button").last.click()
 
 
+# Streamlit's own run state (stApp's data-test-script-state) says "notRunning",
+# no status widget, no skeleton placeholder, and all of it for 300 ms in a row
+# (a component's rerun just after the first run ends resets the count): polled
+# on every frame instead of fixed sleeps before and after.
+_SETTLED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const ok = !!app && app.dataset.testScriptState === 'notRunning'
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]');
+  const now = performance.now();
+  if (!ok) { window.__wbSettledSince = null; return false; }
+  if (window.__wbSettledSince == null) window.__wbSettledSince = now;
+  return now - window.__wbSettledSince >= 300;
+}"""
+
+
 def _idle(page) -> None:
-    """No script running and every element drawn (no skeleton placeholders)."""
-    page.wait_for_timeout(400)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-                           "!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=60_000)
-    page.wait_for_timeout(300)
+    """No script running and every element drawn (no skeleton placeholders),
+    for 300 ms in a row."""
+    page.evaluate("() => { window.__wbSettledSince = null; }")
+    page.wait_for_function(_SETTLED, timeout=60_000)
 
 
 def _start(browser, base: str, locale: str, size: tuple[int, int]):
@@ -200,21 +217,35 @@ def test_screenshots_of_every_page_in_three_languages(server, browser, wb_db):
     SHOTS.mkdir(parents=True, exist_ok=True)
     qid = audit.review.review_queue("demo", db=wb_db).iloc[0]["question_id"]
     written = []
+    sizes = ((1280, 900), (1024, 768))
+
+    def shoot_at_both_sizes(page, lang: str, name: str, first: int) -> None:
+        """The page as it is, then resized to the other viewport (Streamlit lays
+        the page out again for the new width) and settled: one page load gives
+        both pictures, in either order."""
+        for k, (w, h) in enumerate(sizes[first:] + sizes[:first]):
+            if k:
+                page.set_viewport_size({"width": w, "height": h})
+                _idle(page)
+            path = SHOTS / f"{lang}-{w}x{h}-{name}.png"
+            page.screenshot(path=str(path))
+            head = path.read_bytes()[:24]
+            assert head[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", head[16:24]) == (w, h), path
+            written.append(path)
+
     for locale, lang in (("en-US", "en"), ("bo-CN", "bo"), ("zh-CN", "zh-Hans")):
-        for w, h in ((1280, 900), (1024, 768)):
-            ctx, page = _start(browser, server, locale, (w, h))
-            try:
-                path = SHOTS / f"{lang}-{w}x{h}-sign-in.png"
-                page.screenshot(path=str(path))
-                written.append(path)
-                _sign_in(page, server, ADMIN)
-                page.get_by_role("heading", name=i18n.translate("queue.title", lang)).wait_for()
-                for name in PAGES:
-                    _open(page, server, name, qid)
-                    path = SHOTS / f"{lang}-{w}x{h}-{name}.png"
-                    page.screenshot(path=str(path))
-                    written.append(path)
-            finally:
-                ctx.close()
-    assert len(written) == 3 * 2 * (len(PAGES) + 1)
+        ctx, page = _start(browser, server, locale, sizes[0])
+        try:
+            first = 0
+            shoot_at_both_sizes(page, lang, "sign-in", first)
+            first = 1 - first            # the viewport is now the other size: start the next page there
+            _sign_in(page, server, ADMIN)
+            page.get_by_role("heading", name=i18n.translate("queue.title", lang)).wait_for()
+            for name in PAGES:
+                _open(page, server, name, qid)
+                shoot_at_both_sizes(page, lang, name, first)
+                first = 1 - first
+        finally:
+            ctx.close()
+    assert len(written) == len(set(written)) == 3 * 2 * (len(PAGES) + 1)
     assert all(p.stat().st_size > 10_000 for p in written)
