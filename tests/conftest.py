@@ -61,6 +61,25 @@ def helm_dir() -> Path:
     return shared_path("helm_global_facts")
 
 
+@pytest.fixture(scope="session")
+def ls_server(tmp_path_factory):
+    """One real Label Studio server per test process, shared by every Label
+    Studio test file that process runs (each test makes its own project, and
+    its own DuckDB file): started once instead of once per file (~8 s each).
+    Skips with a message when the server is not installed."""
+    from audit.sync._localserver import BIN_ENV, DEFAULT_BIN, server_binary, start_local_server
+
+    if server_binary() is None:
+        pytest.skip(f"the Label Studio server is not installed ({DEFAULT_BIN}; run .ci/install-label-studio "
+                    f"or set {BIN_ENV})")
+    server = start_local_server(tmp_path_factory.mktemp("label-studio"))
+    try:
+        yield server
+    finally:
+        server.stop()
+        assert server.process.poll() is not None
+
+
 def db_snapshot(path) -> dict:
     """Every table's full content, to assert a failed operation changed nothing."""
     import duckdb
