@@ -26,6 +26,7 @@ import pytest
 
 import audit
 from tests._accounts import ADMIN, PASSWORD, ensure_account
+from tests._workbench_server import wait_settled
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 from tests.test_workbench_campaign_browser import server  # noqa: F401 - pytest fixture (on this module's wb_db)
 from audit.review import i18n
@@ -141,27 +142,10 @@ def _sign_in(page, base: str, name: str) -> None:
     page.locator("[data-testid=stForm] button").last.click()
 
 
-# Streamlit's own run state (stApp's data-test-script-state) says "notRunning",
-# no status widget, no skeleton placeholder, and all of it for 300 ms in a row
-# (a component's rerun just after the first run ends resets the count): polled
-# on every frame instead of fixed sleeps before and after.
-_SETTLED = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  const ok = !!app && app.dataset.testScriptState === 'notRunning'
-    && !document.querySelector('[data-testid="stStatusWidget"]')
-    && !document.querySelector('[data-testid="stSkeleton"]');
-  const now = performance.now();
-  if (!ok) { window.__wbSettledSince = null; return false; }
-  if (window.__wbSettledSince == null) window.__wbSettledSince = now;
-  return now - window.__wbSettledSince >= 300;
-}"""
-
-
 def _idle(page) -> None:
     """No script running and every element drawn (no skeleton placeholders),
     for 300 ms in a row."""
-    page.evaluate("() => { window.__wbSettledSince = null; }")
-    page.wait_for_function(_SETTLED, timeout=60_000)
+    wait_settled(page)
 
 
 def _start(browser, base: str, locale: str, size: tuple[int, int]):
