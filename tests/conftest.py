@@ -165,7 +165,7 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     import json
 
-    out = session.config.getoption("--file-durations")
+    out = session.config.getoption("--file-durations", default=None)
     if not out or hasattr(session.config, "workerinput"):   # written once, by the controller
         return
     ranked = sorted(_seconds_per_file.items(), key=lambda kv: -kv[1])
