@@ -81,3 +81,26 @@ def chromium() -> Iterator[object]:
             yield b
         finally:
             b.close()
+
+
+# Streamlit's own run state (stApp's data-test-script-state) says "notRunning",
+# no status widget, no skeleton placeholder, and all of it for ``ms`` in a row
+# (a component's rerun just after the first run ends resets the count): polled
+# on every frame instead of fixed sleeps before and after.
+_SETTLED = """(ms) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const ok = !!app && app.dataset.testScriptState === 'notRunning'
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-testid="stSkeleton"]');
+  const now = performance.now();
+  if (!ok) { window.__wbSettledSince = null; return false; }
+  if (window.__wbSettledSince == null) window.__wbSettledSince = now;
+  return now - window.__wbSettledSince >= ms;
+}"""
+
+
+def wait_settled(page, ms: int = 300, timeout: float = 60_000) -> None:
+    """Wait until the page's script run is over and every element is drawn
+    (no skeleton placeholder), and has stayed so for ``ms`` milliseconds."""
+    page.evaluate("() => { window.__wbSettledSince = null; }")
+    page.wait_for_function(_SETTLED, arg=ms, timeout=timeout)

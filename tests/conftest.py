@@ -61,6 +61,25 @@ def helm_dir() -> Path:
     return shared_path("helm_global_facts")
 
 
+@pytest.fixture(scope="session")
+def ls_server(tmp_path_factory):
+    """One real Label Studio server per test process, shared by every Label
+    Studio test file that process runs (each test makes its own project, and
+    its own DuckDB file): started once instead of once per file (~8 s each).
+    Skips with a message when the server is not installed."""
+    from audit.sync._localserver import BIN_ENV, DEFAULT_BIN, server_binary, start_local_server
+
+    if server_binary() is None:
+        pytest.skip(f"the Label Studio server is not installed ({DEFAULT_BIN}; run .ci/install-label-studio "
+                    f"or set {BIN_ENV})")
+    server = start_local_server(tmp_path_factory.mktemp("label-studio"))
+    try:
+        yield server
+    finally:
+        server.stop()
+        assert server.process.poll() is not None
+
+
 def db_snapshot(path) -> dict:
     """Every table's full content, to assert a failed operation changed nothing."""
     import duckdb
@@ -102,3 +121,52 @@ def database_before(path, version: int):
             con.execute(sql)
             con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [v, name])
     return con
+
+
+# Scheduling.  xdist (--dist=loadfile) hands whole files to its workers in
+# the order of its queue; with --no-loadscope-reorder (pyproject.toml) that
+# queue is the collection order set here: the files that took longest in a
+# recorded run first (tests/file_durations.json: seconds per file, setup +
+# call + teardown), the rest after them in their usual order.  Longest first
+# keeps a long file from starting last while the other worker runs dry.
+# `python3 -m pytest --file-durations tests/file_durations.json` records a run.
+FILE_DURATIONS = Path(__file__).with_name("file_durations.json")
+_seconds_per_file: dict[str, float] = {}
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--file-durations", metavar="PATH", default=None,
+                     help="write each test file's seconds (setup + call + teardown) to PATH as JSON; "
+                          "tests/file_durations.json orders the files of later runs, longest first")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    import json
+
+    try:
+        known = json.loads(FILE_DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        first.setdefault(_file_of(item.nodeid), i)
+    items.sort(key=lambda item: (-float(known.get(_file_of(item.nodeid), 0.0)), first[_file_of(item.nodeid)]))
+
+
+def pytest_runtest_logreport(report):
+    f = _file_of(report.nodeid)
+    _seconds_per_file[f] = _seconds_per_file.get(f, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    import json
+
+    out = session.config.getoption("--file-durations", default=None)
+    if not out or hasattr(session.config, "workerinput"):   # written once, by the controller
+        return
+    ranked = sorted(_seconds_per_file.items(), key=lambda kv: -kv[1])
+    Path(out).write_text(json.dumps({f: round(s, 1) for f, s in ranked}, indent=0) + "\n", encoding="utf-8")

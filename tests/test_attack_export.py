@@ -136,6 +136,7 @@ CREATE = """
 import os, sys, time
 from audit.export import create_version
 db, exports, version, go = sys.argv[1:5]
+print("ready", flush=True)              # the library is imported; wait for the start
 while not os.path.exists(go):
     time.sleep(0.005)
 try:
@@ -152,9 +153,8 @@ def test_two_concurrent_creates_on_a_fresh_benchmark(bench, tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", CREATE, str(bench), str(exports), v, str(go)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
              for v in ("1.1", "1.2")]
-    import time
-
-    time.sleep(4.0)     # both have imported the library and wait for the start
+    for p in procs:     # both have imported the library and wait for the start
+        assert p.stdout.readline().strip() == "ready", p.communicate(timeout=60)
     go.write_text("")
     outs = [p.communicate(timeout=300) for p in procs]
     results = [o[0].strip().splitlines()[-1] for o in outs]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests._workbench_server import chromium, wait_settled, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -67,9 +67,6 @@ def _tibetan_item(db) -> str:
     return str(q["question_id"].iloc[0])
 
 
-def _wait_idle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -80,8 +77,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 def _shoot(page, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    page.wait_for_timeout(500)
-    _wait_idle(page)
+    wait_settled(page, 500)
     page.screenshot(path=str(path))
     assert _png_size(path) == (VIEWPORT["width"], VIEWPORT["height"])
 

@@ -1,6 +1,7 @@
 """Two-way Label Studio sync, against a REAL Label Studio server (issue 4).
 
-One server for the whole session (started from ``.ls-venv``, or
+One server per test process (``ls_server`` in tests/conftest.py, shared with
+the other Label Studio test files run by the same process; started from ``.ls-venv``, or
 ``$AUDIT_LABEL_STUDIO_BIN``, on a free 127.0.0.1 port with a fresh data
 directory copied from a migrated template; stopped by its own process group).
 Every test uses its own project and its own DuckDB file.
@@ -70,21 +71,6 @@ def make_benchmark(db, n: int, *, benchmark: str = "synth", seed: int = 0, analy
 
 
 # --- the server ---------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def ls_server(tmp_path_factory):
-    from audit.sync._localserver import DEFAULT_BIN, BIN_ENV, server_binary, start_local_server
-
-    if server_binary() is None:
-        pytest.skip(f"the Label Studio server is not installed ({DEFAULT_BIN}; run .ci/install-label-studio "
-                    f"or set {BIN_ENV})")
-    server = start_local_server(tmp_path_factory.mktemp("label-studio"))
-    try:
-        yield server
-    finally:
-        server.stop()
-        assert server.process.poll() is not None
-
 
 @pytest.fixture
 def ls(ls_server, monkeypatch):

@@ -14,7 +14,7 @@ import audit
 from audit.store import connect
 from audit.sync._config import verdict_result
 from tests.test_label_studio import (  # noqa: F401 - pytest fixtures
-    _cli, _ls_page, _other_label, _project, _q, _reviewer, _tasks, ls, ls_server, make_benchmark,
+    _cli, _ls_page, _other_label, _project, _q, _reviewer, _tasks, ls, make_benchmark,
 )
 
 pytestmark = pytest.mark.label_studio

@@ -28,7 +28,7 @@ import pytest
 import audit
 from audit.sync._config import verdict_result
 from tests.test_label_studio import (  # noqa: F401 - pytest fixtures
-    _project, _q, _tasks, ls, ls_server, make_benchmark,
+    _project, _q, _tasks, ls, make_benchmark,
 )
 
 pytestmark = pytest.mark.label_studio

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from conftest import db_snapshot
-from test_label_studio import _cli, _project, _tasks, ls, ls_server, make_benchmark  # noqa: F401  (fixtures)
+from test_label_studio import _cli, _project, _tasks, ls, make_benchmark  # noqa: F401  (fixtures)
 
 import audit
 from audit.review import why_this_item
