@@ -326,32 +326,33 @@ class Cells:
         nb = max(1, -(-self.n_models // 8))
         return np.ascontiguousarray(packed.view(np.uint8).reshape(len(m), -1)[:, :nb].T)
 
+    def _byte_models(self) -> np.ndarray:
+        """For each byte of a cell's bitmask (the words' bytes in memory
+        order), the models of its 8 bits: bytes × 8, −1 where a bit holds
+        no model (past bit 52 of a word, or past the last model)."""
+        n_bytes = 8 * (self.masks.shape[1] if self.masks.ndim == 2 else 0)
+        bit = np.arange(n_bytes)[:, None] % 8 * 8 + np.arange(8)[None, :]        # bit within its word
+        mid = np.arange(n_bytes)[:, None] // 8 * MASK_BITS + bit
+        return np.where((bit < MASK_BITS) & (mid < self.n_models), mid, -1)
+
     def _bytes(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """The bitmask as bytes: (cells × byte columns uint8, and for each
-        column the ids of its 8 bits' models, −1 where none).  Per-cell sums
-        over a cell's models are then 256-entry table look-ups per byte
-        instead of a cells × models matrix."""
+        column the ids of its 8 bits' models, −1 where none), the columns
+        holding no model left out.  Per-cell sums over a cell's models are
+        then 256-entry table look-ups per byte instead of a cells × models
+        matrix."""
         m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
-        cols, ids = [], []
-        for c in range(m.shape[1]):
-            k, b = divmod(c, 8)
-            bit = b * 8 + np.arange(8)
-            mid = k * MASK_BITS + bit
-            ok = (bit < MASK_BITS) & (mid < self.n_models)
-            if ok.any():
-                cols.append(c)
-                ids.append(np.where(ok, mid, -1))
-        return m[:, cols], ids
+        mid = self._byte_models()
+        cols = np.flatnonzero((mid >= 0).any(1))
+        return m[:, cols], list(mid[cols])
 
     def weighted(self, *weights: np.ndarray) -> list[np.ndarray]:
         """Per cell Σ over its models of each per-model weight vector."""
         W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
-        # every byte of the bitmask, read in place (no column selection, no transposed copy)
+        # every byte of the bitmask, read in place (no column selection, no
+        # transposed copy: byte_table_sums skips the bytes without a model)
         m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
-        bit = np.arange(m.shape[1])[:, None] % 8 * 8 + np.arange(8)[None, :]        # bit within its word
-        mid = np.arange(m.shape[1])[:, None] // 8 * MASK_BITS + bit
-        mid = np.where((bit < MASK_BITS) & (mid < self.n_models), mid, -1)
-        out = byte_table_sums(m.T, list(mid), W)
+        out = byte_table_sums(m.T, list(self._byte_models()), W)
         return [out[k] for k in range(W.shape[1])]
 
     def popcount(self) -> np.ndarray:
