@@ -407,8 +407,9 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         "t3": thr.t3,
         "separate": incomplete == "separate",
     }
+    scoring = score and ms.n >= 2
     # preset 'shares' demotes Tier 1–4 items the key-error fit does not find rejected
-    demote = score and ms.n >= 2 and thr.preset == "shares"
+    demote = scoring and thr.preset == "shares"
     # the one pass over the predictions: usable answers per (question, answer)
     # with the models' bitmask; the tiers, the constant-predictor lint and the
     # key-error score all start from it
@@ -421,7 +422,6 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         tables["_mac"] = pa.table({"model_id": pa.array(mi, pa.int32()), "answer": pa.array(answers[ai], pa.string()),
                                    "cnt": pa.array(per_model[mi, ai], pa.int64())})
         con.register("_mac", tables["_mac"])
-        scoring = score and ms.n >= 2
 
         def duckdb_side() -> tuple[Any, Any]:
             # the lint, and the score's items and judge verdicts: DuckDB work
