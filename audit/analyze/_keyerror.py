@@ -1097,13 +1097,9 @@ class SampledCells:
         return self.item[cell].astype(np.int64), j, self.y[cell].astype(np.int64)
 
     def per_model(self, keep: np.ndarray | None = None) -> np.ndarray:
-        """Answers per model (over the cells ``keep``, default all): a
-        histogram of each byte row, times its bits."""
+        """Answers per model (over the cells ``keep``, default all)."""
         B = self.bytes if keep is None else self.bytes[:, keep]
-        out = np.zeros(B.shape[0] * 8, dtype=np.int64)
-        for c in range(B.shape[0]):
-            out[8 * c:8 * c + 8] = np.bincount(B[c], minlength=256) @ _BYTE_BITS
-        return out[:self.n_models]
+        return _byte_totals(B, np.ones(B.shape[1]), self.n_models).astype(np.int64)
 
 
 @dataclass
