@@ -27,10 +27,10 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from audit._version import __version__
+from audit._util.version import __version__
 from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
 from audit.errors import PermissionDeniedError, SignInError
-from audit.labels import normalize_label
+from audit.options import normalize_label
 from audit.vocab import CAUSES, VERDICTS
 
 #: Public name → the (public) package or module it comes from, imported on first use.

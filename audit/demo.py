@@ -26,8 +26,8 @@ import pyarrow as pa
 
 from audit.ingest import ensure_benchmark, store_questions
 from audit.ingest import register_models
-from audit.labels import LATIN_LABELS
-from audit.records import Option, Question
+from audit.options import LATIN_LABELS
+from audit.store.records import Option, Question
 from audit.store import DbPath, connect, resolve_db_path, transaction, unregister
 
 DEMO_BENCHMARK = "demo"
@@ -365,7 +365,7 @@ def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
     """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
     (the first, ``admin``, becomes the admin); returns the accounts created
     (none when accounts already exist)."""
-    from audit.review import add_account, has_accounts
+    from audit.accounts import add_account, has_accounts
 
     with connect(db) as con:
         if has_accounts(con):
@@ -385,7 +385,7 @@ def not_demo_contents(db: DbPath = None) -> list[str]:
     >>> not_demo_contents(os.path.join(tempfile.mkdtemp(), "new.duckdb"))
     []
     """
-    from audit._sql import table_exists
+    from audit._util.sql import table_exists
 
     path = resolve_db_path(db)
     if not Path(path).exists():
@@ -428,7 +428,7 @@ def demo_accounts_in_use(db: DbPath = None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept
     their published password (for the banner and a warning)."""
     from audit.errors import SignInError
-    from audit.review import list_accounts, verify_password
+    from audit.accounts import list_accounts, verify_password
 
     df = list_accounts(db=db)
     names = {n.casefold() for n in df.loc[~df["disabled"].astype(bool), "name"]}

@@ -5,7 +5,7 @@ the workbench, the CLI, Label Studio sync and exports.
 Words (the column or parameter name is given in ``code``):
 
 * **item** / ``question_id`` — one multiple-choice question of a benchmark
-  (``questions``); its options carry the labels A–F (:mod:`audit.labels`).
+  (``questions``); its options carry the labels A–F (:mod:`audit.options`).
 * **key** / ``answer_key`` — the answer the benchmark gives for an item, as
   imported.  In a key version the original is ``original_key`` and the key
   the version gives is ``answer_key``.
@@ -13,7 +13,7 @@ Words (the column or parameter name is given in ``code``):
   names when the verdict is ``key_wrong``; a *corrected key* is a corrected
   answer that a policy applies (:mod:`audit.export._corrected`).
 * **valid** / ``valid`` — a prediction whose letter is one of its item's
-  labels (:func:`audit.labels.sql_is_label`); an invalid prediction keeps its
+  labels (:func:`audit.options.sql_is_label`); an invalid prediction keeps its
   raw ``response`` and has no letter.  Accuracy counts invalid predictions
   as wrong; *conditional* accuracy is correct / valid.
 * **verdict** / ``verdict`` — one of :data:`VERDICTS`; **cause** / ``cause``

@@ -1,6 +1,6 @@
 """Shared sign-in steps for the workbench tests (AppTest and the real
 browser): accounts are created in the real database through
-``audit.review.add_account`` (Argon2 hashes, as in production), then the
+``audit.accounts.add_account`` (Argon2 hashes, as in production), then the
 sign-in form is filled in like a reviewer would."""
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ def ensure_account(name: str, role: str = "reviewer", *, password: str = PASSWOR
     """Create ``name`` with ``role`` unless it exists (the database's first
     account, :data:`ADMIN`, is created first so that ``name`` gets the role
     asked for rather than admin)."""
-    from audit.review._accounts import account_from, add_account, has_accounts
+    from audit.accounts._table import account_from, has_accounts
+    from audit.accounts._manage import add_account
     from audit.store import connect
 
     with connect(db) as con:

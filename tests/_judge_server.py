@@ -194,7 +194,7 @@ def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key
                    explanation: str | None = None) -> list[str]:
     """Store ``n`` questions ``q000``… whose stems carry the ``QID=`` marker."""
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect, transaction
 
     labels = "ABCDEF"[:n_options]

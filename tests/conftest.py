@@ -111,7 +111,7 @@ def database_before(path, version: int):
     the open ``duckdb`` connection (the caller inserts old rows and closes)."""
     import duckdb
 
-    from audit.store._db import migrations
+    from audit.store._migrate import migrations
 
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, "

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 import audit
-from audit.review import _accounts as acc
+import audit.accounts as acc
+from audit.accounts._sessions import SECRET_ENV, _b64, _unb64
+from audit.accounts._signin import LOCK_SECONDS, MAX_FAILURES
 from tests.tests_ingest_util import rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,11 +25,11 @@ REPO = Path(__file__).resolve().parents[1]
 def team(tmp_path, monkeypatch):
     """A database with two items (q1 key A), an admin, a lead and two reviewers."""
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect
 
     monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    monkeypatch.delenv(acc.SECRET_ENV, raising=False)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
     db = tmp_path / "t.duckdb"
     with connect(db) as con:
         store_questions(con, "b", "b", [Question("b", q, "Stem", [Option("A", "x"), Option("B", "y")], "A")
@@ -91,13 +93,13 @@ def test_wrong_password_unknown_name_and_disabled_account_get_the_same_answer(te
 
 
 def test_sign_in_is_rate_limited_per_name(team):
-    for _ in range(acc.MAX_FAILURES):
+    for _ in range(MAX_FAILURES):
         with pytest.raises(audit.SignInError, match="not right"):
             acc.authenticate("Pema", "wrong-password", db=team)
     with pytest.raises(audit.SignInError, match=r"too many failed sign-ins.*try again in \d+ s") as e:
         acc.authenticate("Pema", "pema-password", db=team)  # even the right password waits
     wait = int(str(e.value).rsplit(" in ", 1)[1].split()[0])
-    assert 1 <= wait <= acc.LOCK_SECONDS + 1
+    assert 1 <= wait <= LOCK_SECONDS + 1
     assert acc.authenticate("Karma", "karma-password", db=team).name == "Karma"  # other names unaffected
     assert rows(team, "SELECT failures FROM login_failures WHERE name_key = 'pema'") == [(5,)]
     acc.reset_password("Pema", "pema-password-2", actor="Root", db=team)   # an admin lifts the lock
@@ -108,7 +110,7 @@ def test_session_tokens_are_signed_expire_and_end(team):
     tok = acc.issue_session("Pema", db=team)
     assert acc.verify_session(tok, db=team) == acc.Account("Pema", "reviewer")
     payload, sig = tok.split(".")
-    forged = acc._b64(acc._unb64(payload).replace(b"Pema", b"Root")) + "." + sig
+    forged = _b64(_unb64(payload).replace(b"Pema", b"Root")) + "." + sig
     for bad in (forged, tok[:-2] + "AA", "garbage", ""):
         with pytest.raises(audit.SignInError, match="not valid"):
             acc.verify_session(bad, db=team)
@@ -153,7 +155,7 @@ def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
     audit.review.add_review("b", "q1", "Pema", "key_correct", db=team)
     monkeypatch.setenv("WORKBENCH_LEADS", "Karma")      # ignored once accounts exist (issue 22)
     assert acc.account_role("Karma", db=team) == "reviewer"
-    audit.review.set_leads(["Karma"], actor="Root", db=team)   # an admin's act
+    audit.accounts.set_leads(["Karma"], actor="Root", db=team)   # an admin's act
     assert acc.account_role("Karma", db=team) == "lead"
     assert audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team).is_adjudication
     acc.set_disabled("Karma", actor="Root", db=team)        # a disabled account is never a lead

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 import audit
-from audit.review import _accounts as acc
+import audit.accounts as acc
+from audit.accounts._sessions import SECRET_ENV
+from audit.accounts._signin import MAX_FAILURES
 from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
@@ -29,10 +31,10 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect
 
-    os.environ.pop(acc.SECRET_ENV, None)
+    os.environ.pop(SECRET_ENV, None)
     db = tmp_path_factory.mktemp("identity") / "t.duckdb"
     with connect(db) as con:
         store_questions(con, "b", "b", [Question("b", q, "Stem", [Option("A", "x"), Option("B", "y")], "A")
@@ -93,7 +95,7 @@ def test_a_non_hex_key_is_one_line_in_the_cli(team, tmp_path):
 
 @pytest.mark.parametrize("secret", ["x", "short-secret", " " * 40, "a" * 31])
 def test_a_short_workbench_secret_is_refused(team, monkeypatch, secret):
-    monkeypatch.setenv(acc.SECRET_ENV, secret)
+    monkeypatch.setenv(SECRET_ENV, secret)
     with pytest.raises(audit.InputError, match="WORKBENCH_SECRET is too short"):
         acc.issue_session("Pema", db=team)
     with pytest.raises(audit.InputError, match="too short"):
@@ -110,7 +112,7 @@ def test_a_long_secret_and_the_generated_key_work(team, monkeypatch):
     assert acc.verify_session(forge("Pema", bytes.fromhex(text)), db=team).name == "Pema"
     with pytest.raises(audit.SignInError):
         acc.verify_session(forge("Root", b""), db=team)
-    monkeypatch.setenv(acc.SECRET_ENV, "s" * 32)
+    monkeypatch.setenv(SECRET_ENV, "s" * 32)
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
     with pytest.raises(audit.SignInError):                       # the file's key no longer signs
         acc.verify_session(tok, db=team)
@@ -130,7 +132,7 @@ def test_demo_refuses_a_database_holding_anything_else(team):
     assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "holds more than the demo (benchmark b" in r.stderr and "account root" in r.stderr.lower()
     assert db_snapshot(team) == before
-    assert not audit.review.verify_password("admin", "demo-admin", db=team)
+    assert not audit.accounts.verify_password("admin", "demo-admin", db=team)
 
 
 def test_demo_refuses_real_accounts_and_models_alone(tmp_path):
@@ -204,7 +206,7 @@ def test_names_are_normalised_once_and_compared_as_stored(team):
 def test_failed_sign_ins_under_made_up_names_stay_bounded(team, monkeypatch):
     monkeypatch.setattr(acc, "MAX_FAILURE_ROWS", 12)
     monkeypatch.setattr(acc, "LOCK_SECONDS", 3600)           # the lock outlasts a slow, busy machine
-    for _ in range(acc.MAX_FAILURES):                       # a real name gets locked first
+    for _ in range(MAX_FAILURES):                       # a real name gets locked first
         with pytest.raises(audit.SignInError):
             acc.authenticate("Pema", "wrong-password", db=team)
     for i in range(30):
@@ -212,7 +214,7 @@ def test_failed_sign_ins_under_made_up_names_stay_bounded(team, monkeypatch):
             acc.authenticate(f"made-up-{i}-" + "x" * 5000, "whatever", db=team)
     n = rows(team, "SELECT count(*), max(length(name_key)) FROM login_failures")[0]
     assert n[0] == 12 and n[1] <= 4 * 64
-    assert rows(team, "SELECT failures FROM login_failures WHERE name_key = 'pema'") == [(acc.MAX_FAILURES,)]
+    assert rows(team, "SELECT failures FROM login_failures WHERE name_key = 'pema'") == [(MAX_FAILURES,)]
     with pytest.raises(audit.SignInError, match="too many failed sign-ins"):   # the lock survived the flood
         acc.authenticate("Pema", "pema-password", db=team)
 
@@ -314,9 +316,9 @@ def test_key_boundaries_that_are_fine(team, monkeypatch):
     acc.session_key_path(team).write_text(("AB" * 32) + "\n")       # upper-case hex and a newline
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
     assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
-    monkeypatch.setenv(acc.SECRET_ENV, "k" * 32)                    # exactly the shortest secret
+    monkeypatch.setenv(SECRET_ENV, "k" * 32)                    # exactly the shortest secret
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
-    monkeypatch.setenv(acc.SECRET_ENV, "")                          # empty = unset: the file's key
+    monkeypatch.setenv(SECRET_ENV, "")                          # empty = unset: the file's key
     assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
 
 

@@ -11,7 +11,8 @@ import os
 import pytest
 
 import audit
-from audit.review import _accounts as acc
+import audit.accounts as acc
+from audit.accounts._sessions import SECRET_ENV
 from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
@@ -23,11 +24,11 @@ PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password"
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect
 
     os.environ.pop("WORKBENCH_LEADS", None)
-    os.environ.pop(acc.SECRET_ENV, None)
+    os.environ.pop(SECRET_ENV, None)
     db = tmp_path_factory.mktemp("roles") / "t.duckdb"
     with connect(db) as con:
         store_questions(con, "b", "b", [Question("b", q, "Stem", [Option("A", "x"), Option("B", "y"),
@@ -67,9 +68,9 @@ def test_a_reviewer_cannot_make_himself_a_lead(team):
     r = cli(team, "review", "leads", "--set", "Pema")                  # and nobody without signing in
     refused(r, team, before, says="needs a signed-in account: --as NAME")
     with pytest.raises(audit.PermissionDeniedError):
-        audit.review.set_leads(["Pema"], db=team)
+        audit.accounts.set_leads(["Pema"], db=team)
     with pytest.raises(audit.PermissionDeniedError, match="is a lead reviewer"):
-        audit.review.set_leads(["Pema"], actor="Lhamo", db=team)
+        audit.accounts.set_leads(["Pema"], actor="Lhamo", db=team)
     assert db_snapshot(team) == before
     # ... so he cannot adjudicate either
     with pytest.raises(audit.PermissionDeniedError, match="not a lead"):
@@ -83,7 +84,7 @@ def test_leads_must_be_enabled_accounts(team):
     before = db_snapshot(team)
     for name in ("nobody-here", "Dawa"):
         with pytest.raises(audit.InputError, match="no enabled account"):
-            audit.review.set_leads(["Lhamo", name], actor="Root", db=team)
+            audit.accounts.set_leads(["Lhamo", name], actor="Root", db=team)
     assert db_snapshot(team) == before
 
 
@@ -122,10 +123,10 @@ def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypat
         with pytest.raises(audit.PermissionDeniedError):
             audit.review.add_review("b", "q1", who, "key_correct", is_adjudication=True, db=team)
     assert db_snapshot(team) == before
-    assert audit.review.lead_reviewers(db=team).from_env == []
+    assert audit.accounts.lead_reviewers(db=team).from_env == []
     # a database without accounts keeps the variable
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect
 
     solo = tmp_path / "solo.duckdb"
@@ -376,10 +377,10 @@ ROLE_CASES = [
                  audit.review.add_review("b", "q3", "Lhamo", "key_correct", is_adjudication=True, db=db)],
      (audit.PermissionDeniedError, "gave a verdict on question 'q3' and so may not adjudicate it")),
     ("a lead list naming a look-alike of an account",
-     lambda db: audit.review.set_leads(["Рema"], actor="Root", db=db),
+     lambda db: audit.accounts.set_leads(["Рema"], actor="Root", db=db),
      (audit.InputError, "no enabled account")),
     ("the lead list cleared by an admin",
-     _ok(lambda db: audit.review.lead_reviewers("", actor="Root", db=db).stored == []), "ok"),
+     _ok(lambda db: audit.accounts.lead_reviewers("", actor="Root", db=db).stored == []), "ok"),
     ("required reviews as a bool",
      lambda db: audit.review.set_required_reviews(flagged=True, actor="Root", db=db),
      (audit.InputError, "whole number from 1 to 20")),

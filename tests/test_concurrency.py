@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from audit.ingest import store_questions
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.store import connect
 from conftest import REPO
 

@@ -97,7 +97,7 @@ def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
         ("q20", "ann", "key_correct", None, False, "all"),          # a judged item: every judged row
         ("q33", "ann", "skip", None, False, "nothing"),
     ]
-    from audit.review import add_account
+    from audit.accounts import add_account
 
     add_account("admin", "admin-password-1", role="admin", db=db)
     add_account("lee", "lead-password-1", role="lead", actor="admin", db=db)

@@ -1,4 +1,4 @@
-"""audit/_csv.py: formula-injection neutralisation for every CSV the tool writes."""
+"""audit/_util/safe_csv.py: formula-injection neutralisation for every CSV the tool writes."""
 from __future__ import annotations
 
 import csv
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import audit._csv as csvmod
-from audit._csv import FORMULA_TRIGGERS, neutralise_cell, neutralise_frame, write_csv
+import audit._util.safe_csv as csvmod
+from audit._util.safe_csv import FORMULA_TRIGGERS, neutralise_cell, neutralise_frame, write_csv
 
 
 def test_doctests():

@@ -20,7 +20,7 @@ import pytest
 from conftest import shared_path
 
 from audit.ingest._extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
-from audit.labels import TIBETAN_TO_LATIN
+from audit.options import TIBETAN_TO_LATIN
 
 STEPS = (
     "## Step 1: Understand the task\nWe must choose the correctly written word.\n\n"

@@ -277,7 +277,7 @@ def test_console_script_exit_code_and_one_line(tmp_path, seeded):
 def test_utf8_check_across_chunk_boundaries(tmp_path):
     """The streaming UTF-8 check: multi-byte characters cut by a chunk boundary
     are fine; a bad byte is reported on its own line whatever the chunking."""
-    from audit._read import check_utf8
+    from audit._util.files import check_utf8
 
     good = ("question_id,model,response\n" + "".join(f"q{i},m,བོད་ཡིག {i}\n" for i in range(50))).encode()
     f = tmp_path / "p.csv"

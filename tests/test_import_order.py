@@ -3,7 +3,7 @@ sync → export (README, "Data flow"): no module of a stage imports a later
 stage, at module level or inside a function.  Read with ``ast`` so imports
 hidden in function bodies count too.
 
-Top-level modules (``audit/labels.py``, ``audit/vocab.py``, ...) are shared
+Top-level modules (``audit/options.py``, ``audit/vocab.py``, ...) are shared
 vocabulary every stage may use; ``audit/cli``, ``audit/demo.py`` and
 ``audit/__init__.py`` sit on top and may import any stage.  ``store`` is
 the foundation every stage writes through, so ``ingest`` may use it too.

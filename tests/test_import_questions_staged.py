@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit._read import iter_table
+from audit._util.files import iter_table
 from audit.ingest._store import store_questions
 from audit.ingest._questions import import_questions, parse_question_rows
 from audit.store import connect, transaction

@@ -13,7 +13,7 @@ from audit.ingest import store_questions
 from audit.ingest import import_helm
 from audit.ingest import import_mmlu_redux
 from audit.ingest import import_parallel
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.store import connect, transaction
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli

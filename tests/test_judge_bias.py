@@ -41,7 +41,7 @@ def build(db, tmp_path, *, judge=JUDGE, expert=None):
     """Questions, predictions and an imported judge file with the methodology's counts."""
     from audit.ingest import store_questions
     from audit.ingest import register_models
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
 
     n = N_DISPUTED + N_ACCEPTED
     qs = [Question("meth", qid(i), f"stem {i}", [Option(l, f"{l}{i}") for l in "ABCD"], "A") for i in range(n)]

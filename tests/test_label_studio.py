@@ -28,7 +28,7 @@ from conftest import db_snapshot
 import audit
 from audit.ingest import store_questions
 from audit.ingest import register_models
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.store import connect, transaction
 from audit.sync._config import verdict_result
 

@@ -204,11 +204,11 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
 
     # The workbench: the benchmark, an admin, a lead, and an account per annotator (named by e-mail).
     make_benchmark(db_path, N_ITEMS, benchmark="crowd", seed=24)
-    audit.review.add_account("Dolma", PASSWORD, db=db_path)                          # first account: admin
-    audit.review.add_account("Karma", PASSWORD, role="lead", actor="Dolma", db=db_path)
+    audit.accounts.add_account("Dolma", PASSWORD, db=db_path)                          # first account: admin
+    audit.accounts.add_account("Karma", PASSWORD, role="lead", actor="Dolma", db=db_path)
     emails = {n: f"{n}-{uuid.uuid4().hex[:6]}@crowd.example.org" for n in ANNOTATORS + ["newcomer"]}
     for n in ANNOTATORS:
-        audit.review.add_account(emails[n], PASSWORD, actor="Dolma", db=db_path)
+        audit.accounts.add_account(emails[n], PASSWORD, actor="Dolma", db=db_path)
     audit.review.set_required_reviews(flagged=OVERLAP, other=OVERLAP, actor="Dolma", db=db_path)
 
     # Push: the admin connects a project (an admin's act) and pushes every item; LS overlap = 2.
@@ -292,7 +292,7 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
     assert db_snapshot(db_path)["reviews"] == before
 
     # The admin makes the newcomer's account; the newcomer's next edit is taken.
-    audit.review.add_account(emails["newcomer"], PASSWORD, actor="Dolma", db=db_path)
+    audit.accounts.add_account(emails["newcomer"], PASSWORD, actor="Dolma", db=db_path)
     clients["newcomer"].patch(f"/api/annotations/{na.json()['id']}/",
                               json={"result": verdict_result("key_correct", rationale="new here, now counted")}
                               ).raise_for_status()

@@ -11,7 +11,7 @@ import duckdb
 from analyze_data import make_benchmark
 from audit.analyze import analyze_benchmark, audit_lint
 from audit.ingest import store_questions
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.store import connect
 from conftest import database_before
 

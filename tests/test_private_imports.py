@@ -3,7 +3,7 @@
 A private module is an implementation detail of its package: ``audit/ingest/_store.py``
 may be imported by the modules of ``audit.ingest`` only; other stages and the
 workbench use the names the package re-exports (tests may look inside).  Top-level
-private modules (``audit/_read.py``, ``audit/_csv.py``, ...) are shared by
+private modules (``audit/_util/files.py``, ``audit/_util/safe_csv.py``, ...) are shared by
 every stage.  Read with ``ast`` so imports inside functions (and ``from
 audit.ingest import _store``) count too.
 """
@@ -85,7 +85,7 @@ def test_the_check_finds_private_imports(tmp_path):
     (tmp_path / "workbench").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "audit" / "judge" / "x.py").write_text(
-        "from audit._read import nfc\n"            # top-level private: shared, allowed
+        "from audit._util.files import nfc\n"            # top-level private: shared, allowed
         "def f():\n    from audit.analyze._base import model_set\n"
         "from audit.ingest import _store\n", encoding="utf-8")
     (tmp_path / "audit" / "ingest" / "y.py").write_text(

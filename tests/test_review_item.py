@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from audit.errors import NotFoundError
-from audit.review import add_review, item_view, set_leads
+from audit.review import add_review, item_view
+from audit.accounts import set_leads
 from audit.store import connect
 from test_review_support import bench_copy, link_parallel
 

@@ -10,9 +10,9 @@ import pytest
 
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.review import (
-    add_review, add_reviews, get_leads, get_required_reviews, import_reviews, list_reviews, set_leads,
-    set_required_reviews,
+    add_review, add_reviews, get_required_reviews, import_reviews, list_reviews, set_required_reviews,
 )
+from audit.accounts import get_leads, set_leads
 from audit.store import connect
 from conftest import db_snapshot
 from test_review_support import bench_copy

@@ -14,7 +14,7 @@ import pytest
 
 from audit.errors import AuditError, InputError
 from audit.ingest import import_predictions, import_questions
-from audit.store import _db
+from audit.store import _turns as _db
 from audit.store import connect
 
 _BENCH = Path(__file__).resolve().parent / "bench" / "scale_data.py"
@@ -132,7 +132,7 @@ def test_large_parquet_questions_read_in_batches(tmp_path, monkeypatch):
     by batch and stores exactly what reading it whole stores; a bad row in
     the second batch is reported with its row number in the file."""
     import audit.ingest._questions as Q
-    from audit._read import iter_table
+    from audit._util.files import iter_table
 
     n = 20_005
     f = tmp_path / "q.parquet"

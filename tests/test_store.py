@@ -3,7 +3,7 @@ import pytest
 
 from audit.errors import AuditError, DatabaseLockedError
 from audit.store import connect, schema_version, transaction
-from audit.store._db import migrations
+from audit.store._migrate import migrations
 
 
 def test_migrations_apply_once_and_record_versions(tmp_path):

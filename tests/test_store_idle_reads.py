@@ -11,7 +11,7 @@ import sys
 import time
 
 from audit.ingest._store import store_questions
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.review import add_review, list_reviews
 from audit.store import connect
 from conftest import REPO

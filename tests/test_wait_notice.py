@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from audit.ingest._store import store_questions
-from audit.records import Option, Question
+from audit.store.records import Option, Question
 from audit.store import connect, set_wait_notice
 from conftest import REPO
 

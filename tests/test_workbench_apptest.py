@@ -175,11 +175,11 @@ def test_sign_in_is_required_and_names_the_reviewer(db):
     # the session is a signed token kept for this browser (a cookie), never in the address
     assert "s" not in at.query_params
     token = at.session_state["wb_token"]
-    assert audit.review.verify_session(token, db=db).name == "Tenzin Dorje"
+    assert audit.accounts.verify_session(token, db=db).name == "Tenzin Dorje"
     at.button(key="signout").click().run()
     assert "Name" in [t.label for t in at.text_input]
     with pytest.raises(audit.SignInError):  # signing out ends the session everywhere
-        audit.review.verify_session(token, db=db)
+        audit.accounts.verify_session(token, db=db)
 
 
 def test_wrong_password_and_lead_role(db, monkeypatch):
@@ -195,7 +195,7 @@ def test_wrong_password_and_lead_role(db, monkeypatch):
 def test_sign_in_is_rate_limited(db):
     ensure_account("Karma")
     at = start()
-    for _ in range(audit.review._accounts.MAX_FAILURES):
+    for _ in range(audit.accounts.MAX_FAILURES):
         apptest_sign_in(at, "Karma", password="not-the-password", create=False)
     apptest_sign_in(at, "Karma", password=PASSWORD, create=False)   # the right one, but too late
     assert any("Too many failed sign-ins" in e.value for e in at.error)
@@ -236,7 +236,7 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert any("Demo data" in i.value for i in again.info)
     # ... until a real benchmark is imported.
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect, transaction
 
     with connect(path) as con, transaction(con):

@@ -9,9 +9,10 @@ import pytest
 
 import audit
 from audit.errors import AuditError, PermissionDeniedError
+from audit.accounts import add_account, set_role
 from audit.review import (
-    add_account, add_review, assign, get_queue_entry, list_assignments, next_for_reviewer, progress_by_subject,
-    review_queue, review_status, set_queue_entry, set_role, unassign,
+    add_review, assign, get_queue_entry, list_assignments, next_for_reviewer, progress_by_subject, review_queue,
+    review_status, set_queue_entry, unassign,
 )
 from test_review_support import bench_copy
 
@@ -119,13 +120,13 @@ def test_only_an_admin_changes_the_campaign(db):
     with pytest.raises(AuditError):
         assign("bench", "nobody", subjects=["grammar"], actor="Dolma", db=db)
     assert set_role("ann", "lead", actor="Dolma", db=db).role == "lead"
-    assert audit.review.account_role("ann", db=db) == "lead"
+    assert audit.accounts.account_role("ann", db=db) == "lead"
     with pytest.raises(AuditError):                       # the last admin keeps the role
         set_role("Dolma", "reviewer", actor="Dolma", db=db)
 
 
 def test_set_role_ends_the_accounts_sessions(db):
-    token = audit.review.issue_session("bo", db=db)
+    token = audit.accounts.issue_session("bo", db=db)
     set_role("bo", "lead", actor="Dolma", db=db)
     with pytest.raises(audit.SignInError):
-        audit.review.verify_session(token, db=db)
+        audit.accounts.verify_session(token, db=db)

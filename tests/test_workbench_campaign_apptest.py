@@ -38,7 +38,7 @@ def test_demo_banner_goes_when_a_real_benchmark_is_imported(db):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert any("Demo data" in i.value for i in at.info)
     from audit.ingest import store_questions
-    from audit.records import Option, Question
+    from audit.store.records import Option, Question
     from audit.store import connect, transaction
 
     with connect(db) as con, transaction(con):

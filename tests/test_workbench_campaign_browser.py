@@ -116,7 +116,7 @@ def test_session_is_in_a_cookie_not_in_the_address(server, page, browser, wb_db)
     from urllib.parse import unquote
 
     token = unquote(cookies["wb_session"]["value"])
-    assert audit.review.verify_session(token, db=wb_db).name == REVIEWER
+    assert audit.accounts.verify_session(token, db=wb_db).name == REVIEWER
     page.reload()                      # the cookie keeps the reviewer signed in
     _queue(page).wait_for()
     page.get_by_text(f"Signed in as {REVIEWER}").wait_for()
@@ -152,7 +152,7 @@ def test_session_is_in_a_cookie_not_in_the_address(server, page, browser, wb_db)
     finally:
         third.close()
     with pytest.raises(audit.SignInError):
-        audit.review.verify_session(token, db=wb_db)
+        audit.accounts.verify_session(token, db=wb_db)
     assert token not in (wb_db.parent / "streamlit.log").read_text(errors="replace")   # no token in the log
 
 
@@ -245,7 +245,7 @@ def test_admin_adds_an_account_and_changes_its_role(server, page, wb_db):
     page.get_by_label("Password", exact=True).first.fill("a-long-password-1")
     page.get_by_role("button", name="Add", exact=True).click()
     page.get_by_text("Account Tashi New added.").wait_for()
-    assert audit.review.account_role("Tashi New", db=wb_db) == "reviewer"
+    assert audit.accounts.account_role("Tashi New", db=wb_db) == "reviewer"
     _idle(page)
 
 

@@ -233,7 +233,7 @@ def test_language_switch(server, browser, layout_db):
         # the Tibetan title is really drawn in a Tibetan font, not as boxes
         h = page.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ")
         assert _box(h)["width"] > 100
-        assert audit.review.get_user_language("Lhamo Switch", db=layout_db) == "bo"
+        assert audit.accounts.get_user_language("Lhamo Switch", db=layout_db) == "bo"
         # another tab of this browser shares the session (its cookie) and the language
         page2 = ctx.new_page()
         page2.goto(server)

@@ -109,7 +109,7 @@ def test_single_sign_on_without_an_account_is_refused(sso_app):
 def test_single_sign_on_of_a_disabled_account_is_refused(sso_app, sso_db):
     email = "dorje@example.org"
     ensure_account(email, "reviewer", db=sso_db)
-    audit.review._accounts.set_disabled(email, True, actor=ADMIN, db=sso_db)
+    audit.accounts.set_disabled(email, True, actor=ADMIN, db=sso_db)
     page = _signed_in_by_provider(sso_app, email)
     page.get_by_text(f"There is no enabled account named {email}").wait_for()
     assert page.get_by_role("heading", name="Review queue").count() == 0

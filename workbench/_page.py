@@ -31,7 +31,7 @@ def main() -> None:
 
     try:
         demo = session.ensure_db()
-        audit.review.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
+        audit.accounts.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
     except audit.AuditError as exc:
         st.error(t("app.db_error", error=render.md(exc)))
         st.stop()

@@ -194,7 +194,7 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
     sample = (stem or "") + " ".join(t for _, t in options)
     st = style_for(script, language, sample)
     counts = counts or {}
-    from audit.labels import LATIN_TO_TIBETAN  # label display only
+    from audit.options import LATIN_TO_TIBETAN  # label display only
 
     opts = []
     for label, text in options:

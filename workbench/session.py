@@ -23,7 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 import audit
-from audit.review import ROLES
+from audit.accounts import ROLES
 from audit.store import default_db_path
 from workbench import _cookie
 
@@ -132,7 +132,7 @@ def reviewer() -> str | None:
 
 def role() -> str | None:
     """The signed-in account's role: ``reviewer``, ``lead`` or ``admin``
-    (the lead list raises a reviewer to lead; see audit.review._accounts)."""
+    (the lead list raises a reviewer to lead; see audit.accounts)."""
     return st.session_state.get(K_ROLE) if reviewer() else None
 
 
@@ -147,7 +147,7 @@ def is_lead(name: str | None = None) -> bool:
     if name is None or (reviewer() and name.casefold() == reviewer().casefold()):
         return may("lead")
     try:
-        return audit.review.account_role(name, db=db_path()) in ("lead", "admin")
+        return audit.accounts.account_role(name, db=db_path()) in ("lead", "admin")
     except audit.AuditError:
         return False
 
@@ -160,7 +160,7 @@ def accounts_exist() -> bool | None:
     """Whether the database has accounts (else nobody can sign in yet);
     None when the file is busy and the answer is not known."""
     try:
-        return audit.review.accounts_exist(db=db_path())
+        return audit.accounts.accounts_exist(db=db_path())
     except audit.DatabaseLockedError:
         return None
     except audit.AuditError:
@@ -173,7 +173,7 @@ def _signed_in(account, token: str) -> None:
         for k in [k for k in st.session_state.keys() if str(k).startswith("draft::") or k == K_CURRENT]:
             del st.session_state[k]
     st.session_state[K_REVIEWER] = account.name
-    st.session_state[K_ROLE] = audit.review.account_role(account.name, db=db_path()) or account.role
+    st.session_state[K_ROLE] = audit.accounts.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
     st.session_state[K_CHECKED] = time.monotonic()
     st.session_state[K_ACTIVE] = time.monotonic()
@@ -213,8 +213,8 @@ def _client_address() -> str | None:
 def sign_in(name: str, password: str) -> None:
     """Check the name and password (rate-limited in audit) and start a
     signed session; raises ``audit.SignInError`` when they do not match."""
-    acc = audit.review.authenticate(name, password, db=db_path())
-    _signed_in(acc, audit.review.issue_session(acc.name, db=db_path()))
+    acc = audit.accounts.authenticate(name, password, db=db_path())
+    _signed_in(acc, audit.accounts.issue_session(acc.name, db=db_path()))
 
 
 def sso_configured() -> bool:
@@ -257,7 +257,7 @@ def restore() -> str | None:
         st.session_state[K_ACTIVE] = time.monotonic()
         if time.monotonic() - st.session_state.get(K_CHECKED, 0.0) > RECHECK_SECONDS:
             try:
-                _signed_in(audit.review.verify_session(st.session_state[K_TOKEN], db=db_path()),
+                _signed_in(audit.accounts.verify_session(st.session_state[K_TOKEN], db=db_path()),
                            st.session_state[K_TOKEN])
             except audit.SignInError as exc:
                 _end_here()
@@ -268,7 +268,7 @@ def restore() -> str | None:
     token = _cookie_token()
     if token:
         try:
-            _signed_in(audit.review.verify_session(token, db=db_path()), token)
+            _signed_in(audit.accounts.verify_session(token, db=db_path()), token)
             st.session_state[K_COOKIE_AT] = time.monotonic()
             st.session_state["wb_cookie_token"] = token
             st.session_state.pop(K_COOKIE_OP, None)
@@ -281,11 +281,11 @@ def restore() -> str | None:
     if sso_configured() and getattr(st.user, "is_logged_in", False):
         email = str(st.user.get("email") or "")
         try:
-            role_ = audit.review.account_role(email, db=db_path())
-            if role_ is None or not audit.review.accounts_exist(db=db_path()):
+            role_ = audit.accounts.account_role(email, db=db_path())
+            if role_ is None or not audit.accounts.accounts_exist(db=db_path()):
                 return f"There is no enabled account named {email}; ask an administrator to add it."
-            acc = audit.review.Account(email, role_)
-            _signed_in(acc, audit.review.issue_session(email, db=db_path()))
+            acc = audit.accounts.Account(email, role_)
+            _signed_in(acc, audit.accounts.issue_session(email, db=db_path()))
         except audit.AuditError as exc:
             return str(exc)
     return None
@@ -333,7 +333,7 @@ def sign_out() -> bool:
     name = reviewer()
     if name:
         try:
-            audit.review.end_sessions(name, db=db_path())
+            audit.accounts.end_sessions(name, db=db_path())
         except audit.AuditError:
             pass  # busy file: the token still expires on its own
     _forget()

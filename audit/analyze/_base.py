@@ -21,8 +21,8 @@ import pyarrow.compute as pc
 
 from audit.errors import InputError, NotFoundError
 from audit.store import unregister
-from audit._sql import all_benchmarks, resolve_benchmark  # noqa: F401  (the analysis stage's names for them)
-from audit.labels import LATIN_LABELS, SQL_LABELS, sql_is_label
+from audit.store import all_benchmarks, resolve_benchmark
+from audit.options import LATIN_LABELS, SQL_LABELS, sql_is_label
 
 
 @dataclass(frozen=True)

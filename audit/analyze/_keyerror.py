@@ -125,7 +125,7 @@ from numpy.typing import ArrayLike
 from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
 from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
 from audit.analyze._runs import latest_run
-from audit.labels import LATIN_LABELS
+from audit.options import LATIN_LABELS
 from audit.store import connect, unregister
 from audit.store import DbPath
 

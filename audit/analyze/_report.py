@@ -2,7 +2,7 @@
 comparisons and lint, as a JSON-ready dict, and renderers for it
 (table | json | csv | markdown).
 
-CSV output goes through :func:`audit._csv.write_csv`, which neutralises
+CSV output goes through :func:`audit._util.safe_csv.write_csv`, which neutralises
 cells a spreadsheet would run as formulas.  Markdown output escapes HTML and
 table pipes, since model names and lint details come from user data.
 """
@@ -317,7 +317,7 @@ def render_report(rep: dict, fmt: str = "table") -> str:
     if fmt == "json":
         return json.dumps(rep, ensure_ascii=False, indent=2, default=str) + "\n"
     if fmt == "csv":
-        from audit._csv import write_csv
+        from audit._util.safe_csv import write_csv
 
         buf = io.StringIO()
         write_csv(report_frame(rep), buf)
@@ -339,7 +339,7 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
         return render_report(rep, fmt)
     path = Path(output)
     if fmt == "csv":
-        from audit._csv import write_csv
+        from audit._util.safe_csv import write_csv
 
         write_csv(report_frame(rep), path)
     else:

@@ -61,7 +61,7 @@ def _error_line(exc: BaseException) -> str | None:
 
     import duckdb
 
-    from audit.redact import redact
+    from audit._util.redact import redact
 
     if isinstance(exc, AuditError):
         msg = str(exc)

@@ -26,10 +26,10 @@ def warn(msg: str) -> None:
 
 def emit_frame(df: "pd.DataFrame", fmt: str, output: Optional[Path]) -> None:
     """Print (or write to *output*) a DataFrame as a table or as CSV (formula
-    cells neutralised by :mod:`audit._csv`)."""
+    cells neutralised by :mod:`audit._util.safe_csv`)."""
     import sys
 
-    from audit._csv import write_csv
+    from audit._util.safe_csv import write_csv
     from audit.errors import InputError
 
     if fmt not in ("table", "csv"):

@@ -129,7 +129,7 @@ def leads_cmd(
 ) -> None:
     """Show (or set) the lead reviewers who may adjudicate.  Without accounts $WORKBENCH_LEADS adds
     to them; once accounts exist, setting them is an admin's act (--as NAME)."""
-    from audit.review import lead_reviewers
+    from audit.accounts import lead_reviewers
 
     actor = acting_account(as_, _Passwords(password_stdin), db,
                            required_for="changing the lead reviewers") if set_ is not None else None

@@ -57,7 +57,7 @@ def acting_account(name: str | None, passwords: _Passwords, db: DbOption, *,
     database with accounts refuses the command without ``--as``: it acts as
     a signed account, never as a name typed on the command line."""
     from audit.errors import PermissionDeniedError
-    from audit.review import accounts_exist, authenticate
+    from audit.accounts import accounts_exist, authenticate
 
     if name is None:
         if required_for is not None and accounts_exist(db=db):
@@ -86,7 +86,7 @@ def add_cmd(
 ) -> None:
     """Add an account.  The first account of a database becomes the admin; later ones need
     --as ADMIN."""
-    from audit.review import add_account
+    from audit.accounts import add_account
 
     pw = _Passwords(password_stdin)
     actor = acting_account(as_, pw, db)
@@ -96,7 +96,7 @@ def add_cmd(
 
 def list_cmd(db: DbOption = None) -> None:
     """List the accounts: name, role, disabled, created and updated (UTC).  No passwords."""
-    from audit.review import list_accounts
+    from audit.accounts import list_accounts
 
     df = list_accounts(db=db)
     if df.empty:
@@ -112,7 +112,7 @@ def disable_cmd(
     db: DbOption = None,
 ) -> None:
     """Disable an account: it can no longer sign in and its open sessions end.  Its verdicts stay."""
-    from audit.review import set_disabled
+    from audit.accounts import set_disabled
 
     pw = _Passwords(password_stdin)
     acc = set_disabled(name, True, actor=acting_account(as_, pw, db), db=db)
@@ -126,7 +126,7 @@ def enable_cmd(
     db: DbOption = None,
 ) -> None:
     """Enable a disabled account again."""
-    from audit.review import set_disabled
+    from audit.accounts import set_disabled
 
     pw = _Passwords(password_stdin)
     acc = set_disabled(name, False, actor=acting_account(as_, pw, db), db=db)
@@ -141,7 +141,7 @@ def reset_cmd(
 ) -> None:
     """Set a new password (an admin for anyone, or --as the account itself with its old
     password).  The account's open sessions end."""
-    from audit.review import reset_password
+    from audit.accounts import reset_password
 
     pw = _Passwords(password_stdin)
     actor = acting_account(as_, pw, db)

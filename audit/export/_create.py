@@ -36,7 +36,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from audit._version import __version__
+from audit._util.version import __version__
 from audit.analyze import find_latest_run
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export._corrected import accuracy_comparison, keys_from_items
@@ -57,7 +57,7 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
-from audit.review import require_role
+from audit.accounts import require_role
 from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 
@@ -470,7 +470,7 @@ def create_version(benchmark: str, version: str, *, policy: str | Policy = "defa
     Creating versions is for lead reviewers: ``actor`` names the acting
     account, which must be a lead or admin once the database has accounts
     (or, without accounts, be on the lead list when one is set); see
-    :func:`audit.review._accounts.require_role`.  The CLI and the workbench
+    :func:`audit.accounts.require_role`.  The CLI and the workbench
     pass the signed-in account.
 
     >>> import tempfile, os

@@ -9,7 +9,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from audit._version import __version__
+from audit._util.version import __version__
 from audit.export._policy import Policy
 from audit.export._write import sha256_file
 

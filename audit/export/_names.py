@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from audit.errors import InputError
-from audit.names import BENCHMARK_PATTERN, validate_benchmark  # noqa: F401  (one rule for import and export)
+from audit._util.names import BENCHMARK_PATTERN, validate_benchmark
 
 VERSION_PATTERN = re.compile(r"^(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3})){1,2}$")
 ORIGINAL_VERSION = "1.0"

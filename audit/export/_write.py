@@ -31,9 +31,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from audit._csv import write_csv
+from audit._util.safe_csv import write_csv
 from audit.errors import AuditError, InputError
-from audit.labels import LATIN_LABELS, LATIN_TO_TIBETAN, TIBETAN_TO_LATIN
+from audit.options import LATIN_LABELS, LATIN_TO_TIBETAN, TIBETAN_TO_LATIN
 
 PARTIAL_MARK = ".partial-"
 _SAFE_FILE_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")

@@ -190,7 +190,7 @@ def _is_outputs(keys: set[str]) -> bool:
 def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] | None:
     name, suffix = p.name, p.suffix.lower()
     if suffix not in (".parquet", ".eval"):
-        from audit._read import check_utf8
+        from audit._util.files import check_utf8
 
         check_utf8(p)     # a binary file is one line naming the byte, never its bytes echoed
     if name.startswith("samples_") and suffix == ".jsonl":
@@ -233,12 +233,12 @@ def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] |
 
 
 def _shown(name: str) -> str:
-    """A field name as shown in a one-line message (see ``audit._read._one_line``).
+    """A field name as shown in a one-line message (see ``audit._util.files._one_line``).
 
     >>> _shown("a\\nb  c"), len(_shown("x" * 50))
     ('a b c', 40)
     """
-    from audit._read import _one_line
+    from audit._util.files import _one_line
 
     return _one_line(name)
 

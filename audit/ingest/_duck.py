@@ -15,8 +15,10 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.store import sql_str  # noqa: F401  (re-exported: the importers' name for it)
-from audit._read import check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table
+from audit._util.sql import sql_str
+from audit._util.files import (
+    check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table,
+)
 
 
 def sql_ident(name: str) -> str:
@@ -39,7 +41,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({duck_path(p)})").fetchall()]
         except duckdb.Error as exc:
             raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
-        from audit._read import _refuse_reserved
+        from audit._util.files import _refuse_reserved
 
         _refuse_reserved(cols, p)
         con.execute(

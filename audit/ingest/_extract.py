@@ -57,7 +57,7 @@ import operator
 import re
 from collections.abc import Iterable, Sequence
 
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 
 __all__ = ["METHODS", "DEFAULT_METHOD", "LLM_METHOD", "extract_answer", "extract_answers", "final_answer",
            "tlue_evaluator", "strip_reasoning", "candidate_letters"]

@@ -2,7 +2,7 @@
 
 A harness log holds, per sample, the document (question, options, target)
 and the model's output.  :func:`build_question` turns a logged document into
-a :class:`~audit.records.Question` (used when the benchmark has no questions
+a :class:`~audit.store.records.Question` (used when the benchmark has no questions
 yet); :func:`write_harness` stores questions (when needed) and predictions
 in one transaction through the same writers as every other importer.
 """
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit._read import nfc
+from audit._util.files import nfc
 from audit.ingest._store import item_flags, store_questions
 from audit.ingest._multi_answer import MULTI_FLAG, parse_key
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
-from audit.records import Option, Question
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
+from audit.store.records import Option, Question
 from audit.store import unregister
 
 STEM_FIELDS = ("question", "query", "input", "problem", "prompt", "text", "sentence", "ctx", "stem")

@@ -28,10 +28,10 @@ import re
 from pathlib import Path
 
 from audit.errors import InputError
-from audit._read import read_jsonl, read_text
+from audit._util.files import read_jsonl, read_text
 from audit.ingest._harness import (ID_FIELDS, OPTION_FIELDS, STEM_FIELDS, HarnessImportSummary, build_question,
                                   write_harness)
-from audit.labels import LATIN_LABELS, MAX_OPTIONS
+from audit.options import LATIN_LABELS, MAX_OPTIONS
 from audit.store import connect, transaction
 from audit.store import DbPath
 

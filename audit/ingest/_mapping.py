@@ -22,7 +22,7 @@ from typing import Iterator
 
 import pandas as pd
 
-from audit._read import json_array_records
+from audit._util.files import json_array_records
 from audit.errors import InputError
 
 _MISSING = object()
@@ -36,7 +36,7 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
     """
     out: dict[str, str] = {}
     if map_file is not None:
-        from audit._read import read_text
+        from audit._util.files import read_text
 
         p = Path(map_file)
         text = read_text(p)
@@ -68,7 +68,7 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
 
 
 def _add(out: dict[str, str], k: str, v: str, path, line) -> None:
-    from audit._read import RESERVED_FIELDS
+    from audit._util.files import RESERVED_FIELDS
 
     if not k or any(not part for part in k.split(".")):
         raise InputError(f"empty field name in mapping '{k}={v}'", path=path, line=line)

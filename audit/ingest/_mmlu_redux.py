@@ -19,11 +19,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit._read import nfc, read_table, require_columns
+from audit._util.files import nfc, read_table, require_columns
 from audit.ingest._store import store_questions
 from audit.ingest._predictions import store_predictions
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
-from audit.records import Option, Question
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.store.records import Option, Question
 from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 

@@ -50,11 +50,11 @@ def infer_provider(name: str) -> str | None:
 
 def register_models(con, names) -> None:
     """Insert models not yet known, with inferred family (existing rows kept).
-    Every name is an identity (:func:`audit.names.identity_name`): one not
+    Every name is an identity (:func:`audit._util.names.identity_name`): one not
     in its normal form (spaces around it, not NFC), with an invisible or
     control character, too long, or looking like a different known model is
     refused, so the transaction storing its predictions rolls back."""
-    from audit.names import identity_name
+    from audit._util.names import identity_name
 
     known = [n for (n,) in con.execute("SELECT name FROM models").fetchall()]
     for n in sorted(set(names)):
@@ -88,7 +88,7 @@ def set_family(name: str, family: str, *, db: DbPath = None, provider: str | Non
 def import_models(path: str | os.PathLike, *, db: DbPath = None) -> int:
     """Set families from a CSV/JSONL with columns ``name``, ``family`` and
     optional ``provider``.  All-or-nothing.  Returns the number of rows."""
-    from audit._read import read_table, require_columns
+    from audit._util.files import read_table, require_columns
 
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 
-from audit.labels import LATIN_LABELS, TIBETAN_TO_LATIN
+from audit.options import LATIN_LABELS, TIBETAN_TO_LATIN
 
 MULTI_FLAG = "multi_answer"
 

@@ -39,12 +39,12 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from audit._read import read_jsonl
+from audit._util.files import read_jsonl
 from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest._extract import DEFAULT_METHOD
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
-from audit.labels import LATIN_LABELS
+from audit.options import LATIN_LABELS
 from audit.store import DbPath, connect, transaction, unregister
 
 OUTPUT_FIELDS = ("output", "response")

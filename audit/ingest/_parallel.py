@@ -19,9 +19,9 @@ import pyarrow as pa
 
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit._read import nfc, read_table, require_columns
+from audit._util.files import nfc, read_table, require_columns
 from audit.ingest._store import _OPTION_TYPE
-from audit.labels import LATIN_LABELS, normalize_label
+from audit.options import LATIN_LABELS, normalize_label
 from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 

@@ -39,7 +39,7 @@ from audit.errors import InputError
 from audit.ingest._extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest._models import register_models
 from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
-from audit._sql import benchmark_name
+from audit.store import benchmark_name
 from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts,
                        reply_problem, update_run, usage_lines)
 from audit.store import DbPath, connect, transaction

@@ -14,7 +14,7 @@ Every instruction names the benchmark's language (``${language}``).  A
 custom template (``--prompt FILE``) uses the placeholders ``${question}``
 and ``${options}`` (required), ``${labels}`` ("A, B, C, D"), ``${language}``
 ("Tibetan") and ``${subject}``.  The prompt version is ``'p' +
-sha256(template)[:12]`` (:func:`audit.prompt_text.prompt_version`).
+sha256(template)[:12]`` (:func:`audit.llm.prompt_version`).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from audit.errors import InputError
-from audit.prompt_text import check_template, language_name, prompt_version, render_options
+from audit.llm import check_template, language_name, prompt_version, render_options
 
 __all__ = ["PredictPrompt", "STYLES", "INSTRUCTIONS", "shipped_template", "load_predict_prompt"]
 
@@ -88,7 +88,7 @@ def load_predict_prompt(path: str | os.PathLike | None = None, *, style: str = "
     """The template in ``path`` (UTF-8), else the shipped one for
     ``style`` / ``instructions``."""
     if path is not None:
-        from audit._read import read_text
+        from audit._util.files import read_text
 
         text = read_text(Path(path))
         if not text.strip():

@@ -49,9 +49,10 @@ import duckdb
 import pyarrow as pa
 
 from audit.errors import InputError
-from audit.labels import sql_is_label
-from audit.ingest._duck import one, open_source, sql_ident, sql_str
-from audit._read import read_jsonl
+from audit.options import sql_is_label
+from audit.ingest._duck import one, open_source
+from audit._util.sql import sql_ident, sql_str
+from audit._util.files import read_jsonl
 from audit.ingest._models import register_models
 from audit.ingest._multi_answer import key_set_sql
 from audit.store import connect, transaction, unregister
@@ -194,7 +195,7 @@ def _require_questions(con, benchmark: str) -> None:
 
 
 def _run_sql(run: str | None) -> str:
-    from audit.ingest._duck import sql_str
+    from audit._util.sql import sql_str
 
     return sql_str(run.strip() if run and run.strip() else "default")
 
@@ -249,7 +250,7 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None, mapping: d
         missing.append("response or answer")
     if missing:
         raise InputError(f"missing required column(s): {', '.join(missing)} (found: {', '.join(cols)})", path=p)
-    from audit.ingest._duck import sql_str
+    from audit._util.sql import sql_str
 
     model_expr = "nullif(trim(model::VARCHAR), '')" if "model" in cols else sql_str(model.strip())
     if "model" in cols and model:
@@ -320,7 +321,7 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
     table = pa.table({"question_id": pa.array(qids, pa.string()), "given": pa.array(givens, pa.string()),
                       "seed_key": pa.array(keys, pa.string()), "_line": pa.array(lines, pa.int64())})
     con.register("_seed_arrow", table)
-    from audit.ingest._duck import sql_str
+    from audit._util.sql import sql_str
 
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, {sql_str(model)} AS model, "

@@ -38,14 +38,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from audit.errors import InputError
-from audit._read import iter_table, load_json, nfc, read_table, require_columns
+from audit._util.files import iter_table, load_json, nfc, read_table, require_columns
 from audit.ingest._store import QuestionStage, StoreReport, item_flags
-from audit._sql import table_exists
+from audit._util.sql import table_exists
 from audit.store import resolve_db_path
 from audit.ingest._mapping import apply_mapping
 from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
-from audit.records import Option, Question
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
+from audit.store.records import Option, Question
 from audit.store import connect, transaction
 
 OPTION_COLUMNS = list(LATIN_LABELS)
@@ -674,10 +674,10 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[st
 
 
 def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]:
-    """:func:`audit._read.iter_table`, with a Parquet file of more than
+    """:func:`audit._util.files.iter_table`, with a Parquet file of more than
     *chunk_rows* rows also read in record batches (a million questions never
     sit in memory as one DataFrame); ``_line`` is the row number from 1, as
-    :func:`audit._read.read_table` gives it.
+    :func:`audit._util.files.read_table` gives it.
 
     >>> import tempfile, pathlib, pandas as pd
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "q.parquet"
@@ -690,7 +690,7 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
         return
     import pyarrow.parquet as pq
 
-    from audit._read import _refuse_reserved, check_input_file
+    from audit._util.files import _refuse_reserved, check_input_file
 
     check_input_file(p)
     try:
@@ -799,7 +799,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         raise InputError(f"--key-base is 0 or 1, not {key_base}")
     if id_template is not None:
         check_id_template(id_template)
-    from audit._read import RESERVED_FIELDS
+    from audit._util.files import RESERVED_FIELDS
 
     bad_set = sorted(RESERVED_FIELDS.intersection(constants or {}))
     if bad_set:

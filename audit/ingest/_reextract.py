@@ -27,12 +27,12 @@ from typing import Any, Iterable
 import pandas as pd
 import pyarrow as pa
 
-from audit._sql import resolves_benchmark
+from audit.store import resolves_benchmark
 from audit.errors import InputError, NotFoundError
 from audit.ingest._extract import LLM_METHOD, METHODS, extract_answers
-from audit.labels import LATIN_LABELS
+from audit.options import LATIN_LABELS
 from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
-from audit.prompt_text import render_options
+from audit.llm import render_options
 from audit.store import connect, transaction, unregister
 from audit.store import DbPath
 

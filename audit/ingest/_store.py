@@ -11,10 +11,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from audit._read import duck_path
+from audit._util.files import duck_path
 from audit.errors import InputError
-from audit.names import validate_benchmark
-from audit.records import Question
+from audit._util.names import validate_benchmark
+from audit.store.records import Question
 from audit.store import unregister
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))
@@ -279,7 +279,7 @@ class QuestionStage:
     only after the whole file parsed cleanly.
 
     >>> import tempfile, pathlib
-    >>> from audit.records import Option
+    >>> from audit.store.records import Option
     >>> from audit.store import connect, transaction
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> with QuestionStage(d) as stage:

@@ -46,8 +46,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
-from audit.records import Option, Question
+from audit.options import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
+from audit.store.records import Option, Question
 
 __all__ = ["ParsedItem", "ImportSummary", "TlueImportSummary", "parse_tlue_item", "import_tlue", "MARGIN"]
 
@@ -424,7 +424,7 @@ def _files(path: Path) -> list[Path]:
 
 
 def _read_items(files: list[Path]) -> list[tuple[Question, ParsedItem]]:
-    from audit._read import nfc, read_jsonl
+    from audit._util.files import nfc, read_jsonl
 
     out: list[tuple[Question, ParsedItem]] = []
     seen: dict[str, str] = {}

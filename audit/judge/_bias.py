@@ -40,7 +40,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from audit._sql import resolves_benchmark
+from audit.store import resolves_benchmark
 from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze import latest_run_models
 from audit.analyze import wilson_interval

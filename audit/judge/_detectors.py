@@ -38,7 +38,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from audit._read import read_table
+from audit._util.files import read_table
 from audit.errors import InputError
 from audit.ingest import link_by_text, norm_text_sql as _norm_sql
 from audit.judge import _store as jstore

@@ -67,7 +67,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
 
     >>> import tempfile, json, os
     >>> from audit.ingest import store_questions
-    >>> from audit.records import Question, Option
+    >>> from audit.store.records import Question, Option
     >>> d = tempfile.mkdtemp(); db = os.path.join(d, "x.duckdb")
     >>> with connect(db) as con, transaction(con):
     ...     _ = store_questions(con, "tlue", "test", [Question("tlue", "agronomy7", "stem",
@@ -78,7 +78,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     >>> import_judge(f, judge="gemini-2.5-pro", db=db).n_disputed
     1
     """
-    from audit._read import nfc, read_jsonl
+    from audit._util.files import nfc, read_jsonl
 
     judge = (judge or "").strip()
     if not judge:

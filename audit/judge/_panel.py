@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit._sql import resolves_benchmark
+from audit.store import resolves_benchmark
 from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze import latest_run_models
 from audit.judge._bias import READING_WORDS, render_readings

@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from audit.labels import normalize_label
+from audit.options import normalize_label
 
 _OBJECT_START = re.compile(r'\{(?=\s{0,64}["}])')
 #: Longest reply searched for a JSON object inside prose (a verdict is a few hundred characters).

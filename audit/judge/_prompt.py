@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.prompt_text import check_template, prompt_version, render_options
+from audit.llm import check_template, prompt_version, render_options
 
 
 def _shipped(name: str) -> str:
@@ -121,7 +121,7 @@ def load_prompt(path: str | os.PathLike | None) -> JudgePrompt:
         return default_prompt()
     if str(path) in SHIPPED and not Path(path).exists():
         return make_prompt(SHIPPED[str(path)])
-    from audit._read import read_text
+    from audit._util.files import read_text
 
     text = read_text(Path(path))
     if not text.strip():

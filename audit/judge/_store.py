@@ -14,7 +14,7 @@ import duckdb
 import pandas as pd
 
 from audit.llm import update_run as update_run_row
-from audit._sql import resolves_benchmark
+from audit.store import resolves_benchmark
 from audit.errors import NotFoundError
 from audit.store import connect, unregister
 from audit.store import DbPath
@@ -150,7 +150,7 @@ def item_context(con, benchmark: str, question_ids: list[str]) -> dict[str, dict
     """Per item: ``language`` (the benchmark's language, named) and
     ``source`` (the linked original from ``parallel_links`` — its text,
     options and key — rendered for a prompt, or None)."""
-    from audit.prompt_text import language_name, render_source
+    from audit.llm import language_name, render_source
 
     if not question_ids:
         return {}

@@ -18,8 +18,7 @@ import pandas as pd
 from audit.analyze import KappaResult, agreement_matrix, cohen_kappa
 from audit.errors import AuditError
 from audit.review._common import run
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 _CURRENT = """
 SELECT question_id AS item, reviewer AS rater, {label} AS label

@@ -13,10 +13,10 @@ subject.
 * **Assignments** (table ``review_assignments``): a reviewer with at least
   one assignment on a benchmark sees only the subjects and items assigned
   to them; leads and admins always see every item.
-* Changing either needs an admin (:func:`audit.review._accounts.require_role`).
+* Changing either needs an admin (:func:`audit.accounts.require_role`).
 
 >>> import tempfile, os
->>> from audit.review import add_account
+>>> from audit.accounts import add_account
 >>> db = os.path.join(tempfile.mkdtemp(), "a.duckdb")
 >>> _ = add_account("Dolma", "correct horse", db=db)
 >>> set_queue_entry(tiers=[1, 2], min_key_error=0.5, actor="Dolma", db=db)
@@ -35,11 +35,15 @@ from typing import Iterable
 import duckdb
 import pandas as pd
 
+from audit._util.clock import utc_now
+from audit._util.sql import table_exists
+from audit._util.text import clean_name
+from audit.accounts._roles import effective_role, require_role
+from audit.accounts._table import account_from
 from audit.errors import InputError
-from audit.review._accounts import account_from, effective_role, require_role
-from audit.review._common import clean_name, run, table_exists, utc_now
-from audit.review._settings import _read_setting, _write_setting
+from audit.review._common import run
 from audit.store import DbPath, connect, transaction
+from audit.store._settings import read_setting, write_setting
 
 ENTRY_SETTING = "queue_entry"
 ASSIGNMENT_COLUMNS = ["benchmark", "reviewer", "subject", "question_id", "assigned_by", "assigned_at"]
@@ -59,7 +63,7 @@ class QueueEntry:
 
 
 def queue_entry_from(con) -> QueueEntry:
-    raw = _read_setting(con, ENTRY_SETTING) if table_exists(con, "review_settings") else None
+    raw = read_setting(con, ENTRY_SETTING) if table_exists(con, "review_settings") else None
     if not raw:
         return QueueEntry()
     return QueueEntry(tuple(raw["tiers"]) if raw.get("tiers") is not None else None,
@@ -88,7 +92,7 @@ def set_queue_entry(*, tiers: Iterable[int] | None = None, min_key_error: float 
     entry = QueueEntry(t, k, s)
     with connect(db) as con, transaction(con):
         require_role(con, actor, "admin", "setting which items enter the queue")
-        _write_setting(con, ENTRY_SETTING, None if not entry.is_set else
+        write_setting(con, ENTRY_SETTING, None if not entry.is_set else
                        {"tiers": list(t) if t is not None else None, "min_key_error": k,
                         "subjects": list(s) if s is not None else None})
     return entry

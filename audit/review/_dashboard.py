@@ -6,8 +6,7 @@ import pandas as pd
 
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 
 def tier_by_subject(benchmark: str, *, pivot: bool = False, db: DbPath = None) -> pd.DataFrame:

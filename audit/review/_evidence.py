@@ -49,18 +49,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze import model_set
 from audit.analyze import (
-    LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, SUBJECT_STRENGTH, calibration_table, load_inputs,
-    score_inputs, write_scores,
+    LLR_DUPLICATE_OPTIONS,
+    PARALLEL_SENS,
+    PARALLEL_SPEC,
+    PHI_PRIOR,
+    SUBJECT_STRENGTH,
+    calibration_table,
+    combined_score,
+    latest_run,
+    load_inputs,
+    load_judge_verdicts,
+    model_set,
+    phi_band,
+    score_inputs,
+    write_scores,
 )
-from audit.analyze import PHI_PRIOR, combined_score, latest_run, phi_band
-from audit.analyze import load_judge_verdicts
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction, unregister
 
 JUDGE_SENS_PRIOR = (3.0, 2.0)
 JUDGE_SPEC_PRIOR = (8.0, 2.0)

@@ -8,16 +8,18 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from audit._util.sql import table_columns
+from audit._util.text import clean_name
+from audit.accounts._leads import is_lead
+from audit.accounts._roles import effective_role, may_adjudicate
 from audit.analyze import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
-from audit.records import Option, Question, Review
-from audit.review._common import clean_name, run, table_columns
+from audit.review._common import run
 from audit.review._record import REVIEW_COLUMNS, _to_review
-from audit.review._accounts import effective_role, may_adjudicate
-from audit.review._settings import is_lead, settings_from
+from audit.review._settings import settings_from
 from audit.review._status import DISPUTED, status_expr, summary_ctes
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
+from audit.store.records import Option, Question, Review
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     rows only once ``reviewer`` has saved a non-skip review of the item, or
     when the item is disputed and ``reviewer`` may adjudicate (a lead who
     gave no verdict on the item; anyone who gave none when neither accounts
-    nor a lead list exist, see :mod:`audit.review._accounts`).  Otherwise it shows only the
+    nor a lead list exist, see :mod:`audit.accounts`).  Otherwise it shows only the
     reviewer's own rows and ``history_hidden`` is True.  With
     ``reviewer=None`` all other reviewers' rows are hidden.
 

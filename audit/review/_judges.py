@@ -13,14 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from audit._sql import resolves_benchmark
 from audit.judge import AccuracyReport, BiasReport, judge_bias
 from audit.judge import agreement_report as _judge_agreement_report
 from audit.judge import bias_vs_accuracy as _judge_bias_vs_accuracy
 from audit.judge import report_sections as _judge_report_sections
 from audit.review._agreement import reviewer_agreement
 from audit.review._status import settled_verdicts
-from audit.store import DbPath
+from audit.store import DbPath, resolves_benchmark
 
 
 def _reviewer_pairs(benchmark: str, db: DbPath) -> pd.DataFrame | None:

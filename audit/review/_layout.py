@@ -13,8 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from audit.store import connect, transaction
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction
 
 
 @dataclass(frozen=True)

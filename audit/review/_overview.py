@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from audit._sql import resolves_benchmark
 from audit.review._agreement import ReviewerAgreement, reviewer_agreement
 from audit.review._queue import QueueProgress, queue_progress, review_queue
 from audit.review._status import STATUS_LABELS
-from audit.store import DbPath
+from audit.store import DbPath, resolves_benchmark
 
 
 @dataclass
@@ -49,7 +48,7 @@ def review_overview(benchmark: str | None = None, *, all_tiers: bool = False, db
     >>> import tempfile, os
     >>> from audit.store import init_db
     >>> from audit.ingest import store_questions
-    >>> from audit.records import Option, Question
+    >>> from audit.store.records import Option, Question
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "a.duckdb"); _ = init_db(db)
     >>> with connect(db) as con:

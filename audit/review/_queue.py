@@ -12,18 +12,25 @@ from typing import Iterable
 
 import pandas as pd
 
-from audit._sql import resolves_benchmark
+from audit._util.text import clean_name
+from audit.accounts._roles import effective_role
 from audit.errors import AuditError
-from audit.review._evidence import EVIDENCE_CTE
-from audit.review._accounts import effective_role
 from audit.review._campaign import entry_condition
-from audit.review._common import clean_name, run
+from audit.review._common import run
+from audit.review._evidence import EVIDENCE_CTE
 from audit.review._status import (
-    AUDIT_CTE, DISPUTED, DONE, NEEDS_SECOND_REVIEW, STATUSES, UNREVIEWED, base_params, required_expr,
-    status_expr, summary_ctes,
+    AUDIT_CTE,
+    DISPUTED,
+    DONE,
+    NEEDS_SECOND_REVIEW,
+    STATUSES,
+    UNREVIEWED,
+    base_params,
+    required_expr,
+    status_expr,
+    summary_ctes,
 )
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolves_benchmark
 
 REVIEWED_BY_ME = "reviewed_by_me"
 NOT_REVIEWED_BY_ME = "not_reviewed_by_me"

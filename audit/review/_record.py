@@ -35,25 +35,32 @@ an import of verdicts from a file is a lead's or admin's act, recorded in
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import pandas as pd
 
-from audit._sql import defaults_benchmark, resolves_benchmark
-from audit._version import __version__
+from audit._util.clock import to_utc
+from audit._util.files import nfc
+from audit._util.text import clean_name, clean_text
+from audit._util.version import __version__
+from audit.accounts._leads import leads_from
+from audit.accounts._roles import may_adjudicate, require_role
+from audit.accounts._table import account_from, has_accounts
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
-from audit.labels import normalize_label
-from audit.records import Review
-from audit._read import nfc
-from audit.review._common import clean_name, clean_text, has_accounts, to_utc
-from audit.review._accounts import account_from, may_adjudicate, require_role
-from audit.review._settings import leads_from
-from audit.store import connect, transaction, unregister
+from audit.options import normalize_label
+from audit.store import (
+    DbPath,
+    connect,
+    defaults_benchmark,
+    resolves_benchmark,
+    transaction,
+    unregister,
+)
+from audit.store.records import Review
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
-from audit.store import DbPath
 
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
@@ -296,7 +303,7 @@ def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame,
     way in uses (CLI, import, workbench, Label Studio pull).
 
     >>> import tempfile, os
-    >>> from audit.records import Question, Option
+    >>> from audit.store.records import Question, Option
     >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
@@ -433,7 +440,7 @@ def add_review(
     item's options, is given exactly when the verdict is ``key_wrong``, and
     differs from the current key; an adjudication is not ``skip`` and, when
     lead reviewers or accounts exist, is made by a lead (see
-    :mod:`audit.review._accounts`) who gave no verdict of their own on the
+    :mod:`audit.accounts`) who gave no verdict of their own on the
     item (their verdict is part of the dispute).  The review's
     ``created_at`` is the database clock; a ``created_at`` given here is
     kept as ``claimed_at`` (an aware time converted to UTC) and refused when
@@ -445,7 +452,7 @@ def add_review(
     when it is not the reviewer.
 
     >>> import tempfile, os
-    >>> from audit.records import Question, Option
+    >>> from audit.store.records import Question, Option
     >>> from audit.ingest import store_questions
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
@@ -487,7 +494,7 @@ def import_reviews(path: str | os.PathLike, *, benchmark: str | None = None, act
     lead's or admin's act: ``actor`` (signed in by the caller) is required
     and kept as ``recorded_by``, and every reviewer named must be an
     enabled account."""
-    from audit._read import read_table, require_columns
+    from audit._util.files import read_table, require_columns
 
     p = Path(path)
     df = read_table(p)

@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit._sql import resolves_benchmark
 from audit.review._evidence import calibration as _calibration
 from audit.review._evidence import rescore
-from audit.store import DbPath
+from audit.store import DbPath, resolves_benchmark
 
 
 @dataclass

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from audit._util.text import clean_name
 from audit.analyze import CURRENT_AUDIT_SQL
-from audit.review._common import clean_name, run
+from audit.review._common import run
 from audit.review._settings import FLAGGED_TIERS, required_reviews_from
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 UNREVIEWED = "unreviewed"
 NEEDS_SECOND_REVIEW = "needs_second_review"

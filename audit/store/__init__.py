@@ -1,21 +1,22 @@
-"""Store: the DuckDB file, its schema and typed records of what it holds."""
-from audit.store._types import DbPath
-from audit.store._db import (
-    connect,
-    sql_str,
-    db_timeout,
-    default_db_path,
-    init_db,
-    keep_reads_open,
-    migrate,
-    resolve_db_path,
-    schema_version,
-    set_wait_notice,
-    transaction,
-    unregister,
+"""Store: the DuckDB file, its schema and typed records of what it holds.
+
+Every stage reads and writes through :func:`connect` (readers and writers
+take turns across threads and processes) and :func:`transaction`
+(all-or-nothing).  Prediction sets may also be read in place, from Parquet
+files, folders, S3 or the Hugging Face Hub (:func:`list_source`).
+"""
+from audit.store._benchmarks import (
+    all_benchmarks,
+    benchmark_name,
+    defaults_benchmark,
+    resolve_benchmark,
+    resolves_benchmark,
 )
+from audit.store._connect import connect, init_db, transaction, unregister
+from audit.store._migrate import migrate, schema_version
+from audit.store._paths import default_db_path, resolve_db_path
+from audit.store._sources import RELATION as PREDICTIONS_RELATION
 from audit.store._sources import (
-    RELATION as PREDICTIONS_RELATION,
     SourceError,
     SourceListing,
     list_source,
@@ -23,10 +24,16 @@ from audit.store._sources import (
     parquet_scan_sql,
     register_filesystem,
     registered_sources,
-    remember as remember_source_listing,
 )
+from audit.store._sources import remember as remember_source_listing
+from audit.store._turns import db_timeout, keep_reads_open, set_wait_notice
+from audit.store.records import DbPath, Option, Question, Review
 
-__all__ = ["DbPath", "connect", "sql_str", "db_timeout", "default_db_path", "init_db", "keep_reads_open", "migrate", "resolve_db_path",
-           "schema_version", "set_wait_notice", "transaction", "unregister",
-           "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources",
-           "normalize_uri", "parquet_scan_sql", "register_filesystem", "remember_source_listing"]
+__all__ = [
+    "DbPath", "Option", "Question", "Review",
+    "connect", "transaction", "init_db", "default_db_path", "resolve_db_path", "db_timeout", "keep_reads_open",
+    "set_wait_notice", "migrate", "schema_version", "unregister",
+    "all_benchmarks", "resolve_benchmark", "benchmark_name", "resolves_benchmark", "defaults_benchmark",
+    "PREDICTIONS_RELATION", "SourceError", "SourceListing", "list_source", "registered_sources",
+    "normalize_uri", "parquet_scan_sql", "register_filesystem", "remember_source_listing",
+]

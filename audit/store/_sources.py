@@ -42,8 +42,9 @@ from typing import Any
 
 import duckdb
 
+from audit._util.redact import redact
+from audit._util.sql import sql_str
 from audit.errors import AuditError, InputError
-from audit.store._db import sql_str
 
 #: The name of the predictions relation (stored rows plus registered sources).
 RELATION = "all_predictions"
@@ -176,7 +177,6 @@ def _new_filesystem(protocol: str) -> Any:
 
 def _reason(exc: BaseException) -> str:
     """Why a source cannot be reached, in a few words (no secret)."""
-    from audit.redact import redact
 
     names = {c.__name__ for c in type(exc).__mro__}
     text = str(exc)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 from audit.errors import AuditError
-from audit.redact import redact
+from audit._util.redact import redact
 
 if TYPE_CHECKING:   # httpx is imported only when a sync talks to a server
     from audit.sync._rest import LabelStudioClient
@@ -86,7 +86,7 @@ def ls_errors(auth: LabelStudioAuth, doing: str) -> Iterator[None]:
     """Turn HTTP exceptions raised inside the block into one clear
     :class:`LabelStudioError` line naming the URL (never the token: every
     message, including a server body that echoes the request's headers back,
-    goes through :func:`audit.redact.redact` with the token as a secret)."""
+    goes through :func:`audit._util.redact.redact` with the token as a secret)."""
     try:
         yield
     except LabelStudioError:

@@ -17,7 +17,7 @@ import json
 from html import escape
 from xml.sax.saxutils import quoteattr
 
-from audit.labels import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.vocab import CAUSES, VERDICTS
 
 RTL_SCRIPTS = {"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm"}

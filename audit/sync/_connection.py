@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from audit.review import require_role
+from audit.accounts import require_role
 from audit.store import connect, transaction
 from audit.sync._client import KEY_ENV, Session, ls_errors, open_session
 from audit.sync._config import labeling_config
@@ -71,7 +71,7 @@ def ls_connect(url: str | None = None, api_key: str | None = None, *, title: str
     project (URL + id, never the token) is recorded as the default for the
     other ``ls_*`` functions.  Changing the Label Studio settings is for
     admins: once the database has accounts, ``actor`` must be an admin
-    (:func:`audit.review._accounts.require_role`).
+    (:func:`audit.accounts.require_role`).
 
     Example (needs a running server)::
 

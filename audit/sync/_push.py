@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from audit.errors import InputError, NotFoundError
-from audit.labels import label_at
+from audit.options import label_at
 from audit.store import connect, transaction, unregister
 from audit.sync._client import Session, ls_errors, open_session
 from audit.sync._config import external_id, labeling_config, task_data, verdict_hash, verdict_result

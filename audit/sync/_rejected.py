@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from audit._sql import table_exists
+from audit._util.sql import table_exists
 from audit.store import connect
 from audit.store import DbPath
 

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
-from audit._read import nfc
+from audit._util.files import nfc
 from audit.sync._client import LabelStudioError, Session, ls_errors
 from audit.sync._config import parse_result, verdict_hash
 

@@ -130,7 +130,7 @@ BENCH_PASSWORD = "bench-password-1"
 
 def _accounts(db: Path, names: list[str]) -> None:
     """Reviewer accounts for the bench (the workbench signs in with a password)."""
-    from audit.review import add_account, list_accounts
+    from audit.accounts import add_account, list_accounts
 
     have = set(list_accounts(db=db)["name"]) if len(list_accounts(db=db)) else set()
     if "Bench Admin" not in have:

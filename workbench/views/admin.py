@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
-from audit.review import ROLES
+from audit.accounts import ROLES
 from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
@@ -37,10 +37,10 @@ def _run(fn, *args, ok: str, **kwargs) -> None:
 
 def _accounts(db) -> None:
     st.subheader(t("admin.accounts"))
-    df = common.call(audit.review.list_accounts, db=db)
+    df = common.call(audit.accounts.list_accounts, db=db)
     if df is None:
         return
-    leads = common.call(audit.review.get_leads, db=db, quiet=True) or []
+    leads = common.call(audit.accounts.get_leads, db=db, quiet=True) or []
     shown = df[["name", "role", "disabled"]].copy()
     shown["role"] = [common.label("role", r) for r in shown["role"]]
     shown["disabled"] = [t("admin.disabled") if d else t("admin.enabled") for d in shown["disabled"]]
@@ -55,7 +55,7 @@ def _accounts(db) -> None:
         role = st.selectbox(t("admin.col_role"), ROLES, format_func=lambda r: common.label("role", r),
                             key="admin_add_role")
         if st.form_submit_button(t("admin.add_submit"), type="primary"):
-            _run(audit.review.add_account, name, pw, role=role, db=db, ok=t("admin.added", name=render.md(name)))
+            _run(audit.accounts.add_account, name, pw, role=role, db=db, ok=t("admin.added", name=render.md(name)))
     with c2, st.form("admin_change"):
         st.markdown(f"**{t('admin.change')}**")
         who = st.selectbox(t("admin.col_name"), names, key="admin_who")
@@ -68,11 +68,11 @@ def _accounts(db) -> None:
         disable = b3.form_submit_button(t("admin.disable"))
         enable = b4.form_submit_button(t("admin.enable"))
         if set_role:
-            _run(audit.review.set_role, who, new_role, db=db, ok=t("admin.role_set", name=render.md(who)))
+            _run(audit.accounts.set_role, who, new_role, db=db, ok=t("admin.role_set", name=render.md(who)))
         elif reset:
-            _run(audit.review.reset_password, who, new_pw, db=db, ok=t("admin.reset_done", name=render.md(who)))
+            _run(audit.accounts.reset_password, who, new_pw, db=db, ok=t("admin.reset_done", name=render.md(who)))
         elif disable or enable:
-            _run(audit.review.set_disabled, who, bool(disable), db=db,
+            _run(audit.accounts.set_disabled, who, bool(disable), db=db,
                  ok=t("admin.disabled_done" if disable else "admin.enabled_done", name=render.md(who)))
     with st.form("admin_leads"):
         st.markdown(f"**{t('admin.leads')}**")
@@ -80,7 +80,7 @@ def _accounts(db) -> None:
         chosen = st.multiselect(t("admin.leads"), sorted(set(names) | set(leads)), default=leads,
                                 key="admin_leads_pick", label_visibility="collapsed")
         if st.form_submit_button(t("admin.save")):
-            _run(audit.review.set_leads, chosen, db=db, ok=t("admin.saved"))
+            _run(audit.accounts.set_leads, chosen, db=db, ok=t("admin.saved"))
 
 
 def _campaign(db, benchmark: str | None) -> None:
@@ -117,7 +117,7 @@ def _campaign(db, benchmark: str | None) -> None:
                  subjects=subs or None, db=db, ok=t("admin.saved"))
     if benchmark is None:
         return
-    accounts = common.call(audit.review.list_accounts, db=db, quiet=True)
+    accounts = common.call(audit.accounts.list_accounts, db=db, quiet=True)
     reviewers = [] if accounts is None else list(accounts.loc[~accounts["disabled"], "name"])
     with st.form("admin_assign"):
         st.markdown(f"**{t('admin.assign')}**")

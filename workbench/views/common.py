@@ -30,7 +30,7 @@ def lang() -> str:
     if me and st.session_state.get("wb_lang_loaded") != me:
         st.session_state["wb_lang_loaded"] = me
         try:
-            stored = audit.review.get_user_language(me, db=session.db_path())
+            stored = audit.accounts.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
         if stored in i18n.LANGUAGES:
@@ -79,7 +79,7 @@ def _language_changed() -> None:
     me = session.reviewer()
     if me:
         try:
-            audit.review.set_user_language(me, choice, db=session.db_path())
+            audit.accounts.set_user_language(me, choice, db=session.db_path())
         except audit.AuditError:
             pass  # the session keeps the choice; the stored setting waits for the next switch
 

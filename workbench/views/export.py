@@ -1,7 +1,7 @@
 """Export page: corrected answer-key versions — the versions so far, a preview
 of what a new version would change under a policy, creating it, and the
 difference between two versions.  UI only — every action is one call to
-``audit.export``; downloads go through ``audit._csv.write_csv``."""
+``audit.export``; downloads go through ``audit._util.safe_csv.write_csv``."""
 from __future__ import annotations
 
 import io
@@ -10,7 +10,7 @@ import streamlit as st
 
 import audit
 from audit.review import i18n
-from audit._csv import write_csv
+from audit._util.safe_csv import write_csv
 from workbench import session
 from workbench.views import common
 from workbench.views.common import t
@@ -125,7 +125,7 @@ def page() -> None:
         st.session_state["export_version"] = _next_version(names)
         st.session_state["export_version_input_seed"] = names
     st.text_input(t("export.number"), key="export_version")
-    leads = common.call(audit.review.get_leads, db=db) or []
+    leads = common.call(audit.accounts.get_leads, db=db) or []
     may_create = session.is_lead() or (not leads and session.accounts_exist() is False)  # enforced in audit too
     if not may_create:
         st.caption(t("export.lead_only"))

@@ -28,7 +28,7 @@ import streamlit as st
 
 import audit
 import audit.words
-from audit.labels import LATIN_TO_TIBETAN
+from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
 from audit.review import i18n
 from workbench import render, session

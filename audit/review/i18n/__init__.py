@@ -12,7 +12,7 @@ a key missing from them falls back to English, and
 
 The choice is per user: kept in the Streamlit session and, when a reviewer
 is signed in, saved as their setting through
-:func:`audit.review.set_user_language`.
+:func:`audit.accounts.set_user_language`.
 """
 from __future__ import annotations
 

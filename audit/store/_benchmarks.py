@@ -1,6 +1,5 @@
-"""Small catalogue queries shared by every stage: does a table exist, which
-columns does it have (older databases may lack a table a later migration
-adds), which benchmark a call means when it names none."""
+"""Which benchmark a call means: the named one, which must exist, or the only
+one of the database when it names none (every command's ``--benchmark``)."""
 from __future__ import annotations
 
 import functools
@@ -10,33 +9,8 @@ from typing import Callable, ParamSpec, TypeVar
 import duckdb
 
 from audit.errors import InputError, NotFoundError
-from audit.store import DbPath
-
-
-def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Whether the main schema holds a table (or view) called *name*.
-
-    >>> con = duckdb.connect()
-    >>> _ = con.execute("CREATE TABLE t (a INT)")
-    >>> table_exists(con, "t"), table_exists(con, "u")
-    (True, False)
-    """
-    return bool(con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [name]
-    ).fetchall()[0][0])
-
-
-def table_columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
-    """The column names of table *name* (empty when it does not exist).
-
-    >>> con = duckdb.connect()
-    >>> _ = con.execute("CREATE TABLE t (a INT, b TEXT)")
-    >>> sorted(table_columns(con, "t"))
-    ['a', 'b']
-    """
-    return {r[0] for r in con.execute(
-        "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main'", [name]
-    ).fetchall()}
+from audit.store._connect import connect
+from audit.store.records import DbPath
 
 
 def all_benchmarks(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -62,8 +36,6 @@ def resolve_benchmark(con: duckdb.DuckDBPyConnection, benchmark: str | None) -> 
 def benchmark_name(benchmark: str | None, db: DbPath = None) -> str:
     """:func:`resolve_benchmark` on database *db* (opened read-only for the
     moment): the named benchmark, which must exist, or the only one."""
-    from audit.store import connect
-
     with connect(db, read_only=True) as con:
         return resolve_benchmark(con, benchmark)
 

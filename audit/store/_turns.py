@@ -1,5 +1,5 @@
-"""Opening the DuckDB file: path resolution, schema migration, transactions,
-and taking turns with other threads and processes.
+"""Readers and writers of the DuckDB file taking turns, in this process and
+across processes.
 
 How DuckDB shares a file
     One process may hold the file read-write, or any number of processes
@@ -38,7 +38,6 @@ Each operation should be short: open, work, close (``with connect() as con``).
 from __future__ import annotations
 
 import fcntl
-import functools
 import math
 import os
 import random
@@ -47,98 +46,14 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import duckdb
 
+from audit._util.sql import sql_str
 from audit.errors import AuditError, DatabaseLockedError
-
-DEFAULT_DB_NAME = "workbench.duckdb"
-_MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
-
-
-def _project_root() -> Path | None:
-    root = Path(__file__).resolve().parents[2]
-    return root if (root / "pyproject.toml").exists() and (root / "audit").is_dir() else None
-
-
-def default_db_path() -> Path:
-    """``$AUDIT_DB``, else ``data/workbench.duckdb`` in the source checkout
-    (or in the current directory when the package is installed elsewhere)."""
-    env = os.environ.get("AUDIT_DB")
-    if env:
-        return Path(env)
-    root = _project_root() or Path.cwd()
-    return root / "data" / DEFAULT_DB_NAME
-
-
-def resolve_db_path(db: str | os.PathLike | None) -> Path:
-    return Path(db) if db is not None else default_db_path()
-
-
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, file name, SQL) for every migration shipped with the package."""
-    return list(_migrations())
-
-
-@functools.lru_cache(maxsize=1)
-def _migrations() -> tuple[tuple[int, str, str], ...]:
-    out = []
-    for entry in resources.files("audit.store").joinpath("migrations").iterdir():
-        m = _MIGRATION_NAME.match(entry.name)
-        if m:
-            out.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    return tuple(sorted(out))
-
-
-def _has_statements(sql: str) -> bool:
-    body = "\n".join(l for l in sql.splitlines() if not l.strip().startswith("--"))
-    return bool(body.strip().strip(";").strip())
-
-
-def schema_version(con: duckdb.DuckDBPyConnection) -> int:
-    # fetchall, not fetchone: DuckDB 2 keeps a half-read result open, and an
-    # open result blocks a later con.register() on the same connection.
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchall()[0][0]
-    if not exists:
-        return 0
-    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0]
-
-
-def migrate(con: duckdb.DuckDBPyConnection) -> int:
-    """Apply every migration newer than the file's schema version, each in
-    its own transaction.  Returns the resulting version."""
-    latest = _migrations()[-1][0] if _migrations() else 0
-    try:   # the common case, cheaply: the file is up to date
-        if con.execute("SELECT max(version) FROM main.schema_version").fetchall()[0][0] == latest:
-            return latest
-    except duckdb.Error:   # a new file: no schema_version table yet
-        pass
-    con.execute(
-        "CREATE TABLE IF NOT EXISTS schema_version ("
-        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
-        " applied_at TIMESTAMP NOT NULL DEFAULT now())"
-    )
-    current = schema_version(con)
-    for version, name, sql in migrations():
-        if version <= current:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            if _has_statements(sql):
-                con.execute(sql)
-            con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
-        current = version
-    return current
-
+from audit.store._migrate import migrate
 
 DEFAULT_TIMEOUT = 30.0
 TIMEOUT_ENV = "AUDIT_DB_TIMEOUT"
@@ -287,42 +202,6 @@ def connection_config(path: str | os.PathLike) -> dict[str, Any]:
             raise AuditError(f"${THREADS_ENV} must be a whole number >= 1, not {threads!r}")
         config["threads"] = n
     return config
-
-
-def sql_str(value: str | os.PathLike) -> str:
-    """A SQL string literal (for DDL and SET, where prepared parameters are not allowed).
-
-    >>> sql_str("it's")
-    "'it''s'"
-    """
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-def unregister(con: duckdb.DuckDBPyConnection, *names: str) -> None:
-    """Unregister the Arrow tables or frames ``names`` from ``con`` (in a
-    ``finally``).  After a failed statement inside a transaction DuckDB
-    refuses ("Current transaction is aborted") and that refusal would replace
-    the statement's own error, the one the user must see; the rollback that
-    follows ends the transaction, so the refusal is ignored.
-
-    >>> import pyarrow as pa
-    >>> con = duckdb.connect()
-    >>> _ = con.execute("CREATE TABLE t (a INT NOT NULL)"); _ = con.execute("BEGIN")
-    >>> _ = con.register("_x", pa.table({"a": [None]}))
-    >>> try:
-    ...     try:
-    ...         con.execute("INSERT INTO t SELECT a FROM _x")
-    ...     finally:
-    ...         unregister(con, "_x")
-    ... except duckdb.ConstraintException as e:
-    ...     print("the insert's own error:", type(e).__name__)
-    the insert's own error: ConstraintException
-    """
-    for name in names:
-        try:
-            con.unregister(name)
-        except duckdb.TransactionException:
-            pass
 
 
 def _with_settings(con, path) -> Any:
@@ -713,68 +592,10 @@ _STATES: dict[str, _FileState] = {}
 _STATES_GUARD = threading.Lock()
 
 
-def _state(path: Path) -> _FileState:
+def file_state(path: Path) -> _FileState:
     key = str(path.resolve())
     with _STATES_GUARD:
         st = _STATES.get(key)
         if st is None:
             st = _STATES[key] = _FileState(Path(key))
         return st
-
-
-@contextmanager
-def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
-            timeout: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Open the database for one operation and close it afterwards (see the
-    module docstring for how readers and writers take turns and wait).
-
-    A read-write open creates the file (and its folder) when missing and
-    brings the schema up to date.  A read-only open of a missing file fails
-    with a clear message instead of creating it.  *timeout* (seconds) bounds
-    the wait for the file; default ``$AUDIT_DB_TIMEOUT`` or 30.
-
-    >>> import tempfile, os
-    >>> with connect(os.path.join(tempfile.mkdtemp(), "x.duckdb")) as con:
-    ...     con.execute("SELECT count(*) FROM questions").fetchone()[0]
-    0
-    """
-    path = resolve_db_path(db)
-    if read_only and not path.exists():
-        raise AuditError(f"no database at {path}; run 'audit init' or 'audit demo' first")
-    if path.exists() and not path.is_file():
-        raise AuditError(f"{path}: the database path is not a regular file")
-    if not read_only:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    st = _state(path)
-    with (st.read(timeout) if read_only else st.write(timeout)) as con:
-        from audit.store._sources import attach, source_error   # prediction sources read in place (issue 24)
-
-        attach(con)
-        try:
-            yield con
-        except duckdb.InvalidInputException as exc:   # a changed or unreachable source, read: its one line
-            err = source_error(exc)
-            if err is None:
-                raise
-            raise err from None
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
-    """All-or-nothing: COMMIT when the block finishes, ROLLBACK on any error."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield con
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    else:
-        con.execute("COMMIT")
-
-
-def init_db(db: str | os.PathLike | None = None) -> Path:
-    """Create the database file (or migrate an existing one); return its path."""
-    path = resolve_db_path(db)
-    with connect(path):
-        pass
-    return path

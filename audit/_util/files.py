@@ -13,13 +13,12 @@ twice, is an error naming the line.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import json
 import os
 import re
-import tempfile
 import stat
+import tempfile
 import unicodedata
 from pathlib import Path
 from typing import Any, Iterator

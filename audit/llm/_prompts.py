@@ -18,8 +18,6 @@ from typing import Any, Iterable, Sequence
 
 from audit.errors import InputError
 
-__all__ = ["prompt_version", "template_names", "check_template", "language_name", "render_options",
-           "render_source"]
 
 # BCP-47 primary subtags of the benchmark languages, named in English (prompts
 # name the language so that the model knows what it reads).

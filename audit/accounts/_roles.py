@@ -1,0 +1,72 @@
+"""Roles and what they allow: ``reviewer`` < ``lead`` < ``admin``, the lead
+list, who may adjudicate, and the one check every act goes through
+(:func:`require_role`)."""
+from __future__ import annotations
+
+from audit._util.text import clean_name
+from audit.accounts._leads import is_lead, leads_from
+from audit.accounts._table import (
+    _RANK,
+    ROLE_LABELS,
+    account_from,
+    has_accounts,
+)
+from audit.errors import PermissionDeniedError
+from audit.store import DbPath, connect
+
+
+def effective_role(con, name: str | None) -> str | None:
+    """The role that decides what ``name`` may do: the account's role, raised
+    to ``lead`` when the name is on the lead list; None for a disabled
+    account or a name without an account (when the database has accounts);
+    with no account at all, ``lead`` for a listed name and ``reviewer``
+    otherwise."""
+    acc = account_from(con, name)
+    listed = bool(name) and is_lead(str(name), leads_from(con))
+    if acc is not None:
+        if acc.disabled:
+            return None
+        return "lead" if listed and _RANK[acc.role] < _RANK["lead"] else acc.role
+    if has_accounts(con):
+        return None
+    return "lead" if listed else "reviewer"
+
+
+def account_role(name: str | None, *, db: DbPath = None) -> str | None:
+    """:func:`effective_role` of ``name`` in the database ``db``."""
+    with connect(db, read_only=True) as con:
+        return effective_role(con, name)
+
+
+def may_adjudicate(con, name: str | None) -> bool:
+    """Whether ``name`` may adjudicate disputed items: a lead or admin (by
+    account or the lead list); with no accounts and an empty lead list,
+    anyone (the behaviour before accounts)."""
+    if not name:
+        return False
+    role = effective_role(con, name)
+    if role is None:
+        return False
+    if role in ("lead", "admin"):
+        return True
+    return not has_accounts(con) and not leads_from(con)
+
+
+def require_role(con, actor: str | None, role: str, action: str) -> None:
+    """Raise :class:`PermissionDeniedError` unless ``actor`` may do ``action``
+    (which needs ``role`` or above).  With no account in the database and an
+    empty lead list there is no check (one person working locally); with a
+    lead list but no account, a ``lead`` action needs a listed name."""
+    if not has_accounts(con):
+        if role == "admin" or not leads_from(con):
+            return
+        if actor is None:
+            raise PermissionDeniedError(f"{action} is for lead reviewers: say who you are (e.g. --as NAME)")
+    if actor is None:
+        raise PermissionDeniedError(f"{action} needs a signed-in {ROLE_LABELS[role]} (e.g. --as NAME)")
+    got = effective_role(con, actor)
+    if got is None:
+        raise PermissionDeniedError(f"'{clean_name(actor)}' has no enabled account and may not do this: {action}")
+    if _RANK[got] < _RANK[role]:
+        raise PermissionDeniedError(f"'{clean_name(actor)}' is a {ROLE_LABELS[got]}; {action} is for "
+                                    f"{'administrators' if role == 'admin' else 'lead reviewers'}")
