@@ -30,25 +30,15 @@ Words (the column or parameter name is given in ``code``):
   ``_corrected`` (``accuracy_original``, ``n_valid_corrected``...) and
   ``difference_points`` = (corrected − original) × 100.
 
-Stored values are the keys of the dictionaries below; the values are what
-people read."""
+The tuples below are the stored codes.  They carry no English: what people
+read for each code is in :mod:`audit.i18n` (``label("verdict", code)``)."""
 from __future__ import annotations
 
-VERDICTS: dict[str, str] = {
-    "key_correct": "Key correct",
-    "key_wrong": "Key wrong → corrected answer",
-    "ambiguous": "Ambiguous: several defensible answers",
-    "defective": "Question defective: no correct option, broken options, translation damaged",
-    "skip": "Skip",
-}
+#: A reviewer's verdict on an item.
+VERDICTS: tuple[str, ...] = ("key_correct", "key_wrong", "ambiguous", "defective", "skip")
 
-CAUSES: dict[str, str] = {
-    "key_slip": "Answer-key slip",
-    "translation": "Meaning lost in translation",
-    "cultural": "Cultural context",
-    "source_error": "Error in the source question",
-    "formatting": "Option parsing or formatting",
-    "other": "Other",
-}
+#: Why a key is wrong or an item defective.
+CAUSES: tuple[str, ...] = ("key_slip", "translation", "cultural", "source_error", "formatting", "other")
 
-REVIEW_SOURCES = ("workbench", "cli", "import", "label_studio")
+#: Where a verdict was recorded.
+REVIEW_SOURCES: tuple[str, ...] = ("workbench", "cli", "import", "label_studio")

@@ -237,7 +237,7 @@ def test_plain_words_never_raw_ratios_or_certainty(planted):
     assert "misconception" in text and "times" not in text and "%" not in text
     assert why[-1].startswith("Overall, the key of this item is wrong with a chance of about")
     # the same reasons in the other interface languages
-    from audit.review.i18n import messages
+    from audit.i18n import messages
 
     for lang in ("zh-Hans", "bo"):
         other = why_this_item("pl", qid, db=db, words=messages(lang))

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import words
-from audit.review import i18n
+from audit import i18n
 
 VIEWS = Path(__file__).resolve().parents[1] / "workbench" / "views"
 _T_CALL = re.compile(r"""\bt\(\s*f?["']([a-z_]+\.[A-Za-z0-9_.\- ]+?)["']""")
@@ -30,8 +29,12 @@ def test_every_key_used_by_a_page_is_in_the_english_catalogue():
     assert missing == []
 
 
-def test_english_takes_in_every_plain_label():
-    assert set(words.catalogue()) <= set(i18n.en.MESSAGES)
+def test_english_holds_every_label_of_a_stored_code():
+    from audit import vocab
+
+    for kind, codes in (("verdict", vocab.VERDICTS), ("cause", vocab.CAUSES)):
+        for code in codes:
+            assert f"{kind}.{code}" in i18n.en.MESSAGES and f"choice.{kind}.{code}" in i18n.en.CHOICES
     assert i18n.translate("verdict.key_wrong", "en") == "Key wrong"
 
 
@@ -59,11 +62,11 @@ def test_missing_string_falls_back_to_english(monkeypatch):
 
 
 def test_outcome_sentence_in_each_language():
-    assert words.outcome("done", "key_wrong", "C", adjudicated=False, option_label="ག") == "Settled: key wrong → ག"
-    zh = words.outcome("done", "key_wrong", "C", adjudicated=True, words=i18n.words("zh-Hans"))
+    assert i18n.outcome("done", "key_wrong", "C", adjudicated=False, option_label="ག") == "Settled: key wrong → ག"
+    zh = i18n.outcome("done", "key_wrong", "C", adjudicated=True, lang="zh-Hans")
     assert zh == "组长已裁决: 答案错误 → C"
-    assert words.outcome("needs_second_review", None, None, adjudicated=False,
-                         words=i18n.words("bo")) == i18n.translate("outcome.needs_second_review", "bo")
+    assert i18n.outcome("needs_second_review", None, None, adjudicated=False,
+                        lang="bo") == i18n.translate("outcome.needs_second_review", "bo")
 
 
 def test_every_verdict_has_a_button_and_help_text():

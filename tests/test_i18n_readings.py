@@ -1,5 +1,5 @@
 """The judge stage's sentences of reading in the three interface languages
-(issue 21): every ``reading.*`` key of :data:`audit.judge.READING_WORDS` is in
+every ``reading.*`` key of :data:`audit.i18n.en.READING` is in
 each catalogue with the same placeholders, and a real report's reading
 renders in each language from its keys and figures, the English rendering
 being the report's own ``reading`` (what the CLI prints)."""
@@ -9,9 +9,12 @@ import string
 
 import pytest
 
-from audit.judge import READING_WORDS, judge_agreement, judge_bias, judge_scenarios, render_readings
+from audit.judge import judge_agreement, judge_bias, judge_scenarios, render_readings
 from audit.review import bias_vs_accuracy
-from audit.review import i18n
+from audit import i18n
+
+READING_WORDS = i18n.en.READING
+
 
 def _fields(text: str) -> set[tuple[str, str]]:
     return {(name, spec or "") for _, name, spec, _ in string.Formatter().parse(text) if name}

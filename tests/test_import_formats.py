@@ -17,7 +17,8 @@ from audit.analyze import model_metrics
 from audit.ingest import detect
 from audit.ingest import extract_answer_set
 from audit.ingest import import_predictions
-from audit.ingest import import_questions, script_of
+from audit.ingest import import_questions
+from audit.scripts import script_of
 from audit.ingest import import_tlue, parse_tlue_item
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli

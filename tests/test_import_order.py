@@ -89,7 +89,7 @@ def test_the_check_sees_imports_inside_functions(tmp_path):
 
 def test_the_library_never_imports_the_workbench():
     """audit/ is the product and the workbench a front end on it: the
-    interface's words live in audit.review.i18n, not the other way round."""
+    interface's words live in audit.i18n, not the other way round."""
     bad = [f"{path.relative_to(ROOT.parent)}:{line}: imports {target}"
            for path in sorted(ROOT.rglob("*.py"))
            for line, target in _imports(path)

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from audit.errors import InputError
-from audit.ingest import import_questions, script_of
+from audit.ingest import import_questions
+from audit.scripts import script_of
 from tests_ingest_util import rows
 
 

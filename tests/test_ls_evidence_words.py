@@ -16,7 +16,7 @@ from test_label_studio import _cli, _project, _tasks, ls, make_benchmark  # noqa
 
 import audit
 from audit.review import why_this_item
-from audit.review.i18n import messages
+from audit.i18n import messages
 
 pytestmark = pytest.mark.label_studio
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from audit.review import i18n
+from audit import i18n
 
 
 def _bo(key: str, **kw) -> str:

@@ -23,10 +23,8 @@ import html
 import re
 from dataclasses import dataclass
 
-_TIBETAN = re.compile(r"[\u0F00-\u0FFF]")
-_ARABIC = re.compile(r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]")
-_MONGOLIAN = re.compile(r"[\u1800-\u18AF\U00011660-\U0001167F]")
-_HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]")
+from audit.scripts import script_of
+
 
 
 @dataclass(frozen=True)
@@ -84,25 +82,11 @@ def md(value: object) -> str:
     return "" if value is None else _MD_SPECIAL.sub(r"\\\1", str(value))
 
 
-def detect_script(text: str | None) -> str:
-    """Guess the ISO 15924 script of a text from its characters (used when the
-    question's ``script`` column is empty).
-
-    >>> detect_script("བོད་ཡིག"), detect_script("ئۇيغۇرچە"), detect_script("中文"), detect_script("abc")
-    ('Tibt', 'Arab', 'Hans', 'Latn')
-    """
-    if not text:
-        return "Latn"
-    for code, rx in (("Tibt", _TIBETAN), ("Mong", _MONGOLIAN), ("Arab", _ARABIC), ("Hans", _HAN)):
-        if rx.search(text):
-            return code
-    return "Latn"
-
-
 def style_for(script: str | None, language: str | None = None, sample: str | None = None) -> ScriptStyle:
-    """The style for a question's script (falling back to detection)."""
-    code = script if script in SCRIPT_STYLES else detect_script(sample)
-    st = SCRIPT_STYLES[code]
+    """The style for a question's script (falling back to the script of
+    *sample*, :func:`audit.scripts.script_of`; Latin for any other)."""
+    code = script if script in SCRIPT_STYLES else script_of(sample)
+    st = SCRIPT_STYLES.get(code or "Latn", SCRIPT_STYLES["Latn"])
     if code == "Arab" and language:
         # keep the real language tag (ug, kk-Arab, ...) for correct shaping/hyphenation
         st = ScriptStyle(st.code, st.name, language, st.direction, st.vertical, st.font_family,

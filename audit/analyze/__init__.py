@@ -7,7 +7,7 @@ from audit.analyze._tiers import (  # noqa: E402
     TIER_NAMES, AnalyzeSummary, BenchmarkRun, analyze_benchmark, audit_lint, audit_results, tier_counts,
 )
 from audit.analyze._tiers import analyze  # noqa: E402,F401  (deprecated name of analyze_benchmark; not in __all__)
-from audit.analyze._scenarios import SCENARIO_LABELS, SCENARIOS, compare_models, scenario_table  # noqa: E402
+from audit.analyze._scenarios import SCENARIOS, compare_models, scenario_table  # noqa: E402
 # The report function is `build_report`: a function named `report` would hide
 # the module `audit.analyze._report`.
 from audit.analyze._report import benchmark_report, build_report, render_report, write_report  # noqa: E402
@@ -15,7 +15,7 @@ from audit.analyze._report import benchmark_report, build_report, render_report,
 __all__ += [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
     "DIFFICULTY_BANDS", "analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
-    "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS",
+    "BenchmarkRun", "TIER_NAMES", "scenario_table", "compare_models", "SCENARIOS",
     "build_report", "benchmark_report", "render_report", "write_report",
 ]
 

@@ -20,7 +20,8 @@ import pandas as pd
 from audit.analyze._base import resolve_benchmark
 from audit.analyze._impact import impact_summary
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
-from audit.analyze._scenarios import SCENARIO_LABELS, compare_models, scenario_table
+from audit.analyze._scenarios import compare_models, scenario_table
+from audit.i18n import label
 from audit.analyze._tiers import TIER_NAMES, latest_run, tier_counts
 from audit.errors import InputError
 from audit.store import connect
@@ -157,8 +158,9 @@ def scenario_note(scen: pd.DataFrame) -> str:
         d, c = g["delta_points"].mean(), g["control_delta_points"].mean()
         if pd.isna(d) or pd.isna(c) or abs(d) < 0.005:
             continue
-        label = SCENARIO_LABELS.get(str(name), str(name))
-        parts.append(f"{label}: {d:+.2f} points, of which key errors explain about {d - c:+.2f} "
+        shown = label("scenario", str(name))
+        shown = shown[:1].lower() + shown[1:]
+        parts.append(f"{shown}: {d:+.2f} points, of which key errors explain about {d - c:+.2f} "
                      f"(excluding as many equally hard items with confirmed keys gives {c:+.2f})")
     if not parts:
         return ""

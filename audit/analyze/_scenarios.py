@@ -50,13 +50,6 @@ SCENARIOS: dict[str, int] = {
     "excl_tier1-3": 3,
     "excl_tier1-4": 4,
 }
-SCENARIO_LABELS = {
-    "baseline": "all questions",
-    "excl_tier1": "without Tier 1",
-    "excl_tier1-2": "without Tiers 1–2",
-    "excl_tier1-3": "without Tiers 1–3",
-    "excl_tier1-4": "without Tiers 1–4",
-}
 
 
 def _scenario_tables(extra_exclusions) -> tuple[pa.Table, pa.Table]:
@@ -325,4 +318,4 @@ def compare_models(
     return pd.DataFrame(rows, columns=cols)
 
 
-__all__ = ["scenario_table", "compare_models", "SCENARIOS", "SCENARIO_LABELS"]
+__all__ = ["scenario_table", "compare_models", "SCENARIOS"]

@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from audit.vocab import CAUSES, VERDICTS
+from audit.i18n import label
 from audit.store import DbPath
 
 DATASHEET_NAME = "DATASHEET.md"
@@ -91,12 +91,12 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
               .groupby(["action", "cause"]).size().reset_index(name="n")
               .sort_values(["action", "n", "cause"], ascending=[True, False, True]))
         L += _table(["Action", "Cause", "Items"],
-                    [[r.action, md(CAUSES.get(r.cause, r.cause)), str(r.n)] for r in by.itertuples()])
+                    [[r.action, md(label("cause", r.cause) if r.cause != "(none)" else r.cause), str(r.n)] for r in by.itertuples()])
         ex = changed[changed["action"] == "excluded"]
         if not ex.empty:
             lists = ex.groupby("exclusion_list").size()
             L += ["", "Exclusion lists: " + ", ".join(
-                f"{md(VERDICTS.get(k, k))} (`excluded-{md(k)}.txt`): {int(v)}" for k, v in lists.items())]
+                f"{md(label('verdict', k))} (`excluded-{md(k)}.txt`): {int(v)}" for k, v in lists.items())]
         for action, title in (("corrected", "Examples of corrected keys"), ("excluded", "Examples of excluded items")):
             sub = changed[changed["action"] == action].sort_values(["seq", "question_id"]).head(EXAMPLES)
             if sub.empty:
@@ -107,7 +107,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
                 md(r.question_id), md(stems.get(r.question_id), 80),
                 f"{md(r.original_key)} → {md(r.answer_key)}" if action == "corrected" else md(r.original_key),
                 md(r.verdict) + (" (adjudicated)" if r.adjudicated else ""),
-                md(CAUSES.get(r.cause, r.cause)), md(r.rationale, 160),
+                md(label("cause", r.cause) if r.cause != "(none)" else r.cause), md(r.rationale, 160),
             ] for r in sub.itertuples()])
     L += ["", "## Reviewers and their agreement", ""]
     if reviewer_counts is None or reviewer_counts.empty:

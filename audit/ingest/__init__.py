@@ -4,7 +4,7 @@ from audit.ingest._mmlu_redux import MmluReduxImportSummary, import_mmlu_redux
 from audit.ingest._models import import_models, infer_family, list_models, set_family
 from audit.ingest._parallel import ParallelImportSummary, import_parallel
 from audit.ingest._predictions import PredictionImportSummary, import_predictions
-from audit.ingest._questions import QuestionImportSummary, import_questions, script_of
+from audit.ingest._questions import QuestionImportSummary, import_questions
 from audit.ingest._extract import extract_answer, extract_answers
 from audit.ingest._tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
 from audit.ingest._auto import AutoImport, Detection, detect, detect_and_import, import_auto
@@ -22,7 +22,7 @@ from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
 
 __all__ = ["import_models", "infer_family", "list_models", "set_family",
            "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
-           "script_of", "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary",
+           "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary",
            "MmluReduxImportSummary", "ParallelImportSummary",
            "extract_answer", "extract_answers", "import_tlue", "parse_tlue_item", "TlueImportSummary", "ParsedItem",
            "detect", "import_auto", "Detection", "AutoImport", "detect_and_import", "import_lm_eval", "import_inspect", "HarnessImportSummary",

@@ -86,7 +86,7 @@ def build_question(benchmark: str, qid: str, stem: str, texts: list[str], target
     if not MIN_OPTIONS <= len(texts) <= MAX_OPTIONS:
         raise InputError(f"sample '{qid}' has {len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS}",
                          path=where, line=line)
-    from audit.ingest._questions import script_of
+    from audit.scripts import script_of
 
     key, is_set = key_label(target, texts)
     options = [Option(LATIN_LABELS[i], str(nfc(str(t))).strip()) for i, t in enumerate(texts)]

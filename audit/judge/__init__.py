@@ -43,6 +43,6 @@ _LATER.setdefault("judge-verdicts", import_detectors)
 __all__ += ["DetectorImportSummary", "import_detectors", "judge_reliability"]
 
 # --- the judge stage's sentences of reading in a translatable form (issue 21)
-from audit.judge._bias import READING_WORDS, render_reading, render_readings  # noqa: E402
+from audit.judge._bias import render_reading, render_readings  # noqa: E402
 from audit.judge._panel import REPORT_TITLE_KEYS  # noqa: E402
-__all__ += ["READING_WORDS", "render_reading", "render_readings", "REPORT_TITLE_KEYS"]
+__all__ += ["render_reading", "render_readings", "REPORT_TITLE_KEYS"]

@@ -40,6 +40,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from audit.i18n import en
 from audit.store import resolves_benchmark
 from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
 from audit.analyze import latest_run_models
@@ -213,7 +214,7 @@ def _num(v, spec: str = ".3g") -> str:
 
 
 def _bias_reading(rep: BiasReport) -> list[tuple[str, dict]]:
-    """The reading of :func:`judge_bias` as (key of :data:`READING_WORDS`, parameters)."""
+    """The reading of :func:`judge_bias` as (key of :data:`audit.i18n.en.READING`, parameters)."""
     who = {"judge": rep.judge, "family": rep.judge_family, "n_disputed": rep.n_disputed, "n_judged": rep.n_judged}
     out: list[tuple[str, dict]] = [("reading.bias.summary_failed", {**who, "n_failed": rep.n_parse_failed})
                                    if rep.n_parse_failed else ("reading.bias.summary", who)]
@@ -423,7 +424,7 @@ def _pct(k, n) -> str:
 
 
 def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
-    """The reading of :func:`bias_vs_accuracy` as (key of :data:`READING_WORDS`, parameters)."""
+    """The reading of :func:`bias_vs_accuracy` as (key of :data:`audit.i18n.en.READING`, parameters)."""
     o = rep.overall.iloc[0]
     if o["n"] == 0:
         return [("reading.acc.none", {"judge": rep.judge, "n_settled": rep.n_settled})]
@@ -464,80 +465,16 @@ def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
     return out
 
 
-#: The English wording of every sentence of reading the judge stage writes
-#: (``reading.*`` keys; parameters in braces; option letters, names and
-#: figures are passed in).  The CLI and reports print these; the workbench's
-#: catalogues translate the same keys (``audit/review/i18n``).
-READING_WORDS: dict[str, str] = {
-    "reading.bias.summary": "The judge {judge} (family {family}) disputes the key of {n_disputed} of {n_judged} "
-                            "judged items.",
-    "reading.bias.summary_failed": "The judge {judge} (family {family}) disputes the key of {n_disputed} of "
-                                   "{n_judged} judged items; {n_failed} replies could not be parsed.",
-    "reading.bias.self_family": "Warning: the judge belongs to the {family} family, whose models are among those "
-                                "judged; agreement with them may be self-preference rather than correctness.",
-    "reading.bias.top_model": "On the disputed items the judge's answer matches {model} most often "
-                              "({k}/{n} = {pct:.1f}%).",
-    "reading.bias.pair": "{x} vs {y}: the judge matches only {x} on {x_only} items, only {y} on {y_only}, both on "
-                         "{both}, neither on {neither}; ratio {ratio} (95% CI {low}–{high}, exact binomial "
-                         "p = {p}).",
-    "reading.bias.caveat": "A high ratio alone does not prove bias: the judge's family may simply be right more "
-                           "often. Expert verdicts separate the two (bias versus accuracy).",
-    "reading.acc.none": "No item judged by {judge} has a settled expert verdict with an answer yet ({n_settled} "
-                        "settled items in all); bias and accuracy cannot be separated yet.",
-    "reading.acc.overall": "Against the experts, the judge's answer is right on {share} of settled items "
-                           "(95% CI {low:.1f}–{high:.1f}%).",
-    "reading.acc.overall_kappa": "Against the experts, the judge's answer is right on {share} of settled items "
-                                 "(95% CI {low:.1f}–{high:.1f}%); Cohen's kappa with the experts on 'key correct / "
-                                 "key wrong' = {kappa:.2f} (n = {kappa_n}).",
-    "reading.acc.pattern": "Where the judge sided with {x} only, the experts agree with it on {x_share} of settled "
-                           "items (of {x_n}); where it sided with {y} only, {y_share} (of {y_n}). High accuracy on "
-                           "the {x}-only items means {x} was right there: that is accuracy, not bias.",
-    "reading.acc.self_errors": "Self-preference on errors: where {family}'s answer is wrong, the judge repeats that "
-                               "wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%).",
-    "reading.acc.self_errors_others": "Self-preference on errors: where {family}'s answer is wrong, the judge "
-                                      "repeats that wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%); for the "
-                                      "other families: {others}.",
-    "reading.acc.bias": "The judge repeats {family}'s errors more often than any other family's, beyond the 95% "
-                        "intervals: evidence of self-preference (bias).",
-    "reading.acc.overlap": "The intervals overlap: no clear evidence that the judge repeats {family}'s errors more "
-                           "than other families' (with these sample sizes).",
-    "reading.acc.less": "The judge repeats {family}'s errors less often than other families': no sign of "
-                        "self-preference.",
-    "reading.acc.no_own_errors": "The judge's own family ({family}) has no wrong answers among the settled items, "
-                                 "so self-preference on errors cannot be measured yet.",
-    "reading.sets.counts": "Tier 1–2: {tier12} items; disputed by {judge}: {judged}; both: {both}; either: {either}.",
-    "reading.sets.confirmed": "{pct:.0f}% of Tier 1–2 confirmed by the judge.",
-    "reading.sets.in_tiers": "{pct:.0f}% of the judge's disputes are in Tier 1–2; {n_new} are disputes the models' "
-                             "agreement did not flag.",
-    "reading.agree.intro_answer": "{n} judge(s) on '{benchmark}', compared on their answers.",
-    "reading.agree.intro_verdict": "{n} judge(s) on '{benchmark}', compared on their verdicts.",
-    "reading.agree.pair": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa {kappa:.2f} "
-                          "(95% CI {low:.2f}–{high:.2f}).",
-    "reading.agree.pair_no_ci": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
-                                "{kappa:.2f} (too few items for an interval).",
-    "reading.agree.pair_undefined": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
-                                    "undefined.",
-    "reading.agree.fleiss": "Fleiss' kappa over the {n_items} items all {n_raters} judges judged: {kappa:.2f}.",
-    "reading.agree.scale": "Kappa corrects raw agreement for chance: about 0.6–0.8 is substantial, above 0.8 "
-                           "almost perfect (Landis & Koch); judges that agree often may still share the same bias.",
-    "reading.section.judges": "Agreement: judge vs judge (Cohen's kappa, common items)",
-    "reading.section.judge_vs_experts": "Agreement: judge vs experts (Cohen's kappa)",
-    "reading.section.reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
-    "reading.section.models": "Agreement: model vs model (Cohen's kappa on answers)",
-    "reading.section.fleiss": "Agreement: Fleiss' kappa (items rated by all)",
-}
-
-
 def render_reading(key: str, params: dict, words: dict[str, str] | None = None) -> str:
     """One sentence of reading in ``words`` (a catalogue holding the
-    ``reading.*`` keys; default and fallback: :data:`READING_WORDS`).
+    ``reading.*`` keys; default and fallback: :data:`audit.i18n.en.READING`).
 
     >>> render_reading("reading.sets.confirmed", {"pct": 40.0})
     '40% of Tier 1–2 confirmed by the judge.'
     >>> render_reading("reading.sets.confirmed", {"pct": 40.0}, {"reading.sets.confirmed": "{pct:.0f}% 已由评审确认。"})
     '40% 已由评审确认。'
     """
-    template = (words or {}).get(key) or READING_WORDS.get(key, key)
+    template = (words or {}).get(key) or en.READING.get(key, key)
     return template.format(**params)
 
 

@@ -28,7 +28,8 @@ import pandas as pd
 from audit.store import resolves_benchmark
 from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze import latest_run_models
-from audit.judge._bias import READING_WORDS, render_readings
+from audit.i18n import en
+from audit.judge._bias import render_readings
 from audit.errors import InputError, NotFoundError
 from audit.judge import _store as jstore
 from audit.store import DbPath, connect, transaction, unregister
@@ -86,7 +87,7 @@ class JudgeAgreement:
     pairs: pd.DataFrame
     fleiss: FleissResult | None
     reading: list[str] = field(default_factory=list)
-    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of READING_WORDS, parameters)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of en.READING, parameters)
 
 
 @resolves_benchmark
@@ -216,7 +217,7 @@ class JudgeSets:
     sets: pd.DataFrame          # set, n, share_of_tier12, share_of_judge, share_of_items
     scenarios: pd.DataFrame     # analyze.scenario_table(...) with the extra scenarios
     reading: list[str] = field(default_factory=list)
-    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of READING_WORDS, parameters)
+    reading_codes: list[tuple[str, dict]] = field(default_factory=list)   # (key of en.READING, parameters)
 
 
 SCENARIO_JUDGE = "exclude judge-disputed"
@@ -374,7 +375,7 @@ def _judge_vs_experts(benchmark: str, db: DbPath, settled: pd.DataFrame | None) 
     return pd.DataFrame(rows, columns=cols)
 
 
-_REPORT_TITLES = {k: READING_WORDS[f"reading.section.{k}"]
+_REPORT_TITLES = {k: en.READING[f"reading.section.{k}"]
                   for k in ("judges", "judge_vs_experts", "reviewers", "models", "fleiss")}
 #: report section title → its ``reading.section.*`` key (for translated titles)
 REPORT_TITLE_KEYS = {v: f"reading.section.{k}" for k, v in _REPORT_TITLES.items()}

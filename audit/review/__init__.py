@@ -8,7 +8,7 @@ from audit.review._campaign import (
 )
 from audit.review._dashboard import list_benchmarks, progress_by_reviewer, tier_by_subject
 from audit.review._evidence import (
-    EVIDENCE_WORDS, calibration, chance_words, evidence_reasons, evidence_reasons_many, evidence_scores,
+    calibration, chance_words, evidence_reasons, evidence_reasons_many, evidence_scores,
     evidence_weights, refresh_evidence, render_reason, rescore, times_words, why_this_item,
 )
 from audit.review._item import (
@@ -28,14 +28,14 @@ from audit.review._record import (
 )
 from audit.review._rescoring import RescoreSummary, rescore_benchmark
 from audit.review._settings import RequiredReviews, get_required_reviews, required_reviews, set_required_reviews
-from audit.review._status import STATUS_LABELS, STATUSES, review_status, settled_verdicts
+from audit.review._status import STATUSES, review_status, settled_verdicts
 from audit.review._summary import REVIEWER_SUMMARY_CTES
 
 __all__ = [
     "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews", "review_problems",
     "CAUSE_VERDICTS", "inconsistent_reviews", "review_inconsistencies",
     "RequiredReviews", "get_required_reviews", "set_required_reviews", "required_reviews",
-    "STATUSES", "STATUS_LABELS", "review_status", "settled_verdicts",
+    "STATUSES", "review_status", "settled_verdicts",
     "QUEUE_ORDERS", "QUEUE_STATUSES", "QueueOrder", "QueueProgress", "neighbours", "queue_progress",
     "register_order", "review_queue", "NEEDS_ME", "next_for_reviewer",
     "AuditInfo", "FamilyAnswers", "ItemView", "JudgeVerdict", "ModelAnswer", "OptionCount", "ParallelItem",
@@ -46,7 +46,7 @@ __all__ = [
     "ClusterSummary", "cluster_predictions",
     "agreement_report", "bias_vs_accuracy", "JudgeBiasSummary", "judge_bias_summary", "report_sections",
     "calibration", "evidence_scores", "evidence_weights", "refresh_evidence", "rescore", "why_this_item",
-    "EVIDENCE_WORDS", "chance_words", "evidence_reasons", "evidence_reasons_many", "render_reason", "times_words",
+    "chance_words", "evidence_reasons", "evidence_reasons_many", "render_reason", "times_words",
     "ReviewOverview", "review_overview", "RescoreSummary", "rescore_benchmark", "REVIEWER_SUMMARY_CTES",
 ]
 

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from audit.i18n import en
 from audit.analyze import (
     LLR_DUPLICATE_OPTIONS,
     PARALLEL_SENS,
@@ -563,61 +564,6 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
 
 # ------------------------------------------------------------ plain words
 
-#: The sentences of :func:`why_this_item` (English; the workbench carries the
-#: same keys in its interface languages).  Numbers are filled in as small
-#: rounded phrases (:func:`chance_words`): never a raw ratio, never "100%".
-EVIDENCE_WORDS: dict[str, str] = {
-    "evidence.multi": "This item's key names several answers; the score covers single-answer keys only.",
-    "evidence.key_not_in_options": "The key '{key}' is not one of the item's options, so the key is certainly wrong.",
-    "evidence.no_key": "The item has no answer key.",
-    "evidence.settled": "Experts have settled this item: {verdict}.",
-    "evidence.settled.key_wrong": "the key is wrong",
-    "evidence.settled.key_correct": "the key is correct",
-    "evidence.settled.ambiguous": "the item is ambiguous",
-    "evidence.settled.defective": "the item is defective",
-    "evidence.start": "In {where}, the models turn away from the key on {chance} items; that is the starting point.",
-    "evidence.where_subject": "subject '{subject}'",
-    "evidence.where_benchmark": "this benchmark",
-    "evidence.models_reject": "{c} of {n} models ({fams}) chose '{answer}' instead of the key '{key}'; {k} chose the key.",
-    "evidence.families": "{f} families",
-    "evidence.family": "1 family",
-    "evidence.models_agree": "All {n} models with a usable answer chose the key '{key}'.",
-    "evidence.guessing": "The models' answers are spread out as if they were guessing, so they say little about the key.",
-    "evidence.models_strong": "Weighing each model by how often it is right, the models' answers point clearly away from the key.",
-    "evidence.models_moderate": "Weighing each model by how often it is right, the models' answers lean away from the key.",
-    "evidence.models_weak": "Weighing each model by how often it is right, the models' answers say little about the key.",
-    "evidence.models_against": "Weighing each model by how often it is right, the models' answers support the key.",
-    "evidence.misconception": ("When models turn away from a key like this, experts found the key wrong on {chance} "
-                               "items; on the others the models shared a misconception and the key was right."),
-    "evidence.parallel_same": "The parallel source ({source}) has the same key; this {effect}.",
-    "evidence.parallel_diff": "The parallel source ({source}) has a different key ('{other}'); this {effect}.",
-    "evidence.duplicate": "Two or more options have the same text; this {effect}.",
-    "evidence.judge": "Judge {judge} says {said} ({basis}); this {effect}.",
-    "evidence.judge_correct": "the key is correct",
-    "evidence.judge_wrong": "the key is wrong",
-    "evidence.judge_wrong_answer": "the key is wrong (answer '{answer}')",
-    "evidence.judge_record": "it agreed with the experts on {k} of {n} settled items",
-    "evidence.judge_new": "no settled items yet to measure it against, so it counts little",
-    "evidence.judges": "{k} of {n} judge runs said the key is wrong; together they {effect}.",
-    "evidence.judges_more": "made a wrong key about {times} times more likely",
-    "evidence.judges_less": "made a wrong key about {times} times less likely",
-    "evidence.judges_more_over": "made a wrong key more than 1,000 times more likely",
-    "evidence.judges_less_over": "made a wrong key more than 1,000 times less likely",
-    "evidence.judges_none": "hardly changed the picture",
-    "evidence.effect_up_strong": "makes a wrong key much more likely",
-    "evidence.effect_up": "makes a wrong key somewhat more likely",
-    "evidence.effect_none": "hardly changes the picture",
-    "evidence.effect_down": "makes a wrong key somewhat less likely",
-    "evidence.effect_down_strong": "makes a wrong key much less likely",
-    "evidence.overall": "Overall, the key of this item is wrong with a chance of {chance}.",
-    "evidence.overall_settled": "Overall: settled by the experts.",
-    "evidence.one_in": "about 1 in {n}",
-    "evidence.k_in_10": "about {k} in 10",
-    "evidence.below": "less than 1 in 1,000",
-    "evidence.above": "more than 99 in 100",
-}
-
-
 def chance_words(p: float, words: dict[str, str] | None = None) -> str:
     """A probability as a small rounded phrase: "about 1 in 3", "about 7 in
     10", "less than 1 in 1,000", "more than 99 in 100" — never a raw ratio
@@ -626,7 +572,7 @@ def chance_words(p: float, words: dict[str, str] | None = None) -> str:
     >>> [chance_words(x) for x in (0.0004, 0.02, 0.3, 0.34, 0.72, 0.999)]
     ['less than 1 in 1,000', 'about 1 in 50', 'about 1 in 3', 'about 1 in 3', 'about 7 in 10', 'more than 99 in 100']
     """
-    w = EVIDENCE_WORDS if words is None else words
+    w = en.EVIDENCE if words is None else words
     p = float(p)
     if p < 0.001:
         return w["evidence.below"]
@@ -675,7 +621,7 @@ def times_words(llr: float) -> tuple[str, dict]:
 
 def evidence_reasons(benchmark: str, question_id: str, *, db: DbPath = None) -> list[tuple[str, dict]]:
     """Each contribution to the item's key-error score as (sentence key of
-    :data:`EVIDENCE_WORDS`, parameters); parameters whose value is itself a
+    :data:`audit.i18n.en.EVIDENCE`, parameters); parameters whose value is itself a
     sentence key are named ``*_key``; probabilities are passed as floats
     named ``p_*`` and rendered by :func:`chance_words`.  Judge verdicts the
     key-error fit weighed (``n_judges`` > 0) are one ``evidence.judges``
@@ -815,12 +761,12 @@ def _reasons(r: pd.Series, ev: pd.DataFrame, jv: pd.DataFrame, par: pd.DataFrame
 
 def render_reason(key: str, params: dict, words: dict[str, str] | None = None) -> str:
     """One reason of :func:`evidence_reasons` as a sentence in ``words``
-    (default English: :data:`EVIDENCE_WORDS`; a missing key falls back to it).
+    (default English: :data:`audit.i18n.en.EVIDENCE`; a missing key falls back to it).
 
     >>> render_reason("evidence.overall", {"p_chance": 0.31})
     'Overall, the key of this item is wrong with a chance of about 1 in 3.'
     """
-    w = dict(EVIDENCE_WORDS) if words is None else {**EVIDENCE_WORDS, **{k: v for k, v in words.items() if v}}
+    w = dict(en.EVIDENCE) if words is None else {**en.EVIDENCE, **{k: v for k, v in words.items() if v}}
     vals: dict = {}
     for k, v in params.items():
         if k.endswith("_key"):
@@ -843,5 +789,5 @@ def why_this_item(benchmark: str, question_id: str, *, db: DbPath = None,
 
 
 __all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "why_this_item",
-           "EVIDENCE_CTE", "EVIDENCE_WORDS", "evidence_reasons", "evidence_reasons_many", "render_reason", "chance_words",
+           "EVIDENCE_CTE", "evidence_reasons", "evidence_reasons_many", "render_reason", "chance_words",
            "times_words"]

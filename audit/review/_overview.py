@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from audit.review._agreement import ReviewerAgreement, reviewer_agreement
 from audit.review._queue import QueueProgress, queue_progress, review_queue
-from audit.review._status import STATUS_LABELS
+from audit.i18n import label
 from audit.store import DbPath, resolves_benchmark
 
 
@@ -31,7 +31,7 @@ class ReviewOverview:
         out = [f"{self.benchmark} ({'all items' if self.all_tiers else 'Tier 1–2'}): {p.label}"]
         for key, n in (("unreviewed", p.unreviewed), ("needs_second_review", p.needs_second_review),
                        ("disputed", p.disputed), ("done", p.done)):
-            out.append(f"  {STATUS_LABELS[key]:<24}{n:>7}")
+            out.append(f"  {label('status', key):<24}{n:>7}")
         if self.disputed:
             out.append("disputed: " + ", ".join(self.disputed[:max_disputed])
                        + (" …" if len(self.disputed) > max_disputed else ""))

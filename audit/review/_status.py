@@ -32,12 +32,6 @@ NEEDS_SECOND_REVIEW = "needs_second_review"
 DISPUTED = "disputed"
 DONE = "done"
 STATUSES = (UNREVIEWED, NEEDS_SECOND_REVIEW, DISPUTED, DONE)
-STATUS_LABELS = {
-    UNREVIEWED: "Unreviewed",
-    NEEDS_SECOND_REVIEW: "Needs a second review",
-    DISPUTED: "Disputed",
-    DONE: "Done (settled)",
-}
 
 # The settlement rule's building blocks.  Parameters: $benchmark, $reviewer
 # (may be NULL), and $question_id for the one-item variant.

@@ -18,6 +18,7 @@ from html import escape
 from xml.sax.saxutils import quoteattr
 
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.i18n import en
 from audit.vocab import CAUSES, VERDICTS
 
 RTL_SCRIPTS = {"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm"}
@@ -63,10 +64,10 @@ def labeling_config(n_options: int = 4) -> str:
         raise ValueError(f"an item has {MIN_OPTIONS}–{MAX_OPTIONS} options, not {n_options}")
     verdicts = "\n".join(
         f'      <Choice value={quoteattr(text)} alias="{key}" hotkey="{i}"/>'
-        for i, (key, text) in enumerate(VERDICTS.items(), start=1)
+        for i, (key, text) in enumerate(((k, en.CHOICES[f"choice.verdict.{k}"]) for k in VERDICTS), start=1)
     )
     answers = "\n".join(f'      <Choice value="{label}"/>' for label in LATIN_LABELS[:n_options])
-    causes = "\n".join(f"      <Choice value={quoteattr(text)} alias=\"{key}\"/>" for key, text in CAUSES.items())
+    causes = "\n".join(f"      <Choice value={quoteattr(text)} alias=\"{key}\"/>" for key, text in ((k, en.CHOICES[f"choice.cause.{k}"]) for k in CAUSES))
     return f"""<View>
   <Header value="$header"/>
   <HyperText name="{ITEM}" value="$item_html" inline="true"/>
@@ -278,8 +279,8 @@ def parse_result(result) -> dict:
     >>> parse_result(verdict_result("key_wrong", "C", "translation", "  why "))["corrected_answer"]
     'C'
     """
-    by_text_v = {v: k for k, v in VERDICTS.items()}
-    by_text_c = {v: k for k, v in CAUSES.items()}
+    by_text_v = {en.CHOICES[f"choice.verdict.{k}"]: k for k in VERDICTS}
+    by_text_c = {en.CHOICES[f"choice.cause.{k}"]: k for k in CAUSES}
     out: dict[str, str | None] = {"verdict": None, "corrected_answer": None, "cause": None, "rationale": None, "proposed_fix": None}
     for r in result or []:
         if not isinstance(r, dict):

@@ -160,13 +160,13 @@ def build_tasks(con, selection: pd.DataFrame, evidence: dict | None = None) -> l
 
 def evidence_words(language: str) -> dict[str, str]:
     """The catalogue the workbench's item page renders its evidence with
-    (:mod:`audit.review.i18n`: ``en``, ``zh-Hans``, ``bo``), so a task says
+    (:mod:`audit.i18n`: ``en``, ``zh-Hans``, ``bo``), so a task says
     exactly what the item page says; an unknown language is an input error.
 
     >>> evidence_words("bo")["item.why_here"] != evidence_words("en")["item.why_here"]
     True
     """
-    from audit.review.i18n import LANGUAGES, messages
+    from audit.i18n import LANGUAGES, messages
 
     if language not in LANGUAGES:
         raise InputError(f"unknown language '{language}' for the tasks' evidence (one of: {', '.join(LANGUAGES)})")

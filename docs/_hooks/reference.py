@@ -255,7 +255,7 @@ CATALOGUE = {"en": "en", "zh": "zh_Hans", "bo": "bo"}
 def _catalogue(lang: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for code in ("en", CATALOGUE[lang]):
-        mod = importlib.import_module(f"audit.review.i18n.{code}")
+        mod = importlib.import_module(f"audit.i18n.{code}")
         for v in vars(mod).values():
             if isinstance(v, dict) and all(isinstance(k, str) for k in v):
                 out.update(v)
@@ -264,7 +264,7 @@ def _catalogue(lang: str) -> dict[str, str]:
 
 def terms_markdown(lang: str) -> str:
     """The verdict buttons, their keys and help, and the causes, in the words
-    the workbench shows in *lang* (its catalogue in audit/review/i18n/)."""
+    the workbench shows in *lang* (its catalogue in audit/i18n/)."""
     t = _catalogue(lang)
     key, button, meaning = HEADERS[lang]
     rows = [f"| {key} | {button} | {meaning} |", "|---|---|---|"]

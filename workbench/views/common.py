@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 
 import audit
-from audit.review import i18n
+from audit import i18n
 from workbench import render, session
 
 # kept for callers that compare against it (the English text)
@@ -52,16 +52,13 @@ def t(key: str, /, **kwargs: object) -> str:
 def label(kind: str, code: str | None) -> str:
     """A stored code (verdict, cause, status, flag, scenario, column) in plain
     words, in the session's language."""
-    if code is None:
-        return ""
-    return i18n.translate(f"{kind}.{code}", lang()) if f"{kind}.{code}" in i18n.en.MESSAGES else \
-        audit.words.label(kind, code)
+    return i18n.label(kind, code, lang())
 
 
 def subject_name(code: str | None) -> str:
     """A subject in plain words in the session's language (CMMLU's own
-    Chinese names in Chinese and Tibetan; see :mod:`workbench.subjects`)."""
-    from workbench.subjects import subject_name as _name
+    Chinese names in Chinese and Tibetan; see :mod:`audit.i18n.subjects`)."""
+    from audit.i18n.subjects import subject_name as _name
 
     return _name(code, lang())
 
@@ -146,7 +143,7 @@ def glossary() -> None:
     """The short glossary (plain words for the terms reviewers meet)."""
     with st.sidebar.expander(t("common.glossary")):
         st.markdown("\n".join(f"**{t('term.' + term)}** — {t('glossary.' + term)}"
-                              for term in audit.words.GLOSSARY))
+                              for term in i18n.en.GLOSSARY))
 
 
 # ---------------------------------------------------------------- calls

@@ -10,7 +10,7 @@ import streamlit as st
 import audit
 from audit.export import corrected_key_accuracy
 from audit.review import MIN_KAPPA_ITEMS
-from audit.review import i18n
+from audit import i18n
 from workbench import session
 from workbench.views import common
 from workbench.views.common import t

@@ -9,7 +9,7 @@ import io
 import streamlit as st
 
 import audit
-from audit.review import i18n
+from audit import i18n
 from audit._util.safe_csv import write_csv
 from workbench import session
 from workbench.views import common

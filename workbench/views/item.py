@@ -27,10 +27,9 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
-import audit.words
 from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
-from audit.review import i18n
+from audit import i18n
 from workbench import render, session
 from workbench.views import common, item_evidence, queue
 from workbench.views.common import t
@@ -324,10 +323,9 @@ def _judges(view) -> None:
 
 def outcome_text(view) -> str:
     """The item's outcome as one sentence ("Settled: key wrong → ག")."""
-    return audit.words.outcome(
+    return i18n.outcome(
         view.status, view.settled_verdict, view.settled_answer, adjudicated=view.adjudicated,
-        option_label=_option_shown(view, view.settled_answer),
-        words=None if common.lang() == "en" else i18n.words(common.lang()))
+        option_label=_option_shown(view, view.settled_answer), lang=common.lang())
 
 
 def _history(view) -> None:

@@ -9,7 +9,7 @@ from typing import Callable
 import streamlit as st
 
 import audit.review
-from audit.review import i18n
+from audit import i18n
 from workbench import render
 from workbench.views import common
 from workbench.views.common import t

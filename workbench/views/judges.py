@@ -13,7 +13,7 @@ from audit.judge import judge_agreement, judge_scenarios, panel_verdict
 from audit.review import bias_vs_accuracy, report_sections
 from audit.judge import list_judges, list_runs, unparsed_replies
 from audit.judge import REPORT_TITLE_KEYS, render_readings
-from audit.review import i18n
+from audit import i18n
 from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t

@@ -1,13 +1,247 @@
-"""English: the source catalogue (every key a page uses, plus every label of
-:mod:`audit.words`)."""
+"""English: the one source of every sentence and label a person reads —
+the labels of stored codes (verdicts, causes, statuses, flags, scenarios,
+table columns), the glossary, the workbench's pages, the key-error
+evidence, the judge stage's readings and the Label Studio choice texts.
+The other catalogues translate these keys."""
 from __future__ import annotations
-
-from audit.words import catalogue as _words
 
 DRAFT = False
 
+VERDICT_LABELS: dict[str, str] = {
+    "key_correct": "Key correct",
+    "key_wrong": "Key wrong",
+    "ambiguous": "Ambiguous",
+    "defective": "Question defective",
+    "skip": "Skipped",
+}
+
+CAUSE_LABELS: dict[str, str] = {
+    "key_slip": "Answer-key slip",
+    "translation": "Meaning lost in translation",
+    "cultural": "Cultural context",
+    "source_error": "Error in the source question",
+    "formatting": "Option parsing or formatting",
+    "other": "Other",
+}
+
+STATUS_LABELS: dict[str, str] = {
+    "unreviewed": "Not reviewed yet",
+    "needs_second_review": "Needs a second review",
+    "disputed": "Disputed",
+    "done": "Settled",
+    "reviewed_by_me": "Reviewed by me",
+    "not_reviewed_by_me": "Not reviewed by me",
+    "needs_me": "Needs my verdict",
+}
+
+FLAG_LABELS: dict[str, str] = {
+    "option_markers_repaired": "Option letters repaired on import",
+    "structure_suspect": "Options may be split wrongly",
+    "key_not_in_options": "The key is not one of the options",
+    "duplicate_options": "Two options have the same text",
+    "multiple_correct_references": "The source lists several correct answers",
+    "normalized_nfc": "Text normalised (Unicode NFC) on import",
+}
+
+SCENARIO_LABELS: dict[str, str] = {
+    "baseline": "All questions",
+    "excl_tier1": "Without Tier 1",
+    "excl_tier1-2": "Without Tiers 1–2",
+    "excl_tier1-3": "Without Tiers 1–3",
+    "excl_tier1-4": "Without Tiers 1–4",
+}
+
+COLUMN_LABELS: dict[str, str] = {
+    "question_id": "Item", "subject": "Subject", "tier": "Tier", "bucket": "Group", "n": "Items",
+    "reviewer": "Reviewer", "n_items": "Items reviewed", "n_reviews": "Verdicts saved",
+    "key_correct": "Key correct", "key_wrong": "Key wrong", "ambiguous": "Ambiguous",
+    "defective": "Defective", "skip": "Skipped", "adjudications": "Adjudications",
+    "first_review_at": "First verdict (UTC)", "last_review_at": "Latest verdict (UTC)",
+    "model": "Model", "family": "Family",
+    "n_valid_original": "Readable answers (original keys)",
+    "n_correct_original": "Correct (original keys)",
+    "accuracy_original": "Accuracy (original keys)",
+    "accuracy_original_low": "Lowest likely (original)", "accuracy_original_high": "Highest likely (original)",
+    "n_valid_corrected": "Readable answers (corrected keys)",
+    "n_correct_corrected": "Correct (corrected keys)",
+    "accuracy_corrected": "Accuracy (corrected keys)",
+    "accuracy_corrected_low": "Lowest likely (corrected)", "accuracy_corrected_high": "Highest likely (corrected)",
+    "difference_points": "Change (points)",
+    "rater_a": "Reviewer A", "rater_b": "Reviewer B", "agreement": "Same verdict",
+    "kappa": "Agreement beyond chance (kappa)", "se": "Standard error",
+    "ci_low": "Lowest likely kappa", "ci_high": "Highest likely kappa",
+    "scenario": "Questions counted", "n_questions": "Questions", "n_excluded": "Left out",
+    "n_valid": "Readable answers", "n_correct": "Correct", "accuracy": "Accuracy (%)",
+    "ci": "Likely range (%)", "change": "Change (points)",
+    "version": "Version", "parent": "Based on", "policy": "Rule", "created_at": "Created (UTC)",
+    "n_corrected": "Keys corrected", "n_unchanged": "Unchanged", "n_reviewed": "Reviewed",
+    "path": "Folder", "on_disk": "Files present", "intact": "Files unchanged",
+    "when": "When (UTC)", "verdict": "Verdict", "corrected_answer": "Corrected answer",
+    "cause": "Cause", "rationale": "Why", "proposed_fix": "Proposed fix",
+    "is_adjudication": "Lead's decision", "source": "Entered in",
+}
+
+GLOSSARY: dict[str, str] = {
+    "Key": "The answer the benchmark marks as correct.",
+    "Tier": "How strongly the models point to a wrong key. Tier 1: many models of several families agree "
+            "on another answer (the key is most likely wrong). Higher tiers: weaker evidence. Tier 0: the "
+            "models agree with the key.",
+    "Family": "Models from the same maker or lineage; agreement across families counts for more.",
+    "Double review": "Each flagged item needs two independent verdicts; you see the others' verdicts "
+                     "only after saving your own.",
+    "Disputed": "Two reviewers disagree; a lead reviewer records the deciding verdict (adjudication).",
+    "Settled": "Enough reviewers agree, or a lead has decided; the item's outcome goes into the next "
+               "exported version.",
+    "Kappa": "Agreement between two reviewers beyond what chance would give (1 = always agree, "
+             "0 = no better than chance). It means little on fewer than 10 shared items.",
+    "Version": "A corrected copy of the benchmark's answer keys, written once and never changed.",
+}
+
+OUTCOME: dict[str, str] = {
+    "outcome.settled": "Settled",
+    "outcome.decided": "Settled by a lead",
+    "outcome.done": "Settled",
+    "outcome.disputed": "Disputed: the reviewers disagree; a lead decides",
+    "outcome.needs_second_review": "Waiting for a second reviewer",
+    "outcome.unreviewed": "No verdict yet",
+}
+
+#: The sentences of :func:`audit.review.why_this_item`.  Numbers are filled in as small
+#: rounded phrases (:func:`chance_words`): never a raw ratio, never "100%".
+EVIDENCE: dict[str, str] = {
+    "evidence.multi": "This item's key names several answers; the score covers single-answer keys only.",
+    "evidence.key_not_in_options": "The key '{key}' is not one of the item's options, so the key is certainly wrong.",
+    "evidence.no_key": "The item has no answer key.",
+    "evidence.settled": "Experts have settled this item: {verdict}.",
+    "evidence.settled.key_wrong": "the key is wrong",
+    "evidence.settled.key_correct": "the key is correct",
+    "evidence.settled.ambiguous": "the item is ambiguous",
+    "evidence.settled.defective": "the item is defective",
+    "evidence.start": "In {where}, the models turn away from the key on {chance} items; that is the starting point.",
+    "evidence.where_subject": "subject '{subject}'",
+    "evidence.where_benchmark": "this benchmark",
+    "evidence.models_reject": "{c} of {n} models ({fams}) chose '{answer}' instead of the key '{key}'; {k} chose the key.",
+    "evidence.families": "{f} families",
+    "evidence.family": "1 family",
+    "evidence.models_agree": "All {n} models with a usable answer chose the key '{key}'.",
+    "evidence.guessing": "The models' answers are spread out as if they were guessing, so they say little about the key.",
+    "evidence.models_strong": "Weighing each model by how often it is right, the models' answers point clearly away from the key.",
+    "evidence.models_moderate": "Weighing each model by how often it is right, the models' answers lean away from the key.",
+    "evidence.models_weak": "Weighing each model by how often it is right, the models' answers say little about the key.",
+    "evidence.models_against": "Weighing each model by how often it is right, the models' answers support the key.",
+    "evidence.misconception": ("When models turn away from a key like this, experts found the key wrong on {chance} "
+                               "items; on the others the models shared a misconception and the key was right."),
+    "evidence.parallel_same": "The parallel source ({source}) has the same key; this {effect}.",
+    "evidence.parallel_diff": "The parallel source ({source}) has a different key ('{other}'); this {effect}.",
+    "evidence.duplicate": "Two or more options have the same text; this {effect}.",
+    "evidence.judge": "Judge {judge} says {said} ({basis}); this {effect}.",
+    "evidence.judge_correct": "the key is correct",
+    "evidence.judge_wrong": "the key is wrong",
+    "evidence.judge_wrong_answer": "the key is wrong (answer '{answer}')",
+    "evidence.judge_record": "it agreed with the experts on {k} of {n} settled items",
+    "evidence.judge_new": "no settled items yet to measure it against, so it counts little",
+    "evidence.judges": "{k} of {n} judge runs said the key is wrong; together they {effect}.",
+    "evidence.judges_more": "made a wrong key about {times} times more likely",
+    "evidence.judges_less": "made a wrong key about {times} times less likely",
+    "evidence.judges_more_over": "made a wrong key more than 1,000 times more likely",
+    "evidence.judges_less_over": "made a wrong key more than 1,000 times less likely",
+    "evidence.judges_none": "hardly changed the picture",
+    "evidence.effect_up_strong": "makes a wrong key much more likely",
+    "evidence.effect_up": "makes a wrong key somewhat more likely",
+    "evidence.effect_none": "hardly changes the picture",
+    "evidence.effect_down": "makes a wrong key somewhat less likely",
+    "evidence.effect_down_strong": "makes a wrong key much less likely",
+    "evidence.overall": "Overall, the key of this item is wrong with a chance of {chance}.",
+    "evidence.overall_settled": "Overall: settled by the experts.",
+    "evidence.one_in": "about 1 in {n}",
+    "evidence.k_in_10": "about {k} in 10",
+    "evidence.below": "less than 1 in 1,000",
+    "evidence.above": "more than 99 in 100",
+}
+
+#: The English wording of every sentence of reading the judge stage writes
+#: (``reading.*`` keys; parameters in braces; option letters, names and
+#: figures are passed in).  The CLI and reports print these; the workbench's
+#: catalogues translate the same keys .
+READING: dict[str, str] = {
+    "reading.bias.summary": "The judge {judge} (family {family}) disputes the key of {n_disputed} of {n_judged} "
+                            "judged items.",
+    "reading.bias.summary_failed": "The judge {judge} (family {family}) disputes the key of {n_disputed} of "
+                                   "{n_judged} judged items; {n_failed} replies could not be parsed.",
+    "reading.bias.self_family": "Warning: the judge belongs to the {family} family, whose models are among those "
+                                "judged; agreement with them may be self-preference rather than correctness.",
+    "reading.bias.top_model": "On the disputed items the judge's answer matches {model} most often "
+                              "({k}/{n} = {pct:.1f}%).",
+    "reading.bias.pair": "{x} vs {y}: the judge matches only {x} on {x_only} items, only {y} on {y_only}, both on "
+                         "{both}, neither on {neither}; ratio {ratio} (95% CI {low}–{high}, exact binomial "
+                         "p = {p}).",
+    "reading.bias.caveat": "A high ratio alone does not prove bias: the judge's family may simply be right more "
+                           "often. Expert verdicts separate the two (bias versus accuracy).",
+    "reading.acc.none": "No item judged by {judge} has a settled expert verdict with an answer yet ({n_settled} "
+                        "settled items in all); bias and accuracy cannot be separated yet.",
+    "reading.acc.overall": "Against the experts, the judge's answer is right on {share} of settled items "
+                           "(95% CI {low:.1f}–{high:.1f}%).",
+    "reading.acc.overall_kappa": "Against the experts, the judge's answer is right on {share} of settled items "
+                                 "(95% CI {low:.1f}–{high:.1f}%); Cohen's kappa with the experts on 'key correct / "
+                                 "key wrong' = {kappa:.2f} (n = {kappa_n}).",
+    "reading.acc.pattern": "Where the judge sided with {x} only, the experts agree with it on {x_share} of settled "
+                           "items (of {x_n}); where it sided with {y} only, {y_share} (of {y_n}). High accuracy on "
+                           "the {x}-only items means {x} was right there: that is accuracy, not bias.",
+    "reading.acc.self_errors": "Self-preference on errors: where {family}'s answer is wrong, the judge repeats that "
+                               "wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%).",
+    "reading.acc.self_errors_others": "Self-preference on errors: where {family}'s answer is wrong, the judge "
+                                      "repeats that wrong answer on {share} (95% CI {low:.1f}–{high:.1f}%); for the "
+                                      "other families: {others}.",
+    "reading.acc.bias": "The judge repeats {family}'s errors more often than any other family's, beyond the 95% "
+                        "intervals: evidence of self-preference (bias).",
+    "reading.acc.overlap": "The intervals overlap: no clear evidence that the judge repeats {family}'s errors more "
+                           "than other families' (with these sample sizes).",
+    "reading.acc.less": "The judge repeats {family}'s errors less often than other families': no sign of "
+                        "self-preference.",
+    "reading.acc.no_own_errors": "The judge's own family ({family}) has no wrong answers among the settled items, "
+                                 "so self-preference on errors cannot be measured yet.",
+    "reading.sets.counts": "Tier 1–2: {tier12} items; disputed by {judge}: {judged}; both: {both}; either: {either}.",
+    "reading.sets.confirmed": "{pct:.0f}% of Tier 1–2 confirmed by the judge.",
+    "reading.sets.in_tiers": "{pct:.0f}% of the judge's disputes are in Tier 1–2; {n_new} are disputes the models' "
+                             "agreement did not flag.",
+    "reading.agree.intro_answer": "{n} judge(s) on '{benchmark}', compared on their answers.",
+    "reading.agree.intro_verdict": "{n} judge(s) on '{benchmark}', compared on their verdicts.",
+    "reading.agree.pair": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa {kappa:.2f} "
+                          "(95% CI {low:.2f}–{high:.2f}).",
+    "reading.agree.pair_no_ci": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
+                                "{kappa:.2f} (too few items for an interval).",
+    "reading.agree.pair_undefined": "{a} vs {b}: {n} common items, raw agreement {pct:.1f}%, Cohen's kappa "
+                                    "undefined.",
+    "reading.agree.fleiss": "Fleiss' kappa over the {n_items} items all {n_raters} judges judged: {kappa:.2f}.",
+    "reading.agree.scale": "Kappa corrects raw agreement for chance: about 0.6–0.8 is substantial, above 0.8 "
+                           "almost perfect (Landis & Koch); judges that agree often may still share the same bias.",
+    "reading.section.judges": "Agreement: judge vs judge (Cohen's kappa, common items)",
+    "reading.section.judge_vs_experts": "Agreement: judge vs experts (Cohen's kappa)",
+    "reading.section.reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
+    "reading.section.models": "Agreement: model vs model (Cohen's kappa on answers)",
+    "reading.section.fleiss": "Agreement: Fleiss' kappa (items rated by all)",
+}
+
+#: The choice texts of the Label Studio labeling config.  They are stored in
+#: every Label Studio project the sync creates and mapped back to the codes on
+#: a pull, so they stay English, never change and are not translated (they are
+#: not in :data:`MESSAGES`).
+CHOICES: dict[str, str] = {
+    "choice.verdict.key_correct": "Key correct",
+    "choice.verdict.key_wrong": "Key wrong → corrected answer",
+    "choice.verdict.ambiguous": "Ambiguous: several defensible answers",
+    "choice.verdict.defective": "Question defective: no correct option, broken options, translation damaged",
+    "choice.verdict.skip": "Skip",
+    "choice.cause.key_slip": "Answer-key slip",
+    "choice.cause.translation": "Meaning lost in translation",
+    "choice.cause.cultural": "Cultural context",
+    "choice.cause.source_error": "Error in the source question",
+    "choice.cause.formatting": "Option parsing or formatting",
+    "choice.cause.other": "Other",
+}
+
 UI: dict[str, str] = {
-    # --- issue 21: sign-in, session, menu, admin page, lead's flow (the bo strings await a native speaker's review)
+    # --- sign-in, session, menu, admin page, lead's flow (the bo strings await a native speaker's review)
     'app.db_error': 'The database could not be opened: {error}',
     'app.demo': '**Demo data.** This workbench is open on the synthetic demo database. Verdicts saved here are not about a real benchmark; import one with `audit import …` to start real work.',
     'app.demo_accounts': 'Demo accounts (name / password): {accounts}.',
@@ -342,17 +576,7 @@ UI: dict[str, str] = {
     "export.diff_csv": "Download as CSV",
 }
 
-MESSAGES: dict[str, str] = {**_words(), **UI}
-
-# issue 19: evidence and impact words
-from audit.review import EVIDENCE_WORDS  # noqa: E402  (the item page's reasons: the library's English sentences)
-
-MESSAGES.update(EVIDENCE_WORDS)
-# issue 21: the judge stage's sentences of reading (the library's English wording, translated by key)
-from audit.judge import READING_WORDS  # noqa: E402
-
-MESSAGES.update(READING_WORDS)
-MESSAGES.update({
+UI.update({
     "dash.tab_cost": "What wrong keys cost",
     "dash.expected": "About **{est}** of the {n} keys are probably wrong ({level} interval {lo}–{hi}).",
     "dash.cost_caption": ("Each model's accuracy (%) on the items whose key is right, and with the probably wrong "
@@ -370,8 +594,8 @@ MESSAGES.update({
     "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
 })
 
-# issue 21: dashboards
-MESSAGES.update({
+# dashboards
+UI.update({
     "dash.bucket_incomplete": "Set aside",
     "dash.bucket_multi_answer": "Several right answers",
     "dash.bucket_no_prediction": "No usable answer",
@@ -380,8 +604,8 @@ MESSAGES.update({
     "dash.kappa_value_noci": "kappa {k} (no interval), {n} items reviewed twice",
 })
 
-# The column headers of the Judges page's tables (issue 21: every table header in the interface's language).
-MESSAGES.update({
+# The column headers of the Judges page's tables (every table header in the interface's language).
+UI.update({
     "column.accuracy_high": 'Highest likely accuracy (%)',
     "column.accuracy_low": 'Lowest likely accuracy (%)',
     "column.answer_key": 'Key',
@@ -450,3 +674,16 @@ MESSAGES.update({
     "column.x_only": 'First judge only',
     "column.y_only": 'Second judge only',
 })
+
+#: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.
+LABEL_KINDS: dict[str, dict[str, str]] = {
+    "verdict": VERDICT_LABELS, "cause": CAUSE_LABELS, "status": STATUS_LABELS, "flag": FLAG_LABELS,
+    "scenario": SCENARIO_LABELS, "column": COLUMN_LABELS,
+}
+
+MESSAGES: dict[str, str] = {
+    **{f"{kind}.{code}": text for kind, table in LABEL_KINDS.items() for code, text in table.items()},
+    **{f"glossary.{term}": text for term, text in GLOSSARY.items()},
+    **{f"term.{term}": term for term in GLOSSARY},
+    **OUTCOME, **EVIDENCE, **READING, **UI,
+}

@@ -150,7 +150,7 @@ MESSAGES: dict[str, str] = {
     'policy_desc.original': 'ལན་ཐ་མ་གདོད་མ་མ་བསྒྱུར་བ། བཅོས་མེད། ཕྱིར་འབུད་མེད། (པར་གཞི་ 1.0)',
     'queue.progress_sep': '། ',
     # --- end of issue 21 block
-    # audit.words
+    # labels of stored codes, glossary, outcomes
     "verdict.key_correct": "ལན་ཐ་མ་ཡང་དག", "verdict.key_wrong": "ལན་ཐ་མ་ནོར་འཁྲུལ", "verdict.ambiguous": "དོན་གཉིས་ཅན",
     "verdict.defective": "དྲི་བར་སྐྱོན་ཡོད", "verdict.skip": "མཆོང་ཟིན",
     "cause.key_slip": "ལན་ཐ་མ་འབྲི་ནོར", "cause.translation": "ཡིག་སྒྱུར་ནང་དོན་ཤོར", "cause.cultural": "རིག་གཞུང་གི་རྒྱབ་ལྗོངས",

@@ -150,7 +150,7 @@ MESSAGES: dict[str, str] = {
     'policy_desc.original': '原答案，不变：无更正，无排除（1.0 版）。',
     'queue.progress_sep': '；',
     # --- end of issue 21 block
-    # audit.words
+    # labels of stored codes, glossary, outcomes
     "verdict.key_correct": "答案正确", "verdict.key_wrong": "答案错误", "verdict.ambiguous": "有歧义",
     "verdict.defective": "题目有缺陷", "verdict.skip": "已跳过",
     "cause.key_slip": "答案标注失误", "cause.translation": "翻译中失去原意", "cause.cultural": "文化背景",
