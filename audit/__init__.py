@@ -1,9 +1,18 @@
 """Answer-key audit engine.
 
-Data flow, one sub-package per stage: ``ingest`` (importers, answer
-extraction) → ``store`` (DuckDB) → ``analyze`` (metrics, tiers, scenarios,
-agreement) → ``judge`` (LLM judges) → ``review`` (expert verdicts) →
-``sync`` (Label Studio) → ``export`` (corrected answer-key versions).
+Layers, each importing only the ones before it:
+
+* the kernel and vocabulary: ``errors``, ``vocab`` (stored codes),
+  ``options`` (option labels), ``scripts``, ``i18n`` (every sentence people
+  read), and the private ``_util``;
+* ``store`` (the DuckDB file), ``accounts`` (who may do what), ``llm``
+  (running models through litellm);
+* the stages, in the data flow: ``ingest`` (importers, answer extraction)
+  → ``analyze`` (metrics, tiers, scenarios, the key-error score) → ``judge``
+  (LLM judges) → ``review`` (expert verdicts) → ``sync`` (Label Studio) →
+  ``export`` (corrected answer-key versions);
+* the top: ``report`` (the full report), ``auto`` (``import auto``),
+  ``demo`` and ``cli``.
 
 ``__all__`` below is the public API a notebook needs, about forty names; every
 other name lives in its stage (``audit.review.list_reviews``,
@@ -24,7 +33,6 @@ DuckDB, SciPy or litellm.  No name here shadows a sub-package:
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from audit._util.version import __version__
@@ -39,11 +47,11 @@ _API: dict[str, str] = {
     "connect": "audit.store", "init_db": "audit.store", "DbPath": "audit.store",
     # ingest: questions, predictions, harness logs, model families, running a model
     "import_questions": "audit.ingest", "import_predictions": "audit.ingest", "import_tlue": "audit.ingest",
-    "import_auto": "audit.ingest", "import_lm_eval": "audit.ingest", "import_models": "audit.ingest",
+    "import_auto": "audit.auto", "import_lm_eval": "audit.ingest", "import_models": "audit.ingest",
     "run_predict": "audit.ingest",
     # analyze: tiers, metrics, scenarios, the report, agreement
     "analyze_benchmark": "audit.analyze", "tier_counts": "audit.analyze", "model_metrics": "audit.analyze",
-    "scenario_table": "audit.analyze", "compare_models": "audit.analyze", "build_report": "audit.analyze",
+    "scenario_table": "audit.analyze", "compare_models": "audit.analyze", "build_report": "audit.report",
     "cohen_kappa": "audit.analyze",
     # LLM judges (and the options shared with run_predict)
     "run_judge": "audit.judge", "import_judge": "audit.judge", "judge_bias": "audit.judge",
@@ -64,35 +72,26 @@ __all__ = [
     *_API,
 ]
 
-#: Sub-packages and modules reachable as attributes (``audit.review``), never shadowed.
-_SUBPACKAGES = ("store", "ingest", "analyze", "judge", "review", "sync", "export", "cli", "demo")
-#: Stages searched, with a DeprecationWarning, for a name that is not in ``__all__``
-#: (``audit.list_reviews`` worked when this module star-imported every stage).
-_STAGES = ("store", "ingest", "analyze", "judge", "review", "sync", "export")
+#: Packages and modules reachable as attributes (``audit.review``), never shadowed.
+_SUBPACKAGES = ("store", "accounts", "llm", "ingest", "analyze", "judge", "review", "sync", "export", "i18n",
+                "report", "auto", "cli", "demo", "options", "scripts", "vocab", "errors")
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
-    from audit.analyze import (analyze_benchmark, build_report, cohen_kappa, compare_models, model_metrics,
-                               scenario_table, tier_counts)
+    from audit.analyze import (
+        analyze_benchmark, cohen_kappa, compare_models, model_metrics, scenario_table, tier_counts,
+    )
+    from audit.report import build_report
     from audit.export import corrected_key_accuracy, create_version, diff_versions, preview_version
-    from audit.ingest import (import_auto, import_lm_eval, import_models, import_predictions, import_questions,
-                              import_tlue, run_predict)
+    from audit.auto import import_auto
+    from audit.ingest import (
+        import_lm_eval, import_models, import_predictions, import_questions, import_tlue, run_predict,
+    )
     from audit.judge import import_judge, judge_bias, run_judge
     from audit.llm import RunOptions
     from audit.review import (add_review, import_reviews, item_view, review_queue, review_status,
                               settled_verdicts)
     from audit.store import DbPath, connect, init_db
     from audit.sync import ls_sync
-
-
-def _deprecated(name: str) -> Any:
-    """A stage's public name that is not in ``__all__`` (with a warning naming its home)."""
-    for stage in reversed(_STAGES):  # later stage wins, as with the old star imports
-        mod = importlib.import_module(f"audit.{stage}")
-        if name in getattr(mod, "__all__", ()):
-            warnings.warn(f"audit.{name} is not part of the public API any more: use audit.{stage}.{name}",
-                          DeprecationWarning, stacklevel=3)
-            return getattr(mod, name)
-    raise AttributeError(f"module 'audit' has no attribute {name!r}")
 
 
 def __getattr__(name: str) -> Any:
@@ -105,7 +104,7 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(home), name)
         globals()[name] = value
         return value
-    return _deprecated(name)
+    raise AttributeError(f"module 'audit' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

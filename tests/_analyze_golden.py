@@ -173,7 +173,8 @@ def figures(db, names: list[str]) -> dict:
     return the stored results of each run and its JSON report."""
     import audit.export  # noqa: F401  (as `audit report` does: later stages add their report sections)
     import audit.review  # noqa: F401
-    from audit.analyze import analyze_benchmark, benchmark_report
+    from audit.analyze import analyze_benchmark
+    from audit.report import benchmark_report
     from audit.store import connect
 
     out = {}

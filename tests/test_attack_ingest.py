@@ -486,7 +486,7 @@ def test_mutated_published_files_never_trace_back(tmp_path, db_path, seed):
     import random
 
     from audit.errors import AuditError
-    from audit.ingest import detect_and_import
+    from audit.auto import detect_and_import
     from conftest import shared_path
 
     rnd = random.Random(seed)

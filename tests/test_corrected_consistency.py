@@ -61,7 +61,7 @@ def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F8
 def test_audit_report_shows_the_same_figures(toy):  # noqa: F811
     import audit.export  # noqa: F401  (registers the report section)
     from audit.analyze import analyze_benchmark
-    from audit.analyze import build_report
+    from audit.report import build_report
     from audit.export._corrected import REPORT_TITLE
 
     analyze_benchmark(B, db=toy)

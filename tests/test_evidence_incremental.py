@@ -15,7 +15,7 @@ import pytest
 
 from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
-from audit.analyze import analyze
+from audit.analyze import analyze_benchmark
 from audit.review import add_review
 from audit.review import evidence_scores, refresh_evidence
 from audit.store import connect, transaction
@@ -38,7 +38,7 @@ def _bench(db, tmp_path):
             match = i >= 2
             con.execute("INSERT INTO parallel_links VALUES ('ev', ?, 'par', ?, 'zh', 's', [], ?, ?)",
                         [f"q{i:02d}", f"p{i}", "A" if match else "C", match])
-    analyze("ev", db=db)
+    analyze_benchmark("ev", db=db)
     from audit.judge import import_judge
 
     f = tmp_path / "j.jsonl"

@@ -228,9 +228,9 @@ def test_changelog_tier_judge_and_manifest_model_set(toy, tmp_path):
     """Tier and agreement count come from the current audit run, the judge
     verdict from judge_verdicts; the manifest records the run's model set
     and tier rule."""
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
 
-    analyze(B, db=toy)
+    analyze_benchmark(B, db=toy)
     with connect(toy) as con:
         con.execute(
             "INSERT INTO judge_verdicts (benchmark, question_id, judge, prompt_version, answer_key_correct, "

@@ -12,7 +12,7 @@ import pytest
 
 from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
-from audit.analyze import analyze, key_error_scores
+from audit.analyze import analyze_benchmark, key_error_scores
 from audit.judge import import_judge
 from audit.review import evidence_reasons, render_reason, times_words
 
@@ -28,7 +28,7 @@ def bench(tmp_path_factory):
     db = tmp / "x.duckdb"
     questions, preds, fams, rng = wrong_key_votes(80, 40, seed=11)
     make_benchmark(db, "jw", questions, fams, preds)
-    analyze("jw", db=db)
+    analyze_benchmark("jw", db=db)
     for n, (judge, version) in enumerate(JUDGES):
         f = tmp / f"j{n}.jsonl"
         lines = []
@@ -38,7 +38,7 @@ def bench(tmp_path_factory):
                 "answer_key_correct": not wrong, "correct_answer": "C" if wrong else "A"}}))
         f.write_text("\n".join(lines) + "\n")
         import_judge(f, judge=judge, benchmark="jw", db=db, prompt_version=version)
-    analyze("jw", db=db)
+    analyze_benchmark("jw", db=db)
     return db, key_error_scores("jw", db=db).set_index("question_id")
 
 

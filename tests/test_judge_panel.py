@@ -76,10 +76,10 @@ def test_cross_family_panel(db_path, tmp_path):
 
 
 def test_judge_scenarios_sets(db_path, tmp_path):
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
 
     build(db_path, tmp_path)
-    analyze("meth", db=db_path, t1=5, t2=4)
+    analyze_benchmark("meth", db=db_path, t1=5, t2=4)
     js = judge_scenarios("meth", JUDGE, db=db_path)
     con = duckdb.connect(str(db_path), read_only=True)
     tier12 = {r[0] for r in con.execute("SELECT question_id FROM current_audit WHERE benchmark = 'meth' AND tier IN (1, 2)").fetchall()}

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from analyze_data import make_benchmark, run_cli
-from audit.analyze import analyze, audit_results
+from audit.analyze import analyze_benchmark, audit_results
 from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze import thresholds
 from audit.review import add_review
@@ -60,12 +60,12 @@ def test_n2_no_wrong_keys_rarely_tier_1_2(tmp_path):
     db = tmp_path / "t.duckdb"
     q, f, p, _ = _synthetic(1, 2000, 2, 0.7)
     make_benchmark(db, "n2", q, f, p)
-    analyze("n2", db=db, score=False)
+    analyze_benchmark("n2", db=db, score=False)
     r, _ = _tier_shares(db, "n2")
     share = r["tier"].isin([1, 2]).mean()
     assert 0.01 < share < 0.05, share   # expected 0.3·0.3/3 = 3%
     # the methodology's preset calls one dissenting model Tier 2: about half the items
-    analyze("n2", db=db, preset="tlue4", score=False)
+    analyze_benchmark("n2", db=db, preset="tlue4", score=False)
     assert audit_results("n2", db=db)["tier"].isin([1, 2]).mean() > 0.4
 
 
@@ -73,11 +73,11 @@ def test_n50_no_wrong_keys_rarely_tier_1_3(tmp_path):
     db = tmp_path / "t.duckdb"
     q, f, p, _ = _synthetic(2, 400, 50, 0.75, n_families=12)
     make_benchmark(db, "n50", q, f, p)
-    analyze("n50", db=db, score=False)
+    analyze_benchmark("n50", db=db, score=False)
     r, _ = _tier_shares(db, "n50")
     assert r["tier"].isin([1, 2, 3]).mean() < 0.05
     # the fixed "two models" Tier 3 of the methodology puts nearly every item there
-    analyze("n50", db=db, preset="tlue4", score=False)
+    analyze_benchmark("n50", db=db, preset="tlue4", score=False)
     assert audit_results("n50", db=db)["tier"].isin([1, 2, 3]).mean() > 0.9
 
 
@@ -87,7 +87,7 @@ def test_recall_of_wrong_keys_in_tier_1_2(tmp_path, n_models):
     q, f, p, wrong = _synthetic(10 + n_models, 1200 if n_models < 50 else 500, n_models, 0.75, wrong_share=0.05)
     assert len(wrong) >= 20
     make_benchmark(db, "rec", q, f, p)
-    analyze("rec", db=db, score=False)
+    analyze_benchmark("rec", db=db, score=False)
     r = audit_results("rec", db=db).set_index("question_id")
     recall = r.loc[sorted(wrong), "tier"].isin([1, 2]).mean()
     assert recall >= 0.9, (n_models, recall)
@@ -115,7 +115,7 @@ def test_multi_answer_items_have_their_own_bucket(tmp_path):
     con = duckdb.connect(str(db))
     con.execute("UPDATE questions SET flags = ['multi_answer'] WHERE question_id = 'q3'")
     con.close()
-    s = analyze("m", db=db)
+    s = analyze_benchmark("m", db=db)
     assert s.runs[0].counts["multi_answer"] == 1 and s.runs[0].counts["tier1"] == 1
     r = audit_results("m", db=db).set_index("question_id")
     assert r.loc["q3", "bucket"] == "multi_answer" and pd.isna(r.loc["q3", "tier"])
@@ -292,7 +292,7 @@ def _evidence_bench(db):
     for j, m in enumerate(fams):
         preds[("q00", m)] = "C" if j < 3 else "A"
     make_benchmark(db, "ev", questions, fams, preds)
-    analyze("ev", db=db)
+    analyze_benchmark("ev", db=db)
 
 
 def _score(db, qid="q00"):
@@ -306,18 +306,18 @@ def test_parallel_mismatch_raises_and_match_lowers(tmp_path):
     con = duckdb.connect(str(db))
     con.execute("INSERT INTO parallel_links VALUES ('ev', 'q00', 'par', 'p0', 'zh', 's', [], 'C', false)")
     con.close()
-    analyze("ev", db=db)
+    analyze_benchmark("ev", db=db)
     up = float(key_error_scores("ev", db=db).set_index("question_id").loc["q00", "score"])
     con = duckdb.connect(str(db))
     con.execute("UPDATE parallel_links SET key_match = true, counterpart_key = 'A'")
     con.close()
-    analyze("ev", db=db)
+    analyze_benchmark("ev", db=db)
     down = float(key_error_scores("ev", db=db).set_index("question_id").loc["q00", "score"])
     assert down < base < up
     con = duckdb.connect(str(db))
     con.execute("UPDATE parallel_links SET key_match = false, counterpart_key = 'C'")
     con.close()
-    analyze("ev", db=db)
+    analyze_benchmark("ev", db=db)
     assert any("parallel source (par) has a different key ('C')" in s for s in why_this_item("ev", "q00", db=db))
 
 
@@ -410,7 +410,7 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
     db = tmp_path / "s.duckdb"
     q, f, p, wrong = _synthetic(21, 600, 7, 0.75, wrong_share=0.05, n_families=3)
     make_benchmark(db, "s", q, f, p)
-    analyze("s", db=db, score=False)
+    analyze_benchmark("s", db=db, score=False)
     with connect(db) as con:
         ms = model_set(con, "s")
         con.register("_ms", ms.arrow())

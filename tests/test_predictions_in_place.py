@@ -24,7 +24,7 @@ import pytest
 from audit.analyze import analyze_benchmark
 from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions, list_models, register_predictions_in_place
-from audit.analyze import build_report
+from audit.report import build_report
 from audit.review import item_view, review_queue
 from audit.store import SourceError, connect, registered_sources
 from audit.store import _sources

@@ -11,8 +11,9 @@ import pytest
 import audit.export  # noqa: F401  (later stages add their report sections on import, as `audit report` does;
 import audit.review  # noqa: F401   without these the test depended on another file having imported them)
 from analyze_data import make_benchmark, random_benchmark, run_cli
-from audit.analyze import analyze, model_metrics, scenario_table, tier_counts
-from audit.analyze._report import render_report, report
+from audit.analyze import analyze_benchmark, model_metrics, scenario_table, tier_counts
+from audit.analyze import render_report
+from audit.report import build_report as report
 
 
 @pytest.fixture
@@ -25,7 +26,7 @@ def db(tmp_path):
     preds = {(q, rename.get(m, m)): a for (q, m), a in preds.items()}
     make_benchmark(path, "rep", questions, families, preds,
                    option_texts={"q005": ["same", "same", "c", "d"]})
-    analyze("rep", db=path)
+    analyze_benchmark("rep", db=path)
     return path
 
 

@@ -48,7 +48,14 @@ audit.errors.SignInError: the name or the password is not right
 'Pema'
 """
 from audit.accounts._language import UI_LANGUAGES, get_user_language, set_user_language
-from audit.accounts._leads import LeadReviewers, get_leads, lead_reviewers, set_leads
+from audit.accounts._leads import (
+    LeadReviewers,
+    get_leads,
+    is_lead,
+    lead_reviewers,
+    leads_from,
+    set_leads,
+)
 from audit.accounts._manage import (
     add_account,
     list_accounts,
@@ -56,7 +63,12 @@ from audit.accounts._manage import (
     set_disabled,
     set_role,
 )
-from audit.accounts._roles import account_role, may_adjudicate, require_role
+from audit.accounts._roles import (
+    account_role,
+    effective_role,
+    may_adjudicate,
+    require_role,
+)
 from audit.accounts._sessions import (
     check_session_key,
     end_sessions,
@@ -65,12 +77,18 @@ from audit.accounts._sessions import (
     verify_session,
 )
 from audit.accounts._signin import authenticate, verify_password
-from audit.accounts._table import ROLES, Account, accounts_exist, has_accounts
+from audit.accounts._table import (
+    ROLES,
+    Account,
+    account_from,
+    accounts_exist,
+    has_accounts,
+)
 
 __all__ = [
     "ROLES", "Account", "add_account", "list_accounts", "set_disabled", "reset_password", "set_role",
     "authenticate", "verify_password", "issue_session", "verify_session", "end_sessions", "check_session_key",
     "session_key_path", "account_role", "require_role", "may_adjudicate", "accounts_exist", "has_accounts",
-    "get_leads", "set_leads", "lead_reviewers", "LeadReviewers", "UI_LANGUAGES", "get_user_language",
+    "get_leads", "set_leads", "lead_reviewers", "leads_from", "is_lead", "effective_role", "account_from", "LeadReviewers", "UI_LANGUAGES", "get_user_language",
     "set_user_language",
 ]

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from audit._util.text import clean_name
 from audit.errors import InputError
-from audit.store import DbPath, connect, transaction
-from audit.store._settings import read_setting, write_setting
+from audit.store import DbPath, connect, read_setting, transaction, write_setting
 
 UI_LANGUAGES = ("en", "zh-Hans", "bo")
 

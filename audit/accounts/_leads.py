@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from audit._util.text import clean_name
 from audit.accounts._table import has_accounts
 from audit.errors import InputError
-from audit.store import DbPath, connect, transaction
-from audit.store._settings import read_setting, write_setting
+from audit.store import DbPath, connect, read_setting, transaction, write_setting
 
 LEADS_ENV = "WORKBENCH_LEADS"
 

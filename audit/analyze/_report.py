@@ -29,21 +29,7 @@ from audit.store import DbPath
 
 FORMATS = ("table", "json", "csv", "markdown")
 
-# Sections contributed by later stages (the judge stage adds agreement
-# statistics).  A hook is called as ``hook(benchmark, db=db)`` and returns
-# ``{section title: DataFrame}``; the tables appear in ``rep["extra"]`` and in
-# every output format.
-REPORT_HOOKS: list = []
-
-
-def register_report_hook(fn):
-    """Add a report section provider (idempotent); returns ``fn``."""
-    if fn not in REPORT_HOOKS:
-        REPORT_HOOKS.append(fn)
-    return fn
-
-
-def _records(df: pd.DataFrame) -> list[dict]:
+def records(df: pd.DataFrame) -> list[dict]:
     """DataFrame rows as plain-Python dicts, NaN → None (JSON-safe)."""
     out = []
     for rec in df.to_dict("records"):
@@ -58,8 +44,9 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return out
 
 
-def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
-    """Everything the audit knows about a benchmark's latest audit run.
+def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
+    """The analysis sections of a benchmark's report, from its latest audit run
+    (:func:`audit.report.build_report` adds the later stages' sections).
 
     Keys: ``benchmark``; ``run`` (run_id, created_at, config, models);
     ``tiers`` {"0".."5" (and "incomplete" when used) → number of questions};
@@ -69,7 +56,7 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     scenario: see :func:`compare_models`); ``lint`` (kind, question_id,
     model, detail).  Fractions are in [0, 1]; missing values are ``None``.
 
-    What wrong keys cost (issue 19; :mod:`audit.analyze._impact`):
+    What wrong keys cost (:mod:`audit.analyze._impact`):
     ``wrong_key_cost`` (per model: model, accuracy, accuracy_right_keys
     [_low, _high], accuracy_corrected [_low, _high], cost_points),
     ``expected_wrong_keys`` {estimate, low, high, n_items} (None with fewer
@@ -95,10 +82,10 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     imp = impact_summary(benchmark, db=db, models=models)
     return {
         "benchmark": benchmark,
-        "wrong_key_cost": _records(imp["wrong_key_cost"]) if imp["scored"] else [],
+        "wrong_key_cost": records(imp["wrong_key_cost"]) if imp["scored"] else [],
         "expected_wrong_keys": imp["expected_wrong_keys"],
-        "expected_wrong_keys_by_subject": _records(imp["expected_wrong_keys_by_subject"]) if imp["scored"] else [],
-        "expected_wrong_keys_by_tier": _records(imp["expected_wrong_keys_by_tier"]) if imp["scored"] else [],
+        "expected_wrong_keys_by_subject": records(imp["expected_wrong_keys_by_subject"]) if imp["scored"] else [],
+        "expected_wrong_keys_by_tier": records(imp["expected_wrong_keys_by_tier"]) if imp["scored"] else [],
         "interval_level": imp["level"],
         "key_error_note": key_error_note(imp, len(models)),
         "scenario_note": scenario_note(scen),
@@ -110,12 +97,12 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
         },
         "tiers": {(b[4:] if b.startswith("tier") else b): int(n) for b, n in zip(tiers["bucket"], tiers["n"])},
         "tier_names": {str(k): v for k, v in TIER_NAMES.items()},
-        "metrics": _records(metrics),
+        "metrics": records(metrics),
         "difficulty": {b: int(band_counts.get(b, 0)) for b in DIFFICULTY_BANDS},
-        "scenarios": _records(scen),
-        "comparisons": _records(comp),
-        "lint": _records(lint),
-        "extra": {title: _records(df) for hook in REPORT_HOOKS for title, df in hook(benchmark, db=db).items()},
+        "scenarios": records(scen),
+        "comparisons": records(comp),
+        "lint": records(lint),
+        "extra": {},
     }
 
 
@@ -349,19 +336,5 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
     return None
 
 
-def benchmark_report(benchmark: str | None = None, *, fmt: str = "table", output: str | os.PathLike | None = None,
-                     db: DbPath = None) -> str | None:
-    """``audit report``: :func:`build_report` of *benchmark* (None: the only
-    one) rendered in *fmt*; written to *output* when given (returns None),
-    else returned as text.  Later stages add their sections on import
-    (:func:`register_report_hook`), so import them first for the full report."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
-    return write_report(build_report(benchmark, db=db), fmt, output)
+__all__ = ["analysis_report", "render_report", "write_report", "report_frame", "records", "FORMATS"]
 
-
-__all__ = ["build_report", "benchmark_report", "render_report", "write_report", "report_frame", "FORMATS"]
-
-
-#: Deprecated name of :func:`build_report` (kept for existing callers).
-report = build_report

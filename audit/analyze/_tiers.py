@@ -607,9 +607,6 @@ def audit_results(benchmark: str | None = None, *, db: DbPath = None) -> pd.Data
         ).df()
 
 
-__all__ = ["analyze", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
+__all__ = ["analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
            "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]
 
-
-#: Deprecated name of :func:`analyze_benchmark` (kept for existing callers).
-analyze = analyze_benchmark

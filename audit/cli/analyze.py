@@ -94,7 +94,7 @@ def report_cmd(
     filtering scenarios, pairwise tests (z-test, McNemar exact) and lint."""
     import audit.export  # noqa: F401  (later stages add their report sections on import)
     import audit.review  # noqa: F401
-    from audit.analyze import benchmark_report
+    from audit.report import benchmark_report
 
     text = benchmark_report(benchmark, fmt=fmt, output=output, db=db)
     if text is None:

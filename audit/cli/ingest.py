@@ -295,7 +295,7 @@ def auto(
     option_1…N columns, choices lists, ARC — TLUE, prediction layouts, model outputs that
     carry their questions, HELM, MMLU-Redux, lm-eval, inspect), say what was found and the
     choices made, then import it."""
-    from audit.ingest import detect_and_import
+    from audit.auto import detect_and_import
     from audit.ingest import parse_map
     import audit.judge  # noqa: F401  (registers the judge-verdict importers of `import auto`)
 

@@ -10,7 +10,7 @@ changelog, exclusion lists), :mod:`~audit.export._manifest`,
 accuracy under a policy: the one implementation),
 :mod:`~audit.export._diff`, :mod:`~audit.export._listing`.
 """
-from audit.export._corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys
+from audit.export._corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys, report_section
 from audit.export._create import VersionSummary, create_version, exports_root, preview_version
 from audit.export._diff import diff_versions
 from audit.export._archive import release_name, release_zip
@@ -23,12 +23,5 @@ __all__: list[str] = [
     "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
     "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
     "list_policies", "register_policy", "release_name", "release_zip",
-    "corrected_key_accuracy", "corrected_keys", "accuracy_comparison",
+    "corrected_key_accuracy", "corrected_keys", "accuracy_comparison", "report_section",
 ]
-
-# Original-vs-corrected accuracy appears in `audit report` through the
-# analysis stage's hook (one implementation: audit.export._corrected).
-from audit.analyze import register_report_hook as _register  # noqa: E402
-from audit.export._corrected import report_section as _corrected_report_section  # noqa: E402
-
-_register(_corrected_report_section)

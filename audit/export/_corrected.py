@@ -133,7 +133,7 @@ REPORT_TITLE = "Accuracy: original keys vs the expert-corrected keys (policy def
 
 
 def report_section(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
-    """The ``audit report`` section (registered by :mod:`audit.export`):
+    """The ``audit report`` section (:func:`audit.report.build_report`):
     :func:`corrected_key_accuracy` under the default policy, only when the
     policy corrects or excludes at least one item."""
     df = corrected_key_accuracy(benchmark, db=db)

@@ -49,7 +49,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.i18n import en
 from audit.analyze import (
     LLR_DUPLICATE_OPTIONS,
     PARALLEL_SENS,
@@ -67,6 +66,7 @@ from audit.analyze import (
     write_scores,
 )
 from audit.errors import NotFoundError
+from audit.i18n import en
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
 from audit.store import DbPath, connect, transaction, unregister

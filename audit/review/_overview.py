@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from audit.i18n import label
 from audit.review._agreement import ReviewerAgreement, reviewer_agreement
 from audit.review._queue import QueueProgress, queue_progress, review_queue
-from audit.i18n import label
 from audit.store import DbPath, resolves_benchmark
 
 

@@ -13,7 +13,7 @@ from typing import Iterable
 import pandas as pd
 
 from audit._util.text import clean_name
-from audit.accounts._roles import effective_role
+from audit.accounts import effective_role
 from audit.errors import AuditError
 from audit.review._campaign import entry_condition
 from audit.review._common import run

@@ -46,9 +46,13 @@ from audit._util.clock import to_utc
 from audit._util.files import nfc
 from audit._util.text import clean_name, clean_text
 from audit._util.version import __version__
-from audit.accounts._leads import leads_from
-from audit.accounts._roles import may_adjudicate, require_role
-from audit.accounts._table import account_from, has_accounts
+from audit.accounts import (
+    account_from,
+    has_accounts,
+    leads_from,
+    may_adjudicate,
+    require_role,
+)
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.options import normalize_label
 from audit.store import (

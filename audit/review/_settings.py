@@ -4,14 +4,11 @@ rest (setting ``required_reviews``; changing it is an admin's act once the
 database has accounts)."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
-from audit.accounts._leads import union_leads
-from audit.accounts._table import has_accounts
+from audit.accounts import leads_from, require_role
 from audit.errors import InputError
-from audit.store import DbPath, connect, transaction
-from audit.store._settings import read_setting, write_setting
+from audit.store import DbPath, connect, read_setting, transaction, write_setting
 
 FLAGGED_TIERS = (1, 2)
 
@@ -29,11 +26,8 @@ class RequiredReviews:
 
 
 def settings_from(con) -> tuple[list[str], "RequiredReviews"]:
-    """(leads, required reviews) in one query (the item page's fast path)."""
-    values = {n: json.loads(v) for n, v in con.execute("SELECT name, value FROM review_settings").fetchall()}
-    req = values.get("required_reviews")
-    return (union_leads(values.get("leads"), has_accounts(con)),
-            RequiredReviews(**req) if req else RequiredReviews())
+    """(leads, required reviews): what the item page needs of the settings."""
+    return leads_from(con), required_reviews_from(con)
 
 
 def required_reviews_from(con) -> RequiredReviews:
@@ -53,7 +47,6 @@ def set_required_reviews(*, flagged: int | None = None, other: int | None = None
     """Store the number of independent reviews required for Tier 1–2 items
     (``flagged``) and for the others (``other``); each from 1 to 20.  Once
     accounts exist this is an admin's act (``actor``)."""
-    from audit.accounts._roles import require_role
 
     with connect(db) as con, transaction(con):
         require_role(con, actor, "admin", "changing the required reviews")

@@ -147,7 +147,7 @@ def subject_groups(subjects: pd.Series, folds: int) -> list[list[str]]:
 
 
 def section_cost(db: Path, df: pd.DataFrame) -> None:
-    from audit.analyze import build_report
+    from audit.report import build_report
     from audit.analyze._impact import load_impact
 
     t0 = time.perf_counter()

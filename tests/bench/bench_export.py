@@ -101,7 +101,7 @@ def bench_synthetic(tmp: Path, n: int, n_models: int, n_reviewed: int) -> None:
             FROM (SELECT i, ['key_wrong', 'key_wrong', 'ambiguous', 'defective', 'key_correct'][1 + i % 5] AS v
                   FROM range({n_reviewed}) t(i))""")
     print(f"  {'setup (SQL)':<38} {time.perf_counter() - t:8.2f} s")
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
 
     timed("analyze", analyze, "big", db=db)
     copy = tmp / "big-copy.duckdb"

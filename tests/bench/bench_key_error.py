@@ -58,14 +58,14 @@ def average_precision(score: np.ndarray, y: np.ndarray) -> float:
 
 
 def load(db: Path):
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
     from audit.analyze import key_error_scores
     from audit.ingest import import_mmlu_redux
     from audit.store import connect
 
     import_mmlu_redux(SHARED / "mmlu_redux_dev", db=db)
     t0 = time.perf_counter()
-    analyze("mmlu-redux", db=db, preset="tlue4")
+    analyze_benchmark("mmlu-redux", db=db, preset="tlue4")
     t_an = time.perf_counter() - t0
     with connect(db, read_only=True) as con:
         res = con.execute(
@@ -77,7 +77,7 @@ def load(db: Path):
             "WHERE p.benchmark = 'mmlu-redux' AND p.valid AND p.answer IS NOT NULL "
             "AND ascii(p.answer) - 64 <= len(q.options)").df()
     tier4 = res.copy()
-    analyze("mmlu-redux", db=db)  # default preset (shares): its tiers and the score stored with it
+    analyze_benchmark("mmlu-redux", db=db)  # default preset (shares): its tiers and the score stored with it
     with connect(db, read_only=True) as con:
         shares = con.execute("SELECT question_id, tier AS tier_shares, agreement_count AS c_shares "
                              "FROM current_audit WHERE benchmark = 'mmlu-redux'").df()

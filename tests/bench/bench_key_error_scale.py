@@ -5,7 +5,7 @@ by pytest; run:
 
 Default 100,000 questions × 100 models (10 M predictions) from
 ``tests/bench/scale_data.py`` (3% wrong keys set to each item's popular
-distractor).  Times ``analyze(score=False)`` (tiers only) and ``analyze()``
+distractor).  Times ``analyze_benchmark(score=False)`` (tiers only) and ``analyze_benchmark()``
 (tiers + score), alternating, each as the median of 3 runs, in wall time and
 in the process's CPU time (all threads; less sensitive to other processes on
 a shared machine), prints the ratios (target ≤ 2×), the fit's parameters summary and the average precision of the score
@@ -34,7 +34,7 @@ def main() -> None:
     n_q = int(args[0]) if len(args) > 0 else 100_000
     n_m = int(args[1]) if len(args) > 1 else 100
     existing = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--db=")), None)
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
     from audit.analyze import key_error_params, key_error_scores
     from audit.store import connect
 
@@ -50,7 +50,7 @@ def main() -> None:
         for _ in range(3):
             for score in (False, True):
                 t, c = time.perf_counter(), time.process_time()
-                analyze("scale", db=db, score=score)
+                analyze_benchmark("scale", db=db, score=score)
                 wall[score].append(time.perf_counter() - t)
                 cpu[score].append(time.process_time() - c)
         for name, d in (("wall", wall), ("CPU", cpu)):

@@ -82,10 +82,10 @@ def phase_import(args) -> dict:
 
 
 def phase_analyze(args) -> dict:
-    from audit.analyze import analyze
+    from audit.analyze import analyze_benchmark
 
     t = time.perf_counter()
-    s = analyze(BENCHMARK, db=args.db)
+    s = analyze_benchmark(BENCHMARK, db=args.db)
     elapsed = time.perf_counter() - t
     run = s.runs[0]
     return {"analyze_s": elapsed, "run_id": run.run_id, "counts": run.counts, "n_models": run.n_models,

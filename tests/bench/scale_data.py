@@ -197,7 +197,7 @@ def build_scale_db(path, n_questions: int = 100_000, n_models: int = 100, *, see
     info["n_valid"] = s.valid
     info["n_extracted"] = s.extracted
     if analyze:
-        from audit.analyze import analyze as run_analyze
+        from audit.analyze import analyze_benchmark as run_analyze
 
         t = time.perf_counter()
         info["summary"] = run_analyze(benchmark, db=path)
