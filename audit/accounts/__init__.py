@@ -48,20 +48,9 @@ audit.errors.SignInError: the name or the password is not right
 'Pema'
 """
 from audit.accounts._language import UI_LANGUAGES, get_user_language, set_user_language
-from audit.accounts._leads import (
-    LeadReviewers,
-    get_leads,
-    is_lead,
-    lead_reviewers,
-    leads_from,
-    set_leads,
-)
+from audit.accounts._leads import LeadReviewers, get_leads, is_lead, leads_from
 from audit.accounts._manage import (
-    add_account,
-    list_accounts,
-    reset_password,
-    set_disabled,
-    set_role,
+    add_account, lead_reviewers, list_accounts, reset_password, set_disabled, set_leads, set_role,
 )
 from audit.accounts._roles import (
     account_role,

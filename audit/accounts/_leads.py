@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from audit._util.text import clean_name
 from audit.accounts._table import has_accounts
-from audit.errors import InputError
-from audit.store import DbPath, connect, read_setting, transaction, write_setting
+from audit.store import DbPath, connect, read_setting
 
 LEADS_ENV = "WORKBENCH_LEADS"
 
@@ -47,6 +46,7 @@ def get_leads(*, db: DbPath = None) -> list[str]:
 
     >>> import tempfile, os
     >>> db = os.path.join(tempfile.mkdtemp(), "s.duckdb")
+    >>> from audit.accounts import set_leads
     >>> set_leads(["Tenzin", "dolma"], db=db)
     ['dolma', 'Tenzin']
     >>> get_leads(db=db) == ['dolma', 'Tenzin'] or bool(os.environ.get("WORKBENCH_LEADS"))
@@ -55,32 +55,6 @@ def get_leads(*, db: DbPath = None) -> list[str]:
     with connect(db, read_only=True) as con:
         return leads_from(con)
 
-
-def set_leads(names, *, actor: str | None = None, db: DbPath = None) -> list[str]:
-    """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
-    them while the database has no account).  Once accounts exist this is an
-    admin's act (``actor``, signed in by the caller) and every name must be
-    an enabled account.  Returns the stored list."""
-    from audit.accounts._roles import require_role
-    from audit.accounts._table import account_from
-
-    if isinstance(names, str):
-        names = names.split(",")
-    cleaned = [clean_name(n) for n in names]
-    cleaned = [n for n in cleaned if n]
-    uniq: dict[str, str] = {}
-    for n in cleaned:
-        uniq.setdefault(n.casefold(), n)
-    stored = sorted(uniq.values(), key=str.casefold)
-    with connect(db) as con, transaction(con):
-        require_role(con, actor, "admin", "changing the lead reviewers")
-        if has_accounts(con):
-            for n in stored:
-                acc = account_from(con, n)
-                if acc is None or acc.disabled:
-                    raise InputError(f"'{n}' has no enabled account and cannot be a lead reviewer")
-        write_setting(con, "leads", stored)
-    return stored
 
 
 @dataclass(frozen=True)
@@ -96,16 +70,3 @@ class LeadReviewers:
         return ("lead reviewers: " + (", ".join(self.stored) if self.stored else
                                       "none configured (anyone may adjudicate)")
                 + (f"  [{LEADS_ENV}: {', '.join(self.from_env)}]" if self.from_env else ""))
-
-
-def lead_reviewers(set_to: str | list[str] | None = None, *, actor: str | None = None,
-                   db: DbPath = None) -> LeadReviewers:
-    """The lead reviewers (``audit review leads``); with *set_to*, first
-    replace the stored list (``""`` clears it; see :func:`set_leads`, an
-    admin's act once accounts exist)."""
-    if set_to is not None:
-        set_leads(set_to, actor=actor, db=db)
-    with connect(db, read_only=True) as con:
-        stored = union_leads(read_setting(con, "leads"), True)
-        accounts = has_accounts(con)
-    return LeadReviewers(stored=stored, from_env=[] if accounts else env_leads())

@@ -9,6 +9,7 @@ from audit._util.clock import utc_now
 from audit._util.names import identity_name
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
+from audit.accounts._leads import LeadReviewers, env_leads, union_leads
 from audit.accounts._roles import require_role
 from audit.accounts._table import (
     ACCOUNT_COLUMNS,
@@ -22,7 +23,7 @@ from audit.accounts._table import (
     password_hasher,
 )
 from audit.errors import InputError, NotFoundError
-from audit.store import DbPath, connect, transaction
+from audit.store import DbPath, connect, read_setting, transaction, write_setting
 
 MIN_PASSWORD = 8
 
@@ -130,3 +131,41 @@ def set_role(name: str, role: str, *, actor: str | None = None, db: DbPath = Non
                 raise InputError(f"'{acc.name}' is the last enabled admin and keeps the role")
         acc = _update(con, name, "role = ?", [role])
     return Account(acc.name, role, acc.disabled)
+
+
+def set_leads(names, *, actor: str | None = None, db: DbPath = None) -> list[str]:
+    """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
+    them while the database has no account).  Once accounts exist this is an
+    admin's act (``actor``, signed in by the caller) and every name must be
+    an enabled account.  Returns the stored list."""
+    if isinstance(names, str):
+        names = names.split(",")
+    cleaned = [clean_name(n) for n in names]
+    cleaned = [n for n in cleaned if n]
+    uniq: dict[str, str] = {}
+    for n in cleaned:
+        uniq.setdefault(n.casefold(), n)
+    stored = sorted(uniq.values(), key=str.casefold)
+    with connect(db) as con, transaction(con):
+        require_role(con, actor, "admin", "changing the lead reviewers")
+        if has_accounts(con):
+            for n in stored:
+                acc = account_from(con, n)
+                if acc is None or acc.disabled:
+                    raise InputError(f"'{n}' has no enabled account and cannot be a lead reviewer")
+        write_setting(con, "leads", stored)
+    return stored
+
+
+def lead_reviewers(set_to: str | list[str] | None = None, *, actor: str | None = None,
+                   db: DbPath = None) -> LeadReviewers:
+    """The lead reviewers (``audit review leads``); with *set_to*, first
+    replace the stored list (``""`` clears it; see :func:`set_leads`, an
+    admin's act once accounts exist)."""
+    if set_to is not None:
+        set_leads(set_to, actor=actor, db=db)
+    with connect(db, read_only=True) as con:
+        stored = union_leads(read_setting(con, "leads"), True)
+        accounts = has_accounts(con)
+    return LeadReviewers(stored=stored, from_env=[] if accounts else env_leads())
+

@@ -25,7 +25,6 @@ a crash leaves neither a half-written version folder nor a database record.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys

@@ -18,6 +18,8 @@ import re
 from audit.errors import InputError
 from audit._util.names import BENCHMARK_PATTERN, validate_benchmark
 
+__all__ = ["BENCHMARK_PATTERN", "validate_benchmark", "validate_version", "version_key", "ORIGINAL_VERSION"]
+
 VERSION_PATTERN = re.compile(r"^(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3})){1,2}$")
 ORIGINAL_VERSION = "1.0"
 

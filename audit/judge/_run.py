@@ -48,7 +48,7 @@ import asyncio
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from audit.store import benchmark_name
 from audit.judge import _store as jstore

@@ -11,13 +11,13 @@ from audit.review._campaign import (
     assign,
     get_queue_entry,
     list_assignments,
-    progress_by_subject,
     set_queue_entry,
     unassign,
 )
 from audit.review._dashboard import (
     list_benchmarks,
     progress_by_reviewer,
+    progress_by_subject,
     tier_by_subject,
 )
 from audit.review._evidence import (
@@ -83,7 +83,7 @@ from audit.review._settings import (
     set_required_reviews,
 )
 from audit.review._status import STATUSES, review_status, settled_verdicts
-from audit.review._summary import REVIEWER_SUMMARY_CTES
+from audit.review.summary import REVIEWER_SUMMARY_CTES
 
 __all__ = [
     "add_review", "add_reviews", "append_reviews", "import_reviews", "list_reviews", "review_problems",

@@ -40,7 +40,6 @@ from audit._util.sql import table_exists
 from audit._util.text import clean_name
 from audit.accounts import account_from, effective_role, require_role
 from audit.errors import InputError
-from audit.review._common import run
 from audit.store import DbPath, connect, read_setting, transaction, write_setting
 
 ENTRY_SETTING = "queue_entry"
@@ -177,23 +176,3 @@ def list_assignments(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
             return pd.DataFrame(columns=ASSIGNMENT_COLUMNS)
         return con.execute(f"SELECT {', '.join(ASSIGNMENT_COLUMNS)} FROM review_assignments WHERE benchmark = ? "
                            "ORDER BY reviewer_key, subject NULLS LAST, question_id", [benchmark]).df()
-
-
-def progress_by_subject(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
-    """Campaign progress per subject over the items that enter the queue
-    (the entry setting; no assignment): columns ``subject, total, reviewed,
-    done, needs_second_review, disputed, unreviewed`` (counts of the
-    settlement rule's statuses, :mod:`audit.review._status`), most items
-    first.  One query."""
-    from audit.review._queue import _queue_relation
-
-    with connect(db, read_only=True) as con:
-        rel, params = _queue_relation(benchmark, tiers=None, subjects=None, status=None, reviewer=None,
-                                      structure_suspect=None, parallel_mismatch=None, con=con)
-        return run(con, f"""{rel}
-            SELECT subject, count(*) AS total, count(*) FILTER (WHERE status <> 'unreviewed') AS reviewed,
-                   count(*) FILTER (WHERE status = 'done') AS done,
-                   count(*) FILTER (WHERE status = 'needs_second_review') AS needs_second_review,
-                   count(*) FILTER (WHERE status = 'disputed') AS disputed,
-                   count(*) FILTER (WHERE status = 'unreviewed') AS unreviewed
-            FROM queue GROUP BY subject ORDER BY total DESC, subject NULLS LAST""", params).df()

@@ -1,10 +1,11 @@
-"""Data for the workbench dashboards: tiers per subject (heatmap) and review
-progress per reviewer.  Each is one SQL query."""
+"""Data for the workbench dashboards: tiers per subject (heatmap), review
+progress per reviewer and per subject.  Each is one SQL query."""
 from __future__ import annotations
 
 import pandas as pd
 
 from audit.review._common import run
+from audit.review._queue import queue_relation
 from audit.review._status import AUDIT_CTE
 from audit.store import DbPath, connect
 
@@ -66,3 +67,22 @@ def list_benchmarks(*, db: DbPath = None) -> list[str]:
     """
     with connect(db, read_only=True) as con:
         return [r[0] for r in con.execute("SELECT name FROM benchmarks ORDER BY name").fetchall()]
+
+
+def progress_by_subject(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
+    """Campaign progress per subject over the items that enter the queue
+    (the entry setting; no assignment): columns ``subject, total, reviewed,
+    done, needs_second_review, disputed, unreviewed`` (counts of the
+    settlement rule's statuses, :mod:`audit.review._status`), most items
+    first.  One query."""
+    with connect(db, read_only=True) as con:
+        rel, params = queue_relation(benchmark, tiers=None, subjects=None, status=None, reviewer=None,
+                                      structure_suspect=None, parallel_mismatch=None, con=con)
+        return run(con, f"""{rel}
+            SELECT subject, count(*) AS total, count(*) FILTER (WHERE status <> 'unreviewed') AS reviewed,
+                   count(*) FILTER (WHERE status = 'done') AS done,
+                   count(*) FILTER (WHERE status = 'needs_second_review') AS needs_second_review,
+                   count(*) FILTER (WHERE status = 'disputed') AS disputed,
+                   count(*) FILTER (WHERE status = 'unreviewed') AS unreviewed
+            FROM queue GROUP BY subject ORDER BY total DESC, subject NULLS LAST""", params).df()
+

@@ -105,7 +105,7 @@ def _as_list(value) -> list | None:
     return list(value)
 
 
-def _queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structure_suspect,
+def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structure_suspect,
                     parallel_mismatch, include: str | None = None, may_settle: bool = False,
                     con) -> tuple[str, dict]:
     """``WITH … queue AS (…)``: the filtered queue as SQL, and its parameters.
@@ -233,7 +233,7 @@ def review_queue(
     """
     with connect(db, read_only=True) as con:
         lead = NEEDS_ME in (_as_list(status) or []) and _may_settle(con, reviewer)
-        rel, params = _queue_relation(
+        rel, params = queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=status, reviewer=reviewer,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch, may_settle=lead, con=con)
         page = ""
@@ -292,7 +292,7 @@ def queue_progress(
     ("37 of 107 reviewed"), in one query.  Takes the filters of
     :func:`review_queue` except ``status`` (progress is across statuses)."""
     with connect(db, read_only=True) as con:
-        rel, params = _queue_relation(
+        rel, params = queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=None, reviewer=reviewer,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch, con=con)
         sql = f"""{rel}
@@ -324,7 +324,7 @@ def neighbours(
     saved): it keeps its place in the ordering."""
     with connect(db, read_only=True) as con:
         lead = NEEDS_ME in (_as_list(status) or []) and _may_settle(con, reviewer)
-        rel, params = _queue_relation(
+        rel, params = queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=status, reviewer=reviewer,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=question_id, may_settle=lead, con=con)
@@ -368,7 +368,7 @@ def next_for_reviewer(
         raise AuditError("next_for_reviewer needs the reviewer's name")
     with connect(db, read_only=True) as con:
         lead = _may_settle(con, name)
-        rel, params = _queue_relation(
+        rel, params = queue_relation(
             benchmark, tiers=tiers, subjects=subjects, status=None, reviewer=name,
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=after, con=con)
