@@ -218,7 +218,7 @@ def read_jsonl(path: str | os.PathLike, *, allow_nan: bool = False) -> Iterator[
     text = read_text(p)
     if not text.strip():
         raise InputError("the file is empty", path=p)
-    if text.lstrip().startswith("["):  # a JSON array of records (issue 10)
+    if text.lstrip().startswith("["):  # a JSON array of records
         yield from json_array_records(text, p)
         return
     for no, line in enumerate(text.splitlines(), start=1):

@@ -29,7 +29,7 @@ Rules (applied identically to every cell and to the header row):
   under minimal quoting when the line terminator is ``\\n``).
 
 Files and binary streams (downloads) are UTF-8 with a byte-order mark, so
-that Excel reads Tibetan and Chinese text as UTF-8 (issue 21); text streams
+that Excel reads Tibetan and Chinese text as UTF-8; text streams
 (stdout, ``io.StringIO``) get no mark.  ``\\n`` line endings, no index
 column — so the same frame always produces the same bytes.
 """

@@ -385,7 +385,7 @@ UI: dict[str, str] = {
     'policy_desc.double-reviewed': 'Like default, but a settlement counts only when at least two distinct reviewers reviewed the item or a lead adjudicated it (single-review settlements of low-tier items keep the original key).',
     'policy_desc.original': 'The original keys, unchanged: no correction, no exclusion (version 1.0).',
     'queue.progress_sep': '; ',
-    # --- end of issue 21 block
+    # --- end of block
     # language switch and shared pieces
     "lang.label": "Interface language",
     "lang.draft": "Chinese and Tibetan wording is a draft awaiting review by native speakers.",

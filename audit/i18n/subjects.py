@@ -1,4 +1,4 @@
-"""Plain subject names for the interface (issue 21): never a code such as
+"""Plain subject names for the interface: never a code such as
 ``high_school_chemistry``.  In Chinese (and, until a native speaker gives
 Tibetan names, in Tibetan) a CMMLU subject shows the Chinese name CMMLU
 itself uses (``name_en2zh`` of github.com/haonan-li/CMMLU); every other

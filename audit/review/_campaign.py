@@ -1,4 +1,4 @@
-"""A review campaign as an admin sets it up (issue 21): which items enter
+"""A review campaign as an admin sets it up: which items enter
 the queue (tiers and/or a key-error score threshold, subjects), which
 subjects or items each reviewer is given, and progress per reviewer and per
 subject.

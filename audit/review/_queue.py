@@ -354,7 +354,7 @@ def next_for_reviewer(
     """The next item (in the queue order, within the filters) that still
     needs ``reviewer``'s verdict — unreviewed or waiting for a second review,
     and not yet reviewed by them; for a lead or admin, the disputed items
-    they may settle come first (issue 21).  ``after``: start looking after this item
+    they may settle come first.  ``after``: start looking after this item
     (wrapping round to the top of the queue); None: the first such item.
     None when nothing is left for this reviewer.  One query.
 

@@ -15,18 +15,18 @@ refused, so no file can make its verdict outrank later ones.
 Question ids are NFC-normalised before they are looked up (a file typing a
 Tibetan id in another Unicode spelling finds the item).
 
-Consistent by construction (issue 21): a corrected answer goes only with
+Consistent by construction: a corrected answer goes only with
 ``key_wrong``; a cause goes only with a verdict that says something is
 wrong (:data:`CAUSE_VERDICTS`: ``key_slip`` only with ``key_wrong``); other
 combinations are refused.  Rows stored before this rule are listed by
 :func:`review_inconsistencies`.
 
-One verdict per reviewer per item (issue 21): a reviewer who already gave a
+One verdict per reviewer per item: a reviewer who already gave a
 verdict (not a skip) on an item, or an adjudication, gives another only as an
 explicit revision (``revision=True``, CLI ``--revise``); the row is marked
 ``is_revision``.  An edited Label Studio annotation is a revision.
 
-Identities (issue 22): once the database has accounts, every reviewer named
+Identities: once the database has accounts, every reviewer named
 must be an enabled account at the moment the row is written (a disabled
 account's open session can no longer save), adjudications need a lead, and
 an import of verdicts from a file is a lead's or admin's act, recorded in
@@ -393,7 +393,7 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
     who = _check_actor(con, records, source, actor)
     clean = _validate(con, benchmark, records, wheres, actor=who)
     out = _insert(con, clean) if clean else []
-    if out:  # the queue re-ranks after each verdict (issue 11)
+    if out:  # the queue re-ranks after each verdict
         from audit.review._evidence import refresh_evidence
         refresh_evidence(con, benchmark)
     return out

@@ -1,4 +1,4 @@
-"""Two-way Label Studio sync (issue 4).
+"""Two-way Label Studio sync.
 
 Connection from ``$LABEL_STUDIO_URL`` / ``$LABEL_STUDIO_API_KEY`` (or
 arguments); the token never reaches the database, an export or a log line.

@@ -1,5 +1,5 @@
 -- Core engine tables: questions, models, predictions, reference labels,
--- parallel links, audit runs/results.  Owned by the engine (issue 2).
+-- parallel links, audit runs/results.  Owned by the store.
 
 CREATE TABLE benchmarks (
     name        VARCHAR PRIMARY KEY,

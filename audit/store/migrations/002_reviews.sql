@@ -1,4 +1,4 @@
--- Expert reviews (issue 3).  Owned by audit/review.
+-- Expert reviews.  Owned by audit/review.
 -- Append-only: rows of `reviews` are never updated or deleted; the latest
 -- row of a reviewer on an item is their current verdict, and the settlement
 -- rule (audit/review/status.py) is computed from the full history.

@@ -1,4 +1,4 @@
--- LLM-judge verdicts (issue 5).  Owned by the judge stage (audit/judge/).
+-- LLM-judge verdicts.  Owned by the judge stage (audit/judge/).
 --
 -- One row per (benchmark, question, judge, prompt version): a judge is asked
 -- once per prompt version; reruns skip items that already have a row.

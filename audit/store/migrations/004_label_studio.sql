@@ -1,4 +1,4 @@
--- Label Studio sync state (issue 4).  Owned by audit/sync.
+-- Label Studio sync state.  Owned by audit/sync.
 -- No table holds the API token: a connection is a URL and a project id.
 -- Label Studio is the remote side; these tables record what this database
 -- has sent and seen, so a sync that is interrupted and rerun converges.

@@ -1,4 +1,4 @@
--- Corrected answer-key versions (issue 6).  Owned by export-H.
+-- Corrected answer-key versions.  Owned by the export stage (audit/export).
 -- A version is immutable: rows are inserted once, in the same transaction
 -- that renames the version's folder into exports/<benchmark>/<version>/,
 -- and are never updated or deleted.

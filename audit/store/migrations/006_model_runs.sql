@@ -1,4 +1,4 @@
--- Model runs through litellm (issue 9), judge causes, run ownership.
+-- Model runs through litellm, judge causes, run ownership.
 --
 -- `audit predict run` asks a model each item of a benchmark and stores one
 -- model_calls row per (benchmark, item, model, run, prompt version): the raw

@@ -1,4 +1,4 @@
--- Per-model option order (issue 10).  When a model was shown an item's
+-- Per-model option order.  When a model was shown an item's
 -- options in its own order, the importer maps the letter it wrote back to
 -- the item's labels (predictions.answer) and keeps the letter as written
 -- here, with the order it was shown (item labels in shown order, e.g. 'CADB':

@@ -1,4 +1,4 @@
--- Key-error score (issue 11): per item, the probability that the answer key
+-- Key-error score: per item, the probability that the answer key
 -- is wrong, from the latent-class model of audit.analyze.keyerror, stored
 -- with each audit run.  A later refit with settled expert verdicts
 -- (audit.review.evidence.rescore) replaces the rows of the same run.

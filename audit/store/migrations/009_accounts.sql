@@ -1,4 +1,4 @@
--- Accounts and roles (issue 12).  Owned by audit/review/accounts.py.
+-- Accounts and roles.  Owned by audit/accounts.
 -- Passwords are stored only as Argon2id hashes (argon2-cffi); no secret is
 -- kept here in clear.  `session_epoch` is part of every signed session
 -- token: raising it (disable, reset-password, sign-out) ends the account's
@@ -23,7 +23,7 @@ CREATE TABLE login_failures (
     locked_until   TIMESTAMP
 );
 
--- Label Studio: who made each annotation version (issue 12).  NULL when the
+-- Label Studio: who made each annotation version.  NULL when the
 -- annotation's owner (completed_by) made it; else the Label Studio user who
 -- edited someone else's annotation — the pulled verdict is theirs.
 ALTER TABLE ls_annotations ADD COLUMN edited_by BIGINT;

@@ -1,4 +1,4 @@
--- Issue 14.  (1) Question ids are Unicode NFC everywhere (texts already
+-- (1) Question ids are Unicode NFC everywhere (texts already
 -- were): ids stored before in another spelling are normalised.  Where both
 -- spellings of one id exist in a table keyed by it, the row already in NFC
 -- is kept and the other dropped (they are the same item).

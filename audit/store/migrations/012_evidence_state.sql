@@ -1,4 +1,4 @@
--- Issue 12 (a review step under a second).  What the stored combined
+-- A review step under a second.  What the stored combined
 -- evidence score (key_error_evidence) was computed from, so a new verdict
 -- refreshes only the rows it changes (audit.review.evidence.refresh_evidence):
 -- the audit run, a fingerprint of the other inputs (the fit's scores, judge

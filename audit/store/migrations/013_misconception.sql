@@ -1,4 +1,4 @@
--- Issue 19: the key-error model tells a wrong key from a shared
+-- The key-error model tells a wrong key from a shared
 -- misconception only through a prior learned from expert labels (and the
 -- campaign's settled verdicts).  p_reject is the probability that the
 -- models' shared answer is not the key (key wrong OR shared misconception);

@@ -1,4 +1,4 @@
--- Issue 21 (a review campaign run in the browser).  Which subjects or items
+-- A review campaign run in the browser.  Which subjects or items
 -- an admin gave to which reviewer: a reviewer with at least one assignment
 -- on a benchmark sees only those subjects and items in their queue (leads
 -- and admins always see everything).  A row names a subject or an item.

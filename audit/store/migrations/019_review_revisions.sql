@@ -1,4 +1,4 @@
--- Verdict revisions and who recorded a verdict (issues 21 and 22).  Owned by
+-- Verdict revisions and who recorded a verdict.  Owned by
 -- audit/review/_record.py.
 -- * is_revision: the reviewer already had a verdict (not a skip) on the item
 --   and explicitly revised it (a later skip is no revision: it replaces nothing) (add_review(..., revision=True), CLI --revise,

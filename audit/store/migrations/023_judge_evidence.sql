@@ -1,4 +1,4 @@
--- Issue 25: judge runs' verdicts enter the fitted score with a weight
+-- Judge runs' verdicts enter the fitted score with a weight
 -- estimated from the data (audit.analyze._keyerror.judge_evidence).
 -- llr_judges: their summed, weighted log LR (key wrong : key right);
 -- n_judges: how many judge runs gave a verdict on the item.  Each run's

@@ -1,4 +1,4 @@
--- Issue 24: prediction sets read in place (audit.store._sources).
+-- Prediction sets read in place (audit.store._sources).
 -- A registered Parquet file, folder or glob (local, s3://, hf://) whose rows
 -- are predictions of one benchmark, read where they are instead of copied.
 -- `relation_sql` is the SELECT (built at registration by

@@ -1,4 +1,4 @@
--- Issue 24: analyze writes one audit_results row and one key_error_scores row
+-- Analyze writes one audit_results row and one key_error_scores row
 -- per item of every run (100,000 each at 100,000 items).  The PRIMARY KEYs
 -- (run_id, question_id) made those inserts and their commit maintain an ART
 -- index that no query uses (every read filters run_id, which the tables'

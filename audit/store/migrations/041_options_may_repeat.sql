@@ -1,4 +1,4 @@
--- Issue 24: the duplicate-option lint's cheap first pass (two options whose
+-- The duplicate-option lint's cheap first pass (two options whose
 -- texts are equal once whitespace is deleted) is a property of the question
 -- alone, yet analyze recomputed it over every option of the benchmark on
 -- every run (a tenth of a second at 100,000 questions).  It is now computed
