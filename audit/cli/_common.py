@@ -1,6 +1,8 @@
-"""Shared CLI pieces: the --db option, error handling, output helpers."""
+"""Shared CLI pieces: the --db option, signing in with --as, output helpers,
+the options of a model run."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, List, Optional
 
@@ -66,3 +68,54 @@ InputCostOption = Annotated[Optional[float], typer.Option("--input-cost-per-toke
 OutputCostOption = Annotated[Optional[float], typer.Option("--output-cost-per-token", help="USD per completion token.")]
 ProgressOption = Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar (default: "
                                                                                         "when stderr is a terminal).")]
+
+
+# Signing in on the command line: --as NAME, its password at a prompt or on stdin.
+AsOption = Annotated[Optional[str], typer.Option(
+    "--as", help="The acting account (an admin here; a lead for 'audit export create'). Its password is "
+                 "asked at a prompt, or read from the first line of stdin with --password-stdin.",
+    show_default=False)]
+PasswordStdinOption = Annotated[bool, typer.Option(
+    "--password-stdin", help="Read passwords from standard input, one per line (the acting account's "
+                             "first, then the new password), instead of prompting.")]
+
+
+class Passwords:
+    """Passwords from prompts or from stdin lines, in the order asked."""
+
+    def __init__(self, from_stdin: bool):
+        self.from_stdin = from_stdin
+        self._lines: list[str] | None = None
+
+    def get(self, prompt: str, *, confirm: bool = False) -> str:
+        from audit.errors import InputError
+
+        if self.from_stdin:
+            if self._lines is None:
+                # Lines end at "\n" only (a Windows "\r" before it is dropped): a password
+                # holding U+2028 or another Unicode line break stays one line.
+                text = sys.stdin.read()
+                self._lines = [l[:-1] if l.endswith("\r") else l for l in text.split("\n")] if text else []
+                if self._lines and self._lines[-1] == "" and text.endswith("\n"):
+                    self._lines.pop()
+            if not self._lines:
+                raise InputError(f"--password-stdin: no line left on standard input for: {prompt.lower()}")
+            return self._lines.pop(0)
+        return typer.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
+
+
+def acting_account(name: str | None, passwords: Passwords, db: DbOption, *,
+                   required_for: str | None = None) -> str | None:
+    """Authenticate the ``--as`` account (None when not given) and return its
+    name as stored.  With ``required_for`` (what the command does), a
+    database with accounts refuses the command without ``--as``: it acts as
+    a signed account, never as a name typed on the command line."""
+    from audit.accounts import accounts_exist, authenticate
+    from audit.errors import PermissionDeniedError
+
+    if name is None:
+        if required_for is not None and accounts_exist(db=db):
+            raise PermissionDeniedError(f"{required_for} needs a signed-in account: --as NAME (its password is "
+                                        "asked at a prompt, or read with --password-stdin)")
+        return None
+    return authenticate(name, passwords.get(f"Password of {name}"), db=db).name

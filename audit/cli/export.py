@@ -7,8 +7,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import DbOption, echo, emit_frame as _emit
-from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
+from audit.cli._common import (
+    AsOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+)
+from audit.cli._common import emit_frame as _emit
 
 ExportsDirOption = Annotated[
     Optional[Path],
@@ -57,7 +64,7 @@ def create_cmd(
              "items (nothing written)")
         _emit(df, "table", None)
         return
-    actor = acting_account(as_, _Passwords(password_stdin), db)
+    actor = acting_account(as_, Passwords(password_stdin), db)
     echo(str(create_version(benchmark, version, policy=policy, db=db, exports_dir=exports_dir,
                             progress=sys.stderr.isatty(), actor=actor)))
 

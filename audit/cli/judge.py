@@ -11,7 +11,22 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
-    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, warn,
+    BackoffBaseOption,
+    BenchmarkOption,
+    ConcurrencyOption,
+    DbOption,
+    InputCostOption,
+    LimitOption,
+    MaxCostOption,
+    MaxRetriesOption,
+    OutputCostOption,
+    ProgressOption,
+    QuestionIdOption,
+    SubjectOption,
+    TierOption,
+    TimeoutOption,
+    echo,
+    warn,
 )
 
 if TYPE_CHECKING:

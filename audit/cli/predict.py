@@ -8,7 +8,22 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
-    BackoffBaseOption, BenchmarkOption, ConcurrencyOption, DbOption, InputCostOption, LimitOption, MaxCostOption, MaxRetriesOption, OutputCostOption, ProgressOption, QuestionIdOption, SubjectOption, TierOption, TimeoutOption, echo, warn,
+    BackoffBaseOption,
+    BenchmarkOption,
+    ConcurrencyOption,
+    DbOption,
+    InputCostOption,
+    LimitOption,
+    MaxCostOption,
+    MaxRetriesOption,
+    OutputCostOption,
+    ProgressOption,
+    QuestionIdOption,
+    SubjectOption,
+    TierOption,
+    TimeoutOption,
+    echo,
+    warn,
 )
 
 predict_app = typer.Typer(help="Run models on a benchmark through litellm (any provider or a local "

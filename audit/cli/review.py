@@ -13,8 +13,15 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo
-from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
+from audit.cli._common import (
+    AsOption,
+    BenchmarkOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+)
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -60,7 +67,7 @@ def add_cmd(
     from audit.errors import InputError
     from audit.review import add_review
 
-    actor = acting_account(as_, _Passwords(password_stdin), db, required_for="recording a verdict")
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="recording a verdict")
     who = reviewer if reviewer is not None else actor
     if who is None:
         raise InputError("say whose verdict this is: --as NAME (or --reviewer NAME on a database without accounts)")
@@ -85,7 +92,7 @@ def import_cmd(
     Once the database has accounts an import is a lead's or admin's act: --as NAME."""
     from audit.review import import_reviews
 
-    actor = acting_account(as_, _Passwords(password_stdin), db, required_for="importing verdicts")
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing verdicts")
     rows = import_reviews(path, benchmark=benchmark, actor=actor, db=db)
     b = rows[0].benchmark if rows else benchmark
     echo(f"{len(rows)} review(s) imported into {b} from {path}" + (f" by {actor}" if actor else ""))
@@ -131,7 +138,7 @@ def leads_cmd(
     to them; once accounts exist, setting them is an admin's act (--as NAME)."""
     from audit.accounts import lead_reviewers
 
-    actor = acting_account(as_, _Passwords(password_stdin), db,
+    actor = acting_account(as_, Passwords(password_stdin), db,
                            required_for="changing the lead reviewers") if set_ is not None else None
     echo(lead_reviewers(set_, actor=actor, db=db).line())
 
@@ -149,7 +156,7 @@ def required_cmd(
     from audit.review import required_reviews
 
     setting = flagged is not None or other is not None
-    actor = acting_account(as_, _Passwords(password_stdin), db,
+    actor = acting_account(as_, Passwords(password_stdin), db,
                            required_for="changing the required reviews") if setting else None
     req = required_reviews(flagged, other, actor=actor, db=db)
     echo(f"independent reviews required: Tier 1–2: {req.flagged}, other items: {req.other}")

@@ -5,9 +5,16 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.cli._common import (
+    AsOption,
+    BenchmarkOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+)
 from audit.options import label_at
-from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
 KeyOption = Annotated[Optional[str], typer.Option(
@@ -66,7 +73,7 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
         Once the database has accounts this is for admins: name yours with --as NAME."""
         from audit.sync import ls_connect
 
-        actor = acting_account(as_, _Passwords(password_stdin), db)
+        actor = acting_account(as_, Passwords(password_stdin), db)
         s = ls_connect(url, api_key, title=title, project_id=project, benchmark=benchmark, db=db, actor=actor)
         echo(f"{'created' if s.created else 'connected'} project {s.project_id} '{s.title}' at {s.url} "
              f"(as {s.user}; options up to {label_at(s.n_options)})")

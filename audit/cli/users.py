@@ -10,61 +10,18 @@ command line, in the database or in logs.
 """
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from audit.cli._common import DbOption, echo
-
-AsOption = Annotated[Optional[str], typer.Option(
-    "--as", help="The acting account (an admin here; a lead for 'audit export create'). Its password is "
-                 "asked at a prompt, or read from the first line of stdin with --password-stdin.",
-    show_default=False)]
-PasswordStdinOption = Annotated[bool, typer.Option(
-    "--password-stdin", help="Read passwords from standard input, one per line (the acting account's "
-                             "first, then the new password), instead of prompting.")]
-
-
-class _Passwords:
-    """Passwords from prompts or from stdin lines, in the order asked."""
-
-    def __init__(self, from_stdin: bool):
-        self.from_stdin = from_stdin
-        self._lines: list[str] | None = None
-
-    def get(self, prompt: str, *, confirm: bool = False) -> str:
-        from audit.errors import InputError
-
-        if self.from_stdin:
-            if self._lines is None:
-                # Lines end at "\n" only (a Windows "\r" before it is dropped): a password
-                # holding U+2028 or another Unicode line break stays one line.
-                text = sys.stdin.read()
-                self._lines = [l[:-1] if l.endswith("\r") else l for l in text.split("\n")] if text else []
-                if self._lines and self._lines[-1] == "" and text.endswith("\n"):
-                    self._lines.pop()
-            if not self._lines:
-                raise InputError(f"--password-stdin: no line left on standard input for: {prompt.lower()}")
-            return self._lines.pop(0)
-        return typer.prompt(prompt, hide_input=True, confirmation_prompt=confirm)
-
-
-def acting_account(name: str | None, passwords: _Passwords, db: DbOption, *,
-                   required_for: str | None = None) -> str | None:
-    """Authenticate the ``--as`` account (None when not given) and return its
-    name as stored.  With ``required_for`` (what the command does), a
-    database with accounts refuses the command without ``--as``: it acts as
-    a signed account, never as a name typed on the command line."""
-    from audit.errors import PermissionDeniedError
-    from audit.accounts import accounts_exist, authenticate
-
-    if name is None:
-        if required_for is not None and accounts_exist(db=db):
-            raise PermissionDeniedError(f"{required_for} needs a signed-in account: --as NAME (its password is "
-                                        "asked at a prompt, or read with --password-stdin)")
-        return None
-    return authenticate(name, passwords.get(f"Password of {name}"), db=db).name
+from audit.cli._common import (
+    AsOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+)
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
@@ -88,7 +45,7 @@ def add_cmd(
     --as ADMIN."""
     from audit.accounts import add_account
 
-    pw = _Passwords(password_stdin)
+    pw = Passwords(password_stdin)
     actor = acting_account(as_, pw, db)
     acc = add_account(name, pw.get(f"New password for {name}", confirm=True), role=role, actor=actor, db=db)
     echo(f"added account {acc.name} ({acc.role})")
@@ -114,7 +71,7 @@ def disable_cmd(
     """Disable an account: it can no longer sign in and its open sessions end.  Its verdicts stay."""
     from audit.accounts import set_disabled
 
-    pw = _Passwords(password_stdin)
+    pw = Passwords(password_stdin)
     acc = set_disabled(name, True, actor=acting_account(as_, pw, db), db=db)
     echo(f"disabled account {acc.name}")
 
@@ -128,7 +85,7 @@ def enable_cmd(
     """Enable a disabled account again."""
     from audit.accounts import set_disabled
 
-    pw = _Passwords(password_stdin)
+    pw = Passwords(password_stdin)
     acc = set_disabled(name, False, actor=acting_account(as_, pw, db), db=db)
     echo(f"enabled account {acc.name}")
 
@@ -143,7 +100,7 @@ def reset_cmd(
     password).  The account's open sessions end."""
     from audit.accounts import reset_password
 
-    pw = _Passwords(password_stdin)
+    pw = Passwords(password_stdin)
     actor = acting_account(as_, pw, db)
     acc = reset_password(name, pw.get(f"New password for {name}", confirm=True), actor=actor, db=db)
     echo(f"new password set for {acc.name}; their open sessions have ended")
