@@ -109,10 +109,6 @@ class JudgeRunSummary:
         ]
 
 
-class _Fatal(Exception):
-    """An error after which no further request makes sense (bad key, unknown model)."""
-
-
 # ---------------------------------------------------------------- the run
 
 def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, judge_name: str | None = None,
