@@ -141,6 +141,30 @@ def catalogue() -> dict[str, str]:
     return out
 
 
+def glossary_table(words: dict[str, str] | None = None, headers: tuple[str, str] = ("Term", "Meaning")) -> str:
+    """The glossary as a Markdown table, one row per term (the term, what it
+    means), so that it reads as a list of definitions rather than one run-on
+    paragraph.  ``words`` replaces the English texts (``term.*`` and
+    ``glossary.*`` keys of :func:`catalogue`) for a translated page;
+    ``headers`` names the two columns.  A ``|`` in a text is escaped.
+
+    >>> print(glossary_table().splitlines()[0])
+    | Term | Meaning |
+    >>> glossary_table().splitlines()[2]
+    '| **Key** | The answer the benchmark marks as correct. |'
+    >>> glossary_table({"term.Key": "a|b"}).splitlines()[2].startswith("| **a\\|b** |")
+    True
+    """
+    w = {**catalogue(), **(words or {})}
+
+    def cell(text: str) -> str:
+        return " ".join(str(text).split()).replace("|", "\\|")
+
+    rows = [f"| {cell(headers[0])} | {cell(headers[1])} |", "|---|---|"]
+    rows += [f"| **{cell(w['term.' + term])}** | {cell(w['glossary.' + term])} |" for term in GLOSSARY]
+    return "\n".join(rows)
+
+
 def outcome(status: str, verdict: str | None, corrected_answer: str | None, *, adjudicated: bool,
             option_label: str | None = None, words: dict[str, str] | None = None) -> str:
     """One sentence stating where an item stands ("Settled: key wrong → ག").

@@ -61,7 +61,7 @@ def test_missing_string_falls_back_to_english(monkeypatch):
 def test_outcome_sentence_in_each_language():
     assert words.outcome("done", "key_wrong", "C", adjudicated=False, option_label="ག") == "Settled: key wrong → ག"
     zh = words.outcome("done", "key_wrong", "C", adjudicated=True, words=i18n.words("zh-Hans"))
-    assert zh == "组长已裁决: 答案错误 → C"
+    assert zh == "已由组长定论: 标准答案错误 → C"
     assert words.outcome("needs_second_review", None, None, adjudicated=False,
                          words=i18n.words("bo")) == i18n.translate("outcome.needs_second_review", "bo")
 

@@ -145,8 +145,8 @@ def typography() -> None:
 def glossary() -> None:
     """The short glossary (plain words for the terms reviewers meet)."""
     with st.sidebar.expander(t("common.glossary")):
-        st.markdown("\n".join(f"**{t('term.' + term)}** — {t('glossary.' + term)}"
-                              for term in audit.words.GLOSSARY))
+        st.markdown(audit.words.glossary_table(i18n.words(lang()),
+                                               headers=(t("common.glossary_term"), t("common.glossary_meaning"))))
 
 
 # ---------------------------------------------------------------- calls

@@ -7,7 +7,7 @@ from audit.words import catalogue as _words
 DRAFT = False
 
 UI: dict[str, str] = {
-    # --- issue 21: sign-in, session, menu, admin page, lead's flow (the bo strings await a native speaker's review)
+    # sign-in, session, menu, admin page, lead's flow
     'app.db_error': 'The database could not be opened: {error}',
     'app.demo': '**Demo data.** This workbench is open on the synthetic demo database. Verdicts saved here are not about a real benchmark; import one with `audit import …` to start real work.',
     'app.demo_accounts': 'Demo accounts (name / password): {accounts}.',
@@ -151,7 +151,6 @@ UI: dict[str, str] = {
     'policy_desc.double-reviewed': 'Like default, but a settlement counts only when at least two distinct reviewers reviewed the item or a lead adjudicated it (single-review settlements of low-tier items keep the original key).',
     'policy_desc.original': 'The original keys, unchanged: no correction, no exclusion (version 1.0).',
     'queue.progress_sep': '; ',
-    # --- end of issue 21 block
     # language switch and shared pieces
     "lang.label": "Interface language",
     "lang.draft": "Chinese and Tibetan wording is a draft awaiting review by native speakers.",
@@ -161,6 +160,8 @@ UI: dict[str, str] = {
     "common.no_benchmark": ("The database holds no benchmark yet. Import one with `audit import …`, "
                             "or start with the demo: `audit demo`."),
     "common.glossary": "Glossary",
+    "common.glossary_term": "Term",
+    "common.glossary_meaning": "Meaning",
     # queue
     "queue.title": "Review queue",
     "queue.tier": "Tier",
@@ -344,11 +345,11 @@ UI: dict[str, str] = {
 
 MESSAGES: dict[str, str] = {**_words(), **UI}
 
-# issue 19: evidence and impact words
+# Evidence and impact words
 from audit.review import EVIDENCE_WORDS  # noqa: E402  (the item page's reasons: the library's English sentences)
 
 MESSAGES.update(EVIDENCE_WORDS)
-# issue 21: the judge stage's sentences of reading (the library's English wording, translated by key)
+# The judge stage's sentences of reading (the library's English wording, translated by key)
 from audit.judge import READING_WORDS  # noqa: E402
 
 MESSAGES.update(READING_WORDS)
@@ -370,7 +371,7 @@ MESSAGES.update({
     "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
 })
 
-# issue 21: dashboards
+# Dashboards
 MESSAGES.update({
     "dash.bucket_incomplete": "Set aside",
     "dash.bucket_multi_answer": "Several right answers",
@@ -380,7 +381,7 @@ MESSAGES.update({
     "dash.kappa_value_noci": "kappa {k} (no interval), {n} items reviewed twice",
 })
 
-# The column headers of the Judges page's tables (issue 21: every table header in the interface's language).
+# The column headers of the Judges page's tables (every table header in the interface's language).
 MESSAGES.update({
     "column.accuracy_high": 'Highest likely accuracy (%)',
     "column.accuracy_low": 'Lowest likely accuracy (%)',
