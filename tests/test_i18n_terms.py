@@ -101,3 +101,17 @@ def test_the_glossary_is_a_table_of_the_table_words(lang):
     assert lines[1] == "|---|---|" and len(lines) == 2 + len(words.GLOSSARY)
     assert all(line.startswith("| ") and line.endswith(" |") and line.count(" | ") == 1 for line in lines[2:])
     assert f"**{terms.term('answer_key').word(lang) if lang != 'en' else 'Key'}**" in table
+
+
+def test_tlue_subjects_read_in_tibetan_in_the_tibetan_interface():
+    from tests.conftest import SHARED_DATA
+    from workbench.subjects import CMMLU_BO, CMMLU_BO_DRAFT, CMMLU_ZH, subject_name
+
+    assert set(CMMLU_BO) == set(CMMLU_ZH) and len(CMMLU_BO) == 67 and CMMLU_BO_DRAFT is True
+    tlue = SHARED_DATA / "tlue_subset670"
+    codes = sorted(p.stem for p in tlue.glob("*.jsonl")) if tlue.exists() else sorted(CMMLU_BO)
+    for code in codes:
+        name = subject_name(code, "bo")
+        assert re.fullmatch(r"[\u0f00-\u0fff]+", name), (code, name)     # Tibetan only: no 农学, no code
+        assert subject_name(code, "zh-Hans") == CMMLU_ZH[code]
+    assert len(set(CMMLU_BO.values())) == len(CMMLU_BO), "two subjects with one Tibetan name"
