@@ -142,7 +142,7 @@ def catalogue() -> dict[str, str]:
 
 
 def glossary_table(words: dict[str, str] | None = None, headers: tuple[str, str] = ("Term", "Meaning")) -> str:
-    """The glossary as a Markdown table, one row per term (the term, what it
+    r"""The glossary as a Markdown table, one row per term (the term, what it
     means), so that it reads as a list of definitions rather than one run-on
     paragraph.  ``words`` replaces the English texts (``term.*`` and
     ``glossary.*`` keys of :func:`catalogue`) for a translated page;
@@ -152,8 +152,8 @@ def glossary_table(words: dict[str, str] | None = None, headers: tuple[str, str]
     | Term | Meaning |
     >>> glossary_table().splitlines()[2]
     '| **Key** | The answer the benchmark marks as correct. |'
-    >>> glossary_table({"term.Key": "a|b"}).splitlines()[2].startswith("| **a\\|b** |")
-    True
+    >>> glossary_table({"term.Key": "a|b"}).splitlines()[2][:12]
+    '| **a\\|b** |'
     """
     w = {**catalogue(), **(words or {})}
 
