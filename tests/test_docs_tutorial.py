@@ -31,14 +31,15 @@ def test_tutorial_runs_end_to_end(tmp_path):
     assert "670 items, 5 models" in out
     assert "Tier 1          3" in out
     queue = out[out.index("position"):].splitlines()[1:4]  # the queue's first three rows
-    assert sorted(row.split()[1] for row in queue) == ["agronomy3", "virology2", "world_history5"], queue
-    assert "disputed: world_history5" in out
+    assert sorted(row.split()[1] for row in queue) == ["high_school_mathematics7", "sociology2", "virology2"], queue
+    assert "disputed: sociology2" in out
     assert "(adjudication)" in out
     assert "2 corrected, 0 excluded, 668 unchanged, 3 reviewed of 670 items" in out
     exported = work / "tlue-exports" / "tlue" / "1.1"
     manifest = json.loads((exported / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["version"] == "1.1"
-    answers = {json.loads(line)["loc"]: json.loads(line)["answer"]
-               for line in (exported / "agronomy.jsonl").read_text(encoding="utf-8").splitlines()}
-    assert answers["agronomy3"] == "A"
+    for subject, loc in (("high_school_mathematics", "high_school_mathematics7"), ("sociology", "sociology2")):
+        answers = {json.loads(line)["loc"]: json.loads(line)["answer"]
+                   for line in (exported / f"{subject}.jsonl").read_text(encoding="utf-8").splitlines()}
+        assert answers[loc] == "C", loc
     assert (work / "tlue-report.md").read_text(encoding="utf-8").strip()

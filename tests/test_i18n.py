@@ -64,7 +64,7 @@ def test_missing_string_falls_back_to_english(monkeypatch):
 def test_outcome_sentence_in_each_language():
     assert i18n.outcome("done", "key_wrong", "C", adjudicated=False, option_label="ག") == "Settled: key wrong → ག"
     zh = i18n.outcome("done", "key_wrong", "C", adjudicated=True, lang="zh-Hans")
-    assert zh == "组长已裁决: 答案错误 → C"
+    assert zh == "已由组长定论: 标准答案错误 → C"
     assert i18n.outcome("needs_second_review", None, None, adjudicated=False,
                         lang="bo") == i18n.translate("outcome.needs_second_review", "bo")
 

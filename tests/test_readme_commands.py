@@ -125,6 +125,14 @@ def test_readme_code_blocks_run(tmp_path):
     # what the quick start says it does
     assert (work / "exports" / "demo" / "1.1" / "DATASHEET.md").exists()
     assert "review 1 saved: demo/bo-multiplication-016 key_wrong" in r.stdout
+    assert "review 2 saved: demo/bo-multiplication-016 key_wrong" in r.stdout
+    # the quick start exports a version that corrects the key the two reviewers agree on
+    assert "created demo 1.1 (parent 1.0, policy 'default'): 1 corrected" in r.stdout, r.stdout[-2000:]
+    import json
+
+    exported = (work / "exports" / "demo" / "1.1" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["answer"] for line in exported
+            if json.loads(line)["id"] == "bo-multiplication-016"] == ["A"]    # 55 × 42 = 2310, option A
     assert "'items': 300" in r.stdout  # the Python example
 
 

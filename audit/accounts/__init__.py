@@ -50,29 +50,18 @@ audit.errors.SignInError: the name or the password is not right
 from audit.accounts._language import UI_LANGUAGES, get_user_language, set_user_language
 from audit.accounts._leads import LeadReviewers, get_leads, is_lead, leads_from
 from audit.accounts._manage import (
-    add_account, lead_reviewers, list_accounts, reset_password, set_disabled, set_leads, set_role,
+    add_account,
+    lead_reviewers,
+    list_accounts,
+    reset_password,
+    set_disabled,
+    set_leads,
+    set_role,
 )
-from audit.accounts._roles import (
-    account_role,
-    effective_role,
-    may_adjudicate,
-    require_role,
-)
-from audit.accounts._sessions import (
-    check_session_key,
-    end_sessions,
-    issue_session,
-    session_key_path,
-    verify_session,
-)
+from audit.accounts._roles import account_role, effective_role, may_adjudicate, require_role
+from audit.accounts._sessions import check_session_key, end_sessions, issue_session, session_key_path, verify_session
 from audit.accounts._signin import authenticate, verify_password
-from audit.accounts._table import (
-    ROLES,
-    Account,
-    account_from,
-    accounts_exist,
-    has_accounts,
-)
+from audit.accounts._table import ROLES, Account, account_from, accounts_exist, has_accounts
 
 __all__ = [
     "ROLES", "Account", "add_account", "list_accounts", "set_disabled", "reset_password", "set_role",

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 from audit._util.text import clean_name
 from audit.accounts._leads import is_lead, leads_from
-from audit.accounts._table import (
-    _RANK,
-    ROLE_LABELS,
-    account_from,
-    has_accounts,
-)
+from audit.accounts._table import _RANK, ROLE_LABELS, account_from, has_accounts
 from audit.errors import PermissionDeniedError
 from audit.store import DbPath, connect
 

@@ -8,18 +8,7 @@ from typing import Any
 
 import typer
 
-from audit.cli import (
-    analyze,
-    demo,
-    export,
-    ingest,
-    judge,
-    models,
-    predict,
-    review,
-    sync,
-    users,
-)
+from audit.cli import analyze, demo, export, ingest, judge, models, predict, review, sync, users
 from audit.cli._common import DbOption
 from audit.errors import AuditError
 

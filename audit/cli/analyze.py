@@ -57,12 +57,7 @@ def analyze_cmd(
     the key is wrong (see the documentation: how-to/key-error-score.md, "How to
     read a tier and a score").
     """
-    from audit.analyze import (
-        OTHER_BUCKETS,
-        TIER_NAMES,
-        TIER_NAMES_TLUE4,
-        analyze_benchmark,
-    )
+    from audit.analyze import OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
 
     summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
                       incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())

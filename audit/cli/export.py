@@ -7,14 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import (
-    AsOption,
-    DbOption,
-    Passwords,
-    PasswordStdinOption,
-    acting_account,
-    echo,
-)
+from audit.cli._common import AsOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
 from audit.cli._common import emit_frame as _emit
 
 ExportsDirOption = Annotated[

@@ -13,15 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import (
-    AsOption,
-    BenchmarkOption,
-    DbOption,
-    Passwords,
-    PasswordStdinOption,
-    acting_account,
-    echo,
-)
+from audit.cli._common import AsOption, BenchmarkOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 

@@ -5,15 +5,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from audit.cli._common import (
-    AsOption,
-    BenchmarkOption,
-    DbOption,
-    Passwords,
-    PasswordStdinOption,
-    acting_account,
-    echo,
-)
+from audit.cli._common import AsOption, BenchmarkOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
 from audit.options import label_at
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]

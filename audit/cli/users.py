@@ -14,14 +14,7 @@ from typing import Annotated
 
 import typer
 
-from audit.cli._common import (
-    AsOption,
-    DbOption,
-    Passwords,
-    PasswordStdinOption,
-    acting_account,
-    echo,
-)
+from audit.cli._common import AsOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:

@@ -10,10 +10,10 @@ changelog, exclusion lists), :mod:`~audit.export._manifest`,
 accuracy under a policy: the one implementation),
 :mod:`~audit.export._diff`, :mod:`~audit.export._listing`.
 """
+from audit.export._archive import release_name, release_zip
 from audit.export._corrected import accuracy_comparison, corrected_key_accuracy, corrected_keys, report_section
 from audit.export._create import VersionSummary, create_version, exports_root, preview_version
 from audit.export._diff import diff_versions
-from audit.export._archive import release_name, release_zip
 from audit.export._listing import list_versions
 from audit.export._manifest import read_manifest, verify_version
 from audit.export._names import validate_benchmark, validate_version

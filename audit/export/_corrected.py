@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from audit.analyze import model_metrics
-from audit.analyze import latest_run_models
+from audit.analyze import latest_run_models, model_metrics
 from audit.export._derive import derive_items
 from audit.export._policy import Policy, get_policy
 from audit.store import DbPath, connect

@@ -36,6 +36,7 @@ import duckdb
 import pandas as pd
 
 from audit._util.version import __version__
+from audit.accounts import require_role
 from audit.analyze import find_latest_run
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export._corrected import accuracy_comparison, keys_from_items
@@ -56,9 +57,7 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
-from audit.accounts import require_role
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction, unregister
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
 #: Benchmarks whose native format is TLUE JSONL (``benchmarks.source``).

@@ -6,8 +6,7 @@ import pandas as pd
 
 from audit.errors import NotFoundError
 from audit.export._names import validate_benchmark, validate_version
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 DIFF_COLUMNS = ["question_id", "subject", "change", "key_a", "key_b", "included_a", "included_b",
                 "exclusion_list_b", "verdict_b"]

@@ -7,8 +7,7 @@ import pandas as pd
 
 from audit.export._manifest import verify_version
 from audit.export._names import validate_benchmark, version_key
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 LIST_COLUMNS = ["version", "parent", "policy", "created_at", "n_items", "n_corrected", "n_excluded",
                 "n_unchanged", "n_reviewed", "data_sha256", "path", "on_disk"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from audit.errors import InputError
 from audit._util.names import BENCHMARK_PATTERN, validate_benchmark
+from audit.errors import InputError
 
 __all__ = ["BENCHMARK_PATTERN", "validate_benchmark", "validate_version", "version_key", "ORIGINAL_VERSION"]
 

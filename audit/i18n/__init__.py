@@ -16,11 +16,20 @@ is signed in, saved with the account
 """
 from audit.i18n import bo, en, zh_Hans
 from audit.i18n._catalogue import (
-    CATALOGUES, DEFAULT, K_LANG, LANGUAGES, catalogue, from_accept_language, humanise, label, messages, outcome,
+    CATALOGUES,
+    DEFAULT,
+    K_LANG,
+    LANGUAGES,
+    catalogue,
+    from_accept_language,
+    humanise,
+    label,
+    messages,
+    outcome,
     translate,
 )
 
 __all__ = [
     "LANGUAGES", "CATALOGUES", "DEFAULT", "K_LANG", "translate", "label", "outcome", "messages", "catalogue",
-    "humanise", "from_accept_language", "en", "bo", "zh_Hans",
+    "humanise", "from_accept_language", "glossary_table", "en", "bo", "zh_Hans",
 ]

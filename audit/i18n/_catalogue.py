@@ -2,9 +2,8 @@
 of a stored code, :func:`outcome` of an item, the browser's language."""
 from __future__ import annotations
 
-from types import ModuleType
-
 import re
+from types import ModuleType
 
 from audit.i18n import bo, en, zh_Hans
 
@@ -114,3 +113,23 @@ def outcome(status: str, verdict: str | None, corrected_answer: str | None, *, a
         return f"{head}: {what}"
     key = f"outcome.{status}"
     return translate(key, lang) if key in en.MESSAGES else humanise(status)
+
+
+def glossary_table(lang: str = "en", headers: tuple[str, str] = ("Term", "Meaning")) -> str:
+    r"""The glossary as a Markdown table, one row per term (the term, what it
+    means) in ``lang``, so that it reads as a list of definitions rather than
+    one run-on paragraph; ``headers`` names the two columns.  A ``|`` in a
+    text is escaped.
+
+    >>> print(glossary_table().splitlines()[0])
+    | Term | Meaning |
+    >>> glossary_table().splitlines()[2]
+    '| **Key** | The answer the benchmark marks as correct. |'
+    """
+    def cell(text: str) -> str:
+        return " ".join(str(text).split()).replace("|", "\\|")
+
+    rows = [f"| {cell(headers[0])} | {cell(headers[1])} |", "|---|---|"]
+    rows += [f"| **{cell(translate('term.' + term, lang))}** | {cell(translate('glossary.' + term, lang))} |"
+             for term in en.GLOSSARY]
+    return "\n".join(rows)

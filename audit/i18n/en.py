@@ -241,7 +241,7 @@ CHOICES: dict[str, str] = {
 }
 
 UI: dict[str, str] = {
-    # --- sign-in, session, menu, admin page, lead's flow (the bo strings await a native speaker's review)
+    # sign-in, session, menu, admin page, lead's flow
     'app.db_error': 'The database could not be opened: {error}',
     'app.demo': '**Demo data.** This workbench is open on the synthetic demo database. Verdicts saved here are not about a real benchmark; import one with `audit import …` to start real work.',
     'app.demo_accounts': 'Demo accounts (name / password): {accounts}.',
@@ -385,7 +385,6 @@ UI: dict[str, str] = {
     'policy_desc.double-reviewed': 'Like default, but a settlement counts only when at least two distinct reviewers reviewed the item or a lead adjudicated it (single-review settlements of low-tier items keep the original key).',
     'policy_desc.original': 'The original keys, unchanged: no correction, no exclusion (version 1.0).',
     'queue.progress_sep': '; ',
-    # --- end of block
     # language switch and shared pieces
     "lang.label": "Interface language",
     "lang.draft": "Chinese and Tibetan wording is a draft awaiting review by native speakers.",
@@ -395,6 +394,8 @@ UI: dict[str, str] = {
     "common.no_benchmark": ("The database holds no benchmark yet. Import one with `audit import …`, "
                             "or start with the demo: `audit demo`."),
     "common.glossary": "Glossary",
+    "common.glossary_term": "Term",
+    "common.glossary_meaning": "Meaning",
     # queue
     "queue.title": "Review queue",
     "queue.tier": "Tier",
@@ -594,7 +595,7 @@ UI.update({
     "dash.col_items": "items", "dash.col_expected": "expected wrong keys",
 })
 
-# dashboards
+# Dashboards
 UI.update({
     "dash.bucket_incomplete": "Set aside",
     "dash.bucket_multi_answer": "Several right answers",

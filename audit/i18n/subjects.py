@@ -1,11 +1,15 @@
 """Plain subject names for the interface: never a code such as
-``high_school_chemistry``.  In Chinese (and, until a native speaker gives
-Tibetan names, in Tibetan) a CMMLU subject shows the Chinese name CMMLU
-itself uses (``name_en2zh`` of github.com/haonan-li/CMMLU); every other
-code becomes words ("High school chemistry").
+``high_school_chemistry``.  In Chinese a CMMLU subject shows the Chinese name
+CMMLU itself uses (``name_en2zh`` of github.com/haonan-li/CMMLU); in Tibetan
+one of TLUE's 67 subjects (the same codes: TLUE was translated from CMMLU)
+shows its Tibetan name from :data:`CMMLU_BO` — a **draft** that no native
+speaker has checked yet; every other code becomes words ("High school
+chemistry").
 
 >>> subject_name("high_school_chemistry", "en"), subject_name("high_school_chemistry", "zh-Hans")
 ('High school chemistry', '高中化学')
+>>> subject_name("agronomy", "bo"), subject_name("world_history", "bo")
+('ཞིང་ལས་རིག་པ', 'འཛམ་གླིང་ལོ་རྒྱུས')
 >>> subject_name("Tibetan grammar", "bo"), subject_name(None, "en")
 ('Tibetan grammar', '')
 """
@@ -37,13 +41,57 @@ CMMLU_ZH: dict[str, str] = {
 }
 
 
+#: Tibetan names of TLUE's subjects (the CMMLU codes).  DRAFT: written without
+#: a native speaker; the words follow those TLUE's own Tibetan items use where
+#: they have one (སྐར་དཔྱད "astronomical observation", ནད་དུག "virus", སེམས་ཁམས་རིག་པ
+#: "psychology", ལྟ་གྲུབ "philosophy", འཚོ་བཅུད "nutrition", རྩིས་ཁྲ "accounting",
+#: གསར་འགྱུར "news", ཆུ་དཔྱད "hydrology", ཕྱི་འབྲེལ "foreign affairs", རྒྱུན་ཤེས
+#: "common knowledge").  "High school" is མཐོ་འབྲིང and "college" སློབ་ཆེན.
+CMMLU_BO_DRAFT = True
+CMMLU_BO: dict[str, str] = {
+    "agronomy": "ཞིང་ལས་རིག་པ", "anatomy": "ལུས་གཤག་རིག་པ", "ancient_chinese": "རྒྱ་ཡིག་རྙིང་པ",
+    "arts": "སྒྱུ་རྩལ་རིག་པ", "astronomy": "སྐར་དཔྱད་རིག་པ", "business_ethics": "ཚོང་ལས་ཀུན་སྤྱོད",
+    "chinese_civil_service_exam": "ཀྲུང་གོའི་གཞུང་ལས་བྱེད་པའི་འདེམས་རྒྱུགས",
+    "chinese_driving_rule": "ཀྲུང་གོའི་ཁ་ལོ་བའི་སྒྲིག་སྲོལ", "chinese_food_culture": "ཀྲུང་གོའི་བཟའ་བཏུང་རིག་གནས",
+    "chinese_foreign_policy": "ཀྲུང་གོའི་ཕྱི་འབྲེལ་སྲིད་ཇུས", "chinese_history": "ཀྲུང་གོའི་ལོ་རྒྱུས",
+    "chinese_literature": "ཀྲུང་གོའི་རྩོམ་རིག", "chinese_teacher_qualification": "ཀྲུང་གོའི་དགེ་རྒན་ཁྱད་ཚད",
+    "clinical_knowledge": "ནད་གསོའི་ལག་ལེན་ཤེས་བྱ", "college_actuarial_science": "སློབ་ཆེན་ཉེན་སྲུང་རྩིས་རིག",
+    "college_education": "སློབ་ཆེན་སློབ་གསོ་རིག་པ", "college_engineering_hydrology": "སློབ་ཆེན་བཟོ་སྐྲུན་ཆུ་དཔྱད",
+    "college_law": "སློབ་ཆེན་ཁྲིམས་ལུགས", "college_mathematics": "སློབ་ཆེན་གྲངས་རིག",
+    "college_medical_statistics": "སློབ་ཆེན་གསོ་རིག་སྡོམ་རྩིས", "college_medicine": "སློབ་ཆེན་གསོ་རིག",
+    "computer_science": "རྩིས་འཁོར་ཚན་རིག", "computer_security": "རྩིས་འཁོར་བདེ་འཇགས",
+    "conceptual_physics": "དངོས་ལུགས་རིག་པའི་གོ་དོན", "construction_project_management": "འཛུགས་སྐྲུན་ལས་གཞིའི་དོ་དམ",
+    "economics": "དཔལ་འབྱོར་རིག་པ", "education": "སློབ་གསོ་རིག་པ", "electrical_engineering": "གློག་ཤུགས་བཟོ་སྐྲུན",
+    "elementary_chinese": "སློབ་ཆུང་རྒྱ་ཡིག", "elementary_commonsense": "སློབ་ཆུང་རྒྱུན་ཤེས",
+    "elementary_information_and_technology": "སློབ་ཆུང་ཆ་འཕྲིན་ལག་རྩལ", "elementary_mathematics": "གཞི་རིམ་གྲངས་རིག",
+    "ethnology": "མི་རིགས་རིག་པ", "food_science": "བཟའ་བཅའི་ཚན་རིག", "genetics": "རྒྱུད་འཛིན་རིག་པ",
+    "global_facts": "འཛམ་གླིང་གི་དོན་དངོས", "high_school_biology": "མཐོ་འབྲིང་སྐྱེ་དངོས་རིག་པ",
+    "high_school_chemistry": "མཐོ་འབྲིང་རྫས་འགྱུར་རིག་པ", "high_school_geography": "མཐོ་འབྲིང་ས་ཁམས་རིག་པ",
+    "high_school_mathematics": "མཐོ་འབྲིང་གྲངས་རིག", "high_school_physics": "མཐོ་འབྲིང་དངོས་ལུགས་རིག་པ",
+    "high_school_politics": "མཐོ་འབྲིང་ཆབ་སྲིད", "human_sexuality": "མིའི་ཕོ་མོའི་ཤེས་བྱ",
+    "international_law": "རྒྱལ་སྤྱིའི་ཁྲིམས་ལུགས", "journalism": "གསར་འགྱུར་རིག་པ", "jurisprudence": "ཁྲིམས་ཀྱི་གཞུང་ལུགས",
+    "legal_and_moral_basis": "ཁྲིམས་ལུགས་དང་ཀུན་སྤྱོད་ཀྱི་གཞི་རྩ", "logical": "རྟགས་རིག",
+    "machine_learning": "འཕྲུལ་ཆས་སློབ་སྦྱོང", "management": "དོ་དམ་རིག་པ", "marketing": "ཚོང་རའི་གཉེར་སྐྱོང",
+    "marxist_theory": "མར་ཁེ་སིའི་རིང་ལུགས་ཀྱི་གཞུང་ལུགས", "modern_chinese": "དེང་རབས་རྒྱ་སྐད",
+    "nutrition": "འཚོ་བཅུད་རིག་པ", "philosophy": "ལྟ་གྲུབ་རིག་པ", "professional_accounting": "ཆེད་ལས་རྩིས་ཁྲ",
+    "professional_law": "ཆེད་ལས་ཁྲིམས་རིག", "professional_medicine": "ཆེད་ལས་གསོ་རིག",
+    "professional_psychology": "ཆེད་ལས་སེམས་ཁམས་རིག་པ", "public_relations": "སྤྱི་པའི་འབྲེལ་བ",
+    "security_study": "བདེ་འཇགས་ཞིབ་འཇུག", "sociology": "སྤྱི་ཚོགས་རིག་པ", "sports_science": "ལུས་རྩལ་ཚན་རིག",
+    "traditional_chinese_medicine": "རྒྱ་སྨན་དང་སྨན་རྫས", "virology": "ནད་དུག་རིག་པ",
+    "world_history": "འཛམ་གླིང་ལོ་རྒྱུས", "world_religions": "འཛམ་གླིང་ཆོས་ལུགས",
+}
+assert set(CMMLU_BO) == set(CMMLU_ZH)
+
+
 def subject_name(code: str | None, lang: str) -> str:
     """The subject ``code`` as a reader of ``lang`` should see it."""
     if not code:
         return ""
     key = str(code).strip()
-    if lang in ("zh-Hans", "bo") and key.lower() in CMMLU_ZH:
+    if lang == "zh-Hans" and key.lower() in CMMLU_ZH:
         return CMMLU_ZH[key.lower()]
+    if lang == "bo" and key.lower() in CMMLU_BO:
+        return CMMLU_BO[key.lower()]
     if "_" in key and " " not in key:
         words = key.replace("_", " ").strip()
         return words[:1].upper() + words[1:]

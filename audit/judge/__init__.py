@@ -1,13 +1,29 @@
 """LLM judges: prompt, strict reply parsing, runs through litellm, storage,
 import of methodology judge files and published detector verdicts, bias
 analysis and judge panels."""
-from audit.judge._bias import AccuracyReport, BiasReport, bias_vs_accuracy, judge_bias, ratio_test
-from audit.judge._bias import render_reading, render_readings
+from audit.judge._bias import (
+    AccuracyReport,
+    BiasReport,
+    bias_vs_accuracy,
+    judge_bias,
+    ratio_test,
+    render_reading,
+    render_readings,
+)
 from audit.judge._detectors import DetectorImportSummary, import_detectors, judge_reliability
 from audit.judge._import import JudgeImportSummary, import_judge
 from audit.judge._panel import (
-    REPORT_TITLE_KEYS, JudgeAgreement, JudgeSets, PanelResult, agreement_report, judge_agreement, judge_scenarios,
-    panel_verdict, report_sections, run_panel, save_panel,
+    REPORT_TITLE_KEYS,
+    JudgeAgreement,
+    JudgeSets,
+    PanelResult,
+    agreement_report,
+    judge_agreement,
+    judge_scenarios,
+    panel_verdict,
+    report_sections,
+    run_panel,
+    save_panel,
 )
 from audit.judge._parse import ParsedVerdict, parse_reply
 from audit.judge._prompt import JudgePrompt, default_prompt, load_prompt, prompt_version

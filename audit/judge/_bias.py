@@ -40,15 +40,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from audit.i18n import en
-from audit.store import resolves_benchmark
-from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
-from audit.analyze import latest_run_models
-from audit.analyze import wilson_interval
+from audit.analyze import QUESTIONS_SQL, latest_run_models, model_set, usable_predictions_sql, wilson_interval
 from audit.errors import InputError, NotFoundError
+from audit.i18n import en
 from audit.judge._store import judge_family, resolve_prompt_version
-from audit.store import connect, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolves_benchmark, unregister
 
 
 def ratio_test(x_only: int, y_only: int, confidence: float = 0.95) -> dict:

@@ -40,7 +40,8 @@ import pyarrow as pa
 
 from audit._util.files import read_table
 from audit.errors import InputError
-from audit.ingest import link_by_text, norm_text_sql as _norm_sql
+from audit.ingest import link_by_text
+from audit.ingest import norm_text_sql as _norm_sql
 from audit.judge import _store as jstore
 from audit.store import DbPath, connect, transaction, unregister
 

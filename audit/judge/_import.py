@@ -37,8 +37,7 @@ from pathlib import Path
 from audit.errors import InputError, NotFoundError
 from audit.judge import _store as jstore
 from audit.judge._parse import ReplyError, verdict_from_object
-from audit.store import connect, transaction
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction
 
 IMPORTED_VERSION = "imported"
 _SHOW = 5

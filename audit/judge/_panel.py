@@ -25,14 +25,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.store import resolves_benchmark
-from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa
-from audit.analyze import latest_run_models
-from audit.i18n import en
-from audit.judge._bias import render_readings
+from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa, latest_run_models
 from audit.errors import InputError, NotFoundError
+from audit.i18n import en
 from audit.judge import _store as jstore
-from audit.store import DbPath, connect, transaction, unregister
+from audit.judge._bias import render_readings
+from audit.store import DbPath, connect, resolves_benchmark, transaction, unregister
 
 NONE_LABEL = "none"
 
@@ -229,8 +227,7 @@ def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, pro
     """Scenario table with "exclude judge-disputed" and "exclude Tier 1–2 ∪
     judge-disputed" (via ``analyze.scenario_table(extra_exclusions=…)``) and
     the set sizes |Tier 1–2|, |judge|, |∩|, |∪| with shares."""
-    from audit.analyze import scenario_table
-    from audit.analyze import latest_run
+    from audit.analyze import latest_run, scenario_table
 
     judge_set = jstore.disputed_ids(benchmark, judge, prompt_version=prompt_version, db=db)
     with connect(db, read_only=True) as con:

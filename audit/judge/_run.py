@@ -50,16 +50,22 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit.store import benchmark_name
+from audit._util.redact import redact
 from audit.judge import _store as jstore
 from audit.judge._parse import ParsedVerdict, parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
 from audit.llm import (
-    CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts, reply_problem, safe_url,
+    CallRunner,
+    RunOptions,
+    check_selection,
+    claim_run,
+    correct_stale_runs,
+    message_parts,
+    reply_problem,
+    safe_url,
     usage_lines,
 )
-from audit._util.redact import redact
-from audit.store import DbPath, connect, transaction
+from audit.store import DbPath, benchmark_name, connect, transaction
 
 #: Seconds per request when the options do not say.
 DEFAULT_TIMEOUT = 60.0

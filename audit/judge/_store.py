@@ -13,11 +13,9 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
-from audit.llm import update_run as update_run_row
-from audit.store import resolves_benchmark
 from audit.errors import NotFoundError
-from audit.store import connect, unregister
-from audit.store import DbPath
+from audit.llm import update_run as update_run_row
+from audit.store import DbPath, connect, resolves_benchmark, unregister
 
 VERDICT_COLUMNS = (
     "benchmark", "question_id", "judge", "prompt_version", "answer_key_correct", "correct_answer",

@@ -18,7 +18,6 @@ from typing import Any, Iterable, Sequence
 
 from audit.errors import InputError
 
-
 # BCP-47 primary subtags of the benchmark languages, named in English (prompts
 # name the language so that the model knows what it reads).
 LANGUAGES: dict[str, str] = {

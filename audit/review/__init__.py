@@ -1,25 +1,9 @@
 """Expert review: append-only verdicts, settlement, the triage queue, the
 item view, the campaign (queue entry, assignments), reviewer agreement,
 dashboard data and the key-error evidence that verdicts update."""
-from audit.review._agreement import (
-    MIN_KAPPA_ITEMS,
-    ReviewerAgreement,
-    reviewer_agreement,
-)
-from audit.review._campaign import (
-    QueueEntry,
-    assign,
-    get_queue_entry,
-    list_assignments,
-    set_queue_entry,
-    unassign,
-)
-from audit.review._dashboard import (
-    list_benchmarks,
-    progress_by_reviewer,
-    progress_by_subject,
-    tier_by_subject,
-)
+from audit.review._agreement import MIN_KAPPA_ITEMS, ReviewerAgreement, reviewer_agreement
+from audit.review._campaign import QueueEntry, assign, get_queue_entry, list_assignments, set_queue_entry, unassign
+from audit.review._dashboard import list_benchmarks, progress_by_reviewer, progress_by_subject, tier_by_subject
 from audit.review._evidence import (
     calibration,
     chance_words,
@@ -76,12 +60,7 @@ from audit.review._record import (
     review_problems,
 )
 from audit.review._rescoring import RescoreSummary, rescore_benchmark
-from audit.review._settings import (
-    RequiredReviews,
-    get_required_reviews,
-    required_reviews,
-    set_required_reviews,
-)
+from audit.review._settings import RequiredReviews, get_required_reviews, required_reviews, set_required_reviews
 from audit.review._status import STATUSES, review_status, settled_verdicts
 from audit.review.summary import REVIEWER_SUMMARY_CTES
 

@@ -46,23 +46,10 @@ from audit._util.clock import to_utc
 from audit._util.files import nfc
 from audit._util.text import clean_name, clean_text
 from audit._util.version import __version__
-from audit.accounts import (
-    account_from,
-    has_accounts,
-    leads_from,
-    may_adjudicate,
-    require_role,
-)
+from audit.accounts import account_from, has_accounts, leads_from, may_adjudicate, require_role
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.options import normalize_label
-from audit.store import (
-    DbPath,
-    connect,
-    defaults_benchmark,
-    resolves_benchmark,
-    transaction,
-    unregister,
-)
+from audit.store import DbPath, connect, defaults_benchmark, resolves_benchmark, transaction, unregister
 from audit.store.records import Review
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 

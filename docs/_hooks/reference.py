@@ -264,15 +264,16 @@ def _catalogue(lang: str) -> dict[str, str]:
 
 def terms_markdown(lang: str) -> str:
     """The verdict buttons, their keys and help, and the causes, in the words
-    the workbench shows in *lang* (its catalogue in audit/i18n/)."""
+    the workbench shows in *lang* (its catalogue in audit/i18n/) — the
+    words a reviewer reads, never the stored codes."""
     t = _catalogue(lang)
     key, button, meaning = HEADERS[lang]
     rows = [f"| {key} | {button} | {meaning} |", "|---|---|---|"]
     for b, h, k in TERMS:
         rows.append(f"| **{k}** | {_escape(t[b])} | {_escape(t[h])} |")
     rows.append("")
-    rows.append(f"| `cause` | {_escape(t['item.cause'])} |")
-    rows.append("|---|---|")
+    rows.append(f"| {_escape(t['item.cause'])} |")
+    rows.append("|---|")
     for c in CAUSES:
-        rows.append(f"| `{c}` | {_escape(t['cause.' + c])} |")
+        rows.append(f"| {_escape(t['cause.' + c])} |")
     return "\n".join(rows) + "\n"

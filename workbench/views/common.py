@@ -142,8 +142,7 @@ def typography() -> None:
 def glossary() -> None:
     """The short glossary (plain words for the terms reviewers meet)."""
     with st.sidebar.expander(t("common.glossary")):
-        st.markdown("\n".join(f"**{t('term.' + term)}** — {t('glossary.' + term)}"
-                              for term in i18n.en.GLOSSARY))
+        st.markdown(i18n.glossary_table(lang(), headers=(t("common.glossary_term"), t("common.glossary_meaning"))))
 
 
 # ---------------------------------------------------------------- calls
