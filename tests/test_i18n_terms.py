@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from audit.review import i18n
+from audit import i18n
 from audit.i18n import terms
 
 

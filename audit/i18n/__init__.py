@@ -22,6 +22,7 @@ from audit.i18n._catalogue import (
     LANGUAGES,
     catalogue,
     from_accept_language,
+    glossary_table,
     humanise,
     label,
     messages,
