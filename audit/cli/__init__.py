@@ -45,9 +45,9 @@ def _root(ctx: typer.Context, db: DbOption = None) -> None:
 
 def _register_groups() -> None:
     # Each module adds its own commands; the order here is the help order.
-    from audit.cli import analyze, demo, export, ingest, judge, models, predict, review, sync, users
+    from audit.cli import analyze, demo, export, ingest, judge, ls, models, predict, review, users
 
-    for module in (demo, ingest, predict, models, analyze, review, judge, sync, export, users):
+    for module in (demo, ingest, predict, models, analyze, review, judge, ls, export, users):
         module.register(app, import_app)
 
 
