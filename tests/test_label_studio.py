@@ -31,6 +31,7 @@ from audit.ingest import register_models
 from audit.store.records import Option, Question
 from audit.store import connect, transaction
 from audit.sync._config import verdict_result
+from tests.support.label_studio_server import free_port
 
 pytestmark = pytest.mark.label_studio
 REPO = Path(__file__).resolve().parents[1]
@@ -319,8 +320,6 @@ def test_connection_errors_one_line_db_unchanged(ls, db_path, case):
     url, token, client = ls
     make_benchmark(db_path, 5, analyze=False)
     audit.sync.ls_connect(title=f"err {uuid.uuid4().hex[:8]}", db=db_path)
-    from audit.sync._localserver import free_port
-
     bad = {"LABEL_STUDIO_API_KEY": "wrong-" + token[6:]} if case == "wrong token" else \
           {"LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}"}
     before = db_snapshot(db_path)
@@ -354,7 +353,6 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
 
 def test_webhook_triggers_pull(ls, db_path):
     url, token, client = ls
-    from audit.sync._localserver import free_port
     from audit.sync._webhook import WebhookReceiver
 
     make_benchmark(db_path, 4)

@@ -10,7 +10,7 @@ and a push killed halfway converges when rerun.
 Verdicts on items whose task is new travel inside the task import (bulk:
 one request per batch of tasks, not one per annotation — Label Studio 1.23's
 open-source API has no bulk call for annotations on existing tasks, see
-``tests/bench/bench_ls_push.py`` for the figures).
+``tests/bench/bench_ls_push_verdicts.py`` for the figures).
 
 Verdicts: the latest review of each (item, reviewer) made outside Label
 Studio and newer than what was last synced becomes that reviewer's
