@@ -40,7 +40,6 @@ K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
 K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
 K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
 COOKIE = _cookie.COOKIE
-LEGACY_PARAM = "s"                # the address carried the token before; now ignored and removed
 RECHECK_SECONDS = 120.0
 COOKIE_RENEW_SECONDS = 300.0
 
@@ -244,12 +243,9 @@ def restore() -> str | None:
     """Resume the session: the signed-in state of this browser session,
     else the signed token in this browser's cookie (so a reload keeps the
     reviewer signed in), else single sign-on.  A token in the address
-    (``?s=…``, as older versions wrote) is removed and never honoured.  The
-    token is checked again every few minutes, so a disabled account or a
+    is never honoured.  The token is checked again every few minutes, so a disabled account or a
     reset password ends the session; so does :data:`IDLE_MINUTES` without
     activity.  Returns a message when a session was refused or ended."""
-    if LEGACY_PARAM in st.query_params:
-        del st.query_params[LEGACY_PARAM]
     if reviewer():
         if _idle():
             _end_here(keep_drafts=True)
@@ -289,12 +285,6 @@ def restore() -> str | None:
         except audit.AuditError as exc:
             return str(exc)
     return None
-
-
-def with_token(params: dict[str, str]) -> dict[str, str]:
-    """``params`` unchanged: the session no longer travels in the address
-    (kept for callers written when it did)."""
-    return dict(params)
 
 
 _KEEP = ("wb_demo", "wb_lang", K_DEAD)

@@ -13,7 +13,7 @@ import signal
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from audit.errors import AuditError, NotFoundError
+from audit.errors import NotFoundError
 
 
 def utc_now() -> datetime:
@@ -70,9 +70,3 @@ def crash_point(kind: str, done: int) -> None:
     k, _, n = spec.partition(":")
     if k == kind and n.isdigit() and done >= int(n):
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-def require_migrated(con) -> None:
-    n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'ls_tasks'").fetchone()[0]
-    if not n:
-        raise AuditError("this database has no Label Studio sync tables; open it read-write once to migrate it")

@@ -13,10 +13,6 @@ import audit
 from audit import i18n
 from workbench import render, session
 
-# kept for callers that compare against it (the English text)
-LOCKED_MESSAGE = i18n.translate("common.locked", "en")
-
-
 # ---------------------------------------------------------------- language
 
 def lang() -> str:
