@@ -103,10 +103,27 @@ def _q(db, sql, params=()):
         con.close()
 
 
-def _cli(args, db, env_extra=None, timeout=180):
+# The CLI with audit.sync's remote-write hook set to kill the process once
+# the given number of writes of a kind are done and not yet recorded locally.
+KILLED_AFTER = """
+import os, signal, sys
+from audit.sync import _state
+kind, n = sys.argv.pop(1).split(":")
+def crash(k, done):
+    if k == kind and done >= int(n):
+        os.kill(os.getpid(), signal.SIGKILL)
+_state.on_remote_write = crash
+from audit.cli import main; main()
+"""
+
+
+def _cli(args, db, env_extra=None, timeout=180, killed_after: str | None = None):
+    """Run ``audit ARGS --db DB``; ``killed_after="tasks:20"`` (or
+    ``annotations:N``): SIGKILL once that many remote writes are done."""
     env = {k: v for k, v in os.environ.items()}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-c", "from audit.cli import main; main()", *args, "--db", str(db)],
+    program = ["from audit.cli import main; main()"] if killed_after is None else [KILLED_AFTER, killed_after]
+    return subprocess.run([sys.executable, "-c", *program, *args, "--db", str(db)],
                           capture_output=True, text=True, env=env, timeout=timeout, cwd=str(REPO))
 
 
@@ -284,7 +301,7 @@ def test_killed_sync_converges(ls, db_path):
     make_benchmark(db_path, 50)
     proj = _project(db_path)
     r = _cli(["ls", "push", "-b", "synth", "--all-tiers", "--batch-size", "10"], db_path,
-             {"AUDIT_LS_CRASH_AFTER": "tasks:20"})
+             killed_after="tasks:20")
     assert r.returncode == -9, r.stderr
     assert len(_tasks(client, proj.project_id)) == 20       # on the server, not recorded locally
     assert _q(db_path, "SELECT count(*) FROM ls_tasks WHERE state = 'synced'")[0][0] == 10
@@ -298,7 +315,7 @@ def test_killed_sync_converges(ls, db_path):
     for i in range(10):
         audit.add_review("synth", f"q{i:05d}", "Lobsang", "key_correct", rationale=f"r{i}", source="workbench",
                          db=db_path)
-    r = _cli(["ls", "sync"], db_path, {"AUDIT_LS_CRASH_AFTER": "annotations:4"})
+    r = _cli(["ls", "sync"], db_path, killed_after="annotations:4")
     assert r.returncode == -9, r.stderr
     r = _cli(["ls", "sync"], db_path)
     assert r.returncode == 0, r.stderr

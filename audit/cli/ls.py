@@ -6,8 +6,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import BenchmarkOption, DbOption, echo
-from audit.options import label_at
 from audit.cli.users import AsOption, PasswordStdinOption, _Passwords, acting_account
+from audit.options import label_at
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
 KeyOption = Annotated[Optional[str], typer.Option(
