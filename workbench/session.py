@@ -23,7 +23,13 @@ from pathlib import Path
 import streamlit as st
 
 import audit
-from audit.accounts import ROLES
+from audit.accounts import role_allows
+from audit.demo import (
+    DEMO_BENCHMARK,
+    add_demo_accounts,
+    build_demo,
+    demo_accounts_in_use,
+)
 from audit.store import default_db_path
 from workbench import _cookie
 
@@ -68,8 +74,6 @@ def _ensure_db(path: str) -> bool:
     tabs do not both build it; the result is a flag, never a connection."""
     if Path(path).exists():
         return False
-    from audit.demo import add_demo_accounts, build_demo
-
     build_demo(path)
     add_demo_accounts(path)
     return True
@@ -77,8 +81,6 @@ def _ensure_db(path: str) -> bool:
 
 @st.cache_data(ttl=60, show_spinner=False)
 def _demo_accounts(path: str) -> list[tuple[str, str, str]]:
-    from audit.demo import demo_accounts_in_use
-
     return demo_accounts_in_use(path)
 
 
@@ -93,8 +95,6 @@ def demo_accounts() -> list[tuple[str, str, str]]:
 
 @st.cache_data(ttl=15, show_spinner=False)
 def _only_demo(path: str, stat: tuple) -> bool:
-    from audit.demo import DEMO_BENCHMARK
-
     return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
 
 
@@ -136,9 +136,9 @@ def role() -> str | None:
 
 
 def may(needed: str) -> bool:
-    """Whether the signed-in account has role ``needed`` or above."""
-    r = role()
-    return r is not None and ROLES.index(r) >= ROLES.index(needed)
+    """Whether the signed-in account has role ``needed`` or above
+    (:func:`audit.accounts.role_allows`)."""
+    return role_allows(role(), needed)
 
 
 def is_lead(name: str | None = None) -> bool:

@@ -1,4 +1,4 @@
-"""Annotations a pull refused, with the reason (issue 12).
+"""Annotations a pull refused, with the reason.
 
 A pulled annotation version that is not a valid verdict (the same checks as
 ``audit review add``) is recorded in ``ls_annotations`` with direction
