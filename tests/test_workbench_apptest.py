@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import audit
+from audit.accounts._signin import MAX_FAILURES
 from tests._accounts import PASSWORD, apptest_sign_in, ensure_account
 from workbench.render import md
 
@@ -195,7 +196,7 @@ def test_wrong_password_and_lead_role(db, monkeypatch):
 def test_sign_in_is_rate_limited(db):
     ensure_account("Karma")
     at = start()
-    for _ in range(audit.accounts.MAX_FAILURES):
+    for _ in range(MAX_FAILURES):
         apptest_sign_in(at, "Karma", password="not-the-password", create=False)
     apptest_sign_in(at, "Karma", password=PASSWORD, create=False)   # the right one, but too late
     assert any("Too many failed sign-ins" in e.value for e in at.error)
