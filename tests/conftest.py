@@ -67,7 +67,7 @@ def ls_server(tmp_path_factory):
     Studio test file that process runs (each test makes its own project, and
     its own DuckDB file): started once instead of once per file (~8 s each).
     Skips with a message when the server is not installed."""
-    from audit.sync._localserver import BIN_ENV, DEFAULT_BIN, server_binary, start_local_server
+    from tests.support.label_studio_server import BIN_ENV, DEFAULT_BIN, server_binary, start_local_server
 
     if server_binary() is None:
         pytest.skip(f"the Label Studio server is not installed ({DEFAULT_BIN}; run .ci/install-label-studio "

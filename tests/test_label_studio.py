@@ -31,6 +31,7 @@ from audit.ingest import register_models
 from audit.store.records import Option, Question
 from audit.store import connect, transaction
 from audit.sync._config import verdict_result
+from tests.support.label_studio_server import free_port
 
 pytestmark = pytest.mark.label_studio
 REPO = Path(__file__).resolve().parents[1]
@@ -102,10 +103,27 @@ def _q(db, sql, params=()):
         con.close()
 
 
-def _cli(args, db, env_extra=None, timeout=180):
+# The CLI with audit.sync's remote-write hook set to kill the process once
+# the given number of writes of a kind are done and not yet recorded locally.
+KILLED_AFTER = """
+import os, signal, sys
+from audit.sync import _state
+kind, n = sys.argv.pop(1).split(":")
+def crash(k, done):
+    if k == kind and done >= int(n):
+        os.kill(os.getpid(), signal.SIGKILL)
+_state.on_remote_write = crash
+from audit.cli import main; main()
+"""
+
+
+def _cli(args, db, env_extra=None, timeout=180, killed_after: str | None = None):
+    """Run ``audit ARGS --db DB``; ``killed_after="tasks:20"`` (or
+    ``annotations:N``): SIGKILL once that many remote writes are done."""
     env = {k: v for k, v in os.environ.items()}
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-c", "from audit.cli import main; main()", *args, "--db", str(db)],
+    program = ["from audit.cli import main; main()"] if killed_after is None else [KILLED_AFTER, killed_after]
+    return subprocess.run([sys.executable, "-c", *program, *args, "--db", str(db)],
                           capture_output=True, text=True, env=env, timeout=timeout, cwd=str(REPO))
 
 
@@ -283,7 +301,7 @@ def test_killed_sync_converges(ls, db_path):
     make_benchmark(db_path, 50)
     proj = _project(db_path)
     r = _cli(["ls", "push", "-b", "synth", "--all-tiers", "--batch-size", "10"], db_path,
-             {"AUDIT_LS_CRASH_AFTER": "tasks:20"})
+             killed_after="tasks:20")
     assert r.returncode == -9, r.stderr
     assert len(_tasks(client, proj.project_id)) == 20       # on the server, not recorded locally
     assert _q(db_path, "SELECT count(*) FROM ls_tasks WHERE state = 'synced'")[0][0] == 10
@@ -297,7 +315,7 @@ def test_killed_sync_converges(ls, db_path):
     for i in range(10):
         audit.add_review("synth", f"q{i:05d}", "Lobsang", "key_correct", rationale=f"r{i}", source="workbench",
                          db=db_path)
-    r = _cli(["ls", "sync"], db_path, {"AUDIT_LS_CRASH_AFTER": "annotations:4"})
+    r = _cli(["ls", "sync"], db_path, killed_after="annotations:4")
     assert r.returncode == -9, r.stderr
     r = _cli(["ls", "sync"], db_path)
     assert r.returncode == 0, r.stderr
@@ -319,8 +337,6 @@ def test_connection_errors_one_line_db_unchanged(ls, db_path, case):
     url, token, client = ls
     make_benchmark(db_path, 5, analyze=False)
     audit.sync.ls_connect(title=f"err {uuid.uuid4().hex[:8]}", db=db_path)
-    from audit.sync._localserver import free_port
-
     bad = {"LABEL_STUDIO_API_KEY": "wrong-" + token[6:]} if case == "wrong token" else \
           {"LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}"}
     before = db_snapshot(db_path)
@@ -354,7 +370,6 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
 
 def test_webhook_triggers_pull(ls, db_path):
     url, token, client = ls
-    from audit.sync._localserver import free_port
     from audit.sync._webhook import WebhookReceiver
 
     make_benchmark(db_path, 4)

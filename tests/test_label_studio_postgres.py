@@ -3,7 +3,7 @@
 A REAL PostgreSQL server (Debian's ``postgresql`` package: ``initdb`` into a
 temporary directory, run as the ``postgres`` user when the test runs as
 root, on a free 127.0.0.1 port, removed afterwards) and ONE real Label Studio
-server on it (``audit.sync._localserver.start_local_server(env=...)``: the
+server on it (``tests.support.label_studio_server.start_local_server(env=...)``: the
 first start migrates the empty database).  Five annotators sign up in Label
 Studio with their own password and token; the project asks for two
 annotations per task (``maximum_annotations=2``), and each annotator takes
@@ -36,7 +36,9 @@ import pytest
 
 import audit
 from audit.sync._config import verdict_result
-from audit.sync._localserver import free_port
+from tests.support.label_studio_server import (
+    BIN_ENV, DEFAULT_BIN, free_port, server_binary, start_local_server, template_dir,
+)
 from tests.conftest import db_snapshot
 from tests.test_label_studio import _q, make_benchmark
 
@@ -129,8 +131,6 @@ class Postgres:
 @pytest.fixture(scope="module")
 def crowd_server(tmp_path_factory):
     """(Postgres, LocalServer, timings) — one PostgreSQL and one Label Studio for the module."""
-    from audit.sync._localserver import BIN_ENV, DEFAULT_BIN, server_binary, start_local_server, template_dir
-
     bindir = pg_bindir()
     if bindir is None:
         pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; run .ci/install-postgres)")
@@ -193,8 +193,6 @@ def as_user(url: str, token: str) -> httpx.Client:
 
 
 def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
-    from audit.sync._localserver import start_local_server
-
     pg, server, timings = crowd_server
     url = server.url
     t_test = time.monotonic()

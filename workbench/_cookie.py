@@ -30,6 +30,7 @@ import secrets
 import threading
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 COOKIE = "wb_session"
 ROUTE = "/wb/session"
@@ -95,8 +96,6 @@ def _same_origin(request: Any) -> bool:
     origin = request.headers.get("origin")
     if origin is None:
         return True
-    from urllib.parse import urlsplit
-
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 

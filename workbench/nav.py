@@ -8,7 +8,7 @@ import functools
 
 import streamlit as st
 
-from workbench import session
+from workbench import routing, session
 from workbench.views import admin, dashboards, export, item, judges, label_studio, queue, signin
 from workbench.views.common import t
 
@@ -56,10 +56,19 @@ def admin_page() -> st.Page:
                    icon=":material/admin_panel_settings:")
 
 
+FACTORIES = {"queue": queue_page, "item": item_page, "dashboards": dashboards_page, "judges": judges_page,
+             "label-studio": label_studio_page, "export": export_page, "admin": admin_page}
+"""URL path → the function that builds the page served there."""
+
+
 def pages() -> list[st.Page]:
     """The pages the signed-in account may open: the Label Studio settings
     only for administrators (reviewers do not see them in the menu and the
-    address leads to the queue)."""
+    address leads to the queue).  Registers every page with
+    :mod:`workbench.routing`, so a view's callback can ask for another page by
+    its URL path."""
+    for url_path, factory in FACTORIES.items():
+        routing.register(url_path, factory)
     out = [queue_page(), item_page(), dashboards_page(), judges_page()]
     if not session.reviewer() or session.is_admin():
         out += [admin_page(), label_studio_page()]

@@ -23,8 +23,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from audit.options import LATIN_TO_TIBETAN
 from audit.scripts import script_of
-
 
 
 @dataclass(frozen=True)
@@ -178,8 +178,6 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
     sample = (stem or "") + " ".join(t for _, t in options)
     st = style_for(script, language, sample)
     counts = counts or {}
-    from audit.options import LATIN_TO_TIBETAN  # label display only
-
     opts = []
     for label, text in options:
         is_key = answer_key is not None and label == answer_key
@@ -305,7 +303,7 @@ HISTORY_CSS = """<style>
 
 
 def history_cards_html(rows: list[dict], *, words: dict[str, str]) -> str:
-    """Reviewers' verdicts as cards (issue 21): who, when, the verdict and
+    """Reviewers' verdicts as cards: who, when, the verdict and
     corrected answer, then the cause, the full reason and the proposed fix,
     wrapped (never cut) so a lead can read them at 1024 px.  ``rows``: dicts
     with ``when, reviewer, verdict, answer, cause, rationale, fix,

@@ -23,7 +23,8 @@ from pathlib import Path
 import streamlit as st
 
 import audit
-from audit.accounts import ROLES
+from audit.accounts import role_allows
+from audit.demo import DEMO_BENCHMARK, add_demo_accounts, build_demo, demo_accounts_in_use
 from audit.store import default_db_path
 from workbench import _cookie
 
@@ -40,7 +41,6 @@ K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
 K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
 K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
 COOKIE = _cookie.COOKIE
-LEGACY_PARAM = "s"                # the address carried the token before; now ignored and removed
 RECHECK_SECONDS = 120.0
 COOKIE_RENEW_SECONDS = 300.0
 
@@ -69,8 +69,6 @@ def _ensure_db(path: str) -> bool:
     tabs do not both build it; the result is a flag, never a connection."""
     if Path(path).exists():
         return False
-    from audit.demo import add_demo_accounts, build_demo
-
     build_demo(path)
     add_demo_accounts(path)
     return True
@@ -78,8 +76,6 @@ def _ensure_db(path: str) -> bool:
 
 @st.cache_data(ttl=60, show_spinner=False)
 def _demo_accounts(path: str) -> list[tuple[str, str, str]]:
-    from audit.demo import demo_accounts_in_use
-
     return demo_accounts_in_use(path)
 
 
@@ -94,8 +90,6 @@ def demo_accounts() -> list[tuple[str, str, str]]:
 
 @st.cache_data(ttl=15, show_spinner=False)
 def _only_demo(path: str, stat: tuple) -> bool:
-    from audit.demo import DEMO_BENCHMARK
-
     return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
 
 
@@ -137,9 +131,9 @@ def role() -> str | None:
 
 
 def may(needed: str) -> bool:
-    """Whether the signed-in account has role ``needed`` or above."""
-    r = role()
-    return r is not None and ROLES.index(r) >= ROLES.index(needed)
+    """Whether the signed-in account has role ``needed`` or above
+    (:func:`audit.accounts.role_allows`)."""
+    return role_allows(role(), needed)
 
 
 def is_lead(name: str | None = None) -> bool:
@@ -244,12 +238,9 @@ def restore() -> str | None:
     """Resume the session: the signed-in state of this browser session,
     else the signed token in this browser's cookie (so a reload keeps the
     reviewer signed in), else single sign-on.  A token in the address
-    (``?s=…``, as older versions wrote) is removed and never honoured.  The
-    token is checked again every few minutes, so a disabled account or a
+    is never honoured.  The token is checked again every few minutes, so a disabled account or a
     reset password ends the session; so does :data:`IDLE_MINUTES` without
     activity.  Returns a message when a session was refused or ended."""
-    if LEGACY_PARAM in st.query_params:
-        del st.query_params[LEGACY_PARAM]
     if reviewer():
         if _idle():
             _end_here(keep_drafts=True)
@@ -289,12 +280,6 @@ def restore() -> str | None:
         except audit.AuditError as exc:
             return str(exc)
     return None
-
-
-def with_token(params: dict[str, str]) -> dict[str, str]:
-    """``params`` unchanged: the session no longer travels in the address
-    (kept for callers written when it did)."""
-    return dict(params)
 
 
 _KEEP = ("wb_demo", "wb_lang", K_DEAD)

@@ -58,7 +58,7 @@ from audit.accounts._manage import (
     set_leads,
     set_role,
 )
-from audit.accounts._roles import account_role, effective_role, may_adjudicate, require_role
+from audit.accounts._roles import account_role, effective_role, may_adjudicate, require_role, role_allows
 from audit.accounts._sessions import check_session_key, end_sessions, issue_session, session_key_path, verify_session
 from audit.accounts._signin import authenticate, verify_password
 from audit.accounts._table import ROLES, Account, account_from, accounts_exist, has_accounts
@@ -66,7 +66,8 @@ from audit.accounts._table import ROLES, Account, account_from, accounts_exist, 
 __all__ = [
     "ROLES", "Account", "add_account", "list_accounts", "set_disabled", "reset_password", "set_role",
     "authenticate", "verify_password", "issue_session", "verify_session", "end_sessions", "check_session_key",
-    "session_key_path", "account_role", "require_role", "may_adjudicate", "accounts_exist", "has_accounts",
+    "session_key_path", "account_role", "require_role", "role_allows", "may_adjudicate", "accounts_exist",
+    "has_accounts",
     "get_leads", "set_leads", "lead_reviewers", "leads_from", "is_lead", "effective_role", "account_from", "LeadReviewers", "UI_LANGUAGES", "get_user_language",
     "set_user_language",
 ]

@@ -10,6 +10,18 @@ from audit.errors import PermissionDeniedError
 from audit.store import DbPath, connect
 
 
+def role_allows(role: str | None, needed: str) -> bool:
+    """Whether ``role`` is ``needed`` or above on the ladder ``reviewer`` <
+    ``lead`` < ``admin`` (no role allows nothing).
+
+    >>> role_allows("admin", "lead"), role_allows("lead", "lead"), role_allows("reviewer", "lead")
+    (True, True, False)
+    >>> role_allows(None, "reviewer")
+    False
+    """
+    return role is not None and _RANK[role] >= _RANK[needed]
+
+
 def effective_role(con, name: str | None) -> str | None:
     """The role that decides what ``name`` may do: the account's role, raised
     to ``lead`` when the name is on the lead list; None for a disabled
@@ -62,6 +74,6 @@ def require_role(con, actor: str | None, role: str, action: str) -> None:
     got = effective_role(con, actor)
     if got is None:
         raise PermissionDeniedError(f"'{clean_name(actor)}' has no enabled account and may not do this: {action}")
-    if _RANK[got] < _RANK[role]:
+    if not role_allows(got, role):
         raise PermissionDeniedError(f"'{clean_name(actor)}' is a {ROLE_LABELS[got]}; {action} is for "
                                     f"{'administrators' if role == 'admin' else 'lead reviewers'}")

@@ -16,7 +16,7 @@ from audit.analyze._report import (
     analysis_report, key_error_note, records, render_report, report_frame, scenario_note, write_report,
 )
 from audit.analyze._runs import CURRENT_AUDIT_SQL, find_latest_run, latest_run_models
-from audit.analyze._scenarios import SCENARIOS, compare_models, scenario_table
+from audit.analyze._scenarios import SCENARIOS, compare_models, scenario_summary, scenario_table
 from audit.analyze._stats import significance_stars, wilson_interval
 from audit.analyze._tiers import (
     OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4, AnalyzeSummary, BenchmarkRun, analyze_benchmark, audit_lint,
@@ -27,7 +27,7 @@ __all__ = [
     "wilson_interval", "significance_stars", "model_metrics", "item_difficulty", "difficulty_band",
     "DIFFICULTY_BANDS", "analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "AnalyzeSummary",
     "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "OTHER_BUCKETS", "thresholds", "scenario_table",
-    "compare_models", "SCENARIOS",
+    "scenario_summary", "compare_models", "SCENARIOS",
     "analysis_report", "render_report", "write_report", "report_frame", "records", "REPORT_FORMATS",
     "key_error_note", "scenario_note",
     "KappaResult", "FleissResult", "cohen_kappa", "fleiss_kappa", "agreement_matrix",

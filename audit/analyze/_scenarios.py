@@ -185,6 +185,33 @@ def _control(benchmark: str, db: DbPath, models, extra_exclusions, df: pd.DataFr
                      for sc, m in zip(df["scenario"], df["model"])], dtype=float)
 
 
+def scenario_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per scenario of a :func:`scenario_table`, in its order: the mean over
+    the models of the change in accuracy from the baseline
+    (``change_points``, the mean ``delta_points``), of the selection control
+    (``control_points``, the mean ``control_delta_points``) and of the part
+    of the change that key errors explain (``explained_points``, the mean of
+    ``delta_points − control_delta_points`` over the models that have a
+    control).  Plain means of each column (NaN skipped), in percentage
+    points; the control is the change that excluding as many equally hard
+    items whose keys the models confirm would give, so what is left is the
+    part that comes from removing wrong keys rather than hard items.
+
+    >>> table = pd.DataFrame({"scenario": ["baseline", "baseline", "excl_tier1", "excl_tier1"],
+    ...                       "model": ["m1", "m2", "m1", "m2"], "delta_points": [0.0, 0.0, 3.0, 5.0],
+    ...                       "control_delta_points": [0.0, 0.0, 1.0, float("nan")]})
+    >>> scenario_summary(table)
+         scenario  change_points  control_points  explained_points
+    0    baseline            0.0             0.0               0.0
+    1  excl_tier1            4.0             1.0               2.0
+    """
+    explained = table["delta_points"] - table["control_delta_points"]
+    out = (table.assign(explained_points=explained)
+           .groupby("scenario", sort=False)[["delta_points", "control_delta_points", "explained_points"]].mean()
+           .rename(columns={"delta_points": "change_points", "control_delta_points": "control_points"}))
+    return out.reset_index()
+
+
 def _ztest(k1, n1, k2, n2) -> tuple[float, float]:
     from statsmodels.stats.proportion import proportions_ztest
 
@@ -318,4 +345,4 @@ def compare_models(
     return pd.DataFrame(rows, columns=cols)
 
 
-__all__ = ["scenario_table", "compare_models", "SCENARIOS"]
+__all__ = ["scenario_table", "scenario_summary", "compare_models", "SCENARIOS"]

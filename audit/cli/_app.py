@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from audit.cli import analyze, demo, export, ingest, judge, models, predict, review, sync, users
+from audit.cli import analyze, demo, export, ingest, judge, ls, models, predict, review, users
 from audit.cli._common import DbOption
 from audit.errors import AuditError
 
@@ -46,7 +46,7 @@ def _root(ctx: typer.Context, db: DbOption = None) -> None:
 
 
 # Each module adds its own commands; the order here is the help order.
-for _module in (demo, ingest, predict, models, analyze, review, judge, sync, export, users):
+for _module in (demo, ingest, predict, models, analyze, review, judge, ls, export, users):
     _module.register(app, import_app)
 
 

@@ -18,10 +18,11 @@ from audit.export._listing import list_versions
 from audit.export._manifest import read_manifest, verify_version
 from audit.export._names import validate_benchmark, validate_version
 from audit.export._policy import POLICIES, Policy, get_policy, list_policies, register_policy
+from audit.export._write import csv_bytes
 
 __all__: list[str] = [
     "VersionSummary", "create_version", "exports_root", "preview_version", "diff_versions", "list_versions", "read_manifest",
     "verify_version", "validate_benchmark", "validate_version", "POLICIES", "Policy", "get_policy",
     "list_policies", "register_policy", "release_name", "release_zip",
-    "corrected_key_accuracy", "corrected_keys", "accuracy_comparison", "report_section",
+    "corrected_key_accuracy", "corrected_keys", "accuracy_comparison", "report_section", "csv_bytes",
 ]

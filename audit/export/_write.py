@@ -18,6 +18,7 @@ gives byte-identical files.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -44,6 +45,25 @@ CHANGELOG_COLUMNS = [
     "rationale", "reviewers", "review_dates", "review_status", "adjudicated", "tier", "agreement_count",
     "top_answer", "judge_verdict",
 ]
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """``df`` as the bytes of a CSV download, by the rules of every CSV the
+    tool writes (:mod:`audit._util.safe_csv`): formula cells neutralised,
+    UTF-8 with a byte-order mark (so Excel reads Tibetan and Chinese text),
+    one line per row, no index.
+
+    >>> data = csv_bytes(pd.DataFrame({"answer": ["=1+1", "ཀ"], "n": [-2, 3]}))
+    >>> data[:3] == b"\\xef\\xbb\\xbf"    # the byte-order mark
+    True
+    >>> print(data.decode("utf-8-sig"), end="")
+    "answer","n"
+    "'=1+1",-2
+    "ཀ",3
+    """
+    buf = io.BytesIO()
+    write_csv(df, buf)
+    return buf.getvalue()
 
 
 def sha256_file(path: Path) -> str:

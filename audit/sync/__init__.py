@@ -2,9 +2,12 @@
 
 Connection from ``$LABEL_STUDIO_URL`` / ``$LABEL_STUDIO_API_KEY`` (or
 arguments); the token never reaches the database, an export or a log line.
-Modules: ``client`` (SDK client, errors), ``config`` (labeling config, task
-data), ``remote`` (bulk reads), ``connection`` (connect, status), ``push``,
-``pull``, ``rejected`` (annotations a pull refused, with the reason), ``roundtrip`` (sync), ``state`` (DuckDB sync state), ``webhook``.
+Modules: ``client`` (REST client, errors), ``config`` (labeling config, task
+data), ``remote`` (bulk reads), ``connection`` (connect, status), ``plan``
+(what a push must do: create, update or leave each task and annotation;
+pure), ``push`` (applies the plan), ``pull``, ``rejected`` (annotations a
+pull refused, with the reason), ``roundtrip`` (sync), ``state`` (DuckDB sync
+state), ``users`` (reviewers ↔ Label Studio users), ``webhook``.
 """
 from audit.sync._client import LabelStudioError, open_session, resolve_auth
 from audit.sync._config import labeling_config

@@ -18,10 +18,10 @@ import logging
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from audit.errors import AuditError
 from audit._util.redact import redact
+from audit.errors import AuditError
 
 if TYPE_CHECKING:   # httpx is imported only when a sync talks to a server
     from audit.sync._rest import LabelStudioClient

@@ -17,8 +17,8 @@ import json
 from html import escape
 from xml.sax.saxutils import quoteattr
 
-from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.i18n import en
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.vocab import CAUSES, VERDICTS
 
 RTL_SCRIPTS = {"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm"}

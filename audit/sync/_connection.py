@@ -3,14 +3,14 @@ sync state (``audit ls status``)."""
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 
 from audit.accounts import require_role
-from audit.store import connect, transaction
-from audit.sync._client import KEY_ENV, Session, ls_errors, open_session
-from audit.sync._config import labeling_config
+from audit.store import DbPath, connect, transaction
+from audit.sync._client import KEY_ENV, URL_ENV, Session, ls_errors, open_session
+from audit.sync._config import HIDDEN_COLUMNS, labeling_config
 from audit.sync._state import find_project, save_project
-from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 DEFAULT_TITLE = "Answer-key audit"
@@ -50,8 +50,6 @@ def ensure_view(session: Session, project_id: int) -> None:
     """Give the project a Data Manager tab "Audit items" whose task list
     shows plain text (the ``text`` and ``source_text`` fields) and hides the
     columns holding markup or internals (``item_html``, hashes, ids)."""
-    from audit.sync._config import HIDDEN_COLUMNS
-
     data = {"title": VIEW_TITLE, "hiddenColumns": {"explore": HIDDEN_COLUMNS, "labeling": HIDDEN_COLUMNS}}
     with ls_errors(session.auth, f"listing the task-list tabs of project {project_id}"):
         views = session.client.views.list(project=project_id)
@@ -140,10 +138,6 @@ def ls_status(url: str | None = None, *, project_id: int | None = None, remote: 
     """Counts of the sync state of the connected project (the latest one for
     ``url`` / ``$LABEL_STUDIO_URL``, or the latest connected anywhere).  With
     ``remote=True`` also asks the server for its task and annotation counts."""
-    import os
-
-    from audit.sync._client import URL_ENV
-
     url = (url or os.environ.get(URL_ENV) or "").rstrip("/") or None
     token_set = bool(api_key or os.environ.get(KEY_ENV))
     with connect(db, read_only=True) as con:

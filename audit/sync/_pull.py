@@ -41,13 +41,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit.store import connect, transaction, unregister
+from audit.review import append_reviews, review_problems
+from audit.store import DbPath, connect, transaction, unregister
 from audit.sync._client import Session, open_session
+from audit.sync._config import verdict_hash
 from audit.sync._push import adopt_intents
 from audit.sync._remote import list_annotations, list_users
 from audit.sync._state import Project, find_project, touch, utc_now
 from audit.sync._users import relink_users, resolve_users
-from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 
@@ -136,8 +137,6 @@ def _problems(con, new: pd.DataFrame) -> dict[int, str]:
     """annotation id → why the annotation is not a valid verdict, checked by
     the review stage's own validation (:func:`audit.review._record.review_problems`,
     exactly as for ``audit review add``), grouped by benchmark."""
-    from audit.review import review_problems
-
     out: dict[int, str] = {}
     for bench, grp in new.groupby("benchmark", sort=False):
         rows = [{"question_id": r.question_id, "reviewer": r.reviewer,
@@ -167,8 +166,6 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
     """Record a listing of the project's annotations (inside the caller's
     transaction).  Set-based classification in SQL; reviews appended through
     the review stage's validated insert."""
-    from audit.sync._config import verdict_hash
-
     s = PullSummary(project.project_id, annotations=len(remote))
     s.adopted += adopt_intents(con, project, remote, remote.attrs.get("listed_at", utc_now()))
     params = {"url": project.url, "pid": project.project_id}
@@ -275,9 +272,8 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
 
 def _append_reviews(con, to_add: list[tuple[str, dict]]) -> dict[str, int]:
     """Append the reviews (grouped by benchmark) on ``con`` through the review
-    stage's validation; returns external id → review id."""
-    from audit.review import append_reviews  # the one code path that appends reviews
-
+    stage's validation; returns external id → review id (through
+    :func:`audit.review.append_reviews`, the one code path that appends reviews)."""
     out: dict[str, int] = {}
     by_bench: dict[str, list[dict]] = {}
     for bench, row in to_add:

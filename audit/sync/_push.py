@@ -10,7 +10,7 @@ and a push killed halfway converges when rerun.
 Verdicts on items whose task is new travel inside the task import (bulk:
 one request per batch of tasks, not one per annotation — Label Studio 1.23's
 open-source API has no bulk call for annotations on existing tasks, see
-``tests/bench/bench_ls_push.py`` for the figures).
+``tests/bench/bench_ls_push_verdicts.py`` for the figures).
 
 Verdicts: the latest review of each (item, reviewer) made outside Label
 Studio and newer than what was last synced becomes that reviewer's
@@ -19,25 +19,35 @@ one).  Each remote write is recorded as an intent first; a rerun adopts what
 a killed process created.  An annotation changed in Label Studio since the
 last sync is never overwritten: that is left to ``pull`` (which records the
 conflict).
+
+What to create, update or leave alone is decided by :mod:`audit.sync._plan`
+from what the push is about to send and what the server holds, without the
+server or the database; this module reads those inputs, applies the plan and
+records what it did.
 """
 from __future__ import annotations
 
 import logging
 import re
+import sys
+import zlib
 from dataclasses import dataclass
 
 import pandas as pd
+from tqdm import tqdm
 
 from audit.errors import InputError, NotFoundError
-from audit.options import label_at
-from audit.store import connect, transaction, unregister
+from audit.i18n import LANGUAGES, messages
+from audit.review import evidence_reasons_many, render_reason, review_queue
+from audit.store import DbPath, connect, transaction, unregister
+from audit.sync import _state
 from audit.sync._client import Session, ls_errors, open_session
-from audit.sync._config import external_id, labeling_config, task_data, verdict_hash, verdict_result
+from audit.sync._config import external_id, task_data, verdict_hash, verdict_result
 from audit.sync._connection import ensure_config
+from audit.sync._plan import config_to_install, plan_annotations, plan_tasks
 from audit.sync._remote import list_annotations, list_tasks, list_users, norm_ts
-from audit.sync._state import Project, crash_point, find_project, touch, utc_now
+from audit.sync._state import Project, find_project, touch, utc_now
 from audit.sync._users import relink_users, resolve_users
-from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 DEFAULT_TIERS = (1, 2)
@@ -63,10 +73,6 @@ class PushSummary:
 
 
 def _progress(total: int, desc: str, enabled: bool | None):
-    import sys
-
-    from tqdm import tqdm
-
     return tqdm(total=total, desc=desc, unit="task", file=sys.stderr,
                 disable=not (sys.stderr.isatty() if enabled is None else enabled))
 
@@ -93,8 +99,6 @@ def select_items(db: DbPath, project: Project, benchmark: str | None, *, tiers=D
             if missing:
                 raise InputError(f"unknown question(s) in benchmark '{benchmark}': {', '.join(missing[:5])}")
             return df
-    from audit.review import review_queue  # the queue's filters, one definition
-
     queue = review_queue(benchmark, tiers=None if tiers is None else tuple(int(t) for t in tiers),
                          db=db, **queue_filters)
     return pd.DataFrame({"benchmark": benchmark, "question_id": queue["question_id"].astype(str)})
@@ -166,8 +170,6 @@ def evidence_words(language: str) -> dict[str, str]:
     >>> evidence_words("bo")["item.why_here"] != evidence_words("en")["item.why_here"]
     True
     """
-    from audit.i18n import LANGUAGES, messages
-
     if language not in LANGUAGES:
         raise InputError(f"unknown language '{language}' for the tasks' evidence (one of: {', '.join(LANGUAGES)})")
     return messages(language)
@@ -179,8 +181,6 @@ def task_evidence(db: DbPath, selection: pd.DataFrame, language: str = "en") -> 
     :func:`audit.review.evidence_reasons_many` rendered by
     :func:`audit.review.render_reason` in ``language`` (small rounded
     numbers, never a raw ratio or "100%")."""
-    from audit.review import evidence_reasons_many, render_reason
-
     words = evidence_words(language)
     heading = words.get("item.why_here") or "Why this item is here"
     out: dict = {}
@@ -189,6 +189,11 @@ def task_evidence(db: DbPath, selection: pd.DataFrame, language: str = "en") -> 
             if reasons:
                 out[(str(bench), qid)] = (heading, [render_reason(k, p, words) for k, p in reasons])
     return out
+
+
+def _synced(task_id, task: dict) -> tuple:
+    """The ls_tasks row of a task now on the server (see :func:`_record_tasks`)."""
+    return task["audit_id"], task["audit_benchmark"], task["question_id"], int(task_id), task["audit_hash"]
 
 
 def _record_tasks(db: DbPath, project: Project, rows: list[tuple]) -> None:
@@ -234,7 +239,7 @@ def _annotations_for_new_tasks(session: Session, project: Project, db: DbPath, t
     uids = _user_ids(session, db, sorted(set(cands["reviewer"])), s)
     out: dict[str, list[tuple]] = {}
     for c in cands.itertuples(index=False):
-        vals = (c.verdict, _nn(c.corrected_answer), _nn(c.cause), _nn(c.rationale), _nn(c.proposed_fix))
+        vals = _verdict_fields(c)
         uid = uids[c.reviewer]
         out.setdefault(external_id(c.benchmark, c.question_id), []).append(
             ({"result": verdict_result(*vals), "completed_by": uid}, int(c.review_id), uid, verdict_hash(*vals)))
@@ -274,12 +279,11 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
                 [project.url, project.project_id, utc_now()])
             unregister(con, "_intent")
     # The labeling config must offer every option label of the pushed items.
-    need = max(len(t["options"]) for t in tasks)
     with connect(db, read_only=True) as con:
         have = con.execute("SELECT label_config FROM ls_projects WHERE url = ? AND project_id = ?",
                            [project.url, project.project_id]).fetchone()[0]
-    if f'<Choice value="{label_at(need)}"/>' not in have:
-        cfg = labeling_config(max(need, 2))
+    cfg = config_to_install(tasks, have)
+    if cfg is not None:
         ensure_config(session, project.project_id, cfg)
         with connect(db) as con:
             con.execute("UPDATE ls_projects SET label_config = ? WHERE url = ? AND project_id = ?",
@@ -288,26 +292,16 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
     # Reconcile with what the server has (the remote is authoritative for existence).
     remote = pd.concat([list_tasks(session, project.project_id, benchmark=b)
                         for b in sorted({t["audit_benchmark"] for t in tasks})], ignore_index=True)
-    remote = remote.sort_values("task_id")
-    s.duplicates += int(remote.duplicated("external_id").sum())
-    first = remote.drop_duplicates("external_id", keep="first").set_index("external_id")
-    to_create, to_update, unchanged = [], [], []
-    for t in tasks:
-        ext = t["audit_id"]
-        if ext not in first.index:
-            to_create.append(t)
-        elif first.at[ext, "audit_hash"] != t["audit_hash"]:
-            to_update.append((int(first.at[ext, "task_id"]), t))
-        else:
-            unchanged.append((ext, t["audit_benchmark"], t["question_id"], int(first.at[ext, "task_id"]), t["audit_hash"]))
-    _record_tasks(db, project, unchanged)
-    s.unchanged += len(unchanged)
+    plan = plan_tasks(tasks, remote)
+    s.duplicates += plan.duplicates
+    _record_tasks(db, project, [_synced(tid, t) for tid, t in plan.unchanged])
+    s.unchanged += len(plan.unchanged)
 
-    bar = _progress(len(to_create) + len(to_update), "push tasks", progress)
+    bar = _progress(len(plan.create) + len(plan.update), "push tasks", progress)
     done = 0
-    with_anns = _annotations_for_new_tasks(session, project, db, to_create, s) if verdicts else {}
-    for i in range(0, len(to_create), batch_size):
-        batch = to_create[i:i + batch_size]
+    with_anns = _annotations_for_new_tasks(session, project, db, plan.create, s) if verdicts else {}
+    for i in range(0, len(plan.create), batch_size):
+        batch = plan.create[i:i + batch_size]
         request = [{"data": t, **({"annotations": [a for a, _, _, _ in with_anns[t["audit_id"]]]}
                                   if t["audit_id"] in with_anns else {})} for t in batch]
         with ls_errors(session.auth, f"importing tasks into project {project.project_id}"):
@@ -315,13 +309,12 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
                                                        return_task_ids=True)
         ids = list(res.task_ids or [])
         done += len(batch)
-        crash_point("tasks", done)
+        _state.on_remote_write("tasks", done)
         if len(ids) != len(batch):  # should not happen; map by external id instead of order
             got = list_tasks(session, project.project_id).sort_values("task_id").drop_duplicates("external_id")
             ids_by_ext = dict(zip(got["external_id"], got["task_id"]))
             ids = [ids_by_ext[t["audit_id"]] for t in batch]
-        _record_tasks(db, project, [(t["audit_id"], t["audit_benchmark"], t["question_id"], int(tid), t["audit_hash"])
-                                    for t, tid in zip(batch, ids)])
+        _record_tasks(db, project, [_synced(tid, t) for t, tid in zip(batch, ids)])
         intents = [(project.url, project.project_id, int(tid), uid, None, rid, h, utc_now())
                    for t, tid in zip(batch, ids) for _, rid, uid, h in with_anns.get(t["audit_id"], ())]
         if intents:   # adopted by push_verdicts (or the next pull) from the listing that follows
@@ -334,12 +327,12 @@ def push_tasks(session: Session, project: Project, benchmark: str | None, *, tie
         s.created += len(batch)
         bar.update(len(batch))
     pending = []
-    for task_id, t in to_update:
+    for task_id, t in plan.update:
         with ls_errors(session.auth, f"updating task {task_id}"):
             session.client.tasks.update(id=str(task_id), data=t)
         done += 1
-        crash_point("tasks", done)
-        pending.append((t["audit_id"], t["audit_benchmark"], t["question_id"], task_id, t["audit_hash"]))
+        _state.on_remote_write("tasks", done)
+        pending.append(_synced(task_id, t))
         if len(pending) >= batch_size:
             _record_tasks(db, project, pending)
             pending = []
@@ -366,8 +359,6 @@ def reviewer_email(reviewer: str) -> str:
         return r.lower()
     slug = re.sub(r"[^a-z0-9]+", "-", r.lower()).strip("-")
     if slug.replace("-", " ") != " ".join(r.lower().split()):  # non-ASCII or punctuation: keep names apart
-        import zlib
-
         slug = f"{slug or 'reviewer'}-{zlib.crc32(r.encode('utf-8')):08x}"
     return f"{slug}@reviewers.audit.invalid"
 
@@ -495,40 +486,26 @@ def push_verdicts(session: Session, project: Project, *, db: DbPath = None, batc
     if cands.empty:
         return s
     uids = _user_ids(session, db, sorted(set(cands["reviewer"])), s)
-    current = {int(a): u for a, u in zip(remote["annotation_id"], remote["updated_at"])}
-    owner = remote.groupby(["task_id", "ls_user_id"])["annotation_id"].apply(set).to_dict()
     with connect(db, read_only=True) as con:
         known_ids = {int(a) for (a,) in con.execute(
             "SELECT DISTINCT annotation_id FROM ls_annotations WHERE url = ? AND project_id = ?",
             [project.url, project.project_id]).fetchall()}
-    plan = []
-    for c in cands.itertuples(index=False):
-        uid = uids[c.reviewer]
-        ann = None if pd.isna(c.annotation_id) else int(c.annotation_id)
-        if ann is not None and ann in current:
-            if current[ann] != c.known_updated_at:      # changed in Label Studio since last sync
-                s.skipped_changed_remotely += 1
-                continue
-        else:
-            ann = None   # never linked, or deleted in Label Studio: create a new one
-            if any(a not in known_ids for a in owner.get((int(c.task_id), uid), ())):
-                s.skipped_changed_remotely += 1   # the user has an annotation we have not pulled yet
-                continue
-        plan.append((c, uid, ann))
+    planned = plan_annotations(cands, uids, remote, known_ids)
+    s.skipped_changed_remotely += planned.skipped_changed_remotely
+    plan = planned.writes
     bar = _progress(len(plan), "push verdicts", progress)
     done = 0
     for i in range(0, len(plan), batch_size):
         batch = plan[i:i + batch_size]
-        vals = lambda c: (c.verdict, _nn(c.corrected_answer), _nn(c.cause), _nn(c.rationale), _nn(c.proposed_fix))  # noqa: E731
         with connect(db) as con, transaction(con):
             con.executemany(
                 "INSERT INTO ls_intents (url, project_id, task_id, ls_user_id, annotation_id, review_id, content_hash, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(project.url, project.project_id, int(c.task_id), uid, ann, int(c.review_id),
-                  verdict_hash(*vals(c)), utc_now()) for c, uid, ann in batch])
+                  verdict_hash(*_verdict_fields(c)), utc_now()) for c, uid, ann in batch])
         written = []
         for c, uid, ann in batch:
-            result = verdict_result(*vals(c))
+            result = verdict_result(*_verdict_fields(c))
             if ann is None:
                 with ls_errors(session.auth, f"creating an annotation on task {c.task_id}"):
                     a = session.client.annotations.create(id=int(c.task_id), result=result, completed_by=uid)
@@ -538,10 +515,10 @@ def push_verdicts(session: Session, project: Project, *, db: DbPath = None, batc
                     a = session.client.annotations.update(id=ann, result=result)
                 s.annotations_updated += 1
             done += 1
-            crash_point("annotations", done)
+            _state.on_remote_write("annotations", done)
             written.append((project.url, project.project_id, int(a.id), norm_ts(a.updated_at), int(c.task_id),
                             c.benchmark, c.question_id, uid, c.reviewer, "pushed", int(c.review_id),
-                            verdict_hash(*vals(c)), utc_now()))
+                            verdict_hash(*_verdict_fields(c)), utc_now()))
             bar.update(1)
         with connect(db) as con, transaction(con):
             con.executemany(
@@ -555,6 +532,12 @@ def push_verdicts(session: Session, project: Project, *, db: DbPath = None, batc
     log.info("pushed verdicts to project %s: %s annotations created, %s updated",
              project.project_id, s.annotations_created, s.annotations_updated)
     return s
+
+
+def _verdict_fields(c) -> tuple:
+    """(verdict, corrected answer, cause, rationale, proposed fix) of a review
+    row, SQL NULLs as None: what an annotation carries and its hash covers."""
+    return c.verdict, _nn(c.corrected_answer), _nn(c.cause), _nn(c.rationale), _nn(c.proposed_fix)
 
 
 def _nn(v):

@@ -11,8 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from audit._util.sql import table_exists
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect
 
 REJECTED_COLUMNS = ["project_id", "annotation_id", "task_id", "benchmark", "question_id", "reviewer",
                     "updated_at", "reason"]

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audit.store import connect
+from audit.store import DbPath, connect
 from audit.sync._client import open_session
 from audit.sync._pull import PullSummary, pull_project
 from audit.sync._push import DEFAULT_TIERS, PushSummary, push_tasks, push_verdicts
 from audit.sync._remote import list_annotations
 from audit.sync._state import find_project, touch
-from audit.store import DbPath
 
 
 @dataclass

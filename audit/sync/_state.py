@@ -8,12 +8,11 @@ killed process created instead of creating it twice.
 """
 from __future__ import annotations
 
-import os
-import signal
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Callable
 
-from audit.errors import AuditError, NotFoundError
+from audit.errors import NotFoundError
 
 
 def utc_now() -> datetime:
@@ -59,20 +58,12 @@ def touch(con, project: Project, column: str) -> None:
                 [utc_now(), project.url, project.project_id])
 
 
-def crash_point(kind: str, done: int) -> None:
-    """Fault injection for the interrupted-sync tests: with
-    ``AUDIT_LS_CRASH_AFTER=<kind>:<n>`` (kind ``tasks`` or ``annotations``)
-    the process kills itself with SIGKILL once ``n`` remote writes of that kind
-    are done and before they are recorded locally — the worst moment."""
-    spec = os.environ.get("AUDIT_LS_CRASH_AFTER", "")
-    if not spec or ":" not in spec:
-        return
-    k, _, n = spec.partition(":")
-    if k == kind and n.isdigit() and done >= int(n):
-        os.kill(os.getpid(), signal.SIGKILL)
+def _no_op(kind: str, done: int) -> None:
+    return None
 
 
-def require_migrated(con) -> None:
-    n = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'ls_tasks'").fetchone()[0]
-    if not n:
-        raise AuditError("this database has no Label Studio sync tables; open it read-write once to migrate it")
+on_remote_write: Callable[[str, int], None] = _no_op
+"""Called after each remote write of a push, before the write is recorded
+here: ``(kind, done)``, kind ``tasks`` or ``annotations`` and ``done`` the
+writes of that kind so far.  A no-op; the interrupted-sync tests replace it
+with one that kills the process there, the worst moment to die."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 
 import pandas as pd
+
 from audit.store import unregister
 
 log = logging.getLogger("audit.sync")

@@ -28,11 +28,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from audit.errors import AuditError
-from audit.store import connect
+from audit.store import DbPath, connect
 from audit.sync._client import open_session
 from audit.sync._pull import pull_project
 from audit.sync._state import find_project
-from audit.store import DbPath
 
 log = logging.getLogger("audit.sync")
 PULL_EVENTS = {"ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_CREATED", "ANNOTATIONS_DELETED",

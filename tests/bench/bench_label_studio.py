@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]  # tests/, repo
 
 
 def main() -> int:
@@ -26,7 +26,7 @@ def main() -> int:
 
     import audit
     from audit.sync._config import verdict_result
-    from audit.sync._localserver import start_local_server
+    from tests.support.label_studio_server import start_local_server
     from label_studio_sdk import LabelStudio
     from test_label_studio import make_benchmark
 

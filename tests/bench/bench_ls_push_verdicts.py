@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2])]  # tests/, repo
 
 
 def main() -> int:
@@ -37,7 +37,7 @@ def main() -> int:
     args = ap.parse_args()
 
     import audit
-    from audit.sync._localserver import start_local_server
+    from tests.support.label_studio_server import start_local_server
     from test_label_studio import make_benchmark
 
     work = Path(tempfile.mkdtemp(prefix="bench-ls-verdicts-"))

@@ -1,4 +1,4 @@
-"""Admin page (issue 21): everything an administrator needs to run a review
+"""Admin page: everything an administrator needs to run a review
 campaign from the browser — accounts (add, disable or enable, reset a
 password, change a role), the lead list, reviews required per item, which
 items enter the queue, assignment of subjects or items to reviewers, and
@@ -8,7 +8,6 @@ Every action calls the same ``audit.review`` function as the CLI, with the
 signed-in account as ``actor``: the role checks are the library's.  No SQL
 and no statistics here."""
 from __future__ import annotations
-
 
 import streamlit as st
 

@@ -3,19 +3,16 @@ benchmark picker, the page CSS, the interface language (``t``), and cached
 reads keyed by a data version (:func:`review_version`)."""
 from __future__ import annotations
 
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import streamlit as st
+from streamlit import runtime
 
 import audit
 from audit import i18n
+from audit.i18n import subjects as subjects_i18n
 from workbench import render, session
-
-# kept for callers that compare against it (the English text)
-LOCKED_MESSAGE = i18n.translate("common.locked", "en")
-
 
 # ---------------------------------------------------------------- language
 
@@ -58,9 +55,7 @@ def label(kind: str, code: str | None) -> str:
 def subject_name(code: str | None) -> str:
     """A subject in plain words in the session's language (CMMLU's own
     Chinese names in Chinese and Tibetan; see :mod:`audit.i18n.subjects`)."""
-    from audit.i18n.subjects import subject_name as _name
-
-    return _name(code, lang())
+    return subjects_i18n.subject_name(code, lang())
 
 
 def columns(df):
@@ -108,7 +103,7 @@ def session_message(message: str, idle_minutes: float) -> str:
     return t(key) if key else render.md(message)
 
 
-# Tibetan needs room: stacked letters above and below the line (issue 21).
+# Tibetan needs room: stacked letters above and below the line.
 _TIBETAN_UI_CSS = """<style>
 .stApp, .stApp button, .stApp input, .stApp textarea, .stApp label, .stApp p, .stApp li, .stApp td, .stApp th,
 .stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp .wb-qrow {
@@ -287,8 +282,6 @@ def prefetch(fn, *args) -> None:
     drawn and while the reviewer reads it (one worker per process, so
     prefetches never pile up).  Only under a real server: Streamlit's test
     harness has no runtime, and its tests check the file in between."""
-    from streamlit import runtime
-
     if runtime.exists():
         _PREFETCH.submit(_quietly, fn, *args)
 

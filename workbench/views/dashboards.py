@@ -8,8 +8,6 @@ import pandas as pd
 import streamlit as st
 
 import audit
-from audit.export import corrected_key_accuracy
-from audit.review import MIN_KAPPA_ITEMS
 from audit import i18n
 from workbench import session
 from workbench.views import common
@@ -58,130 +56,136 @@ def page() -> None:
     bench = common.benchmark_picker("dash_benchmark")
     if bench is None:
         return
+    tabs = st.tabs([t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
+                    t("dash.tab_corrected"), t("dash.tab_kappa")])
+    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa)):
+        with tab:
+            show(bench, db)
 
-    tab_cost, tab_tiers, tab_scen, tab_prog, tab_models, tab_kappa = st.tabs(
-        [t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
-         t("dash.tab_corrected"), t("dash.tab_kappa")])
 
-    with tab_cost:
-        _cost(bench, db)
+def _tiers(bench: str, db) -> None:
+    """Where the flagged items are: tiers by subject, as a heat map."""
+    st.caption(t("dash.tiers_caption"))
+    df = common.call(audit.review.tier_by_subject, bench, db=db, any_error=True)
+    if df is None or not len(df):
+        st.info(t("dash.no_audit"))
+        return
+    df = df.copy()
+    df["tier_label"] = df["bucket"].map(_bucket_label)
+    df["subject_label"] = df["subject"].map(common.subject_name)
+    st.altair_chart(_heatmap(df), width="stretch")
+    with st.expander(t("dash.as_table")):
+        table = df[["subject_label", "tier_label", "n"]].rename(columns={
+            "subject_label": "subject", "tier_label": "tier"})
+        st.dataframe(common.columns(table), hide_index=True, key="dash_tiers", width="stretch")
 
-    with tab_tiers:
-        st.caption(t("dash.tiers_caption"))
-        df = common.call(audit.review.tier_by_subject, bench, db=db, any_error=True)
-        if df is not None and len(df):
-            df = df.copy()
-            df["tier_label"] = df["bucket"].map(_bucket_label)
-            df["subject_label"] = df["subject"].map(common.subject_name)
-            st.altair_chart(_heatmap(df), width="stretch")
-            with st.expander(t("dash.as_table")):
-                table = df[["subject_label", "tier_label", "n"]].rename(columns={
-                    "subject_label": "subject", "tier_label": "tier"})
-                st.dataframe(common.columns(table), hide_index=True, key="dash_tiers", width="stretch")
-        else:
-            st.info(t("dash.no_audit"))
 
-    with tab_scen:
-        st.caption(t("dash.scen_caption"))
-        sc = common.call(audit.scenario_table, bench, db=db, any_error=True)
-        if sc is not None and len(sc):
-            show = sc.assign(
-                accuracy=(sc["conditional_accuracy"] * 100).round(1),
-                ci=[f"{lo * 100:.1f}–{hi * 100:.1f}" for lo, hi in
-                    zip(sc["conditional_accuracy_low"], sc["conditional_accuracy_high"])],
-                change=sc["delta_points"].round(1),
-                scenario=sc["scenario"].map(lambda c: common.label("scenario", c)),
-            )
-            wide = show.pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False)
-            wide.index = wide.index.set_names([common.label("column", n) for n in wide.index.names])
-            st.dataframe(wide, width="stretch", key="dash_scenarios",
-                         column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
-            chart = (
-                alt.Chart(show)
-                .mark_line(point=True)
-                .encode(
-                    x=alt.X("scenario:N", sort=list(dict.fromkeys(show["scenario"])),
-                            title=common.label("column", "scenario"), axis=alt.Axis(labelAngle=0)),
-                    y=alt.Y("change:Q", title=t("dash.scen_chart_y")),
-                    color=alt.Color("model:N", title=common.label("column", "model")),
-                    tooltip=[_tip("model:N"), _tip("scenario:N"), _tip("accuracy:Q"), _tip("ci:N"),
-                             _tip("change:Q"), _tip("n_valid:Q")],
-                )
-            )
-            st.altair_chart(chart, width="stretch")
-            note = audit.analyze.scenario_note(sc)
-            if note:
-                st.markdown(t("dash.control_caption"))
-                ctl = (show.assign(control=sc["control_delta_points"].round(2), explained=(
-                    sc["delta_points"] - sc["control_delta_points"]).round(2))
-                    .groupby("scenario", sort=False)[["change", "control", "explained"]].mean().round(2))
-                ctl.columns = [t("dash.col_change"), t("dash.col_control"), t("dash.col_explained")]
-                ctl.index.name = common.label("column", "scenario")
-                st.dataframe(ctl, width="stretch", key="dash_control")
-            with st.expander(t("dash.full_table")):
-                st.dataframe(common.columns(show[["scenario", "model", "family", "n_questions", "n_excluded",
-                                                  "n_valid", "n_correct", "accuracy", "ci", "change"]]),
-                             hide_index=True, width="stretch")
-        else:
-            st.info(t("dash.no_scen"))
+def _scenarios(bench: str, db) -> None:
+    """Accuracy of each model when the flagged tiers are left out, and how
+    much of the change key errors explain (:func:`audit.analyze.scenario_summary`)."""
+    st.caption(t("dash.scen_caption"))
+    sc = common.call(audit.scenario_table, bench, db=db, any_error=True)
+    if sc is None or not len(sc):
+        st.info(t("dash.no_scen"))
+        return
+    show = sc.assign(
+        accuracy=(sc["conditional_accuracy"] * 100).round(1),
+        ci=[f"{lo * 100:.1f}–{hi * 100:.1f}" for lo, hi in
+            zip(sc["conditional_accuracy_low"], sc["conditional_accuracy_high"])],
+        change=sc["delta_points"].round(1),
+        scenario=sc["scenario"].map(lambda c: common.label("scenario", c)),
+    )
+    wide = show.pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False)
+    wide.index = wide.index.set_names([common.label("column", n) for n in wide.index.names])
+    st.dataframe(wide, width="stretch", key="dash_scenarios",
+                 column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
+    chart = (
+        alt.Chart(show)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("scenario:N", sort=list(dict.fromkeys(show["scenario"])),
+                    title=common.label("column", "scenario"), axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("change:Q", title=t("dash.scen_chart_y")),
+            color=alt.Color("model:N", title=common.label("column", "model")),
+            tooltip=[_tip("model:N"), _tip("scenario:N"), _tip("accuracy:Q"), _tip("ci:N"),
+                     _tip("change:Q"), _tip("n_valid:Q")],
+        )
+    )
+    st.altair_chart(chart, width="stretch")
+    if audit.analyze.scenario_note(sc):
+        st.markdown(t("dash.control_caption"))
+        ctl = audit.analyze.scenario_summary(sc).round(2)
+        ctl["scenario"] = ctl["scenario"].map(lambda c: common.label("scenario", c))
+        ctl = ctl.set_index("scenario")[["change_points", "control_points", "explained_points"]]
+        ctl.columns = [t("dash.col_change"), t("dash.col_control"), t("dash.col_explained")]
+        ctl.index.name = common.label("column", "scenario")
+        st.dataframe(ctl, width="stretch", key="dash_control")
+    with st.expander(t("dash.full_table")):
+        st.dataframe(common.columns(show[["scenario", "model", "family", "n_questions", "n_excluded",
+                                          "n_valid", "n_correct", "accuracy", "ci", "change"]]),
+                     hide_index=True, width="stretch")
 
-    with tab_prog:
-        prog = common.call(audit.review.progress_by_reviewer, bench, db=db, any_error=True)
-        if prog is not None and len(prog):
-            st.dataframe(common.columns(prog), hide_index=True, width="stretch", key="dash_progress")
-            ycol = "n_items" if "n_items" in prog.columns else prog.columns[1]
-            st.altair_chart(
-                alt.Chart(prog).mark_bar().encode(
-                    x=alt.X(f"{ycol}:Q", title=t("dash.items_reviewed"), axis=alt.Axis(**INT_AXIS)),
-                    y=alt.Y("reviewer:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240))),
-                width="stretch")
-        else:
-            st.info(t("dash.no_progress"))
 
-    with tab_models:
-        st.caption(t("dash.corr_caption"))
-        policies = [p for p in sorted(audit.export.POLICIES) if p != "original"]
-        policy = st.selectbox(t("dash.policy"), policies, index=policies.index("default"), key="dash_policy",
-                              format_func=lambda p: common.label("policy", p) or p,
-                              help="\n\n".join(f"**{common.label('policy', p) or p}**: {_policy_desc(p)}"
-                                               for p in policies))
-        ca = common.call(corrected_key_accuracy, bench, policy=policy, db=db, any_error=True)
-        if ca is not None and len(ca):
-            st.markdown(t("dash.corr_counts", c=ca.attrs.get("n_corrected", 0), e=ca.attrs.get("n_excluded", 0)))
-            pct = {common.label("column", c): st.column_config.NumberColumn(format="percent") for c in ca.columns
-                   if c.startswith("accuracy_")}
-            pct[common.label("column", "difference_points")] = st.column_config.NumberColumn(format="%+.1f")
-            st.dataframe(common.columns(ca), hide_index=True, width="stretch", key="dash_corrected",
-                         column_config=pct)
-            st.altair_chart(
-                alt.Chart(ca).mark_bar().encode(
-                    x=alt.X("difference_points:Q", title=t("dash.corr_x")),
-                    y=alt.Y("model:N", sort="-x", title=None),
-                    color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
-                    tooltip=[_tip("model:N"), _tip("accuracy_original:Q"), _tip("accuracy_corrected:Q"),
-                             _tip("difference_points:Q")]),
-                width="stretch")
-        else:
-            st.info(t("dash.no_settled"))
+def _progress(bench: str, db) -> None:
+    """How many items each reviewer has reviewed."""
+    prog = common.call(audit.review.progress_by_reviewer, bench, db=db, any_error=True)
+    if prog is None or not len(prog):
+        st.info(t("dash.no_progress"))
+        return
+    st.dataframe(common.columns(prog), hide_index=True, width="stretch", key="dash_progress")
+    ycol = "n_items" if "n_items" in prog.columns else prog.columns[1]
+    st.altair_chart(
+        alt.Chart(prog).mark_bar().encode(
+            x=alt.X(f"{ycol}:Q", title=t("dash.items_reviewed"), axis=alt.Axis(**INT_AXIS)),
+            y=alt.Y("reviewer:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240))),
+        width="stretch")
 
-    with tab_kappa:
-        st.caption(t("dash.kappa_caption"))
-        ka = common.call(audit.review.reviewer_agreement, bench, db=db, any_error=True)
-        if ka is not None and len(ka.pairs):
-            pairs = ka.pairs.copy()
-            if ka.enough:
-                st.markdown(t("dash.kappa_overall", label=_kappa_words(ka)))
-            else:
-                st.warning(t("dash.kappa_few", n=ka.n_items, min=MIN_KAPPA_ITEMS))
-            few = pairs["n"] < MIN_KAPPA_ITEMS
-            # a kappa on too few items is not shown as a number (it would mislead)
-            pairs.loc[few, ["kappa", "se", "ci_low", "ci_high"]] = float("nan")
-            st.dataframe(common.columns(pairs.drop(columns=["se"])), hide_index=True, width="stretch",
-                         key="dash_kappa",
-                         column_config={common.label("column", "agreement"):
-                                        st.column_config.NumberColumn(format="percent")})
-        else:
-            st.info(t("dash.no_kappa"))
+
+def _corrected(bench: str, db) -> None:
+    """Each model's accuracy under the original and the corrected keys, for a
+    correction rule (:func:`audit.export.corrected_key_accuracy`)."""
+    st.caption(t("dash.corr_caption"))
+    policies = [p for p in sorted(audit.export.POLICIES) if p != "original"]
+    policy = st.selectbox(t("dash.policy"), policies, index=policies.index("default"), key="dash_policy",
+                          format_func=lambda p: common.label("policy", p) or p,
+                          help="\n\n".join(f"**{common.label('policy', p) or p}**: {_policy_desc(p)}"
+                                           for p in policies))
+    ca = common.call(audit.export.corrected_key_accuracy, bench, policy=policy, db=db, any_error=True)
+    if ca is None or not len(ca):
+        st.info(t("dash.no_settled"))
+        return
+    st.markdown(t("dash.corr_counts", c=ca.attrs.get("n_corrected", 0), e=ca.attrs.get("n_excluded", 0)))
+    pct = {common.label("column", c): st.column_config.NumberColumn(format="percent") for c in ca.columns
+           if c.startswith("accuracy_")}
+    pct[common.label("column", "difference_points")] = st.column_config.NumberColumn(format="%+.1f")
+    st.dataframe(common.columns(ca), hide_index=True, width="stretch", key="dash_corrected", column_config=pct)
+    st.altair_chart(
+        alt.Chart(ca).mark_bar().encode(
+            x=alt.X("difference_points:Q", title=t("dash.corr_x")),
+            y=alt.Y("model:N", sort="-x", title=None),
+            color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
+            tooltip=[_tip("model:N"), _tip("accuracy_original:Q"), _tip("accuracy_corrected:Q"),
+                     _tip("difference_points:Q")]),
+        width="stretch")
+
+
+def _kappa(bench: str, db) -> None:
+    """How much reviewers agree: Cohen's kappa per pair and pooled, a pair's
+    kappa shown only on enough items (:func:`audit.review.reviewer_agreement`
+    with ``min_items``)."""
+    st.caption(t("dash.kappa_caption"))
+    ka = common.call(audit.review.reviewer_agreement, bench, min_items=audit.review.MIN_KAPPA_ITEMS, db=db,
+                     any_error=True)
+    if ka is None or not len(ka.pairs):
+        st.info(t("dash.no_kappa"))
+        return
+    if ka.enough:
+        st.markdown(t("dash.kappa_overall", label=_kappa_words(ka)))
+    else:
+        st.warning(t("dash.kappa_few", n=ka.n_items, min=ka.min_items))
+    st.dataframe(common.columns(ka.pairs.drop(columns=["se"])), hide_index=True, width="stretch",
+                 key="dash_kappa",
+                 column_config={common.label("column", "agreement"): st.column_config.NumberColumn(format="percent")})
 
 
 def _policy_desc(policy: str) -> str:
@@ -206,7 +210,7 @@ def _impact(bench: str, db: str) -> dict:
 
 def _cost(bench: str, db) -> None:
     """What wrong keys cost each model and how many keys are probably wrong
-    (issue 19; every number from :func:`audit.analyze.impact_summary`)."""
+    (every number from :func:`audit.analyze.impact_summary`)."""
     imp = common.call(_impact, bench, str(db), any_error=True)
     if imp is None:
         st.info(t("dash.no_audit"))

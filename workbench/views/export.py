@@ -1,25 +1,19 @@
 """Export page: corrected answer-key versions — the versions so far, a preview
 of what a new version would change under a policy, creating it, and the
 difference between two versions.  UI only — every action is one call to
-``audit.export``; downloads go through ``audit._util.safe_csv.write_csv``."""
+``audit.export``; CSV downloads are :func:`audit.export.csv_bytes` (formula
+cells neutralised)."""
 from __future__ import annotations
 
-import io
+from pathlib import Path
 
 import streamlit as st
 
 import audit
 from audit import i18n
-from audit._util.safe_csv import write_csv
-from workbench import session
+from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
-
-
-def _csv_bytes(df) -> bytes:
-    buf = io.BytesIO()
-    write_csv(df, buf)
-    return buf.getvalue()
 
 
 def _next_version(versions: list[str]) -> str:
@@ -73,10 +67,8 @@ def page() -> None:
     result = st.session_state.pop("export_result", None)
     if result is not None:
         kind, message, path = result
-        getattr(st, kind)(render_md(message))
+        getattr(st, kind)(render.md(message))
         if path:
-            from pathlib import Path
-
             with st.expander("DATASHEET.md", expanded=False):  # a file name, not a path
                 # the datasheet escapes untrusted text itself; no raw HTML is rendered
                 st.markdown((Path(path) / "DATASHEET.md").read_text(encoding="utf-8"))
@@ -142,11 +134,6 @@ def page() -> None:
             st.markdown(t("export.n_diff", n=len(diff), a=a, b=b))
             if not diff.empty:
                 st.dataframe(diff, hide_index=True, key="export_diff")
-                st.download_button(t("export.diff_csv"), _csv_bytes(diff), file_name=f"{bench}-{a}-{b}-diff.csv",
-                                   mime="text/csv", key="export_diff_csv")
+                st.download_button(t("export.diff_csv"), audit.export.csv_bytes(diff),
+                                   file_name=f"{bench}-{a}-{b}-diff.csv", mime="text/csv", key="export_diff_csv")
 
-
-def render_md(text: str) -> str:
-    from workbench import render
-
-    return render.md(text)

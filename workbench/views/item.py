@@ -27,10 +27,10 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
+from audit import i18n
 from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
-from audit import i18n
-from workbench import render, session
+from workbench import render, routing, session
 from workbench.views import common, item_evidence, queue
 from workbench.views.common import t
 
@@ -114,7 +114,7 @@ def _save(bench: str, qid: str) -> None:
     me = session.reviewer()
     db = session.db_path()
     # A second verdict is a revision only when the page showed this reviewer's
-    # earlier one; a stale tab (shown before that save) is refused (issue 21).
+    # earlier one; a stale tab (shown before that save) is refused.
     shown = st.session_state.get(K_LAST_VIEW)
     revision = bool(shown is not None and (shown.question.benchmark, shown.question.question_id) == (bench, qid)
                     and shown.reviewed_by_me)
@@ -217,7 +217,7 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
                 + "</div>")
     with back:
         st.button(t("item.queue"), key="back_queue", shortcut="Q", icon=":material/checklist:",
-                  width="stretch", help=t("item.queue_help"), on_click=queue.go, args=("queue",))
+                  width="stretch", help=t("item.queue_help"), on_click=routing.go, args=("queue",))
     with mid:
         st.button(t("item.prev"), key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
                   on_click=_step, args=(bench, qid, prev_id, -1, flt), width="stretch")
@@ -428,7 +428,7 @@ ITEM_CSS = """<style>
 
 
 def page() -> None:
-    queue.follow_goto("item")
+    routing.follow_goto("item")
     # the question needs the width: the sidebar starts collapsed here (reopen it with its arrow)
     st.set_page_config(initial_sidebar_state="collapsed")
     common.css()
@@ -469,7 +469,7 @@ def page() -> None:
         with st.container(key="item_main"):
             _question(view)
             _vote_summary(view)
-            with st.container(key="item_evidence"):   # its sentences are the statistics engineer's (issue 21)
+            with st.container(key="item_evidence"):   # sentences and figures from audit.review
                 item_evidence.show(bench, qid, db, option=lambda x: _option_shown(view, x))
             if view.judges:
                 _judges(view)

@@ -2,21 +2,29 @@
 bias versus accuracy against the experts, the judge-based scenarios, and the
 agreement between several judges.  Every number and every sentence of
 reading comes from ``audit.judge`` (as keys and figures, worded by the
-interface's catalogue) (statistics and SQL live there); this page
-only lays them out.  Benchmark text and names are escaped before display."""
+interface's catalogue; statistics and SQL live there); this page only
+lays them out.  Benchmark text and names are escaped before display."""
 from __future__ import annotations
 
 import streamlit as st
 
-from audit.judge import judge_bias
-from audit.judge import judge_agreement, judge_scenarios, panel_verdict
-from audit.review import bias_vs_accuracy, report_sections
-from audit.judge import list_judges, list_runs, unparsed_replies
-from audit.judge import REPORT_TITLE_KEYS, render_readings
 from audit import i18n
+from audit.judge import (
+    REPORT_TITLE_KEYS,
+    judge_agreement,
+    judge_bias,
+    judge_scenarios,
+    list_judges,
+    list_runs,
+    panel_verdict,
+    render_readings,
+    unparsed_replies,
+)
+from audit.review import bias_vs_accuracy, report_sections
 from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
+
 
 def _table(df, **kwargs) -> None:
     """A table with plain column names (the stored names stay in exports)."""
@@ -84,84 +92,111 @@ def page() -> None:
     t_bias, t_acc, t_sets, t_multi, t_kappa, t_raw, t_runs = st.tabs(
         [t("judges.tab_bias"), t("judges.tab_acc"), t("judges.tab_sets"), t("judges.tab_multi"),
          t("judges.tab_kappa"), t("judges.tab_raw"), t("judges.tab_runs")])
-
     with t_bias:
-        rep = common.call(judge_bias, bench, judge, db=db)
-        if rep is not None:
-            if rep.self_family:
-                st.warning(t("judges.self_family", family=render.md(rep.judge_family)), icon=":material/warning:")
-            _reading(rep.reading_codes)
-            st.subheader(t("judges.models_h"))
-            st.caption(t("judges.models_caption"))
-            _table(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True,
-                         width="stretch", key="judge_models")
-            st.subheader(t("judges.pairs_h"))
-            st.caption(t("judges.pairs_caption"))
-            _table(rep.pairs, hide_index=True, width="stretch", key="judge_pairs",
-                         column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
-
+        _bias(bench, judge, db)
     with t_acc:
-        st.caption(t("judges.acc_caption"))
-        acc = common.call(bias_vs_accuracy, bench, judge, db=db)
-        if acc is not None:
-            _reading(acc.reading_codes)
-            st.subheader(t("judges.acc_overall_h"))
-            _table(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
-            st.subheader(t("judges.acc_patterns_h"))
-            _table(_pct_cols(acc.patterns, ["accuracy", "accuracy_low", "accuracy_high"]), hide_index=True,
-                         width="stretch", key="judge_acc_patterns")
-            st.subheader(t("judges.errors_h"))
-            st.caption(t("judges.errors_caption"))
-            _table(_pct_cols(acc.errors, ["rate", "rate_low", "rate_high"]), hide_index=True,
-                         width="stretch", key="judge_acc_errors")
-            with st.expander(t("judges.per_model")):
-                _table(_pct_cols(acc.errors_by_model, ["rate", "rate_low", "rate_high"]), hide_index=True,
-                             width="stretch", key="judge_acc_models")
-
+        _accuracy(bench, judge, db)
     with t_sets:
-        js = common.call(judge_scenarios, bench, judge, db=db)
-        if js is not None:
-            _reading(js.reading_codes)
-            _table(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
-                         width="stretch", key="judge_sets")
-            sc = js.scenarios
-            wide = (sc.assign(accuracy=(sc["conditional_accuracy"] * 100).round(1))
-                    .pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False))
-            st.caption(t("judges.scen_caption"))
-            _table(wide, width="stretch", key="judge_scen")
-
+        _sets(bench, judge, db)
     with t_multi:
-        if len(names) < 2:
-            st.info(t("judges.one_judge"))
-        else:
-            on = st.radio(t("judges.compare"), ["answer", "verdict"], horizontal=True, key="judge_on",
-                          format_func=lambda x: t(f"judges.compare_{x}"))
-            ja = common.call(judge_agreement, bench, on=on, db=db)
-            if ja is not None:
-                _reading(ja.reading_codes)
-                _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
-            st.subheader(t("judges.panel_h"))
-            st.caption(t("judges.panel_caption"))
-            pv = common.call(panel_verdict, bench, db=db)
-            if pv is not None:
-                _table(pv["panel_verdict"].value_counts().rename_axis("panel_verdict").reset_index(),
-                             hide_index=True, key="judge_panel_counts")
-                _table(pv[pv["panel_verdict"] != "key_correct"], hide_index=True, width="stretch",
-                             key="judge_panel")
-
+        _several_judges(bench, names, db)
     with t_kappa:
         _agreement_statistics(bench, db)
-
     with t_raw:
-        raw = common.call(unparsed_replies, bench, judge, db=db)
-        if raw is not None:
-            if raw.empty:
-                st.success(t("judges.all_parsed"))
-            for r in raw.head(200).itertuples():
-                st.html(f"<p><b>{render.esc(r.question_id)}</b> · {render.esc(r.parse_error)}</p>")
-                st.code(r.raw_reply or "", language=None)
-
+        _unparsed(bench, judge, db)
     with t_runs:
-        runs = common.call(list_runs, bench, db=db)
-        if runs is not None:
-            _table(runs, hide_index=True, width="stretch", key="judge_runs")
+        _runs(bench, db)
+
+
+def _bias(bench: str, judge: str, db) -> None:
+    """Does the judge favour its own model family (:func:`audit.judge.judge_bias`)?"""
+    rep = common.call(judge_bias, bench, judge, db=db)
+    if rep is None:
+        return
+    if rep.self_family:
+        st.warning(t("judges.self_family", family=render.md(rep.judge_family)), icon=":material/warning:")
+    _reading(rep.reading_codes)
+    st.subheader(t("judges.models_h"))
+    st.caption(t("judges.models_caption"))
+    _table(_pct_cols(rep.models, ["rate", "rate_low", "rate_high"]), hide_index=True, width="stretch",
+           key="judge_models")
+    st.subheader(t("judges.pairs_h"))
+    st.caption(t("judges.pairs_caption"))
+    _table(rep.pairs, hide_index=True, width="stretch", key="judge_pairs",
+           column_config={"p_value": st.column_config.NumberColumn(format="%.2e")})
+
+
+def _accuracy(bench: str, judge: str, db) -> None:
+    """The judge's bias against its accuracy on the experts' verdicts
+    (:func:`audit.review.bias_vs_accuracy`)."""
+    st.caption(t("judges.acc_caption"))
+    acc = common.call(bias_vs_accuracy, bench, judge, db=db)
+    if acc is None:
+        return
+    _reading(acc.reading_codes)
+    st.subheader(t("judges.acc_overall_h"))
+    _table(acc.overall, hide_index=True, width="stretch", key="judge_acc_overall")
+    st.subheader(t("judges.acc_patterns_h"))
+    _table(_pct_cols(acc.patterns, ["accuracy", "accuracy_low", "accuracy_high"]), hide_index=True,
+           width="stretch", key="judge_acc_patterns")
+    st.subheader(t("judges.errors_h"))
+    st.caption(t("judges.errors_caption"))
+    _table(_pct_cols(acc.errors, ["rate", "rate_low", "rate_high"]), hide_index=True,
+           width="stretch", key="judge_acc_errors")
+    with st.expander(t("judges.per_model")):
+        _table(_pct_cols(acc.errors_by_model, ["rate", "rate_low", "rate_high"]), hide_index=True,
+               width="stretch", key="judge_acc_models")
+
+
+def _sets(bench: str, judge: str, db) -> None:
+    """The judge-based item sets and scenarios (:func:`audit.judge.judge_scenarios`)."""
+    js = common.call(judge_scenarios, bench, judge, db=db)
+    if js is None:
+        return
+    _reading(js.reading_codes)
+    _table(_pct_cols(js.sets, ["share_of_tier12", "share_of_judge", "share_of_items"]), hide_index=True,
+           width="stretch", key="judge_sets")
+    sc = js.scenarios
+    wide = (sc.assign(accuracy=(sc["conditional_accuracy"] * 100).round(1))
+            .pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False))
+    st.caption(t("judges.scen_caption"))
+    _table(wide, width="stretch", key="judge_scen")
+
+
+def _several_judges(bench: str, names: list[str], db) -> None:
+    """Agreement between judges and the panel's verdict
+    (:func:`audit.judge.judge_agreement`, :func:`audit.judge.panel_verdict`)."""
+    if len(names) < 2:
+        st.info(t("judges.one_judge"))
+        return
+    on = st.radio(t("judges.compare"), ["answer", "verdict"], horizontal=True, key="judge_on",
+                  format_func=lambda x: t(f"judges.compare_{x}"))
+    ja = common.call(judge_agreement, bench, on=on, db=db)
+    if ja is not None:
+        _reading(ja.reading_codes)
+        _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
+    st.subheader(t("judges.panel_h"))
+    st.caption(t("judges.panel_caption"))
+    pv = common.call(panel_verdict, bench, db=db)
+    if pv is not None:
+        _table(pv["panel_verdict"].value_counts().rename_axis("panel_verdict").reset_index(),
+               hide_index=True, key="judge_panel_counts")
+        _table(pv[pv["panel_verdict"] != "key_correct"], hide_index=True, width="stretch", key="judge_panel")
+
+
+def _unparsed(bench: str, judge: str, db) -> None:
+    """The judge's replies that could not be read, escaped."""
+    raw = common.call(unparsed_replies, bench, judge, db=db)
+    if raw is None:
+        return
+    if raw.empty:
+        st.success(t("judges.all_parsed"))
+    for r in raw.head(200).itertuples():
+        st.html(f"<p><b>{render.esc(r.question_id)}</b> · {render.esc(r.parse_error)}</p>")
+        st.code(r.raw_reply or "", language=None)
+
+
+def _runs(bench: str, db) -> None:
+    runs = common.call(list_runs, bench, db=db)
+    if runs is not None:
+        _table(runs, hide_index=True, width="stretch", key="judge_runs")

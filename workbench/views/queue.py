@@ -15,7 +15,7 @@ import math
 import streamlit as st
 
 import audit
-from workbench import render, session
+from workbench import render, routing, session
 from workbench.views import common
 from workbench.views.common import t
 
@@ -32,7 +32,6 @@ STATUS_FILTERS = {  # filter name → audit.review queue status
     "done": "done",
 }
 K_QUEUE_IDS = "wb_queue_ids"  # the page of ids last shown, for previous / next without a query
-K_GOTO = "wb_goto"            # page to switch to at the start of the next run ("item" / "queue")
 
 # Filter values live under f_* (plain session keys, kept while other pages
 # are open); the widgets use w_* keys seeded from them.
@@ -79,25 +78,9 @@ def queue_filter(benchmark: str, reviewer: str | None) -> dict:
     }
 
 
-def go(page_name: str) -> None:
-    """Ask for a page switch at the very start of the next run (callbacks
-    cannot switch page themselves)."""
-    st.session_state[K_GOTO] = page_name
-
-
-def follow_goto(here: str) -> None:
-    """At the top of a page: switch at once when a callback asked for another
-    page, so the current page is not computed for nothing."""
-    target = st.session_state.pop(K_GOTO, None)
-    if target and target != here:
-        from workbench import nav
-
-        st.switch_page(nav.item_page() if target == "item" else nav.queue_page())
-
-
 def _open(benchmark: str, qid: str) -> None:
     session.open_item(benchmark, qid)
-    go("item")
+    routing.go("item")
 
 
 def _start(benchmark: str, reviewer: str | None, flt: dict, fallback: str | None) -> None:
@@ -168,7 +151,7 @@ def _turn(page_no: int) -> None:
 
 
 def page() -> None:
-    follow_goto("queue")
+    routing.follow_goto("queue")
     common.css()
     session.show_flash()
     db = session.db_path()

@@ -1,6 +1,8 @@
-"""``audit ls …``: Label Studio sync commands (thin layer over ``audit.sync``)."""
+"""``audit ls …``: Label Studio sync commands (thin layer over ``audit.sync``,
+imported by each command so that ``audit --help`` does not load the stage)."""
 from __future__ import annotations
 
+from dataclasses import asdict, is_dataclass
 from typing import Annotated, List, Optional
 
 import typer
@@ -40,8 +42,6 @@ def _filters(subject, status, suspect, mismatch) -> dict:
 
 
 def _print(obj) -> None:
-    from dataclasses import asdict, is_dataclass
-
     for key, value in (asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else obj).items():
         if isinstance(value, dict):
             echo(f"{key}:")

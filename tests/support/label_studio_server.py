@@ -1,4 +1,4 @@
-"""A local Label Studio server for tests, benchmarks and trying the sync out.
+"""A local Label Studio server for the tests and benchmarks (and for trying the sync out).
 
 The server (``label-studio`` 1.23.2, matching ``label-studio-sdk`` 2.1.2)
 lives in its own virtual environment (``.ci/install-label-studio`` →
