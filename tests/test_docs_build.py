@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STAGES = ("store", "ingest", "analyze", "judge", "review", "sync", "export")
+STAGES = ("store", "accounts", "llm", "ingest", "analyze", "judge", "review", "sync", "export")
 
 pytestmark = pytest.mark.slow
 

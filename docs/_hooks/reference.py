@@ -119,8 +119,9 @@ def cli_markdown() -> str:
 
 # --- the Python API ---------------------------------------------------------------------
 
-def _where(module: Any, name: str) -> str:
-    """The dotted path mkdocstrings should render for ``module.name``."""
+def _where(module: Any, name: str) -> str | None:
+    """The dotted path mkdocstrings should render for ``module.name``; None
+    for a constant griffe cannot see as an assignment of its own (``A, B = 1, 2``)."""
     obj = getattr(module, name)
     if inspect.ismodule(obj):
         return obj.__name__
@@ -132,17 +133,28 @@ def _where(module: Any, name: str) -> str:
         if qual.rsplit(".", 1)[-1] != name:
             return f"{module.__name__}.{name}"  # renamed on import (remember as remember_source_listing)
         return f"{home}.{qual}"
-    # constants and aliases: documented where the module defines or re-exports them
-    for modname in _defining_modules(module, name):
-        return f"{modname}.{name}"
-    return f"{module.__name__}.{name}"
+    # constants: documented where they are assigned
+    source, renamed = _defining_module(module, name)
+    if source is None:
+        return f"{module.__name__}.{name}"
+    if renamed:
+        return f"{module.__name__}.{name}"  # RELATION as PREDICTIONS_RELATION: shown under its public name
+    text = inspect.getsource(importlib.import_module(source))
+    if re.search(rf"^{re.escape(name)}\s*(?::[^=\n]*)?=", text, re.M):
+        return f"{source}.{name}"
+    return None
 
 
-def _defining_modules(module: Any, name: str):
+def _defining_module(module: Any, name: str) -> tuple[str | None, bool]:
+    """(the module *name* is imported from in *module*'s source, whether it is
+    renamed on import); single-line and parenthesised imports."""
     src = inspect.getsource(module)
-    m = re.search(rf"from ([\w.]+) import [^\n]*\b{re.escape(name)}\b", src)
-    if m:
-        yield m.group(1)
+    for m in re.finditer(r"^from ([\w.]+) import (\([^)]*\)|[^\n]*)", src, re.M):
+        for part in m.group(2).strip("()").replace("\n", " ").split(","):
+            words = part.split()
+            if words and words[-1] == name:
+                return m.group(1), len(words) == 3 and words[1] == "as" and words[0] != name
+    return None, False
 
 
 def api_markdown(modname: str) -> str:
@@ -150,7 +162,12 @@ def api_markdown(modname: str) -> str:
     names = list(module.__all__)
     out = [f"`{modname}.__all__` lists {len(names)} names.\n"]
     for name in names:
-        out.append(f"::: {_where(module, name)}\n    options:\n      heading_level: 3\n"
+        where = _where(module, name)
+        if where is None:
+            value = " ".join(repr(getattr(module, name)).split())[:200].replace("`", "'")
+            out.append(f"### `{name}`\n\n`{name} = {value}`\n")
+            continue
+        out.append(f"::: {where}\n    options:\n      heading_level: 3\n"
                    f"      show_root_heading: true\n      show_root_full_path: false\n")
     return "\n".join(out)
 
@@ -233,7 +250,7 @@ def figures_markdown(config: Any) -> str:
         if f.name.startswith("_"):
             continue
         doc = (re.search(r'"""(.*?)(?:\n\n|""")', f.read_text(encoding="utf-8"), re.S) or [None, ""])[1]
-        first = " ".join(doc.split())
+        first = re.sub(r"\s*(Not collected by pytest; run)?:*$", "", " ".join(doc.split()))
         where = ", ".join(f"[{p}](../{p})" for p in quoted.get(f.name, [])) or "—"
         rows.append(f"| `python tests/bench/{f.name}` | {_escape(first)} | {where} |")
     return "\n".join(rows) + "\n"

@@ -1,5 +1,4 @@
-"""Analysis near the speed of a bare scan (issue 24, point 1; issue 19's
-"at most 1.25× today's time").
+"""Analysis near the speed of a bare scan (target: at most 4 times the scan).
 
     python tests/bench/bench_analyze_speed.py [--db FILE] [--questions 100000]
         [--models 100] [--repeat 3] [--old /work/main]

@@ -1,4 +1,4 @@
-"""Review-step speed in a real browser (issue 12, point 3): Chromium driven
+"""Review-step speed in a real browser: Chromium driven
 by Playwright against ``streamlit run workbench/app.py`` on a database with
 100,000 questions × 100 models (``scale_data.build_scale_db``, analysed).
 

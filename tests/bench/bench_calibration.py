@@ -1,5 +1,6 @@
-"""Issue 19's acceptance figures on the MMLU-Redux dev subjects (and the
-uzlib responses for the tiers).  Not collected by pytest; run:
+"""Calibration of the key-error score, its held-out average precision,
+expected wrong keys, what wrong keys cost, scenarios and simulated campaigns,
+on the MMLU-Redux dev subjects (and the uzlib responses for the tiers).  Not collected by pytest; run:
 
     python tests/bench/bench_calibration.py [--no-uzlib]
 

@@ -103,7 +103,7 @@ def bench_synthetic(tmp: Path, n: int, n_models: int, n_reviewed: int) -> None:
     print(f"  {'setup (SQL)':<38} {time.perf_counter() - t:8.2f} s")
     from audit.analyze import analyze_benchmark
 
-    timed("analyze", analyze, "big", db=db)
+    timed("analyze", analyze_benchmark, "big", db=db)
     copy = tmp / "big-copy.duckdb"
     shutil.copy(db, copy)
     out = tmp / "exports"

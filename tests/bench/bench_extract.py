@@ -1,4 +1,4 @@
-"""Throughput and accuracy of answer extraction (audit.ingest._extract).
+"""Throughput and accuracy of answer extraction.
 Not collected by pytest; run:
 
     python tests/bench/bench_extract.py [N]          # synthetic mix, every method

@@ -1,5 +1,5 @@
-"""Peak memory and time of importing a large question CSV (issue 14: one
-million questions must stay under 1 GB).  Writes the CSV to a temporary
+"""Peak memory and time of importing a large question CSV (target: one
+million questions under 1 GB).  Writes the CSV to a temporary
 folder, imports it in a fresh process (``audit import questions``) and prints
 the figures as JSON, with the load average.  The peak is that process's own
 maximum resident set size (``wait4``).

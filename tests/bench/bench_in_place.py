@@ -1,4 +1,4 @@
-"""Predictions read in place vs copied (issue 24, point 3).
+"""Predictions read in place vs copied.
 
 Generates the synthetic benchmark of ``scale_data.py`` with given letters
 only (in-place sources are not extracted), then times, on one machine:

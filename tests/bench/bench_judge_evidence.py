@@ -1,4 +1,4 @@
-"""Judge evidence that pays (issue 25): the MMLU-Redux detectors' verdicts in
+"""Judge evidence that pays: the MMLU-Redux detectors' verdicts in
 the key-error score.  Not collected by pytest; run:
 
     python tests/bench/bench_judge_evidence.py [--repeat 9]

@@ -1,5 +1,5 @@
 """Benchmark: pushing workbench verdicts to Label Studio as annotations
-(issue 12; target: bulk ≥ 5× faster than one request per annotation).
+(target: bulk ≥ 5× faster than one request per annotation).
 Prints the figures and the load average.
 
     python tests/bench/bench_ls_push_verdicts.py [--n 300]

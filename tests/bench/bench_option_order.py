@@ -1,4 +1,4 @@
-"""Speed of per-model option order (issue 10): a prediction file whose rows
+"""Speed of per-model option order: a prediction file whose rows
 carry ``options_shown`` (a random permutation per row, the given letter
 written in that shown order) must import within 1.5× the time of the same
 file without it.

@@ -1,6 +1,6 @@
 """Predict-run speed: a local OpenAI-compatible endpoint that answers after
 0.5 s, ``concurrency=1`` vs ``concurrency=16`` through litellm's real request
-path and the shared runner (audit/llm.py).  Target: concurrency 16 at least
+path and the shared runner (audit/llm/).  Target: concurrency 16 at least
 10x faster.
 
     python tests/bench/bench_predict.py [--items 120] [--delay 0.5] [--high 16]

@@ -1,4 +1,4 @@
-"""Speed of the review API the workbench calls (issue 3: queue page with a
+"""Speed of the review API the workbench calls (target: queue page with a
 filter, opening an item and saving a verdict each ≤ 300 ms server side,
 median of 20) on 100,000 questions × 100 models.
 

@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 2 §9): 100,000 questions × 100 models.
+"""Scale benchmark: 100,000 questions × 100 models.
 
     python tests/bench/bench_scale.py [--questions 100000] [--models 100] [--workdir DIR] [--sample 2000]
 

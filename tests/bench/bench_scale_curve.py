@@ -1,4 +1,4 @@
-"""Scale curve (issue 24 §2): import and analyze at 1 M, 10 M and 100 M
+"""Scale curve: import and analyze at 1 M, 10 M and 100 M
 predictions (10,000 / 100,000 / 1,000,000 questions × 100 models).
 
     python tests/bench/bench_scale_curve.py [--sizes 1M,10M,100M] [--models 100] [--workdir DIR]

@@ -1,4 +1,4 @@
-"""Server-side speed of the workbench pages (issue 3: the queue page with a
+"""Server-side speed of the workbench pages (target: the queue page with a
 filter, opening an item and saving a verdict each ≤ 300 ms, median of 20) on
 a database with 100,000 questions and 100 models (10 M predictions).
 
