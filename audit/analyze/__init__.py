@@ -2,7 +2,7 @@
 tiers, filtering scenarios and model comparisons, Cohen's and Fleiss'
 kappa, the key-error score (the probability that an item's key is wrong)
 and what wrong keys cost each model."""
-from audit.analyze._agreement import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa
+from audit.analyze._kappa import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze._base import QUESTIONS_SQL, ModelSet, model_set, usable_predictions_sql
 from audit.analyze._impact import expected_wrong_keys, impact_summary, load_impact, selection_control, wrong_key_cost
 from audit.analyze._keyerror import (
