@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 import audit.analyze._keyerror as K
-from audit.analyze._base import MASK_BITS, Cells, mask_words
+from audit.analyze._cells import MASK_BITS, Cells, mask_words
 
 
 def _random_cells(rng, n_items: int, n_models: int, kmax: int = 4, answer_rate: float = 0.9) -> Cells:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from audit.analyze import _keyerror as K
-from audit.analyze._base import MASK_BITS, Cells, byte_table_sums
+from audit.analyze._cells import MASK_BITS, Cells, byte_table_sums
 
 
 def _answers(seed: int, n: int = 600, J: int = 45, kmax: int = 5):

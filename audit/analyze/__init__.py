@@ -2,25 +2,76 @@
 tiers, filtering scenarios and model comparisons, Cohen's and Fleiss'
 kappa, the key-error score (the probability that an item's key is wrong)
 and what wrong keys cost each model."""
-from audit.analyze._kappa import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa
-from audit.analyze._base import QUESTIONS_SQL, ModelSet, model_set, usable_predictions_sql
-from audit.analyze._impact import expected_wrong_keys, impact_summary, load_impact, selection_control, wrong_key_cost
-from audit.analyze._keyerror import (
-    LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, PHI_PRIOR, SUBJECT_STRENGTH, calibration_table,
-    combined_score, fit_key_error, key_error_params, key_error_scores, load_inputs, load_judge_verdicts, phi_band,
-    score_inputs, write_scores,
+from audit.analyze._impact import (
+    expected_wrong_keys,
+    impact_summary,
+    load_impact,
+    selection_control,
+    wrong_key_cost,
 )
-from audit.analyze._metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics
+from audit.analyze._kappa import (
+    FleissResult,
+    KappaResult,
+    agreement_matrix,
+    cohen_kappa,
+    fleiss_kappa,
+)
+from audit.analyze._keyerror import (
+    LLR_DUPLICATE_OPTIONS,
+    PARALLEL_SENS,
+    PARALLEL_SPEC,
+    PHI_PRIOR,
+    SUBJECT_STRENGTH,
+    calibration_table,
+    combined_score,
+    fit_key_error,
+    key_error_params,
+    key_error_scores,
+    load_inputs,
+    load_judge_verdicts,
+    phi_band,
+    score_inputs,
+    write_scores,
+)
+from audit.analyze._metrics import (
+    DIFFICULTY_BANDS,
+    difficulty_band,
+    item_difficulty,
+    model_metrics,
+)
 from audit.analyze._report import FORMATS as REPORT_FORMATS
 from audit.analyze._report import (
-    analysis_report, key_error_note, records, render_report, report_frame, scenario_note, write_report,
+    analysis_report,
+    key_error_note,
+    records,
+    render_report,
+    report_frame,
+    scenario_note,
+    write_report,
 )
-from audit.analyze._runs import CURRENT_AUDIT_SQL, find_latest_run, latest_run_models
 from audit.analyze._scenarios import SCENARIOS, compare_models, scenario_table
 from audit.analyze._stats import significance_stars, wilson_interval
 from audit.analyze._tiers import (
-    OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4, AnalyzeSummary, BenchmarkRun, analyze_benchmark, audit_lint,
-    audit_results, latest_run, thresholds, tier_counts,
+    OTHER_BUCKETS,
+    TIER_NAMES,
+    TIER_NAMES_TLUE4,
+    AnalyzeSummary,
+    BenchmarkRun,
+    analyze_benchmark,
+    audit_lint,
+    audit_results,
+    thresholds,
+    tier_counts,
+)
+from audit.analyze.inputs import (
+    CURRENT_AUDIT_SQL,
+    QUESTIONS_SQL,
+    ModelSet,
+    find_latest_run,
+    latest_run,
+    latest_run_models,
+    model_set,
+    usable_predictions_sql,
 )
 
 __all__ = [

@@ -46,10 +46,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
-from audit.analyze._runs import latest_run
-from audit.store import DbPath, connect, unregister
+from audit.analyze.inputs import (
+    QUESTIONS_SQL,
+    latest_run,
+    model_set,
+    usable_predictions_sql,
+)
+from audit.store import DbPath, connect, resolve_benchmark, unregister
 
 DRAWS = 1000
 LEVEL = 0.9

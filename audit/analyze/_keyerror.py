@@ -122,12 +122,11 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import ArrayLike
 
-from audit.analyze._base import QUESTIONS_SQL, Cells, ModelSet, byte_table_sums, resolve_benchmark, usable_cells
-from audit.analyze._base import _BITS8 as _BYTE_BITS, _POP8
-from audit.analyze._runs import latest_run
+from audit.analyze._cells import _BITS8 as _BYTE_BITS
+from audit.analyze._cells import _POP8, Cells, byte_table_sums, usable_cells
+from audit.analyze.inputs import QUESTIONS_SQL, ModelSet, latest_run
 from audit.options import LATIN_LABELS
-from audit.store import connect, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolve_benchmark, unregister
 
 # Priors (see the module docstring).
 A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
@@ -327,7 +326,7 @@ class _Data:
         self.cell_n: np.ndarray = np.zeros(0, dtype=np.int64)      # answers per cell
         # and each cell's models as a bitmask of bytes (cells × ⌈J/8⌉): sums
         # over a cell's models are then 256-entry table look-ups per byte
-        # (as in :meth:`~audit.analyze._base.Cells.weighted`), several times
+        # (as in :meth:`~audit.analyze._cells.Cells.weighted`), several times
         # cheaper per EM iteration than gathering every answer
         self.bytes: np.ndarray | None = None
         # each item's models (the OR of its cells' bytes, ⌈J/8⌉ × n) when no
@@ -730,7 +729,7 @@ def fit_key_error_cells(
     letter given) sorted by (item, letter): ``item`` (0..n−1), ``y`` (option
     index) and ``cell_bytes`` (⌈J/8⌉ × cells uint8: bit ``j % 8`` of row
     ``j // 8`` set when model j gave that letter, as
-    :meth:`~audit.analyze._base.Cells.model_bytes` packs them).  The same
+    :meth:`~audit.analyze._cells.Cells.model_bytes` packs them).  The same
     fit (the same EM, identical results) without unpacking the answers to
     the long form and packing them back; the other arguments as there
     (``kw``: family, evidence_llr, clamp, truth, max_iter, tol, sample,
@@ -1082,7 +1081,7 @@ class SampledCells:
     sample of them) as cells, one per (item, letter given), sorted by (item,
     letter): ``item`` (0-based question index), ``y`` (option index),
     ``bytes`` (⌈J/8⌉ × cells uint8: bit ``j % 8`` of row ``j // 8`` set when
-    model j gave that letter, :meth:`~audit.analyze._base.Cells.model_bytes`),
+    model j gave that letter, :meth:`~audit.analyze._cells.Cells.model_bytes`),
     ``n_models``; ``pick``: the sampled items (sorted), None without sampling."""
 
     item: np.ndarray
@@ -1141,7 +1140,7 @@ def sampled_answers(cells: Cells, n: int, *, sample: int = SAMPLE, seed: int = 0
     :class:`SampledCells` (sorted by item, letter); with more than
     ``sample`` items only those of a seeded random sample (its sorted item
     indices in ``pick``).  The cells' bitmasks are repacked model by model
-    (:meth:`~audit.analyze._base.Cells.model_bytes`): the fit reads them as
+    (:meth:`~audit.analyze._cells.Cells.model_bytes`): the fit reads them as
     they are, with no answer-by-answer long form."""
     ci = cells.qn - 1                      # each cell's item index
     rows: Any = slice(None)
@@ -1161,10 +1160,10 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
     """Read a benchmark's items and the usable answers of the model set
     registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
     than ``sample`` items, only a seeded random sample's answers.  ``cells``:
-    the model set's :func:`~audit.analyze._base.usable_cells` when the
+    the model set's :func:`~audit.analyze._cells.usable_cells` when the
     caller has them (analyze does: one pass over the predictions serves the
     tiers and the score), else read here.  ``q_registered``: the caller
-    registered ``_q`` (:func:`~audit.analyze._base.questions_table`).
+    registered ``_q`` (:func:`~audit.analyze.inputs.questions_table`).
     ``items`` / ``answers``: :func:`read_items` / :func:`sampled_answers`'
     results (with the same ``sample`` and ``seed``) when the caller has them."""
     if items is None:
