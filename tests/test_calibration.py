@@ -15,7 +15,7 @@ from audit.analyze import (
     analyze_benchmark, audit_results, impact_summary, key_error_scores, scenario_table, tier_counts,
 )
 from audit.report import build_report
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 from audit.review import add_review, calibration, chance_words, evidence_scores, set_required_reviews, why_this_item
 
 LETTERS = "ABCD"
@@ -285,7 +285,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     top 50 of its default queue with the truth, without a refit, moves the
     remaining items' expected count toward the truth and keeps their bands
     calibrated."""
-    import audit.analyze._keyerror as ke
+    import audit.analyze.keyerror._model as ke
     import audit.review._evidence as ev
 
     src = tmp_path / "src.duckdb"

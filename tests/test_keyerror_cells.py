@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import audit.analyze._keyerror as K
+import audit.analyze.keyerror._model as K
 from audit.analyze._cells import MASK_BITS, Cells, mask_words
 
 

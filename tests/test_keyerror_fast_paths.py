@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit.analyze import _keyerror as K
+from audit.analyze.keyerror import _model as K
 from audit.analyze._cells import MASK_BITS, Cells, byte_table_sums
 
 

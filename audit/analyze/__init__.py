@@ -16,23 +16,6 @@ from audit.analyze._kappa import (
     cohen_kappa,
     fleiss_kappa,
 )
-from audit.analyze._keyerror import (
-    LLR_DUPLICATE_OPTIONS,
-    PARALLEL_SENS,
-    PARALLEL_SPEC,
-    PHI_PRIOR,
-    SUBJECT_STRENGTH,
-    calibration_table,
-    combined_score,
-    fit_key_error,
-    key_error_params,
-    key_error_scores,
-    load_inputs,
-    load_judge_verdicts,
-    phi_band,
-    score_inputs,
-    write_scores,
-)
 from audit.analyze._metrics import (
     DIFFICULTY_BANDS,
     difficulty_band,
@@ -72,6 +55,23 @@ from audit.analyze.inputs import (
     latest_run_models,
     model_set,
     usable_predictions_sql,
+)
+from audit.analyze.keyerror import (
+    LLR_DUPLICATE_OPTIONS,
+    PARALLEL_SENS,
+    PARALLEL_SPEC,
+    PHI_PRIOR,
+    SUBJECT_STRENGTH,
+    calibration_table,
+    combined_score,
+    fit_key_error,
+    key_error_params,
+    key_error_scores,
+    load_inputs,
+    load_judge_verdicts,
+    phi_band,
+    score_inputs,
+    write_scores,
 )
 
 __all__ = [

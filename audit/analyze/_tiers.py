@@ -56,13 +56,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit.analyze._cells import Cells, usable_cells
-from audit.analyze._keyerror import (
+from audit.analyze.inputs import ModelSet, latest_run, model_set, questions_table
+from audit.analyze.keyerror import (
     load_judge_verdicts,
     read_items,
     sampled_answers,
     score_run,
 )
-from audit.analyze.inputs import ModelSet, latest_run, model_set, questions_table
 from audit.errors import InputError, NotFoundError
 from audit.store import (
     DbPath,

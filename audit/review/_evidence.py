@@ -1,7 +1,7 @@
 """Evidence combined into the key-error score, the "evidence" queue order,
 and "why this item is here" in plain words.
 
-Where this lives, and why: the model (:mod:`audit.analyze._keyerror`) is
+Where this lives, and why: the model (:mod:`audit.analyze.keyerror`) is
 fitted at analysis time from the models' answers, the parallel source's key
 and lint, and stores per item the parts of its log-odds:
 
@@ -26,7 +26,7 @@ given whether the key is wrong):
   Items whose judge verdicts the fit already weighed (``n_judges`` of
   ``key_error_scores`` > 0, issue 25: each run's rates estimated from the
   models' posterior and settled verdicts, correlated runs discounted; see
-  :func:`audit.analyze._keyerror.judge_evidence`) keep the fit's judge
+  :func:`audit.analyze.keyerror.judge_evidence`) keep the fit's judge
   evidence instead; the measurement above covers verdicts that arrived
   after the fit.
 * **The parallel source's key**: its likelihood ratio is re-measured the
@@ -216,9 +216,9 @@ def _band(ke: pd.DataFrame) -> np.ndarray:
 
 def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
     """φ = P(key wrong | the models reject the key) per band of the agreement
-    share (:data:`audit.analyze._keyerror.PHI_BANDS`), updated by the
+    share (:data:`audit.analyze.keyerror.PHI_BANDS`), updated by the
     settled verdicts (from the priors fitted on expert labels,
-    :data:`audit.analyze._keyerror.PHI_PRIOR`).  Two steps: first every
+    :data:`audit.analyze.keyerror.PHI_PRIOR`).  Two steps: first every
     band's prior mean is scaled by (s + observed) / (s + expected), the wrong
     keys the settled items held against what the prior expected (Σ φ₀·b;
     s = the prior's mean pseudo-count of wrong keys), so a campaign that keeps
@@ -537,7 +537,7 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
 
 def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = None) -> pd.DataFrame:
     """Predicted (the fit's score) vs observed rate of wrong keys, per score
-    band (see :func:`audit.analyze._keyerror.calibration_table`; ``attrs``:
+    band (see :func:`audit.analyze.keyerror.calibration_table`; ``attrs``:
     ``brier`` — the Brier score, ``expected`` — Σ score, ``observed`` —
     wrong keys found, ``n`` — items compared).  Observed:
     the settled expert verdicts (key_wrong vs any other settled verdict), or,

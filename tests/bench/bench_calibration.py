@@ -82,7 +82,7 @@ def labelled(db: Path) -> pd.DataFrame:
 
 def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
     from audit.analyze import key_error_scores
-    from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+    from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 
     sc = key_error_scores("mmlu-redux", db=db)
     df = lab.merge(sc, on="question_id")
@@ -110,7 +110,7 @@ def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
     print(f"\nsum of scores {total:.1f} vs 35: {100 * (total / 35 - 1):+.0f}% (acceptance ±30%: "
           f"{'yes' if abs(total / 35 - 1) <= 0.3 else 'NO'}); held out {loso.sum():.1f} ({100 * (loso.sum() / 35 - 1):+.0f}%)")
     print(f"calibrated bands: in-sample {'yes' if ok_in else 'NO'}, held out {'yes' if ok_lo else 'NO'}")
-    from audit.analyze._keyerror import PHI_STRENGTH, fit_misconception_strength
+    from audit.analyze.keyerror import PHI_STRENGTH, fit_misconception_strength
 
     print(f"\nbetween-subject spread of φ (empirical Bayes, method of moments): a prior worth "
           f"{fit_misconception_strength(b, y, df['subject']):.1f} rejected keys (PHI_STRENGTH = {PHI_STRENGTH:g})")
@@ -204,7 +204,7 @@ def misconception_prior(mean):
     """Score with another misconception prior φ per band (its mean; the
     strength stays PHI_STRENGTH): the analysis (``PHI_PRIOR_MEAN``) and the
     campaign's update (``audit.review._evidence.PHI_PRIOR``) both read it."""
-    import audit.analyze._keyerror as ke
+    import audit.analyze.keyerror._model as ke
     import audit.review._evidence as ev
 
     old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
@@ -277,7 +277,7 @@ def section_campaign(tmp: Path, lab: pd.DataFrame, db: Path, folds: int = 3, top
     labels): the campaign must not move the rest away from the truth.
     (c) A prior that is off (φ = 0.5 in every band)."""
     from audit.analyze import analyze_benchmark, key_error_scores
-    from audit.analyze._keyerror import fit_misconception_prior_bands
+    from audit.analyze.keyerror import fit_misconception_prior_bands
     from audit.ingest import import_mmlu_redux
 
     sc = lab.merge(key_error_scores("mmlu-redux", db=db), on="question_id")
