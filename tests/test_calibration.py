@@ -285,7 +285,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     top 50 of its default queue with the truth, without a refit, moves the
     remaining items' expected count toward the truth and keeps their bands
     calibrated."""
-    import audit.analyze.keyerror._model as ke
+    import audit.analyze.keyerror._prior as ke
     import audit.review._evidence as ev
 
     src = tmp_path / "src.duckdb"

@@ -204,7 +204,7 @@ def misconception_prior(mean):
     """Score with another misconception prior φ per band (its mean; the
     strength stays PHI_STRENGTH): the analysis (``PHI_PRIOR_MEAN``) and the
     campaign's update (``audit.review._evidence.PHI_PRIOR``) both read it."""
-    import audit.analyze.keyerror._model as ke
+    import audit.analyze.keyerror._prior as ke
     import audit.review._evidence as ev
 
     old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)

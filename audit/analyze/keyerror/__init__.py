@@ -1,6 +1,28 @@
 """The key-error score: for every item, the probability that its answer key
 is wrong (see :mod:`audit.analyze.keyerror._model` for the model)."""
+from audit.analyze.keyerror._calibration import calibration_table
+from audit.analyze.keyerror._judges import (
+    JudgeEvidence,
+    JudgeVerdicts,
+    judge_evidence,
+    judge_offset,
+)
+from audit.analyze.keyerror._load import (
+    SampledCells,
+    ScoreInputs,
+    load_inputs,
+    load_judge_verdicts,
+    read_items,
+    sampled_answers,
+)
 from audit.analyze.keyerror._model import (
+    SUBJECT_STRENGTH,
+    KeyErrorFit,
+    fit_key_error,
+    fit_key_error_cells,
+    posterior_from_counts,
+)
+from audit.analyze.keyerror._prior import (
     LLR_DUPLICATE_OPTIONS,
     PARALLEL_SENS,
     PARALLEL_SPEC,
@@ -8,31 +30,17 @@ from audit.analyze.keyerror._model import (
     PHI_PRIOR,
     PHI_PRIOR_MEAN,
     PHI_STRENGTH,
-    SUBJECT_STRENGTH,
-    JudgeEvidence,
-    JudgeVerdicts,
-    KeyErrorFit,
-    SampledCells,
-    ScoreInputs,
     agreement_share,
     belief_inputs,
-    calibration_table,
     combined_score,
-    fit_key_error,
-    fit_key_error_cells,
     fit_misconception_prior,
     fit_misconception_prior_bands,
     fit_misconception_strength,
-    judge_evidence,
-    judge_offset,
+    phi_band,
+)
+from audit.analyze.keyerror._score import (
     key_error_params,
     key_error_scores,
-    load_inputs,
-    load_judge_verdicts,
-    phi_band,
-    posterior_from_counts,
-    read_items,
-    sampled_answers,
     score_inputs,
     score_run,
     write_scores,
