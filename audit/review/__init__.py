@@ -22,16 +22,10 @@ from audit.review._dashboard import (
 )
 from audit.review._evidence import (
     calibration,
-    chance_words,
-    evidence_reasons,
-    evidence_reasons_many,
     evidence_scores,
     evidence_weights,
     refresh_evidence,
-    render_reason,
     rescore,
-    times_words,
-    why_this_item,
 )
 from audit.review._item import (
     AuditInfo,
@@ -63,6 +57,14 @@ from audit.review._queue import (
     queue_progress,
     register_order,
     review_queue,
+)
+from audit.review._reasons import (
+    chance_words,
+    evidence_reasons,
+    evidence_reasons_many,
+    render_reason,
+    times_words,
+    why_this_item,
 )
 from audit.review._record import (
     CAUSE_VERDICTS,

@@ -203,17 +203,17 @@ def section_cost(db: Path, df: pd.DataFrame) -> None:
 def misconception_prior(mean):
     """Score with another misconception prior φ per band (its mean; the
     strength stays PHI_STRENGTH): the analysis (``PHI_PRIOR_MEAN``) and the
-    campaign's update (``audit.review._evidence.PHI_PRIOR``) both read it."""
+    campaign's update (``PHI_PRIOR``) both read it from
+    :mod:`audit.analyze.keyerror._prior`."""
     import audit.analyze.keyerror._prior as ke
-    import audit.review._evidence as ev
 
-    old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
+    old = (ke.PHI_PRIOR_MEAN, ke.PHI_PRIOR)
     ke.PHI_PRIOR_MEAN = tuple(float(m) for m in mean)
-    ev.PHI_PRIOR = tuple((float(m) * ke.PHI_STRENGTH, (1 - float(m)) * ke.PHI_STRENGTH) for m in mean)
+    ke.PHI_PRIOR = tuple((float(m) * ke.PHI_STRENGTH, (1 - float(m)) * ke.PHI_STRENGTH) for m in mean)
     try:
         yield
     finally:
-        ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR = old
+        ke.PHI_PRIOR_MEAN, ke.PHI_PRIOR = old
 
 
 def campaign(db: Path, lab: pd.DataFrame, *, limit: int = 50, subjects: list[str] | None = None) -> dict:

@@ -45,6 +45,13 @@ from audit.analyze.keyerror._score import (
     score_run,
     write_scores,
 )
+from audit.analyze.keyerror._update import (
+    JUDGE_TABLE_COLS,
+    judge_table,
+    misconception_split,
+    update_scores,
+    update_weights,
+)
 
 __all__ = [
     "fit_key_error", "fit_key_error_cells", "KeyErrorFit", "posterior_from_counts",
@@ -54,4 +61,5 @@ __all__ = [
     "JudgeVerdicts", "JudgeEvidence", "judge_evidence", "judge_offset",
     "SampledCells", "ScoreInputs", "read_items", "sampled_answers", "load_inputs", "load_judge_verdicts",
     "score_inputs", "write_scores", "score_run", "key_error_scores", "key_error_params",
+    "misconception_split", "update_weights", "update_scores", "judge_table", "JUDGE_TABLE_COLS",
 ]
