@@ -67,6 +67,21 @@ The posterior that the models reject the key, p_reject, is split into a
 wrong key and a shared misconception by :mod:`audit.analyze.keyerror._prior`
 (the score is p_reject · ψ).
 
+Examples:
+    Six models of reliability 0.8 answer 400 four-option items whose first
+    20 keys were replaced by another option:
+
+    >>> rng = np.random.default_rng(0)
+    >>> n, J = 400, 6
+    >>> truth = rng.integers(0, 4, n); key = truth.copy(); key[:20] = (truth[:20] + 1) % 4
+    >>> Y = np.where(rng.random((n, J)) < 0.8, truth[:, None], rng.integers(0, 4, (n, J)))
+    >>> i, j = np.nonzero(np.ones((n, J), bool))       # the long form: one entry per answer
+    >>> fit = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
+    >>> round(float(fit.p_reject[:20].mean()), 2), round(float(fit.p_reject[20:].mean()), 3)
+    (0.83, 0.0)
+    >>> fit.reliability.round(2).tolist()     # about 0.8 + 0.2·¼ (a random answer can be right)
+    [0.86, 0.82, 0.85, 0.89, 0.84, 0.87]
+
 References: A. P. Dawid & A. M. Skene (1979), Maximum likelihood estimation
 of observer error-rates using the EM algorithm, JRSS C 28(1); V. C. Raykar
 et al. (2010), Learning from crowds, JMLR 11; Y. Zhang, X. Chen, D. Zhou &
@@ -95,36 +110,64 @@ A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
 GUESS_PRIOR = (1.0, 9.0)      # Beta prior of the guessing rate η
 RATE_PRIOR = (1.0, 49.0)      # Beta prior of the global wrong-key rate ε
 SUBJECT_STRENGTH = 100.0      # pseudo-items of the global rate in a subject's rate
-FAMILY_ROUNDS = 2
-SAMPLE = 10_000
+# The fit's defaults (see fit_key_error's arguments).
+FAMILY_ROUNDS = 2             # EM rounds; the family weights are re-estimated between them
+SAMPLE = 10_000               # items the parameters are fitted on (a seeded sample beyond that)
 TOL = 1e-5                    # EM stops when no parameter moves by more than this
 
 
 @dataclass
 class KeyErrorFit:
-    """Result of :func:`fit_key_error` (arrays indexed by item / model /
-    subject / family id)."""
+    """Result of :func:`fit_key_error`: per item (arrays over the items),
+    then the fitted parameters (arrays over the models, families or
+    subjects, by id).
 
-    score: np.ndarray           # P(key wrong)
-    p_reject: np.ndarray        # P(the models' shared answer is not the key): key wrong or shared misconception
-    llr_models: np.ndarray      # log LR of the answers (key wrong : key right)
-    prior_logit: np.ndarray     # logit of the item's subject rate
-    p_guessing: np.ndarray      # P(G_i = 1)
-    alternative: np.ndarray     # most probable non-key answer (index), -1 if none
+    Attributes:
+        score: P(key wrong | everything) = p_reject · ψ.
+        p_reject: P(the answer the models hold to be true is not the key):
+            a wrong key or a shared misconception.
+        llr_models: log P(answers | B ≠ key) / P(answers | B = key), the
+            models' evidence (key wrong : key right).
+        prior_logit: logit(ε_s(i)), the item's subject rate of rejected keys.
+        p_guessing: P(G_i = 1 | answers): the models were guessing.
+        alternative: the most probable non-key option (index), −1 if none.
+        p_alternative: its posterior probability P(T_i = alternative).
+        posterior: n × Kmax, P(T_i = t | answers) (0 past the item's options).
+        reliability: a_j, P(model j gives the true answer | not guessing).
+        weight: w_j, the model's Kish weight in its family.
+        family_rho: ρ_f, the mean error correlation within family f.
+        subject_rate: ε_s, the subject's rate of rejected keys.
+        subject_n: items per subject.
+        global_rate: ε, the benchmark's rate (the subjects' shrinkage target).
+        guess_rate: η, P(G_i = 1).
+        n_iter: EM iterations run (every round).
+        converged: the last round stopped before ``max_iter``.
+        extra: room for callers' diagnostics.
+        agreement: x_i, the share of the item's answers on its most chosen
+            non-key option.
+        phi: φ of the item's agreement band (:func:`~audit.analyze.keyerror._prior.phi_band`).
+    """
+
+    score: np.ndarray
+    p_reject: np.ndarray
+    llr_models: np.ndarray
+    prior_logit: np.ndarray
+    p_guessing: np.ndarray
+    alternative: np.ndarray
     p_alternative: np.ndarray
-    posterior: np.ndarray       # n × Kmax, P(T_i = t)
-    reliability: np.ndarray     # a_j
-    weight: np.ndarray          # w_j
-    family_rho: np.ndarray      # ρ_f
-    subject_rate: np.ndarray    # ε_s
-    subject_n: np.ndarray       # items per subject
+    posterior: np.ndarray
+    reliability: np.ndarray
+    weight: np.ndarray
+    family_rho: np.ndarray
+    subject_rate: np.ndarray
+    subject_n: np.ndarray
     global_rate: float
     guess_rate: float
     n_iter: int
     converged: bool
     extra: dict = field(default_factory=dict)
-    agreement: np.ndarray = field(default_factory=lambda: np.zeros(0))   # x: top non-key share of the answers
-    phi: np.ndarray = field(default_factory=lambda: np.zeros(0))         # the item's misconception split φ
+    agreement: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    phi: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def _logsumexp(x: np.ndarray) -> np.ndarray:
@@ -584,16 +627,37 @@ def fit_key_error(
 ) -> KeyErrorFit:
     """Fit the model of the module docstring and return every item's score.
 
-    Long-form answers: ``item`` (0..n−1), ``model`` (0..J−1), ``answer``
-    (option index 0..K−1) — one entry per usable answer.  Per item:
-    ``n_options`` (K_i ≥ 2), ``key`` (option index), ``subject`` (ids,
-    default one subject), ``evidence_llr`` (λ_i, default 0), ``clamp``
-    (NaN unknown, 1 key wrong, 0 key right: settled verdicts) and ``truth``
-    (the corrected answer's index for clamp = 1, −1 unknown).  ``phi``:
-    P(key wrong | the models' shared answer is not the key) per band of the
-    agreement share (:data:`PHI_BANDS`).  Per model:
-    ``family`` (ids; default every model its own family); ``n_models``
-    (default: the largest model id + 1).
+    Args:
+        item: per answer, the item (0..n−1).  The answers are in long form:
+            one entry per usable answer of a model to an item.
+        model: per answer, the model (0..J−1).
+        answer: per answer, the option given (index 0..K_i−1).
+        n_options: per item, K_i ≥ 2.
+        key: per item, the key's option index.
+        subject: per item, its subject id (default: one subject).
+        family: per model, its family id (default: every model its own).
+        n_models: J (default: the largest model id + 1).
+        evidence_llr: per item, λ_i, other evidence as a log likelihood
+            ratio (key wrong : key right); default 0.
+        clamp: per item, a settled verdict: 1 key wrong, 0 key right, NaN
+            unknown (semi-supervised EM).
+        truth: per item, the corrected answer's index where clamp = 1 (−1
+            unknown).
+        max_iter: EM iterations per round at most.
+        tol: the EM stops when no parameter moves by more than this.
+        sample: fit the parameters on a seeded random sample of this many
+            items when there are more; one E-step then scores every item.
+        seed: the sample's seed.
+        family_rounds: EM rounds (the family weights re-estimated between
+            them; 1: no family weights).
+        full_iters: EM iterations over every item after a fit on a sample.
+        n_subjects: the number of subjects (default: the largest id + 1).
+        phi: P(key wrong | the models' shared answer is not the key) per
+            band of the agreement share (:data:`~audit.analyze.keyerror._prior.PHI_BANDS`;
+            default :data:`~audit.analyze.keyerror._prior.PHI_PRIOR_MEAN`).
+
+    Returns:
+        A :class:`KeyErrorFit`.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -772,8 +836,12 @@ def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np
                           clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
                           phi: ArrayLike | None = None, agreement: ArrayLike | None = None) -> KeyErrorFit:
     """Every item's posterior under ``fit``'s parameters, from the weighted
-    counts computed elsewhere (e.g. in DuckDB over all items after a fit on a
-    sample): S0 per item, C and D per (item, letter) as in ``_counts``."""
+    counts computed elsewhere (e.g. over all items after a fit on a
+    sample): per item S0 = Σ_j w_j·log(1 − a_j) over the models that
+    answered it; per (item, letter), n × Kmax, C = Σ_j w_j and D = Σ_j
+    w_j·log(a_j / (1 − a_j)) over the models that gave that letter.  The
+    other arguments as in :func:`fit_key_error`; ``agreement``: each item's
+    agreement share (for its φ band)."""
     K = np.asarray(n_options, dtype=np.int64)
     n = len(K)
     kmax = C.shape[1]
