@@ -89,6 +89,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     over items, see :func:`fit_key_error`); ``phi``: the misconception split
     per band (default :data:`PHI_PRIOR_MEAN`); ``judges``: the judge runs'
     verdicts (:func:`load_judge_verdicts`), weighted by :func:`judge_evidence`."""
+    # the prior read from its module now, not bound at import: one assignment there (a notebook or a bench
+    # trying another φ) reaches the fit and the verdict-driven update alike
     phi = np.asarray(_prior.PHI_PRIOR_MEAN if phi is None else phi, dtype=float)
     it = inp.items
     n = len(it)

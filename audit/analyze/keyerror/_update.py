@@ -169,6 +169,7 @@ def misconception_split(ke: pd.DataFrame, settled: pd.Series) -> dict:
     is_settled = v.notna().to_numpy()
     wrong = (v == "key_wrong").to_numpy()
     band = _band(ke)
+    # read from its module now (as the fit reads PHI_PRIOR_MEAN): one assignment there changes both
     a0 = np.array([p[0] for p in _prior.PHI_PRIOR])
     b0 = np.array([p[1] for p in _prior.PHI_PRIOR])
     m0 = a0 + b0
