@@ -15,7 +15,7 @@ from audit.analyze import (
     analyze_benchmark, audit_results, impact_summary, key_error_scores, scenario_table, tier_counts,
 )
 from audit.report import build_report
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 from audit.review import add_review, calibration, chance_words, evidence_scores, set_required_reviews, why_this_item
 
 LETTERS = "ABCD"
@@ -285,8 +285,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     top 50 of its default queue with the truth, without a refit, moves the
     remaining items' expected count toward the truth and keeps their bands
     calibrated."""
-    import audit.analyze._keyerror as ke
-    import audit.review._evidence as ev
+    import audit.analyze.keyerror._prior as ke
 
     src = tmp_path / "src.duckdb"
     q, f, p, wrong_a, _ = _planted(21)
@@ -296,7 +295,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     phi = fit_misconception_prior_bands(sa["p_reject"], sa["question_id"].isin(wrong_a), sa["agreement_share"])
     assert np.all(np.abs(phi[np.unique(phi_band(sa.loc[sa["p_reject"] > 0.9, "agreement_share"]))] - 0.25) < 0.1)
     monkeypatch.setattr(ke, "PHI_PRIOR_MEAN", tuple(phi))
-    monkeypatch.setattr(ev, "PHI_PRIOR", tuple((m * ke.PHI_STRENGTH, (1 - m) * ke.PHI_STRENGTH) for m in phi))
+    monkeypatch.setattr(ke, "PHI_PRIOR", tuple((m * ke.PHI_STRENGTH, (1 - m) * ke.PHI_STRENGTH) for m in phi))
 
     db = tmp_path / "new.duckdb"
     q, wrong, misc, before = _campaign_bench(db, "new", _planted(22, n_wrong=45, n_misc=60))

@@ -1,5 +1,5 @@
 """Issue 25: judge runs' verdicts in the key-error score, each run's weight
-estimated from the data (audit.analyze._keyerror.judge_evidence)."""
+estimated from the data (audit.analyze.keyerror.judge_evidence)."""
 from __future__ import annotations
 
 import itertools
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.analyze._keyerror import combined_score, judge_evidence, judge_offset
+from audit.analyze.keyerror import combined_score, judge_evidence, judge_offset
 from tests.conftest import shared_path
 
 

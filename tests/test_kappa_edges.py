@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from audit.analyze._agreement import MIN_ITEMS_FOR_CI, agreement_matrix, cohen_kappa
+from audit.analyze._kappa import MIN_ITEMS_FOR_CI, agreement_matrix, cohen_kappa
 from test_agreement import closed_form_cohen
 
 

@@ -16,10 +16,11 @@ import pytest
 
 from analyze_data import make_benchmark, run_cli
 from audit.analyze import analyze_benchmark, audit_results
-from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
+from audit.analyze.keyerror import SUBJECT_STRENGTH, fit_key_error, key_error_params, key_error_scores
+from audit.analyze.keyerror._model import FAMILY_ROUNDS, TOL
 from audit.analyze import thresholds
 from audit.review import add_review
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, agreement_share, phi_band
+from audit.analyze.keyerror import PHI_PRIOR_MEAN, agreement_share, phi_band
 from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
 from audit.review import review_queue
 
@@ -130,7 +131,7 @@ def test_multi_answer_items_have_their_own_bucket(tmp_path):
 
 
 def _ref_fit(items, n_models, family, *, rounds=FAMILY_ROUNDS, max_iter=200, tol=TOL, subject=None):
-    """The model of audit.analyze._keyerror, one item and one model at a time
+    """The model of audit.analyze.keyerror, one item and one model at a time
     (plain Python floats).  items: list of (K, key, {model: answer})."""
     n = len(items)
     subject = subject or [0] * n
@@ -266,7 +267,7 @@ def test_difficulty_is_not_error():
     assert hard.max() < 0.1 and wrong.min() > 0.5 and fit.p_guessing[300:330].min() > 0.5
     # without the guessing class (η → 0) the same items would look like wrong keys
     def no_guess(*a, **k):
-        import audit.analyze._keyerror as ke
+        import audit.analyze.keyerror._model as ke
         old = ke.GUESS_PRIOR
         ke.GUESS_PRIOR = (1.0, 1e9)
         try:
@@ -404,7 +405,7 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
     posterior comes from weighted counts computed in DuckDB: under the same
     parameters they give exactly the numpy E-step's scores."""
     from audit.analyze import model_set
-    from audit.analyze._keyerror import load_inputs, posterior_from_counts, score_inputs
+    from audit.analyze.keyerror import load_inputs, posterior_from_counts, score_inputs
     from audit.store import connect
 
     db = tmp_path / "s.duckdb"

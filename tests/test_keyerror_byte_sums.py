@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.analyze import _keyerror as K
+from audit.analyze.keyerror import _model as K
 
 
 def _data(seed: int, n: int = 300, J: int = 37, kmax: int = 5):

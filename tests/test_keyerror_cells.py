@@ -9,8 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-import audit.analyze._keyerror as K
-from audit.analyze._base import MASK_BITS, Cells, mask_words
+import audit.analyze.keyerror._model as K
+from audit.analyze.keyerror._load import SampledCells, sampled_answers
+from audit.analyze.keyerror._score import _alternative_labels
+from audit.analyze._cells import MASK_BITS, Cells, mask_words
 
 
 def _random_cells(rng, n_items: int, n_models: int, kmax: int = 4, answer_rate: float = 0.9) -> Cells:
@@ -51,7 +53,7 @@ def test_model_bytes_are_the_models_bits(n_models):
 def test_sampled_cells_unpack_to_the_answers():
     rng = np.random.default_rng(5)
     cells = _random_cells(rng, 200, 60)
-    sc = K.sampled_answers(cells, 200, sample=50, seed=3)
+    sc = sampled_answers(cells, 200, sample=50, seed=3)
     assert sc.pick is not None and len(sc.pick) == 50
     i, j, y = sc.long_form()
     # independently: every (item in the sample, model, letter) from the float masks
@@ -69,11 +71,11 @@ def test_the_cell_fit_is_the_long_form_fit(sample):
     n, J = 400, 20
     cells = _random_cells(rng, n, J, kmax=5, answer_rate=0.85)
     truth = rng.integers(0, 2, n)
-    sc = K.sampled_answers(cells, n)
+    sc = sampled_answers(cells, n)
     n_opt = np.full(n, 5)
     n_opt[:40] = 3                                           # items with fewer letters than the layout
     ok = sc.y < n_opt[sc.item]                               # (answers off the options are never usable)
-    sc_ok = K.SampledCells(sc.item[ok], sc.y[ok], np.ascontiguousarray(sc.bytes[:, ok]), J)
+    sc_ok = SampledCells(sc.item[ok], sc.y[ok], np.ascontiguousarray(sc.bytes[:, ok]), J)
     i, j, y = sc_ok.long_form()
     key = rng.integers(0, 3, n)
     clamp = np.full(n, np.nan)
@@ -132,5 +134,5 @@ def test_alternative_labels_read_the_standard_letters_or_the_label_list():
     idx = np.sort(rng.choice(300, 200, replace=False))
     alt = np.array([rng.integers(-1, len(rows[i])) for i in idx])
     want = [None if a < 0 else rows[i][a] for i, a in zip(idx, alt)]
-    assert K._alternative_labels(items, idx, alt).tolist() == want
-    assert K._alternative_labels(items.drop(columns="standard_labels"), idx, alt).tolist() == want
+    assert _alternative_labels(items, idx, alt).tolist() == want
+    assert _alternative_labels(items.drop(columns="standard_labels"), idx, alt).tolist() == want

@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit.analyze import _keyerror as K
-from audit.analyze._base import MASK_BITS, Cells, byte_table_sums
+from audit.analyze.keyerror import _model as K
+from audit.analyze.keyerror import agreement_share
+from audit.analyze._cells import MASK_BITS, Cells, byte_table_sums
 
 
 def _answers(seed: int, n: int = 600, J: int = 45, kmax: int = 5):
@@ -115,7 +116,7 @@ def test_posterior_from_counts_equals_the_fits_last_step():
     C = np.bincount(i * km + y, weights=w[j], minlength=n * km).reshape(n, km)
     D = np.bincount(i * km + y, weights=(w * (np.log(a) - np.log1p(-a)))[j], minlength=n * km).reshape(n, km)
     N = np.bincount(i * km + y, minlength=n * km).reshape(n, km)
-    g = K.posterior_from_counts(f, S0, C, D, K_i, key, agreement=K.agreement_share(N, key, K_i))
+    g = K.posterior_from_counts(f, S0, C, D, K_i, key, agreement=agreement_share(N, key, K_i))
     for k in ("score", "p_reject", "llr_models", "prior_logit", "p_guessing", "alternative", "p_alternative",
               "posterior", "agreement", "phi"):
         np.testing.assert_allclose(getattr(g, k), getattr(f, k), rtol=0, atol=1e-9, err_msg=k)

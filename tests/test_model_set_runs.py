@@ -2,7 +2,7 @@
 only) gives the same model set as the general DISTINCT (model, run)."""
 from __future__ import annotations
 
-from audit.analyze._base import _one_run_models, model_set
+from audit.analyze.inputs import _one_run_models, model_set
 from audit.store import connect
 
 _GENERAL = ("SELECT pr.model, list(pr.run ORDER BY pr.run) AS runs, any_value(m.family) AS family "

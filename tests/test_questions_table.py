@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from audit.analyze._base import QUESTIONS_SQL, questions_table
+from audit.analyze.inputs import QUESTIONS_SQL, questions_table
 from audit.store import connect
 
 LABEL_LISTS = [

@@ -7,7 +7,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from audit.analyze._base import Cells
+from audit.analyze._cells import Cells
 from audit.analyze._tiers import _per_question
 
 

@@ -9,7 +9,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from audit.analyze._base import MASK_BITS, mask_words, model_set, usable_cells
+from audit.analyze._cells import usable_cells
+from audit.analyze.inputs import MASK_BITS, mask_words, model_set
 from audit.errors import InputError
 from audit.store import connect
 

@@ -6,7 +6,7 @@ exclusion scenarios.
 Everything here reads the current key-error score of every item (the
 combined score with settled verdicts and judges when the review stage has
 stored one for the current run, else the fit's score; see
-:mod:`audit.analyze._keyerror`) and treats the items' key states as
+:mod:`audit.analyze.keyerror`) and treats the items' key states as
 independent Bernoulli draws with those probabilities (the posterior of the
 model, which assumes items independent given its parameters).  The
 uncertainty of the misconception split φ is carried along: each of
@@ -46,10 +46,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze._base import QUESTIONS_SQL, model_set, resolve_benchmark, usable_predictions_sql
-from audit.analyze._keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
-from audit.analyze._runs import latest_run
-from audit.store import DbPath, connect, unregister
+from audit.analyze.inputs import (
+    QUESTIONS_SQL,
+    latest_run,
+    model_set,
+    usable_predictions_sql,
+)
+from audit.analyze.keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
+from audit.store import DbPath, connect, resolve_benchmark, unregister
 
 DRAWS = 1000
 LEVEL = 0.9

@@ -23,11 +23,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, resolve_benchmark, usable_predictions_sql
 from audit.analyze._stats import wilson_interval
+from audit.analyze.inputs import (
+    QUESTIONS_SQL,
+    RegisteredTables,
+    model_set,
+    usable_predictions_sql,
+)
 from audit.errors import InputError
-from audit.store import connect, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolve_benchmark, unregister
 
 DIFFICULTY_BANDS = ("very hard", "hard", "medium", "easy", "very easy")
 

@@ -17,15 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from audit.analyze._base import resolve_benchmark
 from audit.analyze._impact import impact_summary
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
 from audit.analyze._scenarios import compare_models, scenario_table
-from audit.i18n import label
-from audit.analyze._tiers import TIER_NAMES, latest_run, tier_counts
+from audit.analyze._tiers import TIER_NAMES, tier_counts
+from audit.analyze.inputs import latest_run
 from audit.errors import InputError
-from audit.store import connect
-from audit.store import DbPath
+from audit.i18n import label
+from audit.store import DbPath, connect, resolve_benchmark
 
 FORMATS = ("table", "json", "csv", "markdown")
 

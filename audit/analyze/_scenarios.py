@@ -34,13 +34,18 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from audit.analyze._base import QUESTIONS_SQL, RegisteredTables, model_set, resolve_benchmark, usable_predictions_sql
+from audit.analyze._impact import load_impact, selection_control
 from audit.analyze._metrics import add_wilson
 from audit.analyze._stats import significance_stars
-from audit.analyze._tiers import latest_run
+from audit.analyze.inputs import (
+    QUESTIONS_SQL,
+    RegisteredTables,
+    latest_run,
+    model_set,
+    usable_predictions_sql,
+)
 from audit.errors import InputError, NotFoundError
-from audit.store import connect
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolve_benchmark
 
 # name -> highest tier excluded (tiers 1..k); 0 = nothing
 SCENARIOS: dict[str, int] = {
@@ -172,7 +177,6 @@ def scenario_table(
 
 def _control(benchmark: str, db: DbPath, models, extra_exclusions, df: pd.DataFrame) -> np.ndarray:
     """The selection control of every row (:func:`audit.analyze._impact.selection_control`)."""
-    from audit.analyze._impact import load_impact, selection_control
 
     data = load_impact(benchmark, db=db, models=models)
     tier = data.items["tier"]

@@ -29,7 +29,7 @@ With ``incomplete="separate"`` a question with any invalid or missing
 prediction goes to its own bucket ``incomplete`` (tier NULL) instead.
 
 The rule is set-based DuckDB SQL with no Python loop over questions.  The
-predictions are read once (:func:`~audit.analyze._base.usable_cells`): one
+predictions are read once (:func:`~audit.analyze._cells.usable_cells`): one
 row per (question, usable answer) with the number of models and their
 bitmask; the voters' families per answer and each model's answer counts
 (constant-predictor lint) come from the bitmasks in NumPy, and the same
@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,12 +55,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from audit.analyze._base import Cells, ModelSet, all_benchmarks, model_set, questions_table, resolve_benchmark, usable_cells
-from audit.analyze._keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
-from audit.analyze._runs import latest_run  # noqa: F401  (re-exported: audit.analyze._tiers.latest_run)
+from audit.analyze._cells import Cells, usable_cells
+from audit.analyze.inputs import ModelSet, latest_run, model_set, questions_table
+from audit.analyze.keyerror import (
+    load_judge_verdicts,
+    read_items,
+    sampled_answers,
+    score_run,
+)
 from audit.errors import InputError, NotFoundError
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import (
+    DbPath,
+    all_benchmarks,
+    connect,
+    resolve_benchmark,
+    transaction,
+    unregister,
+)
 
 TIERS = (0, 1, 2, 3, 4, 5)
 BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer", "no_prediction", "needs_two_models")

@@ -6,16 +6,10 @@ from audit.review._campaign import QueueEntry, assign, get_queue_entry, list_ass
 from audit.review._dashboard import list_benchmarks, progress_by_reviewer, progress_by_subject, tier_by_subject
 from audit.review._evidence import (
     calibration,
-    chance_words,
-    evidence_reasons,
-    evidence_reasons_many,
     evidence_scores,
     evidence_weights,
     refresh_evidence,
-    render_reason,
     rescore,
-    times_words,
-    why_this_item,
 )
 from audit.review._item import (
     AuditInfo,
@@ -47,6 +41,14 @@ from audit.review._queue import (
     queue_progress,
     register_order,
     review_queue,
+)
+from audit.review._reasons import (
+    chance_words,
+    evidence_reasons,
+    evidence_reasons_many,
+    render_reason,
+    times_words,
+    why_this_item,
 )
 from audit.review._record import (
     CAUSE_VERDICTS,

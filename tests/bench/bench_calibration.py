@@ -83,7 +83,7 @@ def labelled(db: Path) -> pd.DataFrame:
 
 def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
     from audit.analyze import key_error_scores
-    from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+    from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 
     sc = key_error_scores("mmlu-redux", db=db)
     df = lab.merge(sc, on="question_id")
@@ -111,7 +111,7 @@ def section_scores(db: Path, lab: pd.DataFrame) -> pd.DataFrame:
     print(f"\nsum of scores {total:.1f} vs 35: {100 * (total / 35 - 1):+.0f}% (acceptance ±30%: "
           f"{'yes' if abs(total / 35 - 1) <= 0.3 else 'NO'}); held out {loso.sum():.1f} ({100 * (loso.sum() / 35 - 1):+.0f}%)")
     print(f"calibrated bands: in-sample {'yes' if ok_in else 'NO'}, held out {'yes' if ok_lo else 'NO'}")
-    from audit.analyze._keyerror import PHI_STRENGTH, fit_misconception_strength
+    from audit.analyze.keyerror import PHI_STRENGTH, fit_misconception_strength
 
     print(f"\nbetween-subject spread of φ (empirical Bayes, method of moments): a prior worth "
           f"{fit_misconception_strength(b, y, df['subject']):.1f} rejected keys (PHI_STRENGTH = {PHI_STRENGTH:g})")
@@ -204,17 +204,17 @@ def section_cost(db: Path, df: pd.DataFrame) -> None:
 def misconception_prior(mean):
     """Score with another misconception prior φ per band (its mean; the
     strength stays PHI_STRENGTH): the analysis (``PHI_PRIOR_MEAN``) and the
-    campaign's update (``audit.review._evidence.PHI_PRIOR``) both read it."""
-    import audit.analyze._keyerror as ke
-    import audit.review._evidence as ev
+    campaign's update (``PHI_PRIOR``) both read it from
+    :mod:`audit.analyze.keyerror._prior`."""
+    import audit.analyze.keyerror._prior as ke
 
-    old = (ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR)
+    old = (ke.PHI_PRIOR_MEAN, ke.PHI_PRIOR)
     ke.PHI_PRIOR_MEAN = tuple(float(m) for m in mean)
-    ev.PHI_PRIOR = tuple((float(m) * ke.PHI_STRENGTH, (1 - float(m)) * ke.PHI_STRENGTH) for m in mean)
+    ke.PHI_PRIOR = tuple((float(m) * ke.PHI_STRENGTH, (1 - float(m)) * ke.PHI_STRENGTH) for m in mean)
     try:
         yield
     finally:
-        ke.PHI_PRIOR_MEAN, ev.PHI_PRIOR = old
+        ke.PHI_PRIOR_MEAN, ke.PHI_PRIOR = old
 
 
 def campaign(db: Path, lab: pd.DataFrame, *, limit: int = 50, subjects: list[str] | None = None) -> dict:
@@ -278,7 +278,7 @@ def section_campaign(tmp: Path, lab: pd.DataFrame, db: Path, folds: int = 3, top
     labels): the campaign must not move the rest away from the truth.
     (c) A prior that is off (φ = 0.5 in every band)."""
     from audit.analyze import analyze_benchmark, key_error_scores
-    from audit.analyze._keyerror import fit_misconception_prior_bands
+    from audit.analyze.keyerror import fit_misconception_prior_bands
     from audit.ingest import import_mmlu_redux
 
     sc = lab.merge(key_error_scores("mmlu-redux", db=db), on="question_id")

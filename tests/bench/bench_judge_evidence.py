@@ -22,7 +22,7 @@ Prints average precision (AP) for wrong keys:
   ``--repeat`` runs).
 
 The judges' weights are fitted on the models' answers only, never on the
-labels (:func:`audit.analyze._keyerror.judge_evidence`).
+labels (:func:`audit.analyze.keyerror.judge_evidence`).
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def main() -> None:
     import duckdb
 
     from audit.analyze import analyze_benchmark
-    from audit.analyze._keyerror import combined_score, fit_misconception_prior_bands, phi_band
+    from audit.analyze.keyerror import combined_score, fit_misconception_prior_bands, phi_band
     from audit.ingest import import_mmlu_redux
     from audit.judge import import_detectors
 
