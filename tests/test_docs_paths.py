@@ -25,7 +25,7 @@ CREATED = ("audit.duckdb", ".streamlit/secrets.toml")
 
 #: Modules the re-layout is moving in; the pages already name their new place.
 PENDING = {
-    "audit/analyze/keyerror", "audit/analyze/inputs.py", "audit/predict", "audit/predict/prompts",
+    "audit/predict", "audit/predict/prompts",
     "audit.ingest.extract", "audit.predict.reextract",
 }
 
