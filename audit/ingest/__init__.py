@@ -3,8 +3,6 @@ families, and prediction sets read in place.  (:mod:`audit.auto` recognises
 a file and calls the right importer; running models is :mod:`audit.ingest`'s
 ``run_predict``.)"""
 from audit.ingest._auto import FORMATS, Detection, detect, question_layout
-from audit.ingest._extract import extract_answer, extract_answers
-from audit.ingest._extract_multi import extract_answer_set
 from audit.ingest._harness import HarnessImportSummary
 from audit.ingest._helm import HelmImportSummary, import_helm
 from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
@@ -12,7 +10,14 @@ from audit.ingest._inspect_log import import_inspect
 from audit.ingest._lmeval import import_lm_eval
 from audit.ingest._mapping import parse_map
 from audit.ingest._mmlu_redux import MmluReduxImportSummary, import_mmlu_redux
-from audit.ingest._models import import_models, infer_family, infer_provider, list_models, register_models, set_family
+from audit.ingest._models import (
+    import_models,
+    infer_family,
+    infer_provider,
+    list_models,
+    register_models,
+    set_family,
+)
 from audit.ingest._multi_answer import display_key
 from audit.ingest._outputs import OutputsImportSummary, import_outputs, link_by_text
 from audit.ingest._outputs import _norm_sql as norm_text_sql
@@ -23,7 +28,13 @@ from audit.ingest._predictions import PredictionImportSummary, import_prediction
 from audit.ingest._questions import QuestionImportSummary, import_questions
 from audit.ingest._reextract import extraction_methods, reextract
 from audit.ingest._store import ensure_benchmark, item_flags, store_questions
-from audit.ingest._tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
+from audit.ingest._tlue import (
+    ParsedItem,
+    TlueImportSummary,
+    import_tlue,
+    parse_tlue_item,
+)
+from audit.ingest.extract import extract_answer, extract_answer_set, extract_answers
 
 __all__ = [
     "import_models", "infer_family", "infer_provider", "list_models", "register_models", "set_family",

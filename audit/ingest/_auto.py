@@ -29,10 +29,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from audit.errors import InputError
-from audit.store import DbPath
 
 FORMATS = ("lm-eval", "inspect", "helm", "tlue", "seed", "mmlu-redux", "predictions-long", "predictions-wide",
            "questions", "outputs", "judge-detectors", "judge-verdicts")

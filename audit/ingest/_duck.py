@@ -7,18 +7,20 @@ become Python objects.  Every problem is an ``InputError`` naming the file
 """
 from __future__ import annotations
 
-import codecs
 import os
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from audit.errors import InputError
-from audit._util.sql import sql_str
 from audit._util.files import (
-    check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table,
+    check_input_file,
+    csv_header,
+    csv_scan_sql,
+    duck_csv_error,
+    duck_path,
+    read_table,
 )
+from audit.errors import InputError
 
 
 def sql_ident(name: str) -> str:

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from audit.errors import InputError
 from audit._util.files import nfc
-from audit.ingest._store import item_flags, store_questions
+from audit.errors import InputError
 from audit.ingest._multi_answer import MULTI_FLAG, parse_key
+from audit.ingest._store import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
-from audit.store.records import Option, Question
 from audit.store import unregister
+from audit.store.records import Option, Question
 
 STEM_FIELDS = ("question", "query", "input", "problem", "prompt", "text", "sentence", "ctx", "stem")
 OPTION_FIELDS = ("choices", "options", "option", "endings", "answers")

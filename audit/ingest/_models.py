@@ -8,8 +8,7 @@ import re
 import pandas as pd
 
 from audit.errors import InputError, NotFoundError
-from audit.store import connect, transaction
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction
 
 # Ordered: first match wins.  Patterns are matched against the lower-cased name.
 _FAMILY_RULES: list[tuple[str, str, str]] = [

@@ -42,8 +42,8 @@ import pyarrow as pa
 from audit._util.files import read_jsonl
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit.ingest._extract import DEFAULT_METHOD
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
+from audit.ingest.extract import DEFAULT_METHOD
 from audit.options import LATIN_LABELS
 from audit.store import DbPath, connect, transaction, unregister
 

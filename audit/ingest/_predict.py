@@ -36,13 +36,21 @@ from typing import Any, Iterable
 import pandas as pd
 
 from audit.errors import InputError
-from audit.ingest._extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest._models import register_models
 from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
-from audit.store import benchmark_name
-from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts,
-                       reply_problem, update_run, usage_lines)
-from audit.store import DbPath, connect, transaction
+from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
+from audit.llm import (
+    CallRunner,
+    RunOptions,
+    check_selection,
+    claim_run,
+    correct_stale_runs,
+    message_parts,
+    reply_problem,
+    update_run,
+    usage_lines,
+)
+from audit.store import DbPath, benchmark_name, connect, transaction
 
 #: Seconds per request when the options do not say (answers may be long).
 DEFAULT_TIMEOUT = 120.0

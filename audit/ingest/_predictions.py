@@ -27,12 +27,12 @@ permutation of the item's options refuses the file (``FILE:LINE``).
 
 Multi-answer items (:mod:`audit.ingest._multi_answer`) take a set of letters
 ("A D", "AD", ``["A","D"]``) stored sorted (``"AD"``); raw responses to them
-are extracted as a set (:mod:`audit.ingest._extract_multi`).
+are extracted as a set (:func:`audit.ingest.extract.extract_answer_set`).
 
 All set-based work runs in DuckDB: the file is scanned in place (Parquet/CSV),
 joined against ``questions`` for the unknown-id check and the option counts,
 wide files are unpivoted in SQL, and only the rows that carry a raw response
-are streamed in record batches through :func:`audit.ingest._extract.extract_answers`
+are streamed in record batches through :func:`audit.ingest.extract.extract_answers`
 and joined back in SQL.
 """
 from __future__ import annotations
@@ -48,18 +48,22 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from audit.errors import InputError
-from audit.options import sql_is_label
-from audit.ingest._duck import one, open_source
-from audit._util.sql import sql_ident, sql_str
 from audit._util.files import read_jsonl
+from audit._util.sql import sql_ident, sql_str
+from audit.errors import InputError
+from audit.ingest._duck import one, open_source
 from audit.ingest._models import register_models
 from audit.ingest._multi_answer import key_set_sql
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.ingest.extract import (
+    DEFAULT_METHOD,
+    METHODS,
+    extract_answer_sets,
+    extract_answers,
+)
+from audit.options import sql_is_label
+from audit.store import DbPath, connect, transaction, unregister
 
 LAYOUTS = ("long", "wide", "seed")
-from audit.ingest._extract import DEFAULT_METHOD, METHODS  # noqa: E402  (one list of methods)
 LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}
 
 # A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
@@ -338,16 +342,12 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
     """Extract letters from the raw responses of ``src`` (rows without a given
     letter).  Responses are streamed from DuckDB in record batches (memory
     stays bounded however long they are), extracted in bulk per option count
-    with :func:`audit.ingest._extract.extract_answers` in this one thread, and
+    with :func:`audit.ingest.extract.extract_answers` in this one thread, and
     returned as a compact Arrow table (_line, mi = the model's number in
     ``_model_ix``, letter) to join back in SQL."""
     from tqdm import tqdm
 
-    from audit.ingest._extract import extract_answers
-
     parts: list[pa.Table] = []
-    from audit.ingest._extract_multi import extract_answer_sets
-
     reader = con.sql(
         f"SELECT s._line::BIGINT AS _line, x.mi, s.response, "
         f"CASE WHEN q.multi THEN -q.k ELSE q.k END FROM {src} s "

@@ -24,7 +24,6 @@ NFD compares equal); the text as imported is kept in ``raw_text`` and
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import os
 import re
@@ -32,22 +31,22 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+
 from audit.scripts import has_letters, script_of
 from audit.store import DbPath
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from audit.errors import InputError
 from audit._util.files import iter_table, load_json, nfc, read_table, require_columns
-from audit.ingest._store import QuestionStage, StoreReport, item_flags
 from audit._util.sql import table_exists
-from audit.store import resolve_db_path
+from audit.errors import InputError
 from audit.ingest._mapping import apply_mapping
 from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
+from audit.ingest._store import QuestionStage, StoreReport, item_flags
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
+from audit.store import connect, resolve_db_path, transaction
 from audit.store.records import Option, Question
-from audit.store import connect, transaction
 
 OPTION_COLUMNS = list(LATIN_LABELS)
 OPTIONAL_COLUMNS = {"subject", "language", "script", "explanation"}

@@ -27,14 +27,18 @@ from typing import Any, Iterable
 import pandas as pd
 import pyarrow as pa
 
-from audit.store import resolves_benchmark
 from audit.errors import InputError, NotFoundError
-from audit.ingest._extract import LLM_METHOD, METHODS, extract_answers
+from audit.ingest.extract import LLM_METHOD, METHODS, extract_answers
+from audit.llm import (
+    CallRunner,
+    call_params,
+    litellm_module,
+    message_parts,
+    render_options,
+    validate_run_args,
+)
 from audit.options import LATIN_LABELS
-from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
-from audit.llm import render_options
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolves_benchmark, transaction, unregister
 
 __all__ = ["reextract", "answer_by_option_text", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
 

@@ -12,10 +12,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit._util.files import duck_path
-from audit.errors import InputError
 from audit._util.names import validate_benchmark
-from audit.store.records import Question
+from audit.errors import InputError
 from audit.store import unregister
+from audit.store.records import Question
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))
 
