@@ -1,7 +1,6 @@
 """Ingest: importers for every published format, answer extraction, model
 families, and prediction sets read in place.  (:mod:`audit.auto` recognises
-a file and calls the right importer; running models is :mod:`audit.ingest`'s
-``run_predict``.)"""
+a file and calls the right importer; running models is :mod:`audit.predict`.)"""
 from audit.ingest._auto import FORMATS, Detection, detect, question_layout
 from audit.ingest._harness import HarnessImportSummary
 from audit.ingest._helm import HelmImportSummary, import_helm
@@ -22,11 +21,8 @@ from audit.ingest._multi_answer import display_key
 from audit.ingest._outputs import OutputsImportSummary, import_outputs, link_by_text
 from audit.ingest._outputs import _norm_sql as norm_text_sql
 from audit.ingest._parallel import ParallelImportSummary, import_parallel
-from audit.ingest._predict import PredictRunSummary, list_predict_runs, run_predict
-from audit.ingest._predict_prompt import load_predict_prompt
 from audit.ingest._predictions import PredictionImportSummary, import_predictions
 from audit.ingest._questions import QuestionImportSummary, import_questions
-from audit.ingest._reextract import extraction_methods, reextract
 from audit.ingest._store import ensure_benchmark, item_flags, store_questions
 from audit.ingest._tlue import (
     ParsedItem,
@@ -44,6 +40,5 @@ __all__ = [
     "parse_tlue_item", "TlueImportSummary", "ParsedItem", "detect", "Detection", "question_layout", "FORMATS",
     "import_lm_eval", "import_inspect", "HarnessImportSummary", "parse_map", "display_key", "import_outputs",
     "OutputsImportSummary", "link_by_text", "norm_text_sql", "ensure_benchmark", "item_flags", "store_questions",
-    "PredictRunSummary", "list_predict_runs", "run_predict", "load_predict_prompt", "extraction_methods",
-    "reextract", "InPlaceSummary", "register_predictions_in_place",
+    "InPlaceSummary", "register_predictions_in_place",
 ]

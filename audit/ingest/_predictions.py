@@ -60,6 +60,7 @@ from audit.ingest.extract import (
     extract_answer_sets,
     extract_answers,
 )
+from audit.ingest.responses import answer_by_option_text
 from audit.options import sql_is_label
 from audit.store import DbPath, connect, transaction, unregister
 
@@ -579,7 +580,6 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
         except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back
             pass
     if extract and method == "final":  # the option texts settle what the letters left open
-        from audit.ingest._reextract import answer_by_option_text
         answer_by_option_text(con, benchmark, "_pairs")
     n, n_valid = one(con,
         "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "

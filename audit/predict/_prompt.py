@@ -1,6 +1,6 @@
 """The prompt a model answers a benchmark item with (``audit predict run``).
 
-Shipped templates (``audit/ingest/prompts/``):
+Shipped templates (``audit/predict/prompts/``):
 
 * ``direct`` (the default): TLUE's zero-shot format — the question, then its
   options under the item's own labels (``A. …``), nothing else.
@@ -72,7 +72,7 @@ def shipped_template(style: str = "direct", instructions: str | None = None) -> 
         raise InputError(f"no shipped instructions in '{instructions}' (shipped: {', '.join(INSTRUCTIONS)}); "
                          "write your own template and pass it with --prompt")
     name = style if instructions is None else f"{style}_{instructions}"
-    text = resources.files("audit.ingest").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
+    text = resources.files("audit.predict").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
     return name, text
 
 
