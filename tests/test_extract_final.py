@@ -404,7 +404,7 @@ def _llm_rows(sources: tuple[str, ...]):
 def _shared_options(source: str) -> list[str] | None:
     import csv
 
-    from audit.ingest._tlue import parse_tlue_item
+    from audit.ingest import parse_tlue_item
 
     kind, _, rest = source.partition(":")
     if kind == "cmmlu":

@@ -466,7 +466,7 @@ def test_readers_read_the_one_predictions_relation():
     import re
 
     writers = {"ingest/_predictions.py", "ingest/responses.py", "predict/_run.py", "predict/_reextract.py",
-               "ingest/_outputs.py", "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
+               "ingest/formats/_outputs.py", "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
     pattern = re.compile(r"\b(FROM|JOIN)\s+(main\.)?predictions\b", re.IGNORECASE)
     offenders = []
     for path in sorted((ROOT / "audit").rglob("*.py")):

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+from tqdm import tqdm
 
 from audit._util.files import read_jsonl
 from audit._util.sql import sql_ident, sql_str
@@ -346,8 +347,6 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
     with :func:`audit.ingest.extract.extract_answers` in this one thread, and
     returned as a compact Arrow table (_line, mi = the model's number in
     ``_model_ix``, letter) to join back in SQL."""
-    from tqdm import tqdm
-
     parts: list[pa.Table] = []
     reader = con.sql(
         f"SELECT s._line::BIGINT AS _line, x.mi, s.response, "

@@ -44,6 +44,7 @@ from audit.errors import InputError
 from audit.ingest._mapping import apply_mapping
 from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
 from audit.ingest._store import QuestionStage, StoreReport, item_flags
+from audit.ingest.formats import parse_tlue_item
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 from audit.store import connect, resolve_db_path, transaction
 from audit.store.records import Option, Question
@@ -462,8 +463,6 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     labels: list[str] | None = None
     suspect: str | None = None
     if not option_cols and "options" not in rec:
-        from audit.ingest._tlue import parse_tlue_item
-
         parsed = parse_tlue_item(raw_stem)
         if len(parsed.options) < MIN_OPTIONS:
             raise InputError(f"no options: the file has no options field (columns A–F or 'options') and none "

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from audit._util.files import read_jsonl, read_text
 from audit.errors import InputError
-from audit.ingest._harness import (
+from audit.ingest.formats._harness import (
     ID_FIELDS,
     OPTION_FIELDS,
     STEM_FIELDS,
