@@ -7,12 +7,14 @@ become Python objects.  Every problem is an ``InputError`` naming the file
 """
 from __future__ import annotations
 
+import json
 import os
 
 import duckdb
 import pyarrow as pa
 
 from audit._util.files import (
+    _refuse_reserved,
     check_input_file,
     csv_header,
     csv_scan_sql,
@@ -43,8 +45,6 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({duck_path(p)})").fetchall()]
         except duckdb.Error as exc:
             raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
-        from audit._util.files import _refuse_reserved
-
         _refuse_reserved(cols, p)
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
@@ -86,8 +86,6 @@ def _as_text(v) -> str | None:
     if isinstance(v, float) and v != v:  # NaN from pandas for a missing key
         return None
     if isinstance(v, (list, dict)):
-        import json
-
         return json.dumps(v, ensure_ascii=False)
     return str(v)
 

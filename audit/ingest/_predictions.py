@@ -201,8 +201,6 @@ def _require_questions(con, benchmark: str) -> None:
 
 
 def _run_sql(run: str | None) -> str:
-    from audit._util.sql import sql_str
-
     return sql_str(run.strip() if run and run.strip() else "default")
 
 
@@ -256,8 +254,6 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None, mapping: d
         missing.append("response or answer")
     if missing:
         raise InputError(f"missing required column(s): {', '.join(missing)} (found: {', '.join(cols)})", path=p)
-    from audit._util.sql import sql_str
-
     model_expr = "nullif(trim(model::VARCHAR), '')" if "model" in cols else sql_str(model.strip())
     if "model" in cols and model:
         model_expr = f"coalesce({model_expr}, {sql_str(model.strip())})"
@@ -327,8 +323,6 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
     table = pa.table({"question_id": pa.array(qids, pa.string()), "given": pa.array(givens, pa.string()),
                       "seed_key": pa.array(keys, pa.string()), "_line": pa.array(lines, pa.int64())})
     con.register("_seed_arrow", table)
-    from audit._util.sql import sql_str
-
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, {sql_str(model)} AS model, "
         f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, nullif(trim(given), '') AS given, _line FROM _seed_arrow"

@@ -21,9 +21,11 @@ from __future__ import annotations
 import os
 import string
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from audit._util.files import read_text
 from audit.errors import InputError
 from audit.llm import check_template, language_name, prompt_version, render_options
 
@@ -62,8 +64,6 @@ class PredictPrompt:
 
 def shipped_template(style: str = "direct", instructions: str | None = None) -> tuple[str, str]:
     """(name, text) of a shipped template."""
-    from importlib import resources
-
     if style not in STYLES:
         raise InputError(f"unknown prompt style '{style}' (use {' or '.join(STYLES)})")
     if style == "reasoning" and instructions is None:
@@ -88,8 +88,6 @@ def load_predict_prompt(path: str | os.PathLike | None = None, *, style: str = "
     """The template in ``path`` (UTF-8), else the shipped one for
     ``style`` / ``instructions``."""
     if path is not None:
-        from audit._util.files import read_text
-
         text = read_text(Path(path))
         if not text.strip():
             raise InputError("the prompt file is empty", path=str(path))
