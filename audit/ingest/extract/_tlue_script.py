@@ -34,6 +34,8 @@ def _tlue_cot(text: str) -> str:
         pos = start = c + len(_TLUE_TAGS[tag])
     out.append(text[start:])
     return "".join(out)
+
+
 _TLUE_EN = frozenset("ABCD")
 _TLUE_BO = {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
 
