@@ -8,9 +8,10 @@ Layers, each importing only the ones before it:
 * ``store`` (the DuckDB file), ``accounts`` (who may do what), ``llm``
   (running models through litellm);
 * the stages, in the data flow: ``ingest`` (importers, answer extraction)
-  → ``analyze`` (metrics, tiers, scenarios, the key-error score) → ``judge``
-  (LLM judges) → ``review`` (expert verdicts) → ``sync`` (Label Studio) →
-  ``export`` (corrected answer-key versions);
+  and ``predict`` (running models) → ``analyze`` (metrics, tiers, scenarios,
+  the key-error score) → ``judge`` (LLM judges) → ``review`` (expert
+  verdicts) → ``sync`` (Label Studio) → ``export`` (corrected answer-key
+  versions);
 * the top: ``report`` (the full report), ``auto`` (``import auto``),
   ``demo`` and ``cli``.
 
@@ -45,10 +46,10 @@ from audit.vocab import CAUSES, VERDICTS
 _API: dict[str, str] = {
     # the database
     "connect": "audit.store", "init_db": "audit.store", "DbPath": "audit.store",
-    # ingest: questions, predictions, harness logs, model families, running a model
+    # ingest: questions, predictions, harness logs, model families; predict: running a model
     "import_questions": "audit.ingest", "import_predictions": "audit.ingest", "import_tlue": "audit.ingest",
     "import_auto": "audit.auto", "import_lm_eval": "audit.ingest", "import_models": "audit.ingest",
-    "run_predict": "audit.ingest",
+    "run_predict": "audit.predict",
     # analyze: tiers, metrics, scenarios, the report, agreement
     "analyze_benchmark": "audit.analyze", "tier_counts": "audit.analyze", "model_metrics": "audit.analyze",
     "scenario_table": "audit.analyze", "compare_models": "audit.analyze", "build_report": "audit.report",
@@ -73,8 +74,8 @@ __all__ = [
 ]
 
 #: Packages and modules reachable as attributes (``audit.review``), never shadowed.
-_SUBPACKAGES = ("store", "accounts", "llm", "ingest", "analyze", "judge", "review", "sync", "export", "i18n",
-                "report", "auto", "cli", "demo", "options", "scripts", "vocab", "errors")
+_SUBPACKAGES = ("store", "accounts", "llm", "ingest", "predict", "analyze", "judge", "review", "sync", "export",
+                "i18n", "report", "auto", "cli", "demo", "options", "scripts", "vocab", "errors")
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
     from audit.analyze import (
@@ -83,9 +84,8 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names l
     from audit.report import build_report
     from audit.export import corrected_key_accuracy, create_version, diff_versions, preview_version
     from audit.auto import import_auto
-    from audit.ingest import (
-        import_lm_eval, import_models, import_predictions, import_questions, import_tlue, run_predict,
-    )
+    from audit.ingest import import_lm_eval, import_models, import_predictions, import_questions, import_tlue
+    from audit.predict import run_predict
     from audit.judge import import_judge, judge_bias, run_judge
     from audit.llm import RunOptions
     from audit.review import (add_review, import_reviews, item_view, review_queue, review_status,

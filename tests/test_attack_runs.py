@@ -26,7 +26,7 @@ from _judge_server import JudgeServer, make_benchmark
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
-from audit.ingest import run_predict
+from audit.predict import run_predict
 from audit.judge import run_judge
 
 MODEL = "openai/test-model"
@@ -253,7 +253,7 @@ def test_slow_extraction_does_not_block_the_event_loop(db_path, server, monkeypa
     takes 1 s each (an adversarial reply) are extracted side by side, and the
     runner keeps sending and committing meanwhile (on main, in the event
     loop, they took 4 s one after another)."""
-    import audit.ingest._predict as mod
+    import audit.predict._run as mod
 
     real = mod.extract_answer
 

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from audit.ingest._extract import extract_answers, final_answer
+from audit.ingest.extract import extract_answers, final_answer
 
 KK = ["323", "Н. Бор", "Ауа тамыр.", "Күн"]
 KK2 = ["Н. Бор", "323", "Күн", "Ауа тамыр."]

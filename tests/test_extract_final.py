@@ -16,10 +16,15 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_path
 
-from audit.ingest._extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
+from audit.ingest.extract import (
+    METHODS,
+    extract_answer,
+    extract_answers,
+    final_answer,
+    tlue_evaluator,
+)
 from audit.options import TIBETAN_TO_LATIN
 
 STEPS = (
@@ -399,7 +404,7 @@ def _llm_rows(sources: tuple[str, ...]):
 def _shared_options(source: str) -> list[str] | None:
     import csv
 
-    from audit.ingest._tlue import parse_tlue_item
+    from audit.ingest import parse_tlue_item
 
     kind, _, rest = source.partition(":")
     if kind == "cmmlu":

@@ -17,12 +17,11 @@ import sys
 import time
 
 import pytest
-
 from _judge_server import JudgeServer, make_benchmark
 from tests_ingest_util import rows, run_cli
 
 from audit.errors import AuditError
-from audit.ingest import list_predict_runs, run_predict
+from audit.predict import list_predict_runs, run_predict
 
 MODEL = "openai/test-model"
 KEY = "sk-test-9a8b7c6d5e4f3a2b"

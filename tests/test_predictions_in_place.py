@@ -465,8 +465,8 @@ def test_readers_read_the_one_predictions_relation():
     and storage maintenance name the ``predictions`` table."""
     import re
 
-    writers = {"ingest/_predictions.py", "ingest/_predict.py", "ingest/_reextract.py", "ingest/_outputs.py",
-               "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
+    writers = {"ingest/_predictions.py", "ingest/responses.py", "predict/_run.py", "predict/_reextract.py",
+               "ingest/formats/_outputs.py", "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
     pattern = re.compile(r"\b(FROM|JOIN)\s+(main\.)?predictions\b", re.IGNORECASE)
     offenders = []
     for path in sorted((ROOT / "audit").rglob("*.py")):

@@ -89,8 +89,8 @@ def run_cmd(
     resumes. Keys come from the provider's environment variable and are never stored.
     Exits 1 when requests were sent but no reply came back.
     """
-    from audit.ingest import run_predict
     from audit.llm import RunOptions
+    from audit.predict import run_predict
 
     options = RunOptions(
         question_ids=question_id, tiers=tier, subjects=subject, limit=limit, concurrency=concurrency,
@@ -113,7 +113,7 @@ def run_cmd(
 def list_cmd(benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
     """List predict runs with their status and totals (runs a killed process left
     'running' are shown as 'killed')."""
-    from audit.ingest import list_predict_runs
+    from audit.predict import list_predict_runs
 
     df = list_predict_runs(benchmark, db=db)
     if df.empty:
@@ -130,7 +130,7 @@ def prompt_cmd(
     instructions: Annotated[Optional[str], typer.Option("--instructions", help="en, bo or zh.")] = None,
 ) -> None:
     """Print a shipped prompt template and its version (copy it to start a custom --prompt)."""
-    from audit.ingest import load_predict_prompt
+    from audit.predict import load_predict_prompt
 
     p = load_predict_prompt(style=style, instructions=instructions)
     echo(f"# {p.name} · prompt version {p.version}")
@@ -161,7 +161,7 @@ def reextract_cmd(
 ) -> None:
     """Re-extract the answers of stored raw responses with another method (no re-import);
     prints, per model, the responses, answers before and after, and the methods now stored."""
-    from audit.ingest import reextract
+    from audit.predict import reextract
 
     s = reextract(benchmark, method=method, models=model or None, runs=run or None, db=db, llm_extractor=llm_extractor,
                   concurrency=concurrency, max_cost=max_cost, api_base=api_base, api_key_env=api_key_env,
@@ -174,7 +174,7 @@ def reextract_cmd(
 @predictions_app.command("methods")
 def methods_cmd(benchmark: BenchmarkOption = None, db: DbOption = None) -> None:
     """Which extraction method each model's predictions were read with (counts, answered)."""
-    from audit.ingest import extraction_methods
+    from audit.predict import extraction_methods
 
     df = extraction_methods(benchmark, db=db)
     echo("(no predictions)" if df.empty else df.to_string(index=False))

@@ -1,29 +1,48 @@
 """Ingest: importers for every published format, answer extraction, model
 families, and prediction sets read in place.  (:mod:`audit.auto` recognises
-a file and calls the right importer; running models is :mod:`audit.ingest`'s
-``run_predict``.)"""
+a file and calls the right importer; running models is :mod:`audit.predict`.)
+
+The generic question and prediction files are this package's own modules;
+the published formats are :mod:`audit.ingest.formats` (one module each) and
+answer extraction is :mod:`audit.ingest.extract` (one module per method).
+:mod:`audit.ingest.responses` is the contract through which stored raw
+responses are read again.
+"""
 from audit.ingest._auto import FORMATS, Detection, detect, question_layout
-from audit.ingest._extract import extract_answer, extract_answers
-from audit.ingest._extract_multi import extract_answer_set
-from audit.ingest._harness import HarnessImportSummary
-from audit.ingest._helm import HelmImportSummary, import_helm
 from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
-from audit.ingest._inspect_log import import_inspect
-from audit.ingest._lmeval import import_lm_eval
 from audit.ingest._mapping import parse_map
-from audit.ingest._mmlu_redux import MmluReduxImportSummary, import_mmlu_redux
-from audit.ingest._models import import_models, infer_family, infer_provider, list_models, register_models, set_family
+from audit.ingest._models import (
+    import_models,
+    infer_family,
+    infer_provider,
+    list_models,
+    register_models,
+    set_family,
+)
 from audit.ingest._multi_answer import display_key
-from audit.ingest._outputs import OutputsImportSummary, import_outputs, link_by_text
-from audit.ingest._outputs import _norm_sql as norm_text_sql
-from audit.ingest._parallel import ParallelImportSummary, import_parallel
-from audit.ingest._predict import PredictRunSummary, list_predict_runs, run_predict
-from audit.ingest._predict_prompt import load_predict_prompt
 from audit.ingest._predictions import PredictionImportSummary, import_predictions
 from audit.ingest._questions import QuestionImportSummary, import_questions
-from audit.ingest._reextract import extraction_methods, reextract
 from audit.ingest._store import ensure_benchmark, item_flags, store_questions
-from audit.ingest._tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
+from audit.ingest.extract import extract_answer, extract_answer_set, extract_answers
+from audit.ingest.formats import (
+    HarnessImportSummary,
+    HelmImportSummary,
+    MmluReduxImportSummary,
+    OutputsImportSummary,
+    ParallelImportSummary,
+    ParsedItem,
+    TlueImportSummary,
+    import_helm,
+    import_inspect,
+    import_lm_eval,
+    import_mmlu_redux,
+    import_outputs,
+    import_parallel,
+    import_tlue,
+    link_by_text,
+    norm_text_sql,
+    parse_tlue_item,
+)
 
 __all__ = [
     "import_models", "infer_family", "infer_provider", "list_models", "register_models", "set_family",
@@ -33,6 +52,5 @@ __all__ = [
     "parse_tlue_item", "TlueImportSummary", "ParsedItem", "detect", "Detection", "question_layout", "FORMATS",
     "import_lm_eval", "import_inspect", "HarnessImportSummary", "parse_map", "display_key", "import_outputs",
     "OutputsImportSummary", "link_by_text", "norm_text_sql", "ensure_benchmark", "item_flags", "store_questions",
-    "PredictRunSummary", "list_predict_runs", "run_predict", "load_predict_prompt", "extraction_methods",
-    "reextract", "InPlaceSummary", "register_predictions_in_place",
+    "InPlaceSummary", "register_predictions_in_place",
 ]

@@ -25,14 +25,17 @@ verdicts
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+import pyarrow.parquet as pq
+
+from audit._util.files import _one_line, check_utf8
 from audit.errors import InputError
-from audit.store import DbPath
+from audit.ingest._questions import _numbered_option_columns
 
 FORMATS = ("lm-eval", "inspect", "helm", "tlue", "seed", "mmlu-redux", "predictions-long", "predictions-wide",
            "questions", "outputs", "judge-detectors", "judge-verdicts")
@@ -83,15 +86,11 @@ def _first_record(p: Path) -> dict | None:
 def _columns(p: Path) -> list[str]:
     suffix = p.suffix.lower()
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
         try:
             return list(pq.read_schema(p).names)
         except Exception:
             return []
     if suffix in (".csv", ".tsv"):
-        import csv
-
         with open(p, encoding="utf-8-sig", errors="replace", newline="") as fh:
             row = next(csv.reader(fh, delimiter="\t" if suffix == ".tsv" else ","), [])
         return [c.strip() or f"Unnamed: {i}" for i, c in enumerate(row)]   # as csv_header names them
@@ -121,8 +120,6 @@ def question_layout(cols: list[str], first: dict | None) -> tuple[dict[str, str]
     >>> question_layout(["query", "option", "gold", "metadata"], {"metadata": {"subject": "law", "src": "x"}})[0]
     {'query': 'question', 'option': 'options', 'gold': 'answer', 'metadata.subject': 'subject'}
     """
-    from audit.ingest._questions import _numbered_option_columns
-
     low = {c.lower().strip(): c for c in cols}
     mapping: dict[str, str] = {}
     choices: list[str] = []
@@ -190,8 +187,6 @@ def _is_outputs(keys: set[str]) -> bool:
 def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] | None:
     name, suffix = p.name, p.suffix.lower()
     if suffix not in (".parquet", ".eval"):
-        from audit._util.files import check_utf8
-
         check_utf8(p)     # a binary file is one line naming the byte, never its bytes echoed
     if name.startswith("samples_") and suffix == ".jsonl":
         return "lm-eval", "an lm-evaluation-harness samples log"
@@ -238,8 +233,6 @@ def _shown(name: str) -> str:
     >>> _shown("a\\nb  c"), len(_shown("x" * 50))
     ('a b c', 40)
     """
-    from audit._util.files import _one_line
-
     return _one_line(name)
 
 

@@ -7,18 +7,22 @@ become Python objects.  Every problem is an ``InputError`` naming the file
 """
 from __future__ import annotations
 
-import codecs
+import json
 import os
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from audit.errors import InputError
-from audit._util.sql import sql_str
 from audit._util.files import (
-    check_input_file, check_utf8, csv_header, csv_scan_sql, duck_csv_error, duck_path, read_table,
+    _refuse_reserved,
+    check_input_file,
+    csv_header,
+    csv_scan_sql,
+    duck_csv_error,
+    duck_path,
+    read_table,
 )
+from audit.errors import InputError
 
 
 def sql_ident(name: str) -> str:
@@ -41,8 +45,6 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({duck_path(p)})").fetchall()]
         except duckdb.Error as exc:
             raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
-        from audit._util.files import _refuse_reserved
-
         _refuse_reserved(cols, p)
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
@@ -84,8 +86,6 @@ def _as_text(v) -> str | None:
     if isinstance(v, float) and v != v:  # NaN from pandas for a missing key
         return None
     if isinstance(v, (list, dict)):
-        import json
-
         return json.dumps(v, ensure_ascii=False)
     return str(v)
 

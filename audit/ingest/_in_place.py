@@ -25,18 +25,27 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from audit._util.sql import sql_ident, sql_str
 from audit.errors import InputError, NotFoundError
 from audit.ingest._duck import one
-from audit._util.sql import sql_ident, sql_str
 from audit.ingest._models import register_models
-from audit.ingest._predictions import _require_questions, _run_sql, given_letter_sql, letter_ok_sql
-from audit.store import DbPath, connect, transaction
+from audit.ingest._predictions import (
+    _require_questions,
+    _run_sql,
+    given_letter_sql,
+    letter_ok_sql,
+)
 from audit.store import (
+    DbPath,
     SourceListing,
+    connect,
     list_source,
     normalize_uri,
     parquet_scan_sql,
     register_filesystem,
+    transaction,
+)
+from audit.store import (
     remember_source_listing as remember,
 )
 

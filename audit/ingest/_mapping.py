@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator
 
 import pandas as pd
 
-from audit._util.files import json_array_records
+from audit._util.files import RESERVED_FIELDS, json_array_records, read_text
 from audit.errors import InputError
 
 _MISSING = object()
@@ -36,8 +35,6 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
     """
     out: dict[str, str] = {}
     if map_file is not None:
-        from audit._util.files import read_text
-
         p = Path(map_file)
         text = read_text(p)
         if p.suffix.lower() == ".json":
@@ -68,8 +65,6 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
 
 
 def _add(out: dict[str, str], k: str, v: str, path, line) -> None:
-    from audit._util.files import RESERVED_FIELDS
-
     if not k or any(not part for part in k.split(".")):
         raise InputError(f"empty field name in mapping '{k}={v}'", path=path, line=line)
     if k.split(".")[0] in RESERVED_FIELDS or v in RESERVED_FIELDS:

@@ -7,9 +7,10 @@ import re
 
 import pandas as pd
 
+from audit._util.files import read_table, require_columns
+from audit._util.names import identity_name
 from audit.errors import InputError, NotFoundError
-from audit.store import connect, transaction
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction
 
 # Ordered: first match wins.  Patterns are matched against the lower-cased name.
 _FAMILY_RULES: list[tuple[str, str, str]] = [
@@ -54,8 +55,6 @@ def register_models(con, names) -> None:
     in its normal form (spaces around it, not NFC), with an invisible or
     control character, too long, or looking like a different known model is
     refused, so the transaction storing its predictions rolls back."""
-    from audit._util.names import identity_name
-
     known = [n for (n,) in con.execute("SELECT name FROM models").fetchall()]
     for n in sorted(set(names)):
         canon = identity_name(n, kind="model name", existing=known, ascii_lookalikes=False)
@@ -88,8 +87,6 @@ def set_family(name: str, family: str, *, db: DbPath = None, provider: str | Non
 def import_models(path: str | os.PathLike, *, db: DbPath = None) -> int:
     """Set families from a CSV/JSONL with columns ``name``, ``family`` and
     optional ``provider``.  All-or-nothing.  Returns the number of rows."""
-    from audit._util.files import read_table, require_columns
-
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})
     for row in df.itertuples():

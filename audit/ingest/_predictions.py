@@ -27,12 +27,12 @@ permutation of the item's options refuses the file (``FILE:LINE``).
 
 Multi-answer items (:mod:`audit.ingest._multi_answer`) take a set of letters
 ("A D", "AD", ``["A","D"]``) stored sorted (``"AD"``); raw responses to them
-are extracted as a set (:mod:`audit.ingest._extract_multi`).
+are extracted as a set (:func:`audit.ingest.extract.extract_answer_set`).
 
 All set-based work runs in DuckDB: the file is scanned in place (Parquet/CSV),
 joined against ``questions`` for the unknown-id check and the option counts,
 wide files are unpivoted in SQL, and only the rows that carry a raw response
-are streamed in record batches through :func:`audit.ingest._extract.extract_answers`
+are streamed in record batches through :func:`audit.ingest.extract.extract_answers`
 and joined back in SQL.
 """
 from __future__ import annotations
@@ -47,19 +47,25 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+from tqdm import tqdm
 
-from audit.errors import InputError
-from audit.options import sql_is_label
-from audit.ingest._duck import one, open_source
-from audit._util.sql import sql_ident, sql_str
 from audit._util.files import read_jsonl
+from audit._util.sql import sql_ident, sql_str
+from audit.errors import InputError
+from audit.ingest._duck import one, open_source
 from audit.ingest._models import register_models
 from audit.ingest._multi_answer import key_set_sql
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.ingest.extract import (
+    DEFAULT_METHOD,
+    METHODS,
+    extract_answer_sets,
+    extract_answers,
+)
+from audit.ingest.responses import answer_by_option_text
+from audit.options import sql_is_label
+from audit.store import DbPath, connect, transaction, unregister
 
 LAYOUTS = ("long", "wide", "seed")
-from audit.ingest._extract import DEFAULT_METHOD, METHODS  # noqa: E402  (one list of methods)
 LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}
 
 # A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
@@ -195,8 +201,6 @@ def _require_questions(con, benchmark: str) -> None:
 
 
 def _run_sql(run: str | None) -> str:
-    from audit._util.sql import sql_str
-
     return sql_str(run.strip() if run and run.strip() else "default")
 
 
@@ -250,8 +254,6 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None, mapping: d
         missing.append("response or answer")
     if missing:
         raise InputError(f"missing required column(s): {', '.join(missing)} (found: {', '.join(cols)})", path=p)
-    from audit._util.sql import sql_str
-
     model_expr = "nullif(trim(model::VARCHAR), '')" if "model" in cols else sql_str(model.strip())
     if "model" in cols and model:
         model_expr = f"coalesce({model_expr}, {sql_str(model.strip())})"
@@ -321,8 +323,6 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
     table = pa.table({"question_id": pa.array(qids, pa.string()), "given": pa.array(givens, pa.string()),
                       "seed_key": pa.array(keys, pa.string()), "_line": pa.array(lines, pa.int64())})
     con.register("_seed_arrow", table)
-    from audit._util.sql import sql_str
-
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, {sql_str(model)} AS model, "
         f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, nullif(trim(given), '') AS given, _line FROM _seed_arrow"
@@ -334,20 +334,239 @@ def _seed_source(con, p: Path, *, benchmark: str, model: str | None, run: str | 
     )[0]
 
 
+@dataclass
+class _Source:
+    """A prediction source that passed :func:`_checked_source`."""
+
+    view: str                   # the rows to store (without those for unknown ids when they are skipped)
+    columns: set[str]
+    models: list[str]
+    shown: bool                 # some rows give the order the options were shown in
+    shown_as_text: bool         # ... as option texts: the items' texts are needed to read them
+    skipped: int = 0            # rows for question ids the benchmark does not have, skipped
+    examples: list[str] = field(default_factory=list)   # the first of them
+
+
+@dataclass
+class _Rows:
+    """A source's rows normalised by :func:`_normalised`: SQL with one row per
+    prediction (question_id, model, run, response, given, k, multi, written,
+    src_method, letter read through the order shown, ok)."""
+
+    sql: str
+    responses: int              # rows whose letter comes from a raw response
+    extracted: bool             # those letters were extracted here (in ``_extracted``)
+    shown: bool                 # orders were shown (checked in ``_orders``)
+
+
+def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
+                      progress: bool | None = None, skip_unknown: bool = False) -> PredictionImportSummary:
+    """Validate and write the predictions of view ``src`` (columns question_id,
+    model, run, response, given, _line; optionally ``letter`` and ``method``
+    when the source has already extracted them, ``shown`` for the order the
+    options were shown in) inside the caller's
+    transaction.  Raises InputError (nothing written) on bad rows.
+
+    Three steps: the source is checked (:func:`_checked_source`), its rows
+    normalised (:func:`_normalised`: letters extracted from raw responses,
+    given letters and sets in canonical form, read through the order shown,
+    checked against the item's labels) and written in place of the earlier
+    rows of the same (model, run) pairs (:func:`_write`)."""
+    where = str(path)
+    con.execute("SET enable_progress_bar = false")  # our own bar (tqdm) goes to stderr
+    source = _checked_source(con, benchmark, src, where, layout=layout, skip_unknown=skip_unknown)
+    try:
+        rows = _normalised(con, source, method, progress, where)
+        replaced = _write(con, benchmark, source, rows, method, where)
+    finally:
+        try:
+            unregister(con, "_extracted")
+            con.execute("DROP TABLE IF EXISTS _model_ix")
+            con.execute("DROP TABLE IF EXISTS _orders")
+        except duckdb.Error:  # a failed statement aborted the transaction; the caller rolls back
+            pass
+    if rows.extracted and method == "final":  # the option texts settle what the letters left open
+        answer_by_option_text(con, benchmark, "_pairs")
+    n, n_valid = one(con,
+        "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
+        "WHERE p.benchmark = ?", [benchmark])
+    return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=source.models, predictions=n,
+                                   valid=n_valid, extracted=rows.responses, method=method, replaced=replaced,
+                                   skipped=source.skipped, examples=source.examples)
+
+
+# --- source: refuse bad rows ----------------------------------------------------------------------------------
+
+def _checked_source(con, benchmark: str, src: str, where: str, *, layout: str, skip_unknown: bool) -> _Source:
+    """Refuse a source with an empty id or model, unknown question ids
+    (unless ``skip_unknown``), a (question, model, run) twice, or a model
+    without any answer; register its models.  Creates ``_bench_q`` (the
+    benchmark's items: option count, multi-answer flag, index, texts when
+    needed) and ``_pairs`` (the source's (model, run) pairs)."""
+    bad = one(con, f"SELECT _line FROM {src} WHERE question_id IS NULL ORDER BY _line LIMIT 1")
+    if bad:
+        raise InputError("empty question_id", path=where, line=int(bad[0]))
+    bad = one(con, f"SELECT _line FROM {src} WHERE model IS NULL ORDER BY _line LIMIT 1")
+    if bad:
+        raise InputError("empty model name", path=where, line=int(bad[0]))
+
+    src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
+    has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
+    # option texts (a JSON list of strings) need the items' texts; letters and indexes do not
+    by_text = has_shown and one(con, f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
+                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Fa-f]\"(\\s*,\\s*\"[A-Fa-f]\")*\\s*\\]') "
+                                     "LIMIT 1") is not None
+    texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
+    con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
+                "coalesce(list_contains(flags, 'multi_answer'), false) AS multi, "
+                f"(row_number() OVER () - 1)::INTEGER AS qi{texts_col} FROM questions WHERE benchmark = ?", [benchmark])
+    src, n_unknown, examples = _known_rows(con, benchmark, src, where, skip_unknown)
+    models = _models_of(con, src, where, layout)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _pairs AS SELECT DISTINCT model, run FROM {src}")
+    register_models(con, models)
+    return _Source(view=src, columns=src_cols, models=models, shown=has_shown, shown_as_text=by_text,
+                   skipped=n_unknown if skip_unknown else 0, examples=examples)
+
+
+def _known_rows(con, benchmark: str, src: str, where: str, skip_unknown: bool) -> tuple[str, int, list[str]]:
+    """The view of the rows whose question id the benchmark has, how many
+    rows name another id, and the first of those (when skipped).  Refuses
+    the source when a row names an unknown id and ``skip_unknown`` is not
+    set, or when no row is left."""
+    n_unknown, n_ids = one(con,
+        f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)")
+    if not n_unknown:
+        return src, 0, []
+    ex = con.execute(
+        f"SELECT question_id, min(_line) AS l FROM {src} s ANTI JOIN _bench_q q USING (question_id) "
+        "GROUP BY question_id ORDER BY l LIMIT 5").fetchall()
+    examples = ", ".join(f"'{q}' (line {l})" for q, l in ex)
+    if not skip_unknown:
+        raise InputError(
+            f"{n_unknown:,} prediction(s) for {n_ids:,} question id(s) that benchmark '{benchmark}' does not have, "
+            f"e.g. {examples}; nothing was imported (import the questions first, fix the ids, or pass "
+            "--skip-unknown to skip and report those rows)",
+            path=where)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW _known_src AS SELECT * FROM {src} "
+                "SEMI JOIN _bench_q USING (question_id)")
+    if not one(con, "SELECT count(*) FROM _known_src")[0]:
+        raise InputError(f"no row names a question id of benchmark '{benchmark}' (e.g. {examples})",
+                         path=where)
+    return "_known_src", n_unknown, [f"'{q}' (line {l})" for q, l in ex]
+
+
+def _models_of(con, src: str, where: str, layout: str) -> list[str]:
+    """The source's models, sorted; refused when a (question, model, run)
+    appears twice or a model has no answer in any row."""
+    # Per (model, run): rows, distinct questions (a bitmap over question
+    # indexes: one cheap pass even at 10 M rows), filled cells.
+    n_q = one(con, "SELECT count(*) FROM _bench_q")[0]
+    stats = con.execute(
+        f"SELECT model, run, count(*) AS n, bit_count(bitstring_agg(q.qi, 0, {max(n_q - 1, 0)})) AS d, "
+        f"count(s.given) + count(s.response) AS filled "
+        f"FROM {src} s JOIN _bench_q q USING (question_id) GROUP BY model, run ORDER BY model, run").fetchall()
+    if any(n != d for _, _, n, d, _ in stats):
+        dup = one(con,
+            f"SELECT question_id, model, run, min(_line), max(_line) FROM {src} "
+            "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4 LIMIT 1")
+        raise InputError(
+            f"lines {dup[3]} and {dup[4]} both give a prediction for question '{dup[0]}', model '{dup[1]}', "
+            f"run '{dup[2]}'", path=where, line=int(dup[3]))
+    per_model: dict[str, list[int]] = {}
+    for m, _, n, _, filled in stats:
+        per_model.setdefault(m, [0, 0])
+        per_model[m][0] += n
+        per_model[m][1] += filled
+    empty = [m for m, (n, filled) in per_model.items() if filled == 0]
+    if empty:
+        what = "model column" if layout == "wide" else "model"
+        raise InputError(
+            f"{what}(s) {', '.join(repr(m) for m in empty)} entirely empty (no answer in any of "
+            f"{per_model[empty[0]][0]:,} rows)", path=where)
+    return sorted(per_model)
+
+
+# --- normalise: one letter (or set) per row, as the item's label ----------------------------------------------
+
+def _normalised(con, source: _Source, method: str, progress: bool | None, where: str) -> _Rows:
+    """The rows of ``source`` with their letter: the given letter (or set)
+    in canonical form, else the letter extracted from the raw response (or
+    the one the source brings), read through the order shown, and whether it
+    is a label of the item.  Extracted letters are kept in ``_extracted``
+    (keyed by line and ``_model_ix`` number), checked orders in ``_orders``."""
+    src, src_cols = source.view, source.columns
+    # A source may bring letters already extracted (and mapped), e.g. HELM,
+    # in columns `letter` and `method`; then nothing is extracted here.
+    pre = "letter" in src_cols
+    n_responses = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
+    extract = bool(n_responses) and not pre
+    if extract:
+        # models by a small integer: the extracted rows are keyed (line, model
+        # number), so neither Arrow nor the join's hash table holds a model
+        # name per extracted row (10 M of them at 100 M predictions)
+        con.execute("CREATE OR REPLACE TEMP TABLE _model_ix AS SELECT model, "
+                    "(row_number() OVER (ORDER BY model))::INTEGER AS mi FROM (SELECT DISTINCT model FROM _pairs)")
+        con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
+    given = given_letter_sql("s.given", "q.multi")
+    letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
+        "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
+    join_e = ("JOIN _model_ix x ON x.model = s.model LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi "
+              if extract else "")
+    method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
+    ok = letter_ok_sql("letter", "k", "multi")
+    if source.shown:
+        join_o, shown_cols, mapped = _orders_shown(con, src, source.shown_as_text, where)
+    else:
+        shown_cols, mapped, join_o = "", "written", ""
+    sql = (
+        f"SELECT *, {ok} AS ok FROM (SELECT *, {mapped} AS letter FROM ("
+        f"  SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, q.multi, {letter} AS written, "
+        f"         {method_expr} AS src_method{shown_cols} "
+        f"  FROM {src} s JOIN _bench_q q USING (question_id) {join_e}{join_o}))"
+    )
+    return _Rows(sql=sql, responses=n_responses, extracted=extract, shown=source.shown)
+
+
+def _orders_shown(con, src: str, by_text: bool, where: str) -> tuple[str, str, str]:
+    """Check every order shown in ``src`` (``_orders``: each distinct order
+    with its permutation as item labels) and return the SQL that joins it
+    (``join``), its columns (``cols``) and the written letter(s) read through
+    it (``mapped``).  Refuses an order that is not a permutation of the
+    item's options."""
+    # Orders are few (24 for 4 options) unless given as texts: compute and
+    # check each distinct (order, option count) once, then join.
+    key_cols = "s.question_id, " if by_text else ""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE _orders AS SELECT *, CASE WHEN {_is_perm_sql('perm_c', 'k')} "
+        f"THEN perm_c END AS perm FROM (SELECT *, {_perm_sql('shown', 'k', 'texts' if by_text else None)} AS perm_c "
+        f"FROM (SELECT DISTINCT {key_cols}s.shown, q.k{', q.texts' if by_text else ''} FROM {src} s "
+        "JOIN _bench_q q USING (question_id) WHERE s.shown IS NOT NULL))")
+    bad = one(con, "SELECT shown, k" + (", question_id" if by_text else "") + " FROM _orders WHERE perm IS NULL LIMIT 1")
+    if bad:
+        cond = "s.shown = $shown" + (" AND s.question_id = $qid" if by_text else "")
+        params = {"shown": bad[0]} | ({"qid": bad[2]} if by_text else {})
+        line = one(con, f"SELECT min(_line) FROM {src} s WHERE {cond}", params)[0]
+        raise InputError(f"options_shown is not an order of the item's {bad[1]} options: {bad[0]}",
+                         path=where, line=int(line))
+    join_o = (f"LEFT JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
+              + (" AND o.question_id = s.question_id " if by_text else " "))
+    shown_cols = ", s.shown, o.perm"
+    # the written letter(s) read through the order shown (a set stays sorted)
+    mapped = ("CASE WHEN perm IS NULL OR written IS NULL THEN written "
+              "WHEN length(written) = 1 THEN substr(perm, instr('ABCDEF', written), 1) "
+              "ELSE array_to_string(list_sort(list_transform(string_split(written, ''), "
+              "lambda c: substr(perm, instr('ABCDEF', c), 1))), '') END")
+    return join_o, shown_cols, mapped
+
+
 def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None) -> pa.Table:
     """Extract letters from the raw responses of ``src`` (rows without a given
     letter).  Responses are streamed from DuckDB in record batches (memory
     stays bounded however long they are), extracted in bulk per option count
-    with :func:`audit.ingest._extract.extract_answers` in this one thread, and
+    with :func:`audit.ingest.extract.extract_answers` in this one thread, and
     returned as a compact Arrow table (_line, mi = the model's number in
     ``_model_ix``, letter) to join back in SQL."""
-    from tqdm import tqdm
-
-    from audit.ingest._extract import extract_answers
-
     parts: list[pa.Table] = []
-    from audit.ingest._extract_multi import extract_answer_sets
-
     reader = con.sql(
         f"SELECT s._line::BIGINT AS _line, x.mi, s.response, "
         f"CASE WHEN q.multi THEN -q.k ELSE q.k END FROM {src} s "
@@ -404,82 +623,13 @@ def _is_perm_sql(c: str, k: str) -> str:
         f"({k} < {i + 1} OR contains({c}, '{label}'))" for i, label in enumerate("ABCDEF")) + ")")
 
 
-def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa", layout: str = "long",
-                      progress: bool | None = None, skip_unknown: bool = False) -> PredictionImportSummary:
-    """Validate and write the predictions of view ``src`` (columns question_id,
-    model, run, response, given, _line; optionally ``letter`` and ``method``
-    when the source has already extracted them, ``shown`` for the order the
-    options were shown in) inside the caller's
-    transaction.  Raises InputError (nothing written) on bad rows."""
-    where = str(path)
-    con.execute("SET enable_progress_bar = false")  # our own bar (tqdm) goes to stderr
-    bad = one(con, f"SELECT _line FROM {src} WHERE question_id IS NULL ORDER BY _line LIMIT 1")
-    if bad:
-        raise InputError("empty question_id", path=where, line=int(bad[0]))
-    bad = one(con, f"SELECT _line FROM {src} WHERE model IS NULL ORDER BY _line LIMIT 1")
-    if bad:
-        raise InputError("empty model name", path=where, line=int(bad[0]))
+# --- write: replace the earlier rows of the same (model, run) pairs --------------------------------------------
 
-    src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
-    has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
-    # option texts (a JSON list of strings) need the items' texts; letters and indexes do not
-    by_text = has_shown and one(con, f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
-                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Fa-f]\"(\\s*,\\s*\"[A-Fa-f]\")*\\s*\\]') "
-                                     "LIMIT 1") is not None
-    texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
-    con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
-                "coalesce(list_contains(flags, 'multi_answer'), false) AS multi, "
-                f"(row_number() OVER () - 1)::INTEGER AS qi{texts_col} FROM questions WHERE benchmark = ?", [benchmark])
-    n_q = one(con, "SELECT count(*) FROM _bench_q")[0]
-    n_unknown, n_ids = one(con,
-        f"SELECT count(*), count(DISTINCT question_id) FROM {src} s ANTI JOIN _bench_q q USING (question_id)")
-    skipped_examples: list[str] = []
-    if n_unknown:
-        ex = con.execute(
-            f"SELECT question_id, min(_line) AS l FROM {src} s ANTI JOIN _bench_q q USING (question_id) "
-            "GROUP BY question_id ORDER BY l LIMIT 5").fetchall()
-        examples = ", ".join(f"'{q}' (line {l})" for q, l in ex)
-        if skip_unknown:
-            skipped_examples = [f"'{q}' (line {l})" for q, l in ex]
-            con.execute(f"CREATE OR REPLACE TEMP VIEW _known_src AS SELECT * FROM {src} "
-                        "SEMI JOIN _bench_q USING (question_id)")
-            src = "_known_src"
-            if not one(con, f"SELECT count(*) FROM {src}")[0]:
-                raise InputError(f"no row names a question id of benchmark '{benchmark}' (e.g. {examples})",
-                                 path=where)
-    if n_unknown and not skip_unknown:
-        raise InputError(
-            f"{n_unknown:,} prediction(s) for {n_ids:,} question id(s) that benchmark '{benchmark}' does not have, "
-            f"e.g. {examples}; nothing was imported (import the questions first, fix the ids, or pass "
-            "--skip-unknown to skip and report those rows)",
-            path=where)
-    # Per (model, run): rows, distinct questions (a bitmap over question
-    # indexes: one cheap pass even at 10 M rows), filled cells.
-    stats = con.execute(
-        f"SELECT model, run, count(*) AS n, bit_count(bitstring_agg(q.qi, 0, {max(n_q - 1, 0)})) AS d, "
-        f"count(s.given) + count(s.response) AS filled "
-        f"FROM {src} s JOIN _bench_q q USING (question_id) GROUP BY model, run ORDER BY model, run").fetchall()
-    if any(n != d for _, _, n, d, _ in stats):
-        dup = one(con,
-            f"SELECT question_id, model, run, min(_line), max(_line) FROM {src} "
-            "GROUP BY question_id, model, run HAVING count(*) > 1 ORDER BY 4 LIMIT 1")
-        raise InputError(
-            f"lines {dup[3]} and {dup[4]} both give a prediction for question '{dup[0]}', model '{dup[1]}', "
-            f"run '{dup[2]}'", path=where, line=int(dup[3]))
-    per_model: dict[str, list[int]] = {}
-    for m, _, n, _, filled in stats:
-        per_model.setdefault(m, [0, 0])
-        per_model[m][0] += n
-        per_model[m][1] += filled
-    empty = [m for m, (n, filled) in per_model.items() if filled == 0]
-    if empty:
-        what = "model column" if layout == "wide" else "model"
-        raise InputError(
-            f"{what}(s) {', '.join(repr(m) for m in empty)} entirely empty (no answer in any of "
-            f"{per_model[empty[0]][0]:,} rows)", path=where)
-    models = sorted(per_model)
-
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _pairs AS SELECT DISTINCT model, run FROM {src}")
+def _write(con, benchmark: str, source: _Source, rows: _Rows, method: str, where: str) -> int:
+    """Delete the benchmark's earlier predictions (and letters as written) of
+    the source's (model, run) pairs, insert ``rows`` (an invalid given cell
+    kept as the response), and, when orders were shown, the letters as
+    written with their order.  Returns how many earlier rows were replaced."""
     replaced = one(con,
         "SELECT count(*) FROM predictions p SEMI JOIN _pairs USING (model, run) WHERE p.benchmark = ?", [benchmark]
     )[0]
@@ -488,59 +638,6 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
                     [benchmark])
     con.execute("DELETE FROM prediction_written WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
                 [benchmark])
-    register_models(con, models)
-
-    # A source may bring letters already extracted (and mapped), e.g. HELM,
-    # in columns `letter` and `method`; then nothing is extracted here.
-    pre = "letter" in src_cols
-    n_responses = one(con, f"SELECT count(*) FROM {src} WHERE given IS NULL AND response IS NOT NULL")[0]
-    extract = bool(n_responses) and not pre
-    if extract:
-        # models by a small integer: the extracted rows are keyed (line, model
-        # number), so neither Arrow nor the join's hash table holds a model
-        # name per extracted row (10 M of them at 100 M predictions)
-        con.execute("CREATE OR REPLACE TEMP TABLE _model_ix AS SELECT model, "
-                    "(row_number() OVER (ORDER BY model))::INTEGER AS mi FROM (SELECT DISTINCT model FROM _pairs)")
-        con.register("_extracted", _extract_bulk(con, src, method, n_responses, progress))
-    given = given_letter_sql("s.given", "q.multi")
-    letter = f"CASE WHEN s.given IS NOT NULL THEN {given} " + (
-        "ELSE e.letter " if extract else "ELSE s.letter " if pre else "") + "END"
-    join_e = ("JOIN _model_ix x ON x.model = s.model LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi "
-              if extract else "")
-    method_expr = "coalesce(s.method, $m)" if "method" in src_cols else "$m"
-    ok = letter_ok_sql("letter", "k", "multi")
-    if has_shown:
-        # Orders are few (24 for 4 options) unless given as texts: compute and
-        # check each distinct (order, option count) once, then join.
-        key_cols = "s.question_id, " if by_text else ""
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE _orders AS SELECT *, CASE WHEN {_is_perm_sql('perm_c', 'k')} "
-            f"THEN perm_c END AS perm FROM (SELECT *, {_perm_sql('shown', 'k', 'texts' if by_text else None)} AS perm_c "
-            f"FROM (SELECT DISTINCT {key_cols}s.shown, q.k{', q.texts' if by_text else ''} FROM {src} s "
-            "JOIN _bench_q q USING (question_id) WHERE s.shown IS NOT NULL))")
-        bad = one(con, "SELECT shown, k" + (", question_id" if by_text else "") + " FROM _orders WHERE perm IS NULL LIMIT 1")
-        if bad:
-            cond = "s.shown = $shown" + (" AND s.question_id = $qid" if by_text else "")
-            params = {"shown": bad[0]} | ({"qid": bad[2]} if by_text else {})
-            line = one(con, f"SELECT min(_line) FROM {src} s WHERE {cond}", params)[0]
-            raise InputError(f"options_shown is not an order of the item's {bad[1]} options: {bad[0]}",
-                             path=where, line=int(line))
-        join_o = (f"LEFT JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
-                  + (" AND o.question_id = s.question_id " if by_text else " "))
-        shown_cols = ", s.shown, o.perm"
-        # the written letter(s) read through the order shown (a set stays sorted)
-        mapped = ("CASE WHEN perm IS NULL OR written IS NULL THEN written "
-                  "WHEN length(written) = 1 THEN substr(perm, instr('ABCDEF', written), 1) "
-                  "ELSE array_to_string(list_sort(list_transform(string_split(written, ''), "
-                  "lambda c: substr(perm, instr('ABCDEF', c), 1))), '') END")
-    else:
-        shown_cols, mapped, join_o = "", "written", ""
-    body = (
-        f"SELECT *, {ok} AS ok FROM (SELECT *, {mapped} AS letter FROM ("
-        f"  SELECT s.question_id, s.model, s.run, s.response, s.given, q.k, q.multi, {letter} AS written, "
-        f"         {method_expr} AS src_method{shown_cols} "
-        f"  FROM {src} s JOIN _bench_q q USING (question_id) {join_e}{join_o}))"
-    )
     try:
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
@@ -548,42 +645,25 @@ def store_predictions(con, benchmark: str, src: str, path, *, method: str = "caa
             "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
-            f"FROM ({body})",
+            f"FROM ({rows.sql})",
             {"b": benchmark, "m": method},
         )
-        if has_shown:
+        if rows.shown:
             # the letter as written, with the order it was read through (a
             # second, narrow pass: cheaper than materialising every row)
             # (every order is valid here, so each distinct order has one
             # permutation and no item lookup is needed; the written letter is
             # the cell as given, or the letter extracted from the response)
-            okey = "question_id, shown" if by_text else "shown"
+            okey = "question_id, shown" if source.shown_as_text else "shown"
             join_e2 = ("JOIN _model_ix x ON x.model = s.model "
-                       "LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi " if extract else "")
-            written = "coalesce(s.given, e.letter)" if extract else "s.given"
+                       "LEFT JOIN _extracted e ON e._line = s._line AND e.mi = x.mi " if rows.extracted else "")
+            written = "coalesce(s.given, e.letter)" if rows.extracted else "s.given"
             con.execute(
                 "INSERT INTO prediction_written (benchmark, question_id, model, run, written, shown_order) "
                 f"SELECT $b, s.question_id, s.model, s.run, {written}, o.perm "
-                f"FROM {src} s JOIN (SELECT DISTINCT {okey}, perm FROM _orders) o USING ({okey}) {join_e2}",
+                f"FROM {source.view} s JOIN (SELECT DISTINCT {okey}, perm FROM _orders) o USING ({okey}) {join_e2}",
                 {"b": benchmark})
     except duckdb.Error as exc:
         msg = str(exc).splitlines()[0]
         raise InputError(f"could not store the predictions: {msg}", path=where) from None
-    finally:
-        try:
-            if extract:
-                unregister(con, "_extracted")
-                con.execute("DROP TABLE IF EXISTS _model_ix")
-            if has_shown:
-                con.execute("DROP TABLE IF EXISTS _orders")
-        except duckdb.Error:  # the failed statement aborted the transaction; the caller rolls back
-            pass
-    if extract and method == "final":  # the option texts settle what the letters left open
-        from audit.ingest._reextract import answer_by_option_text
-        answer_by_option_text(con, benchmark, "_pairs")
-    n, n_valid = one(con,
-        "SELECT count(*), count(*) FILTER (valid) FROM predictions p SEMI JOIN _pairs USING (model, run) "
-        "WHERE p.benchmark = ?", [benchmark])
-    return PredictionImportSummary(benchmark=benchmark, path=where, layout=layout, models=models, predictions=n,
-                                   valid=n_valid, extracted=n_responses, method=method, replaced=replaced,
-                                   skipped=n_unknown if skip_unknown else 0, examples=skipped_examples)
+    return replaced

@@ -24,7 +24,6 @@ NFD compares equal); the text as imported is kept in ``raw_text`` and
 from __future__ import annotations
 
 import ast
-import itertools
 import json
 import os
 import re
@@ -32,22 +31,33 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
+
+import duckdb
+import pyarrow.parquet as pq
+
+from audit._util.files import (
+    RESERVED_FIELDS,
+    _refuse_reserved,
+    check_input_file,
+    iter_table,
+    load_json,
+    nfc,
+    read_table,
+    require_columns,
+)
+from audit._util.sql import table_exists
+from audit.errors import InputError
+from audit.ingest._mapping import _MISSING, apply_mapping, get_path
+from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
+from audit.ingest._store import QuestionStage, StoreReport, item_flags
+from audit.ingest.formats import parse_tlue_item
+from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 from audit.scripts import has_letters, script_of
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolve_db_path, transaction
+from audit.store.records import Option, Question
 
 if TYPE_CHECKING:
     import pandas as pd
-
-from audit.errors import InputError
-from audit._util.files import iter_table, load_json, nfc, read_table, require_columns
-from audit.ingest._store import QuestionStage, StoreReport, item_flags
-from audit._util.sql import table_exists
-from audit.store import resolve_db_path
-from audit.ingest._mapping import apply_mapping
-from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
-from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
-from audit.store.records import Option, Question
-from audit.store import connect, transaction
 
 OPTION_COLUMNS = list(LATIN_LABELS)
 OPTIONAL_COLUMNS = {"subject", "language", "script", "explanation"}
@@ -463,8 +473,6 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     labels: list[str] | None = None
     suspect: str | None = None
     if not option_cols and "options" not in rec:
-        from audit.ingest._tlue import parse_tlue_item
-
         parsed = parse_tlue_item(raw_stem)
         if len(parsed.options) < MIN_OPTIONS:
             raise InputError(f"no options: the file has no options field (columns A–F or 'options') and none "
@@ -624,10 +632,6 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
     if p.suffix.lower() != ".parquet":
         yield from iter_table(p)
         return
-    import pyarrow.parquet as pq
-
-    from audit._util.files import _refuse_reserved, check_input_file
-
     check_input_file(p)
     try:
         pf = pq.ParquetFile(p)
@@ -655,8 +659,6 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
 
 
 def _has_source(df, src: str) -> bool:
-    from audit.ingest._mapping import _MISSING, get_path
-
     if src in df.columns:
         return True
     head = src.split(".")[0]
@@ -735,8 +737,6 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         raise InputError(f"--key-base is 0 or 1, not {key_base}")
     if id_template is not None:
         check_id_template(id_template)
-    from audit._util.files import RESERVED_FIELDS
-
     bad_set = sorted(RESERVED_FIELDS.intersection(constants or {}))
     if bad_set:
         raise InputError(f"--set {bad_set[0]}=…: '{bad_set[0]}' is the importer's own bookkeeping, not a field")
@@ -801,8 +801,6 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                         report = stage.compare(con, benchmark, replace=replace, source_path=str(p))
         else:
             # All-or-nothing: one transaction, one bulk insert from the stage.
-            import duckdb
-
             try:
                 with connect(db) as con, transaction(con):
                     report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,10 +14,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit._util.files import duck_path
-from audit.errors import InputError
 from audit._util.names import validate_benchmark
-from audit.store.records import Question
+from audit.errors import InputError
 from audit.store import unregister
+from audit.store.records import Question
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))
 
@@ -233,16 +235,12 @@ def sweep_stale(folder: str | os.PathLike | None = None) -> int:
     >>> sweep_stale(d), sorted(x.name for x in d.iterdir())
     (1, ['audit-import-abc'])
     """
-    import shutil
-
     base = Path(folder) if folder is not None else Path(tempfile.gettempdir())
     removed = 0
     try:
         entries = list(base.glob("audit-import-*"))
     except OSError:
         return 0
-    import time
-
     for e in entries:
         parts = e.name.split("-")
         pid = int(parts[2]) if len(parts) > 3 and parts[2].isdigit() else None

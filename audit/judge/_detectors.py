@@ -11,7 +11,7 @@ file name: judge = ``<model>``, prompt version = ``<style>/<corpus>``; the
 subject is not part of the run's name (one run covers all subjects).  Rows
 carry no item id: they are linked to the benchmark's items by question text
 and option set, with the importers' linking rule
-(:func:`audit.ingest._outputs.link_by_text`).  Stored per row:
+(:func:`audit.ingest.link_by_text`).  Stored per row:
 ``answer_key_correct = (predicted_error_type == 'ok')``, the raw
 ``model_answer`` as ``raw_reply``, and ``predicted_error_type`` in
 ``explanation`` (prefixed ``predicted_error_type=``).

@@ -6,7 +6,8 @@ Not collected by pytest; run:
     python tests/bench/bench_extract.py --compare [BASE_TREE] [N]   # this tree's extractor beside another's
 
 ``--compare`` (default base: /work/main, or $AUDIT_BASE_TREE) loads the base tree's
-``audit/ingest/_extract.py`` under another module name and runs both on the
+extractor (the package ``audit/ingest/extract/``, or the single module
+``audit/ingest/_extract.py`` of older trees) under another module name and runs both on the
 same responses in one process, alternating, best of 5 CPU times each: the
 synthetic mix (every method) and, when ../shared/data is there, the 39,000
 real uzlib responses with their options ("final").  It prints this tree's
@@ -29,6 +30,9 @@ throughput on those real responses.
 """
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.util
 import json
 import os
 import random
@@ -200,9 +204,39 @@ def multilingual(shared: Path) -> None:
         print(f"{m:<10}" + "".join(f"{c:>14}" for c in cells) + f"{rate:>10.1%} (read {read_rate:.1%})")
 
 
-def _load_base(tree: Path):
-    import importlib.util
+class _Renamed(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Loads the modules of another tree's ``audit/ingest/extract/`` as ``base_extract.*``: their source
+    with ``audit.ingest.extract`` renamed, so that they import each other, not this tree's modules (never
+    cached as bytecode: the rewritten code must not reach that tree's ``__pycache__``)."""
 
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "base_extract" and not fullname.startswith("base_extract."):
+            return None
+        if fullname == "base_extract":
+            return importlib.util.spec_from_loader(fullname, self, origin=str(self.folder / "__init__.py"),
+                                                   is_package=True)
+        return importlib.util.spec_from_loader(fullname, self,
+                                               origin=str(self.folder / (fullname.split(".", 1)[1] + ".py")))
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        source = Path(module.__spec__.origin).read_text(encoding="utf-8")
+        if module.__spec__.submodule_search_locations is not None:
+            module.__path__ = [str(self.folder)]
+        code = compile(source.replace("audit.ingest.extract", "base_extract"), module.__spec__.origin, "exec")
+        exec(code, module.__dict__)
+
+
+def _load_base(tree: Path):
+    folder = tree / "audit" / "ingest" / "extract"
+    if (folder / "__init__.py").is_file():
+        sys.meta_path.insert(0, _Renamed(folder))
+        return importlib.import_module("base_extract")
     spec = importlib.util.spec_from_file_location("base_extract", tree / "audit" / "ingest" / "_extract.py")
     if spec is None or spec.loader is None:
         sys.exit(f"no extractor in {tree}")
@@ -213,7 +247,7 @@ def _load_base(tree: Path):
 
 def compare(base_tree: Path, n: int) -> None:
     """This tree's extraction time over the base tree's, on the same responses, in one run."""
-    from audit.ingest import _extract as mine
+    import audit.ingest.extract as mine
 
     base = _load_base(base_tree)
     data = make(n)

@@ -24,7 +24,7 @@ def _reply(qid: str) -> tuple:
 
 
 def _run(db: Path, base: str, concurrency: int, items: int):
-    from audit.ingest import run_predict
+    from audit.predict import run_predict
 
     s = run_predict("openai/bench-model", benchmark="bench", db=db, api_base=base, concurrency=concurrency,
                     input_cost_per_token=1e-6, output_cost_per_token=2e-6, progress=False)

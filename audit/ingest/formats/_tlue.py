@@ -45,8 +45,13 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tqdm import tqdm
+
+from audit._util.files import nfc, read_jsonl
 from audit.errors import InputError
+from audit.ingest._store import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
+from audit.store import connect, transaction
 from audit.store.records import Option, Question
 
 __all__ = ["ParsedItem", "ImportSummary", "TlueImportSummary", "parse_tlue_item", "import_tlue", "MARGIN"]
@@ -424,8 +429,6 @@ def _files(path: Path) -> list[Path]:
 
 
 def _read_items(files: list[Path]) -> list[tuple[Question, ParsedItem]]:
-    from audit._util.files import nfc, read_jsonl
-
     out: list[tuple[Question, ParsedItem]] = []
     seen: dict[str, str] = {}
     progress = _progress(files)
@@ -471,10 +474,6 @@ def _read_items(files: list[Path]) -> list[tuple[Question, ParsedItem]]:
 
 
 def _progress(files: list[Path]):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return files
     return tqdm(files, desc="tlue files", unit="file", file=sys.stderr, disable=not sys.stderr.isatty())
 
 
@@ -517,9 +516,6 @@ def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | o
     >>> print(import_tlue(d, db=d / "t.duckdb"))
     1 item from 1 file: 1 parsed cleanly, 0 marked structure_suspect
     """
-    from audit.ingest._store import item_flags, store_questions
-    from audit.store import connect, transaction
-
     p = Path(path)
     if not str(benchmark or "").strip():
         raise InputError("benchmark name must not be empty")

@@ -36,13 +36,22 @@ from typing import Any, Iterable
 import pandas as pd
 
 from audit.errors import InputError
-from audit.ingest._extract import DEFAULT_METHOD, METHODS, extract_answer
-from audit.ingest._models import register_models
-from audit.ingest._predict_prompt import PredictPrompt, load_predict_prompt
-from audit.store import benchmark_name
-from audit.llm import (CallRunner, RunOptions, check_selection, claim_run, correct_stale_runs, message_parts,
-                       reply_problem, update_run, usage_lines)
-from audit.store import DbPath, connect, transaction
+from audit.ingest import register_models
+from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
+from audit.llm import (
+    CallRunner,
+    RunOptions,
+    check_selection,
+    claim_run,
+    correct_stale_runs,
+    message_parts,
+    reply_problem,
+    update_run,
+    usage_lines,
+)
+from audit.predict._prompt import PredictPrompt, load_predict_prompt
+from audit.predict._reextract import reextract
+from audit.store import DbPath, benchmark_name, connect, transaction
 
 #: Seconds per request when the options do not say (answers may be long).
 DEFAULT_TIMEOUT = 120.0
@@ -122,7 +131,7 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
 
     ``llm_extractor`` (a litellm model string): afterwards, ask that model
     about this run's replies the rules left unanswered
-    (:func:`audit.ingest._reextract.reextract`; same api_base / key / price
+    (:func:`audit.predict.reextract`; same api_base / key / price
     options as the run); the result is in ``summary.extraction``."""
     benchmark = benchmark_name(benchmark, db)
     opts = RunOptions.of(options, **option_fields).resolved(timeout=DEFAULT_TIMEOUT)
@@ -132,8 +141,6 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
     if llm_extractor and s.n_ok + s.n_cached:
-        from audit.ingest._reextract import reextract
-
         keep = ("api_base", "api_key_env", "concurrency", "max_cost", "timeout", "max_retries", "backoff_base",
                 "input_cost_per_token", "output_cost_per_token", "progress")
         s.extraction = reextract(benchmark, method=s.method, models=[s.model], runs=[s.run], db=db,

@@ -20,23 +20,26 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import pandas as pd
-import pyarrow as pa
 
-from audit.store import resolves_benchmark
 from audit.errors import InputError, NotFoundError
-from audit.ingest._extract import LLM_METHOD, METHODS, extract_answers
+from audit.ingest.extract import LLM_METHOD, METHODS
+from audit.ingest.responses import extract_rows, stored_responses, write_letters
+from audit.llm import (
+    CallRunner,
+    call_params,
+    litellm_module,
+    message_parts,
+    render_options,
+    validate_run_args,
+)
 from audit.options import LATIN_LABELS
-from audit.llm import CallRunner, call_params, litellm_module, message_parts, validate_run_args
-from audit.llm import render_options
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, resolves_benchmark, transaction, unregister
 
-__all__ = ["reextract", "answer_by_option_text", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
+__all__ = ["reextract", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
 
 LLM_PROMPT = (
     "Below is a multiple-choice question and a model's response to it. Which single option does the response "
@@ -73,63 +76,6 @@ class ReextractSummary:
         return out
 
 
-def _rows(con: Any, where: str, params: list) -> pd.DataFrame:
-    return con.execute(
-        "SELECT p.question_id, p.model, p.run, p.response, p.answer, p.method, "
-        "list_transform(q.options, lambda o: o.text) AS options, q.stem, q.options AS opts "
-        "FROM predictions p JOIN questions q USING (benchmark, question_id) "
-        f"WHERE p.response IS NOT NULL AND p.method <> 'given' AND {where} ORDER BY p.model, p.run, q.seq",
-        params).df()
-
-
-def _extract_frame(df: pd.DataFrame, method: str) -> list[str | None]:
-    """Letters for the rows of ``df`` (response, options), grouped by option count."""
-    out: list[str | None] = [None] * len(df)
-    groups: dict[int, list[int]] = defaultdict(list)
-    opts = df["options"].tolist()
-    for i, o in enumerate(opts):
-        if o is not None and 2 <= len(o) <= 6:
-            groups[len(o)].append(i)
-    texts = df["response"].tolist()
-    for k, idx in groups.items():
-        got = extract_answers([texts[i] for i in idx], k, method, options=[list(opts[i]) for i in idx])
-        for i, letter in zip(idx, got):
-            out[i] = letter
-    return out
-
-
-def _write(con: Any, benchmark: str, df: pd.DataFrame, letters: list[str | None], method: str) -> None:
-    table = pa.table({"question_id": pa.array(df["question_id"].tolist(), pa.string()),
-                      "model": pa.array(df["model"].tolist(), pa.string()),
-                      "run": pa.array(df["run"].tolist(), pa.string()),
-                      "letter": pa.array(letters, pa.string())})
-    con.register("_reext", table)
-    try:
-        con.execute(
-            "UPDATE predictions p SET answer = r.letter, valid = r.letter IS NOT NULL, method = ? FROM _reext r "
-            "WHERE p.benchmark = ? AND p.question_id = r.question_id AND p.model = r.model AND p.run = r.run",
-            [method, benchmark])
-    finally:
-        unregister(con, "_reext")
-
-
-def answer_by_option_text(con: Any, benchmark: str, pairs: str) -> int:
-    """After an import with method 'final': the responses of the (model, run)
-    pairs in table ``pairs`` that the letters left unanswered, extracted
-    again with the items' option texts (an answer given by its text, a first
-    line that is an option).  Returns how many got an answer.  Runs in the
-    caller's transaction."""
-    df = _rows(con, f"p.benchmark = ? AND p.answer IS NULL AND p.method = 'final' "
-                    f"AND (p.model, p.run) IN (SELECT (model, run) FROM {pairs})", [benchmark])
-    if df.empty:
-        return 0
-    letters = _extract_frame(df, "final")
-    keep = [i for i, x in enumerate(letters) if x is not None]
-    if keep:
-        _write(con, benchmark, df.iloc[keep], [letters[i] for i in keep], "final")
-    return len(keep)
-
-
 @resolves_benchmark
 def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | None = None,
               runs: Iterable[str] | None = None, db: DbPath = None, llm_extractor: str | None = None,
@@ -157,12 +103,12 @@ def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | Non
     with connect(db) as con, transaction(con):
         if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
             raise NotFoundError(f"no benchmark named '{benchmark}'")
-        df = _rows(con, where, params)
+        df = stored_responses(con, where, params)
         if df.empty:
             raise NotFoundError(f"no stored raw responses to re-extract in '{benchmark}'"
                                 + (" for the given models/runs" if models is not None or runs is not None else ""))
-        letters = _extract_frame(df, method)
-        _write(con, benchmark, df, letters, method)
+        letters = extract_rows(df, method)
+        write_letters(con, benchmark, df, letters, method)
     before = df.assign(after=letters)
     summary = ReextractSummary(benchmark, method, pd.DataFrame())
     if llm_extractor:

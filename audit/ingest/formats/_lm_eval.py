@@ -27,13 +27,18 @@ import os
 import re
 from pathlib import Path
 
-from audit.errors import InputError
 from audit._util.files import read_jsonl, read_text
-from audit.ingest._harness import (ID_FIELDS, OPTION_FIELDS, STEM_FIELDS, HarnessImportSummary, build_question,
-                                  write_harness)
+from audit.errors import InputError
+from audit.ingest.formats._harness import (
+    ID_FIELDS,
+    OPTION_FIELDS,
+    STEM_FIELDS,
+    HarnessImportSummary,
+    build_question,
+    write_harness,
+)
 from audit.options import LATIN_LABELS, MAX_OPTIONS
-from audit.store import connect, transaction
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+?)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9\-.:]+)$")
 

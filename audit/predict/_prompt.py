@@ -1,6 +1,6 @@
 """The prompt a model answers a benchmark item with (``audit predict run``).
 
-Shipped templates (``audit/ingest/prompts/``):
+Shipped templates (``audit/predict/prompts/``):
 
 * ``direct`` (the default): TLUE's zero-shot format — the question, then its
   options under the item's own labels (``A. …``), nothing else.
@@ -21,9 +21,11 @@ from __future__ import annotations
 import os
 import string
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+from audit._util.files import read_text
 from audit.errors import InputError
 from audit.llm import check_template, language_name, prompt_version, render_options
 
@@ -62,8 +64,6 @@ class PredictPrompt:
 
 def shipped_template(style: str = "direct", instructions: str | None = None) -> tuple[str, str]:
     """(name, text) of a shipped template."""
-    from importlib import resources
-
     if style not in STYLES:
         raise InputError(f"unknown prompt style '{style}' (use {' or '.join(STYLES)})")
     if style == "reasoning" and instructions is None:
@@ -72,7 +72,7 @@ def shipped_template(style: str = "direct", instructions: str | None = None) -> 
         raise InputError(f"no shipped instructions in '{instructions}' (shipped: {', '.join(INSTRUCTIONS)}); "
                          "write your own template and pass it with --prompt")
     name = style if instructions is None else f"{style}_{instructions}"
-    text = resources.files("audit.ingest").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
+    text = resources.files("audit.predict").joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
     return name, text
 
 
@@ -88,8 +88,6 @@ def load_predict_prompt(path: str | os.PathLike | None = None, *, style: str = "
     """The template in ``path`` (UTF-8), else the shipped one for
     ``style`` / ``instructions``."""
     if path is not None:
-        from audit._util.files import read_text
-
         text = read_text(Path(path))
         if not text.strip():
             raise InputError("the prompt file is empty", path=str(path))

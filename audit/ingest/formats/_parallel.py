@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from audit._util.files import nfc, read_table, require_columns
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit._util.files import nfc, read_table, require_columns
 from audit.ingest._store import _OPTION_TYPE
 from audit.options import LATIN_LABELS, normalize_label
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
+from audit.store import DbPath, connect, transaction, unregister
 
 _LANGUAGE = {"cmmlu": "zh-Hans", "mmlu": "en"}
 

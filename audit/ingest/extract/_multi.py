@@ -1,7 +1,7 @@
-"""Set extraction for multi-answer items (see :mod:`audit.ingest._multi_answer`).
+"""Set extraction for multi-answer items (their keys: :mod:`audit.ingest._multi_answer`).
 
 Rule: the answer set of a response is the set of distinct valid option
-letters that :func:`audit.ingest._extract.candidate_letters` finds (same
+letters that :func:`~audit.ingest.extract.candidate_letters` finds (same
 reasoning filter, exclude list and free-standing-letter rule as the
 single-answer extraction), stored sorted and concatenated (``"AD"``).  No
 letter → invalid (None).  Under ``caa`` a response naming *every* option
@@ -13,8 +13,9 @@ commitment" to look for, so the whole-response rule applies).
 """
 from __future__ import annotations
 
-from audit.ingest._extract import candidate_letters
+from audit.ingest.extract._filters import candidate_letters
 
+__all__ = ["extract_answer_set", "extract_answer_sets"]
 
 _SET_RULE = {"final": "caa", "caa": "caa", "da": "da", "tlue-caa": "caa", "tlue-da": "da"}
 
@@ -46,5 +47,3 @@ def extract_answer_sets(responses: list[str | None], n_options: int = 4, method:
     """
     return [extract_answer_set(r, n_options, method) for r in responses]
 
-
-__all__ = ["extract_answer_set", "extract_answer_sets"]

@@ -24,15 +24,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from audit.errors import InputError
 from audit._util.files import load_json, nfc, read_text
-from audit.ingest._store import store_questions
-from audit.ingest._extract import extract_answers
+from audit.errors import InputError
 from audit.ingest._predictions import store_predictions
+from audit.ingest._store import store_questions
+from audit.ingest.extract import extract_answers
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.store import DbPath, connect, transaction, unregister
 from audit.store.records import Option, Question
-from audit.store import connect, transaction, unregister
-from audit.store import DbPath
 
 
 @dataclass

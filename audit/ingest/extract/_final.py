@@ -1,451 +1,29 @@
-"""Answer extraction from raw model responses.
+"""Method "final" (the default): the answer a careful grader reads.
 
-Five methods (``METHODS``):
-
-* ``final`` (the default) reads the answer a careful grader reads: the last
-  explicit answer statement, else a first line that is only an option, else
-  an option given by its text, else a single letter (see :func:`final_answer`).
-* ``caa`` and ``da``: TLUE's two rules (below) with this module's letter
-  search and exclude list.
-* ``tlue-caa`` and ``tlue-da``: TLUE's own evaluation script, character for
-  character (see :func:`tlue_evaluator`), to reproduce TLUE's figures.
-
-TLUE (Gao et al. 2025, "TLUE: A Tibetan Language Understanding Evaluation
-Benchmark") scores free-text responses with two rules:
-
-* **Direct Answer** (``method="da"``): after removing the exclude list, the
-  set of valid option letters present in the response must contain exactly
-  one letter; that letter is the answer, anything else is invalid.
-* **Concern All Answer** (``method="caa"``, the default): collect the valid
-  letters in reading order, remove every complete run of all option letters
-  in any order (a model echoing "A B C D" or "D, C, B, A" is listing the
-  options, not answering), and answer when exactly one distinct letter remains.
-
-Both apply the same pre-processing:
-
-1. **Reasoning filter** – ``<think>…</think>`` blocks are removed (an
-   unclosed ``<think>`` removes the rest of the response, a lone ``</think>``
-   removes everything before it), and so are ChatGPT-style traces
-   "Reasoning … Reasoned for N seconds".
-2. **Exclude list** – phrases whose capital letter is not an option letter
-   are blanked: the English article "A" ("A plant is …"), "°C"/"°F"/"℃",
-   "B.C."/"A.D."/"C.E.", "Q&A", "C++"/"C#"/"F#", "vitamin C", "hepatitis B",
-   "Plan B", "E. coli", hyphenated words ("B-cell", "Type-A").
-3. **Letter search** – a Latin capital A–F counts only as a free-standing
-   token: not touching another Latin letter or digit (so "CaCO3", "C4",
-   "ABC-transporter" do not count, while "**C**", "(C)", "Answer: C",
-   "答案：C", "ལན་ནི་C་རེད" do).  Only the first ``n_options`` letters are valid
-   (2 ≤ n ≤ 6).  Tibetan letters ཀ ཁ ག ང (→ A–D) are searched **only when no
-   valid Latin letter was found**, and only as a free-standing syllable
-   followed by punctuation, the end of the text, or a copula (རེད, ཡིན …), so
-   that ཀ inside བཀའ or the pronoun ང in ང་ཚོ do not count.
-
-Lower-case letters never count (the English article "a" would swamp them).
-
->>> extract_answer("**Answer: (C)**")
-'C'
->>> extract_answer("A. 36°C\\nB. 37.8°C\\nC. 36.5°C\\nD. 37°C\\nThe answer is B.")
-'B'
->>> extract_answer("A. 36°C\\nB. 37.8°C\\nC. 36.5°C\\nD. 37°C\\nThe answer is B.", method="da") is None
-True
->>> extract_answer("ལན་ནི་ག་རེད།")
-'C'
+The rules, in the order they are tried, are described in
+:func:`final_answer`; Cyrillic option letters are read first
+(:mod:`._cyrillic`).  Every rule is a regular expression or a scan that
+costs linear time in the (bounded) text.
 """
 from __future__ import annotations
 
-import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
-
-__all__ = ["METHODS", "DEFAULT_METHOD", "LLM_METHOD", "extract_answer", "extract_answers", "final_answer",
-           "tlue_evaluator", "strip_reasoning", "candidate_letters"]
-
-METHODS: tuple[str, ...] = ("final", "caa", "da", "tlue-caa", "tlue-da")
-DEFAULT_METHOD = "final"
-# Stored as the method of answers obtained by ``--llm-extractor`` (not a rule: not selectable here).
-LLM_METHOD = "llm"
-
-# --- reasoning filter -------------------------------------------------------
-# Blocks are found by scanning for their tags (never ``<open>.*?<close>``: a lazy match from each of
-# many opening tags without a closing one reads the rest of the text each time, quadratic time).
-_THINK_OPEN = re.compile(r"<think(?:ing)?>", re.I)
-_THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.I)
-_REASONING = re.compile(r"\bReasoning\b")
-_REASONED = re.compile(r"\bReasoned\b[^\n]{0,120}?\bseconds?\b")
-
-# --- exclude list ------------------------------------------------------------
-# Words after "A" that show it is the option letter, not the article.
-_LETTER_FOLLOWERS = (
-    "is|was|were|are|be|would|will|should|could|can|might|may|must|seems|seem|"
-    "appears|appear|fits|fit|matches|match|says|states|describes|refers|represents|"
-    "contains|gives|provides|remains|correctly|best|only|alone|too|also|then|here|"
-    "and|or|nor|but|because|since|as|vs|versus|which|whereas|while|if|"
-    "option|choice|answer|looks"
+from audit.ingest.extract._cyrillic import cyrillic_letters
+from audit.ingest.extract._filters import (
+    FULLWIDTH,
+    LATIN,
+    LETTER_FOLLOWERS,
+    check_n,
+    norm_option,
+    prepare,
+    scan_letters,
 )
-# Context rules that are cheap to test at each candidate letter are part of the
-# letter pattern itself (below): letters touching other Latin letters or digits,
-# hyphenated words ("B-cell", "Type-A"), "°C"/"°F", and the article "A".
-# Phrases are blanked first, each only when a cheap substring test says the
-# phrase can occur (this keeps extraction fast on a million responses).
-_PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
-    (("B.", "A.", "C.", "P."),
-     re.compile(r"(?:B(?<![A-Za-z]B)\.\s?C\.(?:\s?E\.)?|A(?<![A-Za-z]A)\.\s?D\.|C(?<![A-Za-z]C)\.\s?E\.|"
-                r"A(?<![A-Za-z]A)\.\s?M\.|P(?<![A-Za-z]P)\.\s?M\.)")),
-    (("&",), re.compile(r"Q\s?&\s?A")),
-    (("++", "#"), re.compile(r"(?<![A-Za-z])(?:C\+\+|C#|F#)")),
-    (("itamin", "ITAMIN"), re.compile(r"(?i:\bvitamins?)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
-    # Uyghur and Kazakh/Russian: "D ۋىتامىنى", "ۋىتامىن C", "D витамині", "витамин C"
-    (("ۋىتامىن", "итамин"), re.compile(r"(?:ۋىتامىن|[Вв]итамин)\w*\s+[A-FＡ-Ｆ](?![A-Za-z0-9])"
-                                         r"|[A-FＡ-Ｆ](?<![A-Za-z].)\s*-?\s*(?:ۋىتامىن|[Вв]итамин)")),
-    (("epatitis", "EPATITIS"), re.compile(r"(?i:\bhepatitis)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
-    (("Plan",), re.compile(r"\bPlan\s+B\b")),
-    (("coli",), re.compile(r"\bE\.\s?coli\b")),
-    (("℃", "℉"), re.compile(r"[℃℉]")),
-    # Chinese: B型肝炎, B細胞, B超, A股, C语言, 维生素C, B族维生素, A级
-    (("型", "細胞", "细胞", "超", "股", "族", "级", "級", "语言", "語言", "维生素", "維生素"),
-     re.compile(r"(?:维生素|維生素)[A-FＡ-Ｆ]|[A-FＡ-Ｆ](?=型|細胞|细胞|超|股|族|级|級|语言|語言)")),
-    # Initials: "J. B. Watson", "R.O.C.", "U.S.A."
-    ((".",), re.compile(r"[A-Z](?<![A-Za-z][A-Z])\.(?:[A-Z]\.(?:[A-Z]\.)*|[ \t]?(?:[A-Z]\.[ \t]?){1,2}(?=[A-Z][a-z]))")),
-]
+from audit.options import LATIN_LABELS, TIBETAN_TO_LATIN
 
-# --- letter search -----------------------------------------------------------
-_FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(6)}  # Ａ–Ｆ
-_LATIN = re.compile(
-    r"([A-FＡ-Ｆ])"
-    r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ].)(?<![A-Za-z][-–—].)(?<!°.)(?<!° .)"
-    r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?![-–—][A-Za-z])(?!['’]s\b)"
-    rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS})\b)[a-z])"
-)
-_TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
-# A Tibetan letter counts when it is a syllable of its own (not in བཀའ), is not
-# the second syllable of གདམ་ག / གདམ་ཁ ("option"), and is followed by
-# punctuation, the end, another option letter, a copula (རེད ཡིན ལགས ནོ འོ), or —
-# except for ང, which is also the pronoun "I" — the topic marker ནི.
-_TIBETAN = re.compile(
-    r"(?<![\u0F40-\u0FBC])(?<!གདམ་)([ཀཁགང])(?![\u0F40-\u0FBC])"
-    rf"(?=(?:{_TIB_END})|་(?:(?:{_TIB_END})|(?:[ཀཁགང]|རེད|ཡིན|ལགས|ནོ|འོ|(?<!ང་)ནི)(?![\u0F40-\u0FBC])))"
-)
+__all__ = ["final_answer", "final_letter"]
 
-
-def strip_reasoning(text: str) -> str:
-    """Remove reasoning traces (``<think>…</think>``; "Reasoning … Reasoned … seconds").
-
-    >>> strip_reasoning("<think>A or B?</think>B").strip()
-    'B'
-    """
-    if "hink" in text or "HINK" in text:
-        text = _remove_blocks(text, _THINK_OPEN, _THINK_CLOSE)
-        m = _THINK_CLOSE.search(text)
-        if m:  # a closing tag without its opening: all before it is reasoning
-            text = text[m.end():]
-        m = _THINK_OPEN.search(text)
-        if m:  # unfinished reasoning: nothing after it is an answer
-            text = text[: m.start()]
-    if "Reasoned" in text:
-        text = _remove_blocks(text, _REASONING, _REASONED)
-    return text
-
-
-def _remove_blocks(text: str, opening: re.Pattern[str], closing: re.Pattern[str], repl: str = " ") -> str:
-    """``text`` with every block from an ``opening`` match to the first
-    ``closing`` match after it replaced by ``repl`` (left to right, as
-    ``re.sub`` with ``opening.*?closing`` would), in linear time: once an
-    opening has no closing after it, no later one has either.
-
-    >>> _remove_blocks("a<think>b</think>c<think>d", _THINK_OPEN, _THINK_CLOSE, "")
-    'ac<think>d'
-    """
-    out: list[str] = []
-    pos = 0
-    while (o := opening.search(text, pos)) is not None:
-        c = closing.search(text, o.end())
-        if c is None:
-            break
-        out += (text[pos:o.start()], repl)
-        pos = c.end()
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def candidate_letters(response: str | None, n_options: int = 4) -> list[str]:
-    """The valid option letters found in ``response``, in reading order,
-    after the reasoning filter and the exclude list (Latin first; Tibetan
-    letters mapped to A–D only when no Latin letter is present).
-
-    >>> candidate_letters("A plant is B or D, not E", 4)
-    ['B', 'D']
-    """
-    n_options = _check_n(n_options)
-    return _letters(response, LATIN_LABELS[:n_options])
-
-
-# "final" reads a bounded text: whitespace runs longer than this are cut to one space, line break or
-# blank line, and of a longer text only the head and the tail are read (real answers are a few
-# thousand characters at most; the commitment is read near the end), so that its rules, each linear,
-# cost a bounded time on any input however long or repetitive.
-_MAX_SPACE = 16
-_HEAD, _TAIL = 4_000, 16_000
-_LONG_SPACE = re.compile(r"\s{%d,}" % (_MAX_SPACE + 1))
-
-
-def _one_space(m: re.Match[str]) -> str:
-    n = m.group().count("\n")
-    return "\n\n" if n > 1 else "\n" if n else " "
-
-
-def _bounded(text: str) -> str:
-    """``text`` (over 1,000 characters) with long whitespace runs shortened, then cut to its first
-    ``_HEAD`` and last ``_TAIL`` characters (joined by a blank line).
-
-    >>> _bounded("A" + " " * 2000 + "B"), len(_bounded("x" * 10**6))
-    ('A B', 20002)
-    """
-    if len(text) > 1000:   # (in a shorter text a whitespace run costs little)
-        text = _LONG_SPACE.sub(_one_space, text)
-    if len(text) > _HEAD + _TAIL:
-        text = text[:_HEAD] + "\n\n" + text[-_TAIL:]
-    return text
-
-
-def _prepare(response: str, bounded: bool = False) -> str:
-    """The reasoning filter and the exclude list (for "final", on the bounded text, see :func:`_bounded`)."""
-    text = strip_reasoning(response)
-    if bounded and len(text) > 1000:
-        text = _bounded(text)
-    for triggers, pattern in _PHRASES:
-        for t in triggers:
-            if t in text:
-                text = pattern.sub(" ", text)
-                break
-    return text
-
-
-def _scan(text: str, valid: tuple[str, ...], latin: re.Pattern[str] = _LATIN) -> list[str]:
-    letters = [m for m in latin.findall(text) if m in valid or _FULLWIDTH.get(m) in valid]
-    if letters:
-        return [_FULLWIDTH.get(m, m) for m in letters]
-    if "ཀ" in text or "ཁ" in text or "ག" in text or "ང" in text:
-        return [x for x in (TIBETAN_TO_LATIN[m] for m in _TIBETAN.findall(text)) if x in valid]
-    return []
-
-
-def _letters(response: str | None, valid: tuple[str, ...]) -> list[str]:
-    if not response:
-        return []
-    if len(response) <= 4:  # fast path: "C", " C\n", "(C)", "C."
-        bare = response.strip().strip("().*")
-        if bare in valid:
-            return [bare]
-    return _scan(_prepare(response), valid)
-
-
-def _remove_full_runs(letters: list[str], n: int) -> list[str]:
-    """Drop every window of ``n`` consecutive letters that is a permutation of
-    all ``n`` option letters (scanning left to right, non-overlapping)."""
-    if len(letters) < n:
-        return letters
-    full = set(LATIN_LABELS[:n])
-    out: list[str] = []
-    i, size = 0, len(letters)
-    while i < size:
-        if i + n <= size and letters[i] in full:
-            window = letters[i : i + n]
-            if set(window) == full:
-                i += n
-                continue
-        out.append(letters[i])
-        i += 1
-    return out
-
-
-def _check_n(n_options) -> int:
-    try:
-        n = operator.index(n_options)
-    except TypeError:
-        n = None
-    if n is None or isinstance(n_options, bool) or not MIN_OPTIONS <= n <= MAX_OPTIONS:
-        raise ValueError(f"n_options must be an integer from {MIN_OPTIONS} to {MAX_OPTIONS}, not {n_options!r}")
-    return n
-
-
-def _check_method(method: str) -> str:
-    m = str(method).lower().replace("_", "-")
-    if m not in METHODS:
-        raise ValueError(f"unknown extraction method {method!r} (use one of {', '.join(METHODS)})")
-    return m
-
-
-def _one(response: str | None, n: int, method: str, options: Sequence[str] | None = None) -> str | None:
-    valid = LATIN_LABELS[:n]
-    if method == "final":
-        return _final(response, valid, options)
-    if method == "tlue-caa":
-        return tlue_evaluator(response, "caa")
-    if method == "tlue-da":
-        return tlue_evaluator(response, "da")
-    return _decide(_letters(response, valid), n, method)
-
-
-def _decide(letters: list[str], n_options: int, method: str) -> str | None:
-    if not letters:
-        return None
-    if method == "caa":
-        letters = _remove_full_runs(letters, n_options)
-    distinct = set(letters)
-    return letters[0] if len(distinct) == 1 else None
-
-
-def extract_answer(response: str | None, n_options: int = 4, method: str = DEFAULT_METHOD,
-                   options: Sequence[str] | None = None) -> str | None:
-    """The Latin option letter a response chooses, or None when it is invalid.
-
-    ``method``: "final" (default: the answer a careful grader reads, see
-    :func:`final_answer`), "caa" (Concern All Answer), "da" (Direct Answer),
-    or "tlue-caa" / "tlue-da" (TLUE's own evaluator, see
-    :func:`tlue_evaluator`).  ``options`` (the option texts, in label order)
-    lets "final" match an answer given by its text; the other methods ignore it.
-
-    >>> extract_answer("The options are A, B, C and D. I choose D.", method="caa")
-    'D'
-    >>> extract_answer("The options are A, B, C and D. I choose D.", method="da") is None
-    True
-    >>> extract_answer("E", n_options=5), extract_answer("E", n_options=4)
-    ('E', None)
-    >>> extract_answer("Dakan is in A", method="tlue-da") is None   # TLUE counts the D of "Dakan"
-    True
-    """
-    method = _check_method(method)
-    n_options = _check_n(n_options)
-    return _one(response, n_options, method, options)
-
-
-def extract_answers(
-    responses: Iterable[str | None],
-    n_options: int | Sequence[int] = 4,
-    method: str = DEFAULT_METHOD,
-    options: Sequence[Sequence[str] | None] | None = None,
-) -> list[str | None]:
-    """``extract_answer`` over many responses (``n_options`` one int for all,
-    or one per response; ``options`` None or one list of option texts per
-    response).
-
-    >>> extract_answers(["B", "ཁ།", None, "A or B"], [4, 4, 4, 2], "da")
-    ['B', 'B', None, None]
-    """
-    method = _check_method(method)
-    responses = list(responses)
-    opts = list(options) if options is not None else None
-    if opts is not None and len(opts) != len(responses):
-        raise ValueError(f"{len(responses)} responses but {len(opts)} option lists")
-    if not isinstance(n_options, Iterable) or isinstance(n_options, str):
-        n = _check_n(n_options)
-        if opts is None:
-            if method in ("caa", "da"):
-                valid = LATIN_LABELS[:n]
-                return [_decide(_letters(r, valid), n, method) for r in responses]
-            return [_one(r, n, method) for r in responses]
-        return [_one(r, n, method, o) for r, o in zip(responses, opts)]
-    ns = list(n_options)
-    if len(ns) != len(responses):
-        raise ValueError(f"{len(responses)} responses but {len(ns)} option counts")
-    out: list[str | None] = []
-    for i, (r, n) in enumerate(zip(responses, ns)):
-        out.append(_one(r, _check_n(n), method, opts[i] if opts is not None else None))
-    return out
-
-
-# =============================================================================
-# TLUE's own evaluator, as published
-# =============================================================================
-_TLUE_TAGS = {"<think>": "</think>", "<reasoning>": "</reasoning>", "<thought>": "</thought>",
-              "<analysis>": "</analysis>", "<step>": "</step>"}
-_TLUE_OPEN = re.compile("|".join(_TLUE_TAGS))
-
-
-def _tlue_cot(text: str) -> str:
-    """TLUE's ``re.sub("<think>.*?</think>|<reasoning>.*?</reasoning>|…", "", text, flags=re.S)``,
-    in linear time: the leftmost opening tag that has its closing tag after it starts a block, which
-    ends at the first such closing tag (a tag without a closing one after it never will have one)."""
-    if "<" not in text:
-        return text
-    out: list[str] = []
-    pos = start = 0
-    unclosed: set[str] = set()
-    while (o := _TLUE_OPEN.search(text, pos)) is not None:
-        tag = o.group()
-        c = -1 if tag in unclosed else text.find(_TLUE_TAGS[tag], o.end())
-        if c < 0:
-            unclosed.add(tag)
-            if len(unclosed) == len(_TLUE_TAGS):
-                break
-            pos = o.start() + 1
-            continue
-        out.append(text[start:o.start()])
-        pos = start = c + len(_TLUE_TAGS[tag])
-    out.append(text[start:])
-    return "".join(out)
-_TLUE_EN = frozenset("ABCD")
-_TLUE_BO = {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
-
-
-def tlue_evaluator(response: str | None, method: str = "caa", exclude: Sequence[str] = ()) -> str | None:
-    """TLUE's evaluation script (``auto_evaluate.py`` of the TLUE repository)
-    re-implemented step by step, so that TLUE's published figures can be
-    reproduced.  Unlike "da"/"caa" it counts **every** character A–D (the D
-    in "Dakan", the C in "CaCO3", the A of an English article), only the
-    four letters A–D whatever the option count, and every ཀ ཁ ག ང character
-    (also inside words):
-
-    1. remove ``<think>``, ``<reasoning>``, ``<thought>``, ``<analysis>``,
-       ``<step>`` blocks (closed ones only);
-    2. delete every string of ``exclude`` (TLUE's config ``exclude_list``);
-    3. "da": the set of A–D characters present must have exactly one member;
-       otherwise the same test on ཀ ཁ ག ང;
-    4. "caa": the A–D characters in reading order (or, when there is none,
-       the Tibetan ones), with complete ABCD groups removed by TLUE's
-       buffer rule (a sliding buffer of 4 that is emptied when it holds all
-       four letters), then exactly one distinct letter.
-
-    >>> tlue_evaluator("Dakan: the answer is A", "da") is None
-    True
-    >>> tlue_evaluator("A B C D, so B", "caa")
-    'B'
-    """
-    if not response:
-        return None
-    text = _tlue_cot(response)
-    for ex in exclude:
-        text = text.replace(ex, "")
-    if method == "da":
-        found = {ch for ch in text if ch in _TLUE_EN}
-        if len(found) == 1:
-            return found.pop()
-        found_bo = {ch for ch in text if ch in _TLUE_BO}
-        return _TLUE_BO[found_bo.pop()] if len(found_bo) == 1 else None
-    letters = [ch for ch in text if ch in _TLUE_EN]
-    if not letters:
-        letters = [_TLUE_BO[ch] for ch in text if ch in _TLUE_BO]
-    filtered: list[str] = []
-    buffer: list[str] = []
-    for ch in letters:
-        buffer.append(ch)
-        if len(buffer) == 4 and set(buffer) == _TLUE_EN:
-            buffer = []
-        elif len(buffer) > 4:
-            filtered.extend(buffer[:-3])
-            buffer = buffer[-3:]
-    filtered.extend(buffer)
-    distinct = set(filtered)
-    return filtered[0] if len(distinct) == 1 else None
-
-
-# =============================================================================
-# "final": the answer a careful grader reads (the default method)
-# =============================================================================
 # Apostrophe variants used in Uzbek Latin (oʻ gʻ) and elsewhere.
 _AP = "[ʻ'‘’`ʼ]?"
 _TOGRI = rf"(?<![Nn]o)[Tt]o{_AP}g{_AP}ri"
@@ -560,7 +138,6 @@ def _phrase_ok(text: str, start: int) -> bool:
     return not (prev in " *_\t" and _NOT_BEFORE.search(text, max(0, start - 14), start))
 
 
-_LETTER_WORDS = r"(?:variant(?:i)?|option|choice|letter|javob|вариант|нұсқа|选项|選項)"
 _FILL = (
     r"(?:[\s:：\-—–=>→*_`\"'“”«»‘’()\[\]【】（）「」『』、$#|]|\\(?:text(?:bf)?|mathbf|mathrm|boxed)\{|"
     r"(?:is|was|would\s+be|will\s+be|should\s+be|must\s+be|therefore|thus|hence|clearly|definitely|the|option|"
@@ -572,15 +149,14 @@ _WORD_CH = "A-Za-z0-9À-ɏЀ-ӿＡ-Ｚａ-ｚ"
 # Words after "A" that show it is an option letter in other languages ("A varianti", "A va D").
 _FOLLOWERS_MORE = (r"variant\w*|javob\w*|harf\w*|option\w*|va|yoki|ham|esa|bu|xato|emas|noto\S*|to\S*g\S*ri\w*|"
                    r"da|ga|dan|ni|jav\w*")
-_ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
-_LATIN_FINAL = re.compile(_LATIN.pattern.replace(f"(?:{_LETTER_FOLLOWERS})", f"(?:{_LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
-_FULLWIDTH.update({chr(0x24B6 + i): chr(0x41 + i) for i in range(6)})   # Ⓐ–Ⓕ
+_ARTICLE = rf"(?!(?<=A)[ \t]+(?!(?:{LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})\b)[a-z])"
+_LATIN_FINAL = re.compile(LATIN.pattern.replace(f"(?:{LETTER_FOLLOWERS})", f"(?:{LETTER_FOLLOWERS}|{_FOLLOWERS_MORE})"))
 
 
 def _latin(raw: str) -> str:
     """The Latin label of a matched label (full-width, circled or Tibetan; Cyrillic letters are rewritten
-    to Latin ones before any rule runs, see :func:`_cyrillic_letters`)."""
-    return TIBETAN_TO_LATIN.get(raw) or _FULLWIDTH.get(raw, raw)
+    to Latin ones before any rule runs, see :func:`cyrillic_letters`)."""
+    return TIBETAN_TO_LATIN.get(raw) or FULLWIDTH.get(raw, raw)
 _AFTER = re.compile(
     _FILL + rf"(?:(?P<l>[A-FＡ-ＦⒶ-Ⓕ])(?![{_WORD_CH}])(?!-[A-Za-z])(?!\.\s?[A-Z]\.){_ARTICLE}"
     r"|(?P<t>[ཀཁགང])(?![\u0F40-\u0FBC])(?=་|།|\s|$|[)）\].,*_（(]))"
@@ -657,11 +233,6 @@ _BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-FＡ-Ｆ])\)?\s*
 # A line that is only an option marker (optionally followed by the option text).
 _OPTION_LINE = re.compile(
     r"[ \t>#*_\-•]*(?:\*\*|__)?[ \t]*[(\[【（]?(?P<l>[A-FＡ-Ｆ])(?:[)\]】）.:：]|\*\*|__|[ \t]*$)(?P<rest>[^\n]*)")
-_STRIP_MARK = re.compile(r"[*_`\"'“”«»‘’()\[\]【】（）「」『』.,，。:：;；!！?？\s་།]+")
-
-
-def _norm_option(text: str) -> str:
-    return _STRIP_MARK.sub(" ", text).strip().casefold()
 
 
 _TRAILING = " \t\r\n.。*_)）】」』!！:：;；`\"'”’"
@@ -686,7 +257,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             continue  # the phrase ends a line ("B) … — correct answer"); the letter is on the next one
         letter = a.group("l")
         if letter is not None:
-            letter = _FULLWIDTH.get(letter, letter)
+            letter = FULLWIDTH.get(letter, letter)
         else:
             letter = TIBETAN_TO_LATIN[a.group("t")]
         pos = a.end()
@@ -695,11 +266,11 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             instead = _INSTEAD.match(text, neg.end(), neg.end() + 30)
             if instead:
                 raw = instead.group(1) or instead.group(2)
-                other = _FULLWIDTH.get(raw, raw)
+                other = FULLWIDTH.get(raw, raw)
                 best = (m.start(), other if other in valid else None)
             continue
         more = _MORE.match(text, pos, pos + 40) or _MORE_TEXT.match(text, pos, pos + 160)
-        if more and _FULLWIDTH.get(more.group(1), more.group(1)) != letter:
+        if more and FULLWIDTH.get(more.group(1), more.group(1)) != letter:
             best = (m.start(), None)
             continue
         best = (m.start(), letter if letter in valid else None)
@@ -712,7 +283,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     for e in _LETTER_END.finditer(text, after):   # few candidates: then look back for a conclusion word
         m = _CONCLUSION.search(text, max(0, e.start() - 40), e.end())
         if m and m.end("l") == e.end("l") and (best is None or m.start() > best[0]):
-            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             best = (m.start(), letter if letter in valid else None)
     for m in closing:
         if best is None or m.start() > best[0]:
@@ -721,10 +292,10 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     if "oxed" in text:
         for m in _BOXED.finditer(text):
             if best is None or m.start() > best[0]:
-                letter = _FULLWIDTH.get(m.group(1), m.group(1))
+                letter = FULLWIDTH.get(m.group(1), m.group(1))
                 best = (m.start(), letter if letter in valid else None)
     if "✅" in text or "✔" in text or "☑" in text:
-        checked = {_FULLWIDTH.get(m.group(1) or m.group(2), m.group(1) or m.group(2)): m.start()
+        checked = {FULLWIDTH.get(m.group(1) or m.group(2), m.group(1) or m.group(2)): m.start()
                    for m in _CHECKED.finditer(text)}
         if len(checked) == 1:
             (letter, start), = checked.items()
@@ -732,7 +303,7 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
                 best = (start, letter)
     for m in _POSTFIX.finditer(text, best[0] + 1 if best else 0):
         if best is None or m.start() > best[0]:
-            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             if letter in valid:
                 best = (m.start(), letter)
     return best
@@ -752,20 +323,20 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
             m = _OPTION_LINE.fullmatch(ln)
             if not m or not nxt.strip() or _OPTION_LINE.fullmatch(nxt) or _OPTION_LINE.fullmatch(before):
                 continue  # (an option in a list of options is no header)
-            letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+            letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             idx = LATIN_LABELS.index(letter)
-            if idx >= len(options) or _norm_option(m.group("rest")) != _norm_option(options[idx]):
+            if idx >= len(options) or norm_option(m.group("rest")) != norm_option(options[idx]):
                 continue
             if _NEGATIVE.search(nxt):
                 neg.add(letter)
             elif (hit := _POSITIVE.search(nxt)) and hit.end() <= 40:
                 pos.add(letter)
     for m in _VERDICT_LINE.finditer(text):
-        letter = _FULLWIDTH.get(m.group(1), m.group(1))
+        letter = FULLWIDTH.get(m.group(1), m.group(1))
         verdict = m.group(2)
         if options and LATIN_LABELS.index(letter) < len(options):
-            own = _norm_option(options[LATIN_LABELS.index(letter)])
-            if own and _norm_option(verdict) in own:
+            own = norm_option(options[LATIN_LABELS.index(letter)])
+            if own and norm_option(verdict) in own:
                 continue  # the option's own text ("C) Ikkovi ham to'g'ri"), not a verdict
         if _NEGATIVE.search(verdict):
             neg.add(letter)
@@ -789,7 +360,7 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     m = _OPTION_LINE.match(lines[0])
     if not m:
         return None
-    letter = _FULLWIDTH.get(m.group("l"), m.group("l"))
+    letter = FULLWIDTH.get(m.group("l"), m.group("l"))
     if letter not in valid or (letter == "A" and _is_review(text)):
         return None
     if letter == "A" and re.match(r"[ \t]+[a-z]", m.group("rest")) and not m.group(0).lstrip(" *_#>(").startswith("A)"):
@@ -799,9 +370,9 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     if len(lines) > 1:
         nxt = _OPTION_LINE.match(lines[1])
         if nxt and nxt.group("l") != m.group("l"):
-            other = LATIN_LABELS.index(_FULLWIDTH.get(nxt.group("l"), nxt.group("l")))
-            if not options or other >= len(options) or other == LATIN_LABELS.index(letter) + 1 or _norm_option(nxt.group("rest")).startswith(
-                    _norm_option(options[other])[:12]):
+            other = LATIN_LABELS.index(FULLWIDTH.get(nxt.group("l"), nxt.group("l")))
+            if not options or other >= len(options) or other == LATIN_LABELS.index(letter) + 1 or norm_option(nxt.group("rest")).startswith(
+                    norm_option(options[other])[:12]):
                 return None
     return letter
 
@@ -830,10 +401,10 @@ def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] 
     letter = _latin(raw)
     if letter not in valid:
         return None
-    rest = _norm_option(m.group("rest"))
+    rest = norm_option(m.group("rest"))
     idx = LATIN_LABELS.index(letter)
     if rest:
-        if options is None or idx >= len(options) or rest != _norm_option(options[idx]):
+        if options is None or idx >= len(options) or rest != norm_option(options[idx]):
             return None   # a discussion of the option, or a text that is not its own
     prev = _OPTION_HEAD.match(lines[-2])
     if prev:
@@ -868,7 +439,7 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
     for i, ln in enumerate(lines):
         m = _OPTION_LINE.fullmatch(ln)
         if m:
-            opt_lines.append((i, _FULLWIDTH.get(m.group("l"), m.group("l")), m.group("rest")))
+            opt_lines.append((i, FULLWIDTH.get(m.group("l"), m.group("l")), m.group("rest")))
     found: tuple[int, str] | None = None
     for k, (i, letter, rest) in enumerate(opt_lines):
         if letter not in valid or any(l2 != letter for _, l2, _ in opt_lines[k + 1:]):
@@ -884,9 +455,9 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
                 or _OPTION_LINE.fullmatch(lines[i - 1]):
             continue  # "Boshqa variantlar noto'g'ri:", "Other options:" introduce the rejected ones
         if options is not None:
-            tail = _norm_option(rest)
+            tail = norm_option(rest)
             idx = LATIN_LABELS.index(letter)
-            own = _norm_option(options[idx]) if idx < len(options) else ""
+            own = norm_option(options[idx]) if idx < len(options) else ""
             if own and not (tail == own or tail.startswith(own + " ")):
                 continue
             at = rest.casefold().find(options[idx].strip().casefold()) if own else -1
@@ -980,12 +551,12 @@ def _last_paragraph(text: str, valid: tuple[str, ...], options: Sequence[str] | 
     para = para[cut + 2:] if cut >= 0 else para
     if not para.strip() or cut < 0:
         return None   # a one-paragraph response: the whole-response rules decide
-    found = [m for m in _LATIN_FINAL.finditer(para) if _FULLWIDTH.get(m.group(1), m.group(1)) in valid
+    found = [m for m in _LATIN_FINAL.finditer(para) if FULLWIDTH.get(m.group(1), m.group(1)) in valid
              and not ("=" in para and _GLUED.search(para, max(0, m.start() - 3), m.start()))]
     if found:
-        letters = {_FULLWIDTH.get(m.group(1), m.group(1)) for m in found}
+        letters = {FULLWIDTH.get(m.group(1), m.group(1)) for m in found}
     else:
-        letters = set(_scan(para, valid, _LATIN_FINAL))
+        letters = set(scan_letters(para, valid, _LATIN_FINAL))
     if len(letters) != 1:
         return None
     (letter,) = letters
@@ -998,9 +569,9 @@ def _last_paragraph(text: str, valid: tuple[str, ...], options: Sequence[str] | 
         # perhaps cut off mid-sentence: only a mention that calls the option right, or that ends the
         # paragraph (with nothing after it but markup or the option's own text: "نەتىجە: C", "C. Ампер") counts
         idx = LATIN_LABELS.index(letter)
-        own = _norm_option(options[idx]) if options and idx < len(options) else ""
+        own = norm_option(options[idx]) if options and idx < len(options) else ""
         if not any(_POSITIVE.search(para, m.start(), m.end() + 80) for m in found) and not (
-                found and _norm_option(para[found[-1].end():]) in ("", own)):
+                found and norm_option(para[found[-1].end():]) in ("", own)):
             return None
     return letter
 
@@ -1013,8 +584,8 @@ def _only_letter(text: str, valid: tuple[str, ...], options: Sequence[str] | Non
     each followed in their clause by a rejection ("A) … – ❌", "A varianti
     noto'g'ri"; the option's own text, such as "Ikkovi ham xato", is no
     rejection): the response rejects the one option it names."""
-    found = [m for m in _LATIN_FINAL.finditer(text) if _FULLWIDTH.get(m.group(1), m.group(1)) in valid]
-    letters = [_FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else _scan(text, valid, _LATIN_FINAL)
+    found = [m for m in _LATIN_FINAL.finditer(text) if FULLWIDTH.get(m.group(1), m.group(1)) in valid]
+    letters = [FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else scan_letters(text, valid, _LATIN_FINAL)
     if not letters or len(set(letters)) != 1:
         return None
     heads = [m.group(1) or m.group(2) for m in _DISCUSSED.finditer(text)]
@@ -1051,7 +622,7 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
         rest = rest[lead.end():] if lead else rest
         q = _QUOTED.match(rest)
         cands.append(q.group(1) if q else rest.split("\n", 1)[0])
-    norm = [_norm_option(o) for o in options]
+    norm = [norm_option(o) for o in options]
     last = text.rstrip().rsplit("\n", 1)[-1].strip().rstrip("。.!！*_ ").casefold()
     if _BULLET.match(last) or _OPTION_HEAD.match(last) or re.search(r"\b[a-f]\b|\boption\b", last):
         last = ""   # a list item or a line about an option: a discussion, not the conclusion
@@ -1060,12 +631,12 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
             and _STATED_END.search(last[:len(last) - len(o.strip().casefold().rstrip("。.!！"))])]
     if len(ends) == 1:
         return LATIN_LABELS[ends[0]]
-    whole = _norm_option(text)
+    whole = norm_option(text)
     hits = [i for i, o in enumerate(norm) if o and whole == o]
     if len(hits) == 1:
         return LATIN_LABELS[hits[0]]
     for c in reversed(cands):
-        c = _norm_option(c)
+        c = norm_option(c)
         if not c:
             continue
         hits = [i for i, o in enumerate(norm) if o and (c == o or c.startswith(o + " ") and
@@ -1086,7 +657,7 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     first 4,000 and last 16,000: every rule then costs a bounded time), with
     **Cyrillic option letters** read as the Latin ones they stand for
     (``А) 323``, ``Б) Н. Бор``, ``Д) Ауа тамыр.``; an ambiguous В, Д or Е
-    decided by the option text after it, see :func:`_cyrillic_letters`):
+    decided by the option text after it, see :func:`cyrillic_letters`):
 
     1. **Answer statements** — an answer phrase followed (after punctuation,
        markup and copulas) by a letter: ``Answer: C``, ``The correct answer
@@ -1162,85 +733,12 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     >>> final_answer("Жауабы: Б) Н. Бор"), final_answer("Answer: A. Actually, C."), final_answer("A) 5. None of the options is correct.")
     ('B', 'C', None)
     """
-    n = _check_n(n_options)
-    return _final(response, LATIN_LABELS[:n], options)
-
-
-# --- Cyrillic option letters -------------------------------------------------------------------------------
-# Models answering in Kazakh, Kyrgyz, Russian or Mongolian write the option letters in Cyrillic: "А) 323",
-# "Б) Н. Бор", "Д) Ауа тамыр.".  A letter may stand for the Latin letter it looks or sounds like (А→A, Б→B,
-# В→B, Д→D, С→C, Е→E) or for its place in the Cyrillic alphabet А Б В Г Д Е (→ A B C D E F).  The
-# readings, the look/sound one first:
-_CYR_READINGS: dict[str, tuple[str, ...]] = {
-    "А": ("A",), "Б": ("B",), "В": ("B", "C"), "Г": ("D",), "Д": ("D", "E"), "Е": ("E", "F"), "С": ("C",)}
-_CYR_READINGS.update({k.lower(): v for k, v in _CYR_READINGS.items()})
-_CYR_WORD = "А-Яа-яЁёӘәҒғҚқҢңӨөҰұҮүҺһІіЇїЄєЎўҖҗ"
-# A free-standing Cyrillic capital used as an option marker: "Б)", "(В)", "**Д**", "Жауабы: Б", "Б нұсқасы",
-# and at the start of a line (or after a colon or dash) "Б. Н. Бор" / "Б: …"; a lower-case one only as "б)".
-# Not "В 1914 жылы" (the preposition), "А ол …" (the conjunction), "г." (a year).
-_CYR_MARK = re.compile(
-    rf"(?:(?P<u>[АБВГДЕС])|(?P<lo>[абвгде])(?=[)）]))(?<![\w«\"“„'‘].)(?![\w])"
-    rf"(?:(?=\*{{0,2}}[ \t]*(?:[)）]|\*\*|[,;!?]|[.:]?[ \t]*$))"
-    rf"|(?=[ \t]+(?:нұсқа|вариант|жауап|жооп|сонголт|хариулт|ответ)(?![{_CYR_WORD}]{{6}}))"
-    rf"|(?=(?P<dot>[.:])[ \t]))", re.M)
-_CYR_GATE = re.compile("[" + "".join(_CYR_READINGS) + "]")   # (a class alone: the engine scans for it fast)
-_CYR_HEAD = re.compile(r"(?:^|\n)[ \t>#*_\-•]{0,8}$|[:：—–][ \t*]{0,4}$")
-
-
-def _cyrillic_letters(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str:
-    """``text`` with the Cyrillic letters used as option markers replaced by the Latin letters they stand
-    for (the same length, so positions do not move).  When a letter has two readings (В: B by its look, C
-    by its place; Д: D or E; Е: E or F), the option text written after it decides; without one, the
-    reading by place when the response marks options with Г or with both Б and В (the Cyrillic order),
-    else the reading by look or sound.  A letter followed by the text of an option that is not one of its
-    readings stays as it is (the answer may then be read from the text).
-
-    >>> _cyrillic_letters("Жауабы: Б) Н. Бор", ("A", "B", "C", "D"))
-    'Жауабы: B) Н. Бор'
-    >>> _cyrillic_letters("В) Ауа тамыр", ("A", "B", "C", "D"), ["323", "Н. Бор", "Ауа тамыр", "Күн"])
-    'C) Ауа тамыр'
-    >>> _cyrillic_letters("В 1914 жылы", ("A", "B", "C", "D"))
-    'В 1914 жылы'
-    """
-    if text.isascii() or not _CYR_GATE.search(text):
-        return text
-    marks = list(_CYR_MARK.finditer(text))
-    if not marks:
-        return text
-    used = {(m.group("u") or m.group("lo")).upper() for m in marks}
-    by_place = "Г" in used or {"Б", "В"} <= used
-    norm = [_norm_option(o) for o in options] if options else []
-    out = list(text)
-    for m in marks:
-        raw = m.group("u") or m.group("lo")
-        readings = [x for x in _CYR_READINGS[raw] if x in valid]
-        if not readings:
-            continue
-        after = _norm_option(text[m.end():m.end() + 200].split("\n", 1)[0])
-        named: list[int] = []
-        if norm:
-            if any(o and o.startswith(raw.casefold() + " ") and _norm_option(text[m.start():m.start() + 200]
-                                                                              .split("\n", 1)[0]).startswith(o)
-                   for o in norm):
-                continue   # the letter begins an option's own text ("С. Сейфуллин")
-            named = [i for i, o in enumerate(norm) if o and (after == o or after.startswith(o + " "))]
-            if named:
-                fits = [x for x in readings if LATIN_LABELS.index(x) in named]
-                if not fits:
-                    continue   # the text names another option: the letter cannot be read
-                readings = fits
-        if m.group("dot") is not None:   # "Б. Н. Бор": only where an option is written (a line start, after a colon)
-            if not _CYR_HEAD.search(text, max(0, m.start() - 9), m.start()):
-                continue
-            if not named and re.match(r"[.:][ \t]?[A-ZА-ЯЁ]\.", text[m.end():m.end() + 4]):
-                continue   # initials ("В. И. Ленин") when the option texts cannot tell
-        out[m.start()] = readings[-1] if by_place else readings[0]
-    return "".join(out)
+    n = check_n(n_options)
+    return final_letter(response, LATIN_LABELS[:n], options)
 
 
 # --- "none of the options is right" ------------------------------------------------------------------------
 # An explicit statement that no option is right is a commitment to no answer (the last commitment wins).
-# (every alternative starts with a literal character, see _PHRASE)
 # (each alternative starts with a literal character, see _PHRASE)
 _NONE_LATIN = re.compile("|".join([
     _alts("None none", r"\s+of\s+(?:the\s+|these\s+|those\s+)?(?:given\s+|four\s+|five\s+|provided\s+|listed\s+)?"
@@ -1332,8 +830,8 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
     last = parts[-1]
     if _BULLET.match(last) or _OPTION_HEAD.match(last) or not _SENTENCE_END.search(last):
         return None   # a list item, an option's line, or a response cut off mid-sentence
-    sent = " " + _norm_option(last) + " "
-    norm = [_norm_option(o) for o in options]
+    sent = " " + norm_option(last) + " "
+    norm = [norm_option(o) for o in options]
     hits = []
     for i in sorted(range(len(norm)), key=lambda k: -len(norm[k])):   # the longest first: "qush turi" before "qush"
         o = norm[i]
@@ -1354,17 +852,22 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
     return letter
 
 
-def _final(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+def final_letter(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
+    """:func:`final_answer` with the valid letters given (``LATIN_LABELS[:n]``, checked by the caller).
+
+    >>> final_letter("Answer: C", ("A", "B", "C", "D")), final_letter("Answer: C", ("A", "B"))
+    ('C', None)
+    """
     if not response:
         return None
     if len(response) <= 4:
         bare = response.strip().strip("().*")
         if bare in valid:
             return bare
-    text = _prepare(response, bounded=True)
+    text = prepare(response, bounded=True)
     other_script = not text.isascii() and _NON_LATIN.search(text) is not None   # Cyrillic, Arabic, CJK
     if other_script and _ANY_CYRILLIC.search(text):
-        text = _cyrillic_letters(text, valid, options)
+        text = cyrillic_letters(text, valid, options)
     if "–" in text or "—" in text or "-" in text:
         text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)

@@ -42,15 +42,15 @@ import pyarrow as pa
 from audit._util.files import read_jsonl
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit.ingest._extract import DEFAULT_METHOD
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
+from audit.ingest.extract import DEFAULT_METHOD
 from audit.options import LATIN_LABELS
 from audit.store import DbPath, connect, transaction, unregister
 
 OUTPUT_FIELDS = ("output", "response")
 
 
-def _norm_sql(x: str) -> str:
+def norm_text_sql(x: str) -> str:
     """SQL: NFC, white space runs as one space, trimmed."""
     return f"trim(regexp_replace(nfc_normalize({x}), '\\s+', ' ', 'g'))"
 
@@ -174,8 +174,8 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
         con.register("_outputs_arrow", table)
         try:
             con.execute(
-                "CREATE OR REPLACE TEMP TABLE _out AS SELECT *, " + _norm_sql("question") + " AS nq, "
-                "list_transform(choices, lambda c: " + _norm_sql("c") + ") AS nc FROM _outputs_arrow")
+                "CREATE OR REPLACE TEMP TABLE _out AS SELECT *, " + norm_text_sql("question") + " AS nq, "
+                "list_transform(choices, lambda c: " + norm_text_sql("c") + ") AS nc FROM _outputs_arrow")
         finally:
             try:
                 unregister(con, "_outputs_arrow")
@@ -241,8 +241,8 @@ def link_by_text(con, benchmark: str) -> None:
     (:mod:`audit.judge._detectors`).
     """
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, " + _norm_sql("stem")
-        + " AS ns, [" + _norm_sql("o.text") + " FOR o IN options] AS opts FROM questions WHERE benchmark = ?",
+        "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, " + norm_text_sql("stem")
+        + " AS ns, [" + norm_text_sql("o.text") + " FOR o IN options] AS opts FROM questions WHERE benchmark = ?",
         [benchmark])
     # candidates: same stem and the same set of option texts
     con.execute(
@@ -256,4 +256,4 @@ def link_by_text(con, benchmark: str) -> None:
         "USING (rec)")
 
 
-__all__ = ["OutputsImportSummary", "import_outputs", "output_files"]
+__all__ = ["OutputsImportSummary", "import_outputs", "output_files", "link_by_text", "norm_text_sql"]

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from audit.errors import InputError
 from audit._util.files import nfc
-from audit.ingest._store import item_flags, store_questions
+from audit.errors import InputError
 from audit.ingest._multi_answer import MULTI_FLAG, parse_key
+from audit.ingest._predictions import store_predictions
+from audit.ingest._store import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
-from audit.store.records import Option, Question
+from audit.scripts import script_of
 from audit.store import unregister
+from audit.store.records import Option, Question
 
 STEM_FIELDS = ("question", "query", "input", "problem", "prompt", "text", "sentence", "ctx", "stem")
 OPTION_FIELDS = ("choices", "options", "option", "endings", "answers")
@@ -86,8 +88,6 @@ def build_question(benchmark: str, qid: str, stem: str, texts: list[str], target
     if not MIN_OPTIONS <= len(texts) <= MAX_OPTIONS:
         raise InputError(f"sample '{qid}' has {len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS}",
                          path=where, line=line)
-    from audit.scripts import script_of
-
     key, is_set = key_label(target, texts)
     options = [Option(LATIN_LABELS[i], str(nfc(str(t))).strip()) for i, t in enumerate(texts)]
     q = Question(benchmark=benchmark, question_id=qid, stem=str(nfc(stem)).strip(), options=options, answer_key=key,
@@ -103,8 +103,6 @@ def write_harness(con, *, benchmark: str, source: str, where: str, questions: li
     """Inside the caller's transaction: store ``questions`` (when given) and
     the predictions ``pred`` (question_id, model, run, response, given,
     letter, method, _line).  Returns (questions written, predictions, valid)."""
-    from audit.ingest._predictions import store_predictions
-
     n_q = store_questions(con, benchmark, source, questions, source_path=where) if questions else 0
     table = pa.table({
         "question_id": pa.array(pred["question_id"], pa.string()),
