@@ -24,10 +24,7 @@ NAME = re.compile(r"(?<![\w.@/-])(audit(?:\.\w+)+)")
 CREATED = ("audit.duckdb", ".streamlit/secrets.toml")
 
 #: Modules the re-layout is moving in; the pages already name their new place.
-PENDING = {
-    "audit/predict", "audit/predict/prompts",
-    "audit.ingest.extract", "audit.predict.reextract",
-}
+PENDING: set[str] = set()
 
 
 def _expand(path: str) -> list[str]:
