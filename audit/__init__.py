@@ -37,8 +37,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from audit._util.version import __version__
-from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError
-from audit.errors import PermissionDeniedError, SignInError
+from audit.errors import AuditError, DatabaseLockedError, InputError, NotFoundError, PermissionDeniedError, SignInError
 from audit.options import normalize_label
 from audit.vocab import CAUSES, VERDICTS
 
@@ -78,18 +77,15 @@ _SUBPACKAGES = ("store", "accounts", "llm", "ingest", "predict", "analyze", "jud
                 "i18n", "report", "auto", "cli", "demo", "options", "scripts", "vocab", "errors")
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load lazily
-    from audit.analyze import (
-        analyze_benchmark, cohen_kappa, compare_models, model_metrics, scenario_table, tier_counts,
-    )
-    from audit.report import build_report
-    from audit.export import corrected_key_accuracy, create_version, diff_versions, preview_version
+    from audit.analyze import analyze_benchmark, cohen_kappa, compare_models, model_metrics, scenario_table, tier_counts
     from audit.auto import import_auto
+    from audit.export import corrected_key_accuracy, create_version, diff_versions, preview_version
     from audit.ingest import import_lm_eval, import_models, import_predictions, import_questions, import_tlue
-    from audit.predict import run_predict
     from audit.judge import import_judge, judge_bias, run_judge
     from audit.llm import RunOptions
-    from audit.review import (add_review, import_reviews, item_view, review_queue, review_status,
-                              settled_verdicts)
+    from audit.predict import run_predict
+    from audit.report import build_report
+    from audit.review import add_review, import_reviews, item_view, review_queue, review_status, settled_verdicts
     from audit.store import DbPath, connect, init_db
     from audit.sync import ls_sync
 

@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from audit.ingest import ensure_benchmark, store_questions
-from audit.ingest import register_models
+from audit._util.sql import unregister
+from audit.ingest import ensure_benchmark, register_models, store_questions
 from audit.options import LATIN_LABELS
+from audit.store import DbPath, connect, resolve_db_path, transaction
 from audit.store.records import Option, Question
-from audit.store import DbPath, connect, resolve_db_path, transaction, unregister
 
 DEMO_BENCHMARK = "demo"
 
@@ -365,7 +365,8 @@ def add_demo_accounts(db: DbPath = None) -> list[tuple[str, str, str]]:
     """Create :data:`DEMO_ACCOUNTS` when the database has no account yet
     (the first, ``admin``, becomes the admin); returns the accounts created
     (none when accounts already exist)."""
-    from audit.accounts import add_account, has_accounts
+    from audit.accounts import add_account
+    from audit.accounts.table import has_accounts
 
     with connect(db) as con:
         if has_accounts(con):
@@ -427,8 +428,8 @@ def make_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
 def demo_accounts_in_use(db: DbPath = None) -> list[tuple[str, str, str]]:
     """The demo accounts that still exist, are enabled and still accept
     their published password (for the banner and a warning)."""
-    from audit.errors import SignInError
     from audit.accounts import list_accounts, verify_password
+    from audit.errors import SignInError
 
     df = list_accounts(db=db)
     names = {n.casefold() for n in df.loc[~df["disabled"].astype(bool), "name"]}

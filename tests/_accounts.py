@@ -14,8 +14,8 @@ def ensure_account(name: str, role: str = "reviewer", *, password: str = PASSWOR
     """Create ``name`` with ``role`` unless it exists (the database's first
     account, :data:`ADMIN`, is created first so that ``name`` gets the role
     asked for rather than admin)."""
-    from audit.accounts._table import account_from, has_accounts
     from audit.accounts._manage import add_account
+    from audit.accounts.table import account_from, has_accounts
     from audit.store import connect
 
     with connect(db) as con:

@@ -38,6 +38,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from tests_ingest_util import run_cli  # noqa: F401  (the judge tests import it from here)
 
 QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
@@ -194,8 +195,8 @@ def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key
                    explanation: str | None = None) -> list[str]:
     """Store ``n`` questions ``q000``… whose stems carry the ``QID=`` marker."""
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect, transaction
+    from audit.store.records import Option, Question
 
     labels = "ABCDEF"[:n_options]
     qs = [Question(benchmark=name, question_id=f"q{i:03d}", stem=f"Question QID=q{i:03d}: what is {i}?",

@@ -100,7 +100,7 @@ def _no_reads_kept_open():
     in this process, so undo that after every test: a later test's plain
     ``duckdb.connect`` of a file would otherwise meet the idle connection."""
     yield
-    from audit.store import keep_reads_open
+    from audit.store.turns import keep_reads_open
 
     keep_reads_open(0)
 

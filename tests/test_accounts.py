@@ -14,8 +14,8 @@ import pytest
 
 import audit
 import audit.accounts as acc
-from audit.accounts._sessions import SECRET_ENV, _b64, _unb64
 from audit.accounts._signin import LOCK_SECONDS, MAX_FAILURES
+from audit.accounts.sessions import SECRET_ENV, _b64, _unb64
 from tests.tests_ingest_util import rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 def team(tmp_path, monkeypatch):
     """A database with two items (q1 key A), an admin, a lead and two reviewers."""
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect
+    from audit.store.records import Option, Question
 
     monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
     monkeypatch.delenv(SECRET_ENV, raising=False)

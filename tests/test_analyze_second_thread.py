@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from analyze_data import make_benchmark, random_benchmark
 
 import audit.analyze._tiers as tiers
-from analyze_data import make_benchmark, random_benchmark
 from audit.analyze import analyze_benchmark, tier_counts
 
 

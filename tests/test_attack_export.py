@@ -19,7 +19,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, db_snapshot
 from tests_ingest_util import run_cli
 

@@ -14,13 +14,7 @@ import time
 
 import pytest
 
-from audit.ingest.extract import (
-    METHODS,
-    candidate_letters,
-    extract_answer,
-    extract_answer_set,
-    strip_reasoning,
-)
+from audit.ingest.extract import METHODS, candidate_letters, extract_answer, extract_answer_set, strip_reasoning
 
 MB = 1_000_000
 LIMIT = 1.0        # seconds of CPU time per extraction of 1 MB (the bound)

@@ -19,8 +19,8 @@ import pytest
 
 import audit
 import audit.accounts as acc
-from audit.accounts._sessions import SECRET_ENV
 from audit.accounts._signin import MAX_FAILURES
+from audit.accounts.sessions import SECRET_ENV
 from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
@@ -31,8 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect
+    from audit.store.records import Option, Question
 
     os.environ.pop(SECRET_ENV, None)
     db = tmp_path_factory.mktemp("identity") / "t.duckdb"

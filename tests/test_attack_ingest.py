@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, db_snapshot
 from tests_ingest_util import rows, run_cli
 
@@ -485,9 +484,10 @@ def test_mutated_published_files_never_trace_back(tmp_path, db_path, seed):
     either succeeds or raises the one-line AuditError (never another exception)."""
     import random
 
-    from audit.errors import AuditError
-    from audit.auto import detect_and_import
     from conftest import shared_path
+
+    from audit.auto import detect_and_import
+    from audit.errors import AuditError
 
     rnd = random.Random(seed)
     src = shared_path("real_formats")

@@ -12,7 +12,7 @@ import pytest
 
 import audit
 import audit.accounts as acc
-from audit.accounts._sessions import SECRET_ENV
+from audit.accounts.sessions import SECRET_ENV
 from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows
@@ -24,8 +24,8 @@ PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password"
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect
+    from audit.store.records import Option, Question
 
     os.environ.pop("WORKBENCH_LEADS", None)
     os.environ.pop(SECRET_ENV, None)
@@ -126,8 +126,8 @@ def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypat
     assert audit.accounts.lead_reviewers(db=team).from_env == []
     # a database without accounts keeps the variable
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect
+    from audit.store.records import Option, Question
 
     solo = tmp_path / "solo.duckdb"
     with connect(solo) as con:

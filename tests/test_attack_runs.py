@@ -21,13 +21,12 @@ import json
 import time
 
 import pytest
-
 from _judge_server import JudgeServer, make_benchmark
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
-from audit.predict import run_predict
 from audit.judge import run_judge
+from audit.predict import run_predict
 
 MODEL = "openai/test-model"
 KEY = "sk-attack-7f6e5d4c3b2a1908"

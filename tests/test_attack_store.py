@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO, db_snapshot
 
 from audit.ingest import store_questions
-from audit.store.records import Option, Question
 from audit.store import connect
-from conftest import REPO, db_snapshot
+from audit.store.records import Option, Question
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

@@ -9,13 +9,18 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from analyze_data import make_benchmark, run_cli
+
 from audit.analyze import (
-    analyze_benchmark, audit_results, impact_summary, key_error_scores, scenario_table, tier_counts,
+    analyze_benchmark,
+    audit_results,
+    impact_summary,
+    key_error_scores,
+    scenario_table,
+    tier_counts,
 )
-from audit.report import build_report
 from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+from audit.report import build_report
 from audit.review import add_review, calibration, chance_words, evidence_scores, set_required_reviews, why_this_item
 
 LETTERS = "ABCD"
@@ -324,6 +329,7 @@ def test_mmlu_redux_campaigns(tmp_path, monkeypatch):
     src = shared_path("mmlu_redux_dev")
     sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
     import bench_calibration as bc
+
     from audit.ingest import import_mmlu_redux
 
     db = tmp_path / "r.duckdb"

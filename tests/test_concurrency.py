@@ -18,12 +18,11 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
+from conftest import REPO
 
 from audit.ingest import store_questions
-from audit.store.records import Option, Question
 from audit.store import connect
-from conftest import REPO
+from audit.store.records import Option, Question
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

@@ -5,12 +5,10 @@ under the same policy prints are the same numbers, under every policy."""
 from __future__ import annotations
 
 import pandas as pd
-import pytest
+from test_export import MODELS, B, toy  # noqa: F401  (fixture)
 
-from audit.export import POLICIES, create_version
-from audit.export import corrected_key_accuracy, corrected_keys
+from audit.export import POLICIES, corrected_key_accuracy, corrected_keys, create_version
 from audit.store import connect
-from test_export import B, MODELS, toy  # noqa: F401  (fixture)
 
 
 def _datasheet_rows(path) -> dict[str, list[str]]:
@@ -61,8 +59,8 @@ def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F8
 def test_audit_report_shows_the_same_figures(toy):  # noqa: F811
     import audit.export  # noqa: F401  (registers the report section)
     from audit.analyze import analyze_benchmark
-    from audit.report import build_report
     from audit.export._corrected import REPORT_TITLE
+    from audit.report import build_report
 
     analyze_benchmark(B, db=toy)
     rep = build_report(B, db=toy)

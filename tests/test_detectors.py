@@ -3,7 +3,6 @@ MMLU-Redux detector CSVs (linked to items by question text) and plain
 verdict tables; all-or-nothing, idempotent, unmatched rows named."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 

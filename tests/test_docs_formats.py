@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import typer.main
-
 from analyze_data import run_cli
+
 from audit.cli import app
 from tests.conftest import SHARED_DATA
 

@@ -42,7 +42,7 @@ def docs_db(tmp_path_factory) -> Path:
     build_demo(db)
     for lang, (_, _, name) in LANGUAGES.items():
         ensure_account(name, db=db)
-        audit.accounts.set_user_language(name, lang, db=db)
+        audit.accounts.language.set_user_language(name, lang, db=db)
     return db
 
 

@@ -12,12 +12,11 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
+
 from audit.analyze import analyze_benchmark
-from audit.review import add_review
-from audit.review import evidence_scores, refresh_evidence
+from audit.review import add_review, evidence_scores, refresh_evidence
 from audit.store import connect, transaction
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]

@@ -10,12 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.ingest.extract import (
-    candidate_letters,
-    extract_answer,
-    extract_answers,
-    strip_reasoning,
-)
+from audit.ingest.extract import candidate_letters, extract_answer, extract_answers, strip_reasoning
 
 ECHO4 = "A. 36°C\nB. 37.8°C\nC. 36.5°C\nD. 37°C\n"
 

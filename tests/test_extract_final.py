@@ -18,13 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from audit.ingest.extract import (
-    METHODS,
-    extract_answer,
-    extract_answers,
-    final_answer,
-    tlue_evaluator,
-)
+from audit.ingest.extract import METHODS, extract_answer, extract_answers, final_answer, tlue_evaluator
 from audit.options import TIBETAN_TO_LATIN
 
 STEPS = (

@@ -9,9 +9,9 @@ import string
 
 import pytest
 
+from audit import i18n
 from audit.judge import judge_agreement, judge_bias, judge_scenarios, render_readings
 from audit.review import bias_vs_accuracy
-from audit import i18n
 
 READING_WORDS = i18n.en.READING
 

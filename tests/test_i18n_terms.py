@@ -102,8 +102,8 @@ def test_the_glossary_is_a_table_of_the_table_words(lang):
 
 
 def test_tlue_subjects_read_in_tibetan_in_the_tibetan_interface():
-    from tests.conftest import SHARED_DATA
     from audit.i18n.subjects import CMMLU_BO, CMMLU_BO_DRAFT, CMMLU_ZH, subject_name
+    from tests.conftest import SHARED_DATA
 
     assert set(CMMLU_BO) == set(CMMLU_ZH) and len(CMMLU_BO) == 67 and CMMLU_BO_DRAFT is True
     tlue = SHARED_DATA / "tlue_subset670"

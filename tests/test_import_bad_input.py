@@ -12,12 +12,11 @@ import unicodedata
 
 import pandas as pd
 import pytest
-
-from audit.errors import InputError
-from audit.ingest import import_predictions
-from audit.ingest import import_questions
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
+
+from audit.errors import InputError
+from audit.ingest import import_predictions, import_questions
 
 
 @pytest.fixture

@@ -12,16 +12,12 @@ import re
 
 import numpy as np
 import pytest
-
-from audit.analyze import model_metrics
-from audit.ingest import detect
-from audit.ingest import extract_answer_set
-from audit.ingest import import_predictions
-from audit.ingest import import_questions
-from audit.scripts import script_of
-from audit.ingest import import_tlue, parse_tlue_item
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
+
+from audit.analyze import model_metrics
+from audit.ingest import detect, extract_answer_set, import_predictions, import_questions, import_tlue, parse_tlue_item
+from audit.scripts import script_of
 
 # CMiLBench-like items: a JSON array, options in `option`, explanation in
 # metadata.reference, keys "A B D" (multi-answer), Mongolian in Mongolian

@@ -18,11 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from audit.ingest import import_inspect
-from audit.ingest import import_lm_eval
 from conftest import REPO, db_snapshot
 from tests_ingest_util import rows, run_cli
+
+from audit.ingest import import_lm_eval
 
 LM_EVAL_BIN = Path(os.environ.get("AUDIT_LM_EVAL_BIN", REPO / ".lm-eval-venv" / "bin" / "lm_eval"))
 
@@ -110,7 +109,8 @@ def test_lm_eval_folder_needs_benchmark_and_bad_line(lm_eval_logs, tmp_path, db_
 @pytest.fixture(scope="module")
 def inspect_log(tmp_path_factory) -> Path:
     pytest.importorskip("inspect_ai", reason="inspect-ai is not installed (pip install 'answer-key-audit[inspect]')")
-    from inspect_ai import Task, eval as inspect_eval
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import MemoryDataset, Sample
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from inspect_ai.scorer import choice

@@ -22,12 +22,12 @@ import random
 from pathlib import Path
 
 import pytest
-
-from audit.ingest import extract_answer, import_outputs
-from audit.ingest._questions import import_questions
-from audit.errors import InputError
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
+
+from audit.errors import InputError
+from audit.ingest import extract_answer, import_outputs
+from audit.ingest._questions import import_questions
 
 LAT = "ABCDEF"
 CYR = "АБСДЕФ"     # as TUMLU's Kazakh answers write A B C D: А, Б, С, Д (look-alike or transliterated)

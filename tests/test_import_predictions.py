@@ -6,12 +6,10 @@ import json
 
 import pandas as pd
 import pytest
+from tests_ingest_util import rows
 
 from audit.errors import InputError
-from audit.ingest import extract_answer
-from audit.ingest import import_predictions
-from audit.ingest import import_questions
-from tests_ingest_util import rows
+from audit.ingest import extract_answer, import_predictions, import_questions
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
-from audit.store import connect
 from conftest import db_snapshot, shared_path
 from tests_ingest_util import run_cli
+
+from audit.store import connect
 
 LETTERS = "ABCDEF"
 

@@ -6,13 +6,11 @@ import unicodedata
 
 import pandas as pd
 import pytest
+from tests_ingest_util import rows
 
 from audit.errors import InputError
 from audit.ingest import import_questions
 from audit.scripts import script_of
-from tests_ingest_util import rows
-
-
 
 
 def test_csv_with_option_columns(tmp_path, db_path):
@@ -70,8 +68,9 @@ def test_parquet_input(tmp_path, db_path):
 
 
 def test_reimport_refuses_changed_content_unless_replace(tmp_path, db_path):
-    from audit.errors import InputError
     from conftest import db_snapshot
+
+    from audit.errors import InputError
 
     f = tmp_path / "q.csv"
     f.write_text("id,question,A,B,answer\nq1,old,x,y,A\n")

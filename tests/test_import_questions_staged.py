@@ -14,11 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit._util.files import iter_table
-from audit.ingest._store import store_questions
-from audit.ingest._questions import import_questions, parse_question_rows
-from audit.store import connect, transaction
 from conftest import REPO
+
+from audit._util.files import iter_table
+from audit.ingest._questions import import_questions, parse_question_rows
+from audit.ingest._store import store_questions
+from audit.store import connect, transaction
 
 ROWS = 45_000   # three chunks of iter_table's 20,000 rows
 

@@ -8,15 +8,12 @@ import shutil
 
 import pandas as pd
 import pytest
-
-from audit.ingest import store_questions
-from audit.ingest import import_helm
-from audit.ingest import import_mmlu_redux
-from audit.ingest import import_parallel
-from audit.store.records import Option, Question
-from audit.store import connect, transaction
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
+
+from audit.ingest import import_helm, import_mmlu_redux, import_parallel, store_questions
+from audit.store import connect, transaction
+from audit.store.records import Option, Question
 
 pytestmark = pytest.mark.shared_data
 

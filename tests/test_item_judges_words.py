@@ -9,9 +9,9 @@ import json
 import math
 
 import pytest
-
 from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
+
 from audit.analyze import analyze_benchmark, key_error_scores
 from audit.judge import import_judge
 from audit.review import evidence_reasons, render_reason, times_words

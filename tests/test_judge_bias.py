@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
-from audit.judge import bias_vs_accuracy, judge_bias, ratio_test
-from audit.judge import import_judge
+from audit.judge import bias_vs_accuracy, import_judge, judge_bias, ratio_test
 from audit.store import connect, transaction
 
 JUDGE = "gemini/gemini-2.5-pro"   # family google by name
@@ -39,8 +38,7 @@ def qid(i: int) -> str:
 
 def build(db, tmp_path, *, judge=JUDGE, expert=None):
     """Questions, predictions and an imported judge file with the methodology's counts."""
-    from audit.ingest import store_questions
-    from audit.ingest import register_models
+    from audit.ingest import register_models, store_questions
     from audit.store.records import Option, Question
 
     n = N_DISPUTED + N_ACCEPTED
@@ -228,8 +226,7 @@ def duckdb_connect(path):
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
     """Default path: the experts' settled verdicts come from the review stage
     (audit.review._judges.bias_vs_accuracy; the judge stage never imports review)."""
-    from audit.review import add_review, settled_verdicts
-    from audit.review import bias_vs_accuracy
+    from audit.review import add_review, bias_vs_accuracy, settled_verdicts
 
     build(db_path, tmp_path)
     plan = {i: ("key_wrong", "B") for i in list(G_ONLY)[:10]}

@@ -3,15 +3,15 @@ files (bad input refused with file:line, database unchanged)."""
 from __future__ import annotations
 
 import json
+
 import duckdb
 import pytest
-
 from _judge_server import make_benchmark, run_cli
-from audit.errors import InputError, NotFoundError
-from audit.judge import import_judge
-from audit.judge import parse_reply
-from audit.judge._prompt import default_prompt, make_prompt, prompt_version
 from conftest import db_snapshot
+
+from audit.errors import InputError, NotFoundError
+from audit.judge import import_judge, parse_reply
+from audit.judge._prompt import default_prompt, make_prompt, prompt_version
 
 L4 = "ABCD"
 
@@ -51,7 +51,11 @@ def test_parse_reply(reply, ok, key_ok, answer):
 def test_doctests():
     import doctest
 
-    from audit.judge import _bias as bias, _importer as importer, _parse as parse, _prompt as prompt, _run as run
+    from audit.judge import _bias as bias
+    from audit.judge import _importer as importer
+    from audit.judge import _parse as parse
+    from audit.judge import _prompt as prompt
+    from audit.judge import _run as run
 
     for mod in (parse, prompt, importer, run, bias):
         res = doctest.testmod(mod)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from test_judge_bias import JUDGE, build
 
 pytest.importorskip("streamlit.testing.v1")

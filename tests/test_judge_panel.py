@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+
 import duckdb
 import pytest
-
 from _judge_server import make_benchmark, run_cli
-from audit.judge import import_judge
-from audit.judge import agreement_report, judge_agreement, judge_scenarios, panel_verdict, save_panel
 from test_judge_bias import JUDGE, N_DISPUTED, build
+
+from audit.judge import agreement_report, import_judge, judge_agreement, judge_scenarios, panel_verdict, save_panel
 
 # answers of three judges on 8 items (key A); "ok" = accepts the key
 PLAN = {

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from _judge_server import JudgeServer, make_benchmark, run_cli
+
 from audit.errors import AuditError, InputError
 from audit.judge import run_judge
 
@@ -311,8 +311,9 @@ def test_cli_max_cost_and_list(db_path, server, capsys, monkeypatch):
 
 
 def test_tier_filter_uses_current_audit(db_path, server, tmp_path):
-    from audit.analyze import analyze_benchmark
     from test_judge_bias import build
+
+    from audit.analyze import analyze_benchmark
 
     build(db_path, tmp_path)
     analyze_benchmark("meth", db=db_path, t1=5, t2=4)

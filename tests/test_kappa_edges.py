@@ -9,9 +9,9 @@ import random
 import pandas as pd
 import pytest
 from scipy.stats import norm
+from test_agreement import closed_form_cohen
 
 from audit.analyze._kappa import MIN_ITEMS_FOR_CI, agreement_matrix, cohen_kappa
-from test_agreement import closed_form_cohen
 
 
 def _pe(a, b):

@@ -13,16 +13,28 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-
 from analyze_data import make_benchmark, run_cli
-from audit.analyze import analyze_benchmark, audit_results
-from audit.analyze.keyerror import SUBJECT_STRENGTH, fit_key_error, key_error_params, key_error_scores
+
+from audit.analyze import analyze_benchmark, audit_results, thresholds
+from audit.analyze.keyerror import (
+    PHI_PRIOR_MEAN,
+    SUBJECT_STRENGTH,
+    agreement_share,
+    fit_key_error,
+    key_error_params,
+    key_error_scores,
+    phi_band,
+)
 from audit.analyze.keyerror._model import FAMILY_ROUNDS, TOL
-from audit.analyze import thresholds
-from audit.review import add_review
-from audit.analyze.keyerror import PHI_PRIOR_MEAN, agreement_share, phi_band
-from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
-from audit.review import review_queue
+from audit.review import (
+    add_review,
+    calibration,
+    evidence_scores,
+    evidence_weights,
+    rescore,
+    review_queue,
+    why_this_item,
+)
 
 LETTERS = "ABCD"
 

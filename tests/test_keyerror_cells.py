@@ -10,9 +10,9 @@ import pyarrow as pa
 import pytest
 
 import audit.analyze.keyerror._model as K
+from audit.analyze._cells import MASK_BITS, Cells, mask_words
 from audit.analyze.keyerror._load import SampledCells, sampled_answers
 from audit.analyze.keyerror._score import _alternative_labels
-from audit.analyze._cells import MASK_BITS, Cells, mask_words
 
 
 def _random_cells(rng, n_items: int, n_models: int, kmax: int = 4, answer_rate: float = 0.9) -> Cells:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from audit.analyze._cells import MASK_BITS, Cells, byte_table_sums
 from audit.analyze.keyerror import _model as K
 from audit.analyze.keyerror import agreement_share
-from audit.analyze._cells import MASK_BITS, Cells, byte_table_sums
 
 
 def _answers(seed: int, n: int = 600, J: int = 45, kmax: int = 5):

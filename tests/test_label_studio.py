@@ -8,7 +8,6 @@ Every test uses its own project and its own DuckDB file.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -22,14 +21,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 import pytest
-
 from conftest import db_snapshot
 
 import audit
-from audit.ingest import store_questions
-from audit.ingest import register_models
-from audit.store.records import Option, Question
+from audit.ingest import register_models, store_questions
 from audit.store import connect, transaction
+from audit.store.records import Option, Question
 from audit.sync._config import verdict_result
 from tests.support.label_studio_server import free_port
 

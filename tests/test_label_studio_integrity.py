@@ -13,9 +13,7 @@ import pytest
 import audit
 from audit.store import connect
 from audit.sync._config import verdict_result
-from tests.test_label_studio import (  # noqa: F401 - pytest fixtures
-    _cli, _ls_page, _other_label, _project, _q, _reviewer, _tasks, ls, make_benchmark,
-)
+from tests.test_label_studio import _cli, _ls_page, _other_label, _project, _q, _reviewer, _tasks, ls, make_benchmark  # noqa: F401 - pytest fixtures
 
 pytestmark = pytest.mark.label_studio
 

@@ -36,10 +36,15 @@ import pytest
 
 import audit
 from audit.sync._config import verdict_result
-from tests.support.label_studio_server import (
-    BIN_ENV, DEFAULT_BIN, free_port, server_binary, start_local_server, template_dir,
-)
 from tests.conftest import db_snapshot
+from tests.support.label_studio_server import (
+    BIN_ENV,
+    DEFAULT_BIN,
+    free_port,
+    server_binary,
+    start_local_server,
+    template_dir,
+)
 from tests.test_label_studio import _q, make_benchmark
 
 pytestmark = [pytest.mark.label_studio, pytest.mark.slow]

@@ -27,9 +27,7 @@ import pytest
 
 import audit
 from audit.sync._config import verdict_result
-from tests.test_label_studio import (  # noqa: F401 - pytest fixtures
-    _project, _q, _tasks, ls, make_benchmark,
-)
+from tests.test_label_studio import _project, _q, _tasks, ls, make_benchmark  # noqa: F401 - pytest fixtures
 
 pytestmark = pytest.mark.label_studio
 

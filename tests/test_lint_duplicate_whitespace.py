@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from analyze_data import make_benchmark
+
 from audit.analyze import analyze_benchmark, audit_lint
 
 TEXTS = {

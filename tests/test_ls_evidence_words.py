@@ -10,13 +10,12 @@ import json
 import re
 
 import pytest
-
 from conftest import db_snapshot
 from test_label_studio import _cli, _project, _tasks, ls, make_benchmark  # noqa: F401  (fixtures)
 
 import audit
-from audit.review import why_this_item
 from audit.i18n import messages
+from audit.review import why_this_item
 
 pytestmark = pytest.mark.label_studio
 

@@ -8,9 +8,9 @@ import ast
 import numpy as np
 import pandas as pd
 import pytest
+from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import norm
 
-from analyze_data import make_benchmark, random_benchmark
 from audit.analyze import difficulty_band, item_difficulty, model_metrics, wilson_interval
 from audit.errors import InputError
 

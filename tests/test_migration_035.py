@@ -56,8 +56,8 @@ def test_analyze_writes_one_row_per_item_and_run(tmp_path):
     """Without the key, uniqueness rests on the writers: two analyses and a
     rescore of the same run leave one row per (run, item) in each table."""
     from audit.analyze import analyze_benchmark
-    from audit.analyze.keyerror import score_run
     from audit.analyze.inputs import model_set
+    from audit.analyze.keyerror import score_run
 
     db = tmp_path / "t.duckdb"
     with connect(db) as con:

@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,8 +25,8 @@ from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions, list_models, register_predictions_in_place
 from audit.report import build_report
 from audit.review import item_view, review_queue
-from audit.store import SourceError, connect, registered_sources
-from audit.store import _sources
+from audit.store import _sources, connect
+from audit.store.sources import SourceError, registered_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = "toy"
@@ -373,7 +372,6 @@ def test_s3_refused_and_unreachable_at_registration(tmp_path, s3):
 # -- hf:// (a fake fsspec filesystem under the hf protocol) ----------------------------------------------------
 
 def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
-    import fsspec
     from fsspec.implementations.memory import MemoryFileSystem
 
     class FakeHub(MemoryFileSystem):

@@ -6,11 +6,11 @@ import math
 from collections import Counter
 
 import pytest
+from test_review_support import bench_copy
 
 from audit.export import corrected_key_accuracy
 from audit.review import add_review, progress_by_reviewer, reviewer_agreement, tier_by_subject
 from audit.store import connect
-from test_review_support import bench_copy
 
 
 def closed_form_kappa(a, b):

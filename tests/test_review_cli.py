@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 import pytest
-
-from audit.review import list_reviews
 from conftest import db_snapshot
 from test_review_support import bench_copy
+
+from audit.review import list_reviews
 
 
 @pytest.fixture

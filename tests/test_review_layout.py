@@ -2,9 +2,10 @@
 their content or the table definition."""
 from __future__ import annotations
 
+from test_review_support import bench_copy
+
 from audit.review import cluster_predictions, item_view
 from audit.store import connect
-from test_review_support import bench_copy
 
 
 def test_cluster_keeps_rows_and_schema(tmp_path):

@@ -3,12 +3,18 @@ progress, previous/next — checked against plain Python over the same rows."""
 from __future__ import annotations
 
 import pytest
+from test_review_support import bench_copy, link_parallel
 
 from audit.errors import AuditError
 from audit.review import (
-    QUEUE_ORDERS, add_review, neighbours, next_for_reviewer, queue_progress, register_order, review_queue,
+    QUEUE_ORDERS,
+    add_review,
+    neighbours,
+    next_for_reviewer,
+    queue_progress,
+    register_order,
+    review_queue,
 )
-from test_review_support import bench_copy, link_parallel
 
 # bench: q01–q04 tier 1, q05–q06 tier 2, q07–q12 tier 5; agreement_count of a
 # flagged item is 3 for even positions (q01, q03, q05) and 2 for odd ones;

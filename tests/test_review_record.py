@@ -7,15 +7,20 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
-from audit.errors import AuditError, InputError, NotFoundError
-from audit.review import (
-    add_review, add_reviews, get_required_reviews, import_reviews, list_reviews, set_required_reviews,
-)
-from audit.accounts import get_leads, set_leads
-from audit.store import connect
 from conftest import db_snapshot
 from test_review_support import bench_copy
+
+from audit.accounts import get_leads, set_leads
+from audit.errors import AuditError, InputError, NotFoundError
+from audit.review import (
+    add_review,
+    add_reviews,
+    get_required_reviews,
+    import_reviews,
+    list_reviews,
+    set_required_reviews,
+)
+from audit.store import connect
 
 
 @pytest.fixture

@@ -12,8 +12,7 @@ pytestmark = pytest.mark.shared_data
 
 
 def test_tlue_review_round(tlue_dir, cmmlu_dir, db_path):
-    from audit.ingest import import_parallel
-    from audit.ingest import import_tlue
+    from audit.ingest import import_parallel, import_tlue
 
     import_tlue(tlue_dir, db=db_path)
     import_parallel(cmmlu_dir, benchmark="tlue", source="cmmlu", db=db_path)

@@ -31,7 +31,6 @@ import time
 
 import duckdb
 import pytest
-
 from _judge_server import JudgeServer, make_benchmark
 
 KEY = "sk-test-0d1e2a3d4b5e6e7f"

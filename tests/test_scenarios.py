@@ -6,11 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import binomtest, norm
 
-from analyze_data import make_benchmark, random_benchmark
-from audit.analyze import analyze_benchmark, audit_results, compare_models, model_metrics, scenario_table
-from audit.analyze import significance_stars
+from audit.analyze import (
+    analyze_benchmark,
+    audit_results,
+    compare_models,
+    model_metrics,
+    scenario_table,
+    significance_stars,
+)
 from audit.errors import InputError, NotFoundError
 
 

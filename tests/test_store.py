@@ -1,9 +1,8 @@
-import duckdb
 import pytest
 
 from audit.errors import AuditError, DatabaseLockedError
-from audit.store import connect, schema_version, transaction
-from audit.store._migrate import migrations
+from audit.store import connect, transaction
+from audit.store._migrate import migrations, schema_version
 
 
 def test_migrations_apply_once_and_record_versions(tmp_path):
@@ -33,7 +32,8 @@ def test_read_only_open_of_missing_file_is_a_clear_error(tmp_path):
 
 def test_locked_file_gives_locked_error(db_path, monkeypatch):
     monkeypatch.setenv("AUDIT_DB_TIMEOUT", "0.5")
-    import subprocess, sys, time
+    import subprocess
+    import sys
 
     holder = subprocess.Popen(
         [sys.executable, "-c", f"import duckdb,time; c=duckdb.connect({str(db_path)!r}); print('ok', flush=True); time.sleep(30)"],

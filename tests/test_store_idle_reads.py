@@ -10,11 +10,12 @@ import subprocess
 import sys
 import time
 
+from conftest import REPO
+
 from audit.ingest._store import store_questions
-from audit.store.records import Option, Question
 from audit.review import add_review, list_reviews
 from audit.store import connect
-from conftest import REPO
+from audit.store.records import Option, Question
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

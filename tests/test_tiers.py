@@ -9,11 +9,11 @@ import json
 import duckdb
 import pandas as pd
 import pytest
-
 from analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
+from conftest import db_snapshot
+
 from audit.analyze import analyze_benchmark, audit_lint, audit_results, tier_counts
 from audit.errors import InputError, NotFoundError
-from conftest import db_snapshot
 
 
 def _results(db, run_id):

@@ -14,11 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 from audit.ingest._store import store_questions
+from audit.store import connect
 from audit.store.records import Option, Question
-from audit.store import connect, set_wait_notice
-from conftest import REPO
+from audit.store.turns import set_wait_notice
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 

@@ -12,9 +12,7 @@ import pytest
 
 import audit
 from tests._accounts import PASSWORD, browser_sign_in, ensure_account
-from tests.test_workbench_browser import (  # noqa: F401 - pytest fixtures
-    REVIEWER, _wait_idle, browser, page, server, wb_db,
-)
+from tests.test_workbench_browser import REVIEWER, _wait_idle, browser, page, server, wb_db  # noqa: F401 - pytest fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 LEAD = "Lhamo Lead"

@@ -237,8 +237,8 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     assert any("Demo data" in i.value for i in again.info)
     # ... until a real benchmark is imported.
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect, transaction
+    from audit.store.records import Option, Question
 
     with connect(path) as con, transaction(con):
         store_questions(con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")])

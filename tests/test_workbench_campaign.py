@@ -6,15 +6,23 @@ independent count, and only admins change any of it."""
 from __future__ import annotations
 
 import pytest
+from test_review_support import bench_copy
 
 import audit
-from audit.errors import AuditError, PermissionDeniedError
 from audit.accounts import add_account, set_role
+from audit.errors import AuditError, PermissionDeniedError
 from audit.review import (
-    add_review, assign, get_queue_entry, list_assignments, next_for_reviewer, progress_by_subject, review_queue,
-    review_status, set_queue_entry, unassign,
+    add_review,
+    assign,
+    get_queue_entry,
+    list_assignments,
+    next_for_reviewer,
+    progress_by_subject,
+    review_queue,
+    review_status,
+    set_queue_entry,
+    unassign,
 )
-from test_review_support import bench_copy
 
 PW = "a-long-password"
 
@@ -120,7 +128,7 @@ def test_only_an_admin_changes_the_campaign(db):
     with pytest.raises(AuditError):
         assign("bench", "nobody", subjects=["grammar"], actor="Dolma", db=db)
     assert set_role("ann", "lead", actor="Dolma", db=db).role == "lead"
-    assert audit.accounts.account_role("ann", db=db) == "lead"
+    assert audit.accounts.roles.account_role("ann", db=db) == "lead"
     with pytest.raises(AuditError):                       # the last admin keeps the role
         set_role("Dolma", "reviewer", actor="Dolma", db=db)
 

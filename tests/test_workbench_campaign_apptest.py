@@ -7,8 +7,7 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-import audit
-from tests._accounts import ADMIN, apptest_sign_in, ensure_account
+from tests._accounts import apptest_sign_in, ensure_account
 from tests.test_workbench_apptest import APP, TIMEOUT, _clear_caches, db, demo_template, texts  # noqa: F401
 
 
@@ -38,8 +37,8 @@ def test_demo_banner_goes_when_a_real_benchmark_is_imported(db):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert any("Demo data" in i.value for i in at.info)
     from audit.ingest import store_questions
-    from audit.store.records import Option, Question
     from audit.store import connect, transaction
+    from audit.store.records import Option, Question
 
     with connect(db) as con, transaction(con):
         store_questions(con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")])

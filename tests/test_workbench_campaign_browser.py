@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import audit
-from tests._accounts import ADMIN, PASSWORD, browser_sign_in, ensure_account
+from tests._accounts import ADMIN, browser_sign_in, ensure_account
 from tests._workbench_server import workbench_server
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 
@@ -244,7 +244,7 @@ def test_admin_adds_an_account_and_changes_its_role(server, page, wb_db):
     page.get_by_label("Password", exact=True).first.fill("a-long-password-1")
     page.get_by_role("button", name="Add", exact=True).click()
     page.get_by_text("Account Tashi New added.").wait_for()
-    assert audit.accounts.account_role("Tashi New", db=wb_db) == "reviewer"
+    assert audit.accounts.roles.account_role("Tashi New", db=wb_db) == "reviewer"
     _idle(page)
 
 

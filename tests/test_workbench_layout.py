@@ -23,10 +23,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_path
-from tests._workbench_server import chromium, workbench_server
+
 from tests._accounts import browser_sign_in, ensure_account
+from tests._workbench_server import chromium, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.shared_data]
 
@@ -39,8 +39,7 @@ TLUE_ITEM = "ancient_chinese0"
 @pytest.fixture(scope="module")
 def layout_db(tmp_path_factory) -> Path:
     from audit.demo import build_demo
-    from audit.ingest import import_parallel
-    from audit.ingest import import_tlue
+    from audit.ingest import import_parallel, import_tlue
 
     tlue, cmmlu = shared_path("tlue_subset670"), shared_path("cmmlu_subset670")
     db = tmp_path_factory.mktemp("wb_layout") / "workbench.duckdb"
@@ -233,7 +232,7 @@ def test_language_switch(server, browser, layout_db):
         # the Tibetan title is really drawn in a Tibetan font, not as boxes
         h = page.get_by_role("heading", name="ཞིབ་བཤེར་གྲལ་རིམ")
         assert _box(h)["width"] > 100
-        assert audit.accounts.get_user_language("Lhamo Switch", db=layout_db) == "bo"
+        assert audit.accounts.language.get_user_language("Lhamo Switch", db=layout_db) == "bo"
         # another tab of this browser shares the session (its cookie) and the language
         page2 = ctx.new_page()
         page2.goto(server)

@@ -1,7 +1,7 @@
 """The figures the dashboards show are the library's: the kappa masking of
 :func:`audit.review.reviewer_agreement` (``min_items``), the control table of
 :func:`audit.analyze.scenario_summary`, the role ladder of
-:func:`audit.accounts.role_allows` and the CSV bytes of
+:func:`audit.accounts.roles.role_allows` and the CSV bytes of
 :func:`audit.export.csv_bytes` — each checked against an independent
 computation."""
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.accounts import ROLES, role_allows
+from audit.accounts import ROLES
+from audit.accounts.roles import role_allows
 from audit.analyze import scenario_summary
 from audit.errors import AuditError
 from audit.export import csv_bytes

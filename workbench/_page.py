@@ -7,7 +7,7 @@ import os
 import streamlit as st
 
 import audit
-from audit.store import keep_reads_open
+from audit.store.turns import keep_reads_open
 from workbench import nav, render, session
 from workbench.views import common
 from workbench.views.common import t
@@ -31,7 +31,7 @@ def main() -> None:
 
     try:
         demo = session.ensure_db()
-        audit.accounts.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
+        audit.accounts.sessions.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
     except audit.AuditError as exc:
         st.error(t("app.db_error", error=render.md(exc)))
         st.stop()

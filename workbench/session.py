@@ -23,7 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 import audit
-from audit.accounts import role_allows
+from audit.accounts.roles import role_allows
 from audit.demo import DEMO_BENCHMARK, add_demo_accounts, build_demo, demo_accounts_in_use
 from audit.store import default_db_path
 from workbench import _cookie
@@ -132,7 +132,7 @@ def role() -> str | None:
 
 def may(needed: str) -> bool:
     """Whether the signed-in account has role ``needed`` or above
-    (:func:`audit.accounts.role_allows`)."""
+    (:func:`audit.accounts.roles.role_allows`)."""
     return role_allows(role(), needed)
 
 
@@ -141,7 +141,7 @@ def is_lead(name: str | None = None) -> bool:
     if name is None or (reviewer() and name.casefold() == reviewer().casefold()):
         return may("lead")
     try:
-        return audit.accounts.account_role(name, db=db_path()) in ("lead", "admin")
+        return audit.accounts.roles.account_role(name, db=db_path()) in ("lead", "admin")
     except audit.AuditError:
         return False
 
@@ -154,7 +154,7 @@ def accounts_exist() -> bool | None:
     """Whether the database has accounts (else nobody can sign in yet);
     None when the file is busy and the answer is not known."""
     try:
-        return audit.accounts.accounts_exist(db=db_path())
+        return audit.accounts.table.accounts_exist(db=db_path())
     except audit.DatabaseLockedError:
         return None
     except audit.AuditError:
@@ -167,7 +167,7 @@ def _signed_in(account, token: str) -> None:
         for k in [k for k in st.session_state.keys() if str(k).startswith("draft::") or k == K_CURRENT]:
             del st.session_state[k]
     st.session_state[K_REVIEWER] = account.name
-    st.session_state[K_ROLE] = audit.accounts.account_role(account.name, db=db_path()) or account.role
+    st.session_state[K_ROLE] = audit.accounts.roles.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
     st.session_state[K_CHECKED] = time.monotonic()
     st.session_state[K_ACTIVE] = time.monotonic()
@@ -272,8 +272,8 @@ def restore() -> str | None:
     if sso_configured() and getattr(st.user, "is_logged_in", False):
         email = str(st.user.get("email") or "")
         try:
-            role_ = audit.accounts.account_role(email, db=db_path())
-            if role_ is None or not audit.accounts.accounts_exist(db=db_path()):
+            role_ = audit.accounts.roles.account_role(email, db=db_path())
+            if role_ is None or not audit.accounts.table.accounts_exist(db=db_path()):
                 return f"There is no enabled account named {email}; ask an administrator to add it."
             acc = audit.accounts.Account(email, role_)
             _signed_in(acc, audit.accounts.issue_session(email, db=db_path()))

@@ -51,3 +51,30 @@ def table_columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
     return {r[0] for r in con.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND table_schema = 'main'", [name]
     ).fetchall()}
+
+
+def unregister(con: duckdb.DuckDBPyConnection, *names: str) -> None:
+    """Unregister the Arrow tables or frames ``names`` from ``con`` (in a
+    ``finally``).  After a failed statement inside a transaction DuckDB
+    refuses ("Current transaction is aborted") and that refusal would replace
+    the statement's own error, the one the user must see; the rollback that
+    follows ends the transaction, so the refusal is ignored.
+
+    >>> import pyarrow as pa
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t (a INT NOT NULL)"); _ = con.execute("BEGIN")
+    >>> _ = con.register("_x", pa.table({"a": [None]}))
+    >>> try:
+    ...     try:
+    ...         con.execute("INSERT INTO t SELECT a FROM _x")
+    ...     finally:
+    ...         unregister(con, "_x")
+    ... except duckdb.ConstraintException as e:
+    ...     print("the insert's own error:", type(e).__name__)
+    the insert's own error: ConstraintException
+    """
+    for name in names:
+        try:
+            con.unregister(name)
+        except duckdb.TransactionException:
+            pass

@@ -31,6 +31,12 @@ promotes, it never demotes).  When a database has no account at all, anyone
 may record verdicts under any name, and the lead list alone decides who
 adjudicates (anyone, when it is empty).
 
+Besides the names below, :mod:`audit.accounts.roles` (what a role allows),
+:mod:`audit.accounts.table` (looking an account up),
+:mod:`audit.accounts.sessions` (the session key), :mod:`audit.accounts.leads`
+and :mod:`audit.accounts.language` are what the other packages and the
+workbench use.
+
 >>> import tempfile, os
 >>> db = os.path.join(tempfile.mkdtemp(), "a.duckdb")
 >>> add_account("Dolma", "correct horse", db=db).role     # the first account is an admin
@@ -47,8 +53,6 @@ audit.errors.SignInError: the name or the password is not right
 >>> verify_session(token, db=db).name
 'Pema'
 """
-from audit.accounts._language import UI_LANGUAGES, get_user_language, set_user_language
-from audit.accounts._leads import LeadReviewers, get_leads, is_lead, leads_from
 from audit.accounts._manage import (
     add_account,
     lead_reviewers,
@@ -58,16 +62,14 @@ from audit.accounts._manage import (
     set_leads,
     set_role,
 )
-from audit.accounts._roles import account_role, effective_role, may_adjudicate, require_role, role_allows
-from audit.accounts._sessions import check_session_key, end_sessions, issue_session, session_key_path, verify_session
 from audit.accounts._signin import authenticate, verify_password
-from audit.accounts._table import ROLES, Account, account_from, accounts_exist, has_accounts
+from audit.accounts.leads import get_leads
+from audit.accounts.roles import require_role
+from audit.accounts.sessions import end_sessions, issue_session, verify_session
+from audit.accounts.table import ROLES, Account
 
 __all__ = [
-    "ROLES", "Account", "add_account", "list_accounts", "set_disabled", "reset_password", "set_role",
-    "authenticate", "verify_password", "issue_session", "verify_session", "end_sessions", "check_session_key",
-    "session_key_path", "account_role", "require_role", "role_allows", "may_adjudicate", "accounts_exist",
-    "has_accounts",
-    "get_leads", "set_leads", "lead_reviewers", "leads_from", "is_lead", "effective_role", "account_from", "LeadReviewers", "UI_LANGUAGES", "get_user_language",
-    "set_user_language",
+    "ROLES", "Account", "add_account", "list_accounts", "set_role", "set_disabled", "reset_password",
+    "authenticate", "verify_password", "issue_session", "verify_session", "end_sessions", "require_role",
+    "get_leads", "set_leads", "lead_reviewers",
 ]

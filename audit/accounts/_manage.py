@@ -9,9 +9,9 @@ from audit._util.clock import utc_now
 from audit._util.names import identity_name
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
-from audit.accounts._leads import LeadReviewers, env_leads, union_leads
-from audit.accounts._roles import require_role
-from audit.accounts._table import (
+from audit.accounts.leads import LeadReviewers, env_leads, union_leads
+from audit.accounts.roles import require_role
+from audit.accounts.table import (
     ACCOUNT_COLUMNS,
     ROLES,
     Account,
@@ -23,7 +23,8 @@ from audit.accounts._table import (
     password_hasher,
 )
 from audit.errors import InputError, NotFoundError
-from audit.store import DbPath, connect, read_setting, transaction, write_setting
+from audit.store import DbPath, connect, transaction
+from audit.store.settings import read_setting, write_setting
 
 MIN_PASSWORD = 8
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from audit._util.clock import utc_now
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
-from audit.accounts._table import Account, log, name_key, password_hasher
+from audit.accounts.table import Account, log, name_key, password_hasher
 from audit.errors import SignInError
 from audit.store import DbPath, connect, transaction
 

@@ -7,26 +7,9 @@ What the later stages read is here or in two contract modules:
 :mod:`audit.analyze.inputs` (the model set, the usable predictions, the
 latest audit run) and :mod:`audit.analyze.keyerror` (the key-error model:
 fit, score, update, explain)."""
-from audit.analyze._impact import (
-    expected_wrong_keys,
-    impact_summary,
-    load_impact,
-    selection_control,
-    wrong_key_cost,
-)
-from audit.analyze._kappa import (
-    FleissResult,
-    KappaResult,
-    agreement_matrix,
-    cohen_kappa,
-    fleiss_kappa,
-)
-from audit.analyze._metrics import (
-    DIFFICULTY_BANDS,
-    difficulty_band,
-    item_difficulty,
-    model_metrics,
-)
+from audit.analyze._impact import expected_wrong_keys, impact_summary, load_impact, selection_control, wrong_key_cost
+from audit.analyze._kappa import FleissResult, KappaResult, agreement_matrix, cohen_kappa, fleiss_kappa
+from audit.analyze._metrics import DIFFICULTY_BANDS, difficulty_band, item_difficulty, model_metrics
 from audit.analyze._report import FORMATS as REPORT_FORMATS
 from audit.analyze._report import (
     analysis_report,

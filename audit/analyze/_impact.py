@@ -46,14 +46,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit.analyze.inputs import (
-    QUESTIONS_SQL,
-    latest_run,
-    model_set,
-    usable_predictions_sql,
-)
+from audit._util.sql import unregister
+from audit.analyze.inputs import QUESTIONS_SQL, latest_run, model_set, usable_predictions_sql
 from audit.analyze.keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
-from audit.store import DbPath, connect, resolve_benchmark, unregister
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolve_benchmark
 
 DRAWS = 1000
 LEVEL = 0.9

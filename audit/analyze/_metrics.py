@@ -23,15 +23,12 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from audit._util.sql import unregister
 from audit.analyze._stats import wilson_interval
-from audit.analyze.inputs import (
-    QUESTIONS_SQL,
-    RegisteredTables,
-    model_set,
-    usable_predictions_sql,
-)
+from audit.analyze.inputs import QUESTIONS_SQL, RegisteredTables, model_set, usable_predictions_sql
 from audit.errors import InputError
-from audit.store import DbPath, connect, resolve_benchmark, unregister
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolve_benchmark
 
 DIFFICULTY_BANDS = ("very hard", "hard", "medium", "easy", "very easy")
 

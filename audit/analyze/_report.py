@@ -24,7 +24,8 @@ from audit.analyze._tiers import TIER_NAMES, tier_counts
 from audit.analyze.inputs import latest_run
 from audit.errors import InputError
 from audit.i18n import label
-from audit.store import DbPath, connect, resolve_benchmark
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolve_benchmark
 
 FORMATS = ("table", "json", "csv", "markdown")
 

@@ -37,15 +37,10 @@ import pyarrow as pa
 from audit.analyze._impact import load_impact, selection_control
 from audit.analyze._metrics import add_wilson
 from audit.analyze._stats import significance_stars
-from audit.analyze.inputs import (
-    QUESTIONS_SQL,
-    RegisteredTables,
-    latest_run,
-    model_set,
-    usable_predictions_sql,
-)
+from audit.analyze.inputs import QUESTIONS_SQL, RegisteredTables, latest_run, model_set, usable_predictions_sql
 from audit.errors import InputError, NotFoundError
-from audit.store import DbPath, connect, resolve_benchmark
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolve_benchmark
 
 # name -> highest tier excluded (tiers 1..k); 0 = nothing
 SCENARIOS: dict[str, int] = {

@@ -55,23 +55,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit._util.sql import unregister
 from audit.analyze._cells import Cells, usable_cells
 from audit.analyze.inputs import ModelSet, latest_run, model_set, questions_table
-from audit.analyze.keyerror import (
-    load_judge_verdicts,
-    read_items,
-    sampled_answers,
-    score_run,
-)
+from audit.analyze.keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
 from audit.errors import InputError, NotFoundError
-from audit.store import (
-    DbPath,
-    all_benchmarks,
-    connect,
-    resolve_benchmark,
-    transaction,
-    unregister,
-)
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import all_benchmarks, resolve_benchmark
 
 TIERS = (0, 1, 2, 3, 4, 5)
 BUCKETS = tuple(f"tier{t}" for t in TIERS) + ("incomplete", "multi_answer", "no_prediction", "needs_two_models")

@@ -38,9 +38,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from audit._util.sql import unregister
 from audit.errors import InputError, NotFoundError
 from audit.options import LATIN_LABELS, SQL_LABELS, sql_is_label
-from audit.store import unregister
 
 __all__ = [
     "ModelSet", "model_set", "parse_models", "usable_predictions_sql", "QUESTIONS_SQL", "questions_table",

@@ -110,7 +110,8 @@ def acting_account(name: str | None, passwords: Passwords, db: DbOption, *,
     name as stored.  With ``required_for`` (what the command does), a
     database with accounts refuses the command without ``--as``: it acts as
     a signed account, never as a name typed on the command line."""
-    from audit.accounts import accounts_exist, authenticate
+    from audit.accounts import authenticate
+    from audit.accounts.table import accounts_exist
     from audit.errors import PermissionDeniedError
 
     if name is None:

@@ -35,6 +35,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit._util.version import __version__
 from audit.accounts import require_role
 from audit.analyze import find_latest_run
@@ -57,7 +58,7 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
 #: Benchmarks whose native format is TLUE JSONL (``benchmarks.source``).

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.export._policy import Policy
 from audit.judge.summary import verdict_summary_sql
 from audit.review import CAUSE_VERDICTS
 from audit.review.summary import REVIEWER_SUMMARY_CTES
-from audit.store import unregister
 
 #: Columns of :func:`derive_items`.
 ITEM_COLUMNS = [

@@ -12,7 +12,7 @@ and a test fails when a catalogue lacks a key.
 
 The choice is per user: kept in the Streamlit session and, when a reviewer
 is signed in, saved with the account
-(:func:`audit.accounts.set_user_language`).
+(:func:`audit.accounts.language.set_user_language`).
 """
 from audit.i18n import bo, en, zh_Hans
 from audit.i18n._catalogue import (

@@ -11,14 +11,7 @@ responses are read again.
 from audit.ingest._auto import FORMATS, Detection, detect, question_layout
 from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
 from audit.ingest._mapping import parse_map
-from audit.ingest._models import (
-    import_models,
-    infer_family,
-    infer_provider,
-    list_models,
-    register_models,
-    set_family,
-)
+from audit.ingest._models import import_models, infer_family, infer_provider, list_models, register_models, set_family
 from audit.ingest._multi_answer import display_key
 from audit.ingest._predictions import PredictionImportSummary, import_predictions
 from audit.ingest._questions import QuestionImportSummary, import_questions

@@ -15,7 +15,7 @@ has, one row per (question, model, run), no model without any answer, no
 then records the source (URI, mapping, files, their fingerprint, rows,
 valid rows, models, the time) in ``prediction_sources``, all or nothing.
 From then on every reader sees the rows through ``all_predictions``
-(:mod:`audit.store._sources`), with the letters normalised and checked
+(:mod:`audit.store.sources`), with the letters normalised and checked
 against the item's options exactly as a copying import stores them.
 """
 from __future__ import annotations
@@ -29,24 +29,15 @@ from audit._util.sql import sql_ident, sql_str
 from audit.errors import InputError, NotFoundError
 from audit.ingest._duck import one
 from audit.ingest._models import register_models
-from audit.ingest._predictions import (
-    _require_questions,
-    _run_sql,
-    given_letter_sql,
-    letter_ok_sql,
-)
-from audit.store import (
-    DbPath,
+from audit.ingest._predictions import _require_questions, _run_sql, given_letter_sql, letter_ok_sql
+from audit.store import DbPath, connect, transaction
+from audit.store.sources import (
     SourceListing,
-    connect,
     list_source,
     normalize_uri,
     parquet_scan_sql,
     register_filesystem,
-    transaction,
-)
-from audit.store import (
-    remember_source_listing as remember,
+    remember_listing,
 )
 
 _KNOWN = ("question_id", "model", "run", "answer", "response")
@@ -150,7 +141,7 @@ def register_predictions_in_place(
              listing.fingerprint, n, n_valid, models, relation])
         register_models(con, models)
         con.execute("DROP VIEW _ip_src")
-    remember(listing)
+    remember_listing(listing)
     return InPlaceSummary(benchmark, uri, len(listing.files), int(n), int(n_valid), models, listing.fingerprint,
                           refreshed=refresh, seconds=time.perf_counter() - t0, ignored_columns=ignored)
 

@@ -50,20 +50,15 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from audit._util.files import read_jsonl
-from audit._util.sql import sql_ident, sql_str
+from audit._util.sql import sql_ident, sql_str, unregister
 from audit.errors import InputError
 from audit.ingest._duck import one, open_source
 from audit.ingest._models import register_models
 from audit.ingest._multi_answer import key_set_sql
-from audit.ingest.extract import (
-    DEFAULT_METHOD,
-    METHODS,
-    extract_answer_sets,
-    extract_answers,
-)
+from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer_sets, extract_answers
 from audit.ingest.responses import answer_by_option_text
 from audit.options import sql_is_label
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 LAYOUTS = ("long", "wide", "seed")
 LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 
 from audit._util.files import duck_path
 from audit._util.names import validate_benchmark
+from audit._util.sql import unregister
 from audit.errors import InputError
-from audit.store import unregister
 from audit.store.records import Question
 
 _OPTION_TYPE = pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))

@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from audit._util.sql import unregister
 from audit.ingest.extract import extract_answers
-from audit.store import unregister
 
 __all__ = ["stored_responses", "extract_rows", "write_letters", "answer_by_option_text"]
 

@@ -40,11 +40,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.analyze import QUESTIONS_SQL, latest_run_models, model_set, usable_predictions_sql, wilson_interval
 from audit.errors import InputError, NotFoundError
 from audit.i18n import en
 from audit.judge._store import judge_family, resolve_prompt_version
-from audit.store import DbPath, connect, resolves_benchmark, unregister
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolves_benchmark
 
 
 def ratio_test(x_only: int, y_only: int, confidence: float = 0.95) -> dict:

@@ -39,11 +39,12 @@ import pandas as pd
 import pyarrow as pa
 
 from audit._util.files import read_table
+from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.ingest import link_by_text
 from audit.ingest import norm_text_sql as _norm_sql
 from audit.judge import _store as jstore
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 DETECTOR_COLUMNS = frozenset({"question", "choices", "model_answer", "predicted_error_type"})
 PLAIN_COLUMNS = frozenset({"question_id", "judge", "key_correct"})

@@ -25,12 +25,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa, latest_run_models
 from audit.errors import InputError, NotFoundError
 from audit.i18n import en
 from audit.judge import _store as jstore
 from audit.judge._bias import render_readings
-from audit.store import DbPath, connect, resolves_benchmark, transaction, unregister
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import resolves_benchmark
 
 NONE_LABEL = "none"
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.llm import check_template, prompt_version, render_options
+from audit.llm.prompts import check_template, prompt_version, render_options
 
 
 def _shipped(name: str) -> str:

@@ -54,18 +54,12 @@ from audit._util.redact import redact
 from audit.judge import _store as jstore
 from audit.judge._parse import ParsedVerdict, parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
-from audit.llm import (
-    CallRunner,
-    RunOptions,
-    check_selection,
-    claim_run,
-    correct_stale_runs,
-    message_parts,
-    reply_problem,
-    safe_url,
-    usage_lines,
-)
-from audit.store import DbPath, benchmark_name, connect, transaction
+from audit.llm import CallRunner, RunOptions
+from audit.llm.options import check_selection
+from audit.llm.provider import message_parts, reply_problem, safe_url
+from audit.llm.runs import claim_run, correct_stale_runs, usage_lines
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import benchmark_name
 
 #: Seconds per request when the options do not say.
 DEFAULT_TIMEOUT = 60.0

@@ -13,9 +13,11 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.errors import NotFoundError
-from audit.llm import update_run as update_run_row
-from audit.store import DbPath, connect, resolves_benchmark, unregister
+from audit.llm.runs import update_run as update_run_row
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolves_benchmark
 
 VERDICT_COLUMNS = (
     "benchmark", "question_id", "judge", "prompt_version", "answer_key_correct", "correct_answer",
@@ -90,7 +92,7 @@ def save_error(con, *, run_id: int, benchmark: str, question_id: str, judge: str
 # ---------------------------------------------------------------- selection
 
 #: How the ``parse_error`` of a reply that is asked again by the next run begins:
-#: no content, cut off (:func:`audit.llm.reply_problem`), or a verdict contradicting itself
+#: no content, cut off (:func:`audit.llm.provider.reply_problem`), or a verdict contradicting itself
 #: (:func:`audit.judge._parse.verdict_from_object`).
 REASKED = ("empty reply", "cut off", "contradictory")
 
@@ -148,7 +150,7 @@ def item_context(con, benchmark: str, question_ids: list[str]) -> dict[str, dict
     """Per item: ``language`` (the benchmark's language, named) and
     ``source`` (the linked original from ``parallel_links`` — its text,
     options and key — rendered for a prompt, or None)."""
-    from audit.llm import language_name, render_source
+    from audit.llm.prompts import language_name, render_source
 
     if not question_ids:
         return {}

@@ -77,7 +77,7 @@ from typing import Any, Callable
 
 from audit._util.redact import redact, redact_values
 from audit.errors import DatabaseLockedError
-from audit.llm._provider import FATAL, RETRYABLE, token_count
+from audit.llm.provider import FATAL, RETRYABLE, token_count
 from audit.store import DbPath, connect, transaction
 
 
@@ -412,3 +412,6 @@ class CallRunner:
             self.finish(status, reason)
         except Exception:
             pass
+
+
+__all__ = ["CallRunner"]

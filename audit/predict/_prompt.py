@@ -14,7 +14,7 @@ Every instruction names the benchmark's language (``${language}``).  A
 custom template (``--prompt FILE``) uses the placeholders ``${question}``
 and ``${options}`` (required), ``${labels}`` ("A, B, C, D"), ``${language}``
 ("Tibetan") and ``${subject}``.  The prompt version is ``'p' +
-sha256(template)[:12]`` (:func:`audit.llm.prompt_version`).
+sha256(template)[:12]`` (:func:`audit.llm.prompts.prompt_version`).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from audit._util.files import read_text
 from audit.errors import InputError
-from audit.llm import check_template, language_name, prompt_version, render_options
+from audit.llm.prompts import check_template, language_name, prompt_version, render_options
 
 __all__ = ["PredictPrompt", "STYLES", "INSTRUCTIONS", "shipped_template", "load_predict_prompt"]
 

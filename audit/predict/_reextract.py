@@ -25,19 +25,17 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.errors import InputError, NotFoundError
 from audit.ingest.extract import LLM_METHOD, METHODS
 from audit.ingest.responses import extract_rows, stored_responses, write_letters
-from audit.llm import (
-    CallRunner,
-    call_params,
-    litellm_module,
-    message_parts,
-    render_options,
-    validate_run_args,
-)
+from audit.llm import CallRunner
+from audit.llm.options import validate_run_args
+from audit.llm.prompts import render_options
+from audit.llm.provider import call_params, litellm_module, message_parts
 from audit.options import LATIN_LABELS
-from audit.store import DbPath, connect, resolves_benchmark, transaction, unregister
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import resolves_benchmark
 
 __all__ = ["reextract", "extraction_methods", "ReextractSummary", "LLM_PROMPT"]
 

@@ -38,20 +38,14 @@ import pandas as pd
 from audit.errors import InputError
 from audit.ingest import register_models
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
-from audit.llm import (
-    CallRunner,
-    RunOptions,
-    check_selection,
-    claim_run,
-    correct_stale_runs,
-    message_parts,
-    reply_problem,
-    update_run,
-    usage_lines,
-)
+from audit.llm import CallRunner, RunOptions
+from audit.llm.options import check_selection
+from audit.llm.provider import message_parts, reply_problem
+from audit.llm.runs import claim_run, correct_stale_runs, update_run, usage_lines
 from audit.predict._prompt import PredictPrompt, load_predict_prompt
 from audit.predict._reextract import reextract
-from audit.store import DbPath, benchmark_name, connect, transaction
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import benchmark_name
 
 #: Seconds per request when the options do not say (answers may be long).
 DEFAULT_TIMEOUT = 120.0
@@ -251,7 +245,7 @@ def _select(con: Any, *, benchmark: str, model: str, run: str, prompt_version: s
     return n_selected, todo
 
 
-#: A model_calls row whose reply cannot count (:func:`audit.llm.reply_problem`, in SQL): asked again.
+#: A model_calls row whose reply cannot count (:func:`audit.llm.provider.reply_problem`, in SQL): asked again.
 UNUSABLE_CALL = ("c.response IS NULL OR regexp_matches(c.response, '^[\\s\\v\\x{1c}-\\x{1f}\\x{85}\\p{Z}]*$') "
                  "OR coalesce(c.finish_reason, '') IN ('length', 'content_filter')")
 

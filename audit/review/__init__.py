@@ -4,13 +4,7 @@ dashboard data and the key-error evidence that verdicts update."""
 from audit.review._agreement import MIN_KAPPA_ITEMS, ReviewerAgreement, reviewer_agreement
 from audit.review._campaign import QueueEntry, assign, get_queue_entry, list_assignments, set_queue_entry, unassign
 from audit.review._dashboard import list_benchmarks, progress_by_reviewer, progress_by_subject, tier_by_subject
-from audit.review._evidence import (
-    calibration,
-    evidence_scores,
-    evidence_weights,
-    refresh_evidence,
-    rescore,
-)
+from audit.review._evidence import calibration, evidence_scores, evidence_weights, refresh_evidence, rescore
 from audit.review._item import (
     AuditInfo,
     FamilyAnswers,

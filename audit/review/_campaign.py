@@ -38,9 +38,12 @@ import pandas as pd
 from audit._util.clock import utc_now
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
-from audit.accounts import account_from, effective_role, require_role
+from audit.accounts import require_role
+from audit.accounts.roles import effective_role
+from audit.accounts.table import account_from
 from audit.errors import InputError
-from audit.store import DbPath, connect, read_setting, transaction, write_setting
+from audit.store import DbPath, connect, transaction
+from audit.store.settings import read_setting, write_setting
 
 ENTRY_SETTING = "queue_entry"
 ASSIGNMENT_COLUMNS = ["benchmark", "reviewer", "subject", "question_id", "assigned_by", "assigned_at"]

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.analyze.inputs import latest_run, model_set
 from audit.analyze.keyerror import (
     JUDGE_TABLE_COLS,
@@ -43,7 +44,7 @@ from audit.analyze.keyerror import (
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import AUDIT_CTE, DONE, base_params, status_expr, summary_ctes
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 # The current combined score per item: the refreshed evidence when it builds
 # on the current run, else the fit's own score.  Relation: cur_evidence.

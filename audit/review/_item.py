@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from audit._util.sql import table_columns
 from audit._util.text import clean_name
-from audit.accounts import effective_role, is_lead, may_adjudicate
+from audit.accounts.leads import is_lead
+from audit.accounts.roles import effective_role, may_adjudicate
 from audit.analyze import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
 from audit.review._common import run

@@ -19,7 +19,8 @@ from audit.judge import bias_vs_accuracy as _judge_bias_vs_accuracy
 from audit.judge import report_sections as _judge_report_sections
 from audit.review._agreement import reviewer_agreement
 from audit.review._status import settled_verdicts
-from audit.store import DbPath, resolves_benchmark
+from audit.store import DbPath
+from audit.store.benchmarks import resolves_benchmark
 
 
 def _reviewer_pairs(benchmark: str, db: DbPath) -> pd.DataFrame | None:

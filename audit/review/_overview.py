@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from audit.i18n import label
 from audit.review._agreement import ReviewerAgreement, reviewer_agreement
 from audit.review._queue import QueueProgress, queue_progress, review_queue
-from audit.store import DbPath, resolves_benchmark
+from audit.store import DbPath
+from audit.store.benchmarks import resolves_benchmark
 
 
 @dataclass

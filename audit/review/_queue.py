@@ -13,7 +13,7 @@ from typing import Iterable
 import pandas as pd
 
 from audit._util.text import clean_name
-from audit.accounts import effective_role
+from audit.accounts.roles import effective_role
 from audit.errors import AuditError
 from audit.review._campaign import entry_condition
 from audit.review._common import run
@@ -30,7 +30,8 @@ from audit.review._status import (
     status_expr,
     summary_ctes,
 )
-from audit.store import DbPath, connect, resolves_benchmark
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolves_benchmark
 
 REVIEWED_BY_ME = "reviewed_by_me"
 NOT_REVIEWED_BY_ME = "not_reviewed_by_me"

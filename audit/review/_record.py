@@ -44,12 +44,17 @@ import pandas as pd
 
 from audit._util.clock import to_utc
 from audit._util.files import nfc
+from audit._util.sql import unregister
 from audit._util.text import clean_name, clean_text
 from audit._util.version import __version__
-from audit.accounts import account_from, has_accounts, leads_from, may_adjudicate, require_role
+from audit.accounts import require_role
+from audit.accounts.leads import leads_from
+from audit.accounts.roles import may_adjudicate
+from audit.accounts.table import account_from, has_accounts
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.options import normalize_label
-from audit.store import DbPath, connect, defaults_benchmark, resolves_benchmark, transaction, unregister
+from audit.store import DbPath, connect, transaction
+from audit.store.benchmarks import defaults_benchmark, resolves_benchmark
 from audit.store.records import Review
 from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 

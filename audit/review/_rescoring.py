@@ -8,7 +8,8 @@ import pandas as pd
 
 from audit.review._evidence import calibration as _calibration
 from audit.review._evidence import rescore
-from audit.store import DbPath, resolves_benchmark
+from audit.store import DbPath
+from audit.store.benchmarks import resolves_benchmark
 
 
 @dataclass

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audit.accounts import leads_from, require_role
+from audit.accounts import require_role
+from audit.accounts.leads import leads_from
 from audit.errors import InputError
-from audit.store import DbPath, connect, read_setting, transaction, write_setting
+from audit.store import DbPath, connect, transaction
+from audit.store.settings import read_setting, write_setting
 
 FLAGGED_TIERS = (1, 2)
 

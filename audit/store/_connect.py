@@ -1,5 +1,5 @@
 """Opening the database for one operation: :func:`connect` (a reader or a
-writer taking its turn, see :mod:`audit.store._turns`), all-or-nothing
+writer taking its turn, see :mod:`audit.store.turns`), all-or-nothing
 :func:`transaction`, :func:`init_db`."""
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import duckdb
 
 from audit.errors import AuditError
 from audit.store._paths import resolve_db_path
-from audit.store._sources import attach, source_error
-from audit.store._turns import file_state
+from audit.store.sources import attach, source_error
+from audit.store.turns import file_state
 
 
 @contextmanager
@@ -70,30 +70,3 @@ def init_db(db: str | os.PathLike | None = None) -> Path:
     with connect(path):
         pass
     return path
-
-
-def unregister(con: duckdb.DuckDBPyConnection, *names: str) -> None:
-    """Unregister the Arrow tables or frames ``names`` from ``con`` (in a
-    ``finally``).  After a failed statement inside a transaction DuckDB
-    refuses ("Current transaction is aborted") and that refusal would replace
-    the statement's own error, the one the user must see; the rollback that
-    follows ends the transaction, so the refusal is ignored.
-
-    >>> import pyarrow as pa
-    >>> con = duckdb.connect()
-    >>> _ = con.execute("CREATE TABLE t (a INT NOT NULL)"); _ = con.execute("BEGIN")
-    >>> _ = con.register("_x", pa.table({"a": [None]}))
-    >>> try:
-    ...     try:
-    ...         con.execute("INSERT INTO t SELECT a FROM _x")
-    ...     finally:
-    ...         unregister(con, "_x")
-    ... except duckdb.ConstraintException as e:
-    ...     print("the insert's own error:", type(e).__name__)
-    the insert's own error: ConstraintException
-    """
-    for name in names:
-        try:
-            con.unregister(name)
-        except duckdb.TransactionException:
-            pass

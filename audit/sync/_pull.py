@@ -41,8 +41,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from audit._util.sql import unregister
 from audit.review import append_reviews, review_problems
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 from audit.sync._client import Session, open_session
 from audit.sync._config import verdict_hash
 from audit.sync._push import adopt_intents

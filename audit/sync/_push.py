@@ -36,10 +36,11 @@ from dataclasses import dataclass
 import pandas as pd
 from tqdm import tqdm
 
+from audit._util.sql import unregister
 from audit.errors import InputError, NotFoundError
 from audit.i18n import LANGUAGES, messages
 from audit.review import evidence_reasons_many, render_reason, review_queue
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 from audit.sync import _state
 from audit.sync._client import Session, ls_errors, open_session
 from audit.sync._config import external_id, task_data, verdict_hash, verdict_result

@@ -20,7 +20,7 @@ import logging
 
 import pandas as pd
 
-from audit.store import unregister
+from audit._util.sql import unregister
 
 log = logging.getLogger("audit.sync")
 

@@ -27,10 +27,10 @@ import json
 import os
 import resource
 import shutil
-import tempfile
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 

@@ -148,8 +148,8 @@ def subject_groups(subjects: pd.Series, folds: int) -> list[list[str]]:
 
 
 def section_cost(db: Path, df: pd.DataFrame) -> None:
-    from audit.report import build_report
     from audit.analyze._impact import load_impact
+    from audit.report import build_report
 
     t0 = time.perf_counter()
     rep = build_report("mmlu-redux", db=db)

@@ -57,8 +57,8 @@ def main(n_q: int = 20_000, n_m: int = 50) -> None:
     assert run("local-in-place", lambda db: register_predictions_in_place(
         info["predictions_path"], benchmark="scale", db=db)) == ref
 
-    from moto.server import ThreadedMotoServer
     import boto3
+    from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

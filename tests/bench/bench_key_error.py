@@ -58,8 +58,7 @@ def average_precision(score: np.ndarray, y: np.ndarray) -> float:
 
 
 def load(db: Path):
-    from audit.analyze import analyze_benchmark
-    from audit.analyze import key_error_scores
+    from audit.analyze import analyze_benchmark, key_error_scores
     from audit.ingest import import_mmlu_redux
     from audit.store import connect
 
@@ -127,9 +126,7 @@ def crowdkit_peers(res: pd.DataFrame, preds: pd.DataFrame) -> dict[str, np.ndarr
 
 def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), refit_every: int = 10):
     """Wrong keys found after each of ``steps`` reviews, static vs updating order."""
-    from audit.analyze import model_set
-    from audit.analyze import load_inputs, score_inputs
-    from audit.analyze import latest_run
+    from audit.analyze import latest_run, load_inputs, model_set, score_inputs
     from audit.store import connect
 
     with connect(db, read_only=True) as con:

@@ -65,9 +65,9 @@ def main() -> None:
     ap.add_argument("--model-major", action="store_true", help="also time the item page on model-ordered predictions")
     args = ap.parse_args()
 
-    from audit.store import connect
     from audit import review
     from audit.export import corrected_key_accuracy
+    from audit.store import connect
 
     b = args.benchmark
     if args.db and Path(args.db).exists():

@@ -27,7 +27,7 @@ def lang() -> str:
     if me and st.session_state.get("wb_lang_loaded") != me:
         st.session_state["wb_lang_loaded"] = me
         try:
-            stored = audit.accounts.get_user_language(me, db=session.db_path())
+            stored = audit.accounts.language.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
         if stored in i18n.LANGUAGES:
@@ -71,7 +71,7 @@ def _language_changed() -> None:
     me = session.reviewer()
     if me:
         try:
-            audit.accounts.set_user_language(me, choice, db=session.db_path())
+            audit.accounts.language.set_user_language(me, choice, db=session.db_path())
         except audit.AuditError:
             pass  # the session keeps the choice; the stored setting waits for the next switch
 

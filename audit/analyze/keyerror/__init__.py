@@ -70,12 +70,7 @@ True
 True
 """
 from audit.analyze.keyerror._calibration import calibration_table
-from audit.analyze.keyerror._judges import (
-    JudgeEvidence,
-    JudgeVerdicts,
-    judge_evidence,
-    judge_offset,
-)
+from audit.analyze.keyerror._judges import JudgeEvidence, JudgeVerdicts, judge_evidence, judge_offset
 from audit.analyze.keyerror._load import (
     SampledCells,
     ScoreInputs,
@@ -107,13 +102,7 @@ from audit.analyze.keyerror._prior import (
     fit_misconception_strength,
     phi_band,
 )
-from audit.analyze.keyerror._score import (
-    key_error_params,
-    key_error_scores,
-    score_inputs,
-    score_run,
-    write_scores,
-)
+from audit.analyze.keyerror._score import key_error_params, key_error_scores, score_inputs, score_run, write_scores
 from audit.analyze.keyerror._update import (
     JUDGE_TABLE_COLS,
     judge_table,

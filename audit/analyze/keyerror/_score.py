@@ -23,21 +23,13 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import ArrayLike
 
+from audit._util.sql import unregister
 from audit.analyze._cells import Cells
 from audit.analyze.inputs import ModelSet, latest_run
 from audit.analyze.keyerror import _prior
 from audit.analyze.keyerror._judges import JudgeVerdicts, judge_evidence, judge_offset
-from audit.analyze.keyerror._load import (
-    SampledCells,
-    ScoreInputs,
-    load_inputs,
-    load_judge_verdicts,
-)
-from audit.analyze.keyerror._model import (
-    KeyErrorFit,
-    fit_key_error_cells,
-    posterior_from_counts,
-)
+from audit.analyze.keyerror._load import SampledCells, ScoreInputs, load_inputs, load_judge_verdicts
+from audit.analyze.keyerror._model import KeyErrorFit, fit_key_error_cells, posterior_from_counts
 from audit.analyze.keyerror._prior import (
     LLR_DUPLICATE_OPTIONS,
     LLR_PARALLEL_MATCH,
@@ -47,7 +39,8 @@ from audit.analyze.keyerror._prior import (
     phi_band,
 )
 from audit.options import LATIN_LABELS
-from audit.store import DbPath, connect, resolve_benchmark, unregister
+from audit.store import DbPath, connect
+from audit.store.benchmarks import resolve_benchmark
 
 
 def _alternative_labels(items: pd.DataFrame, idx: np.ndarray, alternative: np.ndarray) -> np.ndarray:

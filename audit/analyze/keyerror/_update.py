@@ -57,12 +57,7 @@ import pandas as pd
 
 from audit.analyze.keyerror import _prior
 from audit.analyze.keyerror._model import SUBJECT_STRENGTH
-from audit.analyze.keyerror._prior import (
-    PARALLEL_SENS,
-    PARALLEL_SPEC,
-    combined_score,
-    phi_band,
-)
+from audit.analyze.keyerror._prior import PARALLEL_SENS, PARALLEL_SPEC, combined_score, phi_band
 
 # Beta priors of a judge's sensitivity and specificity measured on settled
 # items (not the fit's uniform ones for judge runs, _judges.JUDGE_SENS_PRIOR):

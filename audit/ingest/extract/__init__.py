@@ -27,13 +27,7 @@ search (:func:`candidate_letters`).  Multi-answer items get a set of letters
 """
 from audit.ingest.extract._filters import candidate_letters, strip_reasoning
 from audit.ingest.extract._final import final_answer
-from audit.ingest.extract._methods import (
-    DEFAULT_METHOD,
-    LLM_METHOD,
-    METHODS,
-    extract_answer,
-    extract_answers,
-)
+from audit.ingest.extract._methods import DEFAULT_METHOD, LLM_METHOD, METHODS, extract_answer, extract_answers
 from audit.ingest.extract._multi import extract_answer_set, extract_answer_sets
 from audit.ingest.extract._tlue_script import tlue_evaluator
 

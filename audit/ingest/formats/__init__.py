@@ -17,19 +17,9 @@ from audit.ingest.formats._helm import HelmImportSummary, import_helm
 from audit.ingest.formats._inspect_log import import_inspect
 from audit.ingest.formats._lm_eval import import_lm_eval
 from audit.ingest.formats._mmlu_redux import MmluReduxImportSummary, import_mmlu_redux
-from audit.ingest.formats._outputs import (
-    OutputsImportSummary,
-    import_outputs,
-    link_by_text,
-    norm_text_sql,
-)
+from audit.ingest.formats._outputs import OutputsImportSummary, import_outputs, link_by_text, norm_text_sql
 from audit.ingest.formats._parallel import ParallelImportSummary, import_parallel
-from audit.ingest.formats._tlue import (
-    ParsedItem,
-    TlueImportSummary,
-    import_tlue,
-    parse_tlue_item,
-)
+from audit.ingest.formats._tlue import ParsedItem, TlueImportSummary, import_tlue, parse_tlue_item
 
 __all__ = [
     "import_tlue", "parse_tlue_item", "ParsedItem", "TlueImportSummary", "import_helm", "HelmImportSummary",

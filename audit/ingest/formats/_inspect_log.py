@@ -20,11 +20,7 @@ import re
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.ingest.formats._harness import (
-    HarnessImportSummary,
-    build_question,
-    write_harness,
-)
+from audit.ingest.formats._harness import HarnessImportSummary, build_question, write_harness
 from audit.store import DbPath, connect, transaction
 
 _LETTERS = re.compile(r"^\s*[A-F](\s*,\s*[A-F])*\s*$")

@@ -40,12 +40,13 @@ import duckdb
 import pyarrow as pa
 
 from audit._util.files import read_jsonl
+from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
 from audit.ingest.extract import DEFAULT_METHOD
 from audit.options import LATIN_LABELS
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 OUTPUT_FIELDS = ("output", "response")
 

@@ -18,11 +18,12 @@ from pathlib import Path
 import pyarrow as pa
 
 from audit._util.files import nfc, read_table, require_columns
+from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest._store import _OPTION_TYPE
 from audit.options import LATIN_LABELS, normalize_label
-from audit.store import DbPath, connect, transaction, unregister
+from audit.store import DbPath, connect, transaction
 
 _LANGUAGE = {"cmmlu": "zh-Hans", "mmlu": "en"}
 

@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass
 
 from audit._util.text import clean_name
-from audit.accounts._table import has_accounts
-from audit.store import DbPath, connect, read_setting
+from audit.accounts.table import has_accounts
+from audit.store import DbPath, connect
+from audit.store.settings import read_setting
 
 LEADS_ENV = "WORKBENCH_LEADS"
 
@@ -70,3 +71,6 @@ class LeadReviewers:
         return ("lead reviewers: " + (", ".join(self.stored) if self.stored else
                                       "none configured (anyone may adjudicate)")
                 + (f"  [{LEADS_ENV}: {', '.join(self.from_env)}]" if self.from_env else ""))
+
+
+__all__ = ["LEADS_ENV", "env_leads", "union_leads", "leads_from", "is_lead", "get_leads", "LeadReviewers"]

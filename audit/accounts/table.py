@@ -1,6 +1,6 @@
 """The ``accounts`` table: an account's name key, its row as an :class:`Account`,
 whether the database has any account.  (Roles and what they allow are in
-:mod:`audit.accounts._roles`.)"""
+:mod:`audit.accounts.roles`.)"""
 from __future__ import annotations
 
 import logging
@@ -69,3 +69,6 @@ def password_hasher():
     from argon2 import PasswordHasher
 
     return PasswordHasher()
+
+
+__all__ = ["ROLES", "ROLE_LABELS", "Account", "account_from", "accounts_exist", "has_accounts"]

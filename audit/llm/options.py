@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Iterable
 
 from audit.errors import InputError, NotFoundError
-from audit.llm._provider import call_params, litellm_module, safe_url
+from audit.llm.provider import call_params, litellm_module, safe_url
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,6 @@ def validate_run_args(model: str, concurrency: int, max_cost: float | None, time
     check_number("--concurrency", concurrency, low=1, high=10_000, integer=True)
     check_number("--max-cost", max_cost, low=0)
     check_number("--timeout", timeout, low=0, low_open=True, high=MAX_TIMEOUT)
+
+
+__all__ = ["MAX_TIMEOUT", "RunOptions", "check_number", "check_selection", "validate_run_args"]

@@ -4,8 +4,8 @@ list, who may adjudicate, and the one check every act goes through
 from __future__ import annotations
 
 from audit._util.text import clean_name
-from audit.accounts._leads import is_lead, leads_from
-from audit.accounts._table import _RANK, ROLE_LABELS, account_from, has_accounts
+from audit.accounts.leads import is_lead, leads_from
+from audit.accounts.table import _RANK, ROLE_LABELS, account_from, has_accounts
 from audit.errors import PermissionDeniedError
 from audit.store import DbPath, connect
 
@@ -77,3 +77,6 @@ def require_role(con, actor: str | None, role: str, action: str) -> None:
     if not role_allows(got, role):
         raise PermissionDeniedError(f"'{clean_name(actor)}' is a {ROLE_LABELS[got]}; {action} is for "
                                     f"{'administrators' if role == 'admin' else 'lead reviewers'}")
+
+
+__all__ = ["effective_role", "account_role", "may_adjudicate", "require_role", "role_allows"]

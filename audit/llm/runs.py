@@ -68,3 +68,6 @@ def usage_lines(summary: Any) -> list[str]:
 def claim_run(con: Any, table: str, run_id: int) -> None:
     """Record this process as the one running ``run_id``."""
     con.execute(f"UPDATE {table} SET pid = ?, host = ? WHERE run_id = ?", [os.getpid(), socket.gethostname(), run_id])
+
+
+__all__ = ["claim_run", "correct_stale_runs", "update_run", "usage_lines"]

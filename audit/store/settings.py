@@ -18,3 +18,6 @@ def write_setting(con, name: str, value) -> None:
         "ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
         [name, json.dumps(value, ensure_ascii=False), utc_now()],
     )
+
+
+__all__ = ["read_setting", "write_setting"]

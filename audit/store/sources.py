@@ -47,7 +47,7 @@ from audit._util.sql import sql_str
 from audit.errors import AuditError, InputError
 
 #: The name of the predictions relation (stored rows plus registered sources).
-RELATION = "all_predictions"
+PREDICTIONS_RELATION = "all_predictions"
 #: Its columns, in order (those of the ``predictions`` table).
 COLUMNS = ("benchmark", "question_id", "model", "run", "response", "answer", "method", "valid")
 _TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN")
@@ -302,7 +302,7 @@ _CHECKED: dict[str, tuple[float, SourceListing | str]] = {}
 _CHECK_GUARD = threading.Lock()
 
 
-def remember(listing: SourceListing) -> None:
+def remember_listing(listing: SourceListing) -> None:
     """Record a fresh listing (a registration has just made it)."""
     with _CHECK_GUARD:
         _CHECKED[listing.uri] = (time.monotonic(), listing)
@@ -404,7 +404,7 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
     except (duckdb.CatalogException, duckdb.InvalidInputException):   # a file from before migration 031, opened
         # read-only (InvalidInput: DuckDB's replacement scan met a Python name instead of the table): the stored rows
         try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions")
         except duckdb.Error:
             pass
         return
@@ -420,11 +420,11 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
                 problem = f"prediction source {uri} (benchmark '{benchmark}') is unreachable: {_reason(exc)}"
         parts.append(_failing_branch(problem) if problem else relation_sql)
     try:   # DuckDB binds the view now: it reads the Parquet schemas
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS " + "\nUNION ALL ".join(parts))
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS " + "\nUNION ALL ".join(parts))
     except duckdb.Error as exc:   # a file vanished or broke between the listing and now
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         uris = ", ".join(r[1] for r in rows)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {RELATION} AS {parts[0]} UNION ALL " + _failing_branch(
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS {parts[0]} UNION ALL " + _failing_branch(
             f"the prediction source(s) {uris} cannot be read: {first}"))
 
 
@@ -436,3 +436,6 @@ def registered_sources(con: duckdb.DuckDBPyConnection, benchmark: str | None = N
     return con.execute(
         "SELECT benchmark, uri, protocol, mapping, model, run, len(files) AS n_files, n_rows, n_valid, models, "
         f"fingerprint, revision, registered_at FROM prediction_sources {where} ORDER BY benchmark, uri", params).df()
+
+
+__all__ = ["PREDICTIONS_RELATION", "COLUMNS", "SourceError", "SourceListing", "normalize_uri", "list_source", "remember_listing", "register_filesystem", "parquet_scan_sql", "registered_sources", "source_protocol", "attach", "source_error"]

@@ -71,3 +71,6 @@ def _wrap(fn: Callable[P, R], *, check: bool) -> Callable[P, R]:
         return fn(*bound.args, **bound.kwargs)
 
     return wrapper
+
+
+__all__ = ["all_benchmarks", "resolve_benchmark", "benchmark_name", "resolves_benchmark", "defaults_benchmark"]

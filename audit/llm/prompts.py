@@ -116,3 +116,6 @@ def render_source(source: str | None, language: str | None, stem: str, options: 
     lang = language_name(language)
     head = f"Original question ({source}{', ' + lang if lang else ''}):"
     return f"{head}\n{stem}\n{render_options(options)}\nOriginal answer key: {key if key else '(none)'}"
+
+
+__all__ = ["check_template", "language_name", "prompt_version", "render_options", "render_source", "template_names"]

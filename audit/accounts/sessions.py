@@ -15,7 +15,7 @@ from pathlib import Path
 
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
-from audit.accounts._table import Account, name_key
+from audit.accounts.table import Account, name_key
 from audit.errors import InputError, SignInError
 from audit.store import DbPath, connect, resolve_db_path, transaction
 
@@ -131,3 +131,6 @@ def end_sessions(name: str, *, db: DbPath = None) -> None:
     """Sign out: every session token of the account stops working."""
     with connect(db) as con, transaction(con):
         con.execute("UPDATE accounts SET session_epoch = session_epoch + 1 WHERE name_key = ?", [name_key(name)])
+
+
+__all__ = ["SESSION_HOURS", "check_session_key", "session_key_path", "issue_session", "verify_session", "end_sessions"]

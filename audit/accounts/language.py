@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from audit._util.text import clean_name
 from audit.errors import InputError
-from audit.store import DbPath, connect, read_setting, transaction, write_setting
+from audit.store import DbPath, connect, transaction
+from audit.store.settings import read_setting, write_setting
 
 UI_LANGUAGES = ("en", "zh-Hans", "bo")
 
@@ -34,3 +35,6 @@ def get_user_language(name: str, *, db: DbPath = None) -> str | None:
     with connect(db, read_only=True) as con:
         v = read_setting(con, f"user_language:{who.casefold()}")
     return v if v in UI_LANGUAGES else None
+
+
+__all__ = ["UI_LANGUAGES", "get_user_language", "set_user_language"]

@@ -599,3 +599,6 @@ def file_state(path: Path) -> _FileState:
         if st is None:
             st = _STATES[key] = _FileState(Path(key))
         return st
+
+
+__all__ = ["db_timeout", "set_wait_notice", "keep_reads_open", "connection_config", "temp_directory", "file_state"]
