@@ -16,7 +16,8 @@ from typing import Any
 
 from audit import ingest, judge
 from audit.errors import InputError
-from audit.ingest import Detection, detect
+from audit.ingest import detect
+from audit.ingest.detection import Detection
 from audit.store import DbPath, connect, resolve_db_path
 
 

@@ -25,7 +25,8 @@ import numpy as np
 import pyarrow as pa
 
 from audit._util.sql import unregister
-from audit.ingest import ensure_benchmark, register_models, store_questions
+from audit.ingest.models import register_models
+from audit.ingest.storing import ensure_benchmark, store_questions
 from audit.options import LATIN_LABELS
 from audit.store import DbPath, connect, resolve_db_path, transaction
 from audit.store.records import Option, Question
@@ -248,7 +249,7 @@ def build_demo(db: DbPath = None, *, seed: int = 0) -> DemoSummary:
     changed (reviews recorded on it are never thrown away) and
     ``created`` is False.  All-or-nothing."""
     from audit.analyze import analyze_benchmark, tier_counts
-    from audit.ingest import extract_answers
+    from audit.ingest.extract import extract_answers
 
     path = resolve_db_path(db)
     with connect(path) as con:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from audit import analyze, export, review
+from audit.analyze import reporting
 from audit.errors import InputError
 from audit.store import DbPath
 
@@ -21,7 +22,7 @@ def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     rep = analyze.analysis_report(benchmark, db=db)
     bench = rep["benchmark"]
     sections = {**review.report_sections(bench, db=db), **export.report_section(bench, db=db)}
-    rep["extra"] = {title: analyze.records(df) for title, df in sections.items()}
+    rep["extra"] = {title: reporting.records(df) for title, df in sections.items()}
     return rep
 
 
@@ -30,9 +31,9 @@ def benchmark_report(benchmark: str | None = None, *, fmt: str = "table", output
     """``audit report``: :func:`build_report` of *benchmark* (None: the only
     one) rendered in *fmt* (``table``, ``json``, ``csv``, ``markdown``);
     written to *output* when given (returns None), else returned as text."""
-    if fmt not in analyze.REPORT_FORMATS:
-        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(analyze.REPORT_FORMATS)})")
-    return analyze.write_report(build_report(benchmark, db=db), fmt, output)
+    if fmt not in reporting.FORMATS:
+        raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(reporting.FORMATS)})")
+    return reporting.write_report(build_report(benchmark, db=db), fmt, output)
 
 
 __all__ = ["build_report", "benchmark_report"]

@@ -20,7 +20,7 @@ Words (the column or parameter name is given in ``code``):
   one of :data:`CAUSES`.  Reviews are append-only.
 * **settled** — an item whose reviews agree (or that a lead adjudicated),
   :func:`audit.review.settled_verdicts`; **policy** — how settled verdicts
-  become a key version (:mod:`audit.export._policy`).
+  become a key version (:mod:`audit.export.policy`).
 * **audit run** / ``run_id`` — one ``audit analyze``; the **current audit**
   is a benchmark's latest run (:mod:`audit.analyze._runs`); **tier** — an
   item's cross-model agreement class in it.

@@ -194,7 +194,7 @@ class JudgeServer:
 def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key: str = "A",
                    explanation: str | None = None) -> list[str]:
     """Store ``n`` questions ``q000``… whose stems carry the ``QID=`` marker."""
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect, transaction
     from audit.store.records import Option, Question
 

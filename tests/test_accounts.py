@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def team(tmp_path, monkeypatch):
     """A database with two items (q1 key A), an admin, a lead and two reviewers."""
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect
     from audit.store.records import Option, Question
 

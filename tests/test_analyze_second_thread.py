@@ -8,7 +8,7 @@ import duckdb
 import pytest
 from analyze_data import make_benchmark, random_benchmark
 
-import audit.analyze._tiers as tiers
+import audit.analyze.tiers as tiers
 from audit.analyze import analyze_benchmark, tier_counts
 
 

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect
     from audit.store.records import Option, Question
 
@@ -137,7 +137,7 @@ def test_demo_refuses_a_database_holding_anything_else(team):
 
 def test_demo_refuses_real_accounts_and_models_alone(tmp_path):
     from audit.demo import make_demo, not_demo_contents
-    from audit.ingest import register_models
+    from audit.ingest.models import register_models
     from audit.store import connect, transaction
 
     db = tmp_path / "a.duckdb"
@@ -282,7 +282,7 @@ def test_a_look_alike_model_name_is_refused(team, tmp_path):
 
 
 def test_model_names_not_in_normal_form_never_make_a_second_model(team):
-    from audit.ingest import register_models
+    from audit.ingest.models import register_models
     from audit.store import connect, transaction
 
     with connect(team) as con, transaction(con):

@@ -23,7 +23,7 @@ PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password"
 
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect
     from audit.store.records import Option, Question
 
@@ -96,7 +96,7 @@ def test_required_reviews_is_an_admins_setting_and_never_zero(team):
     r = cli(team, "review", "required", "--flagged", "0", "--as", "Root", "--password-stdin", stdin=PW["Root"] + "\n")
     refused(r, team, before, says="must be a whole number from 1 to 20, not 0")
     with pytest.raises(audit.InputError, match="not 0"):      # --other 0 alone used to read, silently
-        audit.review.required_reviews(None, 0, actor="Root", db=team)
+        audit.review.settings.required_reviews(None, 0, actor="Root", db=team)
     with pytest.raises(audit.PermissionDeniedError):
         audit.review.set_required_reviews(flagged=3, db=team)
     assert db_snapshot(team) == before
@@ -125,7 +125,7 @@ def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypat
     assert db_snapshot(team) == before
     assert audit.accounts.lead_reviewers(db=team).from_env == []
     # a database without accounts keeps the variable
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect
     from audit.store.records import Option, Question
 
@@ -310,13 +310,13 @@ def test_inconsistent_rows_stored_earlier_are_reported(team):
                     "app_version) VALUES ('b', 'q2', 'Karma', now(), 'key_correct', 'key_slip', 'workbench', '0'), "
                     "('b', 'q3', 'Karma', now(), 'ambiguous', 'key_slip', 'workbench', '0'), "
                     "('b', 'q3', 'Pema', now(), 'skip', 'other', 'workbench', '0')")
-    df = audit.review.inconsistent_reviews("b", db=team)
+    df = audit.review.record.inconsistent_reviews("b", db=team)
     assert df[["question_id", "reviewer", "verdict", "cause"]].values.tolist() == [
         ["q2", "Karma", "key_correct", "key_slip"], ["q3", "Karma", "ambiguous", "key_slip"],
         ["q3", "Pema", "skip", "other"]]
     assert df["problem"].str.contains("recorded with verdict").all()
     # an independent check: every stored row either passes add_review's rule or is listed
-    from audit.review._record import _cause_problem
+    from audit.review.record import _cause_problem
     allr = audit.review.list_reviews("b", db=team)
     listed = set(df["review_id"])
     for r in allr.itertuples():

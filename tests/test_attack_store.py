@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, db_snapshot
 
-from audit.ingest import store_questions
+from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
 

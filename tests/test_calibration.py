@@ -21,7 +21,8 @@ from audit.analyze import (
 )
 from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 from audit.report import build_report
-from audit.review import add_review, calibration, chance_words, evidence_scores, set_required_reviews, why_this_item
+from audit.review import add_review, calibration, evidence_scores, set_required_reviews, why_this_item
+from audit.review.reasons import chance_words
 
 LETTERS = "ABCD"
 
@@ -276,7 +277,7 @@ def _settle_top(db, bench, q, wrong, limit=50):
 
 
 def _bands_ok(p, y):
-    from audit.analyze import calibration_table
+    from audit.analyze.keyerror import calibration_table
 
     t = calibration_table(p, y)
     big = t[t["n"] >= 20]

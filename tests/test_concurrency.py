@@ -20,7 +20,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-from audit.ingest import store_questions
+from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 from test_export import MODELS, B, toy  # noqa: F401  (fixture)
 
-from audit.export import POLICIES, corrected_key_accuracy, corrected_keys, create_version
+from audit.export import corrected_key_accuracy, corrected_keys, create_version
+from audit.export.policy import POLICIES
 from audit.store import connect
 
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 def test_the_page_declares_both_extension_points():
     text = PAGE.read_text(encoding="utf-8")
     for name in ("audit.export.register_policy", "audit.review.register_order",
-                 "audit/export/_policy.py", "audit/review/_queue.py"):
+                 "audit/export/policy.py", "audit/review/queue.py"):
         assert name in text, name
 
 

@@ -1,5 +1,5 @@
 """Issue 12 (a review step under a second): a verdict refreshes the stored
-combined key-error score incrementally (``audit.review._evidence.
+combined key-error score incrementally (``audit.review.evidence.
 refresh_evidence``).  After every verdict the stored rows must equal a full
 recompute, and exactly the rows whose values changed are rewritten: none
 after a verdict that settles nothing, the item's subject after a settling
@@ -16,7 +16,8 @@ from _wrong_keys import wrong_key_votes
 from analyze_data import make_benchmark
 
 from audit.analyze import analyze_benchmark
-from audit.review import add_review, evidence_scores, refresh_evidence
+from audit.review import add_review, evidence_scores
+from audit.review.evidence import refresh_evidence
 from audit.store import connect, transaction
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]

@@ -18,7 +18,8 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 
 from audit.errors import AuditError, InputError, NotFoundError
-from audit.export import create_version, diff_versions, exports_root, list_versions, read_manifest, verify_version
+from audit.export import create_version, diff_versions, list_versions, read_manifest, verify_version
+from audit.export._create import exports_root
 from audit.ingest import import_predictions, import_questions
 from audit.review import add_review
 from audit.store import connect
@@ -116,10 +117,10 @@ def _version_items(db, version) -> dict:
 def test_doctests():
     import audit.export._create
     import audit.export._datasheet
-    import audit.export._names
-    import audit.export._policy
+    import audit.export.names
+    import audit.export.policy
 
-    for mod in (audit.export._names, audit.export._policy, audit.export._datasheet, audit.export._create):
+    for mod in (audit.export.names, audit.export.policy, audit.export._datasheet, audit.export._create):
         res = doctest.testmod(mod)
         assert res.attempted > 0 and res.failed == 0, mod.__name__
 
@@ -377,8 +378,8 @@ def test_diff_and_list(toy, tmp_path):
 def test_datasheet_accuracy_matches_independent_computation(toy, tmp_path):
     """Conditional accuracy and Wilson CI per model, recomputed here from the
     raw prediction file and the expected keys with statsmodels directly."""
-    from audit.export import get_policy
     from audit.export._create import _derive, _model_comparison
+    from audit.export.policy import get_policy
 
     d = _derive(B, "1.1", get_policy("default"), toy)
     got, _ = _model_comparison(B, toy, d.items, None)

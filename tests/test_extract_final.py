@@ -398,7 +398,7 @@ def _llm_rows(sources: tuple[str, ...]):
 def _shared_options(source: str) -> list[str] | None:
     import csv
 
-    from audit.ingest import parse_tlue_item
+    from audit.ingest.formats import parse_tlue_item
 
     kind, _, rest = source.partition(":")
     if kind == "cmmlu":

@@ -329,7 +329,8 @@ def test_label_studio_errors_never_show_the_token(tmp_path, seeded, capsys, stat
                             match=rf"Label Studio at {re.escape(url)} answered HTTP {status}")
         assert token not in line and token[:12] not in line, line
         # the library's own message (the workbench shows it) is redacted too, not only the CLI line
-        from audit.sync import LabelStudioError, open_session
+        from audit.sync import LabelStudioError
+        from audit.sync._client import open_session
 
         with pytest.raises(LabelStudioError) as info:
             open_session(url, token)

@@ -10,7 +10,8 @@ import string
 import pytest
 
 from audit import i18n
-from audit.judge import judge_agreement, judge_bias, judge_scenarios, render_readings
+from audit.judge import judge_agreement, judge_bias, judge_scenarios
+from audit.judge.bias import render_readings
 from audit.review import bias_vs_accuracy
 
 READING_WORDS = i18n.en.READING

@@ -16,7 +16,9 @@ from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
 from audit.analyze import model_metrics
-from audit.ingest import detect, extract_answer_set, import_predictions, import_questions, import_tlue, parse_tlue_item
+from audit.ingest import detect, import_predictions, import_questions, import_tlue
+from audit.ingest.extract import extract_answer_set
+from audit.ingest.formats import parse_tlue_item
 from audit.scripts import script_of
 
 # CMiLBench-like items: a JSON array, options in `option`, explanation in
@@ -74,7 +76,7 @@ def test_mapping_file(tmp_path, db_path):
     m.write_text("# CMiLBench\noption = options\nmetadata.reference = explanation\n")
     code_json = tmp_path / "map.json"
     code_json.write_text(json.dumps({"option": "options", "metadata.reference": "explanation"}))
-    from audit.ingest import parse_map
+    from audit.ingest.mapping import parse_map
 
     assert parse_map(map_file=m) == parse_map(map_file=code_json) == {"option": "options",
                                                                       "metadata.reference": "explanation"}

@@ -26,8 +26,9 @@ from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
 from audit.errors import InputError
-from audit.ingest import extract_answer, import_outputs
+from audit.ingest import import_outputs
 from audit.ingest._questions import import_questions
+from audit.ingest.extract import extract_answer
 
 LAT = "ABCDEF"
 CYR = "АБСДЕФ"     # as TUMLU's Kazakh answers write A B C D: А, Б, С, Д (look-alike or transliterated)

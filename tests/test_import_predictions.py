@@ -9,7 +9,8 @@ import pytest
 from tests_ingest_util import rows
 
 from audit.errors import InputError
-from audit.ingest import extract_answer, import_predictions, import_questions
+from audit.ingest import import_predictions, import_questions
+from audit.ingest.extract import extract_answer
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from conftest import REPO
 
 from audit._util.files import iter_table
 from audit.ingest._questions import import_questions, parse_question_rows
-from audit.ingest._store import store_questions
+from audit.ingest.storing import store_questions
 from audit.store import connect, transaction
 
 ROWS = 45_000   # three chunks of iter_table's 20,000 rows

@@ -11,7 +11,8 @@ import pytest
 from conftest import db_snapshot
 from tests_ingest_util import rows, run_cli
 
-from audit.ingest import import_helm, import_mmlu_redux, import_parallel, store_questions
+from audit.ingest import import_helm, import_mmlu_redux, import_parallel
+from audit.ingest.storing import store_questions
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
 

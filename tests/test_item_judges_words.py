@@ -14,7 +14,7 @@ from analyze_data import make_benchmark
 
 from audit.analyze import analyze_benchmark, key_error_scores
 from audit.judge import import_judge
-from audit.review import evidence_reasons, render_reason, times_words
+from audit.review.reasons import evidence_reasons, render_reason, times_words
 
 JUDGES = [("judge-a", "v1"), ("judge-a", "v2"), ("judge-b", "v1"), ("judge-c", "v1")]
 

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from scipy.stats import beta
 
-from audit.judge import bias_vs_accuracy, import_judge, judge_bias, ratio_test
+from audit.judge import import_judge, judge_bias
+from audit.judge.bias import bias_vs_accuracy_from, ratio_test
 from audit.store import connect, transaction
 
 JUDGE = "gemini/gemini-2.5-pro"   # family google by name
@@ -38,7 +39,8 @@ def qid(i: int) -> str:
 
 def build(db, tmp_path, *, judge=JUDGE, expert=None):
     """Questions, predictions and an imported judge file with the methodology's counts."""
-    from audit.ingest import register_models, store_questions
+    from audit.ingest.models import register_models
+    from audit.ingest.storing import store_questions
     from audit.store.records import Option, Question
 
     n = N_DISPUTED + N_ACCEPTED
@@ -148,7 +150,7 @@ def test_bias_vs_accuracy_accurate_judge(db_path, tmp_path):
     verdicts.update({i: ("key_wrong", "B") for i in A_ONLY})
     verdicts.update({i: ("key_correct", None) for i in range(130, 150)})
     verdicts.update({i: ("ambiguous", None) for i in range(111, 115)})
-    rep = bias_vs_accuracy("meth", JUDGE, db=db_path, settled=_settled(verdicts))
+    rep = bias_vs_accuracy_from("meth", JUDGE, db=db_path, settled=_settled(verdicts))
     o = rep.overall.iloc[0]
     assert o.n == 43 + 2 + 20 and o.n_correct == 65 and o.accuracy == 1.0
     assert o.kappa == pytest.approx(1.0) and o.kappa_n == 65
@@ -167,7 +169,7 @@ def test_bias_vs_accuracy_biased_judge(db_path, tmp_path):
     repeated Gemini's wrong answer B far more often than Claude's."""
     build(db_path, tmp_path)
     verdicts = {i: ("key_correct", None) for i in range(0, 150)}
-    rep = bias_vs_accuracy("meth", JUDGE, db=db_path, settled=_settled(verdicts))
+    rep = bias_vs_accuracy_from("meth", JUDGE, db=db_path, settled=_settled(verdicts))
     o = rep.overall.iloc[0]
     assert o.n == 150 and o.n_correct == 20
     # independent count: an item counts for a family when one of its models is wrong
@@ -225,7 +227,7 @@ def duckdb_connect(path):
 
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
     """Default path: the experts' settled verdicts come from the review stage
-    (audit.review._judges.bias_vs_accuracy; the judge stage never imports review)."""
+    (audit.review.bias_vs_accuracy; the judge stage never imports review)."""
     from audit.review import add_review, bias_vs_accuracy, settled_verdicts
 
     build(db_path, tmp_path)

@@ -10,7 +10,8 @@ from _judge_server import make_benchmark, run_cli
 from conftest import db_snapshot
 
 from audit.errors import InputError, NotFoundError
-from audit.judge import import_judge, parse_reply
+from audit.judge import import_judge
+from audit.judge._parse import parse_reply
 from audit.judge._prompt import default_prompt, make_prompt, prompt_version
 
 L4 = "ABCD"

@@ -10,7 +10,8 @@ import pytest
 from _judge_server import make_benchmark, run_cli
 from test_judge_bias import JUDGE, N_DISPUTED, build
 
-from audit.judge import agreement_report, import_judge, judge_agreement, judge_scenarios, panel_verdict, save_panel
+from audit.judge import import_judge, judge_agreement, judge_scenarios, panel_verdict, save_panel
+from audit.judge.panel import agreement_report_from
 
 # answers of three judges on 8 items (key A); "ok" = accepts the key
 PLAN = {
@@ -105,7 +106,7 @@ def test_judge_scenarios_sets(db_path, tmp_path):
 
 def test_agreement_report_and_cli(db_path, tmp_path, capsys):
     load_judges(db_path, tmp_path)
-    rep = agreement_report("tlue", db=db_path)
+    rep = agreement_report_from("tlue", db=db_path)
     assert len(rep["judges"]) == 3 and set(rep["fleiss"]["raters"]) == {"judges"}
     assert rep["models"].empty            # no predictions on this benchmark
     code, out, _ = run_cli(capsys, "judge", "agreement", "--db", db_path)
@@ -136,7 +137,7 @@ def test_model_agreement_in_report(db_path, tmp_path, monkeypatch):
     for q, m, a in preds:
         by_item.setdefault(q, []).append(a)
         by_model.setdefault(m, {})[q] = a
-    rep = agreement_report("meth", db=db_path)
+    rep = agreement_report_from("meth", db=db_path)
     fl = rep["fleiss"].set_index("raters").loc["models"]
     assert fl.n_items == len(by_item) and fl.n_raters == 6
     assert fl.kappa == pytest.approx(closed_form_fleiss(list(by_item.values())), abs=1e-12)
@@ -148,5 +149,5 @@ def test_model_agreement_in_report(db_path, tmp_path, monkeypatch):
     assert r.kappa == pytest.approx(k, abs=1e-12) and r.se == pytest.approx(se, rel=1e-9)
     # many models: pairs are left out, Fleiss stays
     monkeypatch.setattr(panel, "MAX_PAIRWISE_MODELS", 5)
-    rep = agreement_report("meth", db=db_path)
+    rep = agreement_report_from("meth", db=db_path)
     assert rep["models"].empty and rep["fleiss"].set_index("raters").loc["models"].kappa == pytest.approx(fl.kappa)

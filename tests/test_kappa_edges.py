@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import norm
 from test_agreement import closed_form_cohen
 
-from audit.analyze._kappa import MIN_ITEMS_FOR_CI, agreement_matrix, cohen_kappa
+from audit.analyze.kappa import MIN_ITEMS_FOR_CI, agreement_matrix, cohen_kappa
 
 
 def _pe(a, b):

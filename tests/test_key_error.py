@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from analyze_data import make_benchmark, run_cli
 
-from audit.analyze import analyze_benchmark, audit_results, thresholds
+from audit.analyze import analyze_benchmark, audit_results
 from audit.analyze.keyerror import (
     PHI_PRIOR_MEAN,
     SUBJECT_STRENGTH,
@@ -26,15 +26,9 @@ from audit.analyze.keyerror import (
     phi_band,
 )
 from audit.analyze.keyerror._model import FAMILY_ROUNDS, TOL
-from audit.review import (
-    add_review,
-    calibration,
-    evidence_scores,
-    evidence_weights,
-    rescore,
-    review_queue,
-    why_this_item,
-)
+from audit.analyze.tiers import thresholds
+from audit.review import add_review, calibration, evidence_scores, rescore, review_queue, why_this_item
+from audit.review.evidence import evidence_weights
 
 LETTERS = "ABCD"
 
@@ -416,7 +410,7 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
     """On a large benchmark the fit runs on a sample and every item's
     posterior comes from weighted counts computed in DuckDB: under the same
     parameters they give exactly the numpy E-step's scores."""
-    from audit.analyze import model_set
+    from audit.analyze.inputs import model_set
     from audit.analyze.keyerror import load_inputs, posterior_from_counts, score_inputs
     from audit.store import connect
 

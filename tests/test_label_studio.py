@@ -24,7 +24,8 @@ import pytest
 from conftest import db_snapshot
 
 import audit
-from audit.ingest import register_models, store_questions
+from audit.ingest.models import register_models
+from audit.ingest.storing import store_questions
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
 from audit.sync._config import verdict_result
@@ -362,7 +363,7 @@ def test_token_never_stored_or_logged(ls, db_path, caplog, capfd):
     assert token not in out + err + r.stdout + r.stderr
     raw = Path(db_path).read_bytes()
     assert token.encode() not in raw and token[:16].encode() not in raw
-    assert "api_key=<hidden>" in repr(audit.sync.resolve_auth(url, token))
+    assert "api_key=<hidden>" in repr(audit.sync._client.resolve_auth(url, token))
 
 
 def test_webhook_triggers_pull(ls, db_path):

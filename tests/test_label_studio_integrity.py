@@ -100,7 +100,7 @@ def test_tasks_carry_plain_text_and_verdicts_go_in_bulk(ls, db_path):
     s = audit.sync.ls_push("synth", tiers=None, db=db_path)
     bulk = time.perf_counter() - t0
     assert (s.created, s.annotations_created, s.annotations_in_import, s.annotations_adopted) == (40, 40, 40, 0)
-    anns = audit.sync._remote.list_annotations(audit.sync.open_session(), proj.project_id)
+    anns = audit.sync._remote.list_annotations(audit.sync._client.open_session(), proj.project_id)
     assert len(anns) == 40 and set(anns["verdict"]) == {"key_correct"}
     # recorded as pushed: a second push sends nothing, a pull adds nothing
     s2 = audit.sync.ls_push("synth", tiers=None, db=db_path)

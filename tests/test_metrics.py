@@ -11,7 +11,8 @@ import pytest
 from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import norm
 
-from audit.analyze import difficulty_band, item_difficulty, model_metrics, wilson_interval
+from audit.analyze import item_difficulty, model_metrics, wilson_interval
+from audit.analyze._metrics import difficulty_band
 from audit.errors import InputError
 
 

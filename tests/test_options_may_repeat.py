@@ -11,7 +11,7 @@ from analyze_data import make_benchmark
 from conftest import database_before
 
 from audit.analyze import analyze_benchmark, audit_lint
-from audit.ingest import store_questions
+from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
 

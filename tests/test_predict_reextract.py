@@ -12,7 +12,8 @@ from _judge_server import JudgeServer, make_benchmark
 from conftest import shared_path
 from tests_ingest_util import rows, run_cli
 
-from audit.ingest import extract_answers, import_predictions
+from audit.ingest import import_predictions
+from audit.ingest.extract import extract_answers
 from audit.predict import extraction_methods, reextract
 
 KEY = "sk-test-1122334455667788"

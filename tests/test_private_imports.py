@@ -1,6 +1,6 @@
 """No module imports another package's private (``_name``) module.
 
-A private module is an implementation detail of its package: ``audit/ingest/_store.py``
+A private module is an implementation detail of its package: ``audit/ingest/storing.py``
 may be imported by the modules of ``audit.ingest`` only; other stages and the
 workbench use the names the package re-exports (tests may look inside).  Top-level
 private modules (``audit/_util/files.py``, ``audit/_util/safe_csv.py``, ...) are shared by
@@ -18,7 +18,7 @@ CHECKED = ("audit", "workbench")  # tests may look inside a package (white-box)
 
 def _owner(module: str) -> str | None:
     """The package a private module belongs to (``audit.ingest`` for
-    ``audit.ingest._store``), or None when *module* names no private module
+    ``audit.ingest.storing``), or None when *module* names no private module
     below the top level."""
     parts = module.split(".")
     for i, part in enumerate(parts):
@@ -89,7 +89,7 @@ def test_the_check_finds_private_imports(tmp_path):
         "def f():\n    from audit.analyze._base import model_set\n"
         "from audit.ingest import _store\n", encoding="utf-8")
     (tmp_path / "audit" / "ingest" / "y.py").write_text(
-        "from audit.ingest._store import store_questions\nfrom ._duck import one\n", encoding="utf-8")
+        "from audit.ingest.storing import store_questions\nfrom ._duck import one\n", encoding="utf-8")
     (tmp_path / "audit" / "ingest" / "_store.py").write_text("def _f(): pass\n", encoding="utf-8")
     (tmp_path / "tests" / "t.py").write_text("import audit.review._common\nfrom audit.ingest.y import _g\n",
                                              encoding="utf-8")
@@ -97,6 +97,6 @@ def test_the_check_finds_private_imports(tmp_path):
                                                  encoding="utf-8")
     assert offenders(tmp_path) == [
         "audit/judge/x.py:3: imports audit.analyze._base, private to audit.analyze",
-        "audit/judge/x.py:4: imports audit.ingest._store, private to audit.ingest",
+        "audit/judge/x.py:4: imports audit.ingest.storing, private to audit.ingest",
         "workbench/w.py:1: imports audit.review._common, private to audit.review",
     ]

@@ -11,7 +11,8 @@ from analyze_data import make_benchmark, random_benchmark, run_cli
 
 import audit.export  # noqa: F401  (later stages add their report sections on import, as `audit report` does;
 import audit.review  # noqa: F401   without these the test depended on another file having imported them)
-from audit.analyze import analyze_benchmark, model_metrics, render_report, scenario_table, tier_counts
+from audit.analyze import analyze_benchmark, model_metrics, scenario_table, tier_counts
+from audit.analyze.reporting import render_report
 from audit.report import build_report as report
 
 

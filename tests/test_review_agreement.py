@@ -9,7 +9,8 @@ import pytest
 from test_review_support import bench_copy
 
 from audit.export import corrected_key_accuracy
-from audit.review import add_review, progress_by_reviewer, reviewer_agreement, tier_by_subject
+from audit.review import add_review, reviewer_agreement
+from audit.review.dashboard import progress_by_reviewer, tier_by_subject
 from audit.store import connect
 
 
@@ -70,7 +71,7 @@ def test_kappa_matches_closed_form(db):
 
 
 def test_kappa_label_on_enough_items(db):
-    from audit.review import MIN_KAPPA_ITEMS
+    from audit.review.agreement import MIN_KAPPA_ITEMS
 
     ann = ["key_correct", "key_correct", "ambiguous", "key_correct", "defective", "key_correct",
            "ambiguous", "key_correct", "key_correct", "defective", "key_correct"]

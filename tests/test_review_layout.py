@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from test_review_support import bench_copy
 
-from audit.review import cluster_predictions, item_view
+from audit.review import item_view
 from audit.store import connect
+from audit.store.layout import cluster_predictions
 
 
 def test_cluster_keeps_rows_and_schema(tmp_path):

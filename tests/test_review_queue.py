@@ -6,15 +6,8 @@ import pytest
 from test_review_support import bench_copy, link_parallel
 
 from audit.errors import AuditError
-from audit.review import (
-    QUEUE_ORDERS,
-    add_review,
-    neighbours,
-    next_for_reviewer,
-    queue_progress,
-    register_order,
-    review_queue,
-)
+from audit.review import add_review, register_order, review_queue
+from audit.review.queue import QUEUE_ORDERS, neighbours, next_for_reviewer, queue_progress
 
 # bench: q01–q04 tier 1, q05–q06 tier 2, q07–q12 tier 5; agreement_count of a
 # flagged item is 3 for even positions (q01, q03, q05) and 2 for odd ones;

@@ -195,7 +195,7 @@ def test_import_rejects_unknown_and_missing_columns(db, tmp_path):
 
 
 def test_append_reviews_joins_the_callers_transaction(db):
-    from audit.review import append_reviews
+    from audit.review.record import append_reviews
     from audit.store import transaction
 
     before = db_snapshot(db)

@@ -9,14 +9,8 @@ import pytest
 from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import binomtest, norm
 
-from audit.analyze import (
-    analyze_benchmark,
-    audit_results,
-    compare_models,
-    model_metrics,
-    scenario_table,
-    significance_stars,
-)
+from audit.analyze import analyze_benchmark, audit_results, compare_models, model_metrics, scenario_table
+from audit.analyze._stats import significance_stars
 from audit.errors import InputError, NotFoundError
 
 

@@ -12,7 +12,7 @@ import time
 
 from conftest import REPO
 
-from audit.ingest._store import store_questions
+from audit.ingest.storing import store_questions
 from audit.review import add_review, list_reviews
 from audit.store import connect
 from audit.store.records import Option, Question

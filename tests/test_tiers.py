@@ -280,7 +280,7 @@ def test_all_benchmarks_one_run_each_and_skip_without_predictions(tmp_path):
 
 
 def test_failure_midway_leaves_database_unchanged(tmp_path, monkeypatch):
-    import audit.analyze._tiers as tiers
+    import audit.analyze.tiers as tiers
 
     db = tmp_path / "a.duckdb"
     for name in ["x", "y"]:

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from audit.analyze._cells import Cells
-from audit.analyze._tiers import _per_question
+from audit.analyze.tiers import _per_question
 
 
 def test_per_question_matches_duckdb_struct_max():

@@ -14,7 +14,8 @@ import duckdb
 import pytest
 
 from audit.errors import InputError
-from audit.ingest import import_tlue, parse_tlue_item
+from audit.ingest import import_tlue
+from audit.ingest.formats import parse_tlue_item
 from tests.conftest import db_snapshot
 
 TIBETAN_DIGITS = str.maketrans("༠༡༢༣༤༥༦༧༨༩", "0123456789")

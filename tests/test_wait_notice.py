@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from audit.ingest._store import store_questions
+from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
 from audit.store.turns import set_wait_notice

@@ -236,7 +236,7 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     again.run()
     assert any("Demo data" in i.value for i in again.info)
     # ... until a real benchmark is imported.
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect, transaction
     from audit.store.records import Option, Question
 

@@ -134,7 +134,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     ARTIFACTS.mkdir(exist_ok=True)
     _sign_in(page, server)
     page.get_by_role("heading", name="Review queue").wait_for()
-    progress = audit.review.queue_progress("demo", db=wb_db)
+    progress = audit.review.queue.queue_progress("demo", db=wb_db)
     assert progress.total > 0
     page.get_by_text(f"0 of {progress.total} reviewed").first.wait_for()
     _wait_idle(page)
@@ -175,7 +175,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
         REVIEWER, "key_wrong", choice, "workbench", audit.__version__)
     assert r["rationale"] == "ས་ཚིགས་ Checked by hand: the key letter was shifted."
     # Save moved on to the next item that still needs this reviewer
-    nxt = audit.review.next_for_reviewer("demo", REVIEWER, after=qid, db=wb_db)
+    nxt = audit.review.queue.next_for_reviewer("demo", REVIEWER, after=qid, db=wb_db)
     assert nxt is not None and nxt != qid
     page.get_by_text(f"Item {nxt}").first.wait_for()
     # p = back to the saved item: its history shows the row and the outcome in plain words

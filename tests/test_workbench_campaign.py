@@ -11,18 +11,10 @@ from test_review_support import bench_copy
 import audit
 from audit.accounts import add_account, set_role
 from audit.errors import AuditError, PermissionDeniedError
-from audit.review import (
-    add_review,
-    assign,
-    get_queue_entry,
-    list_assignments,
-    next_for_reviewer,
-    progress_by_subject,
-    review_queue,
-    review_status,
-    set_queue_entry,
-    unassign,
-)
+from audit.review import add_review, review_queue, review_status
+from audit.review.campaign import assign, get_queue_entry, list_assignments, set_queue_entry, unassign
+from audit.review.dashboard import progress_by_subject
+from audit.review.queue import next_for_reviewer
 
 PW = "a-long-password"
 

@@ -36,7 +36,7 @@ def test_a_session_ends_after_the_idle_time(db, monkeypatch):
 def test_demo_banner_goes_when_a_real_benchmark_is_imported(db):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert any("Demo data" in i.value for i in at.info)
-    from audit.ingest import store_questions
+    from audit.ingest.storing import store_questions
     from audit.store import connect, transaction
     from audit.store.records import Option, Question
 

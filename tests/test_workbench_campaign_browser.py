@@ -157,12 +157,12 @@ def test_session_is_in_a_cookie_not_in_the_address(server, page, browser, wb_db)
 
 def test_lead_starts_with_disputes_and_saving_opens_the_next(server, page, wb_db):
     disputed = _disputes(wb_db, 2)
-    assert audit.review.next_for_reviewer("demo", LEAD, db=wb_db) in disputed
+    assert audit.review.queue.next_for_reviewer("demo", LEAD, db=wb_db) in disputed
     browser_sign_in(page, server, LEAD, create=False)
     _queue(page).wait_for()
     _idle(page)
     page.get_by_role("button", name="Start reviewing").click()
-    first = audit.review.next_for_reviewer("demo", LEAD, db=wb_db)
+    first = audit.review.queue.next_for_reviewer("demo", LEAD, db=wb_db)
     page.get_by_text(f"Item {first}").first.wait_for()
     page.get_by_role("heading", name="Adjudication").wait_for()
     # the reviewers' verdicts and full reasons as cards

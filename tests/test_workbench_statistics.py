@@ -1,6 +1,6 @@
 """The figures the dashboards show are the library's: the kappa masking of
 :func:`audit.review.reviewer_agreement` (``min_items``), the control table of
-:func:`audit.analyze.scenario_summary`, the role ladder of
+:func:`audit.analyze.scenarios.scenario_summary`, the role ladder of
 :func:`audit.accounts.roles.role_allows` and the CSV bytes of
 :func:`audit.export.csv_bytes` — each checked against an independent
 computation."""
@@ -16,11 +16,12 @@ import pytest
 
 from audit.accounts import ROLES
 from audit.accounts.roles import role_allows
-from audit.analyze import scenario_summary
+from audit.analyze.scenarios import scenario_summary
 from audit.errors import AuditError
 from audit.export import csv_bytes
-from audit.ingest import store_questions
-from audit.review import MIN_KAPPA_ITEMS, add_review, reviewer_agreement
+from audit.ingest.storing import store_questions
+from audit.review import add_review, reviewer_agreement
+from audit.review.agreement import MIN_KAPPA_ITEMS
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
 

@@ -90,7 +90,7 @@ def demo_accounts() -> list[tuple[str, str, str]]:
 
 @st.cache_data(ttl=15, show_spinner=False)
 def _only_demo(path: str, stat: tuple) -> bool:
-    return audit.review.list_benchmarks(db=path) == [DEMO_BENCHMARK]
+    return audit.review.dashboard.list_benchmarks(db=path) == [DEMO_BENCHMARK]
 
 
 def ensure_db() -> bool:

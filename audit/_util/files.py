@@ -488,7 +488,7 @@ def duck_path(path: str | os.PathLike) -> str:
     ``*``, ``?``, ``{a,b}``, ``~`` and ``scheme://`` too).  A path holding
     any such character is read through a symbolic link with a plain name in
     a private temporary folder (removed at exit; a killed process's folder
-    is removed by the next import, see ``audit.ingest._store.sweep_stale``).
+    is removed by the next import, see ``audit.ingest.storing.sweep_stale``).
 
     >>> duck_path("/data/q.csv")
     "'/data/q.csv'"

@@ -12,7 +12,7 @@ Definitions, for a model and a set of questions:
 * ``n_correct`` — valid predictions equal to the answer key;
 * ``accuracy = n_correct / n_questions`` (correct / all);
 * multi-answer items (key a set of labels, flag ``multi_answer``, see
-  :mod:`audit.ingest._multi_answer`) are scored by **exact set match**: a
+  :mod:`audit.ingest.multi_answer`) are scored by **exact set match**: a
   prediction is correct only when its set of labels equals the key's
   (both stored as sorted concatenated labels, so the test is equality);
 * ``conditional_accuracy = n_correct / n_valid`` (correct / valid).

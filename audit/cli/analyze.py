@@ -57,7 +57,8 @@ def analyze_cmd(
     the key is wrong (see the documentation: how-to/key-error-score.md, "How to
     read a tier and a score").
     """
-    from audit.analyze import OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4, analyze_benchmark
+    from audit.analyze import analyze_benchmark
+    from audit.analyze.tiers import OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4
 
     summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
                       incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())
@@ -113,7 +114,7 @@ def rescore_cmd(
 ) -> None:
     """Refit the key-error score of the latest audit run with the settled expert verdicts
     (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
-    from audit.review import rescore_benchmark
+    from audit.review.rescoring import rescore_benchmark
 
     for line in rescore_benchmark(benchmark, calibration=calibration or reference is not None, reference=reference,
                                   db=db).lines():

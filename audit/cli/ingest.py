@@ -114,7 +114,8 @@ def questions(
     0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
     A…F or one 'options' list; optional subject, language, script, explanation.  Other
     field names are read through --map.  A key that is not an option is imported and flagged."""
-    from audit.ingest import import_questions, parse_map
+    from audit.ingest import import_questions
+    from audit.ingest.mapping import parse_map
 
     s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run,
                          replace=replace, key_base=key_base, id_template=id_, constants=parse_set(set_))
@@ -159,7 +160,8 @@ def predictions(
     labels; the letter as written is kept.  --in-place registers Parquet files read
     where they are (analyze, the queue and the reports read them; a changed or
     unreachable source is named in one line)."""
-    from audit.ingest import import_predictions, parse_map
+    from audit.ingest import import_predictions
+    from audit.ingest.mapping import parse_map
 
     if in_place or refresh or forget:
         from audit.ingest import register_predictions_in_place
@@ -295,7 +297,7 @@ def auto(
     choices made, then import it."""
     import audit.judge  # noqa: F401  (registers the judge-verdict importers of `import auto`)
     from audit.auto import detect_and_import
-    from audit.ingest import parse_map
+    from audit.ingest.mapping import parse_map
 
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
                           accept_suspect=accept_suspect, dry_run=dry_run, db=db, replace=replace, key_base=key_base,

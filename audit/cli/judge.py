@@ -221,7 +221,7 @@ def bias_cmd(
     Agreement with each model on the disputed items, family-pair splits with the bias
     ratio (exact binomial test, exact CI), and — with expert verdicts — bias versus accuracy.
     """
-    from audit.review import judge_bias_summary
+    from audit.review.judges import judge_bias_summary
 
     _check_format(fmt)
     summary = judge_bias_summary(benchmark, judge, db=db, prompt_version=prompt_version, judge_family=judge_family,

@@ -113,7 +113,7 @@ def status_cmd(
     db: DbOption = None,
 ) -> None:
     """Review progress, items per status, disputed items and reviewer agreement."""
-    from audit.review import review_overview
+    from audit.review.overview import review_overview
 
     for line in review_overview(benchmark, all_tiers=all_tiers, db=db).lines():
         echo(line)
@@ -145,7 +145,7 @@ def required_cmd(
 ) -> None:
     """Show (or set, 1 to 20) how many independent reviews settle an item.  Once accounts exist,
     setting them is an admin's act (--as NAME)."""
-    from audit.review import required_reviews
+    from audit.review.settings import required_reviews
 
     setting = flagged is not None or other is not None
     actor = acting_account(as_, Passwords(password_stdin), db,
@@ -175,7 +175,7 @@ def queue_cmd(
 def optimize_cmd(db: DbOption = None) -> None:
     """Store predictions in item order so the item page reads one item without
     scanning all (run once after importing predictions; ~45 s for 10 M rows)."""
-    from audit.review import cluster_predictions
+    from audit.store.layout import cluster_predictions
 
     s = cluster_predictions(db=db)
     echo(f"{s.rows:,} predictions stored in item order in {s.seconds:.1f} s "

@@ -18,7 +18,7 @@ its result:
 
 ``difference_points`` = (corrected − original) × 100.  The default policy
 (``"default"``) corrects settled ``key_wrong`` items and leaves out settled
-``ambiguous`` and ``defective`` ones; see :mod:`audit.export._policy`.
+``ambiguous`` and ``defective`` ones; see :mod:`audit.export.policy`.
 
 >>> import tempfile, os
 >>> from audit.demo import build_demo
@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from audit.analyze import latest_run_models, model_metrics
+from audit.analyze import model_metrics
+from audit.analyze.inputs import latest_run_models
 from audit.export._derive import derive_items
-from audit.export._policy import Policy, get_policy
+from audit.export.policy import Policy, get_policy
 from audit.store import DbPath, connect
 
 #: Columns of :func:`accuracy_comparison` / :func:`corrected_key_accuracy`.

@@ -38,15 +38,13 @@ import pandas as pd
 from audit._util.sql import unregister
 from audit._util.version import __version__
 from audit.accounts import require_role
-from audit.analyze import find_latest_run
+from audit.analyze.inputs import find_latest_run
 from audit.errors import AuditError, InputError, NotFoundError
 from audit.export._corrected import accuracy_comparison, keys_from_items
 from audit.export._datasheet import DATASHEET_NAME, DATASHEET_RENAME, METRIC_COLUMNS, datasheet_impact, render_datasheet
 from audit.export._derive import counts as count_items
 from audit.export._derive import derive_items
 from audit.export._manifest import build_manifest, file_hashes, write_manifest
-from audit.export._names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
-from audit.export._policy import ORIGINAL, Policy, get_policy
 from audit.export._write import (
     fetch_arrow,
     publish,
@@ -58,6 +56,8 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
+from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
+from audit.export.policy import ORIGINAL, Policy, get_policy
 from audit.store import DbPath, connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 
 from audit._util.sql import unregister
-from audit.export._policy import Policy
+from audit.export.policy import Policy
 from audit.judge.summary import verdict_summary_sql
-from audit.review import CAUSE_VERDICTS
+from audit.review.record import CAUSE_VERDICTS
 from audit.review.summary import REVIEWER_SUMMARY_CTES
 
 #: Columns of :func:`derive_items`.
@@ -43,7 +43,7 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
 
 
 #: The cause an export shows for a settled verdict: a cause beside a verdict it does not belong to
-#: (audit.review.CAUSE_VERDICTS, the rule add_review enforces; key_slip only with key_wrong) is a
+#: (audit.review.record.CAUSE_VERDICTS, the rule add_review enforces; key_slip only with key_wrong) is a
 #: row written before that rule or edited by hand; it is shown as inconsistent, never as a cause.
 INCONSISTENT_CAUSE = (
     "CASE WHEN s.cause IS NOT NULL AND (s.verdict NOT IN ("

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from audit.errors import NotFoundError
-from audit.export._names import validate_benchmark, validate_version
+from audit.export.names import validate_benchmark, validate_version
 from audit.store import DbPath, connect
 
 DIFF_COLUMNS = ["question_id", "subject", "change", "key_a", "key_b", "included_a", "included_b",

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit.export._manifest import verify_version
-from audit.export._names import validate_benchmark, version_key
+from audit.export.names import validate_benchmark, version_key
 from audit.store import DbPath, connect
 
 LIST_COLUMNS = ["version", "parent", "policy", "created_at", "n_items", "n_corrected", "n_excluded",

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from audit._util.version import __version__
-from audit.export._policy import Policy
 from audit.export._write import sha256_file
+from audit.export.policy import Policy
 
 MANIFEST_NAME = "manifest.json"
 FORMAT = "answer-key-audit/key-version"

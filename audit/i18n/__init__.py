@@ -16,21 +16,10 @@ is signed in, saved with the account
 """
 from audit.i18n import bo, en, zh_Hans
 from audit.i18n._catalogue import (
-    CATALOGUES,
-    DEFAULT,
-    K_LANG,
-    LANGUAGES,
-    catalogue,
-    from_accept_language,
-    glossary_table,
-    humanise,
-    label,
-    messages,
-    outcome,
-    translate,
+    DEFAULT, LANGUAGES, from_accept_language, glossary_table, humanise, label, messages, outcome, translate,
 )
 
 __all__ = [
-    "LANGUAGES", "CATALOGUES", "DEFAULT", "K_LANG", "translate", "label", "outcome", "messages", "catalogue",
-    "humanise", "from_accept_language", "glossary_table", "en", "bo", "zh_Hans",
+    "LANGUAGES", "DEFAULT", "translate", "label", "outcome", "messages", "glossary_table", "humanise",
+    "from_accept_language",
 ]

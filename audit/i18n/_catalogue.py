@@ -10,7 +10,6 @@ from audit.i18n import bo, en, zh_Hans
 LANGUAGES: dict[str, str] = {"en": "English", "zh-Hans": "简体中文", "bo": "བོད་ཡིག"}
 CATALOGUES: dict[str, ModuleType] = {"en": en, "zh-Hans": zh_Hans, "bo": bo}
 DEFAULT = "en"
-K_LANG = "wb_lang"
 
 
 def from_accept_language(header: str | None) -> str | None:

@@ -1,30 +1,22 @@
-"""Ingest: importers for every published format, answer extraction, model
-families, and prediction sets read in place.  (:mod:`audit.auto` recognises
-a file and calls the right importer; running models is :mod:`audit.predict`.)
+"""Ingest: getting questions and predictions in, from every published format.
 
-The generic question and prediction files are this package's own modules;
-the published formats are :mod:`audit.ingest.formats` (one module each) and
-answer extraction is :mod:`audit.ingest.extract` (one module per method).
-:mod:`audit.ingest.responses` is the contract through which stored raw
-responses are read again.
+The names below are the importers a notebook calls.  The other packages use
+the public modules beside them: :mod:`audit.ingest.detection` (what a file
+or folder holds), :mod:`audit.ingest.models` (model names, families,
+providers), :mod:`audit.ingest.mapping` (field mappings such as
+``--map SOURCE=TARGET``), :mod:`audit.ingest.storing` (writing parsed
+questions), :mod:`audit.ingest.multi_answer` (keys that name several
+options), :mod:`audit.ingest.responses` (stored responses, re-read by
+:mod:`audit.predict`), and the sub-packages :mod:`audit.ingest.formats`
+(one module per published format) and :mod:`audit.ingest.extract` (answer
+extraction).  :mod:`audit.auto` recognises a file and calls the right
+importer.
 """
-from audit.ingest._auto import FORMATS, Detection, detect, question_layout
-from audit.ingest._in_place import InPlaceSummary, register_predictions_in_place
-from audit.ingest._mapping import parse_map
-from audit.ingest._models import import_models, infer_family, infer_provider, list_models, register_models, set_family
-from audit.ingest._multi_answer import display_key
-from audit.ingest._predictions import PredictionImportSummary, import_predictions
-from audit.ingest._questions import QuestionImportSummary, import_questions
-from audit.ingest._store import ensure_benchmark, item_flags, store_questions
-from audit.ingest.extract import extract_answer, extract_answer_set, extract_answers
+from audit.ingest._in_place import register_predictions_in_place
+from audit.ingest._predictions import import_predictions
+from audit.ingest._questions import import_questions
+from audit.ingest.detection import detect
 from audit.ingest.formats import (
-    HarnessImportSummary,
-    HelmImportSummary,
-    MmluReduxImportSummary,
-    OutputsImportSummary,
-    ParallelImportSummary,
-    ParsedItem,
-    TlueImportSummary,
     import_helm,
     import_inspect,
     import_lm_eval,
@@ -32,18 +24,11 @@ from audit.ingest.formats import (
     import_outputs,
     import_parallel,
     import_tlue,
-    link_by_text,
-    norm_text_sql,
-    parse_tlue_item,
 )
+from audit.ingest.models import import_models, list_models, set_family
 
 __all__ = [
-    "import_models", "infer_family", "infer_provider", "list_models", "register_models", "set_family",
-    "import_questions", "import_predictions", "import_helm", "import_mmlu_redux", "import_parallel",
-    "QuestionImportSummary", "PredictionImportSummary", "HelmImportSummary", "MmluReduxImportSummary",
-    "ParallelImportSummary", "extract_answer", "extract_answers", "extract_answer_set", "import_tlue",
-    "parse_tlue_item", "TlueImportSummary", "ParsedItem", "detect", "Detection", "question_layout", "FORMATS",
-    "import_lm_eval", "import_inspect", "HarnessImportSummary", "parse_map", "display_key", "import_outputs",
-    "OutputsImportSummary", "link_by_text", "norm_text_sql", "ensure_benchmark", "item_flags", "store_questions",
-    "InPlaceSummary", "register_predictions_in_place",
+    "import_questions", "import_predictions", "import_tlue", "import_helm", "import_mmlu_redux", "import_lm_eval",
+    "import_inspect", "import_outputs", "import_parallel", "import_models", "set_family", "list_models",
+    "register_predictions_in_place", "detect",
 ]

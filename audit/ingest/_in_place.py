@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from audit._util.sql import sql_ident, sql_str
 from audit.errors import InputError, NotFoundError
 from audit.ingest._duck import one
-from audit.ingest._models import register_models
 from audit.ingest._predictions import _require_questions, _run_sql, given_letter_sql, letter_ok_sql
+from audit.ingest.models import register_models
 from audit.store import DbPath, connect, transaction
 from audit.store.sources import (
     SourceListing,

@@ -25,7 +25,7 @@ in ``predictions.answer`` (so tiers and scores compare like with like) and
 kept, with the order, in ``prediction_written``.  An order that is not a
 permutation of the item's options refuses the file (``FILE:LINE``).
 
-Multi-answer items (:mod:`audit.ingest._multi_answer`) take a set of letters
+Multi-answer items (:mod:`audit.ingest.multi_answer`) take a set of letters
 ("A D", "AD", ``["A","D"]``) stored sorted (``"AD"``); raw responses to them
 are extracted as a set (:func:`audit.ingest.extract.extract_answer_set`).
 
@@ -53,9 +53,9 @@ from audit._util.files import read_jsonl
 from audit._util.sql import sql_ident, sql_str, unregister
 from audit.errors import InputError
 from audit.ingest._duck import one, open_source
-from audit.ingest._models import register_models
-from audit.ingest._multi_answer import key_set_sql
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer_sets, extract_answers
+from audit.ingest.models import register_models
+from audit.ingest.multi_answer import key_set_sql
 from audit.ingest.responses import answer_by_option_text
 from audit.options import sql_is_label
 from audit.store import DbPath, connect, transaction
@@ -150,7 +150,7 @@ def import_predictions(
     does not say); ``run`` is used for rows without a run (default 'default').
     ``progress`` shows a tqdm bar on stderr (None = only on a terminal).
     ``mapping`` renames the file's columns first (``{"qid": "question_id"}``;
-    dotted paths reach into nested JSON, see :mod:`audit.ingest._mapping`).
+    dotted paths reach into nested JSON, see :mod:`audit.ingest.mapping`).
     ``skip_unknown`` skips the rows for question ids the benchmark does not
     have instead of refusing the file; the summary counts them and names the
     first (``skipped``, ``examples``).

@@ -6,13 +6,13 @@ column holding a list (in CSV a JSON or Python list literal); optional
 ``subject``, ``language``, ``script``, ``explanation``.  Any other column is
 an error (so a misspelt column is never silently ignored).  Files whose
 fields are named otherwise, or nested (``metadata.reference``), are read
-through a field mapping (:mod:`audit.ingest._mapping`: ``--map SOURCE=TARGET``
+through a field mapping (:mod:`audit.ingest.mapping`: ``--map SOURCE=TARGET``
 or a mapping file).
 
 ``answer`` may be a Latin letter (any case), a Tibetan letter ཀ ཁ ག ང (→ A–D)
 or a 0-based option index (``0`` → A, ``3`` → D).  A set of labels (``A B D``,
 ``ABD``, ``["A", "D"]``) is a multi-answer key, stored as ``"ABD"`` with the
-flag ``multi_answer`` (:mod:`audit.ingest._multi_answer`).  An answer that is
+flag ``multi_answer`` (:mod:`audit.ingest.multi_answer`).  An answer that is
 not one of the item's labels is imported as given and flagged
 ``key_not_in_options``.
 
@@ -47,10 +47,10 @@ from audit._util.files import (
 )
 from audit._util.sql import table_exists
 from audit.errors import InputError
-from audit.ingest._mapping import _MISSING, apply_mapping, get_path
-from audit.ingest._multi_answer import MULTI_FLAG, display_key, parse_key
-from audit.ingest._store import QuestionStage, StoreReport, item_flags
 from audit.ingest.formats import parse_tlue_item
+from audit.ingest.mapping import _MISSING, apply_mapping, get_path
+from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key
+from audit.ingest.storing import QuestionStage, StoreReport, item_flags
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 from audit.scripts import has_letters, script_of
 from audit.store import DbPath, connect, resolve_db_path, transaction
@@ -689,7 +689,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     (created when new).  All-or-nothing, in one transaction.  The whole
     input is parsed and checked first (a CSV streamed in chunks, each staged
     in a Parquet file in the temporary folder, see
-    :class:`~audit.ingest._store.QuestionStage`); only then is the database
+    :class:`~audit.ingest.storing.QuestionStage`); only then is the database
     opened, for one bulk insert — so a bad row leaves the file untouched and
     a million questions stay well under 1 GB of memory.
 
@@ -711,7 +711,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     number equal to the item's count of options and no 0 → from 1),
     otherwise refused with a message naming ``--key-base``.
 
-    ``mapping`` renames fields first (see :func:`audit.ingest._mapping.parse_map`);
+    ``mapping`` renames fields first (see :func:`audit.ingest.mapping.parse_map`);
     ``constants`` adds a field with one value for every record
     (``{"language": "kk"}``); ``dry_run`` parses and checks everything
     against the database (read-only), writes nothing and returns the first

@@ -1,41 +1,23 @@
-"""LLM judges: prompt, strict reply parsing, runs through litellm, storage,
-import of methodology judge files and published detector verdicts, bias
-analysis and judge panels."""
-from audit.judge._bias import (
-    AccuracyReport,
-    BiasReport,
-    bias_vs_accuracy,
-    judge_bias,
-    ratio_test,
-    render_reading,
-    render_readings,
-)
-from audit.judge._detectors import DetectorImportSummary, import_detectors, judge_reliability
-from audit.judge._import import JudgeImportSummary, import_judge
-from audit.judge._panel import (
-    REPORT_TITLE_KEYS,
-    JudgeAgreement,
-    JudgeSets,
-    PanelResult,
-    agreement_report,
-    judge_agreement,
-    judge_scenarios,
-    panel_verdict,
-    report_sections,
-    run_panel,
-    save_panel,
-)
-from audit.judge._parse import ParsedVerdict, parse_reply
-from audit.judge._prompt import JudgePrompt, default_prompt, load_prompt, prompt_version
-from audit.judge._run import JudgeRunSummary, arun_judge, run_judge
+"""LLM judges: running a judge over a benchmark through litellm (strict reply
+parsing, every reply stored), importing methodology judge files and
+published detector verdicts, judge bias (does a judge side with its own
+model family?), agreement between judges and the cross-family panel.
+
+Beside the names below, :mod:`audit.judge.bias` and :mod:`audit.judge.panel`
+hold the results' types, the readings' wording and the versions that take
+the expert tables as arguments (the review stage passes them:
+:func:`audit.review.bias_vs_accuracy`, :func:`audit.review.report_sections`);
+:mod:`audit.judge.summary` is the SQL the export embeds."""
+from audit.judge._detectors import import_detectors, judge_reliability
+from audit.judge._import import import_judge
+from audit.judge._prompt import load_prompt
+from audit.judge._run import run_judge
 from audit.judge._store import disputed_ids, list_judges, list_runs, load_verdicts, unparsed_replies
+from audit.judge.bias import judge_bias
+from audit.judge.panel import judge_agreement, judge_scenarios, panel_verdict, run_panel, save_panel
 
 __all__ = [
-    "BiasReport", "AccuracyReport", "judge_bias", "bias_vs_accuracy", "ratio_test", "render_reading",
-    "render_readings", "JudgeImportSummary", "import_judge", "DetectorImportSummary", "import_detectors",
-    "judge_reliability", "ParsedVerdict", "parse_reply", "JudgePrompt", "default_prompt", "load_prompt",
-    "prompt_version", "JudgeRunSummary", "run_judge", "arun_judge", "JudgeAgreement", "JudgeSets",
-    "judge_agreement", "panel_verdict", "save_panel", "judge_scenarios", "agreement_report", "report_sections",
-    "REPORT_TITLE_KEYS", "PanelResult", "run_panel", "load_verdicts", "disputed_ids", "list_judges", "list_runs",
-    "unparsed_replies",
+    "run_judge", "import_judge", "import_detectors", "judge_reliability", "judge_bias", "judge_agreement",
+    "judge_scenarios", "panel_verdict", "save_panel", "run_panel", "load_prompt", "list_judges", "list_runs",
+    "load_verdicts", "disputed_ids", "unparsed_replies",
 ]

@@ -11,7 +11,7 @@ file name: judge = ``<model>``, prompt version = ``<style>/<corpus>``; the
 subject is not part of the run's name (one run covers all subjects).  Rows
 carry no item id: they are linked to the benchmark's items by question text
 and option set, with the importers' linking rule
-(:func:`audit.ingest.link_by_text`).  Stored per row:
+(:func:`audit.ingest.formats.link_by_text`).  Stored per row:
 ``answer_key_correct = (predicted_error_type == 'ok')``, the raw
 ``model_answer`` as ``raw_reply``, and ``predicted_error_type`` in
 ``explanation`` (prefixed ``predicted_error_type=``).
@@ -41,8 +41,8 @@ import pyarrow as pa
 from audit._util.files import read_table
 from audit._util.sql import unregister
 from audit.errors import InputError
-from audit.ingest import link_by_text
-from audit.ingest import norm_text_sql as _norm_sql
+from audit.ingest.formats import link_by_text
+from audit.ingest.formats import norm_text_sql as _norm_sql
 from audit.judge import _store as jstore
 from audit.store import DbPath, connect, transaction
 
@@ -279,7 +279,7 @@ def judge_reliability(benchmark: str | None = None, *, db: DbPath = None) -> pd.
     the discount), ``family_correlation`` (ρ of its judge model's runs) and
     ``weight`` (the two-level Kish discount).  Empty when the fit saw no
     judge verdicts (run ``audit analyze`` after importing them)."""
-    from audit.analyze import key_error_params
+    from audit.analyze.keyerror import key_error_params
 
     p = key_error_params(benchmark, db=db)
     p = p[p["kind"] == "judge_run"]

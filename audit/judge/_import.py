@@ -65,7 +65,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
     """Import a methodology judge file (see the module docstring); all-or-nothing.
 
     >>> import tempfile, json, os
-    >>> from audit.ingest import store_questions
+    >>> from audit.ingest.storing import store_questions
     >>> from audit.store.records import Question, Option
     >>> d = tempfile.mkdtemp(); db = os.path.join(d, "x.duckdb")
     >>> with connect(db) as con, transaction(con):

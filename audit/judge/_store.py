@@ -264,7 +264,7 @@ def judge_family(con, judge: str) -> str:
     from the most specific part of the name that a family rule recognises
     (``openrouter/google/gemini-2.5-pro`` and ``gemini/gemini-2.5-pro`` →
     google, ``groq/llama-3.1-70b`` → meta), else from the whole name."""
-    from audit.ingest import infer_family, infer_provider
+    from audit.ingest.models import infer_family, infer_provider
 
     parts = judge.split("/")
     suffixes = ["/".join(parts[i:]) for i in range(len(parts) - 1, -1, -1)]

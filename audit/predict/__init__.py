@@ -10,8 +10,8 @@ cost cap) is :mod:`audit.llm`'s.
 """
 from audit.predict._prompt import load_predict_prompt
 from audit.predict._reextract import extraction_methods, reextract
-from audit.predict._run import PredictRunSummary, list_predict_runs, run_predict
+from audit.predict._run import list_predict_runs, run_predict
 
 __all__ = [
-    "run_predict", "list_predict_runs", "PredictRunSummary", "reextract", "extraction_methods", "load_predict_prompt",
+    "run_predict", "list_predict_runs", "reextract", "extraction_methods", "load_predict_prompt",
 ]

@@ -36,8 +36,8 @@ from typing import Any, Iterable
 import pandas as pd
 
 from audit.errors import InputError
-from audit.ingest import register_models
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
+from audit.ingest.models import register_models
 from audit.llm import CallRunner, RunOptions
 from audit.llm.options import check_selection
 from audit.llm.provider import message_parts, reply_problem

@@ -22,9 +22,9 @@ from __future__ import annotations
 import pandas as pd
 
 from audit._util.text import clean_name
-from audit.analyze import CURRENT_AUDIT_SQL
+from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.review._common import run
-from audit.review._settings import FLAGGED_TIERS, required_reviews_from
+from audit.review.settings import FLAGGED_TIERS, required_reviews_from
 from audit.store import DbPath, connect
 
 UNREVIEWED = "unreviewed"

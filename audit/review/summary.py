@@ -34,3 +34,6 @@ latest AS (
                               ORDER BY strftime(created_at, '%Y-%m-%d')) AS review_dates
             FROM latest WHERE rn = 1 GROUP BY question_id
 )"""
+
+
+__all__ = ["REVIEWER_SUMMARY_CTES"]

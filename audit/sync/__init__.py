@@ -9,17 +9,16 @@ pure), ``push`` (applies the plan), ``pull``, ``rejected`` (annotations a
 pull refused, with the reason), ``roundtrip`` (sync), ``state`` (DuckDB sync
 state), ``users`` (reviewers ↔ Label Studio users), ``webhook``.
 """
-from audit.sync._client import LabelStudioError, open_session, resolve_auth
+from audit.sync._client import LabelStudioError
 from audit.sync._config import labeling_config
-from audit.sync._connection import ConnectSummary, SyncStatus, ls_connect, ls_status
-from audit.sync._pull import PullSummary, ls_pull
-from audit.sync._push import PushSummary, ls_push
+from audit.sync._connection import ls_connect, ls_status
+from audit.sync._pull import ls_pull
+from audit.sync._push import ls_push
 from audit.sync._rejected import ls_rejected
-from audit.sync._roundtrip import SyncSummary, ls_sync
+from audit.sync._roundtrip import ls_sync
 from audit.sync._webhook import serve_webhook
 
 __all__ = [
-    "LabelStudioError", "open_session", "resolve_auth", "labeling_config",
-    "ConnectSummary", "SyncStatus", "ls_connect", "ls_status",
-    "PullSummary", "ls_pull", "ls_rejected", "PushSummary", "ls_push", "SyncSummary", "ls_sync", "serve_webhook",
+    "ls_connect", "ls_status", "ls_push", "ls_pull", "ls_sync", "ls_rejected", "serve_webhook", "labeling_config",
+    "LabelStudioError",
 ]

@@ -168,7 +168,7 @@ def item_html(item: dict) -> str:
 
 def evidence_html(heading: str, sentences: list[str]) -> str:
     """"Why this item is here" as escaped HTML: the plain-words sentences of
-    the item page (:func:`audit.review.evidence_reasons`, rendered in the
+    the item page (:func:`audit.review.reasons.evidence_reasons`, rendered in the
     push's language), one list entry each, inside the task's ``item_html``
     (so every project's labeling config shows them, old or new).
 

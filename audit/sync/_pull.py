@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from audit._util.sql import unregister
-from audit.review import append_reviews, review_problems
+from audit.review.record import append_reviews, review_problems
 from audit.store import DbPath, connect, transaction
 from audit.sync._client import Session, open_session
 from audit.sync._config import verdict_hash
@@ -136,7 +136,7 @@ ORDER BY n.annotation_id
 
 def _problems(con, new: pd.DataFrame) -> dict[int, str]:
     """annotation id → why the annotation is not a valid verdict, checked by
-    the review stage's own validation (:func:`audit.review._record.review_problems`,
+    the review stage's own validation (:func:`audit.review.record.review_problems`,
     exactly as for ``audit review add``), grouped by benchmark."""
     out: dict[int, str] = {}
     for bench, grp in new.groupby("benchmark", sort=False):
@@ -274,7 +274,7 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
 def _append_reviews(con, to_add: list[tuple[str, dict]]) -> dict[str, int]:
     """Append the reviews (grouped by benchmark) on ``con`` through the review
     stage's validation; returns external id → review id (through
-    :func:`audit.review.append_reviews`, the one code path that appends reviews)."""
+    :func:`audit.review.record.append_reviews`, the one code path that appends reviews)."""
     out: dict[str, int] = {}
     by_bench: dict[str, list[dict]] = {}
     for bench, row in to_add:

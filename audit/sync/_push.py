@@ -39,7 +39,8 @@ from tqdm import tqdm
 from audit._util.sql import unregister
 from audit.errors import InputError, NotFoundError
 from audit.i18n import LANGUAGES, messages
-from audit.review import evidence_reasons_many, render_reason, review_queue
+from audit.review import review_queue
+from audit.review.reasons import evidence_reasons_many, render_reason
 from audit.store import DbPath, connect, transaction
 from audit.sync import _state
 from audit.sync._client import Session, ls_errors, open_session
@@ -179,8 +180,8 @@ def evidence_words(language: str) -> dict[str, str]:
 def task_evidence(db: DbPath, selection: pd.DataFrame, language: str = "en") -> dict:
     """(benchmark, question_id) → (heading, sentences): "why this item is
     here" in plain words, as the item page shows it —
-    :func:`audit.review.evidence_reasons_many` rendered by
-    :func:`audit.review.render_reason` in ``language`` (small rounded
+    :func:`audit.review.reasons.evidence_reasons_many` rendered by
+    :func:`audit.review.reasons.render_reason` in ``language`` (small rounded
     numbers, never a raw ratio or "100%")."""
     words = evidence_words(language)
     heading = words.get("item.why_here") or "Why this item is here"

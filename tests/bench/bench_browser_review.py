@@ -339,8 +339,8 @@ def main(argv=None) -> int:
             return compare(db, args.base.resolve(), args.repeat, args.rounds)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    for bench in audit.review.list_benchmarks(db=db):
-        print(f"database: {db}: {bench}, {audit.review.queue_progress(bench, tiers=None, db=db).total:,} questions")
+    for bench in audit.review.dashboard.list_benchmarks(db=db):
+        print(f"database: {db}: {bench}, {audit.review.queue.queue_progress(bench, tiers=None, db=db).total:,} questions")
     _accounts(db, ["Bench Alone"] + [f"Bench Reviewer {i + 1}" for i in range(args.reviewers)])
     proc, base = start_server(db)
     ok = True

@@ -60,7 +60,7 @@ def brier(p: np.ndarray, y: np.ndarray) -> float:
 
 
 def bands(p: np.ndarray, y: np.ndarray, title: str) -> bool:
-    from audit.analyze import calibration_table
+    from audit.analyze.keyerror import calibration_table
 
     tab = calibration_table(p, y)
     tab["|diff|"] = (tab["predicted"] - tab["observed"]).abs()

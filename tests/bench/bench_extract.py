@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from audit.ingest import extract_answer, extract_answers
+from audit.ingest.extract import extract_answer, extract_answers
 
 TEMPLATES = [
     "{L}",

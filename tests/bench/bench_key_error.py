@@ -126,7 +126,8 @@ def crowdkit_peers(res: pd.DataFrame, preds: pd.DataFrame) -> dict[str, np.ndarr
 
 def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), refit_every: int = 10):
     """Wrong keys found after each of ``steps`` reviews, static vs updating order."""
-    from audit.analyze import latest_run, load_inputs, model_set, score_inputs
+    from audit.analyze.inputs import latest_run, model_set
+    from audit.analyze.keyerror import load_inputs, score_inputs
     from audit.store import connect
 
     with connect(db, read_only=True) as con:
@@ -163,7 +164,7 @@ def simulate(db: Path, res: pd.DataFrame, y: np.ndarray, steps=(50, 100, 200), r
 
 
 def calibration(res: pd.DataFrame, y: np.ndarray) -> None:
-    from audit.analyze import calibration_table
+    from audit.analyze.keyerror import calibration_table
 
     tab = calibration_table(res["score"].to_numpy(), y)
     anyerr = calibration_table(res["score"].to_numpy(), (res["error_type"] != "ok").to_numpy())

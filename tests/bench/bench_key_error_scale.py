@@ -34,7 +34,8 @@ def main() -> None:
     n_q = int(args[0]) if len(args) > 0 else 100_000
     n_m = int(args[1]) if len(args) > 1 else 100
     existing = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--db=")), None)
-    from audit.analyze import analyze_benchmark, key_error_params, key_error_scores
+    from audit.analyze import analyze_benchmark, key_error_scores
+    from audit.analyze.keyerror import key_error_params
     from audit.store import connect
 
     print(f"load average before: {os.getloadavg()}")

@@ -144,9 +144,9 @@ def main() -> int:
     t_q = Clock()
     for _ in range(n):
         with t_q:
-            audit.review.queue_progress(bench, db=db, **{k: v for k, v in flt.items() if k != "status"})
+            audit.review.queue.queue_progress(bench, db=db, **{k: v for k, v in flt.items() if k != "status"})
             audit.review.review_queue(bench, db=db, limit=26, offset=0, **flt)
-            audit.review.tier_by_subject(bench, db=db)
+            audit.review.dashboard.tier_by_subject(bench, db=db)
     _report("queue: progress + 25 rows + subjects (uncached)", t_q, rows)
     t_i = Clock()
     for i in range(n):
@@ -156,7 +156,7 @@ def main() -> int:
     t_n = Clock()
     for i in range(n):
         with t_n:
-            audit.review.neighbours(bench, ids[i], db=db, **flt)
+            audit.review.queue.neighbours(bench, ids[i], db=db, **flt)
     _report("neighbours (only past the edge of the queue page)", t_n, rows)
 
     print("\nfull page runs (AppTest, server side):")

@@ -85,7 +85,7 @@ def _accounts(db) -> None:
 def _campaign(db, benchmark: str | None) -> None:
     st.subheader(t("admin.campaign"))
     req = common.call(audit.review.get_required_reviews, db=db)
-    entry = common.call(audit.review.get_queue_entry, db=db)
+    entry = common.call(audit.review.campaign.get_queue_entry, db=db)
     if req is None or entry is None:
         return
     with st.form("admin_required"):
@@ -112,7 +112,7 @@ def _campaign(db, benchmark: str | None) -> None:
                               default=list(entry.subjects or []), format_func=common.subject_name,
                               key="admin_entry_subjects", placeholder=t("queue.all_subjects"))
         if st.form_submit_button(t("admin.save")):
-            _run(audit.review.set_queue_entry, tiers=tiers or None, min_key_error=k if use_k else None,
+            _run(audit.review.campaign.set_queue_entry, tiers=tiers or None, min_key_error=k if use_k else None,
                  subjects=subs or None, db=db, ok=t("admin.saved"))
     if benchmark is None:
         return
@@ -126,12 +126,12 @@ def _campaign(db, benchmark: str | None) -> None:
         ids = st.text_input(t("admin.assign_items"), key="admin_assign_ids")
         b1, b2 = st.columns(2)
         if b1.form_submit_button(t("admin.assign_submit")) and who:
-            _run(audit.review.assign, benchmark, who, subjects=subs,
+            _run(audit.review.campaign.assign, benchmark, who, subjects=subs,
                  question_ids=[x.strip() for x in ids.replace(",", " ").split() if x.strip()], db=db,
                  ok=t("admin.saved"))
         if b2.form_submit_button(t("admin.unassign")) and who:
-            _run(audit.review.unassign, benchmark, who, db=db, ok=t("admin.saved"))
-    df = common.call(audit.review.list_assignments, benchmark, db=db, quiet=True)
+            _run(audit.review.campaign.unassign, benchmark, who, db=db, ok=t("admin.saved"))
+    df = common.call(audit.review.campaign.list_assignments, benchmark, db=db, quiet=True)
     if df is not None and not df.empty:
         shown = df[["reviewer", "subject", "question_id"]].copy()
         shown["subject"] = [common.subject_name(s) if s else "" for s in shown["subject"]]
@@ -144,7 +144,7 @@ def _progress(db, benchmark: str | None) -> None:
     if benchmark is None:
         return
     st.subheader(t("admin.progress"))
-    by_rev = common.call(audit.review.progress_by_reviewer, benchmark, db=db)
+    by_rev = common.call(audit.review.dashboard.progress_by_reviewer, benchmark, db=db)
     if by_rev is not None:
         st.markdown(f"**{t('admin.by_reviewer')}**")
         if by_rev.empty:
@@ -153,7 +153,7 @@ def _progress(db, benchmark: str | None) -> None:
             df = by_rev[["reviewer", "n_items", "key_correct", "key_wrong", "ambiguous", "defective", "skip",
                          "adjudications"]]
             st.dataframe(common.columns(df), hide_index=True, width="stretch", key="admin_by_reviewer")
-    by_sub = common.call(audit.review.progress_by_subject, benchmark, db=db)
+    by_sub = common.call(audit.review.dashboard.progress_by_subject, benchmark, db=db)
     if by_sub is not None:
         st.markdown(f"**{t('admin.by_subject')}**")
         df = by_sub.copy()

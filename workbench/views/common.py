@@ -16,11 +16,14 @@ from workbench import render, session
 
 # ---------------------------------------------------------------- language
 
+#: The session-state key of the interface language.
+K_LANG = "wb_lang"
+
 def lang() -> str:
     """The interface language of this browser session: the choice made in
     the switch (before or after signing in), else the signed-in reviewer's
     stored setting, else the browser's ``Accept-Language``, else English."""
-    cur = st.session_state.get(i18n.K_LANG)
+    cur = st.session_state.get(K_LANG)
     if cur in i18n.LANGUAGES:
         return cur
     me = session.reviewer()
@@ -31,7 +34,7 @@ def lang() -> str:
         except audit.AuditError:
             stored = None
         if stored in i18n.LANGUAGES:
-            st.session_state[i18n.K_LANG] = stored
+            st.session_state[K_LANG] = stored
             return stored
     try:
         header = st.context.headers.get("Accept-Language")
@@ -67,7 +70,7 @@ def _language_changed() -> None:
     choice = st.session_state.get("wb_lang_switch")
     if choice not in i18n.LANGUAGES:
         return
-    st.session_state[i18n.K_LANG] = choice
+    st.session_state[K_LANG] = choice
     me = session.reviewer()
     if me:
         try:
@@ -254,7 +257,7 @@ def cached_queue(benchmark: str, db: str, version: tuple, flt_items: tuple, limi
 
 @st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=64)
 def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
-    return audit.review.queue_progress(benchmark, db=db, **dict(flt_items))
+    return audit.review.queue.queue_progress(benchmark, db=db, **dict(flt_items))
 
 
 @st.cache_data(ttl=300, show_spinner=False, max_entries=256)
@@ -293,14 +296,14 @@ def freeze(flt: dict) -> tuple:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def _benchmarks(db: str) -> list[str]:
-    return audit.review.list_benchmarks(db=db)
+    return audit.review.dashboard.list_benchmarks(db=db)
 
 
 @st.cache_data(ttl=60, show_spinner=False)
 def subjects(benchmark: str, db: str) -> list[str]:
     """Subjects of a benchmark's current audit (for the filter; data only,
     cached for a minute — never a connection)."""
-    df = audit.review.tier_by_subject(benchmark, db=db)
+    df = audit.review.dashboard.tier_by_subject(benchmark, db=db)
     return sorted(s for s in df["subject"].unique() if s is not None)
 
 

@@ -66,7 +66,7 @@ def page() -> None:
 def _tiers(bench: str, db) -> None:
     """Where the flagged items are: tiers by subject, as a heat map."""
     st.caption(t("dash.tiers_caption"))
-    df = common.call(audit.review.tier_by_subject, bench, db=db, any_error=True)
+    df = common.call(audit.review.dashboard.tier_by_subject, bench, db=db, any_error=True)
     if df is None or not len(df):
         st.info(t("dash.no_audit"))
         return
@@ -82,7 +82,7 @@ def _tiers(bench: str, db) -> None:
 
 def _scenarios(bench: str, db) -> None:
     """Accuracy of each model when the flagged tiers are left out, and how
-    much of the change key errors explain (:func:`audit.analyze.scenario_summary`)."""
+    much of the change key errors explain (:func:`audit.analyze.scenarios.scenario_summary`)."""
     st.caption(t("dash.scen_caption"))
     sc = common.call(audit.scenario_table, bench, db=db, any_error=True)
     if sc is None or not len(sc):
@@ -112,9 +112,9 @@ def _scenarios(bench: str, db) -> None:
         )
     )
     st.altair_chart(chart, width="stretch")
-    if audit.analyze.scenario_note(sc):
+    if audit.analyze.reporting.scenario_note(sc):
         st.markdown(t("dash.control_caption"))
-        ctl = audit.analyze.scenario_summary(sc).round(2)
+        ctl = audit.analyze.scenarios.scenario_summary(sc).round(2)
         ctl["scenario"] = ctl["scenario"].map(lambda c: common.label("scenario", c))
         ctl = ctl.set_index("scenario")[["change_points", "control_points", "explained_points"]]
         ctl.columns = [t("dash.col_change"), t("dash.col_control"), t("dash.col_explained")]
@@ -128,7 +128,7 @@ def _scenarios(bench: str, db) -> None:
 
 def _progress(bench: str, db) -> None:
     """How many items each reviewer has reviewed."""
-    prog = common.call(audit.review.progress_by_reviewer, bench, db=db, any_error=True)
+    prog = common.call(audit.review.dashboard.progress_by_reviewer, bench, db=db, any_error=True)
     if prog is None or not len(prog):
         st.info(t("dash.no_progress"))
         return
@@ -145,7 +145,7 @@ def _corrected(bench: str, db) -> None:
     """Each model's accuracy under the original and the corrected keys, for a
     correction rule (:func:`audit.export.corrected_key_accuracy`)."""
     st.caption(t("dash.corr_caption"))
-    policies = [p for p in sorted(audit.export.POLICIES) if p != "original"]
+    policies = [p for p in sorted(audit.export.policy.POLICIES) if p != "original"]
     policy = st.selectbox(t("dash.policy"), policies, index=policies.index("default"), key="dash_policy",
                           format_func=lambda p: common.label("policy", p) or p,
                           help="\n\n".join(f"**{common.label('policy', p) or p}**: {_policy_desc(p)}"
@@ -174,7 +174,7 @@ def _kappa(bench: str, db) -> None:
     kappa shown only on enough items (:func:`audit.review.reviewer_agreement`
     with ``min_items``)."""
     st.caption(t("dash.kappa_caption"))
-    ka = common.call(audit.review.reviewer_agreement, bench, min_items=audit.review.MIN_KAPPA_ITEMS, db=db,
+    ka = common.call(audit.review.reviewer_agreement, bench, min_items=audit.review.agreement.MIN_KAPPA_ITEMS, db=db,
                      any_error=True)
     if ka is None or not len(ka.pairs):
         st.info(t("dash.no_kappa"))
@@ -192,7 +192,7 @@ def _policy_desc(policy: str) -> str:
     """A correction rule's description in the session's language (the
     library's English one for a rule the catalogue does not know)."""
     key = f"policy_desc.{policy}"
-    return t(key) if key in i18n.en.MESSAGES else audit.export.POLICIES[policy].description
+    return t(key) if key in i18n.en.MESSAGES else audit.export.policy.POLICIES[policy].description
 
 
 def _kappa_words(ka) -> str:

@@ -59,7 +59,7 @@ def page() -> None:
     if bench is None:
         return
     try:
-        audit.export.validate_benchmark(bench)
+        audit.export.names.validate_benchmark(bench)
     except audit.AuditError as exc:
         st.error(str(exc))
         return
@@ -96,7 +96,7 @@ def page() -> None:
                                 index=intact[::-1].index(want) if want in intact else 0, key="export_pick")
             data = common.call(_release, bench, pick, str(db), tuple(versions["data_sha256"]))
             if data is not None:
-                c2.download_button(t("export.download", v=pick), data, file_name=audit.export.release_name(bench, pick),
+                c2.download_button(t("export.download", v=pick), data, file_name=audit.export.archive.release_name(bench, pick),
                                    mime="application/zip", key="export_zip", icon=":material/download:")
 
     st.subheader(t("export.new"))

@@ -14,7 +14,7 @@ N / P go to the next / previous item of the queue filter, Q back to the queue.
 Speed: the verdict form is a fragment (choosing a verdict reruns only the
 form); the item is read through a cache invalidated by any write to the
 database file; Save, by default, opens the next item that still needs this
-reviewer (``audit.review.next_for_reviewer``) in the same run.
+reviewer (``audit.review.queue.next_for_reviewer``) in the same run.
 
 The draft verdict of every item is kept in ``st.session_state`` (not only in
 the widgets, whose state Streamlit drops when another page or item is shown),
@@ -147,7 +147,7 @@ def _save(bench: str, qid: str) -> None:
         nxt = _next_from_queue_page(bench, qid, flt)
         if nxt is None:
             try:
-                nxt = audit.review.next_for_reviewer(
+                nxt = audit.review.queue.next_for_reviewer(
                     bench, me, after=qid, db=db,
                     **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
             except audit.AuditError:
@@ -192,7 +192,7 @@ def _step(bench: str, qid: str, target, direction: int, flt: dict) -> None:
     when the queue page did not show it."""
     if target is UNKNOWN:
         try:
-            prev_id, next_id = audit.review.neighbours(bench, qid, db=session.db_path(), **flt)
+            prev_id, next_id = audit.review.queue.neighbours(bench, qid, db=session.db_path(), **flt)
         except audit.AuditError as exc:
             session.flash("error", common.error_text(exc))
             return

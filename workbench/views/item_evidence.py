@@ -1,6 +1,6 @@
 """Item page panel "Why this item is here": each contribution to the item's
 key-error score in plain words, in the reviewer's interface language, from
-:func:`audit.review.evidence_reasons` (sentence keys and parameters; the
+:func:`audit.review.reasons.evidence_reasons` (sentence keys and parameters; the
 sentences are the ``evidence.*`` keys of the catalogues; no statistics here)."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from workbench.views.common import t
 
 @st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=256)
 def cached_reasons(benchmark: str, qid: str, db: str, version: tuple):
-    return audit.review.evidence_reasons(benchmark, qid, db=db)
+    return audit.review.reasons.evidence_reasons(benchmark, qid, db=db)
 
 
 OPTION_PARAMS = ("key", "answer", "other")   # parameters of the reasons that are option labels
@@ -36,4 +36,4 @@ def show(bench: str, qid: str, db, option: Callable[[str], str | None] | None = 
     if option is not None:
         reasons = [(k, {n: (option(v) or v) if n in OPTION_PARAMS and isinstance(v, str) else v
                         for n, v in p.items()}) for k, p in reasons]
-    st.markdown("\n".join(f"- {render.md(audit.review.render_reason(k, p, words))}" for k, p in reasons))
+    st.markdown("\n".join(f"- {render.md(audit.review.reasons.render_reason(k, p, words))}" for k, p in reasons))

@@ -10,16 +10,16 @@ import streamlit as st
 
 from audit import i18n
 from audit.judge import (
-    REPORT_TITLE_KEYS,
     judge_agreement,
     judge_bias,
     judge_scenarios,
     list_judges,
     list_runs,
     panel_verdict,
-    render_readings,
     unparsed_replies,
 )
+from audit.judge.bias import render_readings
+from audit.judge.panel import REPORT_TITLE_KEYS
 from audit.review import bias_vs_accuracy, report_sections
 from workbench import render, session
 from workbench.views import common

@@ -88,7 +88,7 @@ def _start(benchmark: str, reviewer: str | None, flt: dict, fallback: str | None
     qid = fallback
     if reviewer:
         try:
-            qid = audit.review.next_for_reviewer(
+            qid = audit.review.queue.next_for_reviewer(
                 benchmark, reviewer, db=session.db_path(),
                 **{k: v for k, v in flt.items() if k not in ("status", "reviewer")})
         except audit.AuditError as exc:

@@ -1,4 +1,4 @@
-"""Set extraction for multi-answer items (their keys: :mod:`audit.ingest._multi_answer`).
+"""Set extraction for multi-answer items (their keys: :mod:`audit.ingest.multi_answer`).
 
 Rule: the answer set of a response is the set of distinct valid option
 letters that :func:`~audit.ingest.extract.candidate_letters` finds (same

@@ -15,9 +15,9 @@ import pyarrow as pa
 from audit._util.files import nfc
 from audit._util.sql import unregister
 from audit.errors import InputError
-from audit.ingest._multi_answer import MULTI_FLAG, parse_key
 from audit.ingest._predictions import store_predictions
-from audit.ingest._store import item_flags, store_questions
+from audit.ingest.multi_answer import MULTI_FLAG, parse_key
+from audit.ingest.storing import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, normalize_label
 from audit.scripts import script_of
 from audit.store.records import Option, Question

@@ -28,8 +28,8 @@ from audit._util.files import load_json, nfc, read_text
 from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.ingest._predictions import store_predictions
-from audit.ingest._store import store_questions
 from audit.ingest.extract import extract_answers
+from audit.ingest.storing import store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
 from audit.store import DbPath, connect, transaction
 from audit.store.records import Option, Question

@@ -21,7 +21,7 @@ from audit._util.files import nfc, read_table, require_columns
 from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.ingest._duck import one
-from audit.ingest._store import _OPTION_TYPE
+from audit.ingest.storing import _OPTION_TYPE
 from audit.options import LATIN_LABELS, normalize_label
 from audit.store import DbPath, connect, transaction
 

@@ -49,7 +49,7 @@ from tqdm import tqdm
 
 from audit._util.files import nfc, read_jsonl
 from audit.errors import InputError
-from audit.ingest._store import item_flags, store_questions
+from audit.ingest.storing import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
 from audit.store import connect, transaction
 from audit.store.records import Option, Question

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from audit.review._common import run
-from audit.review._queue import queue_relation
 from audit.review._status import AUDIT_CTE
+from audit.review.queue import queue_relation
 from audit.store import DbPath, connect
 
 
@@ -86,3 +86,5 @@ def progress_by_subject(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
                    count(*) FILTER (WHERE status = 'unreviewed') AS unreviewed
             FROM queue GROUP BY subject ORDER BY total DESC, subject NULLS LAST""", params).df()
 
+
+__all__ = ["tier_by_subject", "progress_by_reviewer", "list_benchmarks", "progress_by_subject"]

@@ -13,7 +13,7 @@ from audit.analyze.inputs import latest_run
 from audit.analyze.keyerror import LLR_DUPLICATE_OPTIONS
 from audit.errors import NotFoundError
 from audit.i18n import en
-from audit.review._evidence import _judge_weights
+from audit.review.evidence import _judge_weights
 from audit.store import DbPath, connect
 
 

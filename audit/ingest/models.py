@@ -121,3 +121,6 @@ def list_models(*, db: DbPath = None, benchmark: str | None = None) -> pd.DataFr
         if df.empty and not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
             raise NotFoundError(f"no benchmark named '{benchmark}'")
         return df
+
+
+__all__ = ["infer_family", "infer_provider", "register_models", "set_family", "import_models", "list_models"]

@@ -15,9 +15,7 @@ import pandas as pd
 from audit._util.text import clean_name
 from audit.accounts.roles import effective_role
 from audit.errors import AuditError
-from audit.review._campaign import entry_condition
 from audit.review._common import run
-from audit.review._evidence import EVIDENCE_CTE
 from audit.review._status import (
     AUDIT_CTE,
     DISPUTED,
@@ -30,6 +28,8 @@ from audit.review._status import (
     status_expr,
     summary_ctes,
 )
+from audit.review.campaign import entry_condition
+from audit.review.evidence import EVIDENCE_CTE
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolves_benchmark
 
@@ -386,3 +386,10 @@ def next_for_reviewer(
         LIMIT 1"""
         rows = run(con, sql, params).fetchall()
     return rows[0][0] if rows else None
+
+
+__all__ = [
+    "REVIEWED_BY_ME", "NOT_REVIEWED_BY_ME", "NEEDS_ME", "QUEUE_STATUSES", "NEEDS_ME_SQL", "QueueOrder",
+    "QUEUE_ORDERS", "register_order", "DEFAULT_ORDER", "queue_relation", "review_queue", "QueueProgress",
+    "queue_progress", "neighbours", "next_for_reviewer",
+]

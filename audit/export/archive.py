@@ -16,7 +16,7 @@ from pathlib import Path
 from audit.errors import AuditError, NotFoundError
 from audit.export._listing import list_versions
 from audit.export._manifest import MANIFEST_NAME, read_manifest, verify_version
-from audit.export._names import validate_version
+from audit.export.names import validate_version
 from audit.store import DbPath
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -60,3 +60,6 @@ def release_zip(benchmark: str, version: str, *, db: DbPath = None) -> bytes:
             info.external_attr = 0o644 << 16
             zf.writestr(info, path.read_bytes())
     return buf.getvalue()
+
+
+__all__ = ["release_name", "release_zip"]

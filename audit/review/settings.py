@@ -72,3 +72,9 @@ def required_reviews(flagged: int | None = None, other: int | None = None, *, ac
     if flagged is not None or other is not None:
         return set_required_reviews(flagged=flagged, other=other, actor=actor, db=db)
     return get_required_reviews(db=db)
+
+
+__all__ = [
+    "FLAGGED_TIERS", "RequiredReviews", "settings_from", "required_reviews_from", "get_required_reviews",
+    "set_required_reviews", "required_reviews",
+]

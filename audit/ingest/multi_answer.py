@@ -1,6 +1,6 @@
 """Multi-answer keys: items whose key is a *set* of option labels.
 
-Contract (shared with the analysis stages; see also ``audit/analyze/_tiers.py``)
+Contract (shared with the analysis stages; see also ``audit/analyze/tiers.py``)
 -------------------------------------------------------------------------------
 * **Storage.**  A multi-answer key is stored in ``questions.answer_key`` as
   its labels sorted and concatenated (``"ABD"``), and the item carries the

@@ -1,7 +1,7 @@
 """Judges against the experts: the judge-stage analyses that need settled
 expert verdicts or reviewer agreement, with those read from this stage.
 
-The judge stage (:mod:`audit.judge._bias`, :mod:`audit.judge._panel`) takes
+The judge stage (:mod:`audit.judge.bias`, :mod:`audit.judge.panel`) takes
 the expert tables as arguments, since a stage never imports a later one;
 these functions read them (:func:`~audit.review.settled_verdicts`,
 :func:`~audit.review.reviewer_agreement`) and pass them on.
@@ -13,12 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from audit.judge import AccuracyReport, BiasReport, judge_bias
-from audit.judge import agreement_report as _judge_agreement_report
-from audit.judge import bias_vs_accuracy as _judge_bias_vs_accuracy
-from audit.judge import report_sections as _judge_report_sections
-from audit.review._agreement import reviewer_agreement
+from audit.judge import judge_bias
+from audit.judge.bias import AccuracyReport, BiasReport, bias_vs_accuracy_from
+from audit.judge.panel import agreement_report_from, report_sections_from
 from audit.review._status import settled_verdicts
+from audit.review.agreement import reviewer_agreement
 from audit.store import DbPath
 from audit.store.benchmarks import resolves_benchmark
 
@@ -38,34 +37,34 @@ def _settled(benchmark: str, db: DbPath) -> pd.DataFrame | None:
 
 
 def agreement_report(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
-    """:func:`audit.judge._panel.agreement_report` with the expert tables
+    """:func:`audit.judge.panel.agreement_report_from` with the expert tables
     (judge vs experts, reviewer vs reviewer) filled from this stage."""
-    return _judge_agreement_report(benchmark, db=db, settled=_settled(benchmark, db),
+    return agreement_report_from(benchmark, db=db, settled=_settled(benchmark, db),
                                    reviewer_pairs=_reviewer_pairs(benchmark, db))
 
 
 def report_sections(benchmark: str, *, db: DbPath = None) -> dict[str, pd.DataFrame]:
     """The titled, non-empty agreement tables for ``audit report``
-    (:func:`audit.judge._panel.report_sections` with the expert tables)."""
-    return _judge_report_sections(benchmark, db=db, settled=_settled(benchmark, db),
+    (:func:`audit.judge.panel.report_sections_from` with the expert tables)."""
+    return report_sections_from(benchmark, db=db, settled=_settled(benchmark, db),
                                   reviewer_pairs=_reviewer_pairs(benchmark, db))
 
 
 def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                      **kwargs: Any) -> AccuracyReport:
-    """:func:`audit.judge._bias.bias_vs_accuracy` with ``settled`` defaulting
+    """:func:`audit.judge.bias.bias_vs_accuracy_from` with ``settled`` defaulting
     to :func:`~audit.review.settled_verdicts` of *benchmark*; other keyword
     arguments pass through."""
     if settled is None:
         settled = settled_verdicts(benchmark, db=db)
-    return _judge_bias_vs_accuracy(benchmark, judge, db=db, settled=settled, **kwargs)
+    return bias_vs_accuracy_from(benchmark, judge, db=db, settled=settled, **kwargs)
 
 
 @dataclass
 class JudgeBiasSummary:
-    """``audit judge bias``: the judge's family bias (:class:`~audit.judge.BiasReport`)
+    """``audit judge bias``: the judge's family bias (:class:`~audit.judge.bias.BiasReport`)
     and, when settled expert verdicts exist, bias versus accuracy
-    (:class:`~audit.judge.AccuracyReport`, else None)."""
+    (:class:`~audit.judge.bias.AccuracyReport`, else None)."""
 
     bias: BiasReport
     accuracy: AccuracyReport | None = None
@@ -93,3 +92,6 @@ def judge_bias_summary(benchmark: str | None, judge: str, *, db: DbPath = None, 
         except ImportError:
             acc = None
     return JudgeBiasSummary(bias=rep, accuracy=acc)
+
+
+__all__ = ["agreement_report", "report_sections", "bias_vs_accuracy", "JudgeBiasSummary", "judge_bias_summary"]

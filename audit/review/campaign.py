@@ -179,3 +179,9 @@ def list_assignments(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
             return pd.DataFrame(columns=ASSIGNMENT_COLUMNS)
         return con.execute(f"SELECT {', '.join(ASSIGNMENT_COLUMNS)} FROM review_assignments WHERE benchmark = ? "
                            "ORDER BY reviewer_key, subject NULLS LAST, question_id", [benchmark]).df()
+
+
+__all__ = [
+    "ENTRY_SETTING", "ASSIGNMENT_COLUMNS", "QueueEntry", "queue_entry_from", "get_queue_entry", "set_queue_entry",
+    "entry_condition", "assign", "unassign", "list_assignments",
+]

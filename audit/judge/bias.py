@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from audit._util.sql import unregister
-from audit.analyze import QUESTIONS_SQL, latest_run_models, model_set, usable_predictions_sql, wilson_interval
+from audit.analyze import wilson_interval
+from audit.analyze.inputs import QUESTIONS_SQL, latest_run_models, model_set, usable_predictions_sql
 from audit.errors import InputError, NotFoundError
 from audit.i18n import en
 from audit.judge._store import judge_family, resolve_prompt_version
@@ -238,7 +239,7 @@ def _bias_reading(rep: BiasReport) -> list[tuple[str, dict]]:
 
 @dataclass
 class AccuracyReport:
-    """Output of :func:`bias_vs_accuracy`.
+    """Output of :func:`bias_vs_accuracy_from`.
 
     ``overall``: one row — n (settled items with an expert answer and a parsed
     judge verdict), n_correct, accuracy (+ Wilson low/high), kappa / kappa_low
@@ -283,14 +284,14 @@ def _expert_answers(settled: pd.DataFrame, keys: pd.Series) -> pd.DataFrame:
     return s.rename(columns={"verdict": "expert_verdict"})[["question_id", "expert_verdict", "expert_answer"]]
 
 
-def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
+def bias_vs_accuracy_from(benchmark: str, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
                      settled: pd.DataFrame | None = None, judge_family_override: str | None = None,
                      confidence: float = 0.95) -> AccuracyReport:
     """Separate judge bias from judge accuracy with settled expert verdicts.
 
     ``settled`` is review's ``settled_verdicts(benchmark)`` (columns
     question_id, verdict, corrected_answer); it comes from the later review
-    stage, so it must be passed — :func:`audit.review._judges.bias_vs_accuracy`
+    stage, so it must be passed — :func:`audit.review.bias_vs_accuracy`
     reads it for you.  The expert answer is
     the key when the verdict is key_correct, the corrected answer when
     key_wrong; items judged ambiguous or defective have no expert answer and
@@ -316,7 +317,7 @@ def bias_vs_accuracy(benchmark: str, judge: str, *, db: DbPath = None, prompt_ve
 
     if settled is None:
         raise InputError("bias_vs_accuracy needs the settled expert verdicts (settled=...); "
-                         "audit.review._judges.bias_vs_accuracy reads them from the database")
+                         "audit.review.bias_vs_accuracy reads them from the database")
     bias = judge_bias(benchmark, judge, db=db, prompt_version=prompt_version, models=models,
                       judge_family_override=judge_family_override, confidence=confidence)
     with connect(db, read_only=True) as con:
@@ -422,7 +423,7 @@ def _pct(k, n) -> str:
 
 
 def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
-    """The reading of :func:`bias_vs_accuracy` as (key of :data:`audit.i18n.en.READING`, parameters)."""
+    """The reading of :func:`bias_vs_accuracy_from` as (key of :data:`audit.i18n.en.READING`, parameters)."""
     o = rep.overall.iloc[0]
     if o["n"] == 0:
         return [("reading.acc.none", {"judge": rep.judge, "n_settled": rep.n_settled})]

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit.analyze import KappaResult, agreement_matrix, cohen_kappa
+from audit.analyze import agreement_matrix, cohen_kappa
+from audit.analyze.kappa import KappaResult
 from audit.errors import AuditError
 from audit.review._common import run
 from audit.store import DbPath, connect
@@ -105,3 +106,6 @@ def reviewer_agreement(benchmark: str, *, compare: str = "opinion", min_items: i
     overall = cohen_kappa([a for a, _ in pooled], [b for _, b in pooled])
     return ReviewerAgreement(pairs.reset_index(drop=True), overall, n_items, int(ratings["rater"].nunique()),
                              MIN_KAPPA_ITEMS if min_items is None else int(min_items))
+
+
+__all__ = ["MIN_KAPPA_ITEMS", "ReviewerAgreement", "reviewer_agreement"]

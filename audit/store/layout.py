@@ -63,3 +63,6 @@ def cluster_predictions(*, db: DbPath = None) -> ClusterSummary:
         rows = con.execute("SELECT count(*) FROM predictions").fetchall()[0][0]
         after = _row_groups_per_item(con)
     return ClusterSummary(int(rows), time.perf_counter() - t0, before, after)
+
+
+__all__ = ["ClusterSummary", "cluster_predictions"]

@@ -26,11 +26,13 @@ import numpy as np
 import pandas as pd
 
 from audit._util.sql import unregister
-from audit.analyze import FleissResult, agreement_matrix, cohen_kappa, fleiss_kappa, latest_run_models
+from audit.analyze import agreement_matrix, cohen_kappa, fleiss_kappa
+from audit.analyze.inputs import latest_run_models
+from audit.analyze.kappa import FleissResult
 from audit.errors import InputError, NotFoundError
 from audit.i18n import en
 from audit.judge import _store as jstore
-from audit.judge._bias import render_readings
+from audit.judge.bias import render_readings
 from audit.store import DbPath, connect, transaction
 from audit.store.benchmarks import resolves_benchmark
 
@@ -229,7 +231,8 @@ def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, pro
     """Scenario table with "exclude judge-disputed" and "exclude Tier 1–2 ∪
     judge-disputed" (via ``analyze.scenario_table(extra_exclusions=…)``) and
     the set sizes |Tier 1–2|, |judge|, |∩|, |∪| with shares."""
-    from audit.analyze import latest_run, scenario_table
+    from audit.analyze import scenario_table
+    from audit.analyze.inputs import latest_run
 
     judge_set = jstore.disputed_ids(benchmark, judge, prompt_version=prompt_version, db=db)
     with connect(db, read_only=True) as con:
@@ -275,7 +278,7 @@ def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, pro
 MAX_PAIRWISE_MODELS = 30
 
 
-def agreement_report(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
+def agreement_report_from(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                      reviewer_pairs: pd.DataFrame | None = None) -> dict:
     """Agreement statistics for ``audit report`` and the app: a dict of
     DataFrames (each may be empty) —
@@ -291,10 +294,10 @@ def agreement_report(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame
     The expert tables come from the later review stage, so they are passed
     in: ``settled`` (``audit.review.settled_verdicts``) and
     ``reviewer_pairs`` (``audit.review.reviewer_agreement(...).pairs``);
-    when absent those tables are empty.  :func:`audit.review._judges.agreement_report`
+    when absent those tables are empty.  :func:`audit.review.agreement_report`
     fills them (imports follow the data flow: judge never imports review).
     """
-    from audit.analyze import QUESTIONS_SQL, model_set, usable_predictions_sql
+    from audit.analyze.inputs import QUESTIONS_SQL, model_set, usable_predictions_sql
 
     out: dict[str, pd.DataFrame] = {}
     fleiss_rows = []
@@ -380,12 +383,12 @@ _REPORT_TITLES = {k: en.READING[f"reading.section.{k}"]
 REPORT_TITLE_KEYS = {v: f"reading.section.{k}" for k, v in _REPORT_TITLES.items()}
 
 
-def report_sections(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
+def report_sections_from(benchmark: str, *, db: DbPath = None, settled: pd.DataFrame | None = None,
                     reviewer_pairs: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
-    """The non-empty agreement tables of :func:`agreement_report`, titled,
+    """The non-empty agreement tables of :func:`agreement_report_from`, titled,
     for ``audit report`` (the review stage registers
-    :func:`audit.review._judges.report_sections`, which passes the expert tables)."""
-    rep = agreement_report(benchmark, db=db, settled=settled, reviewer_pairs=reviewer_pairs)
+    :func:`audit.review.report_sections`, which passes the expert tables)."""
+    rep = agreement_report_from(benchmark, db=db, settled=settled, reviewer_pairs=reviewer_pairs)
     return {_REPORT_TITLES[k]: df.reset_index(drop=True) for k, df in rep.items() if not df.empty}
 
 

@@ -19,9 +19,9 @@ import pandas as pd
 
 from audit.analyze._impact import impact_summary
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
-from audit.analyze._scenarios import compare_models, scenario_table
-from audit.analyze._tiers import TIER_NAMES, tier_counts
 from audit.analyze.inputs import latest_run
+from audit.analyze.scenarios import compare_models, scenario_table
+from audit.analyze.tiers import TIER_NAMES, tier_counts
 from audit.errors import InputError
 from audit.i18n import label
 from audit.store import DbPath, connect
@@ -336,5 +336,6 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
     return None
 
 
-__all__ = ["analysis_report", "render_report", "write_report", "report_frame", "records", "FORMATS"]
+__all__ = ["analysis_report", "render_report", "write_report", "report_frame", "records", "FORMATS", "key_error_note",
+           "scenario_note"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from audit.i18n import label
-from audit.review._agreement import ReviewerAgreement, reviewer_agreement
-from audit.review._queue import QueueProgress, queue_progress, review_queue
+from audit.review.agreement import ReviewerAgreement, reviewer_agreement
+from audit.review.queue import QueueProgress, queue_progress, review_queue
 from audit.store import DbPath
 from audit.store.benchmarks import resolves_benchmark
 
@@ -15,7 +15,7 @@ from audit.store.benchmarks import resolves_benchmark
 class ReviewOverview:
     """Progress of the review of one benchmark.
 
-    ``progress``: items per status (:class:`~audit.review.QueueProgress`);
+    ``progress``: items per status (:class:`~audit.review.queue.QueueProgress`);
     ``disputed``: ids of the disputed items (queue order); ``agreement``:
     Cohen's kappa between reviewers (:func:`~audit.review.reviewer_agreement`).
     """
@@ -48,7 +48,7 @@ def review_overview(benchmark: str | None = None, *, all_tiers: bool = False, db
 
     >>> import tempfile, os
     >>> from audit.store import init_db
-    >>> from audit.ingest import store_questions
+    >>> from audit.ingest.storing import store_questions
     >>> from audit.store.records import Option, Question
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "a.duckdb"); _ = init_db(db)
@@ -62,3 +62,6 @@ def review_overview(benchmark: str | None = None, *, all_tiers: bool = False, db
     disputed = review_queue(benchmark, tiers=tiers, status="disputed", db=db)
     return ReviewOverview(benchmark=benchmark, all_tiers=all_tiers, progress=progress,
                           disputed=list(disputed["question_id"]), agreement=reviewer_agreement(benchmark, db=db))
+
+
+__all__ = ["ReviewOverview", "review_overview"]

@@ -344,3 +344,6 @@ class QuestionStage:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+__all__ = ["item_flags", "ensure_benchmark", "store_questions", "questions_table", "StoreReport", "compare_questions", "sweep_stale", "QuestionStage"]

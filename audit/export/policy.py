@@ -138,3 +138,6 @@ def list_policies():
     for r in rows:
         r["exclude"] = ",".join(r["exclude"])
     return pd.DataFrame(rows, columns=["name", "description", "correct", "exclude", "adjudicated_only", "min_reviewers"])
+
+
+__all__ = ["EXCLUDABLE", "Policy", "ORIGINAL", "POLICIES", "register_policy", "get_policy", "list_policies"]

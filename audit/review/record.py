@@ -300,7 +300,7 @@ def review_problems(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame,
 
     >>> import tempfile, os
     >>> from audit.store.records import Question, Option
-    >>> from audit.ingest import store_questions
+    >>> from audit.ingest.storing import store_questions
     >>> from audit.store import connect
     >>> with connect(os.path.join(tempfile.mkdtemp(), "p.duckdb")) as con:
     ...     _ = store_questions(con, "demo", "demo", [Question("demo", "q1", "2+2?",
@@ -386,7 +386,7 @@ def append_reviews(con, benchmark: str, rows: Iterable[Mapping] | pd.DataFrame, 
     clean = _validate(con, benchmark, records, wheres, actor=who)
     out = _insert(con, clean) if clean else []
     if out:  # the queue re-ranks after each verdict
-        from audit.review._evidence import refresh_evidence
+        from audit.review.evidence import refresh_evidence
         refresh_evidence(con, benchmark)
     return out
 
@@ -449,7 +449,7 @@ def add_review(
 
     >>> import tempfile, os
     >>> from audit.store.records import Question, Option
-    >>> from audit.ingest import store_questions
+    >>> from audit.ingest.storing import store_questions
     >>> from audit.store import connect
     >>> db = os.path.join(tempfile.mkdtemp(), "r.duckdb")
     >>> with connect(db) as con:
@@ -567,3 +567,10 @@ def inconsistent_reviews(benchmark: str | None, *, db: DbPath = None) -> pd.Data
     """:func:`review_inconsistencies` of a benchmark in the database ``db``."""
     with connect(db, read_only=True) as con:
         return review_inconsistencies(con, benchmark)
+
+
+__all__ = [
+    "REVIEW_COLUMNS", "IMPORT_REQUIRED", "IMPORT_ALLOWED", "CAUSE_VERDICTS", "db_now", "review_problems",
+    "append_reviews", "add_reviews", "add_review", "import_reviews", "list_reviews", "INCONSISTENCY_COLUMNS",
+    "review_inconsistencies", "inconsistent_reviews",
+]

@@ -12,12 +12,12 @@ from audit._util.sql import table_columns
 from audit._util.text import clean_name
 from audit.accounts.leads import is_lead
 from audit.accounts.roles import effective_role, may_adjudicate
-from audit.analyze import CURRENT_AUDIT_SQL
+from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
 from audit.review._common import run
-from audit.review._record import REVIEW_COLUMNS, _to_review
-from audit.review._settings import settings_from
 from audit.review._status import DISPUTED, status_expr, summary_ctes
+from audit.review.record import REVIEW_COLUMNS, _to_review
+from audit.review.settings import settings_from
 from audit.store import DbPath, connect
 from audit.store.records import Option, Question, Review
 
@@ -234,3 +234,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
     )
     return view
+
+
+__all__ = [
+    "ModelAnswer", "FamilyAnswers", "OptionCount", "ParallelItem", "AuditInfo", "JudgeVerdict", "ItemView",
+    "item_view",
+]

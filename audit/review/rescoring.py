@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from audit.review._evidence import calibration as _calibration
-from audit.review._evidence import rescore
+from audit.review.evidence import calibration as _calibration
+from audit.review.evidence import rescore
 from audit.store import DbPath
 from audit.store.benchmarks import resolves_benchmark
 
@@ -49,3 +49,6 @@ def rescore_benchmark(benchmark: str | None = None, *, calibration: bool = False
     n = rescore(benchmark, db=db)
     return RescoreSummary(benchmark=benchmark, n_settled=n, reference=reference,
                           calibration=_calibration(benchmark, db=db, reference=reference) if calibration else None)
+
+
+__all__ = ["RescoreSummary", "rescore_benchmark"]
