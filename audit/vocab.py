@@ -22,7 +22,7 @@ Words (the column or parameter name is given in ``code``):
   :func:`audit.review.settled_verdicts`; **policy** — how settled verdicts
   become a key version (:mod:`audit.export.policy`).
 * **audit run** / ``run_id`` — one ``audit analyze``; the **current audit**
-  is a benchmark's latest run (:mod:`audit.analyze._runs`); **tier** — an
+  is a benchmark's latest run (:mod:`audit.analyze.inputs`); **tier** — an
   item's cross-model agreement class in it.
 * **judge verdict** — an LLM judge's ``answer_key_correct`` and
   ``correct_answer`` on an item (``judge_verdicts``).

@@ -154,9 +154,9 @@ def test_reviewer_cannot_adjudicate_through_the_api(team):
 def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
     audit.review.add_review("b", "q1", "Pema", "key_correct", db=team)
     monkeypatch.setenv("WORKBENCH_LEADS", "Karma")      # ignored once accounts exist (issue 22)
-    assert acc.account_role("Karma", db=team) == "reviewer"
+    assert acc.roles.account_role("Karma", db=team) == "reviewer"
     audit.accounts.set_leads(["Karma"], actor="Root", db=team)   # an admin's act
-    assert acc.account_role("Karma", db=team) == "lead"
+    assert acc.roles.account_role("Karma", db=team) == "lead"
     assert audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team).is_adjudication
     acc.set_disabled("Karma", actor="Root", db=team)        # a disabled account is never a lead
     with pytest.raises(audit.PermissionDeniedError):

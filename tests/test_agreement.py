@@ -147,7 +147,7 @@ def test_agreement_matrix_uses_common_items():
 def test_doctests():
     import doctest
 
-    from audit.analyze import _kappa as agreement
+    from audit.analyze import kappa as agreement
 
     res = doctest.testmod(agreement)
     assert res.failed == 0 and res.attempted >= 3

@@ -19,6 +19,7 @@ import pytest
 
 import audit
 import audit.accounts as acc
+from audit.accounts import _signin
 from audit.accounts._signin import MAX_FAILURES
 from audit.accounts.sessions import SECRET_ENV
 from tests._attack import cli, fresh_copy
@@ -71,7 +72,7 @@ def forge(name: str, key: bytes, epoch: int = 0) -> str:
 def test_a_weak_key_file_never_signs_a_session(team, content, says):
     """An empty key file made the HMAC key b'': anyone could mint an admin
     session.  A non-hex one was a traceback."""
-    key_file = acc.session_key_path(team)
+    key_file = acc.sessions.session_key_path(team)
     key_file.write_text(content)
     raw = b"" if not content.strip() else content.strip().encode()
     for token in (forge("Root", b""), forge("Root", raw)):
@@ -81,14 +82,14 @@ def test_a_weak_key_file_never_signs_a_session(team, content, says):
     with pytest.raises(audit.InputError, match=says):
         acc.issue_session("Pema", db=team)
     with pytest.raises(audit.InputError, match=says):
-        acc.check_session_key(db=team)
+        acc.sessions.check_session_key(db=team)
     assert key_file.read_text() == content     # left for the admin to look at, never rewritten
 
 
 def test_a_non_hex_key_is_one_line_in_the_cli(team, tmp_path):
-    acc.session_key_path(team).write_text("not hex at all, and long enough to pass a length check only")
+    acc.sessions.session_key_path(team).write_text("not hex at all, and long enough to pass a length check only")
     # the CLI has no session command; the library call the workbench makes at start-up is one line
-    r = subprocess.run([sys.executable, "-c", "import audit.review as r, sys; r.check_session_key(db=sys.argv[1])",
+    r = subprocess.run([sys.executable, "-c", "import audit.accounts.sessions as s, sys; s.check_session_key(db=sys.argv[1])",
                         str(team)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert r.returncode == 1 and "the session key is not valid" in r.stderr
 
@@ -103,7 +104,7 @@ def test_a_short_workbench_secret_is_refused(team, monkeypatch, secret):
 
 
 def test_a_long_secret_and_the_generated_key_work(team, monkeypatch):
-    key_file = acc.session_key_path(team)
+    key_file = acc.sessions.session_key_path(team)
     assert not key_file.exists()
     tok = acc.issue_session("Pema", db=team)
     text = key_file.read_text()
@@ -204,8 +205,8 @@ def test_names_are_normalised_once_and_compared_as_stored(team):
 
 
 def test_failed_sign_ins_under_made_up_names_stay_bounded(team, monkeypatch):
-    monkeypatch.setattr(acc, "MAX_FAILURE_ROWS", 12)
-    monkeypatch.setattr(acc, "LOCK_SECONDS", 3600)           # the lock outlasts a slow, busy machine
+    monkeypatch.setattr(_signin, "MAX_FAILURE_ROWS", 12)
+    monkeypatch.setattr(_signin, "LOCK_SECONDS", 3600)           # the lock outlasts a slow, busy machine
     for _ in range(MAX_FAILURES):                       # a real name gets locked first
         with pytest.raises(audit.SignInError):
             acc.authenticate("Pema", "wrong-password", db=team)
@@ -298,10 +299,10 @@ def test_model_names_not_in_normal_form_never_make_a_second_model(team):
 # ---------------------------------------------------------------- further cases of our own (issue 22, item 11)
 
 def test_a_key_file_that_is_a_directory_or_a_dangling_link_is_one_line(team, tmp_path):
-    key = acc.session_key_path(team)
+    key = acc.sessions.session_key_path(team)
     key.mkdir()
     with pytest.raises(audit.InputError, match="the session key cannot be read"):
-        acc.check_session_key(db=team)
+        acc.sessions.check_session_key(db=team)
     key.rmdir()
     key.symlink_to(tmp_path / "nowhere")
     with pytest.raises(audit.InputError, match="the session key cannot be read"):
@@ -313,7 +314,7 @@ def test_a_key_file_that_is_a_directory_or_a_dangling_link_is_one_line(team, tmp
 
 
 def test_key_boundaries_that_are_fine(team, monkeypatch):
-    acc.session_key_path(team).write_text(("AB" * 32) + "\n")       # upper-case hex and a newline
+    acc.sessions.session_key_path(team).write_text(("AB" * 32) + "\n")       # upper-case hex and a newline
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
     assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
     monkeypatch.setenv(SECRET_ENV, "k" * 32)                    # exactly the shortest secret

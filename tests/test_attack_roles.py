@@ -117,7 +117,7 @@ def test_label_studio_settings_are_an_admins(team):
 
 def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_LEADS", "Pema,nobody-here")
-    assert acc.account_role("Pema", db=team) == "reviewer" and acc.account_role("nobody-here", db=team) is None
+    assert acc.roles.account_role("Pema", db=team) == "reviewer" and acc.roles.account_role("nobody-here", db=team) is None
     before = db_snapshot(team)
     for who in ("Pema", "nobody-here"):
         with pytest.raises(audit.PermissionDeniedError):
@@ -132,7 +132,7 @@ def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypat
     solo = tmp_path / "solo.duckdb"
     with connect(solo) as con:
         store_questions(con, "b", "b", [Question("b", "q1", "S", [Option("A", "x"), Option("B", "y")], "A")])
-    assert acc.account_role("Pema", db=solo) == "lead"
+    assert acc.roles.account_role("Pema", db=solo) == "lead"
     audit.review.add_review("b", "q1", "Karma", "key_correct", db=solo)
     with pytest.raises(audit.PermissionDeniedError, match="not a lead"):
         audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, revision=True, db=solo)

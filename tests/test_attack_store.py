@@ -159,7 +159,8 @@ def test_in_process_readers_let_a_foreign_writer_in(tmp_path):
     stop = tmp_path / "stop"
     app = subprocess.Popen([sys.executable, "-c", """
 import os, sys, threading, time
-from audit.store import connect, keep_reads_open
+from audit.store import connect
+from audit.store.turns import keep_reads_open
 keep_reads_open(30.0)
 db, stop = sys.argv[1], sys.argv[2]
 def loop():

@@ -151,7 +151,8 @@ def test_readers_never_wait_on_readers(tmp_path):
 
 APP_READERS = """
 import sys, threading, time, random
-from audit.store import connect, keep_reads_open
+from audit.store import connect
+from audit.store.turns import keep_reads_open
 from audit.review import list_reviews
 keep_reads_open(1.0)          # as the workbench does
 db, stop_file = sys.argv[1], sys.argv[2]

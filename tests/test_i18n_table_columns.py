@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from audit.judge import judge_agreement, judge_bias, judge_scenarios, list_judges, list_runs, panel_verdict
-from audit.review import bias_vs_accuracy, i18n, report_sections
+from audit import i18n
+from audit.review import bias_vs_accuracy, report_sections
 
 
 @pytest.fixture(scope="module")

@@ -52,8 +52,8 @@ def test_parse_reply(reply, ok, key_ok, answer):
 def test_doctests():
     import doctest
 
-    from audit.judge import _bias as bias
-    from audit.judge import _importer as importer
+    from audit.judge import bias
+    from audit.judge import _import as importer
     from audit.judge import _parse as parse
     from audit.judge import _prompt as prompt
     from audit.judge import _run as run

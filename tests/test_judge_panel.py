@@ -126,7 +126,7 @@ def test_agreement_report_and_cli(db_path, tmp_path, capsys):
 def test_model_agreement_in_report(db_path, tmp_path, monkeypatch):
     from test_agreement import closed_form_cohen, closed_form_fleiss
 
-    from audit.judge import _panel as panel
+    from audit.judge import panel
 
     build(db_path, tmp_path)
     con = duckdb.connect(str(db_path), read_only=True)

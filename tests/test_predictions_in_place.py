@@ -25,7 +25,8 @@ from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions, list_models, register_predictions_in_place
 from audit.report import build_report
 from audit.review import item_view, review_queue
-from audit.store import _sources, connect
+from audit.store import connect
+from audit.store import sources as _sources
 from audit.store.sources import SourceError, registered_sources
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -464,7 +465,7 @@ def test_readers_read_the_one_predictions_relation():
     import re
 
     writers = {"ingest/_predictions.py", "ingest/responses.py", "predict/_run.py", "predict/_reextract.py",
-               "ingest/formats/_outputs.py", "ingest/_in_place.py", "review/_layout.py", "store/_sources.py"}
+               "ingest/formats/_outputs.py", "ingest/_in_place.py", "store/layout.py", "store/sources.py"}
     pattern = re.compile(r"\b(FROM|JOIN)\s+(main\.)?predictions\b", re.IGNORECASE)
     offenders = []
     for path in sorted((ROOT / "audit").rglob("*.py")):

@@ -1,11 +1,12 @@
-"""No module imports another package's private (``_name``) module.
+"""No module imports another package's private (``_name``) module or name.
 
-A private module is an implementation detail of its package: ``audit/ingest/storing.py``
-may be imported by the modules of ``audit.ingest`` only; other stages and the
-workbench use the names the package re-exports (tests may look inside).  Top-level
-private modules (``audit/_util/files.py``, ``audit/_util/safe_csv.py``, ...) are shared by
-every stage.  Read with ``ast`` so imports inside functions (and ``from
-audit.ingest import _store``) count too.
+A private module or name is an implementation detail of its package:
+``audit/ingest/_duck.py`` may be imported by the modules of ``audit.ingest``
+only; other packages, the CLI and the workbench use the package's
+``__all__`` or its public modules (tests may look inside).  The kernel
+``audit/_util/`` is private to ``audit`` and shared by every package of it.
+Read with ``ast`` so imports inside functions (and ``from audit.ingest
+import _duck``) count too.  There is no exception list.
 """
 from __future__ import annotations
 
@@ -16,14 +17,18 @@ REPO = Path(__file__).resolve().parents[1]
 CHECKED = ("audit", "workbench")  # tests may look inside a package (white-box)
 
 
-def _owner(module: str) -> str | None:
-    """The package a private module belongs to (``audit.ingest`` for
-    ``audit.ingest.storing``), or None when *module* names no private module
+def _owner(module: str, root: Path = REPO) -> str | None:
+    """The package a private module or name belongs to (``audit.ingest`` for
+    ``audit.ingest._duck``), or None when *module* names nothing private
     below the top level."""
     parts = module.split(".")
     for i, part in enumerate(parts):
         if part.startswith("_") and not part.startswith("__") and i >= 2:
-            return ".".join(parts[:i])
+            # a private module belongs to its package; a private name in a module
+            # (not a package) belongs to that module's package
+            container = root.joinpath(*parts[:i])
+            in_module = i == len(parts) - 1 and container.with_suffix(".py").is_file()
+            return ".".join(parts[:i - 1] if in_module else parts[:i])
     return None
 
 
@@ -52,8 +57,10 @@ def _targets(tree: ast.AST, here: str, is_pkg: bool, root: Path) -> list[tuple[i
             else:
                 name = node.module or ""
             out.append((node.lineno, name))
-            # `from audit.ingest import _store` imports a module; `import _f` from a module, a name
-            out += [(node.lineno, f"{name}.{a.name}") for a in node.names if _is_module(f"{name}.{a.name}", root)]
+            # `from audit.ingest import _duck` imports a module, `from audit.ingest.x import _f` a name:
+            # both are private to the package that holds them
+            out += [(node.lineno, f"{name}.{a.name}") for a in node.names
+                    if _is_module(f"{name}.{a.name}", root) or a.name.startswith("_")]
     return out
 
 
@@ -66,7 +73,7 @@ def offenders(root: Path = REPO) -> list[str]:
             here = _module_of(path, root)
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
             for line, target in _targets(tree, here, path.name == "__init__.py", root):
-                owner = _owner(target)
+                owner = _owner(target, root)
                 if owner is None or not target.startswith("audit."):
                     continue
                 if here != owner and not here.startswith(owner + "."):
@@ -87,16 +94,17 @@ def test_the_check_finds_private_imports(tmp_path):
     (tmp_path / "audit" / "judge" / "x.py").write_text(
         "from audit._util.files import nfc\n"            # top-level private: shared, allowed
         "def f():\n    from audit.analyze._base import model_set\n"
-        "from audit.ingest import _store\n", encoding="utf-8")
+        "from audit.ingest import _duck\n", encoding="utf-8")
     (tmp_path / "audit" / "ingest" / "y.py").write_text(
-        "from audit.ingest.storing import store_questions\nfrom ._duck import one\n", encoding="utf-8")
-    (tmp_path / "audit" / "ingest" / "_store.py").write_text("def _f(): pass\n", encoding="utf-8")
+        "from audit.ingest._duck import one\nfrom ._duck import two\n", encoding="utf-8")
+    (tmp_path / "audit" / "ingest" / "_duck.py").write_text("def _f(): pass\n", encoding="utf-8")
     (tmp_path / "tests" / "t.py").write_text("import audit.review._common\nfrom audit.ingest.y import _g\n",
                                              encoding="utf-8")
     (tmp_path / "workbench" / "w.py").write_text("import audit.review._common\nfrom audit.ingest.y import _g\n",
                                                  encoding="utf-8")
     assert offenders(tmp_path) == [
         "audit/judge/x.py:3: imports audit.analyze._base, private to audit.analyze",
-        "audit/judge/x.py:4: imports audit.ingest.storing, private to audit.ingest",
+        "audit/judge/x.py:4: imports audit.ingest._duck, private to audit.ingest",
         "workbench/w.py:1: imports audit.review._common, private to audit.review",
+        "workbench/w.py:2: imports audit.ingest.y._g, private to audit.ingest",
     ]

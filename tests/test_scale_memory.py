@@ -14,7 +14,7 @@ import pytest
 
 from audit.errors import AuditError, InputError
 from audit.ingest import import_predictions, import_questions
-from audit.store import _turns as _db
+from audit.store import turns as _db
 from audit.store import connect
 
 _BENCH = Path(__file__).resolve().parent / "bench" / "scale_data.py"

@@ -151,7 +151,7 @@ def test_significance_stars_thresholds():
 
 @pytest.mark.parametrize("n_q", [1, 7, 64, 65, 130, 1001])
 def test_pair_counts_from_bitsets_match_integer_products(n_q, monkeypatch):
-    from audit.analyze import _scenarios as S
+    from audit.analyze import scenarios as S
 
     rng = np.random.default_rng(n_q)
     x, y = rng.random((n_q, 5)) < 0.5, rng.random((n_q, 5)) < 0.3

@@ -21,7 +21,8 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 IDLE_APP = """
 import sys, time
-from audit.store import connect, keep_reads_open
+from audit.store import connect
+from audit.store.turns import keep_reads_open
 keep_reads_open(600)                     # far longer than the writer below may wait
 with connect(sys.argv[1], read_only=True) as con:
     con.execute("SELECT count(*) FROM questions").fetchall()

@@ -87,7 +87,7 @@ def _subject(loc: str) -> str:
 
 def tlue_item(loc: str) -> dict:
     """The TLUE item ``loc`` (its key and its options parsed as the importer parses them)."""
-    from audit.ingest._tlue import parse_tlue_item
+    from audit.ingest.formats import parse_tlue_item
 
     path = _data("tlue_subset670") / f"{_subject(loc)}.jsonl"
     for line in path.read_text(encoding="utf-8").splitlines():

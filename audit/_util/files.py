@@ -244,7 +244,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
             raise InputError(f"cannot read Parquet: {exc}", path=p) from None
         if df.empty:
             raise InputError("the file has no rows", path=p)
-        _refuse_reserved(df.columns, p)
+        refuse_reserved(df.columns, p)
         df["_line"] = range(1, len(df) + 1)
         return df
     if suffix in (".jsonl", ".ndjson", ".json"):
@@ -271,14 +271,14 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
 RESERVED_FIELDS = frozenset({"_line", "_source", "_row", "_file"})
 
 
-def _refuse_reserved(columns, path) -> None:
+def refuse_reserved(columns, path) -> None:
     reserved = sorted(RESERVED_FIELDS.intersection(columns))
     if reserved:
         raise InputError(f"the file has a field '{reserved[0]}': the names {', '.join(sorted(RESERVED_FIELDS))} are "
                          "reserved for the importer's own bookkeeping; rename it with --map", path=path)
 
 
-def _one_line(name: object, width: int = 40) -> str:
+def one_line(name: object, width: int = 40) -> str:
     """A column name as shown in a message: one line, at most *width* characters."""
     text = " ".join(str(name).split())
     return text if len(text) <= width else text[:width - 1] + "…"
@@ -289,14 +289,14 @@ def require_columns(df: pd.DataFrame, required: list[str], path, *, allowed: set
     if missing:
         raise InputError(
             f"missing required column(s): {', '.join(missing)} "
-            f"(found: {', '.join(_one_line(c) for c in df.columns if c not in RESERVED_FIELDS)})",
+            f"(found: {', '.join(one_line(c) for c in df.columns if c not in RESERVED_FIELDS)})",
             path=path,
         )
     if allowed is not None:
         unknown = [c for c in df.columns if c not in allowed and c not in RESERVED_FIELDS]
         if unknown:
             raise InputError(
-                f"unknown column(s): {', '.join(_one_line(c) for c in unknown)} "
+                f"unknown column(s): {', '.join(one_line(c) for c in unknown)} "
                 f"(allowed: {', '.join(sorted(allowed - RESERVED_FIELDS))})",
                 path=path,
             )
@@ -321,7 +321,7 @@ def csv_header(path: Path, sep: str = ",") -> list[str]:
         if h in seen:
             raise InputError(f"the header names column '{h}' twice", path=path, line=1)
         seen.add(h)
-    _refuse_reserved(header, f"{path}:1")
+    refuse_reserved(header, f"{path}:1")
     return header
 
 

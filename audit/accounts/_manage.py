@@ -119,7 +119,7 @@ def reset_password(name: str, password: str, *, actor: str | None = None, db: Db
 def set_role(name: str, role: str, *, actor: str | None = None, db: DbPath = None):
     """Change an account's role (reviewer / lead / admin); its sessions end
     so the new role applies at once.  Needs an admin; the last enabled admin
-    keeps the role.  Returns the :class:`audit.review.Account`."""
+    keeps the role.  Returns the :class:`audit.accounts.Account`."""
     if role not in ROLES:
         raise InputError(f"unknown role {role!r} (use one of: {', '.join(ROLES)})")
     with connect(db) as con, transaction(con):

@@ -291,7 +291,7 @@ MESSAGES: dict[str, str] = {
     "export.diff_csv": "CSV ཕབ་ལེན",
 }
 
-# The judge stage's sentences of reading (the reading.* keys of audit.judge.READING_WORDS).
+# The judge stage's sentences of reading (the reading.* keys of audit.i18n.en.READING).
 # Draft: the statistical terms most of all need a native speaker's review.
 MESSAGES.update({
     "reading.bias.summary": "དཔྱད་པ་བ་ {judge} ({family} རིགས་རྒྱུད) ཡིས་དཔྱད་ཟིན་པའི་དྲི་བ་ {n_judged} ནས་ {n_disputed} ཡི་ལན་གྱི་ལྡེ་མིག་ལ་དོགས་པ་བཏོན།",
@@ -327,7 +327,7 @@ MESSAGES.update({
     "reading.section.fleiss": "མཐུན་ཚད། Fleiss' kappa (ཚད་འཇལ་བ་ཚང་མས་ཚད་བཅད་པའི་དྲི་བ)",
 })
 
-# Evidence and impact words (the item page's reasons: audit.review.EVIDENCE_WORDS)
+# Evidence and impact words (the item page's reasons: audit.i18n.en.EVIDENCE)
 MESSAGES.update({
     "evidence.multi": "དྲི་བ་འདིའི་ལན་གྱི་ལྡེ་མིག་ལ་ལན་མང་པོ་ཡོད། ལན་གྱི་ལྡེ་མིག་ནོར་བའི་སྲིད་ཕྱོད་ནི་ལན་གཅིག་ཅན་གྱི་ལན་གྱི་ལྡེ་མིག་ཁོ་ནར་རྩིས།",
     "evidence.key_not_in_options": "ལན་གྱི་ལྡེ་མིག་ '{key}' འདེམས་གཞིའི་ནང་མེད་པས། ལན་གྱི་ལྡེ་མིག་ངེས་པར་དུ་ནོར་བ་ཡིན།",

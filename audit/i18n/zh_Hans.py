@@ -289,7 +289,7 @@ MESSAGES: dict[str, str] = {
     "export.diff_csv": "下载 CSV",
 }
 
-# The judge stage's sentences of reading (the reading.* keys of audit.judge.READING_WORDS)
+# The judge stage's sentences of reading (the reading.* keys of audit.i18n.en.READING)
 MESSAGES.update({
     "reading.bias.summary": "评判模型 {judge}（{family} 家族）在它评过的 {n_judged} 道题中质疑了 {n_disputed} 道题的标准答案。",
     "reading.bias.summary_failed": "评判模型 {judge}（{family} 家族）在它评过的 {n_judged} 道题中质疑了 {n_disputed} 道题的标准答案；{n_failed} 条回复无法解析。",
@@ -324,7 +324,7 @@ MESSAGES.update({
     "reading.section.fleiss": "一致性：Fleiss' kappa（所有评分者都评过的题目）",
 })
 
-# Evidence and impact words (the item page's reasons: audit.review.EVIDENCE_WORDS)
+# Evidence and impact words (the item page's reasons: audit.i18n.en.EVIDENCE)
 MESSAGES.update({
     "evidence.multi": "此题的标准答案包含多个选项；错误概率只针对单选的标准答案。",
     "evidence.key_not_in_options": "标准答案“{key}”不在此题的选项中，因此标准答案必定有误。",

@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from audit._util.files import (
-    _refuse_reserved,
+    refuse_reserved,
     check_input_file,
     csv_header,
     csv_scan_sql,
@@ -45,7 +45,7 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
             cols = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM read_parquet({duck_path(p)})").fetchall()]
         except duckdb.Error as exc:
             raise InputError(f"cannot read Parquet: {_first_line(exc)}", path=p) from None
-        _refuse_reserved(cols, p)
+        refuse_reserved(cols, p)
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * EXCLUDE (file_row_number), "
             f"file_row_number + 1 AS _line FROM read_parquet({duck_path(p)}, file_row_number = true)"

@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from audit._util.files import (
     RESERVED_FIELDS,
-    _refuse_reserved,
+    refuse_reserved,
     check_input_file,
     iter_table,
     load_json,
@@ -644,7 +644,7 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
     meta = pf.schema_arrow.pandas_metadata or {}
     index_cols = {c for c in meta.get("index_columns", []) if isinstance(c, str)}   # a pandas index: not a field
     columns = [c for c in pf.schema_arrow.names if c not in index_cols]
-    _refuse_reserved(columns, p)
+    refuse_reserved(columns, p)
     line = 1
     try:
         for batch in pf.iter_batches(batch_size=chunk_rows, columns=columns):

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from audit._util.files import _one_line, check_utf8
+from audit._util.files import one_line, check_utf8
 from audit.errors import InputError
 from audit.ingest._questions import _numbered_option_columns
 
@@ -228,12 +228,12 @@ def _classify_file(p: Path, mapping: dict[str, str] | None) -> tuple[str, str] |
 
 
 def _shown(name: str) -> str:
-    """A field name as shown in a one-line message (see ``audit._util.files._one_line``).
+    """A field name as shown in a one-line message (see ``audit._util.files.one_line``).
 
     >>> _shown("a\\nb  c"), len(_shown("x" * 50))
     ('a b c', 40)
     """
-    return _one_line(name)
+    return one_line(name)
 
 
 def detect(path: str | os.PathLike, mapping: dict[str, str] | None = None) -> Detection:

@@ -271,7 +271,7 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
 
 def judge_reliability(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
     """Each judge run's reliability and weight in the latest key-error fit
-    (:func:`audit.analyze._keyerror.judge_evidence`), one row per run:
+    (:func:`audit.analyze.keyerror.judge_evidence`), one row per run:
     ``run`` ('<judge> <prompt version>'), ``n`` (items judged),
     ``sensitivity`` / ``specificity`` for "key wrong", ``youden_j``
     (sens + spec − 1; ≤ 0: no better than chance, the run adds nothing),

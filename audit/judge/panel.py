@@ -3,7 +3,7 @@ judge-based scenarios, and the agreement statistics of ``audit report``.
 
 * **Judge agreement**: Cohen's kappa for every pair of judges on the items
   both judged (parsed replies only) and Fleiss' kappa over the items every
-  judge judged (statsmodels, via :mod:`audit.analyze._agreement`).  The label
+  judge judged (statsmodels, via :mod:`audit.analyze.kappa`).  The label
   is the judge's answer (``on="answer"``: the key when it accepts the key,
   else its correct answer; "none" when it disputes without naming one) or
   its verdict (``on="verdict"``: key_correct / key_wrong).

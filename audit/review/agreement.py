@@ -6,7 +6,7 @@ non-skip, non-adjudication row), compared as in the settlement rule:
 ``key_wrong`` verdicts naming different corrected answers disagree
 (``compare="opinion"``, the default); ``compare="verdict"`` compares the
 verdict categories only.  Kappa comes from
-:func:`audit.analyze._agreement.cohen_kappa` (statsmodels ``cohens_kappa``,
+:func:`audit.analyze.cohen_kappa` (statsmodels ``cohens_kappa``,
 asymptotic SE, Wald 95% CI).
 """
 from __future__ import annotations

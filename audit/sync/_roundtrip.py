@@ -26,7 +26,7 @@ def ls_sync(benchmark: str | None = None, *, tiers=DEFAULT_TIERS, question_ids=N
             progress: bool | None = None, **queue_filters) -> SyncSummary:
     """Pull annotations, then push tasks (the selected items, or a refresh of
     the tasks already pushed when no benchmark is given; the selection takes
-    the review queue's filters, see :func:`audit.ls_push`) and workbench
+    the review queue's filters, see :func:`audit.sync.ls_push`) and workbench
     verdicts.  Safe to rerun at any time; a rerun after a crash converges.
 
     Example (needs a running server and ``ls_connect`` first)::

@@ -1,6 +1,6 @@
 """Label Studio page: connect a project, push flagged items and verdicts,
 pull annotations, see the sync state.  UI only — every action is one call
-to ``audit.ls_*``.  The API token comes from ``$LABEL_STUDIO_API_KEY`` (or is
+to ``audit.sync.ls_*``.  The API token comes from ``$LABEL_STUDIO_API_KEY`` (or is
 typed here for this browser session); it is never stored or shown."""
 from __future__ import annotations
 

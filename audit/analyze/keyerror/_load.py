@@ -119,7 +119,7 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
                 cells: Cells | None = None, q_registered: bool = False,
                 items: pd.DataFrame | None = None, answers: SampledCells | None = None) -> ScoreInputs:
     """Read a benchmark's items and the usable answers of the model set
-    registered as ``_ms`` (as during :func:`audit.analyze.analyze`); with more
+    registered as ``_ms`` (as during :func:`audit.analyze.analyze_benchmark`); with more
     than ``sample`` items, only a seeded random sample's answers.  ``cells``:
     the model set's :func:`~audit.analyze._cells.usable_cells` when the
     caller has them (analyze does: one pass over the predictions serves the
