@@ -10,14 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.analyze.keyerror import (
-    SPLIT_PRIOR,
-    allocation,
-    misconception_share,
-    scores,
-    update_scores,
-    update_weights,
-)
+from audit.analyze.keyerror import SPLIT_PRIOR, allocation, misconception_share, scores, update_scores, update_weights
 
 NO_JUDGES = pd.DataFrame({"question_id": pd.Series(dtype=object), "judge": pd.Series(dtype=object),
                           "answer_key_correct": pd.Series(dtype=bool)})
