@@ -41,6 +41,12 @@ def test_models_near_chance_get_a_plain_warning_and_the_sampled_count_is_offered
     assert out.returncode == 0 and json.loads(out.stdout)["model_set_warning"] == w
     text = run_cli("report", "--benchmark", "weak", db=db).stdout
     assert "close to chance" in text and "audit review sample" in text
+    # the DATASHEET of a release says the same, beside the (missing) sampled count
+    from audit.export import create_version
+
+    create_version("weak", "1.1", db=db, exports_dir=tmp_path / "exports")
+    ds = (tmp_path / "exports" / "weak" / "1.1" / "DATASHEET.md").read_text(encoding="utf-8")
+    assert "close to chance" in ds and "Random audit sample: no count yet" in ds
 
 
 def test_two_models_are_too_few_to_tell(tmp_path):
