@@ -10,6 +10,9 @@ import streamlit as st
 from streamlit import runtime
 
 import audit
+import audit.accounts.language
+import audit.review.dashboard
+import audit.review.queue
 from audit import i18n
 from audit.i18n import subjects as subjects_i18n
 from workbench import render, session

@@ -8,6 +8,11 @@ import pandas as pd
 import streamlit as st
 
 import audit
+import audit.analyze.reporting
+import audit.analyze.scenarios
+import audit.export.policy
+import audit.review.agreement
+import audit.review.dashboard
 from audit import i18n
 from workbench import session
 from workbench.views import common

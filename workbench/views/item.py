@@ -27,6 +27,7 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
+import audit.review.queue
 from audit import i18n
 from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
