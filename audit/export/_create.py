@@ -58,6 +58,7 @@ from audit.export._write import (
 )
 from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
 from audit.export.policy import ORIGINAL, Policy, get_policy
+from audit.export.scores import scores_with_new_version
 from audit.store import DbPath, connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
@@ -299,7 +300,8 @@ def _refuse_existing(con, benchmark: str, version: str) -> None:
 
 
 def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: str, policy: Policy,
-                        metrics: pd.DataFrame | None, model_note: str | None, impact: dict | None = None) -> None:
+                        metrics: pd.DataFrame | None, model_note: str | None, impact: dict | None = None,
+                        scores: pd.DataFrame | None = None) -> None:
     """Every data file of a version (all but the manifest) into *folder*."""
     if d.source in TLUE_SOURCES:
         write_tlue_native(folder, d.items, d.questions)
@@ -312,7 +314,8 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
                             counts=count_items(d.items), items=d.items, kappa=d.kappa,
                             reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
                             kappa_overall=d.kappa_overall,
-                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact)
+                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact,
+                            scores=scores)
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
 
 
@@ -357,6 +360,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     steps("derived")
     models = d.audit_run["models"] if d.audit_run else None
     metrics, note = _model_comparison(benchmark, db, d.items, models)
+    scores = scores_with_new_version(benchmark, version, d.items, db=db)
     steps("model metrics")
     bench_dir = root / benchmark
     target = bench_dir / version
@@ -365,7 +369,8 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     counts = count_items(d.items)
     with staged_directory(target) as tmp:
         write_version_files(tmp, d, benchmark=benchmark, version=version, policy=policy,
-                            metrics=metrics, model_note=note, impact=datasheet_impact(benchmark, db))
+                            metrics=metrics, model_note=note, impact=datasheet_impact(benchmark, db),
+                            scores=scores)
         files = file_hashes(tmp)
         steps("files written")
         created = datetime.now(timezone.utc).replace(microsecond=0)
