@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from audit.analyze import model_metrics
+from audit.errors import NotFoundError
 from audit.export._corrected import keys_from_items, version_items
 from audit.export.names import validate_benchmark, version_key
 from audit.store import DbPath, connect
@@ -102,8 +103,11 @@ def scores_for(benchmark: str, keysets: list[KeySet], *, models=None, db: DbPath
     from the previous key set of the list), rows by version then model."""
     frames = []
     for ks in keysets:
-        m = model_metrics(benchmark, db=db, models=models, keys=ks.keys if len(ks.keys) else None,
-                          exclude=set(ks.exclude) or None)
+        try:
+            m = model_metrics(benchmark, db=db, models=models, keys=ks.keys if len(ks.keys) else None,
+                              exclude=set(ks.exclude) or None)
+        except NotFoundError:       # no model answers yet: nothing to score
+            return pd.DataFrame(columns=SCORE_COLUMNS)
         frames.append(pd.DataFrame({
             "model": m["model"], "version": ks.version, "accuracy": m["accuracy"],
             "accuracy_low": m["accuracy_low"], "accuracy_high": m["accuracy_high"],
