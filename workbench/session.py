@@ -23,6 +23,7 @@ from pathlib import Path
 import streamlit as st
 
 import audit
+import audit.review.dashboard  # a public module the pages read (not loaded by the package)
 from audit.accounts.roles import role_allows
 from audit.demo import DEMO_BENCHMARK, add_demo_accounts, build_demo, demo_accounts_in_use
 from audit.store import default_db_path

@@ -56,9 +56,9 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
+from audit.export.hub import HubRelease, write_hf_layout
 from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
 from audit.export.policy import ORIGINAL, Policy, get_policy
-from audit.export.hub import HubRelease, write_hf_layout
 from audit.export.scores import scores_with_new_version
 from audit.store import DbPath, connect, transaction
 

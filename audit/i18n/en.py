@@ -738,6 +738,7 @@ UI.update({
     "column.expected_wrong_keys_sampled": "Expected wrong keys (sample)", "column.settled_wrong_keys": "Settled wrong keys",
     "column.version": "Version", "column.change_points": "Change (key correction, points)",
     "column.n_items": "Items", "column.change": "Change", "column.reason": "Why",
+    "judges.tab_card": "Reliability card",
 })
 
 #: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.

@@ -156,6 +156,12 @@ def judge_card(benchmark: str, *, settled: pd.DataFrame | None = None, db: DbPat
     return df.sort_values(["judge", "prompt_language", "prompt_version"]).reset_index(drop=True)
 
 
+def family_of(judge: str, *, db: DbPath = None) -> str:
+    """The judge's model family (a registered model's, else inferred from its name)."""
+    with connect(db, read_only=True) as con:
+        return judge_family(con, judge)
+
+
 def language_agreement(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     """Per judge, each pair of its prompt versions (permuted passes left out):
     Cohen's kappa of their verdicts (``right`` / ``wrong:<answer>``) on the
@@ -181,5 +187,5 @@ def language_agreement(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
-__all__ = ["CARD_COLUMNS", "FLIP_LIMIT", "SETTING_KEYS", "PAIR_COLUMNS", "flip_rate", "judge_card",
+__all__ = ["CARD_COLUMNS", "FLIP_LIMIT", "SETTING_KEYS", "PAIR_COLUMNS", "flip_rate", "judge_card", "family_of",
            "language_agreement"]

@@ -53,7 +53,7 @@ def render_scores(df: pd.DataFrame, fmt: str, benchmark: str = "") -> str:
         write_csv(df, buf)
         return buf.getvalue()
     if fmt == "markdown":
-        title = f"# Scores under every key version: {md(benchmark)}" if benchmark else "# Scores under every key version"
+        title = "# Scores under every key version" + (f": {md(benchmark)}" if benchmark else "")
         return "\n".join([title, "", *scores_markdown(df, md), ""])
     if df.empty:
         return "(no model predictions)\n"

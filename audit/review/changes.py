@@ -236,7 +236,8 @@ def review_changes(benchmark: str | None = None, *, since: str | None = None, db
             before, after = a["score"].iloc[i], b["score"].iloc[i]
             tb, ta = a["tier"].iloc[i], b["tier"].iloc[i]
             rows.append({"question_id": qid, "change": change, "before": before, "after": after,
-                         "tier_before": None if pd.isna(tb) else int(tb), "tier_after": None if pd.isna(ta) else int(ta),
+                         "tier_before": None if pd.isna(tb) else int(tb),
+                         "tier_after": None if pd.isna(ta) else int(ta),
                          "threshold": thr, "settled_verdict": None, "settled_key": None, "run_before": int(base.run_id),
                          "run_after": after_id, "new_models": len(new),
                          "reason": translate(f"changes.{change}", lang, before=_p(before), after=_p(after),
@@ -264,7 +265,8 @@ def review_changes(benchmark: str | None = None, *, since: str | None = None, db
                 continue
             n_new = len(models[after_id] - models.get(start, set()))
             rows.append({"question_id": r["question_id"], "change": "reopened", "before": before, "after": after,
-                         "tier_before": None, "tier_after": None, "threshold": REOPEN_THRESHOLD, "settled_verdict": r["verdict"],
+                         "tier_before": None, "tier_after": None, "threshold": REOPEN_THRESHOLD,
+                         "settled_verdict": r["verdict"],
                          "settled_key": r["settled_key"], "run_before": start, "run_after": after_id,
                          "new_models": n_new,
                          "reason": translate("changes.reopened", lang, key=r["settled_key"], before=_p(before),

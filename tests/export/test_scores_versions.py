@@ -18,6 +18,8 @@ from audit.export.scores import SCORE_COLUMNS, version_scores
 from audit.ingest import import_predictions
 from audit.review import add_review
 
+pytestmark = pytest.mark.slow
+
 
 def _settle_wrong(db, ids, truth):
     for q in ids:
@@ -97,7 +99,8 @@ def test_every_model_under_every_version_and_differences_recomputed(versions, tm
 def test_a_model_imported_later_is_scored_on_every_version(versions, tmp_path, capsys):
     db, exports = versions
     con = duckdb.connect(str(db), read_only=True)
-    ids = [r[0] for r in con.execute("SELECT question_id FROM questions WHERE benchmark = 'demo' ORDER BY seq").fetchall()]
+    ids = [r[0] for r in con.execute("SELECT question_id FROM questions WHERE benchmark = 'demo' "
+                                     "ORDER BY seq").fetchall()]
     con.close()
     f = tmp_path / "late.csv"
     pd.DataFrame({"question_id": ids, "model": "late-model-7b", "answer": ["A"] * len(ids)}).to_csv(f, index=False)

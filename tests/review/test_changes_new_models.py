@@ -91,7 +91,6 @@ def _expected(db, settled_ids) -> dict[str, str]:
         if before != after:
             out[q] = "entered_queue" if after else "left_queue"
     rev = _q(db, "SELECT question_id, verdict, corrected_answer FROM reviews WHERE benchmark = 'redux'")
-    keys = _q(db, "SELECT question_id, answer_key FROM questions WHERE benchmark = 'redux'").set_index("question_id")
     for r in rev.itertuples():
         def against(row):
             if r.verdict == "key_correct":
