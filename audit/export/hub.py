@@ -215,7 +215,7 @@ def render_citation(rel: HubRelease) -> str:
 
 
 def _field(record_set: str, name: str, dtype: str, file_id: str, description: str, repeated: bool = False) -> dict:
-    f = {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "description": description,
+    f: dict = {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "description": description,
          "dataType": dtype, "source": {"fileObject": {"@id": file_id}, "extract": {"column": name}}}
     if repeated:
         f["repeated"] = True

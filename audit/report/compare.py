@@ -189,12 +189,12 @@ def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None) -> dict:
                 raise NotFoundError(f"no benchmark named '{name}' in the database")
             analysed = find_latest_run(con, name) is not None
         # a benchmark never analysed (no model answers) still has items, settled verdicts and parallel items
-        rep = build_report(name, db=db) if analysed else {"benchmark": name, "run": {"models": []}}
+        rep: dict = build_report(name, db=db) if analysed else {"benchmark": name, "run": {"models": []}}
         with connect(db, read_only=True) as con:
             n_items, langs = con.execute(
                 "SELECT count(*), list(DISTINCT language ORDER BY language) FILTER (WHERE language IS NOT NULL) "
                 "FROM questions WHERE benchmark = ?", [name]).fetchone()
-        blocks.append(_benchmark_block(rep["benchmark"], rep, settled_verdicts(name, db=db), int(n_items),
+        blocks.append(_benchmark_block(str(rep["benchmark"]), rep, settled_verdicts(name, db=db), int(n_items),
                                        list(langs or [])))
     common = sorted(set.intersection(*(set(b["models"]) for b in blocks)))
     cost = [{"model": m, **{b["benchmark"]: next((r["cost_points"] for r in b["wrong_key_cost"] if r["model"] == m),
