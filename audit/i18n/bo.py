@@ -519,7 +519,7 @@ MESSAGES.update({
     "column.language_a": "འགོ་བརྗོད་དང་པོ", "column.language_b": "འགོ་བརྗོད་གཉིས་པ",
     "column.items": "དྲི་བ", "column.models": "དཔེ་དབྱིབས", "column.expected_wrong_keys": "ནོར་སྲིད་པའི་ལན་གྱི་ལྡེ་མིག",
     "column.expected_wrong_keys_sampled": "ནོར་སྲིད་པའི་ལན་གྱི་ལྡེ་མིག (མ་དཔེ)", "column.settled_wrong_keys": "ཐག་ཆོད་པའི་ནོར་བའི་ལན་གྱི་ལྡེ་མིག",
-    "column.version": "པར་གཞི", "column.change_points": "འགྱུར་བ (ལན་གྱི་ལྡེ་མིག་བཅོས་པ། སྐར་གྲངས)",
-    "column.n_items": "དྲི་བ", "column.change": "འགྱུར་བ", "column.reason": "རྒྱུ་མཚན",
+    "column.change_points": "འགྱུར་བ (ལན་གྱི་ལྡེ་མིག་བཅོས་པ། སྐར་གྲངས)",
+    "column.what_changed": "འགྱུར་བ", "column.reason": "རྒྱུ་མཚན",
     "judges.tab_card": "ཡིད་རྟོན་ཤོག་བྱང",
 })

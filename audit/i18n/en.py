@@ -736,8 +736,8 @@ UI.update({
     "column.language_a": "First prompt", "column.language_b": "Second prompt",
     "column.items": "Items", "column.models": "Models", "column.expected_wrong_keys": "Expected wrong keys",
     "column.expected_wrong_keys_sampled": "Expected wrong keys (sample)", "column.settled_wrong_keys": "Settled wrong keys",
-    "column.version": "Version", "column.change_points": "Change (key correction, points)",
-    "column.n_items": "Items", "column.change": "Change", "column.reason": "Why",
+    "column.change_points": "Change (key correction, points)",
+    "column.what_changed": "What changed", "column.reason": "Why",
     "judges.tab_card": "Reliability card",
 })
 

@@ -514,7 +514,7 @@ MESSAGES.update({
     "column.language_a": "第一种提示", "column.language_b": "第二种提示",
     "column.items": "题目", "column.models": "模型", "column.expected_wrong_keys": "预计错误的标准答案",
     "column.expected_wrong_keys_sampled": "预计错误的标准答案（抽样）", "column.settled_wrong_keys": "已定论错误的标准答案",
-    "column.version": "版本", "column.change_points": "变化（标准答案更正，百分点）",
-    "column.n_items": "题目", "column.change": "变化", "column.reason": "原因",
+    "column.change_points": "变化（标准答案更正，百分点）",
+    "column.what_changed": "变化", "column.reason": "原因",
     "judges.tab_card": "可靠性卡片",
 })

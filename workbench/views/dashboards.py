@@ -269,7 +269,8 @@ def _since(bench: str, db) -> None:
         if ch.empty:
             st.info(t("dash.since_none") if len(versions) or _has_two_runs(bench, db) else t("dash.since_no_run"))
         else:
-            show = ch[["question_id", "change", "reason"]].assign(change=[t(f"change.{c}") for c in ch["change"]])
+            show = pd.DataFrame({"question_id": ch["question_id"],
+                                 "what_changed": [t(f"change.{c}") for c in ch["change"]], "reason": ch["reason"]})
             st.dataframe(common.columns(show), hide_index=True, width="stretch", key="dash_changes",
                          column_config={common.label("column", "reason"): st.column_config.TextColumn(width="large")})
     st.markdown("##### " + t("dash.scores_h"))
