@@ -522,4 +522,9 @@ MESSAGES.update({
     "column.change_points": "འགྱུར་བ (ལན་གྱི་ལྡེ་མིག་བཅོས་པ། སྐར་གྲངས)",
     "column.what_changed": "འགྱུར་བ", "column.reason": "རྒྱུ་མཚན",
     "judges.tab_card": "ཡིད་རྟོན་ཤོག་བྱང",
+    "compare.keys_differ": "ལན་གྱི་ལྡེ་མིག་མི་འདྲ། {a} ནང {key_a}, {b} ནང {key_b}",
+    "compare.agreement_differs": "གཉིས་ཀར་ལན་བཏབ་པའི་དཔེ་དབྱིབས་ {n} ལས {a} ནང་ {x} དང {b} ནང་ {y} ཡིས་ལན་གྱི་ལྡེ་མིག་བདམས",
+    "column.benchmark_a": "དྲི་བའི་མ་དེབ་དང་པོ", "column.benchmark_b": "དྲི་བའི་མ་དེབ་གཉིས་པ",
+    "column.question_id_a": "དྲི་བ (དང་པོ)", "column.question_id_b": "དྲི་བ (གཉིས་པ)",
+    "column.key_a": "ལན་གྱི་ལྡེ་མིག (དང་པོ)", "column.key_b": "ལན་གྱི་ལྡེ་མིག (གཉིས་པ)",
 })

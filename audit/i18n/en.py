@@ -739,6 +739,11 @@ UI.update({
     "column.change_points": "Change (key correction, points)",
     "column.what_changed": "What changed", "column.reason": "Why",
     "judges.tab_card": "Reliability card",
+    "compare.keys_differ": "the keys differ: {key_a} in {a}, {key_b} in {b}",
+    "compare.agreement_differs": "of the {n} models that answered both, {x} chose the key in {a} and {y} in {b}",
+    "column.benchmark_a": "First benchmark", "column.benchmark_b": "Second benchmark",
+    "column.question_id_a": "Item (first)", "column.question_id_b": "Item (second)",
+    "column.key_a": "Key (first)", "column.key_b": "Key (second)",
 })
 
 #: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.

@@ -517,4 +517,9 @@ MESSAGES.update({
     "column.change_points": "变化（标准答案更正，百分点）",
     "column.what_changed": "变化", "column.reason": "原因",
     "judges.tab_card": "可靠性卡片",
+    "compare.keys_differ": "标准答案不同：{a} 中为 {key_a}，{b} 中为 {key_b}",
+    "compare.agreement_differs": "在两边都作答的 {n} 个模型中，{a} 中有 {x} 个选了标准答案，{b} 中有 {y} 个",
+    "column.benchmark_a": "第一个题库", "column.benchmark_b": "第二个题库",
+    "column.question_id_a": "题目（第一个）", "column.question_id_b": "题目（第二个）",
+    "column.key_a": "标准答案（第一个）", "column.key_b": "标准答案（第二个）",
 })

@@ -36,6 +36,7 @@ import pandas as pd
 from audit.analyze.inputs import find_latest_run
 from audit.errors import InputError, NotFoundError
 from audit.export import corrected_keys
+from audit.i18n import translate
 from audit.report.full import build_report
 from audit.report.scores import md
 from audit.review import settled_verdicts
@@ -113,12 +114,13 @@ def _links(con, a: str, b: str, qa: pd.DataFrame, qb: pd.DataFrame) -> pd.DataFr
     return pd.DataFrame({"question_id_a": list(pairs), "question_id_b": list(pairs.values())}, dtype=object)
 
 
-def parallel_differences(a: str, b: str, *, db: DbPath = None) -> tuple[dict, pd.DataFrame]:
+def parallel_differences(a: str, b: str, *, db: DbPath = None, lang: str = "en") -> tuple[dict, pd.DataFrame]:
     """(summary, differences) of benchmarks *a* and *b*: ``summary`` holds
     ``linked`` (parallel items), ``keys_differ``, ``agreement_differs`` and
     ``by_subject`` (the same per subject of *a*); ``differences`` the items
-    whose keys or model agreement differ (:data:`DIFFERENCE_COLUMNS`), in
-    *a*'s order.  Empty when the two are not parallel."""
+    whose keys or model agreement differ (:data:`DIFFERENCE_COLUMNS`; the
+    ``reason`` in *lang*), in *a*'s order.  Empty when the two are not
+    parallel."""
     with connect(db, read_only=True) as con:
         qa, qb = _current_keys(con, a, db), _current_keys(con, b, db)
         links = _links(con, a, b, qa, qb)
@@ -147,7 +149,7 @@ def parallel_differences(a: str, b: str, *, db: DbPath = None) -> tuple[dict, pd
     df["n_models"] = df["n_models"].fillna(0).astype(int)
     df["agreement_differs"] = ((df["n_models"] >= MIN_SHARED_MODELS)
                                & ((df["agree_a"] - df["agree_b"]).abs() >= AGREEMENT_GAP)).astype(bool)
-    df["reason"] = [_reason(r, a, b) for r in df.itertuples()]
+    df["reason"] = [_reason(r, a, b, lang) for r in df.itertuples()]
     by = (df.assign(subject=df["subject"].fillna(""))
           .groupby("subject", sort=True)
           .agg(linked=("question_id_a", "size"), keys_differ=("keys_differ", "sum"),
@@ -160,25 +162,26 @@ def parallel_differences(a: str, b: str, *, db: DbPath = None) -> tuple[dict, pd
     return summary, out[DIFFERENCE_COLUMNS].reset_index(drop=True)
 
 
-def _reason(r, a: str, b: str) -> str:
-    """The difference in plain words."""
+def _reason(r, a: str, b: str, lang: str = "en") -> str:
+    """The difference in plain words (the catalogue's, in *lang*)."""
     parts = []
     if r.keys_differ:
-        parts.append(f"the keys differ: {r.key_a} in {a}, {r.key_b} in {b}")
+        parts.append(translate("compare.keys_differ", lang, key_a=r.key_a, key_b=r.key_b, a=a, b=b))
     if r.n_models >= MIN_SHARED_MODELS and abs(r.agree_a - r.agree_b) >= AGREEMENT_GAP:
         n = int(r.n_models)
-        parts.append(f"of the {n} models that answered both, {round(r.agree_a * n)} chose the key in {a} "
-                     f"and {round(r.agree_b * n)} in {b}")
+        parts.append(translate("compare.agreement_differs", lang, n=n, x=round(r.agree_a * n),
+                               y=round(r.agree_b * n), a=a, b=b))
     return "; ".join(parts)
 
 
-def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None) -> dict:
+def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None, lang: str = "en") -> dict:
     """The comparison as a JSON-ready dict: ``benchmarks`` (one block per
     benchmark, in the order given), ``models_in_all`` (models present in
     every benchmark), ``cost_in_all`` (what wrong keys cost each of those
     models, per benchmark), ``parallel`` (one summary per parallel pair) and
     ``parallel_differences`` (the items whose keys or model agreement
-    differ across languages).  See the module docstring."""
+    differ across languages; their ``reason`` in *lang*).  See the module
+    docstring."""
     names = list(dict.fromkeys(benchmarks))
     if len(names) < 2:
         raise InputError("compare needs at least two different benchmarks")
@@ -202,7 +205,7 @@ def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None) -> dict:
     pairs, diffs = [], []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            summary, d = parallel_differences(a, b, db=db)
+            summary, d = parallel_differences(a, b, db=db, lang=lang)
             if summary["linked"]:
                 pairs.append(summary)
                 diffs += [{k: (v.item() if hasattr(v, "item") else (None if pd.isna(v) else v))

@@ -299,8 +299,8 @@ def _has_two_runs(bench: str, db) -> bool:
 
 
 @st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=8)
-def _comparison(names: tuple[str, ...], db: str) -> dict:
-    return audit.report.compare.compare_benchmarks(list(names), db=db)
+def _comparison(names: tuple[str, ...], db: str, lang: str) -> dict:
+    return audit.report.compare.compare_benchmarks(list(names), db=db, lang=lang)
 
 
 def _compare(bench: str, db) -> None:
@@ -313,7 +313,7 @@ def _compare(bench: str, db) -> None:
     if len(picked) < 2:
         st.info(t("dash.compare_need_two"))
         return
-    cmp = common.call(_comparison, tuple(picked), str(db), any_error=True)
+    cmp = common.call(_comparison, tuple(picked), str(db), common.lang(), any_error=True)
     if cmp is None:
         return
 
@@ -341,4 +341,4 @@ def _compare(bench: str, db) -> None:
         st.caption(t("dash.compare_damage"))
         diff = pd.DataFrame(cmp["parallel_differences"])[["benchmark_a", "question_id_a", "benchmark_b",
                                                            "question_id_b", "key_a", "key_b", "reason"]]
-        st.dataframe(diff, hide_index=True, width="stretch", key="dash_compare_diff")
+        st.dataframe(common.columns(diff), hide_index=True, width="stretch", key="dash_compare_diff")
