@@ -14,7 +14,7 @@ import pytest
 
 import audit
 from audit.review import _accounts as acc
-from tests.tests_ingest_util import rows
+from tests.support.common import rows
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 import audit.analyze._tiers as tiers
-from analyze_data import make_benchmark, random_benchmark
 from audit.analyze import analyze_benchmark, tier_counts
+from tests.support.analyze_data import make_benchmark, random_benchmark
 
 
 @pytest.fixture

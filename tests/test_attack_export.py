@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, db_snapshot
-from tests_ingest_util import run_cli
+from tests.support.common import run_cli
 
 from audit.errors import AuditError
 from audit.export import create_version, list_versions, release_zip

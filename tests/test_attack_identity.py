@@ -19,9 +19,9 @@ import pytest
 
 import audit
 from audit.review import _accounts as acc
-from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import cli, fresh_copy
+from tests.support.common import rows
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
 
 
 def refused(capsys, db: Path, *args, match: str) -> str:

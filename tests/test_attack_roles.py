@@ -12,9 +12,9 @@ import pytest
 
 import audit
 from audit.review import _accounts as acc
-from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import cli, fresh_copy
+from tests.support.common import rows
 
 PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password", "Karma": "karma-password",
       "Dawa": "dawa-password"}

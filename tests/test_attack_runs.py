@@ -1,5 +1,5 @@
 """Issue 22, model and judge runs against a misbehaving provider: a local
-OpenAI-compatible server (tests/_judge_server.py) reached through litellm's
+OpenAI-compatible server (tests/support/judge_server.py) reached through litellm's
 real request path.
 
 Each case fails on main and passes here: the right result, or one line,
@@ -22,9 +22,9 @@ import time
 
 import pytest
 
-from _judge_server import JudgeServer, make_benchmark
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 from audit.ingest import run_predict
 from audit.judge import run_judge

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyze_data import make_benchmark, run_cli
 from audit.analyze import (
     analyze_benchmark, audit_results, build_report, impact_summary, key_error_scores, scenario_table, tier_counts,
 )
 from audit.analyze._keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
 from audit.review import add_review, calibration, chance_words, evidence_scores, set_required_reviews, why_this_item
+from tests.support.analyze_data import make_benchmark, run_cli
 
 LETTERS = "ABCD"
 

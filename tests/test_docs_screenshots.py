@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, wait_settled, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.workbench_server import chromium, wait_settled, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

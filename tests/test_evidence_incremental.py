@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _wrong_keys import wrong_key_votes
-from analyze_data import make_benchmark
 from audit.analyze import analyze
 from audit.review import add_review
 from audit.review import evidence_scores, refresh_evidence
 from audit.store import connect, transaction
+from tests.support.analyze_data import make_benchmark
+from tests.support.wrong_keys import wrong_key_votes
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]
 JUDGED = list(range(14, 44, 3))

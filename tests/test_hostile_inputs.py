@@ -21,7 +21,7 @@ import pytest
 from audit.ingest import import_predictions
 from audit.ingest import import_questions
 from conftest import REPO, db_snapshot
-from tests_ingest_util import run_cli
+from tests.support.common import run_cli
 
 # Two spellings of one Tibetan id: U+0F73 (a composition exclusion) and its
 # canonical decomposition U+0F71 U+0F72, which is what NFC gives.

@@ -20,7 +20,7 @@ from audit.ingest import import_predictions
 from audit.ingest import import_questions, script_of
 from audit.ingest import import_tlue, parse_tlue_item
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
 
 # CMiLBench-like items: a JSON array, options in `option`, explanation in
 # metadata.reference, keys "A B D" (multi-answer), Mongolian in Mongolian

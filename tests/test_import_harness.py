@@ -22,7 +22,7 @@ import pytest
 from audit.ingest import import_inspect
 from audit.ingest import import_lm_eval
 from conftest import REPO, db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
 
 LM_EVAL_BIN = Path(os.environ.get("AUDIT_LM_EVAL_BIN", REPO / ".lm-eval-venv" / "bin" / "lm_eval"))
 

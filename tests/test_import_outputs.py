@@ -27,7 +27,7 @@ from audit.ingest import extract_answer, import_outputs
 from audit.ingest._questions import import_questions
 from audit.errors import InputError
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
 
 LAT = "ABCDEF"
 CYR = "АБСДЕФ"     # as TUMLU's Kazakh answers write A B C D: А, Б, С, Д (look-alike or transliterated)

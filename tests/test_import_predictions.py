@@ -11,7 +11,7 @@ from audit.errors import InputError
 from audit.ingest import extract_answer
 from audit.ingest import import_predictions
 from audit.ingest import import_questions
-from tests_ingest_util import rows
+from tests.support.common import rows
 
 
 @pytest.fixture

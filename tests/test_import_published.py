@@ -16,7 +16,7 @@ import pytest
 
 from audit.store import connect
 from conftest import db_snapshot, shared_path
-from tests_ingest_util import run_cli
+from tests.support.common import run_cli
 
 LETTERS = "ABCDEF"
 

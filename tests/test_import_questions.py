@@ -9,7 +9,7 @@ import pytest
 
 from audit.errors import InputError
 from audit.ingest import import_questions, script_of
-from tests_ingest_util import rows
+from tests.support.common import rows
 
 
 

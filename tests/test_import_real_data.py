@@ -16,7 +16,7 @@ from audit.ingest import import_parallel
 from audit.records import Option, Question
 from audit.store import connect, transaction
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
 
 pytestmark = pytest.mark.shared_data
 

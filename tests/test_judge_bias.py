@@ -117,7 +117,7 @@ def test_methodology_figures(db_path, tmp_path):
 
 
 def test_bias_cli(db_path, tmp_path, capsys):
-    from _judge_server import run_cli
+    from tests.support.judge_server import run_cli
 
     build(db_path, tmp_path)
     code, out, _ = run_cli(capsys, "judge", "bias", "--judge", JUDGE, "--db", db_path, "--format", "json")

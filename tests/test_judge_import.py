@@ -6,12 +6,12 @@ import json
 import duckdb
 import pytest
 
-from _judge_server import make_benchmark, run_cli
 from audit.errors import InputError, NotFoundError
 from audit.judge import import_judge
 from audit.judge import parse_reply
 from audit.judge._prompt import default_prompt, make_prompt, prompt_version
 from conftest import db_snapshot
+from tests.support.judge_server import make_benchmark, run_cli
 
 L4 = "ABCD"
 

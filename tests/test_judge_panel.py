@@ -7,10 +7,10 @@ import math
 import duckdb
 import pytest
 
-from _judge_server import make_benchmark, run_cli
 from audit.judge import import_judge
 from audit.judge import agreement_report, judge_agreement, judge_scenarios, panel_verdict, save_panel
 from test_judge_bias import JUDGE, N_DISPUTED, build
+from tests.support.judge_server import make_benchmark, run_cli
 
 # answers of three judges on 8 items (key A); "ok" = accepts the key
 PLAN = {

@@ -13,9 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from _judge_server import JudgeServer, make_benchmark, run_cli
 from audit.errors import AuditError, InputError
 from audit.judge import run_judge
+from tests.support.judge_server import JudgeServer, make_benchmark, run_cli
 
 MODEL = "openai/test-judge"
 KEY = "sk-test-4f1c2a9e7b3d5e8f"

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyze_data import make_benchmark, run_cli
 from audit.analyze import analyze, audit_results
 from audit.analyze._keyerror import FAMILY_ROUNDS, SUBJECT_STRENGTH, TOL, fit_key_error, key_error_params, key_error_scores
 from audit.analyze import thresholds
@@ -22,6 +21,7 @@ from audit.review import add_review
 from audit.analyze._keyerror import PHI_PRIOR_MEAN, agreement_share, phi_band
 from audit.review import calibration, evidence_scores, evidence_weights, rescore, why_this_item
 from audit.review import review_queue
+from tests.support.analyze_data import make_benchmark, run_cli
 
 LETTERS = "ABCD"
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from analyze_data import make_benchmark, random_benchmark
 from audit.analyze import difficulty_band, item_difficulty, model_metrics, wilson_interval
 from audit.errors import InputError
+from tests.support.analyze_data import make_benchmark, random_benchmark
 
 
 def wilson_closed_form(k, n, confidence=0.95):

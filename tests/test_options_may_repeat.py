@@ -8,12 +8,12 @@ import re
 
 import duckdb
 
-from analyze_data import make_benchmark
 from audit.analyze import analyze_benchmark, audit_lint
 from audit.ingest import store_questions
 from audit.records import Option, Question
 from audit.store import connect
 from conftest import database_before
+from tests.support.analyze_data import make_benchmark
 
 TEXTS = {
     "q0": ["a b", "a\tb", "c", "d"],          # equal once whitespace is deleted

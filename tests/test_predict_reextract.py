@@ -9,9 +9,9 @@ import json
 import pandas as pd
 import pytest
 
-from _judge_server import JudgeServer, make_benchmark
 from conftest import shared_path
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 from audit.ingest import extract_answers
 from audit.ingest import import_predictions

@@ -1,6 +1,6 @@
 """``audit predict run``: a model answering a benchmark through litellm's real
 request path, against a scripted OpenAI-compatible server on 127.0.0.1
-(tests/_judge_server.py).  Covers storage and extraction on insert, the cache
+(tests/support/judge_server.py).  Covers storage and extraction on insert, the cache
 (a rerun sends 0 requests), --max-cost, 429 then success, 5xx, reasoning
 content kept apart, a SIGKILL mid-run (replies sent vs rows stored), the
 status of a killed run, a run with no reply at all, and key secrecy.
@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from _judge_server import JudgeServer, make_benchmark
-from tests_ingest_util import rows, run_cli
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 from audit.errors import AuditError
 from audit.ingest import list_predict_runs, run_predict

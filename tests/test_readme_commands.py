@@ -157,7 +157,7 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, seconds: float = 180
 @pytest.mark.slow
 @pytest.mark.browser
 def test_readme_set_up_opens_the_demo_and_signs_in(tmp_path, monkeypatch):
-    from tests._workbench_server import APP, chromium, workbench_server
+    from tests.support.workbench_server import APP, chromium, workbench_server
 
     _pip_part(SETUP_WORKBENCH)
     # workbench_server runs `python -m streamlit run workbench/app.py` (headless, a free port)
@@ -188,7 +188,7 @@ def test_readme_set_up_opens_the_demo_and_signs_in(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_readme_docs_command_serves_the_site(tmp_path):
-    from tests._workbench_server import free_port
+    from tests.support.workbench_server import free_port
 
     pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
     _pip_part(SETUP_DOCS)

@@ -10,9 +10,9 @@ import pytest
 
 import audit.export  # noqa: F401  (later stages add their report sections on import, as `audit report` does;
 import audit.review  # noqa: F401   without these the test depended on another file having imported them)
-from analyze_data import make_benchmark, random_benchmark, run_cli
 from audit.analyze import analyze, model_metrics, scenario_table, tier_counts
 from audit.analyze._report import render_report, report
+from tests.support.analyze_data import make_benchmark, random_benchmark, run_cli
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from audit.export import corrected_key_accuracy
 from audit.review import add_review, progress_by_reviewer, reviewer_agreement, tier_by_subject
 from audit.store import connect
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 
 def closed_form_kappa(a, b):

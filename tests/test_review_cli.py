@@ -9,7 +9,7 @@ import pytest
 
 from audit.review import list_reviews
 from conftest import db_snapshot
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from audit.errors import NotFoundError
 from audit.review import add_review, item_view, set_leads
 from audit.store import connect
-from test_review_support import bench_copy, link_parallel
+from tests.support.review_bench import bench_copy, link_parallel
 
 MODELS = {"claude-a": "anthropic", "claude-b": "anthropic", "gemini-c": "google", "gpt-d": "openai"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from audit.review import cluster_predictions, item_view
 from audit.store import connect
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 
 def test_cluster_keeps_rows_and_schema(tmp_path):

@@ -8,7 +8,8 @@ from audit.errors import AuditError
 from audit.review import (
     QUEUE_ORDERS, add_review, neighbours, next_for_reviewer, queue_progress, register_order, review_queue,
 )
-from test_review_support import bench_copy, link_parallel
+from audit.store import connect
+from tests.support.review_bench import bench_copy, link_parallel, make_bench
 
 # bench: q01–q04 tier 1, q05–q06 tier 2, q07–q12 tier 5; agreement_count of a
 # flagged item is 3 for even positions (q01, q03, q05) and 2 for odd ones;
@@ -22,6 +23,14 @@ def db(tmp_path, monkeypatch):
     link_parallel(path, "bench", "q02", key="B", key_match=False)
     link_parallel(path, "bench", "q04", key="A", key_match=True)
     return path
+
+
+def test_builder_makes_a_consistent_benchmark(db_path):
+    ids = make_bench(db_path)
+    with connect(db_path, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == len(ids)
+        assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 3 * len(ids)
+        assert con.execute("SELECT count(*) FROM current_audit WHERE tier IN (1, 2)").fetchone()[0] == 6
 
 
 def ids(df):

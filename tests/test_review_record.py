@@ -15,7 +15,7 @@ from audit.review import (
 )
 from audit.store import connect
 from conftest import db_snapshot
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from audit.review import add_review, add_reviews, review_status, set_required_reviews, settled_verdicts
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 T0 = datetime(2026, 3, 1, 9, 0)
 

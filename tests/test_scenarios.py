@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest, norm
 
-from analyze_data import make_benchmark, random_benchmark
 from audit.analyze import analyze_benchmark, audit_results, compare_models, model_metrics, scenario_table
 from audit.analyze import significance_stars
 from audit.errors import InputError, NotFoundError
+from tests.support.analyze_data import make_benchmark, random_benchmark
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import duckdb
 import pandas as pd
 import pytest
 
-from analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
 from audit.analyze import analyze_benchmark, audit_lint, audit_results, tier_counts
 from audit.errors import InputError, NotFoundError
 from conftest import db_snapshot
+from tests.support.analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
 
 
 def _results(db, run_id):

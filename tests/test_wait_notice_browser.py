@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.workbench_server import chromium, workbench_server
 from tests.test_wait_notice import _Holder
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import audit
-from tests._accounts import PASSWORD, apptest_sign_in, ensure_account
+from tests.support.accounts import PASSWORD, apptest_sign_in, ensure_account
 from workbench.render import md
 
 APP = str(Path(__file__).resolve().parents[1] / "workbench" / "app.py")

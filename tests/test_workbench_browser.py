@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._workbench_server import chromium, workbench_server
-from tests._accounts import browser_sign_in, ensure_account
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.workbench_server import chromium, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

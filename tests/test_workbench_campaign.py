@@ -13,7 +13,7 @@ from audit.review import (
     add_account, add_review, assign, get_queue_entry, list_assignments, next_for_reviewer, progress_by_subject,
     review_queue, review_status, set_queue_entry, set_role, unassign,
 )
-from test_review_support import bench_copy
+from tests.support.review_bench import bench_copy
 
 PW = "a-long-password"
 

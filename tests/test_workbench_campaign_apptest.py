@@ -8,7 +8,7 @@ import time
 from streamlit.testing.v1 import AppTest
 
 import audit
-from tests._accounts import ADMIN, apptest_sign_in, ensure_account
+from tests.support.accounts import ADMIN, apptest_sign_in, ensure_account
 from tests.test_workbench_apptest import APP, TIMEOUT, _clear_caches, db, demo_template, texts  # noqa: F401
 
 

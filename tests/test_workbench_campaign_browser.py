@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import audit
-from tests._accounts import ADMIN, PASSWORD, browser_sign_in, ensure_account
-from tests._workbench_server import workbench_server
+from tests.support.accounts import ADMIN, PASSWORD, browser_sign_in, ensure_account
+from tests.support.workbench_server import workbench_server
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

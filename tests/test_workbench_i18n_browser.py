@@ -27,11 +27,11 @@ from pathlib import Path
 import pytest
 
 import audit
-from tests._accounts import ADMIN, PASSWORD, ensure_account
-from tests._workbench_server import wait_settled
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 from tests.test_workbench_campaign_browser import server  # noqa: F401 - pytest fixture (on this module's wb_db)
 from audit.review import i18n
+from tests.support.accounts import ADMIN, PASSWORD, ensure_account
+from tests.support.workbench_server import wait_settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"

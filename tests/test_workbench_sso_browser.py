@@ -1,7 +1,7 @@
 """Single sign-on through Streamlit's own ``st.login`` (issue 12), end to end:
 a real ``streamlit run workbench/app.py`` configured with an ``[auth]``
 section, Debian's Chromium through Playwright, and a small OpenID Connect
-provider on 127.0.0.1 (``tests/_oidc_server.py``, the stand-in for an
+provider on 127.0.0.1 (``tests/support/oidc_server.py``, the stand-in for an
 identity provider, which cannot run here).
 
 The provider's e-mail must be the name of an enabled account, whose role
@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 import audit
-from tests._accounts import ADMIN, ensure_account
-from tests._oidc_server import OIDCProvider
-from tests._workbench_server import chromium, free_port, workbench_server
+from tests.support.accounts import ADMIN, ensure_account
+from tests.support.oidc_server import OIDCProvider
+from tests.support.workbench_server import chromium, free_port, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 try:

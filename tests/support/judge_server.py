@@ -38,7 +38,7 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from tests_ingest_util import run_cli  # noqa: F401  (the judge tests import it from here)
+from .common import run_cli  # noqa: F401  (the judge tests import it from here)
 
 QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
 
