@@ -4,7 +4,6 @@ safety and the CLI."""
 from __future__ import annotations
 
 import csv
-import doctest
 import hashlib
 import io
 import json
@@ -113,14 +112,6 @@ def _version_items(db, version) -> dict:
         rows = con.execute("SELECT question_id, action, answer_key FROM key_version_items "
                            "WHERE benchmark = ? AND version = ?", [B, version]).fetchall()
     return {q: (a, k) for q, a, k in rows}
-
-
-def test_doctests():
-    import audit.export._create, audit.export._datasheet, audit.export._names, audit.export._policy
-
-    for mod in (audit.export._names, audit.export._policy, audit.export._datasheet, audit.export._create):
-        res = doctest.testmod(mod)
-        assert res.attempted > 0 and res.failed == 0, mod.__name__
 
 
 def test_default_policy_each_case(toy, tmp_path):

@@ -48,16 +48,6 @@ def test_parse_reply(reply, ok, key_ok, answer):
     assert (v.parse_error is None) == ok
 
 
-def test_doctests():
-    import doctest
-
-    from audit.judge import _bias as bias, _importer as importer, _parse as parse, _prompt as prompt, _run as run
-
-    for mod in (parse, prompt, importer, run, bias):
-        res = doctest.testmod(mod)
-        assert res.failed == 0 and res.attempted > 0, mod.__name__
-
-
 def test_confidence_rules():
     def conf(c):
         return parse_reply(json.dumps({"answer_key_correct": True, "confidence": c}), labels=L4, answer_key="A").confidence
