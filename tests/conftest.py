@@ -123,15 +123,36 @@ def database_before(path, version: int):
     return con
 
 
+# Tiers.  A plain `python -m pytest` is the fast suite: every test that runs
+# takes a few seconds at most and needs no browser, Label Studio or
+# PostgreSQL.  The rest is opt-in (.ci/run passes both flags):
+#   --runslow     tests marked `slow` (over ~5 s each on a 2-core machine);
+#   --runservers  tests marked `browser`, `label_studio` or `postgres`.
+# A test with both kinds of mark needs both flags.  Skipped tests say which
+# flag runs them.
+SERVER_MARKS = ("browser", "label_studio", "postgres")
+
+
+def _missing_flags(item, config) -> list[str]:
+    missing = []
+    if not config.getoption("--runslow") and item.get_closest_marker("slow") is not None:
+        missing.append("--runslow")
+    if not config.getoption("--runservers") and any(item.get_closest_marker(m) is not None for m in SERVER_MARKS):
+        missing.append("--runservers")
+    return missing
+
+
 # Scheduling.  xdist (--dist=loadfile) hands whole files to its workers in
 # the order of its queue; with --no-loadscope-reorder (pyproject.toml) that
-# queue is the collection order set here: the files that took longest in a
-# recorded run first (tests/file_durations.json: seconds per file, setup +
-# call + teardown), the rest after them in their usual order.  Longest first
-# keeps a long file from starting last while the other worker runs dry.
-# `python3 -m pytest --file-durations tests/file_durations.json` records a run.
-FILE_DURATIONS = Path(__file__).with_name("file_durations.json")
-_seconds_per_file: dict[str, float] = {}
+# queue is the collection order set here: the files whose tests took longest
+# in a recorded run first (tests/durations.json: seconds per test, setup +
+# call + teardown, summed over the tests this run does not skip), the rest
+# after them in their usual order.  Longest first keeps a long file from
+# starting last while the other worker runs dry.
+# `python3 -m pytest --runslow --runservers --record-durations tests/durations.json`
+# records a full run.
+DURATIONS = Path(__file__).with_name("durations.json")
+_seconds_per_test: dict[str, float] = {}
 
 
 def _file_of(nodeid: str) -> str:
@@ -139,34 +160,50 @@ def _file_of(nodeid: str) -> str:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--file-durations", metavar="PATH", default=None,
-                     help="write each test file's seconds (setup + call + teardown) to PATH as JSON; "
-                          "tests/file_durations.json orders the files of later runs, longest first")
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (over ~5 s each)")
+    parser.addoption("--runservers", action="store_true", default=False,
+                     help="also run the tests that start a browser, Label Studio or PostgreSQL "
+                          "(marked browser, label_studio, postgres)")
+    parser.addoption("--record-durations", metavar="PATH", default=None,
+                     help="write each test's seconds (setup + call + teardown) to PATH as JSON; "
+                          "tests/durations.json orders the files of later runs, longest first")
 
 
 def pytest_collection_modifyitems(session, config, items):
     import json
 
+    runs = []
+    for item in items:
+        missing = _missing_flags(item, config)
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=f"needs {' and '.join(missing)}"))
+        else:
+            runs.append(item)
     try:
-        known = json.loads(FILE_DURATIONS.read_text(encoding="utf-8"))
+        known = json.loads(DURATIONS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
+    seconds: dict[str, float] = {}
+    for item in runs:
+        f = _file_of(item.nodeid)
+        seconds[f] = seconds.get(f, 0.0) + float(known.get(item.nodeid, 0.0))
     first: dict[str, int] = {}
     for i, item in enumerate(items):
         first.setdefault(_file_of(item.nodeid), i)
-    items.sort(key=lambda item: (-float(known.get(_file_of(item.nodeid), 0.0)), first[_file_of(item.nodeid)]))
+    items.sort(key=lambda item: (-seconds.get(_file_of(item.nodeid), 0.0), first[_file_of(item.nodeid)]))
 
 
 def pytest_runtest_logreport(report):
-    f = _file_of(report.nodeid)
-    _seconds_per_file[f] = _seconds_per_file.get(f, 0.0) + report.duration
+    _seconds_per_test[report.nodeid] = _seconds_per_test.get(report.nodeid, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session):
     import json
 
-    out = session.config.getoption("--file-durations", default=None)
+    out = session.config.getoption("--record-durations", default=None)
     if not out or hasattr(session.config, "workerinput"):   # written once, by the controller
         return
-    ranked = sorted(_seconds_per_file.items(), key=lambda kv: -kv[1])
-    Path(out).write_text(json.dumps({f: round(s, 1) for f, s in ranked}, indent=0) + "\n", encoding="utf-8")
+    # Tests under 0.05 s are left out: a missing test counts as 0 s.
+    kept = sorted(((t, round(s, 1)) for t, s in _seconds_per_test.items() if s >= 0.05), key=lambda kv: (-kv[1], kv[0]))
+    Path(out).write_text(json.dumps(dict(kept), indent=0, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -40,7 +40,7 @@ from audit.sync._localserver import free_port
 from tests.conftest import db_snapshot
 from tests.test_label_studio import _q, make_benchmark
 
-pytestmark = [pytest.mark.label_studio, pytest.mark.slow]
+pytestmark = [pytest.mark.label_studio, pytest.mark.postgres, pytest.mark.slow]
 
 PG_USER = "audit_ls"
 PG_DB = "labelstudio"

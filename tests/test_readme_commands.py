@@ -106,9 +106,9 @@ def test_readme_is_short_and_names_its_set_up():
 
 def test_ci_run_ends_with_the_readme_test_command():
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python3 -m pytest" in README
+    assert "python3 -m pytest --runslow --runservers" in README
     last = [ln.strip() for ln in run.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    assert "python3 -m pytest < /dev/null" in last[-4:], last[-4:]
+    assert "python3 -m pytest --runslow --runservers < /dev/null" in last[-4:], last[-4:]
 
 
 @pytest.mark.slow
