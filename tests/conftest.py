@@ -41,6 +41,45 @@ def db_path(tmp_path, migrated_template) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def db_template(tmp_path_factory, migrated_template):
+    """``db_template(build)``: the path of a migrated database filled by
+    ``build(db, folder)`` (``folder`` holds any input files it writes), built
+    once per test session and never written to afterwards.  A fixture that
+    used to build the same database for every test copies this file instead
+    (``tests.support.common.copy_db``): a copy takes milliseconds, an import or a few Argon2 hashes
+    take seconds."""
+    built: dict = {}
+
+    def template(build) -> Path:
+        if build not in built:
+            folder = tmp_path_factory.mktemp(f"template-{build.__name__.strip('_')}")
+            path = folder / "template.duckdb"
+            shutil.copyfile(migrated_template, path)
+            with pytest.MonkeyPatch.context() as mp:   # built from the same environment every time
+                for var in ("WORKBENCH_LEADS", "WORKBENCH_SECRET"):
+                    mp.delenv(var, raising=False)
+                build(path, folder)
+            built[build] = path
+        return built[build]
+
+    return template
+
+
+def _demo(db, _folder):
+    from audit.demo import build_demo
+
+    build_demo(db)
+
+
+@pytest.fixture(scope="session")
+def demo_db(db_template) -> Path:
+    """The demo database (``audit.demo.build_demo``), built once per test
+    session instead of once per test file (seconds each); never written to:
+    copy it (``tests.support.common.copy_db``)."""
+    return db_template(_demo)
+
+
 @pytest.fixture
 def tlue_dir() -> Path:
     return shared_path("tlue_subset670")
@@ -103,6 +142,72 @@ def _no_reads_kept_open():
     from audit.store import keep_reads_open
 
     keep_reads_open(0)
+
+
+def _typer_shape(typer_instance) -> tuple:
+    """What Typer builds the click command from: the registered commands,
+    groups and callback, recursively (a command registered later changes it)."""
+    return (len(typer_instance.registered_commands), id(typer_instance.registered_callback),
+            tuple((id(g.typer_instance), _typer_shape(g.typer_instance)) for g in typer_instance.registered_groups
+                  if g.typer_instance is not None))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cli_built_once():
+    """Typer turns the ``audit`` app into its click command tree on every
+    call of ``app()`` or ``CliRunner.invoke`` (about 0.2 s, a third of an
+    in-process ``audit`` command in the tests, which run hundreds of them).  The tree depends
+    only on what is registered, so within a test session it is built once
+    per shape of the app and reused; each call still parses its own
+    arguments in a fresh click context."""
+    import typer.main
+
+    original = typer.main.get_command
+    built: dict = {}
+
+    def get_command(typer_instance):
+        key = (id(typer_instance), _typer_shape(typer_instance))
+        if key not in built:
+            built[key] = original(typer_instance)
+        return built[key]
+
+    import typer.testing   # CliRunner.invoke holds its own reference
+
+    typer.main.get_command = typer.testing._get_command = get_command
+    try:
+        yield
+    finally:
+        typer.main.get_command = typer.testing._get_command = original
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _streamlit_components_scanned_once():
+    """Every ``AppTest`` run asks Streamlit for the installed custom
+    components, which reads the metadata of every installed distribution
+    (over a second each time, a quarter of an AppTest test).  What is
+    installed does not change during a test session, so the scan runs once
+    and later runs get the same list.  Nothing is patched when no test module
+    imported Streamlit."""
+    import sys
+
+    if "streamlit" not in sys.modules:
+        yield
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    original = manifest_scanner.scan_component_manifests
+    found: list = []
+
+    def scan_component_manifests(*args, **kwargs):
+        if not found:
+            found.append(original(*args, **kwargs))
+        return list(found[0])
+
+    manifest_scanner.scan_component_manifests = scan_component_manifests
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = original
 
 
 def database_before(path, version: int):

@@ -14,21 +14,16 @@ import pytest
 
 import audit
 from audit.review import _accounts as acc
-from tests.support.common import rows
+from tests.support.common import copy_db, rows
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def team(tmp_path, monkeypatch):
-    """A database with two items (q1 key A), an admin, a lead and two reviewers."""
+def _team(db, _folder):
     from audit.ingest import store_questions
     from audit.records import Option, Question
     from audit.store import connect
 
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    monkeypatch.delenv(acc.SECRET_ENV, raising=False)
-    db = tmp_path / "t.duckdb"
     with connect(db) as con:
         store_questions(con, "b", "b", [Question("b", q, "Stem", [Option("A", "x"), Option("B", "y")], "A")
                                         for q in ("q1", "q2")])
@@ -36,7 +31,15 @@ def team(tmp_path, monkeypatch):
     acc.add_account("Lhamo", "lead-password", role="lead", actor="Root", db=db)
     acc.add_account("Pema", "pema-password", role="reviewer", actor="Root", db=db)
     acc.add_account("Karma", "karma-password", role="reviewer", actor="Root", db=db)
-    return db
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch, db_template):
+    """A database with two items (q1 key A), an admin, a lead and two reviewers
+    (a copy of one built once: four Argon2 hashes per test cost seconds)."""
+    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
+    monkeypatch.delenv(acc.SECRET_ENV, raising=False)
+    return copy_db(db_template(_team), tmp_path / "t.duckdb")
 
 
 def cli(db, *args, stdin: str = ""):

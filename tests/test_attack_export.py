@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, db_snapshot
-from tests.support.common import run_cli
+from tests.support.common import copy_db, run_cli
 
 from audit.errors import AuditError
 from audit.export import create_version, list_versions, release_zip
@@ -33,15 +33,18 @@ B = "atk"
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-@pytest.fixture
-def bench(tmp_path, db_path):
-    q = tmp_path / "q.csv"
+def _bench(db, folder):
+    q = folder / "q.csv"
     q.write_text("id,subject,question,A,B,C,D,answer\n"
                  + "".join(f"q{i},s,བོད་ {i}?,a,b,c,d,A\n" for i in range(6)), encoding="utf-8")
-    import_questions(q, benchmark=B, db=db_path)
+    import_questions(q, benchmark=B, db=db)
     for r in ("alice", "bob"):
-        add_review(B, "q1", r, "key_wrong", corrected_answer="C", cause="key_slip", db=db_path)
-    return db_path
+        add_review(B, "q1", r, "key_wrong", corrected_answer="C", cause="key_slip", db=db)
+
+
+@pytest.fixture
+def bench(db_path, db_template):
+    return copy_db(db_template(_bench), db_path)
 
 
 @pytest.fixture

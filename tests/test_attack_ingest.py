@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, db_snapshot
-from tests.support.common import rows, run_cli
+from tests.support.common import cli_quiet, copy_db, rows, run_cli
 
 
 def refused(capsys, db: Path, *args, match: str) -> str:
@@ -45,12 +45,16 @@ def keys(db: Path, benchmark: str = "b") -> dict[str, str | None]:
     return dict(rows(db, "SELECT question_id, answer_key FROM questions WHERE benchmark = ?", [benchmark]))
 
 
-@pytest.fixture
-def seeded(tmp_path, db_path, capsys):
-    f = tmp_path / "seed.csv"
+def _seeded(db, folder):
+    f = folder / "seed.csv"
     f.write_text("id,question,A,B,C,D,answer\nq1,2+2?,3,4,5,6,B\nq2,1+1?,1,2,3,4,B\n", encoding="utf-8")
-    ok(capsys, db_path, "import", "questions", f, "-b", "b")
-    return db_path
+    code, out, err = cli_quiet("import", "questions", f, "-b", "b", "--db", db)
+    assert code == 0, err
+
+
+@pytest.fixture
+def seeded(db_path, db_template):
+    return copy_db(db_template(_seeded), db_path)
 
 
 # --- 22: paths are paths -------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from audit.export import POLICIES, create_version
 from audit.export import corrected_key_accuracy, corrected_keys
 from audit.store import connect
-from test_export import B, MODELS, toy  # noqa: F401  (fixture)
+from test_export import B, MODELS, toy, toy_template  # noqa: F401  (fixtures)
 
 
 def _datasheet_rows(path) -> dict[str, list[str]]:

@@ -95,16 +95,30 @@ EXPECTED_DEFAULT = {
 }
 
 
-@pytest.fixture
-def toy(tmp_path, db_path):
-    q = tmp_path / "q.csv"
+@pytest.fixture(scope="module")
+def toy_template(tmp_path_factory, migrated_template):
+    """The toy benchmark imported and reviewed once per module (never written
+    to: each test gets a copy)."""
+    folder = tmp_path_factory.mktemp("toy")
+    db = folder / "test.duckdb"
+    shutil.copyfile(migrated_template, db)
+    q = folder / "q.csv"
     _write_questions(q)
-    import_questions(q, benchmark=B, db=db_path)
-    p = tmp_path / "p.csv"
+    import_questions(q, benchmark=B, db=db)
+    p = folder / "p.csv"
     _write_predictions(p)
-    import_predictions(p, benchmark=B, layout="wide", db=db_path)
-    _reviews(db_path)
-    return db_path
+    import_predictions(p, benchmark=B, layout="wide", db=db)
+    _reviews(db)
+    return db
+
+
+@pytest.fixture
+def toy(tmp_path, toy_template):
+    """A fresh copy of the toy database (a file copy instead of two imports and
+    15 reviews for each test)."""
+    path = tmp_path / "test.duckdb"
+    shutil.copyfile(toy_template, path)
+    return path
 
 
 def _version_items(db, version) -> dict:

@@ -21,7 +21,7 @@ import pytest
 from audit.ingest import import_predictions
 from audit.ingest import import_questions
 from conftest import REPO, db_snapshot
-from tests.support.common import run_cli
+from tests.support.common import copy_db, run_cli
 
 # Two spellings of one Tibetan id: U+0F73 (a composition exclusion) and its
 # canonical decomposition U+0F71 U+0F72, which is what NFC gives.
@@ -30,16 +30,19 @@ NFC_ID = unicodedata.normalize("NFC", OTHER_ID)
 assert NFC_ID == "\u0F40\u0F71\u0F72x" != OTHER_ID
 
 
-@pytest.fixture
-def seeded(tmp_path, db_path):
-    q = tmp_path / "seed_q.csv"
+def _seeded(db, folder):
+    q = folder / "seed_q.csv"
     q.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,y,a,b,c,d,B\n"
                  f"{NFC_ID},z,a,b,c,d,C\n", encoding="utf-8")
-    import_questions(q, benchmark="b", db=db_path)
-    p = tmp_path / "seed_p.csv"
+    import_questions(q, benchmark="b", db=db)
+    p = folder / "seed_p.csv"
     p.write_text("question_id,m1,m2\nq1,A,B\nq2,B,B\n")
-    import_predictions(p, benchmark="b", layout="wide", db=db_path)
-    return db_path
+    import_predictions(p, benchmark="b", layout="wide", db=db)
+
+
+@pytest.fixture
+def seeded(db_path, db_template):
+    return copy_db(db_template(_seeded), db_path)
 
 
 def expect_error(capsys, db, *args, match: str) -> str:
@@ -315,7 +318,7 @@ def _echo_server(status: int, as_json: bool):
             pass
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     return srv
 
 

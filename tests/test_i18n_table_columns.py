@@ -11,15 +11,14 @@ import pytest
 
 from audit.judge import judge_agreement, judge_bias, judge_scenarios, list_judges, list_runs, panel_verdict
 from audit.review import bias_vs_accuracy, i18n, report_sections
+from tests.support.common import copy_db
 
 
 @pytest.fixture(scope="module")
-def judged_demo(tmp_path_factory):
-    from audit.demo import build_demo
+def judged_demo(tmp_path_factory, demo_db):
     from tests.test_workbench_i18n_browser import _add_judges
 
-    db = tmp_path_factory.mktemp("judged") / "demo.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, tmp_path_factory.mktemp("judged") / "demo.duckdb")
     _add_judges(db)
     return db
 

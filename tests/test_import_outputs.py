@@ -27,7 +27,7 @@ from audit.ingest import extract_answer, import_outputs
 from audit.ingest._questions import import_questions
 from audit.errors import InputError
 from conftest import db_snapshot
-from tests.support.common import rows, run_cli
+from tests.support.common import copy_db, rows, run_cli
 
 LAT = "ABCDEF"
 CYR = "АБСДЕФ"     # as TUMLU's Kazakh answers write A B C D: А, Б, С, Д (look-alike or transliterated)
@@ -78,13 +78,16 @@ def _write_fixture(root: Path, seed: int = 7) -> dict[tuple[str, str], str]:
     return orders
 
 
-@pytest.fixture
-def bench(tmp_path, db_path) -> Path:
-    f = tmp_path / "q.jsonl"
+def _bench(db, folder):
+    f = folder / "q.jsonl"
     f.write_text("".join(json.dumps({"id": q, "question": s, "options": o, "answer": k}, ensure_ascii=False) + "\n"
                          for q, s, o, k in ITEMS), encoding="utf-8")
-    import_questions(f, benchmark="tumlu", db=db_path)
-    return db_path
+    import_questions(f, benchmark="tumlu", db=db)
+
+
+@pytest.fixture
+def bench(db_path, db_template) -> Path:
+    return copy_db(db_template(_bench), db_path)
 
 
 def test_unmatched_records_refuse_the_import_unless_skipped(tmp_path, bench, capsys):

@@ -13,11 +13,10 @@ import audit.review  # noqa: F401   without these the test depended on another f
 from audit.analyze import analyze, model_metrics, scenario_table, tier_counts
 from audit.analyze._report import render_report, report
 from tests.support.analyze_data import make_benchmark, random_benchmark, run_cli
+from tests.support.common import copy_db
 
 
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "r.duckdb"
+def _analysed(path, _folder):
     questions, families, preds = random_benchmark(4, n_questions=60, n_models=4, n_families=2)
     # hostile model names: a spreadsheet formula and HTML
     rename = {"m00": "=HYPERLINK(\"http://x\")", "m01": "<script>alert(1)</script>|x"}
@@ -26,7 +25,11 @@ def db(tmp_path):
     make_benchmark(path, "rep", questions, families, preds,
                    option_texts={"q005": ["same", "same", "c", "d"]})
     analyze("rep", db=path)
-    return path
+
+
+@pytest.fixture
+def db(tmp_path, db_template):
+    return copy_db(db_template(_analysed), tmp_path / "r.duckdb")
 
 
 def test_report_contents(db):

@@ -24,12 +24,9 @@ TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
-def demo_template(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
-
-    path = tmp_path_factory.mktemp("wb_template") / "demo.duckdb"
-    build_demo(path)
-    return path
+def demo_template(demo_db) -> Path:
+    """The demo database, never written to: each test gets a copy (``db``)."""
+    return demo_db
 
 
 @pytest.fixture

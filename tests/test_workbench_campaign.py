@@ -13,19 +13,25 @@ from audit.review import (
     add_account, add_review, assign, get_queue_entry, list_assignments, next_for_reviewer, progress_by_subject,
     review_queue, review_status, set_queue_entry, set_role, unassign,
 )
+from tests.support.common import copy_db
 from tests.support.review_bench import bench_copy
 
 PW = "a-long-password"
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    path = bench_copy(tmp_path)
+def _team(path, folder):
+    copy_db(bench_copy(folder), path)
     add_account("Dolma", PW, db=path)                                  # the first account: admin
     for name, role in (("ann", "reviewer"), ("bo", "reviewer"), ("Lhamo", "lead"), ("cat", "reviewer")):
         add_account(name, PW, role=role, actor="Dolma", db=path)
-    return path
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch, db_template):
+    """The review bench with an admin, a lead and three reviewers (a copy of
+    one built once: five Argon2 hashes per test cost seconds)."""
+    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
+    return copy_db(db_template(_team), tmp_path / "test.duckdb")
 
 
 def ids(df):

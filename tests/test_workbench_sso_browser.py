@@ -13,6 +13,7 @@ import pytest
 
 import audit
 from tests.support.accounts import ADMIN, ensure_account
+from tests.support.common import copy_db
 from tests.support.oidc_server import OIDCProvider
 from tests.support.workbench_server import chromium, free_port, workbench_server
 
@@ -36,12 +37,9 @@ def _secrets(path, idp: OIDCProvider, port: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def sso_db(tmp_path_factory):
-    from audit.demo import build_demo
-
+def sso_db(tmp_path_factory, demo_db):
     d = tmp_path_factory.mktemp("wb_sso")
-    db = d / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, d / "workbench.duckdb")
     ensure_account(REVIEWER_EMAIL, "reviewer", db=db)
     return db
 
