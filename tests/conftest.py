@@ -47,8 +47,8 @@ def db_template(tmp_path_factory, migrated_template):
     ``build(db, folder)`` (``folder`` holds any input files it writes), built
     once per test session and never written to afterwards.  A fixture that
     used to build the same database for every test copies this file instead
-    (``tests.support.common.copy_db``): a copy takes milliseconds, an import or a few Argon2 hashes
-    take seconds."""
+    (``tests.support.common.copy_db``): a copy takes milliseconds, an import
+    or a few Argon2 hashes take seconds."""
     built: dict = {}
 
     def template(build) -> Path:

@@ -95,13 +95,7 @@ EXPECTED_DEFAULT = {
 }
 
 
-@pytest.fixture(scope="module")
-def toy_template(tmp_path_factory, migrated_template):
-    """The toy benchmark imported and reviewed once per module (never written
-    to: each test gets a copy)."""
-    folder = tmp_path_factory.mktemp("toy")
-    db = folder / "test.duckdb"
-    shutil.copyfile(migrated_template, db)
+def _toy(db, folder):
     q = folder / "q.csv"
     _write_questions(q)
     import_questions(q, benchmark=B, db=db)
@@ -109,7 +103,13 @@ def toy_template(tmp_path_factory, migrated_template):
     _write_predictions(p)
     import_predictions(p, benchmark=B, layout="wide", db=db)
     _reviews(db)
-    return db
+
+
+@pytest.fixture
+def toy_template(db_template):
+    """The toy benchmark imported and reviewed once per test session (never
+    written to: each test gets a copy)."""
+    return db_template(_toy)
 
 
 @pytest.fixture
