@@ -93,6 +93,7 @@ def test_wrong_password_unknown_name_and_disabled_account_get_the_same_answer(te
     assert msgs == {"the name or the password is not right"}
 
 
+@pytest.mark.slow
 def test_sign_in_is_rate_limited_per_name(team):
     for _ in range(acc.MAX_FAILURES):
         with pytest.raises(audit.SignInError, match="not right"):
@@ -164,6 +165,7 @@ def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
         audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team)
 
 
+@pytest.mark.slow
 def test_reviewer_cannot_create_a_version_api_and_cli(team, tmp_path):
     out = tmp_path / "exports"
     with pytest.raises(audit.PermissionDeniedError, match="is a reviewer"):
@@ -185,6 +187,7 @@ def test_reviewer_cannot_create_a_version_api_and_cli(team, tmp_path):
     assert rows(team, "SELECT version FROM key_versions ORDER BY version") == [("1.0",), ("1.1",)]
 
 
+@pytest.mark.slow
 def test_users_cli(tmp_path):
     db = tmp_path / "u.duckdb"
     audit.init_db(db)

@@ -81,6 +81,7 @@ def figures(tmp_path_factory):
     return got, want["figures"], names_note
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", [c[0] for c in golden.CONFIGS])
 def test_identical_to_golden(figures, label):
     got, want, note = figures
@@ -93,6 +94,7 @@ def test_identical_to_golden(figures, label):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_golden_covers_the_cases(figures):
     """The golden data holds what the comparison is meant to cover (so the
     test cannot pass vacuously)."""

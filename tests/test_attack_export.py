@@ -150,6 +150,7 @@ except Exception as exc:
 """
 
 
+@pytest.mark.slow
 def test_two_concurrent_creates_on_a_fresh_benchmark(bench, tmp_path):
     exports = tmp_path / "exports"
     go = tmp_path / "go"
@@ -209,6 +210,7 @@ def test_inconsistent_verdict_row_is_shown_as_inconsistent(bench, tmp_path):
     assert "inconsistent" in line and ',"translation",' not in line, line
 
 
+@pytest.mark.slow
 def test_failed_sign_in_is_one_error_line(bench, tmp_path):
     """``export create --as`` with a wrong password: one ``error:`` line, no log
     record printed before it, exit 1, nothing written."""

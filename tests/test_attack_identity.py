@@ -150,6 +150,7 @@ def test_demo_refuses_real_accounts_and_models_alone(tmp_path):
     assert not_demo_contents(db2) == ["model my-real-model"]
 
 
+@pytest.mark.slow
 def test_demo_twice_is_fine(tmp_path):
     db = tmp_path / "d.duckdb"
     r1 = cli(db, "demo")
@@ -201,6 +202,7 @@ def test_names_are_normalised_once_and_compared_as_stored(team):
     assert acc.add_account("Pemo", "pemo-password", actor="Root", db=team).name == "Pemo"
 
 
+@pytest.mark.slow
 def test_failed_sign_ins_under_made_up_names_stay_bounded(team, monkeypatch):
     monkeypatch.setattr(acc, "MAX_FAILURE_ROWS", 12)
     monkeypatch.setattr(acc, "LOCK_SECONDS", 3600)           # the lock outlasts a slow, busy machine
@@ -228,6 +230,7 @@ def test_passwords_that_cannot_be_typed_on_one_line_are_refused(team, password):
     assert db_snapshot(team) == before
 
 
+@pytest.mark.slow
 def test_password_stdin_reads_unicode_passwords_and_crlf(team):
     """Lines end at \\n only: a password with U+00A0 or U+2007 (allowed) and a
     Windows \\r\\n line ending sign in through --password-stdin."""

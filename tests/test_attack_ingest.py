@@ -280,6 +280,7 @@ def test_auto_on_a_binary_file_is_one_line(tmp_path, db_path, capsys):
 
 # --- 22: killed imports leave no staging folder ----------------------------------------
 
+@pytest.mark.slow
 def test_a_killed_question_import_leaves_nothing_after_the_next_import(tmp_path):
     big = tmp_path / "big.csv"
     with open(big, "w", encoding="utf-8") as fh:
@@ -483,6 +484,7 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
             match="question id '0' is in a.csv and in b.csv")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_mutated_published_files_never_trace_back(tmp_path, db_path, seed):
     """Real published files cut and corrupted at random places: every import

@@ -76,6 +76,7 @@ def _text_columns(db) -> str:
 
 # ---------------------------------------------------------------- secrets
 
+@pytest.mark.slow
 def test_key_echoed_by_the_provider_is_never_stored(db_path, server):
     make_benchmark(db_path, n=3)
     server.script["q000"] = [("echo", "I received {auth}. Answer: B")]
@@ -88,6 +89,7 @@ def test_key_echoed_by_the_provider_is_never_stored(db_path, server):
     assert rows(db_path, "SELECT answer FROM predictions ORDER BY question_id") == [("B",), ("C",), ("B",)]
 
 
+@pytest.mark.slow
 def test_key_echoed_to_a_judge_is_never_stored(db_path, judge_server):
     make_benchmark(db_path, n=2)
     judge_server.script["q000"] = [("echo", '{"answer_key_correct": true, "explanation": "header {auth}"}')]

@@ -138,6 +138,7 @@ def _campaign_bench(db, name, planted):
     return q, wrong, misc, evidence_scores(name, db=db).set_index("question_id")["score"]
 
 
+@pytest.mark.slow
 def test_campaign_confirming_rejected_keys_lowers_similar_items(tmp_path):
     db = tmp_path / "c.duckdb"
     q, wrong, misc, before = _campaign_bench(db, "cp", _planted(12, n_wrong=20, n_misc=120))
@@ -192,6 +193,7 @@ def test_tiers_do_not_swallow_a_hard_benchmark(tmp_path):
     assert r4["tier"].tolist() == audit_results("hard", db=db)["tier"].tolist()
 
 
+@pytest.mark.slow
 def test_one_model_benchmark_analyses_and_reports(tmp_path):
     db = tmp_path / "one.duckdb"
     rng = np.random.default_rng(1)
@@ -311,6 +313,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     assert ok, table
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_mmlu_redux_campaigns(tmp_path, monkeypatch):
     """On MMLU-Redux: the shipped prior's campaign does not move the rest away

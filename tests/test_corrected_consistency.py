@@ -26,6 +26,7 @@ def _pct(x: float) -> str:
     return "–" if pd.isna(x) else f"{100 * x:.1f}"
 
 
+@pytest.mark.slow
 def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F811
     policies = [p for p in sorted(POLICIES) if p != "original"]
     assert len(policies) >= 4

@@ -79,6 +79,7 @@ def _moved(before: pd.DataFrame, after: pd.DataFrame) -> set[str]:
     return set(after.index[diff])
 
 
+@pytest.mark.slow
 def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
     db = tmp_path / "e.duckdb"
     _bench(db, tmp_path)

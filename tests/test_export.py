@@ -207,6 +207,7 @@ def test_generic_csv_is_neutralised_and_jsonl_round_trips(toy, tmp_path):
     assert sum(r[2].startswith("'") for r in c) == 2  # "-5 + 3 = ?" and "@SUM(1)"
 
 
+@pytest.mark.slow
 def test_other_policies(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", policy="corrections-only", db=toy, exports_dir=out)
@@ -260,6 +261,7 @@ def test_changelog_tier_judge_and_manifest_model_set(toy, tmp_path):
     assert m["audit_run"]["tier_rule"]["t1"] >= 1
 
 
+@pytest.mark.slow
 def test_deterministic_byte_identical(toy, tmp_path):
     copy = tmp_path / "copy.duckdb"
     shutil.copy(toy, copy)
@@ -277,6 +279,7 @@ def test_deterministic_byte_identical(toy, tmp_path):
         assert ma == mb
 
 
+@pytest.mark.slow
 def test_immutable_and_refused_names(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", db=toy, exports_dir=out)
@@ -317,6 +320,7 @@ def test_original_version_rules(toy, tmp_path, capsys):
     assert list_versions(B, db=toy)["version"].tolist() == ["1.0", "1.10"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["parquet", "after_rename"])
 def test_crash_leaves_no_version(toy, tmp_path, monkeypatch, where):
     import audit.export._create as create_mod
@@ -350,6 +354,7 @@ def test_crash_leaves_no_version(toy, tmp_path, monkeypatch, where):
     assert create_version(B, "1.1", db=toy, exports_dir=out).counts["corrected"] == 3
 
 
+@pytest.mark.slow
 def test_diff_and_list(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", db=toy, exports_dir=out)
@@ -412,6 +417,7 @@ def test_exports_root_override(monkeypatch, tmp_path):
     assert exports_root().name == "exports"
 
 
+@pytest.mark.slow
 def test_cli(toy, tmp_path, monkeypatch, capsys):
     from audit.cli import main
 
@@ -483,6 +489,7 @@ def test_tibetan_and_lower_case_keys_keep_their_style():
     assert _same_script_label("B", "D") == "D"
 
 
+@pytest.mark.slow
 def test_concurrent_creates_of_one_version(toy, tmp_path):
     """Two processes export the same new version at once: exactly one wins,
     the other exits 1 with a one-line error (the version exists / was created

@@ -71,6 +71,7 @@ def _run():
     return at
 
 
+@pytest.mark.slow
 def test_preview_create_and_diff(env):
     db, exports = env
     at = _run()

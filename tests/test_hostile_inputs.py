@@ -146,6 +146,7 @@ def test_cell_over_two_megabytes_imports(tmp_path, db_path, capsys):
         con.close()
 
 
+@pytest.mark.slow
 def test_output_into_missing_folder_or_onto_folder(tmp_path, seeded, capsys):
     code, _, err = run_cli(capsys, "analyze", "--benchmark", "b", "--db", seeded)
     assert code == 0, err
@@ -232,6 +233,7 @@ def _toy(db, tmp_path):
     _reviews(db)
 
 
+@pytest.mark.slow
 def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
     """SIGKILL after the version folder is renamed into place and before the
     record commits: the next export moves the unrecorded folder aside, says
@@ -262,6 +264,7 @@ def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
     assert rows[["version", "intact"]].values.tolist() == [["1.0", "True"], ["1.1", "True"]]
 
 
+@pytest.mark.slow
 def test_corrected_key_outside_current_options_blocks_export(tmp_path, db_path, capsys):
     from audit.export import create_version
 

@@ -51,6 +51,7 @@ def _judges_page_tables(db) -> list[list[str]]:
     return tables
 
 
+@pytest.mark.slow
 def test_every_judges_table_header_is_in_the_three_catalogues(judged_demo):
     tables = _judges_page_tables(judged_demo)
     cols = {c for table in tables for c in table}

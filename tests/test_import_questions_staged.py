@@ -14,11 +14,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from audit._read import iter_table
 from audit.ingest._store import store_questions
 from audit.ingest._questions import import_questions, parse_question_rows
 from audit.store import connect, transaction
 from conftest import REPO
+
+# 45,000-row files through the real CLI: several seconds each
+pytestmark = pytest.mark.slow
 
 ROWS = 45_000   # three chunks of iter_table's 20,000 rows
 

@@ -21,6 +21,7 @@ from tests.support.common import rows, run_cli
 pytestmark = pytest.mark.shared_data
 
 
+@pytest.mark.slow
 def test_mmlu_redux(mmlu_redux_dir, db_path, capsys):
     code, out, err = run_cli(capsys, "import", "mmlu-redux", mmlu_redux_dir, "--db", db_path)
     assert code == 0, err
@@ -124,6 +125,7 @@ def tlue_db(tlue_dir, db_path):
     return db_path
 
 
+@pytest.mark.slow
 def test_parallel_cmmlu(cmmlu_dir, tlue_db, capsys):
     code, out, err = run_cli(capsys, "import", "parallel", cmmlu_dir, "--source", "cmmlu", "--db", tlue_db)
     assert code == 0, err
@@ -137,6 +139,7 @@ def test_parallel_cmmlu(cmmlu_dir, tlue_db, capsys):
     assert got == [("agronomy.csv:1", "zh-Hans", r["Answer"], r["B"])]
 
 
+@pytest.mark.slow
 def test_parallel_mismatch_on_a_modified_copy(cmmlu_dir, tlue_db, tmp_path):
     copy = tmp_path / "cmmlu"
     shutil.copytree(cmmlu_dir, copy)

@@ -225,6 +225,7 @@ def duckdb_connect(path):
     return duckdb.connect(str(path), read_only=True)
 
 
+@pytest.mark.slow
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
     """Default path: the experts' settled verdicts come from the review stage
     (audit.review._judges.bias_vs_accuracy; the judge stage never imports review)."""

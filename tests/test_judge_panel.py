@@ -53,6 +53,7 @@ def test_judge_agreement_matrix(db_path, tmp_path):
     assert verdict.pairs.kappa.iloc[0] == pytest.approx(closed_form_kappa(vv["claude-3-opus"], vv["gpt-4o"]))
 
 
+@pytest.mark.slow
 def test_cross_family_panel(db_path, tmp_path):
     load_judges(db_path, tmp_path)
     df = panel_verdict("tlue", db=db_path).set_index("question_id")
@@ -103,6 +104,7 @@ def test_judge_scenarios_sets(db_path, tmp_path):
     assert excl["exclude Tier 1–2 ∪ judge-disputed"] == len(tier12 | judge)
 
 
+@pytest.mark.slow
 def test_agreement_report_and_cli(db_path, tmp_path, capsys):
     load_judges(db_path, tmp_path)
     rep = agreement_report("tlue", db=db_path)

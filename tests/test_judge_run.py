@@ -50,6 +50,7 @@ def verdicts(db):
                                           "parse_error, raw_reply, attempts FROM judge_verdicts ORDER BY 1")}
 
 
+@pytest.mark.slow
 def test_replies_are_parsed_strictly(db_path, server):
     make_benchmark(db_path, n=9)
     S = server.script

@@ -321,6 +321,7 @@ def test_parallel_mismatch_raises_and_match_lowers(tmp_path):
     assert any("parallel source (par) has a different key ('C')" in s for s in why_this_item("ev", "q00", db=db))
 
 
+@pytest.mark.slow
 def test_judge_verdicts_move_the_item_weighted_by_agreement_with_experts(tmp_path):
     from audit.judge import import_judge
 

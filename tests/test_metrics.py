@@ -88,6 +88,7 @@ def redux_long(mmlu_redux_dir) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["question_id", "subject", "key", "model", "answer"])
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_model_metrics_match_pandas_on_mmlu_redux(redux_db, mmlu_redux_dir):
     long = redux_long(mmlu_redux_dir)
@@ -114,6 +115,7 @@ def test_model_metrics_match_pandas_on_mmlu_redux(redux_db, mmlu_redux_dir):
     pd.testing.assert_frame_equal(got_s[["n_valid", "n_correct"]], exp_s, check_dtype=False)
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_corrected_keys_and_exclusions(redux_db, mmlu_redux_dir):
     long = redux_long(mmlu_redux_dir)

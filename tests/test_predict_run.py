@@ -57,6 +57,7 @@ def calls(db):
                                           "prompt_tokens, completion_tokens, cost_usd FROM model_calls ORDER BY 1")}
 
 
+@pytest.mark.slow
 def test_run_stores_calls_and_predictions_then_cache(db_path, server):
     ids = make_benchmark(db_path, n=8)
     s = predict(db_path, server)
@@ -84,6 +85,7 @@ def test_run_stores_calls_and_predictions_then_cache(db_path, server):
     assert list(runs["status"]) == ["finished"] * 3 and list(runs["n_ok"]) == [2, 0, 8]
 
 
+@pytest.mark.slow
 def test_max_cost_stops_cleanly(db_path, server):
     make_benchmark(db_path, n=10)
     s = predict(db_path, server, concurrency=1, max_cost=2.5 * CALL_COST)

@@ -63,6 +63,7 @@ def test_old_names_warn_and_unknown_names_fail():
         audit.no_such_name  # noqa: B018
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Python API"):]

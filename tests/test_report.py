@@ -81,6 +81,7 @@ def test_markdown_and_table_escape_and_show_everything(db):
     assert f"{100 * first['conditional_accuracy']:.2f}%" in table
 
 
+@pytest.mark.slow
 def test_cli_report_formats_and_output_file(db, tmp_path):
     r = run_cli("report", "--benchmark", "rep", "--format", "json", db=db)
     assert r.returncode == 0, r.stderr
@@ -97,6 +98,7 @@ def test_cli_report_formats_and_output_file(db, tmp_path):
     assert r.returncode == 1 and r.stderr.startswith("error: no benchmark named 'nope'")
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_report_on_mmlu_redux(mmlu_redux_dir, tmp_path):
     from audit.ingest import import_mmlu_redux

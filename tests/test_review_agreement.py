@@ -69,6 +69,7 @@ def test_kappa_matches_closed_form(db):
     assert rv.loc[("ann", "bo"), "kappa"] == pytest.approx(closed_form_kappa(strip(ann), strip(bo))[0])
 
 
+@pytest.mark.slow
 def test_kappa_label_on_enough_items(db):
     from audit.review import MIN_KAPPA_ITEMS
 

@@ -62,6 +62,7 @@ def test_filters(db):
     assert ids(review_queue("bench", subjects="history", tiers=(1, 2, 5), db=db)) == ["q01", "q04", "q07", "q10"]
 
 
+@pytest.mark.slow
 def test_status_filters_follow_reviews(db):
     add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", db=db)
     add_review("bench", "q01", "bo", "key_wrong", corrected_answer="B", db=db)   # done
@@ -123,6 +124,7 @@ def test_neighbours_within_filter_even_after_the_item_leaves_it(db):
     assert neighbours("bench", "nope", db=db) == (None, None)
 
 
+@pytest.mark.slow
 def test_needs_me_and_next_for_reviewer(db):
     # priority order: q01 q03 q02 q04 q05 q06
     add_review("bench", "q01", "ann", "key_correct", db=db)

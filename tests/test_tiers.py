@@ -181,6 +181,7 @@ def test_t1_t2_thresholds(tmp_path):
 # ------------------------------------------------------------- real data
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
     from audit.ingest import import_mmlu_redux

@@ -159,6 +159,7 @@ def wrong_answer(db: Path, qid: str) -> str:
 
 # --------------------------------------------------------------------- sign-in
 
+@pytest.mark.slow
 def test_sign_in_is_required_and_names_the_reviewer(db):
     ensure_account("Tenzin Dorje")
     at = start()
@@ -189,6 +190,7 @@ def test_wrong_password_and_lead_role(db, monkeypatch):
     assert "Signed in as **Pema** (lead reviewer)" in texts(at)
 
 
+@pytest.mark.slow
 def test_sign_in_is_rate_limited(db):
     ensure_account("Karma")
     at = start()
@@ -208,6 +210,7 @@ def test_reviewers_see_no_admin_page_and_no_database_path(db):
     assert str(db) in texts(admin)
 
 
+@pytest.mark.slow
 def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monkeypatch):
     path = tmp_path / "fresh" / "workbench.duckdb"
     monkeypatch.setenv("AUDIT_DB", str(path))
@@ -255,6 +258,7 @@ def test_queue_defaults_to_tier_1_2_in_evidence_order_with_progress(db):
     assert f"0 of {len(want)} reviewed" in at.get("progress")[0].proto.text
 
 
+@pytest.mark.slow
 def test_queue_filters_by_tier_subject_and_status(db):
     at = start("Tenzin")
     at.multiselect(key="w_tiers").set_value([3]).run()
@@ -300,6 +304,7 @@ def test_queue_paginates(db):
 
 # --------------------------------------------------------------------- saving
 
+@pytest.mark.slow
 def test_saving_a_verdict_appends_a_row_and_shows_history(db):
     at = start("Tenzin")
     qid = queue_ids(at)[0]
@@ -361,6 +366,7 @@ def test_start_reviewing_opens_the_first_item_that_needs_me(db):
     assert shows_item(at, second)          # …and Start reviewing skips the item done by me
 
 
+@pytest.mark.slow
 def test_outcome_states_the_settled_verdict(db):
     qid = flagged(db)[0][0]
     answer = wrong_answer(db, qid)
@@ -417,6 +423,7 @@ def test_others_verdicts_are_hidden_until_i_save_mine(db):
     assert sorted(hist["Reviewer"]) == ["Other Reviewer", "Tenzin"]
 
 
+@pytest.mark.slow
 def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
     qid = flagged(db)[0][0]
     answer = wrong_answer(db, qid)
@@ -456,6 +463,7 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
 
 # --------------------------------------------------------------------- locked database
 
+@pytest.mark.slow
 def test_locked_database_shows_a_message_and_keeps_the_form(db, monkeypatch):
     # writers wait for the file (issue 14); a holder that never lets go makes
     # the save give up after the timeout, shortened here
@@ -506,6 +514,7 @@ def _dashboards_script():
     dashboards.page()
 
 
+@pytest.mark.slow
 def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(db):
     ids = [q for q, _, _ in flagged(db)][:4]
     for i, q in enumerate(ids):
