@@ -16,21 +16,16 @@ import audit
 import audit.accounts as acc
 from audit.accounts._signin import LOCK_SECONDS, MAX_FAILURES
 from audit.accounts.sessions import SECRET_ENV, _b64, _unb64
-from tests.tests_ingest_util import rows
+from tests.support.common import copy_db, rows
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def team(tmp_path, monkeypatch):
-    """A database with two items (q1 key A), an admin, a lead and two reviewers."""
+def _team(db, _folder):
     from audit.ingest.storing import store_questions
     from audit.store import connect
     from audit.store.records import Option, Question
 
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    monkeypatch.delenv(SECRET_ENV, raising=False)
-    db = tmp_path / "t.duckdb"
     with connect(db) as con:
         store_questions(con, "b", "b", [Question("b", q, "Stem", [Option("A", "x"), Option("B", "y")], "A")
                                         for q in ("q1", "q2")])
@@ -38,7 +33,15 @@ def team(tmp_path, monkeypatch):
     acc.add_account("Lhamo", "lead-password", role="lead", actor="Root", db=db)
     acc.add_account("Pema", "pema-password", role="reviewer", actor="Root", db=db)
     acc.add_account("Karma", "karma-password", role="reviewer", actor="Root", db=db)
-    return db
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch, db_template):
+    """A database with two items (q1 key A), an admin, a lead and two reviewers
+    (a copy of one built once: four Argon2 hashes per test cost seconds)."""
+    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    return copy_db(db_template(_team), tmp_path / "t.duckdb")
 
 
 def cli(db, *args, stdin: str = ""):
@@ -92,6 +95,7 @@ def test_wrong_password_unknown_name_and_disabled_account_get_the_same_answer(te
     assert msgs == {"the name or the password is not right"}
 
 
+@pytest.mark.slow
 def test_sign_in_is_rate_limited_per_name(team):
     for _ in range(MAX_FAILURES):
         with pytest.raises(audit.SignInError, match="not right"):
@@ -163,6 +167,7 @@ def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
         audit.review.add_review("b", "q1", "Karma", "key_correct", is_adjudication=True, db=team)
 
 
+@pytest.mark.slow
 def test_reviewer_cannot_create_a_version_api_and_cli(team, tmp_path):
     out = tmp_path / "exports"
     with pytest.raises(audit.PermissionDeniedError, match="is a reviewer"):
@@ -184,6 +189,7 @@ def test_reviewer_cannot_create_a_version_api_and_cli(team, tmp_path):
     assert rows(team, "SELECT version FROM key_versions ORDER BY version") == [("1.0",), ("1.1",)]
 
 
+@pytest.mark.slow
 def test_users_cli(tmp_path):
     db = tmp_path / "u.duckdb"
     audit.init_db(db)

@@ -142,12 +142,3 @@ def test_agreement_matrix_uses_common_items():
     sq = agreement_matrix(df, square=True)
     assert sq.loc["x", "x"] == 1.0
     assert sq.loc["y", "x"] == sq.loc["x", "y"] == pytest.approx(out.kappa.iloc[0])
-
-
-def test_doctests():
-    import doctest
-
-    from audit.analyze import kappa as agreement
-
-    res = doctest.testmod(agreement)
-    assert res.failed == 0 and res.attempted >= 3

@@ -1,28 +1,26 @@
 """``analyze`` gives the same results as before its one-pass rewrite
 (issue 24): tiers, lint, key-error scores (to 1e-9) and the JSON report, on
 seeded synthetic data (planted wrong keys and shared misconceptions, every
-edge case listed in tests/_analyze_golden.py, presets shares / tlue4 /
+edge case listed in tests/support/analyze_golden.py, presets shares / tlue4 /
 tlue8, a one-model benchmark, items without predictions, the fit's sampled
 path) and on the real MMLU-Redux dev set when ../shared/data has it.
 
 The golden file was written by main's code before the change::
 
-    PYTHONPATH=/work/main python3 tests/_analyze_golden.py --write tests/data/analyze_golden.json.gz
+    PYTHONPATH=/work/main python3 tests/support/analyze_golden.py --write tests/data/analyze_golden.json.gz
 """
 from __future__ import annotations
 
 import gzip
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+import tests.support.analyze_golden as golden
 
-import _analyze_golden as golden  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 GOLDEN = HERE / "data" / "analyze_golden.json.gz"
 TOL = 1e-9
@@ -83,6 +81,7 @@ def figures(tmp_path_factory):
     return got, want["figures"], names_note
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", [c[0] for c in golden.CONFIGS])
 def test_identical_to_golden(figures, label):
     got, want, note = figures
@@ -95,6 +94,7 @@ def test_identical_to_golden(figures, label):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_golden_covers_the_cases(figures):
     """The golden data holds what the comparison is meant to cover (so the
     test cannot pass vacuously)."""

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from analyze_data import make_benchmark, random_benchmark
 
 import audit.analyze.tiers as tiers
 from audit.analyze import analyze_benchmark, tier_counts
+from tests.support.analyze_data import make_benchmark, random_benchmark
+from tests.support.common import copy_db
+
+
+def _bench(path, _folder):
+    questions, families, preds = random_benchmark(7, n_questions=80, n_models=5, n_families=3)
+    make_benchmark(path, "b", questions, families, preds)
 
 
 @pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "t.duckdb"
-    questions, families, preds = random_benchmark(7, n_questions=80, n_models=5, n_families=3)
-    make_benchmark(path, "b", questions, families, preds)
-    return path
+def db(tmp_path, db_template):
+    return copy_db(db_template(_bench), tmp_path / "t.duckdb")
 
 
 def _rows(db) -> tuple[int, int, int, int]:

@@ -20,27 +20,30 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, db_snapshot
-from tests_ingest_util import run_cli
 
 from audit.errors import AuditError
 from audit.export import create_version, list_versions, release_zip
 from audit.ingest import import_questions
 from audit.review import add_review
 from audit.store import connect
+from tests.support.common import copy_db, run_cli
 
 B = "atk"
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-@pytest.fixture
-def bench(tmp_path, db_path):
-    q = tmp_path / "q.csv"
+def _bench(db, folder):
+    q = folder / "q.csv"
     q.write_text("id,subject,question,A,B,C,D,answer\n"
                  + "".join(f"q{i},s,བོད་ {i}?,a,b,c,d,A\n" for i in range(6)), encoding="utf-8")
-    import_questions(q, benchmark=B, db=db_path)
+    import_questions(q, benchmark=B, db=db)
     for r in ("alice", "bob"):
-        add_review(B, "q1", r, "key_wrong", corrected_answer="C", cause="key_slip", db=db_path)
-    return db_path
+        add_review(B, "q1", r, "key_wrong", corrected_answer="C", cause="key_slip", db=db)
+
+
+@pytest.fixture
+def bench(db_path, db_template):
+    return copy_db(db_template(_bench), db_path)
 
 
 @pytest.fixture
@@ -147,6 +150,7 @@ except Exception as exc:
 """
 
 
+@pytest.mark.slow
 def test_two_concurrent_creates_on_a_fresh_benchmark(bench, tmp_path):
     exports = tmp_path / "exports"
     go = tmp_path / "go"
@@ -206,6 +210,7 @@ def test_inconsistent_verdict_row_is_shown_as_inconsistent(bench, tmp_path):
     assert "inconsistent" in line and ',"translation",' not in line, line
 
 
+@pytest.mark.slow
 def test_failed_sign_in_is_one_error_line(bench, tmp_path):
     """``export create --as`` with a wrong password: one ``error:`` line, no log
     record printed before it, exit 1, nothing written."""

@@ -22,9 +22,9 @@ import audit.accounts as acc
 from audit.accounts import _signin
 from audit.accounts._signin import MAX_FAILURES
 from audit.accounts.sessions import SECRET_ENV
-from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import cli, fresh_copy
+from tests.support.common import rows
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -153,6 +153,7 @@ def test_demo_refuses_real_accounts_and_models_alone(tmp_path):
     assert not_demo_contents(db2) == ["model my-real-model"]
 
 
+@pytest.mark.slow
 def test_demo_twice_is_fine(tmp_path):
     db = tmp_path / "d.duckdb"
     r1 = cli(db, "demo")
@@ -204,6 +205,7 @@ def test_names_are_normalised_once_and_compared_as_stored(team):
     assert acc.add_account("Pemo", "pemo-password", actor="Root", db=team).name == "Pemo"
 
 
+@pytest.mark.slow
 def test_failed_sign_ins_under_made_up_names_stay_bounded(team, monkeypatch):
     monkeypatch.setattr(_signin, "MAX_FAILURE_ROWS", 12)
     monkeypatch.setattr(_signin, "LOCK_SECONDS", 3600)           # the lock outlasts a slow, busy machine
@@ -231,6 +233,7 @@ def test_passwords_that_cannot_be_typed_on_one_line_are_refused(team, password):
     assert db_snapshot(team) == before
 
 
+@pytest.mark.slow
 def test_password_stdin_reads_unicode_passwords_and_crlf(team):
     """Lines end at \\n only: a password with U+00A0 or U+2007 (allowed) and a
     Windows \\r\\n line ending sign in through --password-stdin."""

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, db_snapshot
-from tests_ingest_util import rows, run_cli
+
+from tests.support.common import cli_quiet, copy_db, rows, run_cli
 
 
 def refused(capsys, db: Path, *args, match: str) -> str:
@@ -44,12 +45,16 @@ def keys(db: Path, benchmark: str = "b") -> dict[str, str | None]:
     return dict(rows(db, "SELECT question_id, answer_key FROM questions WHERE benchmark = ?", [benchmark]))
 
 
-@pytest.fixture
-def seeded(tmp_path, db_path, capsys):
-    f = tmp_path / "seed.csv"
+def _seeded(db, folder):
+    f = folder / "seed.csv"
     f.write_text("id,question,A,B,C,D,answer\nq1,2+2?,3,4,5,6,B\nq2,1+1?,1,2,3,4,B\n", encoding="utf-8")
-    ok(capsys, db_path, "import", "questions", f, "-b", "b")
-    return db_path
+    code, out, err = cli_quiet("import", "questions", f, "-b", "b", "--db", db)
+    assert code == 0, err
+
+
+@pytest.fixture
+def seeded(db_path, db_template):
+    return copy_db(db_template(_seeded), db_path)
 
 
 # --- 22: paths are paths -------------------------------------------------------
@@ -234,7 +239,7 @@ def test_nan_log_likelihood_is_never_the_answer(tmp_path, db_path, capsys):
     for i, resps in enumerate([[[-3.0, False], [float("nan"), False], [-2.0, False], [-4.0, False]],
                                [[-3.0, False], [-1.0, False], [-2.0, False], [-4.0, False]]]):
         lines.append(json.dumps({"doc_id": i, "doc": {**doc, "id": f"t{i}"}, "target": 1,
-                                 "arguments": [[f"2+2?", f" {c}"] for c in doc["choices"]],
+                                 "arguments": [["2+2?", f" {c}"] for c in doc["choices"]],
                                  "filtered_resps": resps}))   # json.dumps writes NaN, as lm-eval's writer does
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     ok(capsys, db_path, "import", "lm-eval", f, "-b", "b", "--model", "m")
@@ -275,6 +280,7 @@ def test_auto_on_a_binary_file_is_one_line(tmp_path, db_path, capsys):
 
 # --- 22: killed imports leave no staging folder ----------------------------------------
 
+@pytest.mark.slow
 def test_a_killed_question_import_leaves_nothing_after_the_next_import(tmp_path):
     big = tmp_path / "big.csv"
     with open(big, "w", encoding="utf-8") as fh:
@@ -478,6 +484,7 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
             match="question id '0' is in a.csv and in b.csv")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_mutated_published_files_never_trace_back(tmp_path, db_path, seed):
     """Real published files cut and corrupted at random places: every import

@@ -13,9 +13,9 @@ import pytest
 import audit
 import audit.accounts as acc
 from audit.accounts.sessions import SECRET_ENV
-from tests._attack import cli, fresh_copy
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import cli, fresh_copy
+from tests.support.common import rows
 
 PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password", "Karma": "karma-password",
       "Dawa": "dawa-password"}
@@ -61,6 +61,7 @@ def refused(r, db, before, *, says: str) -> None:
 
 # ---------------------------------------------------------------- who changes who may do what
 
+@pytest.mark.slow
 def test_a_reviewer_cannot_make_himself_a_lead(team):
     before = db_snapshot(team)
     r = cli(team, "review", "leads", "--set", "Pema", "--as", "Pema", "--password-stdin", stdin=PW["Pema"] + "\n")
@@ -88,6 +89,7 @@ def test_leads_must_be_enabled_accounts(team):
     assert db_snapshot(team) == before
 
 
+@pytest.mark.slow
 def test_required_reviews_is_an_admins_setting_and_never_zero(team):
     before = db_snapshot(team)
     r = cli(team, "review", "required", "--flagged", "1", "--as", "Lhamo", "--password-stdin",
@@ -140,6 +142,7 @@ def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypat
 
 # ---------------------------------------------------------------- recording verdicts as a signed account
 
+@pytest.mark.slow
 def test_cli_adjudication_without_the_leads_password_records_nothing(team):
     before = db_snapshot(team)
     r = cli(team, "review", "add", "-b", "b", "-q", "q1", "--reviewer", "Lhamo", "--verdict", "key_wrong",
@@ -186,6 +189,7 @@ def test_a_disabled_account_cannot_save_from_an_open_session(team):
     assert db_snapshot(team) == before
 
 
+@pytest.mark.slow
 def test_importing_verdicts_is_a_leads_act_recorded_as_such(team, tmp_path):
     f = tmp_path / "v.csv"
     f.write_text("question_id,reviewer,verdict,corrected_answer\nq1,Pema,key_wrong,B\nq1,Karma,key_wrong,B\n")
@@ -230,6 +234,7 @@ def test_an_export_applies_only_corrections_settled_by_accounts(team, tmp_path):
 
 # ---------------------------------------------------------------- one verdict per reviewer per item
 
+@pytest.mark.slow
 def test_a_second_verdict_needs_an_explicit_revision(team):
     audit.review.add_review("b", "q1", "Pema", "key_wrong", corrected_answer="B", db=team)
     before = db_snapshot(team)

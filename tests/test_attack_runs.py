@@ -1,5 +1,5 @@
 """Issue 22, model and judge runs against a misbehaving provider: a local
-OpenAI-compatible server (tests/_judge_server.py) reached through litellm's
+OpenAI-compatible server (tests/support/judge_server.py) reached through litellm's
 real request path.
 
 Each case fails on main and passes here: the right result, or one line,
@@ -21,12 +21,12 @@ import json
 import time
 
 import pytest
-from _judge_server import JudgeServer, make_benchmark
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.judge import run_judge
 from audit.predict import run_predict
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 MODEL = "openai/test-model"
 KEY = "sk-attack-7f6e5d4c3b2a1908"
@@ -75,6 +75,7 @@ def _text_columns(db) -> str:
 
 # ---------------------------------------------------------------- secrets
 
+@pytest.mark.slow
 def test_key_echoed_by_the_provider_is_never_stored(db_path, server):
     make_benchmark(db_path, n=3)
     server.script["q000"] = [("echo", "I received {auth}. Answer: B")]
@@ -87,6 +88,7 @@ def test_key_echoed_by_the_provider_is_never_stored(db_path, server):
     assert rows(db_path, "SELECT answer FROM predictions ORDER BY question_id") == [("B",), ("C",), ("B",)]
 
 
+@pytest.mark.slow
 def test_key_echoed_to_a_judge_is_never_stored(db_path, judge_server):
     make_benchmark(db_path, n=2)
     judge_server.script["q000"] = [("echo", '{"answer_key_correct": true, "explanation": "header {auth}"}')]

@@ -84,6 +84,7 @@ def _writer_wait(tmp_path: Path, n_readers: int) -> tuple[int, float, str, list[
     return w.returncode, waited, w.stdout + w.stderr, reads
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_readers", [1, 2, 3])
 def test_readers_in_a_loop_do_not_starve_a_writer(tmp_path, n_readers):
     rc, waited, out, reads = _writer_wait(tmp_path, n_readers)
@@ -150,6 +151,7 @@ def test_a_marker_that_is_a_folder_does_not_block(db_path):
         assert con.execute("SELECT count(*) FROM reviews").fetchone()[0] == 1
 
 
+@pytest.mark.slow
 def test_in_process_readers_let_a_foreign_writer_in(tmp_path):
     """The workbench case: one process keeps its read connection open
     (keep_reads_open) and its threads read continuously; a writer in another

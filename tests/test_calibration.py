@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from analyze_data import make_benchmark, run_cli
 
 from audit.analyze import (
     analyze_benchmark,
@@ -23,6 +22,7 @@ from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands
 from audit.report import build_report
 from audit.review import add_review, calibration, evidence_scores, set_required_reviews, why_this_item
 from audit.review.reasons import chance_words
+from tests.support.analyze_data import make_benchmark, run_cli
 
 LETTERS = "ABCD"
 
@@ -145,6 +145,7 @@ def _campaign_bench(db, name, planted):
     return q, wrong, misc, evidence_scores(name, db=db).set_index("question_id")["score"]
 
 
+@pytest.mark.slow
 def test_campaign_confirming_rejected_keys_lowers_similar_items(tmp_path):
     db = tmp_path / "c.duckdb"
     q, wrong, misc, before = _campaign_bench(db, "cp", _planted(12, n_wrong=20, n_misc=120))
@@ -199,6 +200,7 @@ def test_tiers_do_not_swallow_a_hard_benchmark(tmp_path):
     assert r4["tier"].tolist() == audit_results("hard", db=db)["tier"].tolist()
 
 
+@pytest.mark.slow
 def test_one_model_benchmark_analyses_and_reports(tmp_path):
     db = tmp_path / "one.duckdb"
     rng = np.random.default_rng(1)
@@ -317,6 +319,7 @@ def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
     assert ok, table
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_mmlu_redux_campaigns(tmp_path, monkeypatch):
     """On MMLU-Redux: the shipped prior's campaign does not move the rest away

@@ -2,6 +2,7 @@
 import subprocess
 import sys
 
+import pytest
 import typer.main
 from typer.testing import CliRunner
 
@@ -27,6 +28,7 @@ def test_every_command_has_help():
         assert "Usage" in result.output
 
 
+@pytest.mark.slow
 def test_user_error_is_one_line_and_exit_1(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "audit", "report", "--benchmark", "nope", "--db", str(tmp_path / "none.duckdb")],

@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-from analyze_data import run_cli
+from tests.support.analyze_data import run_cli
 
 HEAVY = ("pandas", "duckdb", "scipy", "statsmodels", "litellm", "pyarrow", "numpy", "rich", "streamlit")
 

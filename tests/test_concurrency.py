@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 from audit.ingest.storing import store_questions
@@ -48,6 +49,7 @@ print(errors)
 """
 
 
+@pytest.mark.slow
 def test_ten_processes_times_hundred_verdicts(tmp_path):
     db = tmp_path / "c.duckdb"
     _seed(db)
@@ -76,6 +78,7 @@ con.close()
 """
 
 
+@pytest.mark.slow
 def test_writer_waits_with_a_message_then_succeeds(tmp_path):
     """The holder is killed only once the waiting line has appeared: the
     command then goes on and saves the verdict."""
@@ -101,6 +104,7 @@ def test_writer_waits_with_a_message_then_succeeds(tmp_path):
     assert time.monotonic() - t_line < 30
 
 
+@pytest.mark.slow
 def test_writer_gives_up_after_the_timeout(tmp_path):
     db = tmp_path / "t.duckdb"
     _seed(db)
@@ -176,6 +180,7 @@ print(reads[0], len(errors), errors[:3], flush=True)
 """
 
 
+@pytest.mark.slow
 def test_cli_import_while_five_app_readers_read(tmp_path):
     db = tmp_path / "a.duckdb"
     _seed(db)

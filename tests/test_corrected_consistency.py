@@ -5,11 +5,12 @@ under the same policy prints are the same numbers, under every policy."""
 from __future__ import annotations
 
 import pandas as pd
-from test_export import MODELS, B, toy  # noqa: F401  (fixture)
+import pytest
 
 from audit.export import corrected_key_accuracy, corrected_keys, create_version
 from audit.export.policy import POLICIES
 from audit.store import connect
+from tests.test_export import MODELS, B, toy, toy_template  # noqa: F401  (fixtures)
 
 
 def _datasheet_rows(path) -> dict[str, list[str]]:
@@ -26,6 +27,7 @@ def _pct(x: float) -> str:
     return "–" if pd.isna(x) else f"{100 * x:.1f}"
 
 
+@pytest.mark.slow
 def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F811
     policies = [p for p in sorted(POLICIES) if p != "original"]
     assert len(policies) >= 4

@@ -34,6 +34,7 @@ def geo(tmp_path):
     return tmp_path, db
 
 
+@pytest.mark.slow
 def test_detector_file_linked_by_text_and_verdict_kept(geo):
     d, db = geo
     f = d / DET
@@ -55,6 +56,7 @@ def test_detector_file_linked_by_text_and_verdict_kept(geo):
     assert _counts(db) == before
 
 
+@pytest.mark.slow
 def test_unmatched_row_named_with_file_and_line_nothing_written(geo):
     d, db = geo
     f = d / DET
@@ -70,6 +72,7 @@ def test_unmatched_row_named_with_file_and_line_nothing_written(geo):
     assert _counts(db) == (1, 1)
 
 
+@pytest.mark.slow
 def test_plain_verdict_table(geo):
     from audit.judge import import_detectors
 
@@ -89,6 +92,7 @@ def test_plain_verdict_table(geo):
     assert _counts(db) == (2, 1)
 
 
+@pytest.mark.slow
 def test_real_detector_files(tmp_path):
     """The 100 published files: 20 runs, each row linked, importing twice changes nothing."""
     from audit.ingest import import_mmlu_redux

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 import typer.main
-from analyze_data import run_cli
 
 from audit.cli import app
 from tests.conftest import SHARED_DATA
+from tests.support.analyze_data import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FORMATS = (ROOT / "docs" / "reference" / "formats.md").read_text(encoding="utf-8")

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, wait_settled, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import chromium, wait_settled, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,12 +35,10 @@ LANGUAGES = {
 
 
 @pytest.fixture(scope="module")
-def docs_db(tmp_path_factory) -> Path:
+def docs_db(tmp_path_factory, demo_db) -> Path:
     import audit
-    from audit.demo import build_demo
 
-    db = tmp_path_factory.mktemp("docs_shots") / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, tmp_path_factory.mktemp("docs_shots") / "workbench.duckdb")
     for lang, (_, _, name) in LANGUAGES.items():
         ensure_account(name, db=db)
         audit.accounts.language.set_user_language(name, lang, db=db)

@@ -12,13 +12,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from _wrong_keys import wrong_key_votes
-from analyze_data import make_benchmark
 
 from audit.analyze import analyze_benchmark
 from audit.review import add_review, evidence_scores
 from audit.review.evidence import refresh_evidence
 from audit.store import connect, transaction
+from tests.support.analyze_data import make_benchmark
+from tests.support.wrong_keys import wrong_key_votes
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]
 JUDGED = list(range(14, 44, 3))
@@ -79,6 +79,7 @@ def _moved(before: pd.DataFrame, after: pd.DataFrame) -> set[str]:
     return set(after.index[diff])
 
 
+@pytest.mark.slow
 def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
     db = tmp_path / "e.duckdb"
     _bench(db, tmp_path)

@@ -4,7 +4,6 @@ safety and the CLI."""
 from __future__ import annotations
 
 import csv
-import doctest
 import hashlib
 import io
 import json
@@ -95,16 +94,30 @@ EXPECTED_DEFAULT = {
 }
 
 
-@pytest.fixture
-def toy(tmp_path, db_path):
-    q = tmp_path / "q.csv"
+def _toy(db, folder):
+    q = folder / "q.csv"
     _write_questions(q)
-    import_questions(q, benchmark=B, db=db_path)
-    p = tmp_path / "p.csv"
+    import_questions(q, benchmark=B, db=db)
+    p = folder / "p.csv"
     _write_predictions(p)
-    import_predictions(p, benchmark=B, layout="wide", db=db_path)
-    _reviews(db_path)
-    return db_path
+    import_predictions(p, benchmark=B, layout="wide", db=db)
+    _reviews(db)
+
+
+@pytest.fixture
+def toy_template(db_template):
+    """The toy benchmark imported and reviewed once per test session (never
+    written to: each test gets a copy)."""
+    return db_template(_toy)
+
+
+@pytest.fixture
+def toy(tmp_path, toy_template):
+    """A fresh copy of the toy database (a file copy instead of two imports and
+    15 reviews for each test)."""
+    path = tmp_path / "test.duckdb"
+    shutil.copyfile(toy_template, path)
+    return path
 
 
 def _version_items(db, version) -> dict:
@@ -112,17 +125,6 @@ def _version_items(db, version) -> dict:
         rows = con.execute("SELECT question_id, action, answer_key FROM key_version_items "
                            "WHERE benchmark = ? AND version = ?", [B, version]).fetchall()
     return {q: (a, k) for q, a, k in rows}
-
-
-def test_doctests():
-    import audit.export._create
-    import audit.export._datasheet
-    import audit.export.names
-    import audit.export.policy
-
-    for mod in (audit.export.names, audit.export.policy, audit.export._datasheet, audit.export._create):
-        res = doctest.testmod(mod)
-        assert res.attempted > 0 and res.failed == 0, mod.__name__
 
 
 def test_default_policy_each_case(toy, tmp_path):
@@ -204,6 +206,7 @@ def test_generic_csv_is_neutralised_and_jsonl_round_trips(toy, tmp_path):
     assert sum(r[2].startswith("'") for r in c) == 2  # "-5 + 3 = ?" and "@SUM(1)"
 
 
+@pytest.mark.slow
 def test_other_policies(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", policy="corrections-only", db=toy, exports_dir=out)
@@ -257,6 +260,7 @@ def test_changelog_tier_judge_and_manifest_model_set(toy, tmp_path):
     assert m["audit_run"]["tier_rule"]["t1"] >= 1
 
 
+@pytest.mark.slow
 def test_deterministic_byte_identical(toy, tmp_path):
     copy = tmp_path / "copy.duckdb"
     shutil.copy(toy, copy)
@@ -275,6 +279,7 @@ def test_deterministic_byte_identical(toy, tmp_path):
         assert ma == mb
 
 
+@pytest.mark.slow
 def test_immutable_and_refused_names(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", db=toy, exports_dir=out)
@@ -315,6 +320,7 @@ def test_original_version_rules(toy, tmp_path, capsys):
     assert list_versions(B, db=toy)["version"].tolist() == ["1.0", "1.10"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["parquet", "after_rename"])
 def test_crash_leaves_no_version(toy, tmp_path, monkeypatch, where):
     import audit.export._create as create_mod
@@ -348,6 +354,7 @@ def test_crash_leaves_no_version(toy, tmp_path, monkeypatch, where):
     assert create_version(B, "1.1", db=toy, exports_dir=out).counts["corrected"] == 3
 
 
+@pytest.mark.slow
 def test_diff_and_list(toy, tmp_path):
     out = tmp_path / "exports"
     create_version(B, "1.1", db=toy, exports_dir=out)
@@ -410,6 +417,7 @@ def test_exports_root_override(monkeypatch, tmp_path):
     assert exports_root().name == "exports"
 
 
+@pytest.mark.slow
 def test_cli(toy, tmp_path, monkeypatch, capsys):
     from audit.cli import main
 
@@ -481,6 +489,7 @@ def test_tibetan_and_lower_case_keys_keep_their_style():
     assert _same_script_label("B", "D") == "D"
 
 
+@pytest.mark.slow
 def test_concurrent_creates_of_one_version(toy, tmp_path):
     """Two processes export the same new version at once: exactly one wins,
     the other exits 1 with a one-line error (the version exists / was created

@@ -13,6 +13,7 @@ import streamlit as st
 pytest.importorskip("streamlit.testing.v1")
 
 import audit  # noqa: E402
+from tests.support.common import copy_db  # noqa: E402
 
 
 def _script():
@@ -31,11 +32,8 @@ def _script():
 
 
 @pytest.fixture(scope="module")
-def demo_template(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
-
-    path = tmp_path_factory.mktemp("export_page") / "demo.duckdb"
-    build_demo(path)
+def demo_template(tmp_path_factory, demo_db) -> Path:
+    path = copy_db(demo_db, tmp_path_factory.mktemp("export_page") / "demo.duckdb")
     with duckdb.connect(str(path), read_only=True) as con:
         flagged = con.execute(
             "SELECT a.question_id, a.top_answer FROM current_audit a JOIN questions q USING (benchmark, question_id) "
@@ -73,6 +71,7 @@ def _run():
     return at
 
 
+@pytest.mark.slow
 def test_preview_create_and_diff(env):
     db, exports = env
     at = _run()

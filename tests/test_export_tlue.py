@@ -57,6 +57,7 @@ def reviewed(tlue_dir, db_path):
     return db_path, expected
 
 
+@pytest.mark.slow
 def test_tlue_round_trip_byte_identical_and_deterministic(reviewed, tlue_dir, tmp_path):
     db, expected = reviewed
     copy = tmp_path / "copy.duckdb"

@@ -18,9 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from conftest import REPO, db_snapshot
-from tests_ingest_util import run_cli
 
 from audit.ingest import import_predictions, import_questions
+from tests.support.common import copy_db, run_cli
 
 # Two spellings of one Tibetan id: U+0F73 (a composition exclusion) and its
 # canonical decomposition U+0F71 U+0F72, which is what NFC gives.
@@ -29,16 +29,19 @@ NFC_ID = unicodedata.normalize("NFC", OTHER_ID)
 assert NFC_ID == "\u0F40\u0F71\u0F72x" != OTHER_ID
 
 
-@pytest.fixture
-def seeded(tmp_path, db_path):
-    q = tmp_path / "seed_q.csv"
+def _seeded(db, folder):
+    q = folder / "seed_q.csv"
     q.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,y,a,b,c,d,B\n"
                  f"{NFC_ID},z,a,b,c,d,C\n", encoding="utf-8")
-    import_questions(q, benchmark="b", db=db_path)
-    p = tmp_path / "seed_p.csv"
+    import_questions(q, benchmark="b", db=db)
+    p = folder / "seed_p.csv"
     p.write_text("question_id,m1,m2\nq1,A,B\nq2,B,B\n")
-    import_predictions(p, benchmark="b", layout="wide", db=db_path)
-    return db_path
+    import_predictions(p, benchmark="b", layout="wide", db=db)
+
+
+@pytest.fixture
+def seeded(db_path, db_template):
+    return copy_db(db_template(_seeded), db_path)
 
 
 def expect_error(capsys, db, *args, match: str) -> str:
@@ -142,6 +145,7 @@ def test_cell_over_two_megabytes_imports(tmp_path, db_path, capsys):
         con.close()
 
 
+@pytest.mark.slow
 def test_output_into_missing_folder_or_onto_folder(tmp_path, seeded, capsys):
     code, _, err = run_cli(capsys, "analyze", "--benchmark", "b", "--db", seeded)
     assert code == 0, err
@@ -228,6 +232,7 @@ def _toy(db, tmp_path):
     _reviews(db)
 
 
+@pytest.mark.slow
 def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
     """SIGKILL after the version folder is renamed into place and before the
     record commits: the next export moves the unrecorded folder aside, says
@@ -258,6 +263,7 @@ def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
     assert rows[["version", "intact"]].values.tolist() == [["1.0", "True"], ["1.1", "True"]]
 
 
+@pytest.mark.slow
 def test_corrected_key_outside_current_options_blocks_export(tmp_path, db_path, capsys):
     from audit.export import create_version
 
@@ -314,7 +320,7 @@ def _echo_server(status: int, as_json: bool):
             pass
 
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
     return srv
 
 

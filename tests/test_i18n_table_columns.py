@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from audit.judge import judge_agreement, judge_bias, judge_scenarios, list_judges, list_runs, panel_verdict
 from audit import i18n
+from audit.judge import judge_agreement, judge_bias, judge_scenarios, list_judges, list_runs, panel_verdict
 from audit.review import bias_vs_accuracy, report_sections
+from tests.support.common import copy_db
 
 
 @pytest.fixture(scope="module")
-def judged_demo(tmp_path_factory):
-    from audit.demo import build_demo
+def judged_demo(tmp_path_factory, demo_db):
     from tests.test_workbench_i18n_browser import _add_judges
 
-    db = tmp_path_factory.mktemp("judged") / "demo.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, tmp_path_factory.mktemp("judged") / "demo.duckdb")
     _add_judges(db)
     return db
 
@@ -53,6 +52,7 @@ def _judges_page_tables(db) -> list[list[str]]:
     return tables
 
 
+@pytest.mark.slow
 def test_every_judges_table_header_is_in_the_three_catalogues(judged_demo):
     tables = _judges_page_tables(judged_demo)
     cols = {c for table in tables for c in table}

@@ -13,23 +13,27 @@ import unicodedata
 import pandas as pd
 import pytest
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
+
+from tests.support.common import copy_db, rows, run_cli
+
+
+def _seeded(db, folder):
+    q = folder / "seed_q.csv"
+    q.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,y,a,b,c,d,B\n")
+    import_questions(q, benchmark="b", db=db)
+    p = folder / "seed_p.csv"
+    p.write_text("question_id,m1,m2\nq1,A,B\nq2,B,B\n")
+    import_predictions(p, benchmark="b", layout="wide", db=db)
 
 from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions
 
 
 @pytest.fixture
-def seeded(tmp_path, db_path):
+def seeded(db_path, db_template):
     """A database that already holds questions and predictions, so 'unchanged'
     is a real check (a failed import must not touch them)."""
-    q = tmp_path / "seed_q.csv"
-    q.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,y,a,b,c,d,B\n")
-    import_questions(q, benchmark="b", db=db_path)
-    p = tmp_path / "seed_p.csv"
-    p.write_text("question_id,m1,m2\nq1,A,B\nq2,B,B\n")
-    import_predictions(p, benchmark="b", layout="wide", db=db_path)
-    return db_path
+    return copy_db(db_template(_seeded), db_path)
 
 
 def fails(capsys, db, before, *args, match: str):

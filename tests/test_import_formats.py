@@ -13,13 +13,13 @@ import re
 import numpy as np
 import pytest
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.analyze import model_metrics
 from audit.ingest import detect, import_predictions, import_questions, import_tlue
 from audit.ingest.extract import extract_answer_set
 from audit.ingest.formats import parse_tlue_item
 from audit.scripts import script_of
+from tests.support.common import rows, run_cli
 
 # CMiLBench-like items: a JSON array, options in `option`, explanation in
 # metadata.reference, keys "A B D" (multi-answer), Mongolian in Mongolian

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import REPO, db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.ingest import import_lm_eval
+from tests.support.common import rows, run_cli
 
 LM_EVAL_BIN = Path(os.environ.get("AUDIT_LM_EVAL_BIN", REPO / ".lm-eval-venv" / "bin" / "lm_eval"))
 
@@ -63,6 +63,7 @@ def _samples(out: Path, task: str) -> Path:
     return f
 
 
+@pytest.mark.slow
 def test_lm_eval_loglikelihood_choice_and_questions_from_docs(lm_eval_logs, db_path, capsys):
     f = _samples(lm_eval_logs, "tiny_mc")
     code, out, err = run_cli(capsys, "import", "lm-eval", f, "--db", db_path)
@@ -82,6 +83,7 @@ def test_lm_eval_loglikelihood_choice_and_questions_from_docs(lm_eval_logs, db_p
     assert got == expected and len(got) == 3
 
 
+@pytest.mark.slow
 def test_lm_eval_generated_answers_into_existing_benchmark(lm_eval_logs, db_path):
     import_lm_eval(_samples(lm_eval_logs, "tiny_mc"), db=db_path)
     s = import_lm_eval(_samples(lm_eval_logs, "tiny_gen"), benchmark="tiny_mc", run="gen", db=db_path)
@@ -92,6 +94,7 @@ def test_lm_eval_generated_answers_into_existing_benchmark(lm_eval_logs, db_path
     assert rows(db_path, "SELECT count(*) FROM questions") == [(3,)]
 
 
+@pytest.mark.slow
 def test_lm_eval_folder_needs_benchmark_and_bad_line(lm_eval_logs, tmp_path, db_path, capsys):
     before = db_snapshot(db_path)
     code, out, err = run_cli(capsys, "import", "lm-eval", lm_eval_logs, "--db", db_path)
@@ -133,6 +136,7 @@ def inspect_log(tmp_path_factory) -> Path:
     return Path(logs[0].location)
 
 
+@pytest.mark.slow
 def test_inspect_log(inspect_log, db_path, capsys):
     code, out, err = run_cli(capsys, "import", "inspect", inspect_log, "--db", db_path)
     assert code == 0, err
@@ -145,6 +149,7 @@ def test_inspect_log(inspect_log, db_path, capsys):
     assert p == {"q1": ("B", True, "given"), "q2": ("AC", True, "caa"), "q3": (None, False, "caa")}
 
 
+@pytest.mark.slow
 def test_inspect_bad_file(tmp_path, db_path, capsys):
     pytest.importorskip("inspect_ai")
     bad = tmp_path / "broken.eval"
@@ -155,6 +160,7 @@ def test_inspect_bad_file(tmp_path, db_path, capsys):
     assert db_snapshot(db_path) == before
 
 
+@pytest.mark.slow
 def test_readme_harness_commands(lm_eval_logs, inspect_log, db_path, capsys):
     """The README's data-format usages of `import lm-eval`, `import inspect`
     and `import auto`, run on logs written by the real libraries (the README

@@ -8,11 +8,11 @@ import json
 
 import pytest
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.errors import InputError
 from audit.ingest import import_predictions
 from audit.ingest._questions import import_questions
+from tests.support.common import rows, run_cli
 
 
 def _jsonl(path, recs):

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.errors import InputError
 from audit.ingest import import_outputs
 from audit.ingest._questions import import_questions
 from audit.ingest.extract import extract_answer
+from tests.support.common import copy_db, rows, run_cli
 
 LAT = "ABCDEF"
 CYR = "АБСДЕФ"     # as TUMLU's Kazakh answers write A B C D: А, Б, С, Д (look-alike or transliterated)
@@ -79,13 +79,16 @@ def _write_fixture(root: Path, seed: int = 7) -> dict[tuple[str, str], str]:
     return orders
 
 
-@pytest.fixture
-def bench(tmp_path, db_path) -> Path:
-    f = tmp_path / "q.jsonl"
+def _bench(db, folder):
+    f = folder / "q.jsonl"
     f.write_text("".join(json.dumps({"id": q, "question": s, "options": o, "answer": k}, ensure_ascii=False) + "\n"
                          for q, s, o, k in ITEMS), encoding="utf-8")
-    import_questions(f, benchmark="tumlu", db=db_path)
-    return db_path
+    import_questions(f, benchmark="tumlu", db=db)
+
+
+@pytest.fixture
+def bench(db_path, db_template) -> Path:
+    return copy_db(db_template(_bench), db_path)
 
 
 def test_unmatched_records_refuse_the_import_unless_skipped(tmp_path, bench, capsys):

@@ -6,20 +6,23 @@ import json
 
 import pandas as pd
 import pytest
-from tests_ingest_util import rows
 
 from audit.errors import InputError
 from audit.ingest import import_predictions, import_questions
 from audit.ingest.extract import extract_answer
+from tests.support.common import copy_db, rows
+
+
+def _bench(db, folder):
+    f = folder / "q.csv"
+    f.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,x,a,b,c,d,B\nq3,x,a,b,c,d,C\nq4,x,a,b,,,A\n")
+    import_questions(f, benchmark="b", db=db)
 
 
 @pytest.fixture
-def bench(tmp_path, db_path):
+def bench(db_path, db_template):
     """Benchmark 'b': q1..q3 with 4 options, q4 with 2 options."""
-    f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,C,D,answer\nq1,x,a,b,c,d,A\nq2,x,a,b,c,d,B\nq3,x,a,b,c,d,C\nq4,x,a,b,,,A\n")
-    import_questions(f, benchmark="b", db=db_path)
-    return db_path
+    return copy_db(db_template(_bench), db_path)
 
 
 def preds(db, where="true"):

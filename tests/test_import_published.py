@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from conftest import db_snapshot, shared_path
-from tests_ingest_util import run_cli
 
 from audit.store import connect
+from tests.support.common import run_cli
 
 LETTERS = "ABCDEF"
 

@@ -6,11 +6,11 @@ import unicodedata
 
 import pandas as pd
 import pytest
-from tests_ingest_util import rows
 
 from audit.errors import InputError
 from audit.ingest import import_questions
 from audit.scripts import script_of
+from tests.support.common import rows
 
 
 def test_csv_with_option_columns(tmp_path, db_path):

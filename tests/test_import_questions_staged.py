@@ -14,12 +14,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 from audit._util.files import iter_table
 from audit.ingest._questions import import_questions, parse_question_rows
 from audit.ingest.storing import store_questions
 from audit.store import connect, transaction
+
+# 45,000-row files through the real CLI: several seconds each
+pytestmark = pytest.mark.slow
 
 ROWS = 45_000   # three chunks of iter_table's 20,000 rows
 

@@ -9,16 +9,17 @@ import shutil
 import pandas as pd
 import pytest
 from conftest import db_snapshot
-from tests_ingest_util import rows, run_cli
 
 from audit.ingest import import_helm, import_mmlu_redux, import_parallel
 from audit.ingest.storing import store_questions
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
+from tests.support.common import rows, run_cli
 
 pytestmark = pytest.mark.shared_data
 
 
+@pytest.mark.slow
 def test_mmlu_redux(mmlu_redux_dir, db_path, capsys):
     code, out, err = run_cli(capsys, "import", "mmlu-redux", mmlu_redux_dir, "--db", db_path)
     assert code == 0, err
@@ -122,6 +123,7 @@ def tlue_db(tlue_dir, db_path):
     return db_path
 
 
+@pytest.mark.slow
 def test_parallel_cmmlu(cmmlu_dir, tlue_db, capsys):
     code, out, err = run_cli(capsys, "import", "parallel", cmmlu_dir, "--source", "cmmlu", "--db", tlue_db)
     assert code == 0, err
@@ -135,6 +137,7 @@ def test_parallel_cmmlu(cmmlu_dir, tlue_db, capsys):
     assert got == [("agronomy.csv:1", "zh-Hans", r["Answer"], r["B"])]
 
 
+@pytest.mark.slow
 def test_parallel_mismatch_on_a_modified_copy(cmmlu_dir, tlue_db, tmp_path):
     copy = tmp_path / "cmmlu"
     shutil.copytree(cmmlu_dir, copy)

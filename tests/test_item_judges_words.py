@@ -9,12 +9,12 @@ import json
 import math
 
 import pytest
-from _wrong_keys import wrong_key_votes
-from analyze_data import make_benchmark
 
 from audit.analyze import analyze_benchmark, key_error_scores
 from audit.judge import import_judge
 from audit.review.reasons import evidence_reasons, render_reason, times_words
+from tests.support.analyze_data import make_benchmark
+from tests.support.wrong_keys import wrong_key_votes
 
 JUDGES = [("judge-a", "v1"), ("judge-a", "v2"), ("judge-b", "v1"), ("judge-c", "v1")]
 

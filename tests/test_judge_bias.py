@@ -117,7 +117,7 @@ def test_methodology_figures(db_path, tmp_path):
 
 
 def test_bias_cli(db_path, tmp_path, capsys):
-    from _judge_server import run_cli
+    from tests.support.judge_server import run_cli
 
     build(db_path, tmp_path)
     code, out, _ = run_cli(capsys, "judge", "bias", "--judge", JUDGE, "--db", db_path, "--format", "json")
@@ -225,6 +225,7 @@ def duckdb_connect(path):
     return duckdb.connect(str(path), read_only=True)
 
 
+@pytest.mark.slow
 def test_bias_vs_accuracy_reads_settled_expert_verdicts(db_path, tmp_path):
     """Default path: the experts' settled verdicts come from the review stage
     (audit.review.bias_vs_accuracy; the judge stage never imports review)."""

@@ -113,6 +113,7 @@ def redux(tmp_path_factory):
     return db, m
 
 
+@pytest.mark.slow
 def test_real_detectors_lift_the_score_above_both(redux):
     _, m = redux
     assert (m["llr_judges_0"] == 0).all() and (m["n_judges_0"] == 0).all()
@@ -129,6 +130,7 @@ def test_real_detectors_lift_the_score_above_both(redux):
     assert np.allclose(m.loc[~five, "score_0"], m.loc[~five, "score_1"])
 
 
+@pytest.mark.slow
 def test_reliability_listing(redux):
     from audit.judge import judge_reliability
 
@@ -145,6 +147,7 @@ def test_reliability_listing(redux):
     assert len(pd.read_json(__import__("io").StringIO(r.stdout))) == 20
 
 
+@pytest.mark.slow
 def test_review_combination_keeps_the_fits_judge_weights(redux):
     """The review stage's combined score (what the queue shows once verdicts
     arrive) uses the fit's estimated judge evidence, not a second weighting:

@@ -6,13 +6,13 @@ import json
 
 import duckdb
 import pytest
-from _judge_server import make_benchmark, run_cli
 from conftest import db_snapshot
 
 from audit.errors import InputError, NotFoundError
 from audit.judge import import_judge
 from audit.judge._parse import parse_reply
 from audit.judge._prompt import default_prompt, make_prompt, prompt_version
+from tests.support.judge_server import make_benchmark, run_cli
 
 L4 = "ABCD"
 
@@ -47,20 +47,6 @@ def test_parse_reply(reply, ok, key_ok, answer):
     assert v.answer_key_correct is key_ok
     assert v.correct_answer == answer
     assert (v.parse_error is None) == ok
-
-
-def test_doctests():
-    import doctest
-
-    from audit.judge import bias
-    from audit.judge import _import as importer
-    from audit.judge import _parse as parse
-    from audit.judge import _prompt as prompt
-    from audit.judge import _run as run
-
-    for mod in (parse, prompt, importer, run, bias):
-        res = doctest.testmod(mod)
-        assert res.failed == 0 and res.attempted > 0, mod.__name__
 
 
 def test_confidence_rules():

@@ -23,6 +23,7 @@ def _script():
     judges.page()
 
 
+@pytest.mark.slow
 def test_judges_page_renders(db_path, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 

@@ -7,11 +7,11 @@ import math
 
 import duckdb
 import pytest
-from _judge_server import make_benchmark, run_cli
 from test_judge_bias import JUDGE, N_DISPUTED, build
 
 from audit.judge import import_judge, judge_agreement, judge_scenarios, panel_verdict, save_panel
 from audit.judge.panel import agreement_report_from
+from tests.support.judge_server import make_benchmark, run_cli
 
 # answers of three judges on 8 items (key A); "ok" = accepts the key
 PLAN = {
@@ -54,6 +54,7 @@ def test_judge_agreement_matrix(db_path, tmp_path):
     assert verdict.pairs.kappa.iloc[0] == pytest.approx(closed_form_kappa(vv["claude-3-opus"], vv["gpt-4o"]))
 
 
+@pytest.mark.slow
 def test_cross_family_panel(db_path, tmp_path):
     load_judges(db_path, tmp_path)
     df = panel_verdict("tlue", db=db_path).set_index("question_id")
@@ -104,6 +105,7 @@ def test_judge_scenarios_sets(db_path, tmp_path):
     assert excl["exclude Tier 1–2 ∪ judge-disputed"] == len(tier12 | judge)
 
 
+@pytest.mark.slow
 def test_agreement_report_and_cli(db_path, tmp_path, capsys):
     load_judges(db_path, tmp_path)
     rep = agreement_report_from("tlue", db=db_path)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from _judge_server import JudgeServer, make_benchmark, run_cli
 
 from audit.errors import AuditError, InputError
 from audit.judge import run_judge
+from tests.support.judge_server import JudgeServer, make_benchmark, run_cli
 
 MODEL = "openai/test-judge"
 KEY = "sk-test-4f1c2a9e7b3d5e8f"
@@ -50,6 +50,7 @@ def verdicts(db):
                                           "parse_error, raw_reply, attempts FROM judge_verdicts ORDER BY 1")}
 
 
+@pytest.mark.slow
 def test_replies_are_parsed_strictly(db_path, server):
     make_benchmark(db_path, n=9)
     S = server.script

@@ -13,7 +13,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
-from analyze_data import make_benchmark, run_cli
 
 from audit.analyze import analyze_benchmark, audit_results
 from audit.analyze.keyerror import (
@@ -29,6 +28,7 @@ from audit.analyze.keyerror._model import FAMILY_ROUNDS, TOL
 from audit.analyze.tiers import thresholds
 from audit.review import add_review, calibration, evidence_scores, rescore, review_queue, why_this_item
 from audit.review.evidence import evidence_weights
+from tests.support.analyze_data import make_benchmark, run_cli
 
 LETTERS = "ABCD"
 
@@ -328,6 +328,7 @@ def test_parallel_mismatch_raises_and_match_lowers(tmp_path):
     assert any("parallel source (par) has a different key ('C')" in s for s in why_this_item("ev", "q00", db=db))
 
 
+@pytest.mark.slow
 def test_judge_verdicts_move_the_item_weighted_by_agreement_with_experts(tmp_path):
     from audit.judge import import_judge
 

@@ -47,7 +47,7 @@ from tests.support.label_studio_server import (
 )
 from tests.test_label_studio import _q, make_benchmark
 
-pytestmark = [pytest.mark.label_studio, pytest.mark.slow]
+pytestmark = [pytest.mark.label_studio, pytest.mark.postgres, pytest.mark.slow]
 
 PG_USER = "audit_ls"
 PG_DB = "labelstudio"

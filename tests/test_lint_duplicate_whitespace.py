@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import re
 
-from analyze_data import make_benchmark
-
 from audit.analyze import analyze_benchmark, audit_lint
+from tests.support.analyze_data import make_benchmark
 
 TEXTS = {
     "q00": ["a b", "a\tb", "c", "d"],            # tab vs space

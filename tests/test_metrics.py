@@ -8,12 +8,12 @@ import ast
 import numpy as np
 import pandas as pd
 import pytest
-from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import norm
 
 from audit.analyze import item_difficulty, model_metrics, wilson_interval
 from audit.analyze._metrics import difficulty_band
 from audit.errors import InputError
+from tests.support.analyze_data import make_benchmark, random_benchmark
 
 
 def wilson_closed_form(k, n, confidence=0.95):
@@ -89,6 +89,7 @@ def redux_long(mmlu_redux_dir) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["question_id", "subject", "key", "model", "answer"])
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_model_metrics_match_pandas_on_mmlu_redux(redux_db, mmlu_redux_dir):
     long = redux_long(mmlu_redux_dir)
@@ -115,6 +116,7 @@ def test_model_metrics_match_pandas_on_mmlu_redux(redux_db, mmlu_redux_dir):
     pd.testing.assert_frame_equal(got_s[["n_valid", "n_correct"]], exp_s, check_dtype=False)
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_corrected_keys_and_exclusions(redux_db, mmlu_redux_dir):
     long = redux_long(mmlu_redux_dir)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 
 import duckdb
-from analyze_data import make_benchmark
 from conftest import database_before
 
 from audit.analyze import analyze_benchmark, audit_lint
 from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
+from tests.support.analyze_data import make_benchmark
 
 TEXTS = {
     "q0": ["a b", "a\tb", "c", "d"],          # equal once whitespace is deleted

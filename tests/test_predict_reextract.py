@@ -8,13 +8,13 @@ import json
 
 import pandas as pd
 import pytest
-from _judge_server import JudgeServer, make_benchmark
 from conftest import shared_path
-from tests_ingest_util import rows, run_cli
 
 from audit.ingest import import_predictions
 from audit.ingest.extract import extract_answers
 from audit.predict import extraction_methods, reextract
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 KEY = "sk-test-1122334455667788"
 
@@ -89,6 +89,7 @@ def test_given_letters_are_never_reextracted(db_path, tmp_path):
     assert [r[1:3] for r in answers(db_path)] == [("A", "given"), ("B", "given")]
 
 
+@pytest.mark.slow
 def test_llm_extractor_only_for_unanswered(db_path, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     _import(db_path, tmp_path, method="caa")
@@ -110,6 +111,7 @@ def test_llm_extractor_only_for_unanswered(db_path, tmp_path, monkeypatch):
         assert server.total == 1 and s2.llm_asked == 0 and answers(db_path)[3][1:3] == ("D", "llm")
 
 
+@pytest.mark.slow
 def test_uzbek_responses_reextracted(db_path, tmp_path):
     """Real responses of three models: re-extracting with 'final' answers more
     of them in all, and the stored letters equal the extractor's own output."""

@@ -1,6 +1,6 @@
 """``audit predict run``: a model answering a benchmark through litellm's real
 request path, against a scripted OpenAI-compatible server on 127.0.0.1
-(tests/_judge_server.py).  Covers storage and extraction on insert, the cache
+(tests/support/judge_server.py).  Covers storage and extraction on insert, the cache
 (a rerun sends 0 requests), --max-cost, 429 then success, 5xx, reasoning
 content kept apart, a SIGKILL mid-run (replies sent vs rows stored), the
 status of a killed run, a run with no reply at all, and key secrecy.
@@ -17,11 +17,11 @@ import sys
 import time
 
 import pytest
-from _judge_server import JudgeServer, make_benchmark
-from tests_ingest_util import rows, run_cli
 
 from audit.errors import AuditError
 from audit.predict import list_predict_runs, run_predict
+from tests.support.common import rows, run_cli
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 MODEL = "openai/test-model"
 KEY = "sk-test-9a8b7c6d5e4f3a2b"
@@ -56,6 +56,7 @@ def calls(db):
                                           "prompt_tokens, completion_tokens, cost_usd FROM model_calls ORDER BY 1")}
 
 
+@pytest.mark.slow
 def test_run_stores_calls_and_predictions_then_cache(db_path, server):
     ids = make_benchmark(db_path, n=8)
     s = predict(db_path, server)
@@ -83,6 +84,7 @@ def test_run_stores_calls_and_predictions_then_cache(db_path, server):
     assert list(runs["status"]) == ["finished"] * 3 and list(runs["n_ok"]) == [2, 0, 8]
 
 
+@pytest.mark.slow
 def test_max_cost_stops_cleanly(db_path, server):
     make_benchmark(db_path, n=10)
     s = predict(db_path, server, concurrency=1, max_cost=2.5 * CALL_COST)

@@ -137,6 +137,7 @@ def _split(table: pa.Table, folder: Path, parts: int = 3) -> list[Path]:
 
 # -- local -------------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_local_file_reads_in_place_like_a_copy(tmp_path, by_copy):
     db = _base_db(tmp_path, "file")
     pq.write_table(_predictions(), tmp_path / "p.parquet")
@@ -155,6 +156,7 @@ def test_local_file_reads_in_place_like_a_copy(tmp_path, by_copy):
     assert s.valid == sum(1 for r in stored if r[7])
 
 
+@pytest.mark.slow
 def test_local_folder_and_glob(tmp_path, by_copy):
     _split(_predictions(), tmp_path / "preds")
     (tmp_path / "preds" / "README.txt").write_text("not parquet")
@@ -287,6 +289,7 @@ def _cli(db: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
                           env=full, timeout=300, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_s3_register_analyze_change_and_stop(tmp_path, s3, by_copy, monkeypatch):
     client, env, state = s3
     t = _predictions()
@@ -355,6 +358,7 @@ def test_s3_register_analyze_change_and_stop(tmp_path, s3, by_copy, monkeypatch)
     assert SECRET not in logs and KEY_ID not in logs
 
 
+@pytest.mark.slow
 def test_s3_refused_and_unreachable_at_registration(tmp_path, s3):
     client, env, state = s3
     db = _base_db(tmp_path, "s3bad")
@@ -372,6 +376,7 @@ def test_s3_refused_and_unreachable_at_registration(tmp_path, s3):
 
 # -- hf:// (a fake fsspec filesystem under the hf protocol) ----------------------------------------------------
 
+@pytest.mark.slow
 def test_hf_code_path_with_a_fake_filesystem(tmp_path, by_copy, monkeypatch):
     from fsspec.implementations.memory import MemoryFileSystem
 

@@ -131,6 +131,7 @@ def test_names_outside_the_api_are_not_attributes():
             getattr(audit, name)
 
 
+@pytest.mark.slow
 def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     text = (REPO / "README.md").read_text(encoding="utf-8")
     section = text[text.index("## Python API"):]

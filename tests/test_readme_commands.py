@@ -106,9 +106,9 @@ def test_readme_is_short_and_names_its_set_up():
 
 def test_ci_run_ends_with_the_readme_test_command():
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python3 -m pytest" in README
+    assert "python3 -m pytest --runslow --runservers" in README
     last = [ln.strip() for ln in run.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    assert "python3 -m pytest < /dev/null" in last[-4:], last[-4:]
+    assert "python3 -m pytest --runslow --runservers < /dev/null" in last[-4:], last[-4:]
 
 
 @pytest.mark.slow
@@ -165,7 +165,7 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, seconds: float = 180
 @pytest.mark.slow
 @pytest.mark.browser
 def test_readme_set_up_opens_the_demo_and_signs_in(tmp_path, monkeypatch):
-    from tests._workbench_server import APP, chromium, workbench_server
+    from tests.support.workbench_server import APP, chromium, workbench_server
 
     _pip_part(SETUP_WORKBENCH)
     # workbench_server runs `python -m streamlit run workbench/app.py` (headless, a free port)
@@ -196,7 +196,7 @@ def test_readme_set_up_opens_the_demo_and_signs_in(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_readme_docs_command_serves_the_site(tmp_path):
-    from tests._workbench_server import free_port
+    from tests.support.workbench_server import free_port
 
     pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
     _pip_part(SETUP_DOCS)

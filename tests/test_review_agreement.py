@@ -6,12 +6,12 @@ import math
 from collections import Counter
 
 import pytest
-from test_review_support import bench_copy
 
 from audit.export import corrected_key_accuracy
 from audit.review import add_review, reviewer_agreement
 from audit.review.dashboard import progress_by_reviewer, tier_by_subject
 from audit.store import connect
+from tests.support.review_bench import bench_copy
 
 
 def closed_form_kappa(a, b):
@@ -70,6 +70,7 @@ def test_kappa_matches_closed_form(db):
     assert rv.loc[("ann", "bo"), "kappa"] == pytest.approx(closed_form_kappa(strip(ann), strip(bo))[0])
 
 
+@pytest.mark.slow
 def test_kappa_label_on_enough_items(db):
     from audit.review.agreement import MIN_KAPPA_ITEMS
 

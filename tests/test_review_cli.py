@@ -7,9 +7,9 @@ import sys
 
 import pytest
 from conftest import db_snapshot
-from test_review_support import bench_copy
 
 from audit.review import list_reviews
+from tests.support.review_bench import bench_copy
 
 
 @pytest.fixture
@@ -32,6 +32,7 @@ def cli(capsys, monkeypatch, *args):
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_add_list_status_leads_required(db, capsys, monkeypatch):
     code, out, err = cli(capsys, monkeypatch, "review", "add", "--benchmark", "bench", "--question", "q01",
                          "--reviewer", "Dolma", "--verdict", "key_wrong", "--answer", "ཁ", "--cause", "translation",
@@ -96,6 +97,7 @@ def test_import_command_all_or_nothing(db, tmp_path, capsys, monkeypatch):
     assert list_reviews("bench", db=db)["verdict"].tolist() == ["key_correct", "key_wrong"]
 
 
+@pytest.mark.slow
 def test_real_process_prints_one_line_and_exits_1(db):
     r = subprocess.run([sys.executable, "-m", "audit", "review", "add", "-b", "bench", "-q", "q01", "-r", "",
                         "-v", "key_correct", "--db", str(db)], capture_output=True, text=True, timeout=120)

@@ -3,12 +3,12 @@ per-option counts, audit figures, judge verdicts, and the blind history."""
 from __future__ import annotations
 
 import pytest
-from test_review_support import bench_copy, link_parallel
 
 from audit.accounts import set_leads
 from audit.errors import NotFoundError
 from audit.review import add_review, item_view
 from audit.store import connect
+from tests.support.review_bench import bench_copy, link_parallel
 
 MODELS = {"claude-a": "anthropic", "claude-b": "anthropic", "gemini-c": "google", "gpt-d": "openai"}
 

@@ -2,11 +2,10 @@
 their content or the table definition."""
 from __future__ import annotations
 
-from test_review_support import bench_copy
-
 from audit.review import item_view
 from audit.store import connect
 from audit.store.layout import cluster_predictions
+from tests.support.review_bench import bench_copy
 
 
 def test_cluster_keeps_rows_and_schema(tmp_path):

@@ -3,11 +3,12 @@ progress, previous/next — checked against plain Python over the same rows."""
 from __future__ import annotations
 
 import pytest
-from test_review_support import bench_copy, link_parallel
 
 from audit.errors import AuditError
 from audit.review import add_review, register_order, review_queue
 from audit.review.queue import QUEUE_ORDERS, neighbours, next_for_reviewer, queue_progress
+from audit.store import connect
+from tests.support.review_bench import bench_copy, link_parallel, make_bench
 
 # bench: q01–q04 tier 1, q05–q06 tier 2, q07–q12 tier 5; agreement_count of a
 # flagged item is 3 for even positions (q01, q03, q05) and 2 for odd ones;
@@ -21,6 +22,14 @@ def db(tmp_path, monkeypatch):
     link_parallel(path, "bench", "q02", key="B", key_match=False)
     link_parallel(path, "bench", "q04", key="A", key_match=True)
     return path
+
+
+def test_builder_makes_a_consistent_benchmark(db_path):
+    ids = make_bench(db_path)
+    with connect(db_path, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM questions").fetchone()[0] == len(ids)
+        assert con.execute("SELECT count(*) FROM predictions").fetchone()[0] == 3 * len(ids)
+        assert con.execute("SELECT count(*) FROM current_audit WHERE tier IN (1, 2)").fetchone()[0] == 6
 
 
 def ids(df):
@@ -52,6 +61,7 @@ def test_filters(db):
     assert ids(review_queue("bench", subjects="history", tiers=(1, 2, 5), db=db)) == ["q01", "q04", "q07", "q10"]
 
 
+@pytest.mark.slow
 def test_status_filters_follow_reviews(db):
     add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", db=db)
     add_review("bench", "q01", "bo", "key_wrong", corrected_answer="B", db=db)   # done
@@ -113,6 +123,7 @@ def test_neighbours_within_filter_even_after_the_item_leaves_it(db):
     assert neighbours("bench", "nope", db=db) == (None, None)
 
 
+@pytest.mark.slow
 def test_needs_me_and_next_for_reviewer(db):
     # priority order: q01 q03 q02 q04 q05 q06
     add_review("bench", "q01", "ann", "key_correct", db=db)

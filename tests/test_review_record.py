@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from conftest import db_snapshot
-from test_review_support import bench_copy
 
 from audit.accounts import get_leads, set_leads
 from audit.errors import AuditError, InputError, NotFoundError
@@ -21,6 +20,7 @@ from audit.review import (
     set_required_reviews,
 )
 from audit.store import connect
+from tests.support.review_bench import bench_copy
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import random
 from datetime import datetime, timedelta
 
 import pytest
-from test_review_support import bench_copy
 
 from audit.review import add_review, add_reviews, review_status, set_required_reviews, settled_verdicts
+from tests.support.review_bench import bench_copy
 
 T0 = datetime(2026, 3, 1, 9, 0)
 

@@ -11,6 +11,7 @@ from audit.store import connect
 pytestmark = pytest.mark.shared_data
 
 
+@pytest.mark.slow
 def test_tlue_review_round(tlue_dir, cmmlu_dir, db_path):
     from audit.ingest import import_parallel, import_tlue
 

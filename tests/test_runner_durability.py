@@ -1,7 +1,7 @@
 """A SIGKILL loses at most the replies in flight, for both stages of the one
 runner (audit/llm.py): ``audit predict run`` and ``audit judge run``, each a
 real process talking to the scripted OpenAI-compatible server
-(tests/_judge_server.py) through litellm.
+(tests/support/judge_server.py) through litellm.
 
 "In flight", measured exactly: the server records, under one lock, the
 instant the last byte of each 200 reply is written and the requests it has
@@ -31,7 +31,8 @@ import time
 
 import duckdb
 import pytest
-from _judge_server import JudgeServer, make_benchmark
+
+from tests.support.judge_server import JudgeServer, make_benchmark
 
 KEY = "sk-test-0d1e2a3d4b5e6e7f"
 C = 4          # the run's concurrency

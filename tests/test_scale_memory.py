@@ -14,8 +14,8 @@ import pytest
 
 from audit.errors import AuditError, InputError
 from audit.ingest import import_predictions, import_questions
-from audit.store import turns as _db
 from audit.store import connect
+from audit.store import turns as _db
 
 _BENCH = Path(__file__).resolve().parent / "bench" / "scale_data.py"
 
@@ -85,6 +85,7 @@ def test_environment_overrides(tmp_path, clean_env):
             pass
 
 
+@pytest.mark.slow
 def test_import_spills_under_a_small_memory_limit(tmp_path, clean_env):
     """500,000 predictions (10 % raw responses, extracted on import) under a
     40 MB limit: the import succeeds because DuckDB spills to the temp
@@ -127,6 +128,7 @@ def _question_frame(n: int):
                         index=range(100, 100 + n))
 
 
+@pytest.mark.slow
 def test_large_parquet_questions_read_in_batches(tmp_path, monkeypatch):
     """A question Parquet file past one batch (20,000 rows) is read batch
     by batch and stores exactly what reading it whole stores; a bad row in

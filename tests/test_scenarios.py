@@ -6,20 +6,24 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from analyze_data import make_benchmark, random_benchmark
 from scipy.stats import binomtest, norm
 
 from audit.analyze import analyze_benchmark, audit_results, compare_models, model_metrics, scenario_table
 from audit.analyze._stats import significance_stars
 from audit.errors import InputError, NotFoundError
+from tests.support.analyze_data import make_benchmark, random_benchmark
+from tests.support.common import copy_db
+
+
+def _analysed(db, _folder):
+    make_benchmark(db, "s", *random_benchmark(11, n_questions=200, n_models=5, n_families=3))
+    analyze_benchmark("s", db=db)
 
 
 @pytest.fixture
-def rand_db(tmp_path):
-    db = tmp_path / "s.duckdb"
+def rand_db(tmp_path, db_template):
+    db = copy_db(db_template(_analysed), tmp_path / "s.duckdb")
     questions, families, preds = random_benchmark(11, n_questions=200, n_models=5, n_families=3)
-    make_benchmark(db, "s", questions, families, preds)
-    analyze_benchmark("s", db=db)
     return db, questions, families, preds
 
 

@@ -9,11 +9,11 @@ import json
 import duckdb
 import pandas as pd
 import pytest
-from analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
 from conftest import db_snapshot
 
 from audit.analyze import analyze_benchmark, audit_lint, audit_results, tier_counts
 from audit.errors import InputError, NotFoundError
+from tests.support.analyze_data import make_benchmark, random_benchmark, reference_tiers, run_cli
 
 
 def _results(db, run_id):
@@ -181,6 +181,7 @@ def test_t1_t2_thresholds(tmp_path):
 # ------------------------------------------------------------- real data
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_mmlu_redux_default_rule_counts(mmlu_redux_dir, tmp_path):
     from audit.ingest import import_mmlu_redux

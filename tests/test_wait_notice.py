@@ -60,6 +60,7 @@ class _Holder:
         self.proc.wait()
 
 
+@pytest.mark.slow
 def test_waiting_to_read_then_to_write_on_one_holder_says_so_once(tmp_path):
     """The holder blocks a read (line 1), lets it in, takes the file again
     and blocks the following write of the same program for > 2 s: without
@@ -111,6 +112,7 @@ def test_waiting_to_read_then_to_write_on_one_holder_says_so_once(tmp_path):
     assert lines[0].startswith(f"waiting for the database {db.resolve()} (held by PID {holder.proc.pid}")
 
 
+@pytest.mark.slow
 def test_a_new_holder_is_announced(tmp_path):
     """The notice is not swallowed for good: a wait on another process is
     announced again."""
@@ -136,6 +138,7 @@ def test_a_new_holder_is_announced(tmp_path):
     assert lines[0] != lines[1]  # two holders, two PIDs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["review", "add", "--benchmark", "b", "--question", "q1", "--reviewer", "ann",
                                       "--verdict", "key_correct"]])
 def test_cli_prints_the_line_once(tmp_path, command):

@@ -13,8 +13,9 @@ import time
 
 import pytest
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import chromium, workbench_server
 from tests.test_wait_notice import _Holder
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -32,12 +33,10 @@ def _alerts(page) -> list[str]:
     return [a for a in page.locator("[data-testid=stAlert]").all_inner_texts() if "Demo data" not in a]
 
 
-def test_busy_database_is_reported_once(tmp_path, monkeypatch):
+def test_busy_database_is_reported_once(tmp_path, monkeypatch, demo_db):
     import audit
-    from audit.demo import build_demo
 
-    db = tmp_path / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, tmp_path / "workbench.duckdb")
     ensure_account(REVIEWER, db=db)
     qid = audit.review.review_queue("demo", db=db).iloc[0]["question_id"]
     monkeypatch.setenv("AUDIT_DB_TIMEOUT", "3")

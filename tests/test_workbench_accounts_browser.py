@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import audit
-from tests._accounts import PASSWORD, browser_sign_in, ensure_account
+from tests.support.accounts import PASSWORD, browser_sign_in, ensure_account
 from tests.test_workbench_browser import REVIEWER, _wait_idle, browser, page, server, wb_db  # noqa: F401 - pytest fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

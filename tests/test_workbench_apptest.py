@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 import audit
 from audit.accounts._signin import MAX_FAILURES
-from tests._accounts import PASSWORD, apptest_sign_in, ensure_account
+from tests.support.accounts import PASSWORD, apptest_sign_in, ensure_account
 from workbench.render import md
 
 APP = str(Path(__file__).resolve().parents[1] / "workbench" / "app.py")
@@ -25,12 +25,9 @@ TIMEOUT = 60
 
 
 @pytest.fixture(scope="module")
-def demo_template(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
-
-    path = tmp_path_factory.mktemp("wb_template") / "demo.duckdb"
-    build_demo(path)
-    return path
+def demo_template(demo_db) -> Path:
+    """The demo database, never written to: each test gets a copy (``db``)."""
+    return demo_db
 
 
 @pytest.fixture
@@ -163,6 +160,7 @@ def wrong_answer(db: Path, qid: str) -> str:
 
 # --------------------------------------------------------------------- sign-in
 
+@pytest.mark.slow
 def test_sign_in_is_required_and_names_the_reviewer(db):
     ensure_account("Tenzin Dorje")
     at = start()
@@ -193,6 +191,7 @@ def test_wrong_password_and_lead_role(db, monkeypatch):
     assert "Signed in as **Pema** (lead reviewer)" in texts(at)
 
 
+@pytest.mark.slow
 def test_sign_in_is_rate_limited(db):
     ensure_account("Karma")
     at = start()
@@ -212,6 +211,7 @@ def test_reviewers_see_no_admin_page_and_no_database_path(db):
     assert str(db) in texts(admin)
 
 
+@pytest.mark.slow
 def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monkeypatch):
     path = tmp_path / "fresh" / "workbench.duckdb"
     monkeypatch.setenv("AUDIT_DB", str(path))
@@ -259,6 +259,7 @@ def test_queue_defaults_to_tier_1_2_in_evidence_order_with_progress(db):
     assert f"0 of {len(want)} reviewed" in at.get("progress")[0].proto.text
 
 
+@pytest.mark.slow
 def test_queue_filters_by_tier_subject_and_status(db):
     at = start("Tenzin")
     at.multiselect(key="w_tiers").set_value([3]).run()
@@ -304,6 +305,7 @@ def test_queue_paginates(db):
 
 # --------------------------------------------------------------------- saving
 
+@pytest.mark.slow
 def test_saving_a_verdict_appends_a_row_and_shows_history(db):
     at = start("Tenzin")
     qid = queue_ids(at)[0]
@@ -365,6 +367,7 @@ def test_start_reviewing_opens_the_first_item_that_needs_me(db):
     assert shows_item(at, second)          # …and Start reviewing skips the item done by me
 
 
+@pytest.mark.slow
 def test_outcome_states_the_settled_verdict(db):
     qid = flagged(db)[0][0]
     answer = wrong_answer(db, qid)
@@ -421,6 +424,7 @@ def test_others_verdicts_are_hidden_until_i_save_mine(db):
     assert sorted(hist["Reviewer"]) == ["Other Reviewer", "Tenzin"]
 
 
+@pytest.mark.slow
 def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
     qid = flagged(db)[0][0]
     answer = wrong_answer(db, qid)
@@ -460,6 +464,7 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
 
 # --------------------------------------------------------------------- locked database
 
+@pytest.mark.slow
 def test_locked_database_shows_a_message_and_keeps_the_form(db, monkeypatch):
     # writers wait for the file (issue 14); a holder that never lets go makes
     # the save give up after the timeout, shortened here
@@ -510,6 +515,7 @@ def _dashboards_script():
     dashboards.page()
 
 
+@pytest.mark.slow
 def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(db):
     ids = [q for q, _, _ in flagged(db)][:4]
     for i, q in enumerate(ids):

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import chromium, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,14 +32,12 @@ REVIEWER = "Dolma Browser"
 
 
 @pytest.fixture(scope="module")
-def wb_db(tmp_path_factory) -> Path:
+def wb_db(tmp_path_factory, demo_db) -> Path:
     """Demo database plus a benchmark whose question carries HTML."""
-    from audit.demo import build_demo
     from audit.ingest import import_questions
 
     d = tmp_path_factory.mktemp("wb_browser")
-    db = d / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, d / "workbench.duckdb")
     src = d / "xss.jsonl"
     src.write_text(json.dumps({"id": "x1", "question": XSS_STEM, "A": XSS_OPTION, "B": "<b>bold?</b>",
                                "C": "plain", "answer": "A", "language": "en",

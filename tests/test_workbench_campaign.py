@@ -6,7 +6,6 @@ independent count, and only admins change any of it."""
 from __future__ import annotations
 
 import pytest
-from test_review_support import bench_copy
 
 import audit
 from audit.accounts import add_account, set_role
@@ -15,18 +14,25 @@ from audit.review import add_review, review_queue, review_status
 from audit.review.campaign import assign, get_queue_entry, list_assignments, set_queue_entry, unassign
 from audit.review.dashboard import progress_by_subject
 from audit.review.queue import next_for_reviewer
+from tests.support.common import copy_db
+from tests.support.review_bench import bench_copy
 
 PW = "a-long-password"
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
-    path = bench_copy(tmp_path)
+def _team(path, folder):
+    copy_db(bench_copy(folder), path)
     add_account("Dolma", PW, db=path)                                  # the first account: admin
     for name, role in (("ann", "reviewer"), ("bo", "reviewer"), ("Lhamo", "lead"), ("cat", "reviewer")):
         add_account(name, PW, role=role, actor="Dolma", db=path)
-    return path
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch, db_template):
+    """The review bench with an admin, a lead and three reviewers (a copy of
+    one built once: five Argon2 hashes per test cost seconds)."""
+    monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
+    return copy_db(db_template(_team), tmp_path / "test.duckdb")
 
 
 def ids(df):

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests._accounts import apptest_sign_in, ensure_account
+from tests.support.accounts import apptest_sign_in, ensure_account
 from tests.test_workbench_apptest import APP, TIMEOUT, _clear_caches, db, demo_template, texts  # noqa: F401
 
 
+@pytest.mark.slow
 def test_a_session_ends_after_the_idle_time(db, monkeypatch):
     from workbench import session
 
@@ -46,6 +48,7 @@ def test_demo_banner_goes_when_a_real_benchmark_is_imported(db):
     assert not any("Demo data" in i.value for i in at.info)
 
 
+@pytest.mark.slow
 def test_an_idle_sign_out_keeps_the_draft_for_the_same_reviewer_only(db, monkeypatch):
     from tests.test_workbench_apptest import fill_verdict, open_item, queue_ids, shows_item
     from workbench import session

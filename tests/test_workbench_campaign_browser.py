@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 import audit
-from tests._accounts import ADMIN, browser_sign_in, ensure_account
-from tests._workbench_server import workbench_server
+from tests.support.accounts import ADMIN, browser_sign_in, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import workbench_server
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -43,11 +44,8 @@ def _disputes(db: Path, n: int) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def wb_db(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
-
-    db = tmp_path_factory.mktemp("wb_campaign") / "workbench.duckdb"
-    build_demo(db)
+def wb_db(tmp_path_factory, demo_db) -> Path:
+    db = copy_db(demo_db, tmp_path_factory.mktemp("wb_campaign") / "workbench.duckdb")
     ensure_account(REVIEWER, db=db)
     ensure_account(LEAD, "lead", db=db)
     ensure_account("Rev One", db=db)

@@ -28,8 +28,9 @@ import pytest
 
 import audit
 from audit import i18n
-from tests._accounts import ADMIN, PASSWORD, ensure_account
-from tests._workbench_server import wait_settled
+from tests.support.accounts import ADMIN, PASSWORD, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import wait_settled
 from tests.test_workbench_browser import browser  # noqa: F401 - pytest fixture
 from tests.test_workbench_campaign_browser import server  # noqa: F401 - pytest fixture (on this module's wb_db)
 
@@ -58,11 +59,8 @@ SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .w
 
 
 @pytest.fixture(scope="module")
-def wb_db(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
-
-    db = tmp_path_factory.mktemp("wb_i18n") / "workbench.duckdb"
-    build_demo(db)
+def wb_db(tmp_path_factory, demo_db) -> Path:
+    db = copy_db(demo_db, tmp_path_factory.mktemp("wb_i18n") / "workbench.duckdb")
     ensure_account("Pema I18n", db=db)
     _add_judges(db)
     return db

@@ -25,8 +25,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_path
 
-from tests._accounts import browser_sign_in, ensure_account
-from tests._workbench_server import chromium, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.common import copy_db
+from tests.support.workbench_server import chromium, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.shared_data]
 
@@ -37,13 +38,11 @@ TLUE_ITEM = "ancient_chinese0"
 
 
 @pytest.fixture(scope="module")
-def layout_db(tmp_path_factory) -> Path:
-    from audit.demo import build_demo
+def layout_db(tmp_path_factory, demo_db) -> Path:
     from audit.ingest import import_parallel, import_tlue
 
     tlue, cmmlu = shared_path("tlue_subset670"), shared_path("cmmlu_subset670")
-    db = tmp_path_factory.mktemp("wb_layout") / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, tmp_path_factory.mktemp("wb_layout") / "workbench.duckdb")
     import_tlue(tlue, db=db)
     import_parallel(cmmlu, benchmark="tlue", source="cmmlu", db=db)
     for name in (REVIEWER, "Lhamo Switch"):

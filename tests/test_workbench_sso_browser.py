@@ -1,7 +1,7 @@
 """Single sign-on through Streamlit's own ``st.login`` (issue 12), end to end:
 a real ``streamlit run workbench/app.py`` configured with an ``[auth]``
 section, Debian's Chromium through Playwright, and a small OpenID Connect
-provider on 127.0.0.1 (``tests/_oidc_server.py``, the stand-in for an
+provider on 127.0.0.1 (``tests/support/oidc_server.py``, the stand-in for an
 identity provider, which cannot run here).
 
 The provider's e-mail must be the name of an enabled account, whose role
@@ -12,9 +12,10 @@ from __future__ import annotations
 import pytest
 
 import audit
-from tests._accounts import ADMIN, ensure_account
-from tests._oidc_server import OIDCProvider
-from tests._workbench_server import chromium, free_port, workbench_server
+from tests.support.accounts import ADMIN, ensure_account
+from tests.support.common import copy_db
+from tests.support.oidc_server import OIDCProvider
+from tests.support.workbench_server import chromium, free_port, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 try:
@@ -36,12 +37,9 @@ def _secrets(path, idp: OIDCProvider, port: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def sso_db(tmp_path_factory):
-    from audit.demo import build_demo
-
+def sso_db(tmp_path_factory, demo_db):
     d = tmp_path_factory.mktemp("wb_sso")
-    db = d / "workbench.duckdb"
-    build_demo(db)
+    db = copy_db(demo_db, d / "workbench.duckdb")
     ensure_account(REVIEWER_EMAIL, "reviewer", db=db)
     return db
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 #: Variables that change who is who; never inherited by a test.
 IDENTITY_ENV = ("WORKBENCH_LEADS", "WORKBENCH_SECRET")
 

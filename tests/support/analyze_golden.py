@@ -5,9 +5,9 @@ Two uses:
 
 * the golden file: run with *main's* code, read-only, before a change::
 
-      PYTHONPATH=/work/main python3 tests/_analyze_golden.py --write tests/data/analyze_golden.json.gz
+      PYTHONPATH=/work/main python3 tests/support/analyze_golden.py --write tests/data/analyze_golden.json.gz
 
-  (the script's folder is ``tests/``, so ``audit`` comes from PYTHONPATH);
+  (the script's folder is ``tests/support/``, so ``audit`` comes from PYTHONPATH);
 * ``tests/test_analyze_identical.py`` rebuilds the same databases with the
   code under test, runs the same analyses and compares with the file.
 
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-SHARED_DATA = Path(os.environ.get("AUDIT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED_DATA = Path(os.environ.get("AUDIT_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 FAMILIES = ("anthropic", "google", "openai", "meta", "qwen")
 LETTERS = "ABCDEF"
 

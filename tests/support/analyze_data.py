@@ -9,6 +9,8 @@ from collections import defaultdict
 
 from audit.store import connect, transaction
 
+from .common import migrated_if_new
+
 LETTERS = "ABCDEF"
 
 
@@ -18,6 +20,7 @@ def make_benchmark(db, benchmark, questions, families, preds, *, option_texts=No
     (None = an invalid prediction; absent = missing).  option_texts:
     {question_id: [texts]} to override the default distinct texts."""
     option_texts = option_texts or {}
+    migrated_if_new(db)
     with connect(db) as con, transaction(con):
         con.execute("INSERT INTO benchmarks (name, source) VALUES (?, 'test') ON CONFLICT DO NOTHING", [benchmark])
         rows = []

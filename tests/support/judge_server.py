@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests_ingest_util import run_cli  # noqa: F401  (the judge tests import it from here)
+from .common import migrated_if_new, run_cli  # noqa: F401  (the judge tests import run_cli from here)
 
 QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
 
@@ -84,7 +84,8 @@ class JudgeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # shutdown() waits for the serving loop's next poll: 0.5 s by default, at the end of every test
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     def __enter__(self):
         self.thread.start()
@@ -207,6 +208,7 @@ def make_benchmark(db, name: str = "jb", n: int = 10, *, n_options: int = 4, key
                    options=[Option(l, f"option {l} of {i}") for l in labels], answer_key=key,
                    subject="s1" if i % 2 == 0 else "s2", explanation=explanation)
           for i in range(n)]
+    migrated_if_new(db)
     with connect(db) as con, transaction(con):
         store_questions(con, name, "test", qs)
     return [q.question_id for q in qs]

@@ -1,5 +1,5 @@
 """A benchmark whose every 7th key most models reject, shared by the
-evidence tests (``make_benchmark`` of ``analyze_data`` stores it)."""
+evidence tests (``make_benchmark`` of ``tests.support.analyze_data`` stores it)."""
 from __future__ import annotations
 
 import random
