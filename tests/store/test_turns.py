@@ -78,7 +78,8 @@ def test_the_settings_reach_the_connection(db_path, monkeypatch):
 
 
 def test_holder_from_duckdbs_lock_message():
-    msg = 'IO Error: Could not set lock on file "/d/x.duckdb": Conflicting lock is held in /usr/bin/python3.11 (PID 4194304) by user root.'
+    msg = ('IO Error: Could not set lock on file "/d/x.duckdb": Conflicting lock is held in '
+           "/usr/bin/python3.11 (PID 4194304) by user root.")
     assert turns._holder(msg) == "PID 4194304: python3.11"       # no such process: the program's name
     assert turns._holder("IO Error: something else") == "another program"
     mine = turns._holder(f"held in /x/python (PID {os.getpid()})")
