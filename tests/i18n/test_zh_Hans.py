@@ -31,7 +31,8 @@ def test_every_entry_is_chinese_except_names():
 def test_simplified_only_no_tibetan_nfc():
     text = "".join(zh_Hans.MESSAGES.values())
     han = set(re.findall("[\u3400-\u9fff]", text))
-    traditional_only = sorted(c for c in han if hanzidentifier.is_traditional(c) and not hanzidentifier.is_simplified(c))
+    traditional_only = sorted(c for c in han
+                              if hanzidentifier.is_traditional(c) and not hanzidentifier.is_simplified(c))
     assert traditional_only == []
     assert not re.search("[\u0f00-\u0fff]", text)
     assert all(unicodedata.normalize("NFC", v) == v for v in zh_Hans.MESSAGES.values())
