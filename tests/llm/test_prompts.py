@@ -26,7 +26,8 @@ from audit.llm.prompts import (
 def test_prompt_version_against_hashlib():
     text = "Question: ${question}\n${options}\n"
     assert prompt_version(text) == "p" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
-    assert prompt_version(text.replace("\n", "\r\n")) == prompt_version(text) == prompt_version(text.replace("\n", "\r"))
+    assert prompt_version(text.replace("\n", "\r\n")) == prompt_version(text)
+    assert prompt_version(text.replace("\n", "\r")) == prompt_version(text)
     assert prompt_version(text + " ") != prompt_version(text)
     assert prompt_version("དྲི་བ། ${question}") == "p" + hashlib.sha256("དྲི་བ། ${question}".encode()).hexdigest()[:12]
 
