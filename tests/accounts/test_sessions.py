@@ -66,10 +66,10 @@ def test_an_edited_payload_is_refused(team):
             verify_session(f"{forged}.{sig}", db=team)
 
 
-@pytest.mark.parametrize("token", [None, "", "abc", "a.b.c", "ñ.ñ", "....", "x" * 5000])
-def test_malformed_tokens(team, token):
-    with pytest.raises(SignInError, match="this sign-in link is not valid"):
-        verify_session(token, db=team)
+def test_malformed_tokens(team):
+    for token in (None, "", "abc", "a.b.c", "ñ.ñ", "....", "x" * 5000):
+        with pytest.raises(SignInError, match="this sign-in link is not valid"):
+            verify_session(token, db=team)
 
 
 def test_expiry(team):
@@ -108,13 +108,12 @@ def test_key_file_is_private_and_hex(team):
     assert path.read_text() == text                   # kept, not replaced
 
 
-@pytest.mark.parametrize("content, says", [("", "empty"), ("ab" * 31, "not valid"), ("zz" * 32, "not valid"),
-                                           ("a" * 65, "not valid")])
-def test_bad_key_files(team, content, says):
-    session_key_path(team).write_text(content)
-    with pytest.raises(InputError, match=says) as e:
-        issue_session("Pema", db=team)
-    assert str(session_key_path(team)) in str(e.value)
+def test_bad_key_files(team):
+    for content, says in (("", "empty"), ("ab" * 31, "not valid"), ("zz" * 32, "not valid"), ("a" * 65, "not valid")):
+        session_key_path(team).write_text(content)
+        with pytest.raises(InputError, match=says) as e:
+            issue_session("Pema", db=team)
+        assert str(session_key_path(team)) in str(e.value)
 
 
 def test_the_secret_variable(team, monkeypatch):
