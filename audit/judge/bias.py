@@ -26,7 +26,7 @@ Definitions (all on one benchmark, one judge, one prompt version):
 
 The methodology's figures (130 disputed items; Gemini-only 43, Claude-only
 2, both 66, neither 19 → ratio 21.5, p ≈ 5.9e-11, CI ≈ [5.6, 183]) are
-reproduced by ``tests/test_judge_bias.py`` from a constructed data set.
+reproduced by ``tests/judge/test_bias.py`` from a constructed data set.
 
 ``bias_vs_accuracy`` then separates bias from accuracy with settled expert
 verdicts (see its docstring).

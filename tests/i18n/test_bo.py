@@ -1,5 +1,5 @@
-"""audit.i18n.bo: the Tibetan draft catalogue.  Beyond tests/test_i18n.py
-(same keys and placeholders) and tests/test_i18n_terms.py (forbidden words,
+"""audit.i18n.bo: the Tibetan draft catalogue.  Beyond tests/i18n/test_catalogue.py
+(same keys and placeholders) and tests/i18n/test_terms.py (forbidden words,
 digits), pins that every entry is written in Tibetan script (the few that
 are names or code are listed), with no Chinese characters, in NFC; that
 commands in code spans and Markdown emphasis are kept exactly as in

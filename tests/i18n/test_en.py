@@ -5,7 +5,7 @@ glossary's ``term.``/``glossary.`` pairs, that texts are trimmed and
 non-empty, that every placeholder is a plain name (``{n}``, never ``{}``
 or ``{0}``; a spec is a number format such as ``{pct:.1f}``), and that English
 holds no letters of another script.  Coverage of the other catalogues is
-tests/test_i18n.py."""
+tests/i18n/test_catalogue.py."""
 from __future__ import annotations
 
 import re

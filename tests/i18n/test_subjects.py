@@ -2,7 +2,7 @@
 code never shows raw (unknown codes become words in every language), that
 CMMLU codes match in any case, that names already in words are kept, that
 the Chinese names are Chinese and distinct, and the Tibetan table's draft
-status.  (TLUE's codes reading in Tibetan is tests/test_i18n_terms.py.)"""
+status.  (TLUE's codes reading in Tibetan is tests/i18n/test_terms.py.)"""
 from __future__ import annotations
 
 import re

@@ -1,6 +1,6 @@
 """audit.i18n.zh_Hans: the simplified-Chinese draft catalogue.  Beyond
-tests/test_i18n.py (same keys and placeholders) and
-tests/test_i18n_terms.py (forbidden words, one word per pair), pins that
+tests/i18n/test_catalogue.py (same keys and placeholders) and
+tests/i18n/test_terms.py (forbidden words, one word per pair), pins that
 every entry is Chinese (the few names and separators are listed), in
 simplified characters (hanzidentifier finds no traditional-only one), with
 no Tibetan, Chinese punctuation between Chinese words, commands in code

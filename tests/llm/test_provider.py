@@ -4,8 +4,8 @@
 price, extra parameters last), what a reply holds (content, separate
 reasoning or thinking blocks, finish reason, token counts that are whole
 numbers >= 0 and under 2**31) and when a reply cannot count.  Parsing uses
-litellm's own ``ModelResponse``; no request is sent (tests/test_judge_run.py
-and tests/test_predict_run.py drive the real request path against a local
+litellm's own ``ModelResponse``; no request is sent (tests/judge/test_run.py
+and tests/predict/test_run.py drive the real request path against a local
 server).  litellm takes seconds to import on a busy machine: the tests that
 need it are marked slow."""
 from __future__ import annotations

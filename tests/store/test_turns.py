@@ -6,7 +6,7 @@ up after its timeout naming it, a fresh ``FILE.wait`` marker of a writer
 elsewhere keeps a new reader out (writer preference), the "waiting" line
 is said once per holder, and the shared read connection stays open only
 under :func:`keep_reads_open`.  Waiting on another process is covered by
-tests/test_concurrency.py and tests/test_wait_notice.py."""
+tests/store/test_turns_concurrency.py and tests/store/test_turns_notice.py."""
 from __future__ import annotations
 
 import math

@@ -8,7 +8,7 @@ Two uses:
       PYTHONPATH=/work/main python3 tests/support/analyze_golden.py --write tests/data/analyze_golden.json.gz
 
   (the script's folder is ``tests/support/``, so ``audit`` comes from PYTHONPATH);
-* ``tests/test_analyze_identical.py`` rebuilds the same databases with the
+* ``tests/analyze/test_tiers_identical.py`` rebuilds the same databases with the
   code under test, runs the same analyses and compares with the file.
 
 The databases are written with plain SQL (not the importers, which other
