@@ -1,0 +1,103 @@
+"""A small generic benchmark with models and settled verdicts, built through
+the library (``import_questions``, ``import_predictions``, ``add_review``),
+for the tests of export versions, scores and reports.
+
+Ten items: plain arithmetic, a formula-looking subject and stem, Tibetan and
+Arabic-script text, an HTML payload; three models; verdicts that settle
+every case of the default policy:
+
+==== ========================================== =====================
+id   reviews                                    default policy
+==== ========================================== =====================
+t01  none                                       unchanged (key A)
+t02  two agreeing key_wrong → B                 corrected A → B
+t03  two disagreeing key_wrong                  unchanged (key B)
+t04  adjudicated key_wrong → D                  corrected C → D
+t05  one ambiguous                              excluded (ambiguous)
+t06  one defective                              excluded (defective)
+t07  key_correct                                unchanged (key C)
+t08  one key_wrong → C (single reviewer)        corrected A → C
+t09  none (Arabic script)                       unchanged (key B)
+t10  none (HTML payload)                        unchanged (key D)
+==== ========================================== =====================
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+BENCH = "toy"
+MODELS = ["m-alpha", "m-beta", "m-gamma"]
+# id -> (subject, question, options, key)
+ITEMS = {
+    "t01": ("math", "-5 + 3 = ?", ["-2", "2", "8", "-8"], "A"),
+    "t02": ("math", "2 + 2 = ?", ["3", "4", "5", "6"], "A"),
+    "t03": ("math", "3 + 3 = ?", ["6", "7", "8", "9"], "B"),
+    "t04": ("=cmd", "@SUM(1)", ["=1+1", "+b", "-c", "@d"], "C"),
+    "t05": ("lang", "བོད་ཡིག་ ཀ ཁ", ["ཀ", "ཁ", "ག", "ང"], "A"),
+    "t06": ("lang", "Broken item", ["x", "y", "z", "w"], "B"),
+    "t07": ("lang", "All fine", ["x", "y", "z", "w"], "C"),
+    "t08": ("math", "1 + 0 = ?", ["0", "2", "1", "3"], "A"),
+    "t09": ("lang", "ئۇيغۇرچە سوئال", ["ئا", "ب", "ت", "ج"], "B"),
+    "t10": ("lang", "<script>alert(1)</script> | `x`", ["<b>a</b>", "b", "c", "d"], "D"),
+}
+# model -> one answer per item, in ITEMS order
+ANSWERS = {
+    "m-alpha": "ABBDACCCBD",
+    "m-beta": "BBCDBBCCBA",
+    "m-gamma": "ABBCAACCBD",
+}
+#: What the default policy derives: id -> (action, key in the version).
+EXPECTED_DEFAULT = {
+    "t01": ("unchanged", "A"), "t02": ("corrected", "B"), "t03": ("unchanged", "B"), "t04": ("corrected", "D"),
+    "t05": ("excluded", "A"), "t06": ("excluded", "B"), "t07": ("unchanged", "C"), "t08": ("corrected", "C"),
+    "t09": ("unchanged", "B"), "t10": ("unchanged", "D"),
+}
+
+
+def write_questions(path: Path) -> Path:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["id", "subject", "question", "A", "B", "C", "D", "answer"])
+        w.writeheader()
+        for qid, (subject, q, opts, key) in ITEMS.items():
+            w.writerow({"id": qid, "subject": subject, "question": q, "answer": key, **dict(zip("ABCD", opts))})
+    return path
+
+
+def write_predictions(path: Path) -> Path:
+    lines = ["question_id," + ",".join(MODELS)]
+    for i, qid in enumerate(ITEMS):
+        lines.append(qid + "," + ",".join(ANSWERS[m][i] for m in MODELS))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def add_toy_reviews(db) -> None:
+    from audit.review import add_review
+
+    def r(*a, **k):
+        add_review(BENCH, *a, db=db, **k)
+
+    r("t02", "alice", "key_wrong", corrected_answer="B", cause="key_slip", rationale="=2+2 is 4")
+    r("t02", "bob", "key_wrong", corrected_answer="B", cause="key_slip", rationale="four | `x`")
+    r("t03", "alice", "key_wrong", corrected_answer="C", cause="key_slip")
+    r("t03", "bob", "key_wrong", corrected_answer="D", cause="key_slip")
+    r("t04", "carol", "key_wrong", corrected_answer="D", cause="translation", is_adjudication=True,
+      rationale="<img src=x onerror=alert(1)>")
+    r("t05", "alice", "ambiguous", cause="translation")
+    r("t06", "bob", "defective", cause="source_error")
+    r("t07", "alice", "key_correct")
+    r("t08", "bob", "key_wrong", corrected_answer="C", cause="formatting")
+
+
+def build_toy(db, work: Path, *, predictions: bool = True, reviews: bool = True) -> Path:
+    """Fill the migrated database *db* with the toy benchmark (files written in *work*)."""
+    from audit.ingest import import_predictions, import_questions
+
+    work.mkdir(parents=True, exist_ok=True)
+    import_questions(write_questions(work / "questions.csv"), benchmark=BENCH, db=db)
+    if predictions:
+        import_predictions(write_predictions(work / "predictions.csv"), benchmark=BENCH, layout="wide", db=db)
+    if reviews:
+        add_toy_reviews(db)
+    return Path(db)
