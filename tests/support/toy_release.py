@@ -101,3 +101,21 @@ def build_toy(db, work: Path, *, predictions: bool = True, reviews: bool = True)
     if reviews:
         add_toy_reviews(db)
     return Path(db)
+
+
+def toy_db(folder: Path, template: Path, **kw) -> Path:
+    """A copy of the migrated *template* in *folder*, filled by :func:`build_toy`
+    (for module-scoped fixtures, which cannot use the per-test ``db_path``)."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "toy.duckdb"
+    shutil.copyfile(template, db)
+    return build_toy(db, folder / "in", **kw)
+
+
+def hand_accuracy(keys: dict[str, str], included: set[str], model: str) -> tuple[int, int]:
+    """(correct, items) of *model* against *keys* on the *included* items,
+    counted by hand from :data:`ANSWERS`."""
+    answers = dict(zip(ITEMS, ANSWERS[model]))
+    return sum(answers[q] == keys[q] for q in included), len(included)
