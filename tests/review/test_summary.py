@@ -53,7 +53,8 @@ def test_the_summary_per_item(con):
 
 def test_latest_keeps_one_row_per_reviewer_and_role(con):
     df = con.execute(f"WITH {REVIEWER_SUMMARY_CTES} SELECT question_id, reviewer, verdict, "
-                     "coalesce(rationale, '') FROM latest WHERE rn = 1 ORDER BY question_id, reviewer", {"benchmark": "b"}).df()
+                     "coalesce(rationale, '') FROM latest WHERE rn = 1 ORDER BY question_id, reviewer",
+                     {"benchmark": "b"}).df()
     assert df.values.tolist() == [["q1", "alice", "key_correct", ""], ["q1", "bob", "key_correct", "second thought"],
                                   ["q1", "lead", "key_correct", "final | `x`"], ["q3", "བསོད་ནམས", "ambiguous", "ཡིག་ཆ"]]
 
