@@ -72,22 +72,27 @@ def write_predictions(path: Path) -> Path:
     return path
 
 
+REVIEWS = [
+    dict(question_id="t02", reviewer="alice", verdict="key_wrong", corrected_answer="B", cause="key_slip",
+         rationale="=2+2 is 4"),
+    dict(question_id="t02", reviewer="bob", verdict="key_wrong", corrected_answer="B", cause="key_slip",
+         rationale="four | `x`"),
+    dict(question_id="t03", reviewer="alice", verdict="key_wrong", corrected_answer="C", cause="key_slip"),
+    dict(question_id="t03", reviewer="bob", verdict="key_wrong", corrected_answer="D", cause="key_slip"),
+    dict(question_id="t04", reviewer="carol", verdict="key_wrong", corrected_answer="D", cause="translation",
+         is_adjudication=True, rationale="<img src=x onerror=alert(1)>"),
+    dict(question_id="t05", reviewer="alice", verdict="ambiguous", cause="translation"),
+    dict(question_id="t06", reviewer="bob", verdict="defective", cause="source_error"),
+    dict(question_id="t07", reviewer="alice", verdict="key_correct"),
+    dict(question_id="t08", reviewer="bob", verdict="key_wrong", corrected_answer="C", cause="formatting"),
+]
+
+
 def add_toy_reviews(db) -> None:
-    from audit.review import add_review
+    """The verdicts of the table above, in one transaction (``add_reviews``)."""
+    from audit.review import add_reviews
 
-    def r(*a, **k):
-        add_review(BENCH, *a, db=db, **k)
-
-    r("t02", "alice", "key_wrong", corrected_answer="B", cause="key_slip", rationale="=2+2 is 4")
-    r("t02", "bob", "key_wrong", corrected_answer="B", cause="key_slip", rationale="four | `x`")
-    r("t03", "alice", "key_wrong", corrected_answer="C", cause="key_slip")
-    r("t03", "bob", "key_wrong", corrected_answer="D", cause="key_slip")
-    r("t04", "carol", "key_wrong", corrected_answer="D", cause="translation", is_adjudication=True,
-      rationale="<img src=x onerror=alert(1)>")
-    r("t05", "alice", "ambiguous", cause="translation")
-    r("t06", "bob", "defective", cause="source_error")
-    r("t07", "alice", "key_correct")
-    r("t08", "bob", "key_wrong", corrected_answer="C", cause="formatting")
+    add_reviews(BENCH, [dict(r) for r in REVIEWS], db=db)
 
 
 def build_toy(db, work: Path, *, predictions: bool = True, reviews: bool = True) -> Path:
