@@ -432,8 +432,9 @@ def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = [
         ("reading.acc.overall", overall) if math.isnan(o["kappa"]) else
         ("reading.acc.overall_kappa", {**overall, "kappa": float(o["kappa"]), "kappa_n": int(o["kappa_n"])})]
-    own = rep.patterns[rep.patterns["judge_in_pair"]]
-    for (x, y), g in own.groupby(["family_x", "family_y"], sort=False):
+    # one family only: no pair of families, so the patterns table has no rows (nor pair columns)
+    own = rep.patterns[rep.patterns["judge_in_pair"]] if "judge_in_pair" in rep.patterns else rep.patterns.iloc[:0]
+    for (x, y), g in (own.groupby(["family_x", "family_y"], sort=False) if len(own) else ()):
         g = g.set_index("pattern")
         xo, yo = g.loc["x_only"], g.loc["y_only"]
         out.append(("reading.acc.pattern", {"x": x, "y": y,
