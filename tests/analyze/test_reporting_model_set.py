@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from analyze_data import make_benchmark, run_cli
 
 from audit.analyze import analyze_benchmark
 from audit.report import build_report
+from tests.support.analyze_data import make_benchmark, run_cli
 
 LETTERS = "ABCD"
 
