@@ -77,9 +77,6 @@ def test_judge_no_better_than_chance_adds_nothing():
 
 def test_judges_help_ranking_and_the_level_keeps_the_expected_count():
     v, q, fam, wrong = _simulate(2)
-    logit = np.log(q + 1e-9) - np.log1p(-q + 1e-9)
-    prior = np.full(len(q), -3.0)
-    lm = logit - prior
     ev = judge_evidence(v, q, fam)
     mask = ev.n_runs > 0
     # the judges' λ added at the same level: every item's odds q/(1 − q) times e^λ, the level offset
