@@ -116,7 +116,8 @@ def test_card_rows(card_db):
                       [np.sum(~judge & settled_right), np.sum(~judge & ~settled_right)]])
     ref = cohens_kappa(table)
     assert bo["kappa"] == pytest.approx(ref.kappa)
-    assert bo["kappa_low"] == pytest.approx(ref.kappa_low) and bo["kappa_high"] == pytest.approx(min(ref.kappa_upp, 1.0))   # clipped to 1
+    assert bo["kappa_low"] == pytest.approx(ref.kappa_low)
+    assert bo["kappa_high"] == pytest.approx(min(ref.kappa_upp, 1.0))   # clipped to 1
 
 
 def test_card_without_settled_verdicts_has_no_kappa(card_db):

@@ -100,8 +100,8 @@ def test_labels_outside_the_item_fail(label):
 
 
 def test_ten_option_items_are_not_supported_past_f():
-    labels = "ABCDEF"
-    assert parse_reply(_reply(answer_key_correct=False, correct_answer="F"), labels=labels, answer_key="A").correct_answer == "F"
+    v = parse_reply(_reply(answer_key_correct=False, correct_answer="F"), labels="ABCDEF", answer_key="A")
+    assert v.correct_answer == "F"
     assert not parse_reply(_reply(answer_key_correct=False, correct_answer="E"), labels="ABC", answer_key="A").parse_ok
 
 
