@@ -47,3 +47,12 @@ def query(db: Path, sql: str, params=()) -> pd.DataFrame:
         return con.execute(sql, list(params)).df()
     finally:
         con.close()
+
+
+def rows(db: Path, sql: str, params=()) -> list[tuple]:
+    """One read-only query of the file, as plain tuples (NULL is None)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql, list(params)).fetchall()
+    finally:
+        con.close()
