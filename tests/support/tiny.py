@@ -56,3 +56,23 @@ def rows(db: Path, sql: str, params=()) -> list[tuple]:
         return con.execute(sql, list(params)).fetchall()
     finally:
         con.close()
+
+
+# Answers of four models on the 12 items of tiny_benchmark(n=12) (keys ABCD ABCD ABCD): two items where
+# most models give another answer (q9: B, q12: A), one where one model strays.
+ANSWERS = {"gpt-4o": "ABCDABCDBBCD", "llama-3-70b": "ABCDABCDBBCA", "qwen2.5-72b": "ABCDABCABBCA",
+           "claude-3-opus": "ABCDBBCDBBCA"}
+
+
+def analysed_tiny(template: Path, work: Path) -> Path:
+    """A copy of the migrated ``template`` in ``work`` holding 'tiny' (12
+    items, the four models of :data:`ANSWERS`), analysed."""
+    import shutil
+
+    from audit.analyze import analyze_benchmark
+
+    db = work / "tiny.duckdb"
+    shutil.copyfile(template, db)
+    tiny_benchmark(db, work, n=12, answers=ANSWERS)
+    analyze_benchmark("tiny", db=db)
+    return db
