@@ -54,7 +54,8 @@ def test_wide_predictions_with_a_map(db_path, tmp_path):
     import_questions(write_questions(tmp_path / "q.csv", ITEMS), benchmark="x", db=db_path)
     f = tmp_path / "wide.csv"
     f.write_text("item,gpt-4o,llama-3\nq1,B,C\nq2,AC,A\n", encoding="utf-8")
-    r = invoke(["import", "predictions", f, "-b", "x", "--layout", "wide", "--map", "item=question_id", "--db", db_path])
+    r = invoke(["import", "predictions", f, "-b", "x", "--layout", "wide", "--map", "item=question_id",
+                "--db", db_path])
     assert r.exit_code == 0 and "4 predictions of 2 model(s)" in r.output
 
 
