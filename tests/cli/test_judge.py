@@ -77,6 +77,20 @@ def test_panel_counts(db):
     assert r.output == "12 items: key_correct 10, key_wrong 1, no_majority 1\n"
 
 
+def test_panel_lists_the_disputed_items(db):
+    r = invoke(["judge", "panel", "-b", "tiny", "--db", db])
+    lines = r.output.splitlines()
+    assert lines[0] == "12 items: key_correct 10, key_wrong 1, no_majority 1"
+    assert [l.split()[0] for l in lines[2:]] == ["q9", "q12"]
+
+
+@pytest.mark.xfail(strict=True, reason="the judge tables format missing values only in float columns: the panel "
+                                      "answer of an item without a majority (an object column) prints as 'NaN'")
+def test_panel_shows_no_nan(db):
+    r = invoke(["judge", "panel", "-b", "tiny", "--db", db])
+    assert "NaN" not in r.output
+
+
 def test_agreement(db):
     r = invoke(["judge", "agreement", "-b", "tiny", "-f", "json", "--db", db])
     got = json.loads(r.output)
