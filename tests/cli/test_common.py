@@ -12,7 +12,7 @@ import pytest
 
 from audit.accounts import add_account
 from audit.cli._common import Passwords, acting_account, emit_frame
-from audit.errors import InputError, PermissionDeniedError
+from audit.errors import InputError, PermissionDeniedError, SignInError
 
 PW = "correct horse battery"
 
@@ -78,6 +78,6 @@ def test_acting_account(db_path, monkeypatch):
     _stdin(monkeypatch, PW + "\n")
     assert acting_account("admin", Passwords(True), db_path) == "Admin"   # the name as stored
     _stdin(monkeypatch, "wrong password here\n")
-    with pytest.raises(Exception) as e:
+    with pytest.raises(SignInError, match="the name or the password is not right") as e:
         acting_account("Admin", Passwords(True), db_path)
-    assert PW not in str(e.value)
+    assert PW not in str(e.value) and "wrong password here" not in str(e.value)
