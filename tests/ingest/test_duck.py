@@ -75,7 +75,7 @@ def test_reserved_column_in_parquet(con, tmp_path):
 
 
 def test_missing_file(con, tmp_path):
-    with pytest.raises((InputError, FileNotFoundError)):
+    with pytest.raises(InputError, match="missing.csv: file not found"):
         open_source(con, tmp_path / "missing.csv", "src")
 
 

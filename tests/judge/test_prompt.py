@@ -103,5 +103,5 @@ def test_empty_or_missing_file(tmp_path):
     (tmp_path / "empty.txt").write_text(" \n", encoding="utf-8")
     with pytest.raises(InputError, match="empty"):
         load_prompt(tmp_path / "empty.txt")
-    with pytest.raises((InputError, OSError)):
+    with pytest.raises(InputError, match="missing.txt: file not found"):
         load_prompt(tmp_path / "missing.txt")
