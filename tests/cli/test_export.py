@@ -74,9 +74,6 @@ def test_create_list_and_diff(db, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=Warning,
-                   reason="'export list --verify' fills the all-NaN problem column of an intact export with '', "
-                          "which pandas deprecates (Pandas4Warning: a future pandas raises)")
 def test_list_verify_of_intact_versions_is_future_proof(db, tmp_path):
     import warnings
 

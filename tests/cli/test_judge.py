@@ -84,8 +84,6 @@ def test_panel_lists_the_disputed_items(db):
     assert [l.split()[0] for l in lines[2:]] == ["q9", "q12"]
 
 
-@pytest.mark.xfail(strict=True, reason="the judge tables format missing values only in float columns: the panel "
-                                      "answer of an item without a majority (an object column) prints as 'NaN'")
 def test_panel_shows_no_nan(db):
     r = invoke(["judge", "panel", "-b", "tiny", "--db", db])
     assert "NaN" not in r.output

@@ -34,8 +34,6 @@ def test_inference(name, family, provider):
     assert infer_provider(name) == provider
 
 
-@pytest.mark.xfail(strict=True, reason="the google rule's 'palm' prefix matches 'palmyra' before the writer rule "
-                                      "is tried, so Writer's Palmyra models are counted as Google's")
 def test_palmyra_is_writers():
     assert infer_family("palmyra-x-004") == "writer"
 
@@ -73,9 +71,6 @@ def test_import_models(db_path, tmp_path):
     assert rows(db_path, "SELECT count(*) FROM models") == [(2,)]
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="import_models reads row._line from itertuples(), which renames columns that start "
-                          "with '_', so an empty family crashes with AttributeError instead of naming the line")
 def test_import_models_names_the_line_of_an_empty_family(db_path, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("name,family\nm3,x\nm4,\n", encoding="utf-8")

@@ -65,8 +65,6 @@ def test_candidate_letters(text, letters):
     assert candidate_letters(text, 4) == letters
 
 
-@pytest.mark.xfail(strict=True, reason="FULLWIDTH promises circled Ⓐ–Ⓕ read as Latin letters, but the "
-                                      "LATIN pattern only matches A–F and Ａ–Ｆ, so caa/da never see them")
 def test_circled_letters_are_read_as_latin():
     assert candidate_letters("The answer is Ⓑ", 4) == ["B"]
 
