@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from audit.analyze import analyze_benchmark
 from audit.report import build_report
@@ -29,6 +30,7 @@ def _bench(db, name, *, n_models, acc, n=400, seed=0):
     analyze_benchmark(name, db=db)
 
 
+@pytest.mark.slow
 def test_models_near_chance_get_a_plain_warning_and_the_sampled_count_is_offered(tmp_path):
     db = tmp_path / "w.duckdb"
     _bench(db, "weak", n_models=5, acc=0.12)

@@ -293,6 +293,7 @@ def _bands_ok(p, y):
     return bool(((big["predicted"] - big["observed"]).abs() <= 0.15).all()), t
 
 
+@pytest.mark.slow
 def test_a_random_audit_sample_moves_a_level_that_is_off_toward_the_truth(tmp_path):
     """The level (2.3% of the items) comes from other benchmarks; this one
     holds 45 wrong keys in 900 (5%).  Settling the top 50 of the queue
