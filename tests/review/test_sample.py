@@ -137,3 +137,15 @@ def test_settled_sample_items_give_the_reports_sampled_count(demo):
     code, out, err = _cli("report", "--benchmark", "demo", db=demo)
     assert code == 0 and "random audit sample" in out.lower()
     assert np.isfinite(j["expected_wrong_keys"]["estimate"])
+
+
+def test_once_accounts_exist_only_an_admin_draws(demo):
+    from audit.errors import AuditError
+    from tests.support.accounts import ADMIN, ensure_account
+
+    ensure_account("ann", "reviewer", db=demo)          # the first account is the admin
+    with pytest.raises(AuditError):
+        draw_sample("demo", 10, seed=1, actor="ann", db=demo)
+    with pytest.raises(AuditError):
+        draw_sample("demo", 10, seed=1, db=demo)                 # nobody named
+    assert len(draw_sample("demo", 10, seed=1, actor=ADMIN, db=demo)) == 10
