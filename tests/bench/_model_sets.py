@@ -181,11 +181,19 @@ def _prior_json(pr) -> dict:
 def fold_priors(train: list[tuple[str, Bench]], groups: list[list[str]], *, tag: str = "folds",
                 log=print) -> list:
     """One SplitPrior per group of subjects, fitted without that group's labels (cached)."""
+    import hashlib
+    import inspect
+
+    import audit.analyze.keyerror._model as km
+    import audit.analyze.keyerror._split as ks
+    import audit.analyze.keyerror._training as kt
     from audit.analyze.keyerror import SplitPrior, fit_split_prior
     from audit.analyze.keyerror._training import training_domain
 
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"split-priors-{tag}.json"
+    # a fit made by other code is not reused: the cache's name carries a hash of the code that fits
+    code = hashlib.sha256("".join(inspect.getsource(m) for m in (km, ks, kt)).encode()).hexdigest()[:12]
+    path = CACHE / f"split-priors-{tag}-{code}.json"
     if path.exists():
         return [SplitPrior(**{k: (tuple(v) if k != "domain" else {kk: tuple(vv) for kk, vv in v.items()})
                               if isinstance(v, list) else v for k, v in d.items()})
