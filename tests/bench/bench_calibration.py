@@ -31,7 +31,7 @@ Figures printed:
      split fitted on the other groups' labels), with the shipped split, from
      a level that is off (twice the shipped rate), and the same level after a
      random audit sample of 100 items is settled as well
-  6. tiers: wrong-key share per tier vs the base rate (Tier 3 ≥ 3×); on the
+  6. tiers: wrong-key share per tier vs the base rate (Tiers 1–3 several times it); on the
      uzlib responses, the share of items in Tiers 1–3 (a minority)
 """
 from __future__ import annotations
