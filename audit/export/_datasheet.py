@@ -62,7 +62,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy, counts: dict,
                      items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
                      metrics: pd.DataFrame | None, model_note: str | None = None,
-                     kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None) -> str:
+                     kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None,
+                     credits: pd.DataFrame | None = None) -> str:
     """The DATASHEET.md text.
 
     ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
@@ -71,7 +72,9 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
     CI on the original keys and on this version with excluded items removed);
     ``stems``: question id → question text, for the examples; ``impact``:
     :func:`audit.analyze.impact_summary` of the benchmark (what wrong keys
-    cost each model, the expected number of wrong keys), shown first.
+    cost each model, the expected number of wrong keys), shown first;
+    ``credits``: readers' accepted error reports this version credits
+    (``question_id, name``), listed under the name each gave.
     """
     L: list[str] = [f"# {md(benchmark)} — answer-key version {md(version)}", ""]
     L.append(f"- Parent version: {md(parent) if parent else 'none (original keys)'}")
@@ -130,6 +133,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             ] for r in kappa.itertuples()])
             if kappa_overall:
                 L += ["", md(kappa_overall)]
+    L += _credit_lines(credits)
     L += ["", "## Model accuracy: original keys vs this version", ""]
     if metrics is None or metrics.empty:
         L.append(model_note or "No model predictions are stored for this benchmark.")
@@ -148,6 +152,21 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             "–" if pd.isna(r.delta_points) else f"{r.delta_points:+.1f}",
         ] for r in metrics.sort_values("model").itertuples()])
     return "\n".join(L) + "\n"
+
+
+def _credit_lines(credits: pd.DataFrame | None) -> list[str]:
+    """Readers outside the team whose error reports a lead accepted, each
+    under the name they gave (or as an anonymous reader), with their items."""
+    if credits is None or credits.empty:
+        return []
+    named = credits.assign(name=credits["name"].where(credits["name"].notna(), None))
+    rows = []
+    for name, g in named.groupby(named["name"].fillna("\x00"), sort=True):
+        who = "An anonymous reader" if name == "\x00" else md(name, 80)
+        rows.append([who, ", ".join(md(q) for q in dict.fromkeys(g["question_id"]))])
+    return ["", "## Thanks to readers who reported errors", "",
+            "Error reports sent by readers outside the review team and accepted by a lead reviewer:", "",
+            *_table(["Reported by", "Items"], rows)]
 
 
 def datasheet_impact(benchmark: str, db: DbPath = None) -> dict | None:

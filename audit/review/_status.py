@@ -41,7 +41,7 @@ from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import AuditError
 from audit.review._common import run
 from audit.review.settings import FLAGGED_TIERS, required_reviews_from
-from audit.review.trust import GOLD_RECORD_CTES, GOLD_RUNNING_CTE, RULES, trust_params
+from audit.review.trust import GOLD_RECORD_CTES, GOLD_RUNNING_CTE, REVIEWER_WEIGHT_CTE, RULES, trust_params
 from audit.review.weighted import PRIOR_RIGHT, PRIOR_WRONG, posterior_sql, prior_sql, weight_sql
 from audit.store import DbPath, connect
 
@@ -189,11 +189,10 @@ def _trust_parts(p: dict, one_item: bool) -> tuple[str, str, str]:
         prior_mean = PRIOR_RIGHT / (PRIOR_RIGHT + PRIOR_WRONG)
         acc = f"coalesce(w.accuracy, {prior_mean!r})"
         item = "AND k.question_id = $question_id" if one_item else ""
-        extra = f"""{GOLD_RECORD_CTES},
-ev_prior AS (   -- the evidence before this item's verdicts: the refreshed score unless verdicts clamped it
-    SELECT k.question_id, CASE WHEN e.run_id = k.run_id AND e.settled_verdict IS NULL THEN e.score ELSE k.score END AS p_wrong
+        extra = f"""{GOLD_RECORD_CTES}, {REVIEWER_WEIGHT_CTE},
+ev_prior AS (   -- the evidence before any verdict: the audit fit's score (see audit.review.weighted)
+    SELECT k.question_id, k.score AS p_wrong
     FROM key_error_scores k
-    LEFT JOIN key_error_evidence e ON e.benchmark = k.benchmark AND e.question_id = k.question_id
     WHERE k.benchmark = $benchmark AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark) {item}
 ),
 wagg AS (   -- the agreeing verdicts' weights

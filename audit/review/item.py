@@ -17,6 +17,7 @@ from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import DISPUTED, base_params, status_expr, summary_ctes
 from audit.review.record import REVIEW_COLUMNS, _to_review
+from audit.review.reports import item_reports
 from audit.review.settings import settings_from
 from audit.store import DbPath, connect
 from audit.store.records import Option, Question, Review
@@ -108,6 +109,7 @@ class ItemView:
     settled_verdict: str | None = None     # the settled verdict when status is 'done'
     settled_answer: str | None = None      # its corrected answer (key_wrong)
     adjudicated: bool = False
+    reports: list = field(default_factory=list)   # readers' open and accepted error reports (ItemReport)
 
     @property
     def my_latest(self) -> Review | None:
@@ -149,6 +151,11 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     reviewer's own rows and ``history_hidden`` is True.  With
     ``reviewer=None`` all other reviewers' rows are hidden.
 
+    A known-answer item (:mod:`audit.review.gold`) reads, for a reviewer
+    who is neither a lead nor an admin, as if their own rows were its only
+    ones (status, counts, history), so it looks like any other item.
+    ``reports``: readers' open and accepted error reports on the item.
+
     Raises :class:`~audit.errors.NotFoundError` for an unknown item.
     """
     me = clean_name(reviewer) or None
@@ -188,6 +195,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
             WHERE p.benchmark = $benchmark AND p.question_id = $question_id
             ORDER BY family, p.model, p.run""", params).fetchall()
         judges = _judges(con, benchmark, question_id)
+        reports = item_reports(con, benchmark, question_id)
         my_role = effective_role(con, me) if me else None
         may_adj = bool(me) and may_adjudicate(con, me)
         summ = run(con, f"""
@@ -234,7 +242,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         n_verdicts=int(n_verdicts or 0), reviewed_by_me=bool(reviewed_by_me), is_lead=lead,
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
         settled_verdict=s_verdict if status == "done" else None,
-        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
+        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated), reports=reports,
     )
     return view
 

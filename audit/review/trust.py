@@ -15,7 +15,9 @@ Settings (review setting ``trust``, JSON; changing them is an admin's act):
   the estimated accuracy from which a reviewer counts as careful.
 * ``flag_below`` — a reviewer is flagged when the upper end of the 95%
   Wilson interval of their accuracy on known-answer items is below this
-  (default 0.8); ``second_review_flagged`` — under the count rule, a
+  (default 0.8), once they answered at least ``flag_min_gold`` of them
+  (default 5: one wrong first answer, 0 of 1, has an upper end of 0.79 and
+  would flag anyone); ``second_review_flagged`` — under the count rule, a
   verdict a reviewer gave while flagged does not count toward the required
   number (another reviewer must agree).
 * ``gold_rate`` — the share of known-answer items in each reviewer's flow
@@ -55,6 +57,7 @@ class TrustSettings:
     allow_lone: bool = False
     careful: float = 0.85
     flag_below: float = 0.8
+    flag_min_gold: int = 5
     second_review_flagged: bool = False
     gold_rate: float = 0.1
 
@@ -65,6 +68,8 @@ class TrustSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or not 0.0 <= v <= 1.0:
                 raise InputError(f"{name.replace('_', ' ')} is a probability between 0 and 1, not {v!r}")
+        if isinstance(self.flag_min_gold, bool) or not isinstance(self.flag_min_gold, int) or self.flag_min_gold < 1:
+            raise InputError(f"flag min gold is a whole number from 1, not {self.flag_min_gold!r}")
         if self.threshold < 0.5 or self.lone_threshold < 0.5:
             raise InputError("a settlement threshold below 0.5 would settle an opinion less likely right than wrong")
         return self
@@ -113,13 +118,22 @@ def set_trust(*, actor: str | None = None, db: DbPath = None, **changes) -> Trus
     return new
 
 
+def trust_settings(*, actor: str | None = None, db: DbPath = None, **changes) -> TrustSettings:
+    """The trust settings (``audit review settlement``); with changes (values
+    not None), set them first (:func:`set_trust`, an admin's act)."""
+    given = {k: v for k, v in changes.items() if v is not None}
+    if given:
+        return set_trust(actor=actor, db=db, **given)
+    return get_trust(db=db)
+
+
 def trust_params(con) -> dict:
     """The SQL parameters of :data:`GOLD_RECORD_CTES` and of the weighted
     rule, from the stored settings."""
     s = trust_from(con)
     return {"rule": s.rule, "w_threshold": s.threshold, "w_lone_threshold": s.lone_threshold,
             "w_allow_lone": s.allow_lone, "w_careful": s.careful, "flag_below": s.flag_below,
-            "second_review_flagged": s.second_review_flagged}
+            "flag_min_gold": s.flag_min_gold, "second_review_flagged": s.second_review_flagged}
 
 
 def wilson_upper_sql(k: str, n: str) -> str:
@@ -135,11 +149,9 @@ def wilson_upper_sql(k: str, n: str) -> str:
 #: Relations for ``$benchmark``: ``gold`` (each known-answer item, its known
 #: answer as an opinion ``verdict[:answer]`` and when it was marked),
 #: ``gold_answers`` (each reviewer's first verdict on it since:
-#: ``reviewer, question_id, review_id, is_right``), ``gold_record``
-#: (``reviewer, n_gold, n_right``) and ``reviewer_weight`` (``reviewer,
-#: accuracy, flagged``: the accuracy the weighted rule counts a verdict
-#: with, and the flag at ``$flag_below``).
-GOLD_RECORD_CTES = f"""
+#: ``reviewer, question_id, review_id, is_right``) and ``gold_record``
+#: (``reviewer, n_gold, n_right``).
+GOLD_RECORD_CTES = """
 gold AS (
     SELECT g.question_id, g.answer, g.after_review_id,
            CASE WHEN g.answer = q.answer_key THEN 'key_correct' ELSE 'key_wrong:' || g.answer END AS gold_opinion
@@ -157,10 +169,16 @@ gold_answers AS (
 gold_record AS (
     SELECT reviewer, count(*) AS n_gold, count(*) FILTER (WHERE is_right) AS n_right
     FROM gold_answers GROUP BY reviewer
-),
+)"""
+
+#: After :data:`GOLD_RECORD_CTES`: ``reviewer_weight`` (``reviewer,
+#: accuracy, flagged``: the accuracy the weighted rule counts a verdict
+#: with, and the flag at ``$flag_below`` from ``$flag_min_gold`` answers).
+REVIEWER_WEIGHT_CTE = f"""
 reviewer_weight AS (
     SELECT reviewer, {accuracy_sql('n_right', 'n_gold')} AS accuracy,
-           coalesce({wilson_upper_sql('n_right', 'n_gold')} < $flag_below, false) AS flagged
+           n_gold >= $flag_min_gold AND coalesce({wilson_upper_sql('n_right', 'n_gold')} < $flag_below, false)
+               AS flagged
     FROM gold_record
 )"""
 
@@ -170,7 +188,7 @@ reviewer_weight AS (
 GOLD_RUNNING_CTE = f"""
 gold_running AS (
     SELECT reviewer, review_id,
-           coalesce({wilson_upper_sql('k', 'n')} < $flag_below, false) AS flagged
+           n >= $flag_min_gold AND coalesce({wilson_upper_sql('k', 'n')} < $flag_below, false) AS flagged
     FROM (SELECT reviewer, review_id,
                  count(*) FILTER (WHERE is_right) OVER w AS k, count(*) OVER w AS n
           FROM gold_answers WINDOW w AS (PARTITION BY reviewer ORDER BY review_id))
@@ -178,6 +196,7 @@ gold_running AS (
 
 
 __all__ = [
-    "TRUST_SETTING", "RULES", "Z95", "TrustSettings", "trust_from", "get_trust", "set_trust", "trust_params",
-    "wilson_upper_sql", "GOLD_RECORD_CTES", "GOLD_RUNNING_CTE",
+    "TRUST_SETTING", "RULES", "Z95", "TrustSettings", "trust_from", "get_trust", "set_trust", "trust_settings",
+    "trust_params",
+    "wilson_upper_sql", "GOLD_RECORD_CTES", "REVIEWER_WEIGHT_CTE", "GOLD_RUNNING_CTE",
 ]

@@ -7,7 +7,14 @@ opinion *o* (``key_correct``, ``key_wrong`` with its corrected answer,
 ``key_wrong``, where ``p`` is the item's key-error score (the models, the
 judges, the parallel source: :mod:`audit.analyze.keyerror`); ``0.5`` for
 ``ambiguous`` and ``defective``, which the score says nothing about, and
-for an item without a score.  Each reviewer *r* who gave *o* is right with
+for an item without a score.  The score is the audit fit's, not the one
+refreshed as verdicts arrive (:mod:`audit.review.evidence`): the refresh
+learns the subjects' rates and the misconception share from the settled
+items, and the items a weighted campaign settles first are those whose
+verdict agrees with the evidence, so the refreshed score would learn that
+the evidence is right and feed it back into the next settlements (on
+MMLU-Redux it drove the Tier 1–2 scores from about 0.3 to 0.02 within one
+campaign).  Each reviewer *r* who gave *o* is right with
 probability ``a_r`` and otherwise says something else (the "one-coin"
 reviewer of Dawid & Skene 1979 reduced to two outcomes: *o* right or not),
 independently of the other reviewers given the truth.  By Bayes' rule the

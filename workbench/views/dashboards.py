@@ -10,7 +10,7 @@ import streamlit as st
 import audit
 from audit import i18n
 from workbench import session
-from workbench.views import common
+from workbench.views import admin_trust, common
 from workbench.views.common import t
 
 INT_AXIS = {"format": "d", "tickMinStep": 1}  # counts: whole numbers on the axis
@@ -57,8 +57,8 @@ def page() -> None:
     if bench is None:
         return
     tabs = st.tabs([t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
-                    t("dash.tab_corrected"), t("dash.tab_kappa")])
-    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa)):
+                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_reviewers")])
+    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _reviewers)):
         with tab:
             show(bench, db)
 
@@ -242,3 +242,26 @@ def _cost(bench: str, db) -> None:
             t("dash.col_expected"): by["estimate"].round(1),
             t("dash.col_interval", level=lvl): [f"{lo:.0f}–{hi:.0f}" for lo, hi in zip(by["low"], by["high"])],
         }), hide_index=True, width="stretch", key="dash_ewk_subject")
+
+
+def _reviewers(bench: str, db) -> None:
+    """Each reviewer's reliability, overall and per language and subject
+    (:mod:`audit.review.reliability`), where there are enough known-answer items."""
+    st.caption(t("dash.reviewers_caption"))
+    df = common.call(audit.review.reviewer_reliability, bench, db=db, any_error=True)
+    if df is None or df.empty:
+        st.info(t("dash.no_reviewers"))
+        return
+    shown, cfg = admin_trust.reliability_frame(df)
+    st.dataframe(shown, hide_index=True, width="stretch", key="dash_reliability", column_config=cfg)
+    for by, head in (("language", t("dash.reviewers_by_language")), ("subject", t("dash.reviewers_by_subject"))):
+        st.markdown(f"**{head}**")
+        g = common.call(audit.review.reliability.reliability_by, bench, by, db=db, any_error=True)
+        if g is None or g.empty:
+            st.caption(t("dash.no_reviewers"))
+            continue
+        few = int((g["n_gold"] < audit.review.reliability.MIN_GOLD).sum())
+        if few:
+            st.caption(t("dash.reviewers_few", n=few, min=audit.review.reliability.MIN_GOLD))
+        shown, cfg = admin_trust.reliability_frame(g, by)
+        st.dataframe(shown, hide_index=True, width="stretch", key=f"dash_reliability_{by}", column_config=cfg)
