@@ -52,7 +52,7 @@ class TrustSettings:
     """See the module docstring."""
 
     rule: str = "count"
-    threshold: float = 0.9
+    threshold: float = 0.8
     lone_threshold: float = 0.95
     allow_lone: bool = False
     careful: float = 0.85

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from audit.ingest.storing import store_questions
-from audit.review import add_gold, add_review, item_view, review_queue, settled_verdicts
+from audit.review import add_gold, add_review, add_reviews, item_view, review_queue, settled_verdicts
 from audit.review.queue import next_for_reviewer
 from audit.review.reliability import gold_trajectory, reviewer_reliability
 from audit.review.settings import set_required_reviews
@@ -48,6 +48,45 @@ def simulated_verdict(truth: str, key: str, right: bool, rng: random.Random) -> 
 
 def _opinion(verdict: str, answer: str | None) -> str:
     return verdict + (f":{answer}" if answer else "")
+
+
+# ---------------------------------------------------------------- small benchmarks
+
+MODELS = ("qwen2.5-7b", "llama-3.1-8b", "gpt-4o-mini", "gemma-2-9b", "mistral-7b")
+
+
+def analysed_benchmark(db: Path, n: int = 40, *, bench: str = "trust", seed: int = 0,
+                       languages: tuple[str, ...] = ("bo", "zh")) -> dict[str, str]:
+    """``n`` four-option items answered by five models and analysed (tiers
+    and key-error scores): every third item's models mostly reject the key.
+    Returns item → key."""
+    from audit.analyze import analyze_benchmark
+    from audit.ingest.models import register_models
+
+    rng = random.Random(seed)
+    qs, keys = [], {}
+    for i in range(n):
+        qid = f"t{i:03d}"
+        key = LABELS[i % 4]
+        lang = languages[i % len(languages)]
+        qs.append(Question(bench, qid, f"Question {i} <b>?</b>", [Option(x, f"option {x} of {i}") for x in LABELS],
+                           key, subject=("history", "grammar")[i % 2], language=lang,
+                           script="Tibt" if lang == "bo" else "Hans"))
+        keys[qid] = key
+    rows = []
+    for q in qs:
+        other = next(x for x in LABELS if x != q.answer_key)
+        reject = int(q.question_id[1:]) % 3 == 0
+        for m in MODELS:
+            a = other if (reject and rng.random() < 0.85) or (not reject and rng.random() < 0.1) else q.answer_key
+            rows.append((bench, q.question_id, m, a, "given", True))
+    with connect(db) as con, transaction(con):
+        store_questions(con, bench, "questions", qs)
+        register_models(con, list(MODELS))
+        con.executemany("INSERT INTO predictions (benchmark, question_id, model, answer, method, valid) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", rows)
+    analyze_benchmark(bench, db=db)
+    return keys
 
 
 # ---------------------------------------------------------------- reliability
@@ -183,9 +222,11 @@ def prepare_redux(template: Path, db: Path, *, n_gold: int = 40, seed: int = 0, 
     for qid in gold:
         add_gold(bench, qid, keys[qid], db=db)
     for r in REVIEWERS:
+        rows = []
         for qid in gold:
             v, a = simulated_verdict("key_correct", keys[qid], rng.random() < 0.9, rng)
-            add_review(bench, qid, r, v, corrected_answer=a, source="workbench", db=db)
+            rows.append({"question_id": qid, "reviewer": r, "verdict": v, "corrected_answer": a})
+        add_reviews(bench, rows, source="workbench", db=db)
     return df, truth, keys
 
 
@@ -214,12 +255,11 @@ def policy_campaign(template: Path, db: Path, policy: str, *, seed: int = 0, bud
     n_given = {q: 0 for q in items}
 
     def give(qid: str, reviewer: str) -> None:
-        item_view(bench, qid, reviewer=reviewer, db=db)
         v, a = simulated_verdict(truth[qid], keys[qid], right[qid][n_given[qid]], pick[qid])
         add_review(bench, qid, reviewer, v, corrected_answer=a, source="workbench", db=db)
         n_given[qid] += 1
 
-    # first reviews, round robin, in the policy's order
+    # first reviews, the reviewers taking turns, in the policy's order
     turn = 0
     while True:
         q = review_queue(bench, status="unreviewed", order=order, limit=1, db=db)
@@ -228,21 +268,18 @@ def policy_campaign(template: Path, db: Path, policy: str, *, seed: int = 0, bud
         give(q["question_id"].iloc[0], REVIEWERS[turn % len(REVIEWERS)])
         turn += 1
     first = sum(n_given.values())
-    # second (and later) reviews: whoever has not reviewed the first item asking for one
-    seconds = 0
-    while budget is None or seconds < budget:
-        done = False
-        for r in REVIEWERS:
-            q = review_queue(bench, status="needs_second_review", reviewer=r, order=order, db=db)
-            q = q[~q["reviewed_by_me"]]
-            if q.empty:
-                continue
-            give(q["question_id"].iloc[0], r)
-            seconds += 1
-            done = True
-            break
-        if not done:
-            break
+    # second (and later) reviews: the reviewers take turns, each taking the first item that needs them
+    seconds, idle = 0, 0
+    while (budget is None or seconds < budget) and idle < len(REVIEWERS):
+        r = REVIEWERS[turn % len(REVIEWERS)]
+        turn += 1
+        q = review_queue(bench, status="needs_me", reviewer=r, order=order, limit=1, db=db)
+        if q.empty:
+            idle += 1
+            continue
+        idle = 0
+        give(q["question_id"].iloc[0], r)
+        seconds += 1
     rule = "weighted" if policy == "adaptive" else "count"
     s = settled_verdicts(bench, rule=rule, db=db)
     s = s[s["question_id"].isin(items)]
@@ -278,5 +315,5 @@ def redux_template(src: Path, path: Path) -> Path:
     return path
 
 
-__all__ = ["simulated_verdict", "build_campaign_benchmark", "reliability_campaign", "ReliabilityRun", "PolicyRun",
+__all__ = ["simulated_verdict", "analysed_benchmark", "MODELS", "build_campaign_benchmark", "reliability_campaign", "ReliabilityRun", "PolicyRun",
            "prepare_redux", "policy_campaign", "redux_template", "truth_of_redux", "REVIEWERS"]
