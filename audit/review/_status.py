@@ -254,6 +254,10 @@ def status_expr(s: str = "s", tier: str = "a.tier") -> str:
     )
 
 
+def _has_gold(con, benchmark: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM gold_items WHERE benchmark = ?", [benchmark]).fetchall()[0][0])
+
+
 def base_params(con, benchmark: str, reviewer: str | None = None, rule: str | None = None) -> dict:
     """The parameters of :func:`summary_ctes` and :func:`status_expr`: the
     required reviews, the campaign's trust settings (``rule`` overrides its
@@ -267,7 +271,7 @@ def base_params(con, benchmark: str, reviewer: str | None = None, rule: str | No
         "req_flagged": req.flagged,
         "req_other": req.other,
         **trust_params(con),
-        "mask_gold": name is not None and effective_role(con, name) not in ("lead", "admin"),
+        "mask_gold": name is not None and _has_gold(con, benchmark) and effective_role(con, name) not in ("lead", "admin"),
     }
     if rule is not None:
         if rule not in RULES:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, fields
 
-from audit._util.sql import table_exists
 from audit.accounts import require_role
 from audit.errors import InputError
 from audit.review.weighted import accuracy_sql
@@ -77,7 +76,7 @@ class TrustSettings:
 
 def trust_from(con) -> TrustSettings:
     """The stored settings (defaults where none are stored)."""
-    raw = read_setting(con, TRUST_SETTING) if table_exists(con, "review_settings") else None
+    raw = read_setting(con, TRUST_SETTING)
     known = {f.name for f in fields(TrustSettings)}
     return TrustSettings(**{k: v for k, v in (raw or {}).items() if k in known})
 

@@ -29,6 +29,7 @@ from audit.review.settings import set_required_reviews
 from audit.review.trust import set_trust
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
+from audit.store.turns import keep_reads_open
 
 LABELS = "ABCD"
 
@@ -140,6 +141,7 @@ def reliability_campaign(db: Path, *, seed: int = 0, accuracy: dict[str, float] 
     after: dict[str, str | None] = {r: None for r in accuracy}
     active = list(accuracy)
     n = 0
+    keep_reads_open(60)      # as the workbench does: reads share one connection between writes
     while active:
         for r in list(active):
             qid = next_for_reviewer(bench, r, after=after[r], tiers=None, db=db)
@@ -152,6 +154,7 @@ def reliability_campaign(db: Path, *, seed: int = 0, accuracy: dict[str, float] 
                        actor=r if admin else None, db=db)
             after[r] = qid
             n += 1
+    keep_reads_open(0)
     # a lead settles the disputes with the truth
     q = review_queue(bench, tiers=None, status="disputed", db=db)
     for qid in q["question_id"]:

@@ -39,7 +39,7 @@ def _item(bench: str, qid: str):
 
 
 def page() -> None:
-    common.css()
+    st.html(render.CSS)          # no sidebar for a reader: the language switch sits at the top
     top = st.columns([3, 1])
     common.language_switch(top[1])
     top[0].title(t("report.title"))
