@@ -203,7 +203,8 @@ def _emit(df, fmt: str, empty: str) -> None:
 def gold_cmd(
     benchmark: BenchmarkOption = None,
     add: Annotated[Optional[str], typer.Option("--add", help="Mark this item (its id) a known-answer item.")] = None,
-    answer: Annotated[Optional[str], typer.Option("--answer", "-a", help="Its known answer (with --add), e.g. C or ག.")] = None,
+    answer: Annotated[Optional[str], typer.Option("--answer", "-a",
+                                                  help="Its known answer (with --add), e.g. C or ག.")] = None,
     from_settled: Annotated[bool, typer.Option("--from-settled", help="Mark every settled item whose verdict names "
                                                                       "an answer.")] = False,
     rate: Annotated[Optional[float], typer.Option("--rate", help="Share of known-answer items in each reviewer's "
@@ -238,7 +239,8 @@ def gold_cmd(
         echo(f"{n} settled item(s) marked as known-answer items")
         return
     if rate is not None:
-        actor = acting_account(as_, Passwords(password_stdin), db, required_for="setting the rate of known-answer items")
+        actor = acting_account(as_, Passwords(password_stdin), db,
+                               required_for="setting the rate of known-answer items")
         echo(f"known-answer items in each reviewer's flow: {set_gold_rate(rate, actor=actor, db=db):.0%}")
         return
     _emit(list_gold(benchmark, db=db), fmt, "no known-answer items yet")
@@ -266,12 +268,13 @@ def reliability_cmd(
 
 @review_app.command("settlement")
 def settlement_cmd(
-    rule: Annotated[Optional[str], typer.Option("--rule", help="count (the required number of agreeing verdicts) "
-                                                               "| weighted (the reliability-weighted posterior).")] = None,
+    rule: Annotated[Optional[str], typer.Option(
+        "--rule", help="count (the required number of agreeing verdicts) "
+                       "| weighted (the reliability-weighted posterior).")] = None,
     threshold: Annotated[Optional[float], typer.Option("--threshold", help="Weighted: posterior that settles "
                                                                            "agreeing verdicts.")] = None,
-    lone_threshold: Annotated[Optional[float], typer.Option("--lone-threshold", help="Weighted: posterior that "
-                                                                                     "settles one verdict alone.")] = None,
+    lone_threshold: Annotated[Optional[float], typer.Option(
+        "--lone-threshold", help="Weighted: posterior that settles one verdict alone.")] = None,
     allow_lone: Annotated[Optional[bool], typer.Option("--allow-lone/--no-allow-lone", help="Weighted: may one "
                           "careful reviewer's verdict that the evidence supports settle alone.")] = None,
     careful: Annotated[Optional[float], typer.Option("--careful", help="Weighted: estimated accuracy from which a "
@@ -304,7 +307,8 @@ def report_error_cmd(
     question: Annotated[str, typer.Option("--question", "-q", help="The item's id.")],
     text: Annotated[str, typer.Option("--text", "-t", help="What is wrong with it.")],
     benchmark: BenchmarkOption = None,
-    answer: Annotated[Optional[str], typer.Option("--answer", "-a", help="The answer you suggest (an option label).")] = None,
+    answer: Annotated[Optional[str], typer.Option("--answer", "-a",
+                                                  help="The answer you suggest (an option label).")] = None,
     name: Annotated[Optional[str], typer.Option("--name", help="The name to credit you under (optional).")] = None,
     contact: Annotated[Optional[str], typer.Option("--contact", help="How a lead may reach you (optional; only "
                                                                      "leads see it).")] = None,

@@ -135,10 +135,10 @@ def get_policy(name: str | Policy) -> Policy:
 
     >>> get_policy("default").exclude
     ('ambiguous', 'defective')
-    >>> get_policy("nope")
+    >>> get_policy("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: unknown export policy 'nope'; choose one of: adjudicated-only, corrections-only, default, double-reviewed, original, weighted
+    audit.errors.InputError: unknown export policy 'nope'; choose one of: adjudicated-only, ..., weighted
     """
     if isinstance(name, Policy):
         return name

@@ -141,7 +141,8 @@ review_summary AS (
                 WHEN c.n_opinions = 1 THEN c.corrected_answer END AS corrected_answer,
            CASE WHEN a.review_id IS NOT NULL THEN a.cause WHEN c.n_opinions = 1 THEN cc.cause END AS cause,
            CASE WHEN a.review_id IS NOT NULL THEN a.rationale WHEN c.n_opinions = 1 THEN c.rationale END AS rationale,
-           CASE WHEN a.review_id IS NOT NULL THEN a.proposed_fix WHEN c.n_opinions = 1 THEN c.proposed_fix END AS proposed_fix,
+           CASE WHEN a.review_id IS NOT NULL THEN a.proposed_fix WHEN c.n_opinions = 1 THEN c.proposed_fix END
+               AS proposed_fix,
            {trust_cols}
     FROM all_agg g
     LEFT JOIN cur_agg c USING (question_id)
@@ -175,7 +176,8 @@ def summary_ctes(*, one_item: bool = False, full: bool = False, params: dict | N
     return core + extra + body
 
 
-_COUNT_COLS = "coalesce(c.n_verdicts, 0) AS n_credited, NULL::VARCHAR AS weighted_rule, NULL::DOUBLE AS posterior, true AS by_count"
+_COUNT_COLS = ("coalesce(c.n_verdicts, 0) AS n_credited, NULL::VARCHAR AS weighted_rule, NULL::DOUBLE AS posterior, "
+               "true AS by_count")
 
 
 def _trust_parts(p: dict, one_item: bool) -> tuple[str, str, str]:
@@ -193,7 +195,8 @@ def _trust_parts(p: dict, one_item: bool) -> tuple[str, str, str]:
 ev_prior AS (   -- the evidence before any verdict: the audit fit's score (see audit.review.weighted)
     SELECT k.question_id, k.score AS p_wrong
     FROM key_error_scores k
-    WHERE k.benchmark = $benchmark AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark) {item}
+    WHERE k.benchmark = $benchmark {item}
+      AND k.run_id = (SELECT max(run_id) FROM audit_runs WHERE benchmark = $benchmark)
 ),
 wagg AS (   -- the agreeing verdicts' weights
     SELECT c.question_id, count(*) AS n, count(DISTINCT c.opinion) AS n_op, min(c.verdict) AS verdict,
@@ -271,7 +274,8 @@ def base_params(con, benchmark: str, reviewer: str | None = None, rule: str | No
         "req_flagged": req.flagged,
         "req_other": req.other,
         **trust_params(con),
-        "mask_gold": name is not None and _has_gold(con, benchmark) and effective_role(con, name) not in ("lead", "admin"),
+        "mask_gold": (name is not None and _has_gold(con, benchmark)
+                      and effective_role(con, name) not in ("lead", "admin")),
     }
     if rule is not None:
         if rule not in RULES:

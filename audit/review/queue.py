@@ -454,7 +454,8 @@ def _wants_gold(con, benchmark: str, reviewer: str) -> bool:
     if rate <= 0:
         return False
     n_all, n_gold = con.execute(
-        "SELECT count(DISTINCT r.question_id), count(DISTINCT r.question_id) FILTER (WHERE r.review_id > g.after_review_id) "
+        "SELECT count(DISTINCT r.question_id), "
+        "count(DISTINCT r.question_id) FILTER (WHERE r.review_id > g.after_review_id) "
         "FROM reviews r LEFT JOIN gold_items g ON g.benchmark = r.benchmark AND g.question_id = r.question_id "
         "WHERE r.benchmark = ? AND r.reviewer = ? AND r.verdict <> 'skip' AND NOT r.is_adjudication",
         [benchmark, reviewer]).fetchall()[0]
@@ -464,6 +465,7 @@ def _wants_gold(con, benchmark: str, reviewer: str) -> bool:
 
 __all__ = [
     "REVIEWED_BY_ME", "NOT_REVIEWED_BY_ME", "NEEDS_ME", "QUEUE_STATUSES", "NEEDS_ME_SQL", "QueueOrder",
-    "QUEUE_ORDERS", "register_order", "DEFAULT_ORDER", "WEIGHTED_DEFAULT_ORDER", "queue_relation", "review_queue", "QueueProgress",
+    "QUEUE_ORDERS", "register_order", "DEFAULT_ORDER", "WEIGHTED_DEFAULT_ORDER", "queue_relation", "review_queue",
+    "QueueProgress",
     "queue_progress", "neighbours", "next_for_reviewer",
 ]

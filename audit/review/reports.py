@@ -145,8 +145,8 @@ def _insert(con, benchmark: str, r: dict, channel: str, key: str, now) -> str:
 
 
 @resolves_benchmark
-def report_error(benchmark: str | None, question_id: str, text: str, *, answer: str | None = None, name: str | None = None,
-                 contact: str | None = None, sender: str | None = None, channel: str = "cli",
+def report_error(benchmark: str | None, question_id: str, text: str, *, answer: str | None = None,
+                 name: str | None = None, contact: str | None = None, sender: str | None = None, channel: str = "cli",
                  db: DbPath = None) -> ReportReceipt:
     """Record a reader's report that ``question_id`` is wrong (no account
     needed).  ``answer``: the answer they suggest (an option label);
@@ -190,7 +190,8 @@ def report_error(benchmark: str | None, question_id: str, text: str, *, answer: 
 
 
 @resolves_benchmark
-def import_reports(path: str | os.PathLike, *, benchmark: str | None = None, actor: str | None = None, db: DbPath = None) -> int:
+def import_reports(path: str | os.PathLike, *, benchmark: str | None = None, actor: str | None = None,
+                   db: DbPath = None) -> int:
     """Record the reports of a CSV or JSON(L) file (columns
     ``question_id, text`` and optionally ``answer`` (or
     ``suggested_answer``), ``name, contact``), all or nothing, errors
@@ -318,6 +319,7 @@ def mark_credited(con, report_ids: list[str], version: str) -> None:
 
 __all__ = [
     "MAX_TEXT", "MAX_NAME", "MAX_CONTACT", "RATE_LIMIT", "RATE_WINDOW", "REPORT_COLUMNS", "ReportReceipt",
-    "ItemReport", "ReportableItem", "reportable_item", "sender_key", "report_error", "import_reports", "list_reports", "triage_report", "reports_command",
+    "ItemReport", "ReportableItem", "reportable_item", "sender_key", "report_error", "import_reports", "list_reports",
+    "triage_report", "reports_command",
     "item_reports", "credits", "mark_credited",
 ]

@@ -116,7 +116,10 @@ def build_campaign_benchmark(db: Path, *, n_items: int = 300, n_gold: int = 30, 
                            subject=("history", "grammar", "medicine")[i % 3], language=lang,
                            script="Tibt" if lang == "bo" else "Hans"))
         keys[qid] = key
-        truth[qid] = "key_correct" if rng.random() >= 0.2 else f"key_wrong:{rng.choice([x for x in LABELS if x != key])}"
+        if rng.random() >= 0.2:
+            truth[qid] = "key_correct"
+        else:
+            truth[qid] = f"key_wrong:{rng.choice([x for x in LABELS if x != key])}"
     with connect(db) as con, transaction(con):
         store_questions(con, bench, "questions", qs)
     gold = sorted(rng.sample(sorted(truth), n_gold))
@@ -318,5 +321,6 @@ def redux_template(src: Path, path: Path) -> Path:
     return path
 
 
-__all__ = ["simulated_verdict", "analysed_benchmark", "MODELS", "build_campaign_benchmark", "reliability_campaign", "ReliabilityRun", "PolicyRun",
-           "prepare_redux", "policy_campaign", "redux_template", "truth_of_redux", "REVIEWERS"]
+__all__ = ["simulated_verdict", "analysed_benchmark", "MODELS", "build_campaign_benchmark", "reliability_campaign",
+           "ReliabilityRun", "PolicyRun", "prepare_redux", "policy_campaign", "redux_template", "truth_of_redux",
+           "REVIEWERS"]
