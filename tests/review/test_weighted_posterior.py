@@ -57,6 +57,17 @@ def test_information_gain_by_hand():
     assert g[0] > g[1] > g[2] > 0
 
 
+def test_information_gain_is_the_mutual_information_by_scipy():
+    # EIG = I(T; V) for the truth T of the opinion and the next verdict V, computed from the joint
+    # distribution with scipy: H(T) + H(V) − H(T, V)
+    from scipy.stats import entropy
+
+    for pi, a in ((0.5, 0.9), (0.8, 0.9), (0.99, 0.9), (0.3, 0.6), (0.944, 0.89)):
+        joint = np.array([[pi * a, pi * (1 - a)], [(1 - pi) * (1 - a), (1 - pi) * a]])   # rows T, columns V
+        mi = entropy(joint.sum(1), base=2) + entropy(joint.sum(0), base=2) - entropy(joint.ravel(), base=2)
+        assert information_gain(pi, a) == pytest.approx(mi, abs=1e-12)
+
+
 def test_the_sql_computes_what_python_does():
     con = duckdb.connect()
     rows = [("key_wrong", 0.3, 0.92, 0.7), ("key_correct", 0.21, 0.8, 0.55), ("ambiguous", 0.9, 0.99, 0.5),
