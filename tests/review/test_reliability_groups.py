@@ -12,6 +12,8 @@ from audit.review import add_gold, add_reviews, reviewer_reliability
 from audit.review.reliability import MIN_GOLD, reliability_by
 from tests.support.campaign import analysed_benchmark
 
+pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
+
 B = "trust"
 
 

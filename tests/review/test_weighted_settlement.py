@@ -17,6 +17,8 @@ from audit.review.trust import set_trust
 from audit.review.weighted import information_gain, opinion_posterior, opinion_prior, reviewer_accuracy
 from tests.support.campaign import analysed_benchmark
 
+pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
+
 B = "trust"
 PW = "a long password 1"
 ADMIN, LEAD = "Admin Nyima", "Lead Dolkar"

@@ -13,6 +13,8 @@ from audit.review.gold import list_gold
 from audit.review.reports import report_error
 from tests.support.campaign import analysed_benchmark
 
+pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
+
 B = "trust"
 PW = "a long password 1"
 TIMEOUT = 120

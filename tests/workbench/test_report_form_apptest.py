@@ -15,6 +15,8 @@ from audit.review import add_gold, review_queue
 from audit.review.reports import list_reports, report_error
 from tests.support.campaign import analysed_benchmark
 
+pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
+
 B = "trust"
 PW = "a long password 1"
 TIMEOUT = 120

@@ -24,8 +24,8 @@ from audit.review import add_gold, add_review, review_queue
 from audit.review.reports import RATE_LIMIT, list_reports, report_error, sender_key
 from audit.store import connect, transaction
 from audit.store.records import Option, Question
-from tests._accounts import PASSWORD, browser_sign_in, ensure_account
-from tests._workbench_server import chromium, wait_settled, workbench_server
+from tests.support.accounts import PASSWORD, browser_sign_in, ensure_account
+from tests.support.workbench_server import chromium, wait_settled, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 B = "forms"

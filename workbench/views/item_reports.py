@@ -1,5 +1,5 @@
 """Item page panel "Reports from readers": what readers outside the team
-said is wrong with the item, in plain words (:attr:`audit.review.item.ItemView.reports`;
+said is wrong with the item, in plain words (the ``reports`` of :class:`audit.review.item.ItemView`;
 never their names or contacts), and, for a lead, accept or dismiss.  The
 text is untrusted: it is shown escaped, never as HTML or Markdown."""
 from __future__ import annotations
