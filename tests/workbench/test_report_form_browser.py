@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,16 @@ def _main_text(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text()
 
 
+def _main_html(page, qid: str) -> str:
+    """The main area's HTML with the item's id replaced and the ids the
+    browser session numbers (element ids and the attributes that point at
+    them) left out."""
+    wait_settled(page, 500)
+    html = page.locator('[data-testid="stMain"]').inner_html().replace(qid, "ID")
+    pointers = "id|for|aria-labelledby|aria-describedby|aria-controls|aria-owns|aria-activedescendant"
+    return re.sub(rf'\s(?:{pointers})="[^"]*"', "", html)
+
+
 def test_a_known_answer_item_reads_like_any_other(wb, page):
     base, db = wb
     browser_sign_in(page, f"{base}/item?benchmark={B}&question=g01", REVIEWER, create=False)
@@ -99,6 +110,14 @@ def test_a_known_answer_item_reads_like_any_other(wb, page):
     plain = _main_text(page)
     assert gold.replace("g01", "ID") == plain.replace("p01", "ID")
     assert "Not reviewed yet" in gold and "hidden" not in gold.lower()
+    # the page's HTML too, not only its text
+    page.goto(f"{base}/item?benchmark={B}&question=g01")
+    page.get_by_text("What is item 01?").wait_for()
+    gold_html = _main_html(page, "g01")
+    page.goto(f"{base}/item?benchmark={B}&question=p01")
+    page.get_by_text("p01").first.wait_for()
+    page.get_by_text("What is item 01?").wait_for()
+    assert gold_html == _main_html(page, "p01")
 
 
 def test_an_outside_report_in_the_browser(wb, page, browser, tmp_path):
