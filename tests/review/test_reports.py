@@ -136,7 +136,7 @@ def test_triage_is_a_leads_act_and_credit_lands_in_the_next_version(bench, tmp_p
     sheet = (folder / "DATASHEET.md").read_text(encoding="utf-8")
     assert "Thanks to readers who reported errors" in sheet and "HYPERLINK" in sheet and "An anonymous reader" in sheet
     # the report text itself goes nowhere; nothing in any file is live markup or a formula cell
-    for f in folder.iterdir():
+    for f in (p for p in folder.rglob("*") if p.is_file()):      # the hf/ layout too
         text = f.read_bytes().decode("utf-8", errors="replace")
         assert "<script>" not in text and "window.__pwned" not in text, f.name
         if f.suffix == ".csv":

@@ -172,5 +172,5 @@ def test_an_outside_report_in_the_browser(wb, page, browser, tmp_path):
     rows = {r["question_id"]: r for r in csv.DictReader(io.StringIO(
         (folder / "CHANGELOG.csv").read_text(encoding="utf-8-sig")))}
     assert rows[target]["reported_by"] == "'" + FORMULA
-    for f in folder.iterdir():
+    for f in (p for p in folder.rglob("*") if p.is_file()):
         assert "<script>" not in f.read_bytes().decode("utf-8", errors="replace"), f.name
