@@ -153,7 +153,7 @@ def test_triage_is_a_leads_act_and_credit_lands_in_the_next_version(bench, tmp_p
 def test_import_of_a_file_of_reports(bench, tmp_path):
     db, keys = bench
     good = tmp_path / "issues.json"
-    good.write_text(json.dumps([{"question_id": "t001", "text": "from issue #35", "answer": "B", "name": "Karma"},
+    good.write_text(json.dumps([{"question_id": "t001", "text": "from an issue thread", "answer": "B", "name": "Karma"},
                                 {"question_id": "t002", "text": FORMULA}]), encoding="utf-8")
     with pytest.raises(PermissionDeniedError):
         import_reports(good, benchmark=B, actor="Pema", db=db)
