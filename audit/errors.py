@@ -38,3 +38,8 @@ class PermissionDeniedError(AuditError):
 class SignInError(AuditError):
     """A name and password that do not match an enabled account, too many
     failed attempts, or a session token that is invalid or expired."""
+
+
+class RateLimitedError(AuditError):
+    """Too many requests from one sender in a short time (error reports from
+    readers outside the team)."""

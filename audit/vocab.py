@@ -42,3 +42,22 @@ CAUSES: tuple[str, ...] = ("key_slip", "translation", "cultural", "source_error"
 
 #: Where a verdict was recorded.
 REVIEW_SOURCES: tuple[str, ...] = ("workbench", "cli", "import", "label_studio")
+
+#: Which rule settled an item (the ``settled_by`` column of settled verdicts
+#: and of an export's CHANGELOG): a lead's adjudication; the required number
+#: of agreeing verdicts; under the weighted rule, agreeing verdicts whose
+#: reliability-weighted posterior passes the threshold, or one careful
+#: reviewer's verdict that the evidence supports.
+SETTLEMENT_RULES: tuple[str, ...] = ("adjudication", "agreement", "weighted_agreement", "weighted_evidence")
+
+#: Where a known-answer item's answer comes from.
+GOLD_ORIGINS: tuple[str, ...] = ("settled", "reference")
+
+#: A reader's error report: how it came in, and where a lead's triage left it.
+REPORT_CHANNELS: tuple[str, ...] = ("form", "cli", "import")
+REPORT_STATUSES: tuple[str, ...] = ("open", "accepted", "dismissed")
+
+#: Why a reviewer's reliability row reads as it does (``reason``): flagged,
+#: because the upper end of the 95% interval on known-answer items is below
+#: the threshold; not flagged yet, for want of known-answer items; or fine.
+RELIABILITY_REASONS: tuple[str, ...] = ("below_threshold", "no_gold", "few_gold", "ok")

@@ -1,7 +1,8 @@
 """The app's pages.  Every page is registered whether or not someone is
 signed in (so a shared link such as ``/item?benchmark=…&question=…`` works);
-a page shows the sign-in form until the reviewer has signed in.  Admin
-pages (Label Studio) are left out for reviewers and leads."""
+a page shows the sign-in form until the reviewer has signed in, except the
+error report form (``/report``), which readers outside the team open without
+an account.  Admin pages (Label Studio) are left out for reviewers and leads."""
 from __future__ import annotations
 
 import functools
@@ -9,7 +10,7 @@ import functools
 import streamlit as st
 
 from workbench import routing, session
-from workbench.views import admin, dashboards, export, item, judges, label_studio, queue, signin
+from workbench.views import admin, dashboards, export, item, judges, label_studio, queue, report, signin
 from workbench.views.common import t
 
 
@@ -51,13 +52,18 @@ def export_page() -> st.Page:
     return st.Page(_gated(export.page), title=t("nav.export"), url_path="export", icon=":material/output:")
 
 
+def report_page() -> st.Page:
+    """The error report form: open to anyone, no account needed."""
+    return st.Page(report.page, title=t("nav.report"), url_path="report", icon=":material/flag:")
+
+
 def admin_page() -> st.Page:
     return st.Page(_gated(admin.page, "admin"), title=t("nav.admin"), url_path="admin",
                    icon=":material/admin_panel_settings:")
 
 
 FACTORIES = {"queue": queue_page, "item": item_page, "dashboards": dashboards_page, "judges": judges_page,
-             "label-studio": label_studio_page, "export": export_page, "admin": admin_page}
+             "label-studio": label_studio_page, "export": export_page, "admin": admin_page, "report": report_page}
 """URL path → the function that builds the page served there."""
 
 
@@ -72,4 +78,4 @@ def pages() -> list[st.Page]:
     out = [queue_page(), item_page(), dashboards_page(), judges_page()]
     if not session.reviewer() or session.is_admin():
         out += [admin_page(), label_studio_page()]
-    return out + [export_page()]
+    return out + [export_page(), report_page()]

@@ -20,6 +20,7 @@ review_app = typer.Typer(help="Record, import and inspect expert verdicts on ans
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.add_typer(review_app, name="review")
+    import_app.command("reports")(import_reports_cmd)
 
 
 
@@ -239,3 +240,184 @@ def changes_cmd(
         echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     _show(df[["question_id", "change", "reason"]], "no item's evidence crossed a threshold")
+
+
+# ---------------------------------------------------------------- a campaign that weighs its reviewers
+
+FormatOption = Annotated[str, typer.Option("--format", "-f", help="table | json")]
+
+
+def _emit(df, fmt: str, empty: str) -> None:
+    from audit.errors import InputError
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    if fmt == "json":
+        echo(df.to_json(orient="records", indent=2, date_format="iso", force_ascii=False))
+        return
+    _show(df, empty)
+
+
+@review_app.command("gold")
+def gold_cmd(
+    benchmark: BenchmarkOption = None,
+    add: Annotated[Optional[str], typer.Option("--add", help="Mark this item (its id) a known-answer item.")] = None,
+    answer: Annotated[Optional[str], typer.Option("--answer", "-a",
+                                                  help="Its known answer (with --add), e.g. C or ག.")] = None,
+    from_settled: Annotated[bool, typer.Option("--from-settled", help="Mark every settled item whose verdict names "
+                                                                      "an answer.")] = False,
+    rate: Annotated[Optional[float], typer.Option("--rate", help="Share of known-answer items in each reviewer's "
+                                                                 "flow, 0 to 1 (an admin's setting).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the known-answer items (the default).")] = False,
+    fmt: FormatOption = "table",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Known-answer items: items whose answer a lead knows, mixed into each reviewer's flow to
+    measure them.  Their verdicts count for the reviewer's reliability and never change the key.
+
+    --add Q --answer X marks one (a lead), --from-settled marks the settled items (a lead),
+    --rate R sets the share mixed in (an admin), --list lists them."""
+    from audit.errors import InputError
+    from audit.review import add_gold
+    from audit.review.gold import gold_from_settled, list_gold, set_gold_rate
+
+    if sum([add is not None, from_settled, rate is not None]) > 1:
+        raise InputError("one of --add, --from-settled and --rate at a time")
+    if add is not None:
+        if answer is None:
+            raise InputError("--add needs the known answer: --answer X")
+        actor = acting_account(as_, Passwords(password_stdin), db, required_for="marking known-answer items")
+        g = add_gold(benchmark, add, answer, actor=actor, db=db)
+        echo(f"{g.benchmark}/{g.question_id} is a known-answer item (answer {g.answer})")
+        return
+    if from_settled:
+        actor = acting_account(as_, Passwords(password_stdin), db, required_for="marking known-answer items")
+        n = gold_from_settled(benchmark, actor=actor, db=db)
+        echo(f"{n} settled item(s) marked as known-answer items")
+        return
+    if rate is not None:
+        actor = acting_account(as_, Passwords(password_stdin), db,
+                               required_for="setting the rate of known-answer items")
+        echo(f"known-answer items in each reviewer's flow: {set_gold_rate(rate, actor=actor, db=db):.0%}")
+        return
+    _emit(list_gold(benchmark, db=db), fmt, "no known-answer items yet")
+
+
+@review_app.command("reliability")
+def reliability_cmd(
+    benchmark: BenchmarkOption = None,
+    by: Annotated[Optional[str], typer.Option("--by", help="Per language or subject (where there are enough "
+                                                           "known-answer items).")] = None,
+    fmt: FormatOption = "table",
+    db: DbOption = None,
+) -> None:
+    """Each reviewer's reliability: accuracy on known-answer items with its 95% Wilson interval,
+    agreement with settled verdicts, the Dawid–Skene estimate from everyone's verdicts, and
+    whether they are flagged (the interval's upper end below the campaign's threshold)."""
+    from audit.review import reviewer_reliability
+    from audit.review.reliability import reliability_by
+
+    if by is not None:
+        _emit(reliability_by(benchmark, by, db=db), fmt, "no verdicts yet")
+        return
+    _emit(reviewer_reliability(benchmark, db=db), fmt, "no verdicts yet")
+
+
+@review_app.command("settlement")
+def settlement_cmd(
+    rule: Annotated[Optional[str], typer.Option(
+        "--rule", help="count (the required number of agreeing verdicts) "
+                       "| weighted (the reliability-weighted posterior).")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Weighted: posterior that settles "
+                                                                           "agreeing verdicts.")] = None,
+    lone_threshold: Annotated[Optional[float], typer.Option(
+        "--lone-threshold", help="Weighted: posterior that settles one verdict alone.")] = None,
+    allow_lone: Annotated[Optional[bool], typer.Option("--allow-lone/--no-allow-lone", help="Weighted: may one "
+                          "careful reviewer's verdict that the evidence supports settle alone.")] = None,
+    careful: Annotated[Optional[float], typer.Option("--careful", help="Weighted: estimated accuracy from which a "
+                                                                       "reviewer counts as careful.")] = None,
+    flag_below: Annotated[Optional[float], typer.Option("--flag-below", help="Flag a reviewer when the upper end of "
+                          "their 95% interval on known-answer items is below this.")] = None,
+    second_review_flagged: Annotated[Optional[bool], typer.Option(
+        "--second-review-flagged/--no-second-review-flagged",
+        help="A flagged reviewer's new verdicts need another reviewer (count rule).")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Show (or set, an admin's act) how the campaign weighs its reviewers: the settlement rule,
+    its thresholds, and when a reviewer is flagged."""
+    from audit.review.trust import trust_settings
+
+    changes = {"rule": rule, "threshold": threshold, "lone_threshold": lone_threshold, "allow_lone": allow_lone,
+               "careful": careful, "flag_below": flag_below, "second_review_flagged": second_review_flagged}
+    setting = any(v is not None for v in changes.values())
+    actor = acting_account(as_, Passwords(password_stdin), db,
+                           required_for="changing how the campaign weighs its reviewers") if setting else None
+    s = trust_settings(actor=actor, db=db, **changes)
+    for k, v in s.__dict__.items():
+        echo(f"{k}: {v}")
+
+
+@review_app.command("report-error")
+def report_error_cmd(
+    question: Annotated[str, typer.Option("--question", "-q", help="The item's id.")],
+    text: Annotated[str, typer.Option("--text", "-t", help="What is wrong with it.")],
+    benchmark: BenchmarkOption = None,
+    answer: Annotated[Optional[str], typer.Option("--answer", "-a",
+                                                  help="The answer you suggest (an option label).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="The name to credit you under (optional).")] = None,
+    contact: Annotated[Optional[str], typer.Option("--contact", help="How a lead may reach you (optional; only "
+                                                                     "leads see it).")] = None,
+    db: DbOption = None,
+) -> None:
+    """Report an error in an item, as a reader outside the team (no account needed).  A report
+    is never a verdict: a lead reads it, and an accepted report is credited in the next version."""
+    from audit.review import report_error
+
+    r = report_error(benchmark, question, text, answer=answer, name=name, contact=contact, channel="cli", db=db)
+    echo(f"thank you: report {r.report_id} received; a lead reviewer will read it")
+
+
+@review_app.command("reports")
+def reports_cmd(
+    benchmark: BenchmarkOption = None,
+    accept: Annotated[Optional[str], typer.Option("--accept", help="Accept this report (its id).")] = None,
+    dismiss: Annotated[Optional[str], typer.Option("--dismiss", help="Dismiss this report (its id).")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="Only reports that are open | accepted | "
+                                                                   "dismissed.")] = None,
+    fmt: FormatOption = "table",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Readers' error reports, for a lead: list them, or --accept ID / --dismiss ID (with --as LEAD
+    once the database has accounts).  An accepted report's author is credited, under the name they
+    gave, in the next version's CHANGELOG and DATASHEET."""
+    from audit.review.reports import reports_command
+
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="reading or triaging error reports")
+    out = reports_command(benchmark, accept=accept, dismiss=dismiss, status=status, actor=actor, db=db)
+    if isinstance(out, str):
+        echo(f"report {accept or dismiss} {out}")
+        return
+    _emit(out, fmt, "no error reports")
+
+
+def import_reports_cmd(
+    path: Annotated[Path, typer.Argument(readable=False, help="CSV or JSON(L): question_id, text, and optionally "
+                                                              "answer, name, contact.")],
+    benchmark: BenchmarkOption = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Import readers' error reports from a file (e.g. exported issue threads; all or nothing, errors
+    name file:line).  A lead's act: --as NAME once the database has accounts."""
+    from audit.review.reports import import_reports
+
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing error reports")
+    n = import_reports(path, benchmark=benchmark, actor=actor, db=db)
+    echo(f"{n} error report(s) imported from {path}")

@@ -55,7 +55,7 @@ def version_items(benchmark: str, *, policy: str | Policy = "default", db: DbPat
     from audit.review import settled_verdicts
 
     pol = get_policy(policy)
-    settled = settled_verdicts(benchmark, db=db)
+    settled = settled_verdicts(benchmark, rule=pol.rule, db=db)
     with connect(db, read_only=True) as con:
         return derive_items(con, benchmark, pol, settled)
 

@@ -60,6 +60,8 @@ from audit.export.hub import HubRelease, write_hf_layout
 from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
 from audit.export.policy import ORIGINAL, Policy, get_policy
 from audit.export.scores import scores_with_new_version
+from audit.review.reports import credits as report_credits
+from audit.review.reports import mark_credited
 from audit.store import DbPath, connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
@@ -170,6 +172,7 @@ class _Derived:
     kappa_overall: str | None
     reviewer_counts: pd.DataFrame
     fingerprint: tuple
+    credits: pd.DataFrame = field(default_factory=pd.DataFrame)   # readers' accepted reports credited here
 
 
 def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derived:
@@ -182,8 +185,8 @@ def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derive
         _refuse_existing(con, benchmark, version)
         fp0 = _fingerprint(con, benchmark)
     # the review stage opens its own (read-only) connections
-    settled = settled_verdicts(benchmark, db=db)
-    status = review_status(benchmark, db=db)[["question_id", "status"]]
+    settled = settled_verdicts(benchmark, rule=policy.rule, db=db)
+    status = review_status(benchmark, rule=policy.rule, db=db)[["question_id", "status"]]
     agreement = reviewer_agreement(benchmark, db=db)
     with connect(db) as con:
         fp = _fingerprint(con, benchmark)
@@ -205,6 +208,10 @@ def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derive
         questions = questions_arrow.to_pandas()
         audit_run = _latest_audit_run(con, benchmark)
         reviewer_counts = _reviewer_counts(con, benchmark)
+        # a reader's accepted report is credited in the next version with corrections (not the original keys)
+        cred = report_credits(con, benchmark) if policy.name != ORIGINAL.name else pd.DataFrame(
+            columns=["report_id", "question_id", "name"])
+    items = _with_credits(items, cred)
     if items.empty:
         raise InputError(f"benchmark '{benchmark}' has no questions to export")
     overall = None
@@ -212,7 +219,21 @@ def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derive
         overall = (f"Pooled over every pair of reviewers on the {agreement.n_items} items reviewed at least twice: "
                    + agreement.label + f" ({agreement.overall.n} reviewer pairs × items).")
     return _Derived(src[0], parent, items, questions, questions_arrow, audit_run, agreement.pairs, overall,
-                    reviewer_counts, fp)
+                    reviewer_counts, fp, cred)
+
+
+#: How a reader who gave no name is credited.
+ANONYMOUS_READER = "an anonymous reader"
+
+
+def _with_credits(items: pd.DataFrame, cred: pd.DataFrame) -> pd.DataFrame:
+    """``items`` with ``reported_by``: the names (as given, ``;``-separated)
+    of the readers whose accepted reports on the item this version credits."""
+    if cred.empty:
+        return items.assign(reported_by=pd.Series([None] * len(items), dtype=object, index=items.index))
+    names = cred.assign(name=cred["name"].where(cred["name"].notna(), ANONYMOUS_READER)) \
+        .groupby("question_id", sort=False)["name"].agg(lambda s: "; ".join(dict.fromkeys(s)))
+    return items.assign(reported_by=items["question_id"].map(names).astype(object))
 
 
 def _refuse_keys_outside_options(con, benchmark: str, items: pd.DataFrame) -> None:
@@ -341,7 +362,7 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
                             reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
                             kappa_overall=d.kappa_overall,
                             stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact,
-                            scores=scores)
+                            credits=d.credits, scores=scores)
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
     if hub is not None:
         write_hf_layout(folder, hub, d.items, d.questions)
@@ -437,6 +458,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                             "included, action, exclusion_list, verdict FROM _kv_items", [benchmark, version])
                     finally:
                         unregister(con, "_kv_items")
+                    mark_credited(con, d.credits["report_id"].tolist(), version)
                     publish(tmp, target)
                     published = True
                     crash_point("published")
@@ -473,8 +495,8 @@ def preview_version(benchmark: str, *, policy: str | Policy = "default", db: DbP
     pol = get_policy(policy)
     from audit.review import review_status, settled_verdicts
 
-    settled = settled_verdicts(benchmark, db=db)
-    status = review_status(benchmark, db=db)[["question_id", "status"]]
+    settled = settled_verdicts(benchmark, rule=pol.rule, db=db)
+    status = review_status(benchmark, rule=pol.rule, db=db)[["question_id", "status"]]
     with connect(db, read_only=True) as con:
         if con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0] == 0:
             raise NotFoundError(f"no benchmark named '{benchmark}' in the database")

@@ -63,7 +63,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
                      items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
                      metrics: pd.DataFrame | None, model_note: str | None = None,
                      kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None,
-                     scores: pd.DataFrame | None = None) -> str:
+                     credits: pd.DataFrame | None = None, scores: pd.DataFrame | None = None) -> str:
     """The DATASHEET.md text.
 
     ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
@@ -73,6 +73,8 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
     ``stems``: question id → question text, for the examples; ``impact``:
     :func:`audit.analyze.impact_summary` of the benchmark (what wrong keys
     cost each model, the expected number of wrong keys), shown first;
+    ``credits``: readers' accepted error reports this version credits
+    (``question_id, name``), listed under the name each gave.
     ``scores``: :func:`audit.export.scores.scores_with_new_version` (every
     model under every version up to this one).
     """
@@ -133,6 +135,7 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             ] for r in kappa.itertuples()])
             if kappa_overall:
                 L += ["", md(kappa_overall)]
+    L += _credit_lines(credits)
     L += ["", "## Model accuracy: original keys vs this version", ""]
     if metrics is None or metrics.empty:
         L.append(model_note or "No model predictions are stored for this benchmark.")
@@ -152,6 +155,21 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
         ] for r in metrics.sort_values("model").itertuples()])
     L += _scores_lines(scores)
     return "\n".join(L) + "\n"
+
+
+def _credit_lines(credits: pd.DataFrame | None) -> list[str]:
+    """Readers outside the team whose error reports a lead accepted, each
+    under the name they gave (or as an anonymous reader), with their items."""
+    if credits is None or credits.empty:
+        return []
+    named = credits.assign(name=credits["name"].where(credits["name"].notna(), None))
+    rows = []
+    for name, g in named.groupby(named["name"].fillna("\x00"), sort=True):
+        who = "An anonymous reader" if name == "\x00" else md(name, 80)
+        rows.append([who, ", ".join(md(q) for q in dict.fromkeys(g["question_id"]))])
+    return ["", "## Thanks to readers who reported errors", "",
+            "Error reports sent by readers outside the review team and accepted by a lead reviewer:", "",
+            *_table(["Reported by", "Items"], rows)]
 
 
 def _scores_lines(scores: pd.DataFrame | None) -> list[str]:

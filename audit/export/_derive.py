@@ -19,7 +19,7 @@ from audit.review.summary import REVIEWER_SUMMARY_CTES
 ITEM_COLUMNS = [
     "seq", "question_id", "subject", "original_key", "answer_key", "included", "action", "exclusion_list",
     "verdict", "corrected_answer", "cause", "adjudicated", "settled", "reviewers", "n_reviewers",
-    "rationale", "review_dates", "tier", "agreement_count", "top_answer", "judge_verdict",
+    "rationale", "review_dates", "tier", "agreement_count", "top_answer", "judge_verdict", "settled_by",
 ]
 
 SETTLED_COLUMNS = ["question_id", "verdict", "corrected_answer", "cause", "adjudicated"]
@@ -30,7 +30,7 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
         return pd.DataFrame({
             "question_id": pd.Series([], dtype=object), "verdict": pd.Series([], dtype=object),
             "corrected_answer": pd.Series([], dtype=object), "cause": pd.Series([], dtype=object),
-            "adjudicated": pd.Series([], dtype=bool),
+            "adjudicated": pd.Series([], dtype=bool), "settled_by": pd.Series([], dtype=object),
         })
     missing = [c for c in ("question_id", "verdict") if c not in settled.columns]
     if missing:
@@ -39,6 +39,8 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
     for c in ("corrected_answer", "cause"):
         out[c] = settled[c].astype(object).where(settled[c].notna(), None) if c in settled.columns else None
     out["adjudicated"] = settled["adjudicated"].fillna(False).astype(bool) if "adjudicated" in settled.columns else False
+    out["settled_by"] = (settled["settled_by"].astype(object) if "settled_by" in settled.columns
+                         else out["adjudicated"].map({True: "adjudication", False: "agreement"}).astype(object))
     return out
 
 
@@ -77,7 +79,7 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
                    coalesce(s.adjudicated, false) AS adjudicated,
                    s.verdict IS NOT NULL AS settled,
                    rv.reviewers, coalesce(rv.n_reviewers, 0) AS n_reviewers, rv.rationale, rv.review_dates,
-                   a.tier, a.agreement_count, a.top_answer, j.judge_verdict,
+                   a.tier, a.agreement_count, a.top_answer, j.judge_verdict, s.settled_by,
                    s.verdict IS NOT NULL
                      AND (NOT $adjudicated_only OR coalesce(s.adjudicated, false))
                      AND (coalesce(s.adjudicated, false) OR coalesce(rv.n_reviewers, 0) >= $min_reviewers) AS counts
@@ -100,7 +102,7 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
                action <> 'excluded' AS included, action,
                CASE WHEN action = 'excluded' THEN verdict END AS exclusion_list,
                verdict, corrected_answer, cause, adjudicated, settled, reviewers, n_reviewers,
-               rationale, review_dates, tier, agreement_count, top_answer, judge_verdict
+               rationale, review_dates, tier, agreement_count, top_answer, judge_verdict, settled_by
         FROM decided ORDER BY seq, question_id
         """
         params = {

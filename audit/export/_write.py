@@ -43,7 +43,7 @@ _SAFE_FILE_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 CHANGELOG_COLUMNS = [
     "question_id", "subject", "action", "exclusion_list", "old_key", "new_key", "verdict", "cause",
     "rationale", "reviewers", "review_dates", "review_status", "adjudicated", "tier", "agreement_count",
-    "top_answer", "judge_verdict",
+    "top_answer", "judge_verdict", "settled_by", "reported_by",
 ]
 
 
@@ -260,9 +260,14 @@ def write_parquet(folder: Path, items: pd.DataFrame, questions: pa.Table, name: 
 
 
 def changelog_frame(items: pd.DataFrame) -> pd.DataFrame:
-    """CHANGELOG rows: every item whose key or inclusion changed, and every
-    reviewed item (with the review status explaining why it kept its key)."""
-    sel = items[(items["action"] != "unchanged") | items["reviewers"].notna()].sort_values(["seq", "question_id"])
+    """CHANGELOG rows: every item whose key or inclusion changed, every
+    reviewed item (with the review status explaining why it kept its key),
+    and every item a reader's accepted error report is credited on
+    (``reported_by``: the names they gave).  ``settled_by``: the rule that
+    settled the item (:data:`audit.vocab.SETTLEMENT_RULES`)."""
+    credited = items["reported_by"].notna() if "reported_by" in items else False
+    sel = items[(items["action"] != "unchanged") | items["reviewers"].notna() | credited] \
+        .sort_values(["seq", "question_id"])
     out = pd.DataFrame({
         "question_id": sel["question_id"], "subject": sel["subject"], "action": sel["action"],
         "exclusion_list": sel["exclusion_list"], "old_key": sel["original_key"], "new_key": sel["answer_key"],
@@ -272,6 +277,8 @@ def changelog_frame(items: pd.DataFrame) -> pd.DataFrame:
         "adjudicated": sel["adjudicated"].astype(bool),
         "tier": sel["tier"].astype("Int64"), "agreement_count": sel["agreement_count"].astype("Int64"),
         "top_answer": sel["top_answer"], "judge_verdict": sel["judge_verdict"],
+        "settled_by": sel["settled_by"] if "settled_by" in sel else None,
+        "reported_by": sel["reported_by"] if "reported_by" in sel else None,
     })
     return out[CHANGELOG_COLUMNS].reset_index(drop=True)
 

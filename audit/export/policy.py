@@ -4,7 +4,11 @@ A policy never decides *whether* an item is settled — that is the review
 stage's settlement rule (``audit.review.settled_verdicts``: the latest
 adjudication wins; otherwise the latest non-skip verdicts of the required
 number of distinct reviewers must all agree, and for ``key_wrong`` name the
-same corrected answer).  A policy only says what a *settled* verdict does to
+same corrected answer).  It only names which of the review stage's rules
+applies (``rule``: ``count``, the rule above, or ``weighted``, where
+agreeing verdicts settle when their reliability-weighted posterior passes
+the campaign's threshold, :mod:`audit.review.weighted`); the CHANGELOG says
+which rule settled each item.  A policy says what a *settled* verdict does to
 the item in the exported version:
 
 * ``key_wrong``  → the key is replaced by the agreed corrected answer
@@ -40,6 +44,7 @@ class Policy:
     list per verdict).  ``adjudicated_only``: only adjudicated settlements
     count.  ``min_reviewers``: a settlement counts only when at least this
     many distinct reviewers reviewed the item (adjudications always count).
+    ``rule``: the review stage's settlement rule (``count`` or ``weighted``).
     """
 
     name: str
@@ -49,6 +54,7 @@ class Policy:
     adjudicated_only: bool = False
     min_reviewers: int = 1
     params: dict = field(default_factory=dict, compare=False, repr=False)
+    rule: str = "count"
 
     def __post_init__(self):
         bad = [v for v in self.exclude if v not in EXCLUDABLE]
@@ -56,6 +62,8 @@ class Policy:
             raise ValueError(f"policy {self.name!r}: cannot exclude verdicts {bad}; allowed: {list(EXCLUDABLE)}")
         if self.min_reviewers < 1:
             raise ValueError("min_reviewers must be at least 1")
+        if self.rule not in ("count", "weighted"):
+            raise ValueError(f"policy {self.name!r}: unknown settlement rule {self.rule!r} (count or weighted)")
 
     def as_dict(self) -> dict:
         """JSON-ready description (goes into manifest.json)."""
@@ -110,6 +118,16 @@ register_policy(Policy(
     description="Like default, but only adjudicated verdicts change the release.",
     adjudicated_only=True,
 ))
+register_policy(Policy(
+    name="weighted",
+    description=(
+        "Like default, but items are settled by the reliability-weighted rule: agreeing verdicts settle when "
+        "the posterior that they are right, given the evidence and each reviewer's accuracy on known-answer "
+        "items, passes the campaign's threshold; one careful reviewer's verdict that the evidence supports "
+        "settles alone only when the admin allows it."
+    ),
+    rule="weighted",
+))
 
 
 def get_policy(name: str | Policy) -> Policy:
@@ -117,10 +135,10 @@ def get_policy(name: str | Policy) -> Policy:
 
     >>> get_policy("default").exclude
     ('ambiguous', 'defective')
-    >>> get_policy("nope")
+    >>> get_policy("nope")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: unknown export policy 'nope'; choose one of: adjudicated-only, corrections-only, default, double-reviewed, original
+    audit.errors.InputError: unknown export policy 'nope'; choose one of: adjudicated-only, ..., weighted
     """
     if isinstance(name, Policy):
         return name
@@ -131,13 +149,14 @@ def get_policy(name: str | Policy) -> Policy:
 
 
 def list_policies():
-    """DataFrame[name, description, correct, exclude, adjudicated_only, min_reviewers]."""
+    """DataFrame[name, description, correct, exclude, adjudicated_only, min_reviewers, rule]."""
     import pandas as pd
 
     rows = [p.as_dict() for p in sorted(POLICIES.values(), key=lambda p: p.name)]
     for r in rows:
         r["exclude"] = ",".join(r["exclude"])
-    return pd.DataFrame(rows, columns=["name", "description", "correct", "exclude", "adjudicated_only", "min_reviewers"])
+    return pd.DataFrame(rows, columns=["name", "description", "correct", "exclude", "adjudicated_only", "min_reviewers",
+                                       "rule"])
 
 
 __all__ = ["EXCLUDABLE", "Policy", "ORIGINAL", "POLICIES", "register_policy", "get_policy", "list_policies"]

@@ -792,6 +792,119 @@ UI.update({
     "column.key_a": "Key (first)", "column.key_b": "Key (second)",
 })
 
+# A campaign that weighs its reviewers: reliability, known-answer items, readers' error reports
+UI.update({
+    "nav.report": "Report an error",
+    "signin.report_link": "Found a wrong answer key or a faulty question? Report it here; no account is needed.",
+    "report.title": "Report an error in a question",
+    "report.intro": ("No account is needed. Say which question, what is wrong with it and, if you know it, which "
+                     "option is right. A lead reviewer reads every report; a report never changes an answer key "
+                     "by itself."),
+    "report.benchmark": "Benchmark",
+    "report.question": "Question id",
+    "report.question_help": "The id of the question as the benchmark gives it.",
+    "report.no_item": "There is no question with this id in this benchmark.",
+    "report.item_shown": "The question as the benchmark publishes it (its answer key is marked):",
+    "report.thanks": "Thank you. Your report ({id}) was received; a lead reviewer will read it.",
+    "report.what": "What is wrong?",
+    "report.what_help": "Plain text; links and formatting are shown as typed.",
+    "report.answer": "The option you think is right (optional)",
+    "report.answer_none": "I do not know / none",
+    "report.name": "Your name, to thank you in the next version (optional)",
+    "report.name_help": "Shown as you type it in the next version's list of changes, if a lead accepts the report.",
+    "report.contact": "How to reach you (optional)",
+    "report.contact_help": "Only lead reviewers see it, and only to ask you about this report.",
+    "report.submit": "Send the report",
+    "report.how_used": ("Reports are read by lead reviewers only; nobody else sees your contact. A report that a "
+                        "lead accepts is credited under your name in the next version."),
+    "report.empty": "Say what is wrong with the question.",
+    "report.too_many": "You have sent {n} reports in the last hour. Please try again later.",
+    "item.reports_h": "Reports from readers",
+    "item.report_line": "On {date} a reader outside the review team wrote:",
+    "item.report_answer": "They suggest option {answer}.",
+    "item.report_status_open": "A lead reviewer has not read it yet.",
+    "item.report_status_accepted": "A lead reviewer accepted it.",
+    "item.report_accept": "Accept the report",
+    "item.report_dismiss": "Dismiss the report",
+    "item.report_done_accepted": "Report accepted; its author will be thanked in the next version.",
+    "item.report_done_dismissed": "Report dismissed.",
+    "admin.trust": "Reviewers' reliability",
+    "trust.col_reviewer": "Reviewer",
+    "trust.col_n_gold": "Known-answer items",
+    "trust.col_gold_accuracy": "Right on them",
+    "trust.col_low": "Lowest likely",
+    "trust.col_high": "Highest likely",
+    "trust.col_n_verdicts": "Items with a verdict",
+    "trust.col_agreement": "Agrees with settled verdicts",
+    "trust.col_estimated": "Estimated from all verdicts",
+    "trust.col_flagged": "Flagged",
+    "trust.col_reason": "Why",
+    "trust.col_language": "Language",
+    "trust.flag_yes": "flagged",
+    "reliability_reason.below_threshold": "Often wrong on known-answer items",
+    "reliability_reason.no_gold": "No known-answer item yet",
+    "reliability_reason.few_gold": "Too few known-answer items to tell",
+    "reliability_reason.ok": "Fine",
+    "trust.reliability_h": "How often each reviewer is right",
+    "trust.reliability_caption": ("Right on known-answer items, with the 95% interval; agreement with settled "
+                                  "verdicts; and an estimate from all reviewers' verdicts (Dawid–Skene). A reviewer "
+                                  "is flagged when even the highest likely share right is below the threshold."),
+    "trust.none": "No verdicts yet.",
+    "trust.flagged_note": "Flagged: {names}. Their verdicts need another reviewer's check.",
+    "trust.settings_h": "How verdicts settle an item",
+    "trust.rule": "Rule",
+    "trust.rule_count": "Enough agreeing verdicts",
+    "trust.rule_weighted": "Weighted by each reviewer's reliability",
+    "trust.threshold": "Weighted: probability agreeing verdicts need to settle an item",
+    "trust.lone_threshold": "Weighted: probability one verdict needs to settle an item alone",
+    "trust.allow_lone": "Weighted: one careful reviewer's verdict that the evidence supports may settle an item",
+    "trust.careful": "Weighted: a reviewer counts as careful from this estimated share right",
+    "trust.flag_below": "Flag a reviewer when the highest likely share right is below",
+    "trust.second_review": "A flagged reviewer's verdicts need a second review",
+    "trust.gold_h": "Known-answer items",
+    "trust.gold_caption": ("Items whose answer a lead knows, mixed into each reviewer's queue. Nothing shows "
+                           "reviewers which items they are; a verdict on them measures the reviewer and never "
+                           "changes the answer key."),
+    "trust.gold_rate": "Share of known-answer items in each reviewer's queue",
+    "trust.gold_add_id": "Item",
+    "trust.gold_add_answer": "Its known answer (option)",
+    "trust.gold_add": "Mark as a known-answer item",
+    "trust.gold_from_settled": "Mark every settled item",
+    "trust.gold_marked": "{n} settled item(s) marked as known-answer items.",
+    "trust.gold_none": "No known-answer item yet.",
+    "trust.col_answer": "Option",
+    "trust.col_answers": "Reviewers who answered",
+    "trust.col_right": "Right",
+    "trust.reports_h": "Reports from readers",
+    "trust.reports_caption": ("Sent without an account through the report form. A report is never a verdict; a "
+                              "lead accepts or dismisses it, and an accepted report is credited in the next "
+                              "version."),
+    "trust.reports_none": "No report yet.",
+    "trust.col_report": "Report",
+    "trust.col_when": "Sent (UTC)",
+    "trust.col_status": "State",
+    "trust.col_text": "What is wrong",
+    "trust.col_name": "Name",
+    "trust.col_contact": "Contact",
+    "trust.report_open": "Not read yet",
+    "trust.report_accepted": "Accepted",
+    "trust.report_dismissed": "Dismissed",
+    "dash.tab_reviewers": "Reviewers",
+    "dash.reviewers_caption": ("How often each reviewer is right: on known-answer items (with the 95% interval), "
+                               "against settled verdicts, and as estimated from all verdicts (Dawid–Skene)."),
+    "dash.no_reviewers": "No verdicts yet.",
+    "dash.reviewers_by_language": "By language",
+    "dash.reviewers_by_subject": "By subject",
+    "dash.reviewers_few": ("{n} row(s) rest on fewer than {min} known-answer items: too few to tell, and never "
+                           "flagged."),
+    "policy.weighted": "Weighted by reviewer reliability",
+    "policy_desc.weighted": ("Like default, but items are settled by the reliability-weighted rule: agreeing verdicts "
+                             "settle when the probability that they are right, given the evidence and each "
+                             "reviewer's record on known-answer items, passes the campaign's threshold; one "
+                             "careful reviewer's verdict that the evidence supports settles alone only when the "
+                             "admin allows it."),
+})
+
 #: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.
 LABEL_KINDS: dict[str, dict[str, str]] = {
     "verdict": VERDICT_LABELS, "cause": CAUSE_LABELS, "status": STATUS_LABELS, "flag": FLAG_LABELS,

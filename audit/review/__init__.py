@@ -14,15 +14,23 @@ arrive), :mod:`audit.review.reasons` (why an item is in the queue),
 (judges against the experts), :mod:`audit.review.sample` (the random audit
 sample and its count), :mod:`audit.review.overview`,
 :mod:`audit.review.rescoring` and :mod:`audit.review.summary` (the SQL the
-export embeds)."""
+export embeds); for a campaign that weighs its reviewers,
+:mod:`audit.review.gold` (known-answer items), :mod:`audit.review.reliability`
+(each reviewer's record), :mod:`audit.review.dawid_skene`,
+:mod:`audit.review.weighted` (the weighted settlement rule, what a second
+review is worth), :mod:`audit.review.trust` (its settings) and
+:mod:`audit.review.reports` (error reports from readers)."""
 from audit.review._status import review_status, settled_verdicts
 from audit.review.agreement import reviewer_agreement
 from audit.review.evidence import calibration, evidence_scores, rescore
+from audit.review.gold import add_gold
 from audit.review.item import item_view
 from audit.review.judges import agreement_report, bias_vs_accuracy, report_sections
 from audit.review.queue import register_order, review_queue
 from audit.review.reasons import why_this_item
 from audit.review.record import add_review, add_reviews, import_reviews, list_reviews
+from audit.review.reliability import reviewer_reliability
+from audit.review.reports import report_error
 from audit.review.sample import draw_sample
 from audit.review.settings import get_required_reviews, set_required_reviews
 
@@ -30,5 +38,5 @@ __all__ = [
     "add_review", "add_reviews", "import_reviews", "list_reviews", "review_status", "settled_verdicts",
     "review_queue", "register_order", "item_view", "why_this_item", "reviewer_agreement", "get_required_reviews",
     "set_required_reviews", "evidence_scores", "rescore", "calibration", "bias_vs_accuracy", "agreement_report",
-    "report_sections", "draw_sample",
+    "report_sections", "draw_sample", "add_gold", "reviewer_reliability", "report_error",
 ]

@@ -60,13 +60,18 @@ cur_evidence AS (
 
 def _settled(con: Any, benchmark: str) -> pd.DataFrame:
     """question_id, verdict, corrected_answer of the settled items (the
-    settlement rule of :mod:`audit.review._status`, on the caller's connection)."""
+    settlement rule of :mod:`audit.review._status`, on the caller's connection).
+    Known-answer items are left out: a score clamped by their known answer
+    would tell them apart from the items around them in the queue and on
+    the item page."""
+    params = base_params(con, benchmark)
     sql = f"""
-    WITH {summary_ctes(full=True)}, {AUDIT_CTE}
+    WITH {summary_ctes(full=True, params=params)}, {AUDIT_CTE}
     SELECT q.question_id, s.verdict, s.corrected_answer
     FROM questions q JOIN review_summary s USING (question_id) LEFT JOIN cur_audit a USING (question_id)
-    WHERE q.benchmark = $benchmark AND {status_expr()} = '{DONE}'"""
-    return run(con, sql, base_params(con, benchmark)).df()
+    WHERE q.benchmark = $benchmark AND {status_expr()} = '{DONE}'
+      AND q.question_id NOT IN (SELECT question_id FROM gold_items WHERE benchmark = $benchmark)"""
+    return run(con, sql, params).df()
 
 
 # The fit's per-item parts the combination starts from ($benchmark, $run_id),

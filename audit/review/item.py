@@ -15,8 +15,9 @@ from audit.accounts.roles import effective_role, may_adjudicate
 from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
 from audit.review._common import run
-from audit.review._status import DISPUTED, status_expr, summary_ctes
+from audit.review._status import DISPUTED, base_params, status_expr, summary_ctes
 from audit.review.record import REVIEW_COLUMNS, _to_review
+from audit.review.reports import item_reports
 from audit.review.settings import settings_from
 from audit.store import DbPath, connect
 from audit.store.records import Option, Question, Review
@@ -108,6 +109,7 @@ class ItemView:
     settled_verdict: str | None = None     # the settled verdict when status is 'done'
     settled_answer: str | None = None      # its corrected answer (key_wrong)
     adjudicated: bool = False
+    reports: list = field(default_factory=list)   # readers' open and accepted error reports (ItemReport)
 
     @property
     def my_latest(self) -> Review | None:
@@ -149,13 +151,17 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     reviewer's own rows and ``history_hidden`` is True.  With
     ``reviewer=None`` all other reviewers' rows are hidden.
 
+    A known-answer item (:mod:`audit.review.gold`) reads, for a reviewer
+    who is neither a lead nor an admin, as if their own rows were its only
+    ones (status, counts, history), so it looks like any other item.
+    ``reports``: readers' open and accepted error reports on the item.
+
     Raises :class:`~audit.errors.NotFoundError` for an unknown item.
     """
     me = clean_name(reviewer) or None
     with connect(db, read_only=True) as con:
         leads, req = settings_from(con)
-        params = {"benchmark": benchmark, "reviewer": me, "question_id": question_id,
-                  "req_flagged": req.flagged, "req_other": req.other}
+        params = {**base_params(con, benchmark, me), "question_id": question_id}
         q = run(con, """
             SELECT question_id, stem, options, answer_key, subject, language, script, explanation, raw_text,
                    source_record, structure_suspect, structure_reason, flags
@@ -189,16 +195,21 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
             WHERE p.benchmark = $benchmark AND p.question_id = $question_id
             ORDER BY family, p.model, p.run""", params).fetchall()
         judges = _judges(con, benchmark, question_id)
+        reports = item_reports(con, benchmark, question_id)
         my_role = effective_role(con, me) if me else None
         may_adj = bool(me) and may_adjudicate(con, me)
         summ = run(con, f"""
-            WITH {summary_ctes(one_item=True, full=True)}
+            WITH {summary_ctes(one_item=True, full=True, params=params)}
             SELECT s.n_verdicts, s.reviewed_by_me, {status_expr('s', '$tier')} AS status,
                    s.verdict, s.corrected_answer, s.adjudicated
             FROM review_summary s""", {**params, "tier": audit.tier if audit else None}).fetchall()
         hist = run(con, f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews "
                         "WHERE benchmark = $benchmark AND question_id = $question_id ORDER BY review_id",
                    params).fetchall()
+        if params["mask_gold"] and run(con, "SELECT count(*) FROM gold_items WHERE benchmark = $benchmark "
+                                            "AND question_id = $question_id", params).fetchall()[0][0]:
+            # a known-answer item reads, for a reviewer, as if their own rows were its only ones
+            hist = [r for r in hist if r[REVIEW_COLUMNS.index("reviewer")] == me]
 
     families: dict[str, list[ModelAnswer]] = {}
     counts = {o.label: 0 for o in question.options}
@@ -231,7 +242,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         n_verdicts=int(n_verdicts or 0), reviewed_by_me=bool(reviewed_by_me), is_lead=lead,
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
         settled_verdict=s_verdict if status == "done" else None,
-        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
+        settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated), reports=reports,
     )
     return view
 

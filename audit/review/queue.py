@@ -4,9 +4,23 @@ SQL query, its progress figures, and previous/next within a filter.
 Orderings are pluggable: :data:`QUEUE_ORDERS` maps a name to an ``ORDER BY``
 over the queue's columns, and :func:`register_order` adds one (e.g. a
 key-error score once it exists as a column).
+
+Three things a review campaign adds (:mod:`audit.review.gold`,
+:mod:`audit.review.weighted`, :mod:`audit.review.reports`):
+
+* an item with an open error report from a reader passes the tier filter
+  and the queue entry, and comes first in the campaign's orders;
+* under the weighted settlement rule, the ``information`` order (the
+  default then) asks for second reviews first where one more verdict is
+  expected to tell most (``info_gain``, bits); an item that one verdict and
+  the evidence settle needs none;
+* :func:`next_for_reviewer` mixes known-answer items into a reviewer's flow
+  at the campaign's rate; the queue itself lists them where their columns
+  put them, as ordinary items.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -32,6 +46,8 @@ from audit.review._status import (
 from audit.review.campaign import entry_condition
 from audit.review.evidence import EVIDENCE_CTE
 from audit.review.sample import SAMPLE_ITEMS_SQL
+from audit.review.trust import trust_from
+from audit.review.weighted import PRIOR_RIGHT, PRIOR_WRONG, information_gain_sql
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolves_benchmark
 
@@ -64,25 +80,29 @@ def _may_settle(con, reviewer: str | None) -> bool:
 
 @dataclass(frozen=True)
 class QueueOrder:
-    """A named queue ordering: ``order_by`` is SQL over the queue columns."""
+    """A named queue ordering: ``order_by`` is SQL over the queue columns;
+    ``reports_first``: items with an open error report come first."""
 
     name: str
     label: str
     order_by: str
+    reports_first: bool = True
 
 
 QUEUE_ORDERS: dict[str, QueueOrder] = {}
 
 
-def register_order(name: str, order_by: str, label: str | None = None) -> QueueOrder:
+def register_order(name: str, order_by: str, label: str | None = None, *, reports_first: bool = True) -> QueueOrder:
     """Add (or replace) a named ordering.  ``order_by`` is an SQL ``ORDER BY``
     list over the columns :func:`review_queue` returns; ``seq,
-    question_id`` is appended so every ordering is total.
+    question_id`` is appended so every ordering is total.  Unless
+    ``reports_first`` is False, items with an open error report from a
+    reader come first.
 
     >>> register_order("subject", "subject NULLS LAST, tier NULLS LAST").name
     'subject'
     """
-    order = QueueOrder(name, label or name, order_by)
+    order = QueueOrder(name, label or name, order_by, reports_first)
     QUEUE_ORDERS[name] = order
     return order
 
@@ -91,13 +111,20 @@ register_order("priority", "tier ASC NULLS LAST, agreement_count DESC NULLS LAST
                "Priority: tier, then most models agreeing on another answer")
 register_order("agreement", "agreement_count DESC NULLS LAST, agreeing_families DESC NULLS LAST, tier ASC NULLS LAST",
                "Most models agreeing on another answer first")
-register_order("id", "seq", "Import order")
-register_order("recent", "last_reviewed_at DESC NULLS LAST", "Most recently reviewed first")
+register_order("id", "seq", "Import order", reports_first=False)
+register_order("recent", "last_reviewed_at DESC NULLS LAST", "Most recently reviewed first", reports_first=False)
 register_order("evidence", "key_error DESC NULLS LAST, tier ASC NULLS LAST, agreement_count DESC NULLS LAST",
                "Evidence: most likely wrong key first")
+# Second reviews where one more verdict tells most (expected information
+# gain, audit.review.weighted), then the evidence order.
+register_order("information", f"(status = '{NEEDS_SECOND_REVIEW}') DESC, info_gain DESC NULLS LAST, "
+                              "key_error DESC NULLS LAST, tier ASC NULLS LAST, agreement_count DESC NULLS LAST",
+               "Second reviews that tell most first")
 # The default: the key-error score with all evidence so far; items without a
 # score (an audit run made with score=False) fall back to the priority order.
+# Under the weighted settlement rule the default is the information order.
 DEFAULT_ORDER = "evidence"
+WEIGHTED_DEFAULT_ORDER = "information"
 
 
 def _has_sample_table(con) -> bool:
@@ -124,9 +151,9 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
     # the reviewer's assignments (and nothing in the queue's columns tells them apart)
     or_sample = f" OR question_id IN {SAMPLE_ITEMS_SQL}" if _has_sample_table(con) else ""
     tiers = _as_list(tiers)
-    if tiers is not None:   # an empty selection matches nothing
+    if tiers is not None:   # an empty selection matches nothing; a reader's open report lets an item in
         params["tiers"] = [int(t) for t in tiers]
-        where.append(f"(list_contains($tiers::INTEGER[], tier){or_sample})")
+        where.append(f"(list_contains($tiers::INTEGER[], tier) OR n_reports > 0{or_sample})")
     subjects = _as_list(subjects)
     if subjects is not None:
         params["subjects"] = [str(s) for s in subjects]
@@ -157,13 +184,24 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
         where.append("(" + " OR ".join(parts) + ")")
     entry = entry_condition(con, params)          # the campaign: queue entry and assignments
     if entry != "true":
-        where.append(f"({entry}{or_sample})")
+        where.append(f"({entry} OR n_reports > 0{or_sample})")
     cond = " AND ".join(where) if where else "true"
+    prior_mean = PRIOR_RIGHT / (PRIOR_RIGHT + PRIOR_WRONG)
+    # one more verdict by a reviewer of average reliability: on a reviewed item, about
+    # the posterior of the agreed opinion; on an unreviewed one, about the evidence
+    belief = ("CASE WHEN s.posterior IS NOT NULL THEN s.posterior WHEN ke.key_error IS NOT NULL "
+              "THEN greatest(ke.key_error, 1 - ke.key_error) ELSE 0.5 END")
+    info = (f"CASE WHEN $rule = 'weighted' AND {status_expr()} IN ('{UNREVIEWED}', '{NEEDS_SECOND_REVIEW}') "
+            f"THEN {information_gain_sql(belief, repr(prior_mean))} END")
     sql = f"""
-    WITH {summary_ctes()}, {AUDIT_CTE}, {EVIDENCE_CTE},
+    WITH {summary_ctes(params=params)}, {AUDIT_CTE}, {EVIDENCE_CTE},
     par AS (
         SELECT question_id, bool_and(key_match) AS parallel_key_match
         FROM parallel_links WHERE benchmark = $benchmark GROUP BY question_id
+    ),
+    rep AS (   -- open error reports from readers
+        SELECT question_id, count(*) AS n_reports FROM error_reports
+        WHERE benchmark = $benchmark AND status = 'open' GROUP BY question_id
     ),
     items AS (
         SELECT q.question_id, q.seq, q.subject, q.language, q.script,
@@ -175,12 +213,16 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
                coalesce(s.n_verdicts, 0) AS n_verdicts, {required_expr()} AS required,
                {status_expr()} AS status,
                coalesce(s.reviewed_by_me, false) AS reviewed_by_me,
-               coalesce(s.adjudicated, false) AS adjudicated, s.last_reviewed_at
+               coalesce(s.adjudicated, false) AS adjudicated, s.last_reviewed_at,
+               coalesce(rp.n_reports, 0) AS n_reports, {info} AS info_gain,
+               gp.question_id IS NOT NULL AS is_gold
         FROM questions q
         LEFT JOIN cur_audit a USING (question_id)
         LEFT JOIN cur_evidence ke USING (question_id)
         LEFT JOIN par p USING (question_id)
         LEFT JOIN review_summary s USING (question_id)
+        LEFT JOIN rep rp USING (question_id)
+        LEFT JOIN gold_period gp USING (question_id)
         WHERE q.benchmark = $benchmark
     ),
     queue AS (SELECT * FROM items WHERE {cond})"""
@@ -196,10 +238,14 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
     return sql, params
 
 
-def _order_sql(order: str) -> str:
+def _order_sql(order: str | None, params: dict) -> str:
+    """The ORDER BY of ``order`` (None: the campaign's default order)."""
+    if order is None:
+        order = WEIGHTED_DEFAULT_ORDER if params.get("rule") == "weighted" else DEFAULT_ORDER
     if order not in QUEUE_ORDERS:
         raise AuditError(f"unknown queue order {order!r} (use one of: {', '.join(QUEUE_ORDERS)})")
-    return QUEUE_ORDERS[order].order_by + ", seq, question_id"
+    o = QUEUE_ORDERS[order]
+    return ("(n_reports > 0) DESC, " if o.reports_first else "") + o.order_by + ", seq, question_id"
 
 
 @resolves_benchmark
@@ -212,7 +258,7 @@ def review_queue(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = DEFAULT_ORDER,
+    order: str | None = None,
     limit: int | None = None,
     offset: int = 0,
     db: DbPath = None,
@@ -227,10 +273,12 @@ def review_queue(
     verdict by ``reviewer``, and for a lead or admin also every disputed
     item, listed first),
     ``structure_suspect``, ``parallel_mismatch`` (True: a linked parallel
-    item has a different key).  ``order`` names an entry of
+    item has a different key).  An item with an open error report from a
+    reader passes the tier filter.  ``order`` names an entry of
     :data:`QUEUE_ORDERS` (default ``evidence``: the probability that the
     key is wrong, highest first, then tier ascending and agreement count
-    descending; ``priority`` is the tier order).
+    descending; ``information`` under the weighted settlement rule;
+    ``priority`` is the tier order); items with an open report come first.
 
     Columns: ``position`` (1-based rank in the filtered queue),
     ``question_id, seq, subject, language, script, stem_preview,
@@ -239,7 +287,9 @@ def review_queue(
     the key is wrong, with all evidence so far), structure_suspect,
     structure_reason, has_parallel, parallel_key_match, n_reviews,
     n_reviewers, n_verdicts, required, status, reviewed_by_me,
-    adjudicated, last_reviewed_at``.
+    adjudicated, last_reviewed_at, n_reports`` (open error reports from
+    readers), ``info_gain`` (under the weighted rule: the expected
+    information, in bits, of one more verdict).
     """
     with connect(db, read_only=True) as con:
         lead = NEEDS_ME in (_as_list(status) or []) and _may_settle(con, reviewer)
@@ -253,11 +303,11 @@ def review_queue(
         elif offset:
             params["offset"] = int(offset)
             page = "OFFSET $offset"
-        o = _disputes_first(lead) + _order_sql(order)
+        o = _disputes_first(lead) + _order_sql(order, params)
         # Text columns are read for the page only: left(stem) over 100,000
         # Tibetan stems alone costs ~0.5 s.
         sql = f"""{rel},
-        page AS (SELECT * FROM queue ORDER BY {o} {page})
+        page AS (SELECT * EXCLUDE (is_gold) FROM queue ORDER BY {o} {page})
         SELECT page.*, t.stem_preview, t.structure_reason
         FROM page JOIN (SELECT question_id AS _qid, left(stem, 160) AS stem_preview, structure_reason
                         FROM questions WHERE benchmark = $benchmark) t ON t._qid = page.question_id
@@ -325,7 +375,7 @@ def neighbours(
     reviewer: str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = DEFAULT_ORDER,
+    order: str | None = None,
     db: DbPath = None,
 ) -> tuple[str | None, str | None]:
     """(previous id, next id) of ``question_id`` within the queue filter and
@@ -339,7 +389,7 @@ def neighbours(
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=question_id, may_settle=lead, con=con)
         params["question_id"] = question_id
-        o = _disputes_first(lead) + _order_sql(order)
+        o = _disputes_first(lead) + _order_sql(order, params)
         sql = f"""{rel}
         SELECT prev_id, next_id FROM (
             SELECT question_id, lag(question_id) OVER w AS prev_id, lead(question_id) OVER w AS next_id
@@ -358,7 +408,7 @@ def next_for_reviewer(
     subjects: Iterable[str] | str | None = None,
     structure_suspect: bool | None = None,
     parallel_mismatch: bool | None = None,
-    order: str = DEFAULT_ORDER,
+    order: str | None = None,
     db: DbPath = None,
 ) -> str | None:
     """The next item (in the queue order, within the filters) that still
@@ -366,7 +416,13 @@ def next_for_reviewer(
     and not yet reviewed by them; for a lead or admin, the disputed items
     they may settle come first.  ``after``: start looking after this item
     (wrapping round to the top of the queue); None: the first such item.
-    None when nothing is left for this reviewer.  One query.
+    None when nothing is left for this reviewer.
+
+    Known-answer items come at the campaign's rate (``gold_rate``): the
+    next item is one when the reviewer's answers to known-answer items fall
+    short of that share of their verdicts (randomised rounding, so they do
+    not come at a fixed period); otherwise they are passed over.  A lead or
+    admin, who knows them, is never sent one.
 
     >>> import tempfile, os
     >>> from audit.store import init_db
@@ -383,22 +439,42 @@ def next_for_reviewer(
             structure_suspect=structure_suspect, parallel_mismatch=parallel_mismatch,
             include=after, con=con)
         params["after"] = after
-        o = _disputes_first(lead) + _order_sql(order)
+        params["want_gold"] = params["mask_gold"] and _wants_gold(con, benchmark, name)
+        o = _disputes_first(lead) + _order_sql(order, params)
         dispute = _DISPUTED_SQL if lead else "false"
         sql = f"""{rel},
-        ranked AS (SELECT question_id, {_needs_me_sql(lead)} AS needs, {dispute} AS dispute,
+        ranked AS (SELECT question_id, {_needs_me_sql(lead)} AS needs, {dispute} AS dispute, is_gold,
                           row_number() OVER (ORDER BY {o}) AS pos FROM queue),
         here AS (SELECT coalesce(max(pos) FILTER (WHERE question_id = $after), 0) AS p FROM ranked)
         SELECT question_id FROM ranked, here
-        WHERE needs AND question_id IS DISTINCT FROM $after
-        ORDER BY dispute DESC, (pos <= here.p), pos
+        WHERE needs AND question_id IS DISTINCT FROM $after AND (NOT is_gold OR $want_gold)
+        ORDER BY dispute DESC, is_gold DESC, (pos <= here.p), pos
         LIMIT 1"""
         rows = run(con, sql, params).fetchall()
     return rows[0][0] if rows else None
 
 
+def _wants_gold(con, benchmark: str, reviewer: str) -> bool:
+    """Whether ``reviewer``'s next item should be a known-answer item: their
+    answers to known-answer items so far, plus a number in [0, 1) drawn from
+    their name and verdict count (the same every time it is asked), fall
+    short of the rate times their verdicts with the next one."""
+    rate = trust_from(con).gold_rate
+    if rate <= 0:
+        return False
+    n_all, n_gold = con.execute(
+        "SELECT count(DISTINCT r.question_id), "
+        "count(DISTINCT r.question_id) FILTER (WHERE r.review_id > g.after_review_id) "
+        "FROM reviews r LEFT JOIN gold_items g ON g.benchmark = r.benchmark AND g.question_id = r.question_id "
+        "WHERE r.benchmark = ? AND r.reviewer = ? AND r.verdict <> 'skip' AND NOT r.is_adjudication",
+        [benchmark, reviewer]).fetchall()[0]
+    u = int.from_bytes(hashlib.sha256(f"{reviewer}\x00{n_all}".encode()).digest()[:4], "big") / 2 ** 32
+    return n_gold + u < rate * (n_all + 1)
+
+
 __all__ = [
     "REVIEWED_BY_ME", "NOT_REVIEWED_BY_ME", "NEEDS_ME", "QUEUE_STATUSES", "NEEDS_ME_SQL", "QueueOrder",
-    "QUEUE_ORDERS", "register_order", "DEFAULT_ORDER", "queue_relation", "review_queue", "QueueProgress",
+    "QUEUE_ORDERS", "register_order", "DEFAULT_ORDER", "WEIGHTED_DEFAULT_ORDER", "queue_relation", "review_queue",
+    "QueueProgress",
     "queue_progress", "neighbours", "next_for_reviewer",
 ]

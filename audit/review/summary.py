@@ -5,7 +5,8 @@ stage owns ``reviews``; exports read it through this, not through a copy).
 
 * ``latest`` — each reviewer's latest non-skip review per item (adjudications
   kept apart: one row per question_id, reviewer, is_adjudication with
-  ``rn = 1``);
+  ``rn = 1``), answers to known-answer items left out (they never settle
+  anything, :mod:`audit.review.gold`);
 * ``rv`` — per item: ``n_reviewers`` (distinct reviewers, adjudications not
   counted), ``reviewers`` (``"name; name (adjudication)"``, adjudications
   first), ``rationale`` (``"name: text | ..."``) and ``review_dates``
@@ -21,7 +22,9 @@ latest AS (
             SELECT question_id, reviewer, verdict, corrected_answer, rationale, created_at, is_adjudication,
                    row_number() OVER (PARTITION BY question_id, reviewer, is_adjudication
                                       ORDER BY review_id DESC) AS rn
-            FROM reviews WHERE benchmark = $benchmark AND verdict <> 'skip'
+            FROM reviews r WHERE benchmark = $benchmark AND verdict <> 'skip'
+              AND NOT EXISTS (SELECT 1 FROM gold_items g WHERE g.benchmark = r.benchmark
+                              AND g.question_id = r.question_id AND r.review_id > g.after_review_id)
         ), rv AS (
             SELECT question_id,
                    count(DISTINCT reviewer) FILTER (WHERE NOT is_adjudication) AS n_reviewers,

@@ -106,6 +106,12 @@ def test_data_format_commands_run(env):
     assert all(m in models for m in ("m-long", "m-a", "m-b", "m-seed"))
     _run("models", "set-family", "m-a", "family-x")
     ran.add("models set-family")
+    # Readers' error reports (a lead's act; this database has no accounts)
+    rep = env / "reports.json"
+    rep.write_text(json.dumps([{"question_id": "q1", "text": "the key is wrong", "answer": "C", "name": "Reader"}]),
+                   encoding="utf-8")
+    assert "1 error report" in _run("import", "reports", rep, "--benchmark", "toy")
+    ran.add("import reports")
     if SHARED_DATA.exists():
         _run("import", "helm", SHARED_DATA / "helm_global_facts")
         _run("import", "mmlu-redux", SHARED_DATA / "mmlu_redux_dev", "--benchmark", "mmlu-redux")

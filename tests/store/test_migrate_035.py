@@ -35,11 +35,13 @@ def test_035_keeps_rows_drops_primary_keys(tmp_path):
 
     with connect(db) as con:          # migrates
         assert con.execute("SELECT max(version) FROM schema_version").fetchall()[0][0] >= 35
-        assert con.execute("SELECT * FROM audit_results ORDER BY question_id").fetchall() == before_r
-        assert con.execute("SELECT * FROM key_error_scores ORDER BY question_id").fetchall() == before_s
-        for table, cols in (("audit_results", cols_r), ("key_error_scores", cols_s)):
-            assert con.execute("SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
-                               "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall() == cols
+        # the columns of version 35 keep their rows and types (later migrations may add columns after them)
+        for table, cols, before in (("audit_results", cols_r, before_r), ("key_error_scores", cols_s, before_s)):
+            names = ", ".join(c[0] for c in cols)
+            assert con.execute(f"SELECT {names} FROM {table} ORDER BY question_id").fetchall() == before
+            now = con.execute("SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
+                              "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+            assert now[:len(cols)] == cols
             assert "PRIMARY KEY" not in _constraints(con, table)
             assert "NOT NULL" in _constraints(con, table)
         assert con.execute("SELECT count(*) FROM current_audit").fetchall()[0][0] == 2

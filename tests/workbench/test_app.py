@@ -527,7 +527,8 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.tabs) == 8
+    assert len(at.tabs) == 9
+    assert [t.label for t in at.tabs][-1] == "Reviewers"   # each reviewer's reliability
     # first tab (issue 19): what wrong keys cost each model, from audit.analyze.impact_summary
     imp = audit.analyze.impact_summary("demo", db=db)
     cost = frame_with(at, "cost (points)").set_index("model")

@@ -1,8 +1,10 @@
 """Admin page: everything an administrator needs to run a review
 campaign from the browser — accounts (add, disable or enable, reset a
 password, change a role), the lead list, reviews required per item, which
-items enter the queue, assignment of subjects or items to reviewers, and
-progress per reviewer and per subject, and the random audit sample.
+items enter the queue, assignment of subjects or items to reviewers,
+progress per reviewer and per subject, the random audit sample, and the
+reviewers' reliability with the known-answer items and readers' error
+reports (:mod:`workbench.views.admin_trust`).
 
 Every action calls the same ``audit.review`` function as the CLI, with the
 signed-in account as ``actor``: the role checks are the library's.  No SQL
@@ -16,7 +18,7 @@ import audit.review.campaign
 import audit.review.dashboard
 from audit.accounts import ROLES
 from workbench import render, session
-from workbench.views import common
+from workbench.views import admin_trust, common
 from workbench.views.common import t
 
 
@@ -196,7 +198,8 @@ def page() -> None:
     st.caption(t("admin.intro"))
     db = session.db_path()
     benchmark = common.benchmark_picker("admin_benchmark")
-    tab_a, tab_c, tab_p = st.tabs([t("admin.accounts"), t("admin.campaign"), t("admin.progress")])
+    tab_a, tab_c, tab_p, tab_t = st.tabs([t("admin.accounts"), t("admin.campaign"), t("admin.progress"),
+                                          t("admin.trust")])
     with tab_a:
         _accounts(db)
     with tab_c:
@@ -204,3 +207,5 @@ def page() -> None:
         _sample(db, benchmark)
     with tab_p:
         _progress(db, benchmark)
+    with tab_t:   # reviewers' reliability, known-answer items, readers' reports
+        admin_trust.show(db, benchmark)

@@ -23,6 +23,7 @@ import audit.review.dashboard
 import audit.review.judges
 import audit.review.queue
 import audit.review.reasons
+import audit.review.reliability
 from audit import i18n
 from audit.i18n import subjects as subjects_i18n
 from workbench import render, session

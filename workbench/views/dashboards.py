@@ -18,7 +18,7 @@ import audit.review.changes
 import audit.review.dashboard
 from audit import i18n
 from workbench import render, session
-from workbench.views import common
+from workbench.views import admin_trust, common
 from workbench.views.common import t
 
 INT_AXIS = {"format": "d", "tickMinStep": 1}  # counts: whole numbers on the axis
@@ -65,8 +65,10 @@ def page() -> None:
     if bench is None:
         return
     tabs = st.tabs([t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
-                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_since"), t("dash.tab_compare")])
-    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _since, _compare)):
+                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_since"), t("dash.tab_compare"),
+                    t("dash.tab_reviewers")])
+    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _since, _compare,
+                                _reviewers)):
         with tab:
             show(bench, db)
 
@@ -379,3 +381,26 @@ def _compare(bench: str, db) -> None:
         diff = pd.DataFrame(cmp["parallel_differences"])[["benchmark_a", "question_id_a", "benchmark_b",
                                                            "question_id_b", "key_a", "key_b", "reason"]]
         st.dataframe(common.columns(diff), hide_index=True, width="stretch", key="dash_compare_diff")
+
+
+def _reviewers(bench: str, db) -> None:
+    """Each reviewer's reliability, overall and per language and subject
+    (:mod:`audit.review.reliability`), where there are enough known-answer items."""
+    st.caption(t("dash.reviewers_caption"))
+    df = common.call(audit.review.reviewer_reliability, bench, db=db, any_error=True)
+    if df is None or df.empty:
+        st.info(t("dash.no_reviewers"))
+        return
+    shown, cfg = admin_trust.reliability_frame(df)
+    st.dataframe(shown, hide_index=True, width="stretch", key="dash_reliability", column_config=cfg)
+    for by, head in (("language", t("dash.reviewers_by_language")), ("subject", t("dash.reviewers_by_subject"))):
+        st.markdown(f"**{head}**")
+        g = common.call(audit.review.reliability.reliability_by, bench, by, db=db, any_error=True)
+        if g is None or g.empty:
+            st.caption(t("dash.no_reviewers"))
+            continue
+        few = int((g["n_gold"] < audit.review.reliability.MIN_GOLD).sum())
+        if few:
+            st.caption(t("dash.reviewers_few", n=few, min=audit.review.reliability.MIN_GOLD))
+        shown, cfg = admin_trust.reliability_frame(g, by)
+        st.dataframe(shown, hide_index=True, width="stretch", key=f"dash_reliability_{by}", column_config=cfg)

@@ -33,7 +33,7 @@ from audit import i18n
 from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
 from workbench import render, routing, session
-from workbench.views import common, item_evidence, queue
+from workbench.views import common, item_evidence, item_reports, queue
 from workbench.views.common import t
 
 VERDICT_KEYS = list(VERDICTS)                 # shortcut n selects VERDICT_KEYS[n-1]
@@ -473,6 +473,7 @@ def page() -> None:
         with st.container(key="item_main"):
             _question(view)
             _vote_summary(view)
+            item_reports.show(view, option=lambda x: _option_shown(view, x))   # readers' error reports
             with st.container(key="item_evidence"):   # sentences and figures from audit.review
                 item_evidence.show(bench, qid, db, option=lambda x: _option_shown(view, x))
             if view.judges:

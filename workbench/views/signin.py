@@ -50,3 +50,5 @@ def page() -> None:
         st.divider()
         if st.button(t("signin.sso"), key="signin_sso"):
             st.login()
+    st.divider()   # readers outside the team report an error without an account
+    st.markdown(f":material/flag: [{render.md(t('signin.report_link'))}](./report)")
