@@ -292,7 +292,7 @@ def write_tumlu_subject(folder: Path, subject: str, records: list[dict] | None =
     """ceferisbarov/TUMLU ``data/uyghur/test/<subject>.jsonl`` (commit
     069b9ae): compact JSON lines (``","`` and ``":"`` separators, raw UTF-8),
     ``subject``, ``question``, ``choices`` (4), ``answer`` (a letter); no id.
-    Records 2, 3, 4 and 8 of biology.jsonl, 2, 5, 14, 16 and 33 of
+    Records 2, 3, 4 and 8 of biology.jsonl, 2, 5, 14, 16 and 32 of
     chemistry.jsonl."""
     recs = records if records is not None else {"biology": TUMLU_BIOLOGY, "chemistry": TUMLU_CHEMISTRY}[subject]
     folder.mkdir(parents=True, exist_ok=True)
@@ -451,7 +451,7 @@ def write_jmmlu(folder: Path) -> Path:
 def write_mmlu_test(folder: Path) -> Path:
     """hendrycks/test ``data/test/global_facts_test.csv`` (commit f112c7a):
     MMLU's own layout, no header row, the first row quoted.  Rows 1, 2, 20,
-    35 and 77.  Returns ``data/test``."""
+    35 and 74.  Returns ``data/test``."""
     d = folder / "data" / "test"
     d.mkdir(parents=True)
     (d / "global_facts_test.csv").write_text(MMLU_GLOBAL_FACTS, encoding="utf-8")
@@ -515,7 +515,7 @@ def write_parsinlu(folder: Path) -> Path:
     0d52f06): ``answer`` (1-based, as text), ``candidates`` (4, some
     trailing ones empty), ``category``, ``question`` (one holding ``\\r\\n``
     and a trailing ``\\r``), ``id`` — the source URL or document, so it
-    repeats.  Records 1–7 and 26."""
+    repeats.  Records 1–6 and 26."""
     path = folder / "test_ck.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in PARSINLU), encoding="utf-8")
     return path
