@@ -19,8 +19,9 @@ count as right keys (their expected contribution is added to the
 estimate).
 
 **Cost per model** (``wrong_key_cost``): ``accuracy`` is the reported
-accuracy (correct / questions, as :func:`~audit.analyze.model_metrics`);
-``accuracy_right_keys`` the accuracy over the items whose key is right,
+accuracy (correct / questions the model was asked, as
+:func:`~audit.analyze.model_metrics`); ``accuracy_right_keys`` the accuracy
+over the asked items whose key is right,
 ``accuracy_corrected`` the accuracy when every wrong key is replaced by the
 models' most probable other answer (the fit's ``alternative``); both are
 posterior means with quantile intervals.  ``cost_points`` =
@@ -80,7 +81,8 @@ class ImpactData:
     """One benchmark's items (``items``: qn, question_id, subject, tier,
     bucket, score, p_reject, alternative, fixed_reason, settled), its
     models, and the answers as dense items × models boolean matrices
-    ``valid``, ``correct`` (the key) and ``alt`` (the fit's alternative)."""
+    ``valid``, ``correct`` (the key) and ``alt`` (the fit's alternative),
+    and ``asked`` (the model has a prediction for the item, valid or not)."""
 
     benchmark: str
     models: list[str]
@@ -90,6 +92,7 @@ class ImpactData:
     alt: np.ndarray
     phi: np.ndarray      # the misconception split per band (the fit's)
     n_settled: int
+    asked: np.ndarray | None = None
 
     @property
     def scored(self) -> bool:
@@ -115,6 +118,10 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
                 "SELECT p.qn - 1 AS i, p.model_id AS j, p.is_key, "
                 "coalesce(p.answer = a.alternative, false) AS is_alt FROM p LEFT JOIN _alt a USING (qn)",
                 {"benchmark": benchmark}).fetchnumpy()
+            asked_rows = con.execute(
+                f"WITH _q AS ({QUESTIONS_SQL}) SELECT DISTINCT q.qn - 1 AS i, ms.model_id AS j FROM all_predictions p "
+                "JOIN _ms ms ON ms.model = p.model AND ms.run = p.run JOIN _q q ON q.question_id = p.question_id "
+                "WHERE p.benchmark = $benchmark", {"benchmark": benchmark}).fetchnumpy()
             con.execute("DROP TABLE IF EXISTS _alt")
         finally:
             unregister(con, "_ms")
@@ -129,10 +136,12 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
     valid[i, j] = True
     correct[i, j] = np.asarray(ans["is_key"], dtype=bool)
     alt[i, j] = np.asarray(ans["is_alt"], dtype=bool)
+    asked = np.zeros((n, J), dtype=bool)
+    asked[np.asarray(asked_rows["i"], dtype=np.int64), np.asarray(asked_rows["j"], dtype=np.int64)] = True
     items["settled"] = items["settled"].fillna(False).astype(bool)
     return ImpactData(benchmark, list(ms.models), items, valid, correct, alt,
                       np.array([float(phi_rows.get(str(k), m)) for k, m in enumerate(PHI_PRIOR_MEAN)]),
-                      int(items["settled"].sum()))
+                      int(items["settled"].sum()), asked)
 
 
 Drawn = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -194,24 +203,26 @@ def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS
     """Per model: accuracy (reported), accuracy_right_keys (+ _low, _high),
     accuracy_corrected (+ _low, _high), cost_points (see the module
     docstring).  Fractions in [0, 1]; rows in model order."""
-    n = len(data.items)
     c = data.correct
     a = data.alt
+    # each model over the items it was asked (all items when the data says nothing else)
+    asked = data.asked if data.asked is not None else np.ones_like(c)
+    n = np.maximum(asked.sum(0).astype(np.float64), 1.0)        # per model
     idx, W, s = _draws(data, draws, seed) if drawn is None else drawn
     Wf = W.astype(np.float32)
     tot_c = c.sum(0)
     wc = (Wf @ data.correct[idx].astype(np.float32)).astype(np.float64)   # per draw: correct answers on wrong keys
     wa = (Wf @ data.alt[idx].astype(np.float32)).astype(np.float64)
     num_right = tot_c[None, :] - wc                                # correct answers on right-key items, per draw
-    den_right = n - W.sum(1, keepdims=True)
+    den_right = asked.sum(0)[None, :] - (Wf @ asked[idx].astype(np.float32)).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_right = num_right / den_right
-    acc_corr = (tot_c[None, :] - wc + wa) / max(n, 1)
+    acc_corr = (tot_c[None, :] - wc + wa) / n[None, :]
     lo_r, hi_r = _interval(acc_right, level)
     lo_c, hi_c = _interval(acc_corr, level)
-    acc = tot_c / max(n, 1)
+    acc = tot_c / n
     # the posterior means without Monte Carlo noise where they are linear
-    mean_corr = (tot_c - s @ c + s @ a) / max(n, 1)   # exact (linear in the key states)
+    mean_corr = (tot_c - s @ c + s @ a) / n   # exact (linear in the key states)
     mean_right = acc_right.mean(0)
     return pd.DataFrame({
         "model": data.models, "accuracy": acc,

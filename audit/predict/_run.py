@@ -42,6 +42,7 @@ from audit.llm import CallRunner, RunOptions
 from audit.llm.options import check_selection
 from audit.llm.provider import message_parts, reply_problem
 from audit.llm.runs import claim_run, correct_stale_runs, update_run, usage_lines
+from audit.options import MAX_OPTIONS, MIN_OPTIONS
 from audit.predict._prompt import PredictPrompt, load_predict_prompt
 from audit.predict._reextract import reextract
 from audit.store import DbPath, connect, transaction
@@ -276,7 +277,7 @@ class _PredictRunner(CallRunner):
         problem = reply_problem(parts)
         n = len(item["options"])
         answer = extract_answer(content, n, self.s.method, [o["text"] for o in item["options"]]) \
-            if 2 <= n <= 6 and problem is None else None
+            if MIN_OPTIONS <= n <= MAX_OPTIONS and problem is None else None
         return {"benchmark": self.s.benchmark, "question_id": item["question_id"], "model": self.s.model,
                 "run": self.s.run, "prompt_version": self.s.prompt_version, "response": content,
                 "reasoning": self.scrub(parts["reasoning"]), "answer": answer, "method": self.s.method,

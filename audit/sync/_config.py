@@ -52,10 +52,12 @@ def text_direction(script: str | None, language: str | None) -> tuple[str, str]:
 
 
 def labeling_config(n_options: int = 4) -> str:
-    """The labeling config for items with up to ``n_options`` options (2–6).
+    """The labeling config for items with up to ``n_options`` options (2–10).
 
     >>> cfg = labeling_config(5)
     >>> '<Choice value="E"' in cfg and '<Choice value="F"' not in cfg
+    True
+    >>> '<Choice value="J"' in labeling_config(10)
     True
     >>> 'alias="key_wrong"' in cfg and 'alias="translation"' in cfg
     True

@@ -34,7 +34,7 @@ def test_option_labels_run_to_j_with_tibetan_labels_beyond_nga():
 
 
 def test_j_is_extracted_from_a_reply():
-    from audit.ingest import extract_answer
+    from audit.ingest.extract import extract_answer
 
     assert extract_answer("Let's think step by step. … The answer is (J).", n_options=10) == "J"
     assert extract_answer("The answer is (J).", n_options=9) is None, "J is not an option of a 9-option item"
