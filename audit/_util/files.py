@@ -267,9 +267,9 @@ def json_records(text: str, path, *, allow_nan: bool = False,
     """(line, object) for each record held in JSON *text*:
 
     * a top-level array: its objects, each with the line it starts on; with
-      *notes*, strings and numbers between them are skipped and counted in a
-      note (MMLU-Pro's result files hold stray subject names), without it
-      they are refused;
+      *notes*, strings between them are skipped and counted in a note
+      (MMLU-Pro's result files hold stray subject names), without it they
+      are refused (and so is any other value that is not an object);
     * an object whose one field holds a list of objects, its other fields
       plain values (GAOKAO-Bench: ``{"keywords": …, "example": [ … ]}``):
       that list, noted;
@@ -599,8 +599,8 @@ def json_array_records(text: str, path, *, start: int | None = None,
                        notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:
     """(line, object) for each element of the JSON array that starts at
     *start* in ``text`` (the first ``[`` by default).  An element that is a
-    string, number, boolean or null is skipped and counted in *notes* when
-    given (refused otherwise); a nested array is refused.
+    string is skipped and counted in *notes* when given (refused otherwise);
+    any other value that is not an object is refused.
 
     >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
     [(2, {'a': 1}), (3, {'a': 2})]
@@ -615,7 +615,7 @@ def json_array_records(text: str, path, *, start: int | None = None,
     line = 1 + text.count("\n", 0, i)
     last = i
     expect_value = True
-    skipped: list[object] = []
+    skipped: list[str] = []
     while True:
         while i < n and text[i] in " \t\r\n":
             i += 1
@@ -630,11 +630,9 @@ def json_array_records(text: str, path, *, start: int | None = None,
                 raise InputError("not valid JSON (text after the closing ']')", path=path,
                                  line=line + text.count("\n", last, i))
             if skipped and notes is not None:
-                kinds = sorted({type(x).__name__ for x in skipped})
-                shown = ", ".join(repr(x) for x in list(dict.fromkeys(x for x in skipped if isinstance(x, str)))[:4])
-                what = "strings" if kinds == ["str"] else "values"
+                shown = ", ".join(repr(x) for x in list(dict.fromkeys(skipped))[:4])
                 notes.append(f"skipped {len(skipped)} element{'s' if len(skipped) != 1 else ''} of the array that "
-                             f"{'are' if len(skipped) != 1 else 'is'} not a record" + (f" ({what}: {shown})" if shown else ""))
+                             f"{'are' if len(skipped) != 1 else 'is'} not a record (strings: {shown})")
             return
         if not expect_value:
             if text[i] != ",":
@@ -656,7 +654,7 @@ def json_array_records(text: str, path, *, start: int | None = None,
             raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
                              line=line - 1 + (_deep_line(text[i:]) or 1)) from None
         if not isinstance(obj, dict):
-            if notes is None or isinstance(obj, list):
+            if notes is None or not isinstance(obj, str):
                 raise InputError("expected a JSON object for each record of the array", path=path, line=line)
             skipped.append(obj)
         else:

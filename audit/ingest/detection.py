@@ -388,7 +388,8 @@ def file_layout(cols: list[str], records: list[dict], user: dict[str, str] | Non
     for c in dropped:
         mapping[c] = ""
     lay = FileLayout(mapping={**user, **mapping}, notes=notes)
-    renames = [f"{_shown(k)} → {v}" + (" (--map)" if k in user else "") for k, v in lay.mapping.items() if v]
+    renames = [f"{_shown(k) if k in cols else k} → {v}" + (" (--map)" if k in user else "")
+               for k, v in lay.mapping.items() if v]
     if renames:
         notes.insert(0, "fields read as: " + ", ".join(renames))
     gone = [c for c in dropped] + [k for k, v in mapping.items() if v == "" and k not in dropped]
