@@ -202,7 +202,8 @@ def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS
                    drawn: Drawn | None = None) -> pd.DataFrame:
     """Per model: accuracy (reported), accuracy_right_keys (+ _low, _high),
     accuracy_corrected (+ _low, _high), cost_points (see the module
-    docstring).  Fractions in [0, 1]; rows in model order."""
+    docstring), and n_asked of n_items (the items it was asked, which the
+    accuracies are over).  Fractions in [0, 1]; rows in model order."""
     c = data.correct
     a = data.alt
     # each model over the items it was asked (all items when the data says nothing else)
@@ -229,6 +230,7 @@ def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS
         "accuracy_right_keys": mean_right, "accuracy_right_keys_low": lo_r, "accuracy_right_keys_high": hi_r,
         "accuracy_corrected": mean_corr, "accuracy_corrected_low": lo_c, "accuracy_corrected_high": hi_c,
         "cost_points": (mean_right - acc) * 100.0,
+        "n_asked": asked.sum(0).astype(np.int64), "n_items": np.full(len(data.models), len(data.items), np.int64),
     })
 
 

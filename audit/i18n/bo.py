@@ -473,3 +473,11 @@ MESSAGES.update({
     "column.x_only": 'དཔྱད་པ་བ་དང་པོ་ཁོ་ན',
     "column.y_only": 'དཔྱད་པ་བ་གཉིས་པ་ཁོ་ན',
 })
+
+# Passages shown with their items, and the items each model was asked
+MESSAGES.update({
+    "item.passage": "ཀློག་རྒྱུའི་ཡི་གེ",
+    "dash.col_asked": "དྲིས་པའི་དྲི་བ",
+    "dash.asked_some": "དྲི་བ་ {m} ལས་ {n} ལ་ལན་བཏབ",
+    "dash.asked_all": "དྲི་བ་ཡོངས་ {m}",
+})

@@ -469,3 +469,11 @@ MESSAGES.update({
     "column.x_only": '仅第一个评判模型',
     "column.y_only": '仅第二个评判模型',
 })
+
+# Passages shown with their items, and the items each model was asked
+MESSAGES.update({
+    "item.passage": "阅读材料",
+    "dash.col_asked": "作答的题目",
+    "dash.asked_some": "作答 {m} 道题中的 {n} 道",
+    "dash.asked_all": "全部 {m} 道题",
+})

@@ -212,7 +212,7 @@ class _JudgeRunner(CallRunner):
         ctx = self.context.get(item["question_id"], {})
         text = self.prompt.render(stem=item["stem"], options=item["options"], answer_key=item["answer_key"],
                                   explanation=item["explanation"], language=ctx.get("language"),
-                                  source=ctx.get("source"))
+                                  source=ctx.get("source"), context=item.get("context"))
         return [{"role": "user", "content": text}]
 
     def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:
