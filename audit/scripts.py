@@ -67,6 +67,8 @@ def script_of(text: str | None, language: str | None = None) -> str | None:
     if not text:
         return from_tag
     text = text[:4000]  # enough letters to decide; keeps long items cheap
+    if text.isascii():   # (the common case of English benchmarks, decided without counting)
+        return "Latn" if _ASCII_LETTER.search(text) else from_tag
     counts = {name: len(rx.findall(text)) for name, rx in _SCRIPT_RX.items()}
     best = _best(counts)
     if best is None:
@@ -104,6 +106,7 @@ _SCRIPT_RANGES = {
     "Latn": "A-Za-z\u00C0-\u024F",
 }
 _SCRIPT_RX = {k: re.compile(f"[{v}]") for k, v in _SCRIPT_RANGES.items()}
+_ASCII_LETTER = re.compile("[A-Za-z]")
 _ANY_LETTER = re.compile("[" + "".join(_SCRIPT_RANGES.values()) + "]")
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|\\[A-Za-z]+", re.S)
 
@@ -149,8 +152,10 @@ def option_scripts(stem_script: str | None, texts: list[str], language: str | No
     >>> option_scripts("Hans", ["يادرو ئېلېكتىر", "12"])
     ['Arab', None]
     """
-    other = _OTHER_LETTER.get(stem_script or "")
     joined = "\n".join(texts)
+    if stem_script == "Latn" and joined.isascii():
+        return None
+    other = _OTHER_LETTER.get(stem_script or "")
     if other is not None and not other.search(joined):
         return None
     if other is None and not has_letters(joined, len(joined)):
