@@ -435,8 +435,16 @@ def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_tem
         raise InputError(f"{len(numbered)} option columns ({numbered[0]} … {numbered[-1]}): at most "
                          f"{MAX_OPTIONS} options per item", path=str(path))
     required = ["question", "answer"] + (["id"] if id_template is None and "id" in cols else [])
-    require_columns(df, required, str(path),
-                    allowed=ALLOWED_COLUMNS | set(numbered) | {"_source", "_row", "_file"})
+    try:
+        require_columns(df, required, str(path),
+                        allowed=ALLOWED_COLUMNS | set(numbered) | {"_source", "_row", "_file"})
+    except InputError as exc:
+        # name the flag that reads the file: a field renamed, or dropped into the source record
+        missing = "missing required" in exc.detail
+        advice = ("; name the file's fields with --map SOURCE=TARGET (e.g. --map prompt=question), or let "
+                  "'audit import auto' recognise them" if missing else
+                  "; read them with --map FIELD=TARGET, or keep them only in the source record with --map FIELD=")
+        raise InputError(exc.detail + advice, path=exc.path) from None
     option_cols = [c for c in OPTION_COLUMNS if c in cols]
     if option_cols and numbered:
         raise InputError(f"give the options one way: columns A–J or {numbered[0]} …, not both", path=str(path))

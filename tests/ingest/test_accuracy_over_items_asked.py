@@ -10,8 +10,8 @@ database, with plain SQL.
 from __future__ import annotations
 
 import audit
-from layouts_support import TUMLU_OUTPUTS_GEMINI, query, write_tumlu_outputs, write_tumlu_subject
-from tests_ingest_util import run_cli
+from tests.support.cli import run_cli
+from tests.support.layouts import TUMLU_OUTPUTS_GEMINI, query, write_tumlu_outputs, write_tumlu_subject
 
 
 def _run(capsys, *args) -> str:

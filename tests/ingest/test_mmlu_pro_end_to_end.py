@@ -16,11 +16,10 @@ import uuid
 
 import pytest
 
-from conftest import shared_path
-from layouts_support import mmlu_pro_records, nfc, query, write_agieval_logiqa
 from tests._accounts import browser_sign_in
 from tests._workbench_server import chromium, workbench_server
-from tests_ingest_util import run_cli
+from tests.support.cli import run_cli
+from tests.support.layouts import mmlu_pro_records, nfc, query, write_agieval_logiqa
 
 pytestmark = [pytest.mark.browser, pytest.mark.label_studio, pytest.mark.slow]
 
@@ -34,8 +33,8 @@ def _run(capsys, *args) -> str:
 
 
 def test_ten_options_through_import_analyze_report_export_label_studio_and_the_item_page(
-        tmp_path, db_path, capsys, ls_server, monkeypatch):
-    folder = shared_path("real_formats/mmlu_pro")
+        tmp_path, db_path, capsys, ls_server, monkeypatch, mmlu_pro_dir):
+    folder = mmlu_pro_dir
     _run(capsys, "import", "auto", folder, "-b", "mmlu-pro", "--db", db_path)
     logiqa = write_agieval_logiqa(tmp_path, "en")
     _run(capsys, "import", "auto", logiqa, "-b", "logiqa", "--db", db_path)

@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import json
 
-from layouts_support import (TUMLU_BIOLOGY, TUMLU_OUTPUTS_GEMINI, query, read_jsonl, stored_items,
-                             write_tumlu_outputs, write_tumlu_subject)
-from tests_ingest_util import run_cli
+from tests.support.cli import run_cli
+from tests.support.layouts import (
+    TUMLU_BIOLOGY,
+    TUMLU_OUTPUTS_GEMINI,
+    query,
+    read_jsonl,
+    stored_items,
+    write_tumlu_outputs,
+    write_tumlu_subject,
+)
 
 
 def test_identical_items_are_linked_in_order_of_appearance(tmp_path, db_path, capsys):

@@ -19,10 +19,20 @@ import zipfile
 
 import pytest
 
-from conftest import db_snapshot
-from layouts_support import (DZEN_HEADER, DZEN_ROWS, EXAMS, assert_item, nfc, query, stored_items, watch_writes,
-                             write_dzen_zip, write_exams_tar, write_hostile_archive)
-from tests_ingest_util import run_cli
+from tests.support.cli import db_snapshot, run_cli
+from tests.support.layouts import (
+    DZEN_HEADER,
+    DZEN_ROWS,
+    EXAMS,
+    assert_item,
+    nfc,
+    query,
+    stored_items,
+    watch_writes,
+    write_dzen_zip,
+    write_exams_tar,
+    write_hostile_archive,
+)
 
 
 def _auto(capsys, path, bench, db, *flags) -> str:

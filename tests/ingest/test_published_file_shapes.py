@@ -13,11 +13,22 @@ import json
 
 import pytest
 
-from conftest import db_snapshot
-from layouts_support import (assert_item, embedded_options, letter, read_csv_rows, read_jsonl, stored_items,
-                             write_gaokao, write_gaokao_math, write_jmmlu, write_jsonl_line_separators,
-                             write_mm_eval_folder, write_mmlu_test, write_parsinlu)
-from tests_ingest_util import run_cli
+from tests.support.cli import db_snapshot, run_cli
+from tests.support.layouts import (
+    assert_item,
+    embedded_options,
+    letter,
+    read_csv_rows,
+    read_jsonl,
+    stored_items,
+    write_gaokao,
+    write_gaokao_math,
+    write_jmmlu,
+    write_jsonl_line_separators,
+    write_mm_eval_folder,
+    write_mmlu_test,
+    write_parsinlu,
+)
 
 
 def _auto(capsys, path, bench, db, *flags) -> str:

@@ -15,9 +15,8 @@ import json
 
 import pytest
 
-from conftest import db_snapshot
-from layouts_support import assert_item, letter, read_jsonl, stored_items, write_agieval_logiqa, write_click
-from tests_ingest_util import run_cli
+from tests.support.cli import db_snapshot, run_cli
+from tests.support.layouts import assert_item, letter, read_jsonl, stored_items, write_agieval_logiqa, write_click
 
 
 def _auto(capsys, path, bench, db, *flags) -> str:

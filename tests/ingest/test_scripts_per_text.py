@@ -14,9 +14,16 @@ from __future__ import annotations
 import json
 import unicodedata
 
-from layouts_support import (CMIL, GAOKAO_MATH, JMMLU_GLOBAL_FACTS, option_scripts, stored_items, write_cmilbench,
-                             write_kmmlu)
-from tests_ingest_util import run_cli
+from tests.support.cli import run_cli
+from tests.support.layouts import (
+    CMIL,
+    GAOKAO_MATH,
+    JMMLU_GLOBAL_FACTS,
+    option_scripts,
+    stored_items,
+    write_cmilbench,
+    write_kmmlu,
+)
 
 
 def _auto(capsys, path, bench, db, *flags) -> str:

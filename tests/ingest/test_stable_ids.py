@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import csv
 
-from conftest import db_snapshot
-from layouts_support import TUMLU_BIOLOGY, TUMLU_CHEMISTRY, query, read_jsonl, stored_items, write_tumlu_subject
-from tests_ingest_util import run_cli
+from tests.support.cli import db_snapshot, run_cli
+from tests.support.layouts import TUMLU_BIOLOGY, TUMLU_CHEMISTRY, query, read_jsonl, stored_items, write_tumlu_subject
 
 
 def _run(capsys, *args) -> str:

@@ -1,6 +1,6 @@
 """Up to ten options: MMLU-Pro's published per-model result files.
 
-``../shared/data/real_formats/mmlu_pro/`` holds three of them as published:
+``../shared/data/real_formats/mmlu_pro/`` (the fixture ``mmlu_pro_dir``) holds three of them as published:
 one JSON array per model (``model_outputs_<model>_5shots.json``, the model
 named only by the file name), items with up to 10 options A–J, the reply
 under ``model_outputs`` or ``generated_text``, and in the DeepSeek file
@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 
 import audit
-from conftest import db_snapshot, shared_path
-from layouts_support import mmlu_pro_records, nfc, query, stored_items
-from tests_ingest_util import run_cli
+from tests.support.cli import db_snapshot, run_cli
+from tests.support.layouts import mmlu_pro_records, nfc, query, stored_items
 
 LABELS = "ABCDEFGHIJ"
 ANSWER_IS = re.compile(r"answer is \(?([A-J])\)?")
@@ -40,9 +39,11 @@ def test_j_is_extracted_from_a_reply():
     assert extract_answer("The answer is (J).", n_options=9) is None, "J is not an option of a 9-option item"
 
 
-def test_mmlu_pro_result_files_bring_questions_and_predictions(db_path, capsys):
-    folder = shared_path("real_formats/mmlu_pro")
+def test_mmlu_pro_result_files_bring_questions_and_predictions(db_path, capsys, mmlu_pro_dir):
+    folder = mmlu_pro_dir
     out = _run(capsys, "import", "auto", folder, "-b", "mmlu-pro", "--db", db_path)
+    assert "skipped 6 elements of the array that are not records (strings: 'other', 'total'" in out
+    assert "model 'Llama-2-7b-hf' (from the file name model_outputs_Llama-2-7b-hf_5shots.json)" in out
     per_model = mmlu_pro_records(folder)
     assert set(per_model) == {"DeepSeek-Coder-V2", "Llama-2-7b-hf", "gemini-1.5-pro-002"}
 
