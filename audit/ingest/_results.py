@@ -182,7 +182,7 @@ def import_results(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
                 summary_p = store_predictions(con, benchmark, "_results_src", str(p), method=method, layout="long")
                 agree = con.execute(
                     "SELECT count(*) FILTER (WHERE a.pred = p.answer), count(*) FROM _results_arrow a "
-                    "JOIN predictions p ON p.benchmark = ? AND p.question_id = a.question_id AND p.model = a.model "
+                    "JOIN all_predictions p ON p.benchmark = ? AND p.question_id = a.question_id AND p.model = a.model "
                     "AND p.run = 'default' WHERE a.pred IS NOT NULL AND p.answer IS NOT NULL",
                     [benchmark]).fetchone()
             finally:
