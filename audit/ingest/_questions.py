@@ -948,15 +948,19 @@ def _id_rule(files: list[Source], rules: dict, id_template: str | None, state: "
         return f"the template '{id_template}'"
     if state.id_fields and all(state.id_fields.values()) and not any(r.by_row or r.index_id for r in rules.values()):
         return "the 'id' field"
-    positional = [f for f in files if not state.id_fields.get(str(f)) or rules[str(f)].by_row]
+    positional = [f for f in files if not state.id_fields.get(str(f)) and not rules[str(f)].by_row]
+    repeating = [f for f in files if rules[str(f)].by_row]
     indexed = [f for f in files if rules[str(f)].index_id and state.id_fields.get(str(f))]
     parts = []
     if positional:
         names = ", ".join(f.name for f in positional[:3]) + (" …" if len(positional) > 3 else "")
         parts.append(f"<file>/<row> ({names}: no id field of its own)")
+    if repeating:
+        names = ", ".join(f.name for f in repeating[:3]) + (" …" if len(repeating) > 3 else "")
+        parts.append(f"<file>/<row> ({names}: the id field repeats)")
     if indexed:
         parts.append("<file>/<index> (" + ", ".join(f.name for f in indexed[:3]) + ")")
-    rest = len(files) - len(positional) - len(indexed)
+    rest = len(files) - len(positional) - len(repeating) - len(indexed)
     if rest > 0:
         parts.append(f"the 'id' field ({rest} file{'s' if rest != 1 else ''})")
     return "; ".join(parts)

@@ -442,11 +442,18 @@ def _parallel(cols: list[str], records: list[dict], lay: FileLayout) -> None:
                 lay.mapping[x + item_sfx] = "question" if x == stem else x
         lay.parallel = {"suffix": par_sfx or suffix, "stem": stem + par_sfx, "options": [x + par_sfx for x in letters],
                         "script": base_script if swap else other_script}
-        item_set = f"{stem}{item_sfx}, {letters[0]}{item_sfx}–{letters[-1]}{item_sfx}"
-        par_set = f"{stem}{par_sfx}, {letters[0]}{par_sfx}–{letters[-1]}{par_sfx}"
-        lay.notes.append(f"two versions of each item in one row: {_shown(item_set)} ({other_script if swap else base_script})"
-                         f" are the items; {_shown(par_set)} ({base_script if swap else other_script}) are stored as "
-                         "their parallel version")
+        def shown_set(sfx: str) -> str:
+            return f"{_shown(stem + sfx)}, {_shown(letters[0] + sfx)}–{_shown(letters[-1] + sfx)}"
+
+        parallel_cols = {x + par_sfx for x in [stem] + letters}
+        kept = [n for n in lay.notes if n.startswith("kept only in each item's source record: ")]
+        for n in kept:      # the other language is stored, not only kept in the source record
+            rest = [c for c in n.split(": ", 1)[1].split(", ") if c.strip("'") not in parallel_cols]
+            lay.notes[lay.notes.index(n)] = ("kept only in each item's source record: " + ", ".join(rest)) if rest else ""
+        lay.notes[:] = [n for n in lay.notes if n]
+        lay.notes.append(f"two versions of each item in one row: {shown_set(item_sfx)} "
+                         f"({other_script if swap else base_script}) are the items; {shown_set(par_sfx)} "
+                         f"({base_script if swap else other_script}) are stored as their parallel version")
         return
 
 
