@@ -632,7 +632,7 @@ def json_array_records(text: str, path, *, start: int | None = None,
             if skipped and notes is not None:
                 shown = ", ".join(repr(x) for x in list(dict.fromkeys(skipped))[:4])
                 notes.append(f"skipped {len(skipped)} element{'s' if len(skipped) != 1 else ''} of the array that "
-                             f"{'are' if len(skipped) != 1 else 'is'} not a record (strings: {shown})")
+                             f"{'are not records' if len(skipped) != 1 else 'is not a record'} (strings: {shown})")
             return
         if not expect_value:
             if text[i] != ",":
