@@ -219,7 +219,8 @@ def _head(src: Source) -> _Head:
     text, complete = _head_text(src)
     if suffix in (".csv", ".tsv"):
         rows = _csv_head(text, complete, "\t" if suffix == ".tsv" else ",")
-        header = [c if c.strip() else f"Unnamed: {i}" for i, c in enumerate(rows[0])] if rows else []   # as csv_header names them
+        # blank names as csv_header names them
+        header = [c if c.strip() else f"Unnamed: {i}" for i, c in enumerate(rows[0])] if rows else []
         return _Head(header, [dict(zip(header, r)) for r in rows[1:]], rows)
     records, notes = _json_head(text, complete)
     if not records and not text.lstrip(" \t\r\n").startswith(("[", "{")):
@@ -306,7 +307,11 @@ def file_layout(cols: list[str], records: list[dict], user: dict[str, str] | Non
     the user's mapping *user* first, then the fields it leaves recognised by
     their usual names; None when no stem, options and key are found."""
     user = dict(user or {})
-    consumed = {p.strip().split(".")[0] for s in user for p in s.split("+")} | {s for s in user}
+    # a field the user names is taken from recognition; a nested path (`info.language`) takes only
+    # itself, so the other fields of its object (`info.subject`) are still recognised
+    parts = [p.strip() for s in user for p in s.split("+")]
+    nested_paths = {p for p in parts if p not in cols and "." in p and p.split(".")[0] in cols}
+    consumed = set(user) | set(parts) | {p.split(".")[0] for p in parts if p not in nested_paths}
     produced = {t for t in user.values() if t}
     rest = [c for c in cols if c not in consumed and c.strip() not in consumed]
     low: dict[str, str] = {}
@@ -324,11 +329,11 @@ def file_layout(cols: list[str], records: list[dict], user: dict[str, str] | Non
     def taken(target: str) -> bool:
         return target in produced or target in mapping.values()
 
-    stem = find(_STEM_NAMES)
+    stem = "question" if "question" in produced else find(_STEM_NAMES)
     nested = first.get(stem) if first and stem and stem not in produced else None
     if isinstance(nested, dict) and "stem" in nested:       # ARC: question: {stem, choices: [{text, label}]}
         mapping[f"{stem}.stem"] = "question"
-        if "choices" in nested:
+        if "choices" in nested and f"{stem}.choices" not in user:
             mapping[f"{stem}.choices"] = "options"
     elif stem:
         if stem != "question" and stem not in produced:
@@ -379,10 +384,11 @@ def file_layout(cols: list[str], records: list[dict], user: dict[str, str] | Non
             mapping[hit] = name
         elif hit is None and first:       # nested: metadata.subject
             parent = next((k for k, v in first.items() if isinstance(v, dict) and name in v and k in rest
-                           and not isinstance(v[name], (dict, list))), None)
+                           and f"{k}.{name}" not in user and not isinstance(v[name], (dict, list))), None)
             if parent is not None and name not in mapping.values():
                 mapping[f"{parent}.{name}"] = name
-    used = {k.split(".")[0] for k in mapping} | {"question", "answer", "options", "id", "context", *_KEEP, *letters}
+    used = {k.split(".")[0] for k in (*mapping, *nested_paths)}
+    used |= {"question", "answer", "options", "id", "context", *_KEEP, *letters}
     used |= set(_numbered_option_columns(rest))
     dropped = [c for c in rest if c not in used]
     for c in dropped:
@@ -449,7 +455,8 @@ def _parallel(cols: list[str], records: list[dict], lay: FileLayout) -> None:
         kept = [n for n in lay.notes if n.startswith("kept only in each item's source record: ")]
         for n in kept:      # the other language is stored, not only kept in the source record
             rest = [c for c in n.split(": ", 1)[1].split(", ") if c.strip("'") not in parallel_cols]
-            lay.notes[lay.notes.index(n)] = ("kept only in each item's source record: " + ", ".join(rest)) if rest else ""
+            kept_line = ("kept only in each item's source record: " + ", ".join(rest)) if rest else ""
+            lay.notes[lay.notes.index(n)] = kept_line
         lay.notes[:] = [n for n in lay.notes if n]
         lay.notes.append(f"two versions of each item in one row: {shown_set(item_sfx)} "
                          f"({other_script if swap else base_script}) are the items; {shown_set(par_sfx)} "
@@ -545,8 +552,8 @@ def _classify_file(p, mapping: dict[str, str] | None, head: "_Head | None" = Non
     if {"groundtruth_answer", "error_type"} <= keys:
         return "mmlu-redux", "MMLU-Redux (groundtruth_answer, error_type)"
     if _is_results(keys) and not mapping:
-        return "results", "a model's published results: its items and its replies (question_id, question, options, answer, " \
-                          + "/".join(sorted(keys & set(RESULT_REPLY_FIELDS))) + ")"
+        return "results", ("a model's published results: its items and its replies (question_id, question, options, "
+                           "answer, " + "/".join(sorted(keys & set(RESULT_REPLY_FIELDS))) + ")")
     if mapping:
         keys = {mapping.get(c, c) for c in keys} | {t for s, t in mapping.items() if t}
     if "question_id" in keys and "model" in keys and keys & {"response", "answer"}:

@@ -66,6 +66,20 @@ def test_exams_jsonl_tar_gz_read_in_place(tmp_path, db_path, capsys):
     assert db_snapshot(db_path) == before
 
 
+def test_dropping_one_nested_field_keeps_the_rest_of_its_object_recognised(tmp_path, db_path, capsys):
+    """EXAMS's ``info.language`` holds language names, not tags: ``--map
+    info.language=`` drops it, and ``info.subject`` is still read as the subject."""
+    src = write_exams_tar(tmp_path)
+    _auto(capsys, src, "exams", db_path, "--map", "info.language=")
+    with tarfile.open(src) as tf:
+        records = [json.loads(line) for line in tf.extractfile("dev.jsonl").read().decode("utf-8").split("\n") if line]
+    got = stored_items(db_path, "exams")
+    assert {q: (v["subject"], v["language"]) for q, v in got.items()} == {
+        r["id"]: (r["info"]["subject"], None) for r in records}
+    for r in records:
+        assert got[r["id"]]["source"]["info"] == r["info"], "the dropped field stays in the source record"
+
+
 def test_jsonl_gz_read_in_place(tmp_path, db_path, capsys):
     """A single gzip-compressed JSONL file (``dev.jsonl.gz``), the records of EXAMS's dev.jsonl."""
     import gzip
