@@ -874,6 +874,7 @@ def _import(p: Path, files: list[Source], benchmark, db, mapping, dry_run, repla
                             if other != (f.relative(p) if p.is_dir() else f.name):
                                 raise _collision(p, other, f, q.question_id, id_template)
                     yield qs
+                    del qs
             except _IdsRepeat:
                 raise _IdsRepeatIn(str(f)) from None
         if many and mapping:
@@ -1042,7 +1043,7 @@ def _file_questions(f: Source, benchmark: str, mapping, constants, key_base, id_
         if rule.parallel is not None:
             state.parallel.extend(_parallel_link(q, rule, f) for q in questions)
         yield questions
-        del rows, df
+        del rows, df, questions     # not alive while the next chunk is parsed (the GC would scan them again)
     state.notes.extend(f"{f.name}: {n}" for n in notes)
 
 
