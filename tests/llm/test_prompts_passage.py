@@ -3,7 +3,7 @@
 Published files in AGIEval's and CLIcK's layouts are imported with
 ``audit import auto`` (no flags), then a judge run and a model run go
 through litellm's real request path to a scripted OpenAI-compatible server
-on 127.0.0.1 (tests/_judge_server.py).  Every prompt the server received
+on 127.0.0.1 (tests/support/judge_server.py).  Every prompt the server received
 must give the passage, a blank line, then the question, exactly as
 :func:`audit.llm.prompts.render_question` renders it; an item whose passage
 is empty gets its question alone.  The expectations are read from the
@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from _judge_server import JudgeServer
 
 from audit.judge import run_judge
 from audit.llm.prompts import render_question
 from audit.predict import run_predict
 from tests.support.cli import run_cli
+from tests.support.judge_server import JudgeServer
 from tests.support.layouts import read_jsonl, write_agieval_logiqa, write_click
 
 KEY = "sk-test-passages-5e1d"
