@@ -848,7 +848,7 @@ class _IdsRepeatIn(Exception):
         self.file = file
 
 
-def _import(p: Path, files: list[Source], benchmark, db, mapping, dry_run, replace, key_base, id_template,
+def _import(p: Path, files: list[Source], benchmark, db: DbPath, mapping, dry_run, replace, key_base, id_template,
             constants, layouts: dict, many: bool, repeated_ids: str, by_row: set[str]) -> QuestionImportSummary:
     state = _Counts()
     missing: dict[str, list[str]] = {}
