@@ -16,10 +16,10 @@ import uuid
 
 import pytest
 
-from tests._accounts import browser_sign_in
-from tests._workbench_server import chromium, workbench_server
+from tests.support.accounts import browser_sign_in
 from tests.support.cli import run_cli
 from tests.support.layouts import mmlu_pro_records, nfc, query, write_agieval_logiqa
+from tests.support.workbench_server import chromium, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.label_studio, pytest.mark.slow]
 
