@@ -35,7 +35,7 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
         if not benchmark:
             raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
         return judge.import_detectors(p, benchmark=benchmark, db=db, skip_unmatched=skip_unmatched)
-    if det.format in ("questions", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
+    if det.format in ("questions", "results", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
         raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
     if det.format == "lm-eval":
         return ingest.import_lm_eval(p, benchmark=benchmark, model=model, db=db)
@@ -48,9 +48,14 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
     if det.format == "mmlu-redux":
         return ingest.import_mmlu_redux(p, benchmark=benchmark or "mmlu-redux", db=db)
     if det.format == "questions":
+        # each file with its own layout (the user's --map first, then what was recognised); an id
+        # field that repeats within a file gives way to <file>/<row>, with a note
         return ingest.import_questions(p, benchmark=benchmark, db=db, mapping=mapping or det.mapping or None,  # type: ignore[arg-type]
                                 replace=replace, key_base=key_base, id_template=id_template, constants=constants,
-                                dry_run=dry_run)
+                                dry_run=dry_run, layouts=det.layouts or None, files=det.sources or None,
+                                repeated_ids="by_row")
+    if det.format == "results":
+        return ingest.import_results(p, benchmark=benchmark, db=db, files=det.sources or None, model=model)
     if det.format == "outputs":
         return ingest.import_outputs(p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched)
     layout = {"predictions-long": "long", "predictions-wide": "wide", "seed": "seed"}[det.format]

@@ -1,4 +1,7 @@
-"""Option labels.  Storage always uses Latin A–F; Tibetan ཀ ཁ ག ང map to A–D.
+"""Option labels.  Storage always uses Latin A–J (an item has 2 to 10
+options: MMLU-Pro has ten); the Tibetan labels ཀ ཁ ག ང ཅ ཆ ཇ ཉ ཏ ཐ (the
+first ten consonants, in alphabet order, as Tibetan exams number options)
+map to A–J.
 
 The label rule — an item with n options has the labels A … the n-th letter,
 and a letter is *valid* for it when it is one of them — is written once,
@@ -7,16 +10,16 @@ the other stages embed (:data:`SQL_LABELS`, :func:`sql_is_label`).
 """
 from __future__ import annotations
 
-LATIN_LABELS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
-TIBETAN_LABELS: tuple[str, ...] = ("ཀ", "ཁ", "ག", "ང")
+LATIN_LABELS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F", "G", "H", "I", "J")
+TIBETAN_LABELS: tuple[str, ...] = ("ཀ", "ཁ", "ག", "ང", "ཅ", "ཆ", "ཇ", "ཉ", "ཏ", "ཐ")
 TIBETAN_TO_LATIN: dict[str, str] = dict(zip(TIBETAN_LABELS, LATIN_LABELS))
 LATIN_TO_TIBETAN: dict[str, str] = {v: k for k, v in TIBETAN_TO_LATIN.items()}
 MIN_OPTIONS = 2
-MAX_OPTIONS = 6
+MAX_OPTIONS = 10
 
 
 def labels_for(n_options: int) -> tuple[str, ...]:
-    """The first ``n_options`` Latin labels (2 ≤ n ≤ 6).
+    """The first ``n_options`` Latin labels (2 ≤ n ≤ 10).
 
     >>> labels_for(4)
     ('A', 'B', 'C', 'D')
@@ -29,8 +32,8 @@ def labels_for(n_options: int) -> tuple[str, ...]:
 def normalize_label(label: str) -> str | None:
     """Map 'a', ' C ', 'ག' to a Latin label; None when it is not a label.
 
-    >>> normalize_label(' c '), normalize_label('ག'), normalize_label('G')
-    ('C', 'C', None)
+    >>> normalize_label(' c '), normalize_label('ག'), normalize_label('ཐ'), normalize_label('K')
+    ('C', 'C', 'J', None)
     """
     s = str(label).strip()
     if s in TIBETAN_TO_LATIN:
@@ -48,8 +51,8 @@ SQL_LABELS: str = "[" + ", ".join(f"'{x}'" for x in LATIN_LABELS) + "]"
 def label_at(n: int) -> str:
     """The label of the n-th option, counting from 1 (``label_at(4)`` = 'D').
 
-    >>> label_at(1), label_at(6)
-    ('A', 'F')
+    >>> label_at(1), label_at(10)
+    ('A', 'J')
     """
     if not 1 <= n <= MAX_OPTIONS:
         raise ValueError(f"an item has at most {MAX_OPTIONS} options, not {n}")
@@ -62,7 +65,7 @@ def sql_is_label(letter: str, n_options: str) -> str:
     expressions.
 
     >>> sql_is_label("p.answer", "q.n_options")
-    "(length(p.answer) = 1 AND instr('ABCDEF', p.answer) BETWEEN 1 AND q.n_options)"
+    "(length(p.answer) = 1 AND instr('ABCDEFGHIJ', p.answer) BETWEEN 1 AND q.n_options)"
     >>> import duckdb
     >>> checks = [sql_is_label(x, n) for x, n in (("'C'", "3"), ("'D'", "3"), ("'c'", "4"))]
     >>> duckdb.connect().execute("SELECT " + ", ".join(checks)).fetchone()

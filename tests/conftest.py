@@ -100,6 +100,12 @@ def helm_dir() -> Path:
     return shared_path("helm_global_facts")
 
 
+@pytest.fixture
+def mmlu_pro_dir() -> Path:
+    """MMLU-Pro's published per-model result files (three, cut to 120 records each)."""
+    return shared_path("real_formats/mmlu_pro")
+
+
 @pytest.fixture(scope="session")
 def ls_server(tmp_path_factory):
     """One real Label Studio server per test process, shared by every Label

@@ -26,29 +26,30 @@ from audit.options import (
 
 def test_labels_for_every_size():
     assert labels_for(2) == ("A", "B")
-    assert labels_for(6) == LATIN_LABELS == tuple("ABCDEF")
+    assert labels_for(10) == LATIN_LABELS == tuple("ABCDEFGHIJ")
     for n in range(MIN_OPTIONS, MAX_OPTIONS + 1):
         assert len(labels_for(n)) == n
-    for n in (0, 1, 7, 10, -1):
-        with pytest.raises(ValueError, match="2–6 options"):
+    for n in (0, 1, 11, -1):
+        with pytest.raises(ValueError, match="2–10 options"):
             labels_for(n)
 
 
 def test_label_at_and_label_string():
-    assert [label_at(i) for i in range(1, 7)] == list(LABEL_STRING) == list("ABCDEF")
-    for n in (0, 7):
+    assert [label_at(i) for i in range(1, 11)] == list(LABEL_STRING) == list("ABCDEFGHIJ")
+    for n in (0, 11):
         with pytest.raises(ValueError):
             label_at(n)
 
 
-def test_tibetan_mapping_is_a_bijection_on_four_labels():
-    assert TIBETAN_LABELS == ("ཀ", "ཁ", "ག", "ང")
-    assert TIBETAN_TO_LATIN == {"ཀ": "A", "ཁ": "B", "ག": "C", "ང": "D"}
+def test_tibetan_mapping_is_a_bijection_on_ten_labels():
+    assert TIBETAN_LABELS == ("ཀ", "ཁ", "ག", "ང", "ཅ", "ཆ", "ཇ", "ཉ", "ཏ", "ཐ")
+    assert TIBETAN_TO_LATIN == dict(zip(TIBETAN_LABELS, "ABCDEFGHIJ"))
     assert {v: k for k, v in LATIN_TO_TIBETAN.items()} == TIBETAN_TO_LATIN
 
 
 @pytest.mark.parametrize("raw, expected", [
-    ("A", "A"), ("f", "F"), ("  b\n", "B"), ("ཀ", "A"), (" ང ", "D"), ("ཅ", None), ("G", None), ("AB", None),
+    ("A", "A"), ("f", "F"), ("  b\n", "B"), ("ཀ", "A"), (" ང ", "D"), ("ཅ", "E"), ("ཐ", "J"), ("G", "G"),
+    ("K", None), ("AB", None),
     ("", None), ("1", None), ("А", None),       # Cyrillic А is not Latin A
     ("Ａ", None),                                # nor is a full-width A
 ])
@@ -57,7 +58,7 @@ def test_normalize_label(raw, expected):
 
 
 def test_sql_labels_literal():
-    assert duckdb.connect().execute(f"SELECT {SQL_LABELS}").fetchone()[0] == list("ABCDEF")
+    assert duckdb.connect().execute(f"SELECT {SQL_LABELS}").fetchone()[0] == list("ABCDEFGHIJ")
 
 
 def test_sql_is_label_agrees_with_python_for_every_letter_and_size():

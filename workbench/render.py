@@ -14,8 +14,13 @@ Scripts (ISO 15924 codes as stored in ``questions.script``):
   Arabic / Noto Sans Arabic.
 * ``Mong`` — traditional Mongolian: ``writing-mode: vertical-lr`` (columns
   run top to bottom, left to right), Noto Sans Mongolian.
-* ``Hans`` / ``Hant`` — Noto Sans CJK when installed, else the system font.
+* ``Hans`` / ``Hant`` / ``Jpan`` / ``Kore`` — Noto Sans CJK when installed, else the system font.
 * anything else — the page font.
+
+The script is a text's, not an item's: a Chinese stem may have Mongolian
+options (stored per option, ``questions.option_scripts``), each rendered in
+its own; a passage the question refers to is shown above the stem in the
+script of its own letters.
 """
 from __future__ import annotations
 
@@ -54,6 +59,12 @@ SCRIPT_STYLES: dict[str, ScriptStyle] = {
                         "1.15rem", "1.8"),
     "Hant": ScriptStyle("Hant", "Chinese (traditional)", "zh-Hant", "ltr", False,
                         "'Noto Sans CJK TC', 'Noto Sans TC', 'Source Han Sans TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif",
+                        "1.15rem", "1.8"),
+    "Jpan": ScriptStyle("Jpan", "Japanese", "ja", "ltr", False,
+                        "'Noto Sans CJK JP', 'Noto Sans JP', 'Hiragino Sans', 'Yu Gothic', 'Meiryo', sans-serif",
+                        "1.15rem", "1.8"),
+    "Kore": ScriptStyle("Kore", "Korean", "ko", "ltr", False,
+                        "'Noto Sans CJK KR', 'Noto Sans KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif",
                         "1.15rem", "1.8"),
     "Latn": ScriptStyle("Latn", "Latin", "en", "ltr", False, "inherit", "1.05rem", "1.6"),
 }
@@ -138,6 +149,9 @@ CSS = """
 .wb-outcome.wb-open { background: rgba(128,128,128,.08); border-color: rgba(128,128,128,.3); }
 .wb-votes { font-family: system-ui, sans-serif; font-size: .85rem; color: #444; margin: .1rem 0 .3rem 0; }
 .wb-qhead { font-weight: 700; min-height: 0; }
+.wb-context { padding: .5rem .9rem; border-left: 3px solid rgba(128,128,128,.45); margin-bottom: .6rem;
+              background: rgba(128,128,128,.04); }
+.wb-context-head { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; margin-bottom: .2rem; }
 .wb-preview { display: -webkit-box; -webkit-line-clamp: 2; line-clamp: 2; -webkit-box-orient: vertical;
                white-space: normal; overflow: hidden; max-width: 100%; }
 </style>
@@ -166,20 +180,35 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
                   language: str | None = None, answer_key: str | None = None,
                   top_answer: str | None = None, counts: dict[str, int] | None = None,
                   n_answers: int = 0, show_label_native: bool = True,
-                  key_word: str = "key", top_word: str = "models' top answer") -> str:
+                  key_word: str = "key", top_word: str = "models' top answer",
+                  context: str | None = None, option_scripts: list[str | None] | None = None,
+                  context_word: str = "Passage") -> str:
     """The stem and its options as HTML.  ``options`` = [(label, text)];
     the key is highlighted, the models' top non-key answer marked, and each
-    option gets a small bar with how many models chose it.
+    option gets a small bar with how many models chose it.  *context* (the
+    passage the question refers to) comes above the stem; *option_scripts*
+    gives an option written in another script than the stem its own
+    (vertical Mongolian options under a Chinese stem).
 
     >>> h = question_html("<b>1+1?</b>", [("A", "2"), ("B", "<script>x</script>")], script="Latn", answer_key="A")
     >>> "<script>" in h, "&lt;script&gt;x&lt;/script&gt;" in h, "wb-key" in h
     (False, True, True)
+    >>> h = question_html("离山的虎", [("A", "ᠪᠠᠷᠰ"), ("B", "ᠨᠡᠷᠡ")], script="Hans", context="<i>p</i>",
+    ...                   option_scripts=["Mong", "Mong"])
+    >>> h.index("&lt;i&gt;p&lt;/i&gt;") < h.index("离山的虎"), 'data-script="Mong"' in h, "wb-vertical-wrap" in h
+    (True, True, True)
     """
     sample = (stem or "") + " ".join(t for _, t in options)
     st = style_for(script, language, sample)
+    own = list(option_scripts or [])
     counts = counts or {}
     opts = []
-    for label, text in options:
+    any_vertical = False
+    for i, (label, text) in enumerate(options):
+        ost = st
+        if i < len(own) and own[i] and own[i] != st.code:     # an option in a script of its own
+            ost = style_for(own[i], None, text)
+        any_vertical = any_vertical or ost.vertical
         is_key = answer_key is not None and label == answer_key
         is_top = top_answer is not None and label == top_answer and not is_key
         cls = "wb-opt" + (" wb-key" if is_key else "") + (" wb-top" if is_top else "")
@@ -193,14 +222,23 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
             badges += f'<span class="wb-badge wb-badge-top">{esc(top_word)}</span>'
         bar = _bar(counts.get(label, 0), n_answers, is_key) if n_answers else ""
         badges = f'<span class="wb-badges">{badges}</span>' if badges else ""
+        attr = f' data-script="{ost.code}"' if ost is not st else ""
         opts.append(
-            f'<div class="{cls}" dir="{st.direction}" data-label="{esc(label)}"><span class="wb-label">{shown}</span>'
-            f'<div class="wb-body">{text_span(text, st)}{badges}</div>{bar}</div>')
+            f'<div class="{cls}" dir="{ost.direction}" data-label="{esc(label)}"{attr}><span class="wb-label">{shown}</span>'
+            f'<div class="wb-body">{text_span(text, ost)}{badges}</div>{bar}</div>')
+    ctx = ""
+    if isinstance(context, str) and context.strip():
+        cst = style_for(None, language, context)
+        ctx = (f'<div class="wb-context" data-script="{cst.code}"><div class="wb-context-head">{esc(context_word)}'
+               f'</div>{text_span(context, cst)}</div>')
     if st.vertical:
-        return (f'<div class="wb-vertical-wrap" data-script="{st.code}">'
+        return (ctx + f'<div class="wb-vertical-wrap" data-script="{st.code}">'
                 f'<div class="wb-stem">{text_span(stem, st, "wb-vertical")}</div>'
                 + "".join(opts) + "</div>")
-    return (f'<div data-script="{st.code}"><div class="wb-stem">{text_span(stem, st)}</div>'
+    if any_vertical:   # a horizontal stem over options written vertically: the options side by side
+        return (f'<div data-script="{st.code}">{ctx}<div class="wb-stem">{text_span(stem, st)}</div>'
+                f'<div class="wb-vertical-wrap">{"".join(opts)}</div></div>')
+    return (f'<div data-script="{st.code}">{ctx}<div class="wb-stem">{text_span(stem, st)}</div>'
             f'<div class="wb-opts">{"".join(opts)}</div></div>')
 
 

@@ -10,10 +10,16 @@ errors naming the file, never tracebacks.  CSV files are parsed by DuckDB
 (constant memory per cell, cells of any size up to the file's size): a row
 with more or fewer fields than the header, or a header naming a column
 twice, is an error naming the line.
+
+Every reader also takes a member of an archive (:class:`audit._util.archives.Source`):
+its bytes are decompressed in memory, and its messages name the archive and
+the member.  A CSV member is read by the same DuckDB scan, from an in-memory
+file system (never a file on disk).
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
@@ -91,6 +97,11 @@ def check_utf8(path: Path, chunk_size: int = 1 << 20) -> None:
     """Stream the file through a strict UTF-8 check; raise with the line and
     offset of the first bad byte.  Constant memory for any file size (a
     character cut by a chunk boundary is carried over to the next chunk)."""
+    path = _file_of(path)
+    if is_member(path):
+        if not _decode(path.read_bytes(), path).strip(" \t\r\n"):   # type: ignore[attr-defined]
+            raise InputError("the file is empty", path=str(path))
+        return
     check_input_file(path)
     line, offset, seen_text, carry = 1, 0, False, b""
     with open(path, "rb") as fh:
@@ -192,54 +203,158 @@ def load_json(text: str, path: str | os.PathLike, line: int | None = None, *, al
 def read_text(path: str | os.PathLike) -> str:
     """Whole file as UTF-8 (a leading BOM is dropped); non-UTF-8 bytes are an
     error that names the line they are on."""
+    path = _file_of(path)
+    if is_member(path):
+        return _decode(path.read_bytes(), path)   # type: ignore[attr-defined]
     p = check_input_file(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read the file: {exc.strerror or exc}", path=p) from None
+    return _decode(data, p)
+
+
+def is_member(x: object) -> bool:
+    """Whether *x* is a member of an archive (:class:`audit._util.archives.Source`)."""
+    return getattr(x, "member", None) is not None
+
+
+def _file_of(x):
+    """A :class:`audit._util.archives.Source` that is a plain file, as its path; anything else as it is."""
+    return x.path if hasattr(x, "member") and x.member is None else x
+
+
+def _decode(data: bytes, where: object) -> str:
+    """*data* as UTF-8 text without a leading BOM; an error naming the line of a bad byte."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(
             f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save the file as UTF-8",
-            path=p, line=line,
+            path=str(where), line=line,
         ) from None
-    if text.startswith(BOM):
-        text = text[1:]
-    return text
+    return text[1:] if text.startswith(BOM) else text
 
 
-def read_jsonl(path: str | os.PathLike, *, allow_nan: bool = False) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line (or, for a file
-    holding one JSON array, for each record with the line it starts on).
-    ``NaN``/``Infinity`` are refused unless *allow_nan*."""
-    p = Path(path)
-    text = read_text(p)
+def read_jsonl(path, *, allow_nan: bool = False, notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each record of a JSON file: one
+    object per line (JSONL), a JSON array of objects, or (see
+    :func:`json_records`) an object wrapping the array.  ``NaN``/``Infinity``
+    are refused unless *allow_nan*.  *path* is a file or an archive member.
+    With *notes*, what was read other than one record per line or element
+    (a wrapping object, strings between records) is said there."""
+    text = read_text(path)
     if not text.strip():
-        raise InputError("the file is empty", path=p)
-    if text.lstrip().startswith("["):  # a JSON array of records
-        yield from json_array_records(text, p)
+        raise InputError("the file is empty", path=str(path))
+    yield from json_records(text, str(path), allow_nan=allow_nan, notes=notes)
+
+
+def json_lines(text: str) -> list[str]:
+    """The lines of JSONL text: split at "\\n" only (a "\\r" before it dropped).
+    JSON strings may hold U+0085, U+2028 and U+2029, which ``str.splitlines``
+    also takes for line ends.
+
+    >>> json_lines('{"a": "x\u2028y"}\\r\\n{"a": 2}')
+    ['{"a": "x\u2028y"}', '{"a": 2}']
+    """
+    lines = text.split("\n")
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def json_records(text: str, path, *, allow_nan: bool = False,
+                 notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:
+    """(line, object) for each record held in JSON *text*:
+
+    * a top-level array: its objects, each with the line it starts on; with
+      *notes*, strings between them are skipped and counted in a note
+      (MMLU-Pro's result files hold stray subject names), without it they
+      are refused (and so is any other value that is not an object);
+    * an object whose one field holds a list of objects, its other fields
+      plain values (GAOKAO-Bench: ``{"keywords": …, "example": [ … ]}``):
+      that list, noted;
+    * otherwise one object per line (JSONL; lines split at "\\n" only).
+
+    >>> list(json_records('{"keywords": "k",\\n "example": [\\n  {"q": 1},\\n  {"q": 2}]}', "f", notes=[]))
+    [(3, {'q': 1}), (4, {'q': 2})]
+    """
+    body = text.lstrip()
+    if body.startswith("["):
+        yield from json_array_records(text, path, notes=notes)
         return
-    for no, line in enumerate(text.splitlines(), start=1):
+    lines = json_lines(text)
+    if body.startswith("{"):
+        filled = [ln for ln in lines if ln.strip()]
+        try:
+            STRICT_JSON.decode(filled[0])
+            one_record = True
+        except (json.JSONDecodeError, _NotANumber, RecursionError):
+            one_record = False
+        # a pretty-printed object, or a .json file holding one object on one line
+        if not one_record or (len(filled) == 1 and str(path).lower().endswith(".json")):
+            wrapped = _wrapped_list(text)
+            if wrapped is not None:
+                field, start, others = wrapped
+                if notes is not None:
+                    notes.append(f"records: the list in the field '{field}' of the top-level object"
+                                 + (f" (other fields: {', '.join(others)})" if others else ""))
+                yield from json_array_records(text, path, start=start, notes=notes)
+                return
+    for no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        obj = load_json(line, p, no, allow_nan=allow_nan)
+        obj = load_json(line, path, no, allow_nan=allow_nan)
         if not isinstance(obj, dict):
-            raise InputError("expected a JSON object on each line", path=p, line=no)
+            raise InputError("expected a JSON object on each line", path=path, line=no)
         yield no, obj
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
+def _wrapped_list(text: str) -> tuple[str, int, list[str]] | None:
+    """(field, offset of its '[', the other fields) when *text* is one JSON
+    object whose only list-valued field holds objects and whose other fields
+    are plain values; None otherwise."""
+    try:
+        doc = STRICT_JSON.decode(text)
+    except (json.JSONDecodeError, _NotANumber, RecursionError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    lists = [k for k, v in doc.items() if isinstance(v, list)]
+    others = [k for k in doc if k not in lists]
+    if len(lists) != 1 or any(isinstance(doc[k], dict) for k in others):
+        return None
+    field = lists[0]
+    if not doc[field] or not all(isinstance(x, dict) for x in doc[field]):
+        return None
+    # the offset of the list: the key, then ':' and white space
+    key = json.dumps(field, ensure_ascii=False)
+    at = text.find(key)
+    while at >= 0:
+        j = at + len(key)
+        while j < len(text) and text[j] in " \t\r\n":
+            j += 1
+        if j < len(text) and text[j] == ":":
+            j += 1
+            while j < len(text) and text[j] in " \t\r\n":
+                j += 1
+            if j < len(text) and text[j] == "[":
+                return field, j, others
+        at = text.find(key, at + 1)
+    return None
+
+
+def read_table(path, *, notes: list[str] | None = None, names: list[str] | None = None) -> pd.DataFrame:
     """CSV, JSONL/NDJSON/JSON-lines or Parquet into a DataFrame.  CSV cells are
     read as text (no type guessing turns '01' into 1).  A column ``_line``
     holds each row's line number in the file (CSV header = line 1)."""
-    p = Path(path)
+    path = _file_of(path)
+    p = path if is_member(path) else Path(path)
     suffix = p.suffix.lower()
     if suffix == ".parquet":
-        check_input_file(p)
+        if not is_member(p):
+            check_input_file(p)
         try:
-            df = pd.read_parquet(p)
+            df = pd.read_parquet(io.BytesIO(p.read_bytes()) if is_member(p) else p)
         except Exception as exc:  # pyarrow raises several types
             raise InputError(f"cannot read Parquet: {exc}", path=p) from None
         if df.empty:
@@ -249,7 +364,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         return df
     if suffix in (".jsonl", ".ndjson", ".json"):
         rows, lines = [], []
-        for no, obj in read_jsonl(p):
+        for no, obj in read_jsonl(p, notes=notes):
             reserved = RESERVED_FIELDS.intersection(obj)
             if reserved:
                 raise InputError(f"the record has a field '{sorted(reserved)[0]}': names starting with '_line' "
@@ -262,7 +377,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
         df["_line"] = lines
         return df
     if suffix in (".csv", ".tsv", ".txt"):
-        return read_csv(p, sep="\t" if suffix == ".tsv" else ",")
+        return read_csv(p, sep="\t" if suffix == ".tsv" else ",", names=names)
     raise InputError(f"unsupported file type '{suffix}' (use .csv, .jsonl or .parquet)", path=p)
 
 
@@ -307,8 +422,11 @@ def csv_header(path: Path, sep: str = ",") -> list[str]:
     an error on line 1 (a reader would otherwise rename the second ``m1`` to
     ``m1_1``, inventing a column).  An empty name (CMMLU's index column) is
     called ``Unnamed: <i>`` (0-based position), as pandas calls it."""
+    path = _file_of(path)
     check_utf8(path)
-    with open(path, encoding="utf-8-sig", newline="") as fh:
+    fh = (io.StringIO(read_text(path), newline="") if is_member(path)
+          else open(path, encoding="utf-8-sig", newline=""))
+    with fh:
         try:
             header = next(csv.reader(fh, delimiter=sep), [])
         except csv.Error as exc:
@@ -345,97 +463,159 @@ def duck_csv_error(exc: Exception, path: Path) -> InputError:
     return InputError(f"not a valid CSV file: {first or msg.splitlines()[0]}", path=path, line=line)
 
 
-def csv_scan_sql(path: Path, header: list[str], sep: str = ",") -> str:
+def csv_scan_sql(path: Path, header: list[str], sep: str = ",", *, has_header: bool = True,
+                 location: tuple[str, int] | None = None) -> str:
     """A DuckDB ``read_csv`` call reading *path* as text columns ``c0, c1, …``
     (one per header field; rename them to the header) — strict: a row with
     more or fewer fields than the header is an error; no type guessing; a
-    cell may be as long as the file."""
-    size = max(path.stat().st_size + 1, 2_097_152)
+    cell may be as long as the file.  ``has_header=False``: the first row is
+    data (*header* names the columns).  *location*: the SQL literal and
+    size of the bytes to read instead of *path* (an archive member in memory,
+    see :class:`MemoryCsv`)."""
+    lit, nbytes = location if location is not None else (duck_path(path), path.stat().st_size)
+    size = max(nbytes + 1, 2_097_152)
     cols = "{" + ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(header))) + "}"
-    lit = duck_path(path)
     delim = "\\t" if sep == "\t" else sep
-    return (f"read_csv({lit}, header = true, delim = E'{delim}', quote = '\"', escape = '\"', columns = {cols}, "
+    flag = "true" if has_header else "false"
+    return (f"read_csv({lit}, header = {flag}, delim = E'{delim}', quote = '\"', escape = '\"', columns = {cols}, "
             f"auto_detect = false, strict_mode = true, null_padding = false, max_line_size = {size}, "
             f"buffer_size = {max(size, 16 * 2_097_152)})")
 
 
-def read_csv(path: str | os.PathLike, sep: str = ",") -> pd.DataFrame:
+class MemoryCsv:
+    """An archive member's bytes under ``memory://`` for DuckDB's CSV scan on
+    *con* (fsspec's in-memory file system: nothing is written to disk);
+    removed on exit.  For a plain file: its own path."""
+
+    def __init__(self, path, con):
+        self.path, self.con, self.url = path, con, None
+
+    def __enter__(self) -> tuple[str, int] | None:
+        if not is_member(self.path):
+            return None
+        import uuid
+
+        from fsspec.implementations.memory import MemoryFileSystem
+
+        data = self.path.read_bytes()
+        if data.startswith(BOM.encode("utf-8")):
+            data = data[3:]
+        fs = MemoryFileSystem()
+        self.fs, self.key = fs, f"/audit-member-{uuid.uuid4().hex}.csv"
+        with fs.open(self.key, "wb") as fh:
+            fh.write(data)
+        self.con.register_filesystem(fs)
+        return f"'memory://{self.key.lstrip('/')}'", len(data)
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "key", None):
+            try:
+                self.fs.rm(self.key)
+            except FileNotFoundError:
+                pass
+
+
+def read_csv(path, sep: str = ",", names: list[str] | None = None) -> pd.DataFrame:
     """A CSV file as a DataFrame of text cells (empty cells are ``""``) plus
-    ``_line`` (record number, header = 1), parsed by DuckDB."""
+    ``_line`` (record number, header = 1), parsed by DuckDB.  With *names*,
+    the file has no header row: its columns are *names* and ``_line`` counts
+    from 1."""
     import duckdb
 
-    p = Path(path)
-    header = csv_header(p, sep)
+    path = _file_of(path)
+    p = path if is_member(path) else Path(path)
+    header = names if names is not None else csv_header(p, sep)
+    if names is not None:
+        check_utf8(p)
     con = duckdb.connect()
     try:
-        try:
-            df = con.execute(f"SELECT * FROM {csv_scan_sql(p, header, sep)}").df()
-        except duckdb.Error as exc:
-            raise duck_csv_error(exc, p) from None
+        with MemoryCsv(p, con) as location:
+            try:
+                df = con.execute(f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}").df()
+            except duckdb.Error as exc:
+                raise duck_csv_error(exc, p) from None
     finally:
         con.close()
     if df.empty:
-        raise InputError("the file has a header but no rows", path=p)
+        raise InputError("the file has a header but no rows" if names is None else "the file has no rows", path=str(p))
     df.columns = header
     df = df.fillna("")
-    df["_line"] = range(2, len(df) + 2)
+    first = 2 if names is None else 1
+    df["_line"] = range(first, len(df) + first)
     return df
 
 
-def iter_table(path: str | os.PathLike, chunk_rows: int = 20_000) -> Iterator[pd.DataFrame]:
+def iter_table(path, chunk_rows: int = 20_000, names: list[str] | None = None,
+               notes: list[str] | None = None) -> Iterator[pd.DataFrame]:
     """Like :func:`read_table`, in chunks of at most *chunk_rows* rows (CSV:
     streamed from DuckDB, so a million-row file never sits in memory as
     Python objects at once; other formats: one chunk).  ``_line`` numbers
-    continue across chunks."""
-    p = Path(path)
+    continue across chunks.  *names*: a CSV without a header row, its columns."""
+    path = _file_of(path)
+    p = path if is_member(path) else Path(path)
     suffix = p.suffix.lower()
     if suffix not in (".csv", ".tsv", ".txt"):
-        yield read_table(p)
+        yield read_table(p, notes=notes)
         return
     import duckdb
 
     sep = "\t" if suffix == ".tsv" else ","
-    header = csv_header(p, sep)
+    header = names if names is not None else csv_header(p, sep)
+    if names is not None:
+        check_utf8(p)
+    first = 2 if names is None else 1
     con = duckdb.connect()
     try:
-        try:
-            reader = con.sql(f"SELECT * FROM {csv_scan_sql(p, header, sep)}").to_arrow_reader(chunk_rows)
-        except duckdb.Error as exc:
-            raise duck_csv_error(exc, p) from None
-        line = 2
-        while True:
+        with MemoryCsv(p, con) as location:
             try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
-            except Exception as exc:   # DuckDB's CSV errors may surface through Arrow while streaming
+                reader = con.sql(f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}"
+                                 ).to_arrow_reader(chunk_rows)
+            except duckdb.Error as exc:
                 raise duck_csv_error(exc, p) from None
-            if batch.num_rows == 0:
-                continue
-            df = batch.to_pandas()
-            df.columns = header
-            df = df.fillna("")
-            df["_line"] = range(line, line + len(df))
-            line += len(df)
-            yield df
-        if line == 2:
-            raise InputError("the file has a header but no rows", path=p)
+            line = first
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    break
+                except Exception as exc:   # DuckDB's CSV errors may surface through Arrow while streaming
+                    raise duck_csv_error(exc, p) from None
+                if batch.num_rows == 0:
+                    continue
+                df = batch.to_pandas()
+                df.columns = header
+                df = df.fillna("")
+                df["_line"] = range(line, line + len(df))
+                line += len(df)
+                yield df
+            if line == first:
+                raise InputError("the file has a header but no rows" if names is None else "the file has no rows",
+                                 path=str(p))
     finally:
         con.close()
 
 
-def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
-    """(line, object) for each element of a JSON array held in ``text``.
+def json_array_records(text: str, path, *, start: int | None = None,
+                       notes: list[str] | None = None) -> Iterator[tuple[int, dict]]:
+    """(line, object) for each element of the JSON array that starts at
+    *start* in ``text`` (the first ``[`` by default).  An element that is a
+    string is skipped and counted in *notes* when given (refused otherwise);
+    any other value that is not an object is refused.
 
     >>> list(json_array_records('[\\n {"a": 1},\\n {"a": 2}\\n]', "f"))
     [(2, {'a': 1}), (3, {'a': 2})]
+    >>> notes = []
+    >>> [r for _, r in json_array_records('[{"a": 1}, "other", {"a": 2}]', "f", notes=notes)], notes
+    ([{'a': 1}, {'a': 2}], ["skipped 1 element of the array that is not a record (strings: 'other')"])
     """
     dec = STRICT_JSON
-    i = text.index("[") + 1
+    opening = text.index("[") if start is None else start
+    i = opening + 1
     n = len(text)
     line = 1 + text.count("\n", 0, i)
     last = i
     expect_value = True
+    skipped: list[str] = []
     while True:
         while i < n and text[i] in " \t\r\n":
             i += 1
@@ -443,13 +623,16 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             raise InputError("not valid JSON (the array is not closed with ']')", path=path,
                              line=line + text.count("\n", last, n))
         if text[i] == "]":
-            if expect_value and last != text.index("[") + 1:
+            if expect_value and last != opening + 1:
                 raise InputError("not valid JSON (a ',' before the closing ']': trailing commas are not JSON)",
                                  path=path, line=line + text.count("\n", last, i))
-            rest = text[i + 1:].strip()
-            if rest:
+            if start is None and text[i + 1:].strip():   # (a wrapped list: the object goes on)
                 raise InputError("not valid JSON (text after the closing ']')", path=path,
                                  line=line + text.count("\n", last, i))
+            if skipped and notes is not None:
+                shown = ", ".join(repr(x) for x in list(dict.fromkeys(skipped))[:4])
+                notes.append(f"skipped {len(skipped)} element{'s' if len(skipped) != 1 else ''} of the array that "
+                             f"{'are not records' if len(skipped) != 1 else 'is not a record'} (strings: {shown})")
             return
         if not expect_value:
             if text[i] != ",":
@@ -471,8 +654,11 @@ def json_array_records(text: str, path) -> Iterator[tuple[int, dict]]:
             raise InputError("JSON nested too deeply to read (more than ~1000 levels)", path=path,
                              line=line - 1 + (_deep_line(text[i:]) or 1)) from None
         if not isinstance(obj, dict):
-            raise InputError("expected a JSON object for each record of the array", path=path, line=line)
-        yield line, obj
+            if notes is None or not isinstance(obj, str):
+                raise InputError("expected a JSON object for each record of the array", path=path, line=line)
+            skipped.append(obj)
+        else:
+            yield line, obj
         i = end
         expect_value = False
 

@@ -21,8 +21,9 @@ rejected), the fit widened the level's prior and a plain sentence says so
 and points to the random audit sample.
 
 **Cost per model** (``wrong_key_cost``): ``accuracy`` is the reported
-accuracy (correct / questions, as :func:`~audit.analyze.model_metrics`);
-``accuracy_right_keys`` the accuracy over the items whose key is right,
+accuracy (correct / questions the model was asked, as
+:func:`~audit.analyze.model_metrics`); ``accuracy_right_keys`` the accuracy
+over the asked items whose key is right,
 ``accuracy_corrected`` the accuracy when every wrong key is replaced by the
 models' most probable other answer (the fit's ``alternative``); both are
 posterior means with quantile intervals.  ``cost_points`` =
@@ -89,7 +90,8 @@ class ImpactData:
     (the fit's alternative), the level (``level``: π's truncated Beta) and
     ``s_ab`` (s's Beta), the model set's ``features`` and the
     ``warning`` reasons (codes with figures) when it lies outside the
-    training domain."""
+    training domain, and ``asked`` (the model has a prediction for the item,
+    valid or not)."""
 
     benchmark: str
     models: list[str]
@@ -102,6 +104,7 @@ class ImpactData:
     n_settled: int
     features: dict = field(default_factory=dict)
     warning: list = field(default_factory=list)
+    asked: np.ndarray | None = None
 
     @property
     def scored(self) -> bool:
@@ -127,6 +130,10 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
                 "SELECT p.qn - 1 AS i, p.model_id AS j, p.is_key, "
                 "coalesce(p.answer = a.alternative, false) AS is_alt FROM p LEFT JOIN _alt a USING (qn)",
                 {"benchmark": benchmark}).fetchnumpy()
+            asked_rows = con.execute(
+                f"WITH _q AS ({QUESTIONS_SQL}) SELECT DISTINCT q.qn - 1 AS i, ms.model_id AS j FROM all_predictions p "
+                "JOIN _ms ms ON ms.model = p.model AND ms.run = p.run JOIN _q q ON q.question_id = p.question_id "
+                "WHERE p.benchmark = $benchmark", {"benchmark": benchmark}).fetchnumpy()
             con.execute("DROP TABLE IF EXISTS _alt")
         finally:
             unregister(con, "_ms")
@@ -142,6 +149,8 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
     valid[i, j] = True
     correct[i, j] = np.asarray(ans["is_key"], dtype=bool)
     alt[i, j] = np.asarray(ans["is_alt"], dtype=bool)
+    asked = np.zeros((n, J), dtype=bool)
+    asked[np.asarray(asked_rows["i"], dtype=np.int64), np.asarray(asked_rows["j"], dtype=np.int64)] = True
     items["settled"] = items["settled"].fillna(False).astype(bool)
     items["scored"] = items["scored"].fillna(False).astype(bool)
     split = {(nm, pr): v for k, nm, pr, v in prm if k == "split"}
@@ -157,7 +166,7 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
                 warning[nm][pr] = v
     return ImpactData(benchmark, list(ms.models), items, valid, correct, alt, level, s_ab,
                       int(items["settled"].sum()), {nm: v for k, nm, _, v in prm if k == "model_set"},
-                      [(c, warning[c]) for c in REASONS if c in warning])
+                      [(c, warning[c]) for c in REASONS if c in warning], asked)
 
 
 def _level_state(con: Any, benchmark: str, run_id: int) -> tuple | None:
@@ -188,7 +197,7 @@ def figures(data: ImpactData, *, by: str | None = None, level: float = LEVEL) ->
                          data.s_ab, evidence_llr=it["llr_evidence"].fillna(0).to_numpy(float), scored=sc,
                          clamped=clamped, clamp_value=np.nan_to_num(s), groups=groups, n_groups=len(names),
                          correct=data.correct if by is None else None, alt=data.alt if by is None else None,
-                         interval=level)
+                         asked=data.asked if by is None else None, interval=level)
     out["names"], out["groups"] = names, groups
     return out
 
@@ -214,16 +223,19 @@ def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float
 def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, computed: dict | None = None) -> pd.DataFrame:
     """Per model: accuracy (reported), accuracy_right_keys (+ _low, _high),
     accuracy_corrected (+ _low, _high), cost_points (see the module
-    docstring).  Fractions in [0, 1]; rows in model order.  ``computed``:
-    :func:`figures` of the whole benchmark already run."""
+    docstring), and n_asked of n_items (the items it was asked, which the
+    accuracies are over).  Fractions in [0, 1]; rows in model order.
+    ``computed``: :func:`figures` of the whole benchmark already run."""
     f = figures(data, level=level) if computed is None else computed
-    n = len(data.items)
     c = data.correct
+    # each model over the items it was asked (all items when the data says nothing else)
+    asked = data.asked if data.asked is not None else np.ones_like(c)
+    n = np.maximum(asked.sum(0).astype(np.float64), 1.0)        # per model
     s = data.items["score"].fillna(0.0).to_numpy(dtype=float)
     tot_c = c.sum(0)
-    acc = tot_c / max(n, 1)
+    acc = tot_c / n
     # the mean with the wrong keys replaced is linear in the key states: exact from the scores
-    mean_corr = (tot_c - s @ c + s @ data.alt) / max(n, 1)
+    mean_corr = (tot_c - s @ c + s @ data.alt) / n
     mean_right = f["accuracy_right_keys"]
     return pd.DataFrame({
         "model": data.models, "accuracy": acc,
@@ -232,6 +244,7 @@ def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, computed: dict | N
         "accuracy_corrected": mean_corr, "accuracy_corrected_low": np.minimum(f["accuracy_corrected_low"], mean_corr),
         "accuracy_corrected_high": np.maximum(f["accuracy_corrected_high"], mean_corr),
         "cost_points": (mean_right - acc) * 100.0,
+        "n_asked": asked.sum(0).astype(np.int64), "n_items": np.full(len(data.models), len(data.items), np.int64),
     })
 
 

@@ -5,12 +5,17 @@ afterwards (vectorised, statsmodels ``proportion_confint(method="wilson")``).
 
 Definitions, for a model and a set of questions:
 
-* ``n_questions`` — questions in the set (a missing prediction counts as an
-  invalid one: it lowers the response rate and the accuracy);
-* ``n_valid`` — questions with a valid prediction (a letter among the
-  item's options); ``response_rate = n_valid / n_questions``;
+* ``n_questions`` — questions in the set;
+* ``n_asked`` — questions the model was asked: those with a prediction of
+  it (valid or not), and ``coverage = n_asked / n_questions``.  A model
+  whose published outputs cover one subject of nine is asked that subject's
+  items only: its accuracy is over them, and the coverage says how many
+  they are ("answered 99 of 899 items");
+* ``n_valid`` — asked questions with a valid prediction (a letter among the
+  item's options); ``response_rate = n_valid / n_asked``;
 * ``n_correct`` — valid predictions equal to the answer key;
-* ``accuracy = n_correct / n_questions`` (correct / all);
+* ``accuracy = n_correct / n_asked`` (correct / asked; correct / all only
+  where the model was asked every question);
 * multi-answer items (key a set of labels, flag ``multi_answer``, see
   :mod:`audit.ingest.multi_answer`) are scored by **exact set match**: a
   prediction is correct only when its set of labels equals the key's
@@ -146,10 +151,12 @@ def model_metrics(
     left out entirely (e.g. items judged to have no correct answer) — ids not
     in the benchmark are ignored.
 
-    Columns: model, family, [subject,] n_questions, n_valid, response_rate,
-    response_rate_low, response_rate_high, n_correct, accuracy, accuracy_low,
-    accuracy_high, conditional_accuracy, conditional_accuracy_low,
-    conditional_accuracy_high.  Rates are fractions in [0, 1].
+    Columns: model, family, [subject,] n_questions, n_asked, coverage,
+    n_valid, response_rate, response_rate_low, response_rate_high,
+    n_correct, accuracy, accuracy_low, accuracy_high, conditional_accuracy,
+    conditional_accuracy_low, conditional_accuracy_high.  Rates are
+    fractions in [0, 1]; the rates are over the questions the model was
+    asked (``n_asked``, see the module docstring).
 
     >>> import tempfile, os
     >>> from audit.store import connect
@@ -162,8 +169,8 @@ def model_metrics(
     ...     _ = con.execute("INSERT INTO predictions VALUES ('b','q0','m','default',NULL,'A','given',true), "
     ...         "('b','q1','m','default',NULL,'B','given',true), ('b','q2','m','default','?',NULL,'caa',false)")
     >>> m = model_metrics("b", db=db)
-    >>> m[["model", "n_questions", "n_valid", "n_correct", "accuracy", "conditional_accuracy"]].round(3).to_dict("records")
-    [{'model': 'm', 'n_questions': 3, 'n_valid': 2, 'n_correct': 1, 'accuracy': 0.333, 'conditional_accuracy': 0.5}]
+    >>> m[["model", "n_questions", "n_asked", "n_valid", "n_correct", "accuracy", "conditional_accuracy"]].round(3).to_dict("records")
+    [{'model': 'm', 'n_questions': 3, 'n_asked': 3, 'n_valid': 2, 'n_correct': 1, 'accuracy': 0.333, 'conditional_accuracy': 0.5}]
     >>> import pandas as pd
     >>> model_metrics("b", db=db, keys=pd.DataFrame({"question_id": ["q1"], "answer_key": ["B"]}))["n_correct"].tolist()
     [2]
@@ -175,21 +182,30 @@ def model_metrics(
         p AS (SELECT pp.*, q.subject FROM ({_usable_sql()}) pp JOIN _q q USING (qn)),
         per AS (SELECT model{group}, count(*) AS n_valid, count(*) FILTER (WHERE is_key) AS n_correct
                 FROM p GROUP BY ALL),
+        asked AS (SELECT ms.model{', q.subject' if by_subject else ''}, count(DISTINCT q.qn) AS n_asked
+                  FROM all_predictions ap JOIN _ms ms ON ms.model = ap.model AND ms.run = ap.run
+                  JOIN _q q ON q.question_id = ap.question_id
+                  WHERE ap.benchmark = $benchmark GROUP BY ALL),
         nq AS (SELECT 1 AS one{group}, count(*) AS n_questions FROM _q GROUP BY ALL)
         SELECT ms.model, ms.family{', nq.subject' if by_subject else ''}, nq.n_questions::BIGINT AS n_questions,
+               coalesce(asked.n_asked, 0)::BIGINT AS n_asked,
                coalesce(per.n_valid, 0)::BIGINT AS n_valid, coalesce(per.n_correct, 0)::BIGINT AS n_correct
         FROM _ms ms CROSS JOIN nq LEFT JOIN per ON per.model = ms.model{join_subject}
+        LEFT JOIN asked ON asked.model = ms.model{join_subject.replace('per.', 'asked.')}
         ORDER BY ms.model{', nq.subject' if by_subject else ''}
     """
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)
         with _Scope(con, benchmark, models, keys, exclude):
             df = con.execute(sql, {"benchmark": benchmark}).df()
-    add_wilson(df, "response_rate", "n_valid", "n_questions", confidence)
-    add_wilson(df, "accuracy", "n_correct", "n_questions", confidence)
+    add_wilson(df, "response_rate", "n_valid", "n_asked", confidence)
+    add_wilson(df, "accuracy", "n_correct", "n_asked", confidence)
     add_wilson(df, "conditional_accuracy", "n_correct", "n_valid", confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df["coverage"] = np.where(df["n_questions"] > 0, df["n_asked"] / df["n_questions"].where(df["n_questions"] > 0, 1),
+                                  np.nan)
     cols = ["model", "family"] + (["subject"] if by_subject else []) + [
-        "n_questions", "n_valid", "response_rate", "response_rate_low", "response_rate_high",
+        "n_questions", "n_asked", "coverage", "n_valid", "response_rate", "response_rate_low", "response_rate_high",
         "n_correct", "accuracy", "accuracy_low", "accuracy_high",
         "conditional_accuracy", "conditional_accuracy_low", "conditional_accuracy_high",
     ]

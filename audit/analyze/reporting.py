@@ -126,6 +126,18 @@ def _p(v) -> str:
     return f"{v:.2e}" if v < 0.001 else f"{v:.3f}"
 
 
+def coverage(n_asked: int, n_questions: int) -> str:
+    """Which items a model's rates are over, in words: all of them, or the
+    ones it was asked.
+
+    >>> coverage(99, 899), coverage(899, 899)
+    ('answered 99 of 899 items', 'all 899 items')
+    """
+    if n_asked >= n_questions:
+        return f"all {n_questions:,} items"
+    return f"answered {n_asked:,} of {n_questions:,} items"
+
+
 def key_error_note(imp: dict, n_models: int) -> str:
     """One plain sentence on the expected number of wrong keys (or why there is none)."""
     if not imp["scored"]:
@@ -172,7 +184,8 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
             {
                 "model": m["model"],
                 "family": m["family"],
-                "valid": f"{m['n_valid']}/{m['n_questions']}",
+                "asked": coverage(m.get("n_asked", m["n_questions"]), m["n_questions"]),
+                "valid": f"{m['n_valid']}/{m.get('n_asked', m['n_questions'])}",
                 "response rate": _pct(m["response_rate"]),
                 "accuracy": _pct(m["accuracy"]),
                 "acc. 95% CI": _ci(m["accuracy_low"], m["accuracy_high"]),

@@ -98,7 +98,7 @@ def parse_set(specs: list[str] | None) -> dict[str, str]:
 
 def questions(
     file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL, JSON array or Parquet: id, question, answer, "
-                                              "options A–F or 'options'.")],
+                                              "options A–J or 'options'.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark to import into (created if new).")],
     map_: MapOption = None,
     map_file: MapFileOption = None,
@@ -110,9 +110,10 @@ def questions(
     set_: SetOption = None,
     db: DbOption = None,
 ) -> None:
-    """Import a question file (or a folder of them).  Columns: id, question, answer (letter, Tibetan letter,
-    0-based index, or a set such as 'A B D' for a multi-answer item), options as columns
-    A…F or one 'options' list; optional subject, language, script, explanation.  Other
+    """Import a question file (or a folder or archive of them).  Columns: id, question, answer (letter,
+    Tibetan letter, option text, 0-based index, or a set such as 'A B D' for a multi-answer item), options
+    as columns A…J or one 'options' list; optional context (a passage), subject, language, script,
+    explanation.  Other
     field names are read through --map.  A key that is not an option is imported and flagged."""
     from audit.ingest import import_questions
     from audit.ingest.mapping import parse_map
@@ -291,9 +292,10 @@ def auto(
                                  "question is not in the benchmark or matches several items.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Recognise the format (question files and folders in published layouts — CMMLU, C-Eval,
-    option_1…N columns, choices lists, ARC — TLUE, prediction layouts, model outputs that
-    carry their questions, HELM, MMLU-Redux, lm-eval, inspect), say what was found and the
+    """Recognise the format (question files, folders and archives in published layouts — CMMLU,
+    C-Eval, option_1…N columns, choices lists, ARC, passages, CSV without a header row, records
+    inside a JSON object — TLUE, prediction layouts, model outputs that carry their questions,
+    MMLU-Pro result files, HELM, MMLU-Redux, lm-eval, inspect), say what was found and the
     choices made, then import it."""
     import audit.judge  # noqa: F401  (registers the judge-verdict importers of `import auto`)
     from audit.auto import detect_and_import

@@ -202,7 +202,8 @@ def _derive(benchmark: str, version: str, policy: Policy, db: DbPath) -> _Derive
         questions_arrow = fetch_arrow(
             con,
             "SELECT question_id, subject, language, script, stem, options, answer_key, explanation, "
-            "source_record::VARCHAR AS source_record FROM questions WHERE benchmark = ? ORDER BY seq, question_id",
+            "source_record::VARCHAR AS source_record, context FROM questions WHERE benchmark = ? "
+            "ORDER BY seq, question_id",
             [benchmark],
         )
         questions = questions_arrow.to_pandas()

@@ -187,19 +187,24 @@ def write_tlue_native(folder: Path, items: pd.DataFrame, questions: pd.DataFrame
 
 def generic_frame(items: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
     """The generic question layout of ``audit import questions``: ``id,
-    subject, language, script, question, A``..``F`` (as many as the widest
-    item; missing options empty), ``answer, explanation`` — with each item's
-    key in this version, in import order."""
+    subject, language, script,`` (``context``, the passage each question
+    refers to, when an item has one) ``question, A``..``J`` (as many as the
+    widest item; missing options empty), ``answer, explanation`` — with each
+    item's key in this version, in import order."""
+    cols = ["question_id", "subject", "language", "script", "stem", "options", "explanation"]
+    cols += ["context"] if "context" in questions.columns else []
     df = items[["seq", "question_id", "answer_key"]].merge(
-        questions[["question_id", "subject", "language", "script", "stem", "options", "explanation"]],
-        on="question_id", how="left", validate="one_to_one").sort_values(["seq", "question_id"])
+        questions[cols], on="question_id", how="left", validate="one_to_one").sort_values(["seq", "question_id"])
     width = max((len(o) for o in df["options"]), default=0)
 
     def obj(c):
         return [None if (v is None or (isinstance(v, float) and pd.isna(v))) else v for v in df[c].tolist()]
 
     data = {"id": obj("question_id"), "subject": obj("subject"), "language": obj("language"),
-            "script": obj("script"), "question": obj("stem")}
+            "script": obj("script")}
+    if "context" in df.columns and df["context"].notna().any():
+        data["context"] = obj("context")
+    data["question"] = obj("stem")
     option_maps = [{o["label"]: o["text"] for o in opts} for opts in df["options"]]
     for label in LATIN_LABELS[:width]:
         data[label] = [m.get(label) for m in option_maps]
@@ -226,7 +231,7 @@ _PARQUET_SCHEMA = pa.schema([
     ("question_id", pa.string()), ("subject", pa.string()), ("language", pa.string()), ("script", pa.string()),
     ("stem", pa.string()), ("options", pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))),
     ("original_key", pa.string()), ("answer_key", pa.string()), ("included", pa.bool_()),
-    ("action", pa.string()), ("exclusion_list", pa.string()),
+    ("action", pa.string()), ("exclusion_list", pa.string()), ("context", pa.string()),
 ])
 
 
@@ -254,6 +259,8 @@ def write_parquet(folder: Path, items: pd.DataFrame, questions: pa.Table, name: 
         "original_key": text("original_key"), "answer_key": text("answer_key"),
         "included": pa.array(items["included"].astype(bool).tolist(), pa.bool_()),
         "action": text("action"), "exclusion_list": text("exclusion_list"),
+        "context": questions.column("context") if "context" in questions.column_names
+        else pa.nulls(questions.num_rows, pa.string()),
     }).cast(_PARQUET_SCHEMA)
     pq.write_table(table, folder / name, compression="zstd", write_statistics=False)
     return [name]

@@ -905,6 +905,14 @@ UI.update({
                              "admin allows it."),
 })
 
+# Passages shown with their items, and the items each model was asked
+UI.update({
+    "item.passage": "Passage",
+    "dash.col_asked": "items asked",
+    "dash.asked_some": "answered {n} of {m} items",
+    "dash.asked_all": "all {m} items",
+})
+
 #: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.
 LABEL_KINDS: dict[str, dict[str, str]] = {
     "verdict": VERDICT_LABELS, "cause": CAUSE_LABELS, "status": STATUS_LABELS, "flag": FLAG_LABELS,

@@ -658,3 +658,11 @@ MESSAGES.update({
     "policy.weighted": "按审核员可靠性加权",
     "policy_desc.weighted": "与默认规则相同，但题目按可靠性加权规则得出定论：当一致的判定在给定证据和每位审核员在已知答案题目上的表现下为正确的概率超过本次审核的阈值时即得出定论；只有在管理员允许时，证据支持的一位细心审核员的判定才可独自得出定论。",
 })
+
+# Passages shown with their items, and the items each model was asked
+MESSAGES.update({
+    "item.passage": "阅读材料",
+    "dash.col_asked": "作答的题目",
+    "dash.asked_some": "作答 {m} 道题中的 {n} 道",
+    "dash.asked_all": "全部 {m} 道题",
+})

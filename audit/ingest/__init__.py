@@ -15,6 +15,7 @@ importer.
 from audit.ingest._in_place import register_predictions_in_place
 from audit.ingest._predictions import import_predictions
 from audit.ingest._questions import import_questions
+from audit.ingest._results import import_results
 from audit.ingest.detection import detect
 from audit.ingest.formats import (
     import_helm,
@@ -30,5 +31,5 @@ from audit.ingest.models import import_models, list_models, set_family
 __all__ = [
     "import_questions", "import_predictions", "import_tlue", "import_helm", "import_mmlu_redux", "import_lm_eval",
     "import_inspect", "import_outputs", "import_parallel", "import_models", "set_family", "list_models",
-    "register_predictions_in_place", "detect",
+    "register_predictions_in_place", "detect", "import_results",
 ]

@@ -57,31 +57,35 @@ from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer_sets, e
 from audit.ingest.models import register_models
 from audit.ingest.multi_answer import key_set_sql
 from audit.ingest.responses import answer_by_option_text
-from audit.options import sql_is_label
+from audit.options import LABEL_STRING, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN, sql_is_label
+
+#: A sorted set of labels, as a regular expression: A?B?…J?
+_ORDERED_SET = "".join(f"{x}?" for x in LABEL_STRING)
 from audit.store import DbPath, connect, transaction
 
 LAYOUTS = ("long", "wide", "seed")
 LONG_COLUMNS = {"question_id", "model", "response", "answer", "run", "options_shown"}
 
-# A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང mapped to A–D.
+# A given letter: trimmed, upper-cased, Tibetan ཀ ཁ ག ང ཅ ཆ ཇ ཉ ཏ ཐ mapped to A–J.
 _GIVEN_SQL = (
-    "CASE trim({c}) WHEN 'ཀ' THEN 'A' WHEN 'ཁ' THEN 'B' WHEN 'ག' THEN 'C' WHEN 'ང' THEN 'D' "
-    "ELSE upper(trim({c})) END"
+    "CASE trim({c}) "
+    + " ".join(f"WHEN '{t}' THEN '{x}'" for t, x in TIBETAN_TO_LATIN.items())
+    + " ELSE upper(trim({c})) END"
 )
 
 
 def given_letter_sql(col: str, multi: str) -> str:
     """SQL for a given answer as stored: one letter (:data:`_GIVEN_SQL`) or, on
     multi-answer items (``multi``), a given set "A D", "d,a", '["A","D"]' → "AD"."""
-    return (f"CASE WHEN {multi} AND regexp_full_match({col}, '[\\sA-Fa-f,;/+、，\\[\\]\"]+') "
+    return (f"CASE WHEN {multi} AND regexp_full_match({col}, '[\\sA-Ja-j,;/+、，\\[\\]\"]+') "
             f"THEN {key_set_sql(col)} ELSE {_GIVEN_SQL.format(c=col)} END")
 
 
 def letter_ok_sql(letter: str, k: str, multi: str) -> str:
     """SQL: is ``letter`` one label of an item with ``k`` options or, on a
     multi-answer item, a sorted set of them (never NULL)."""
-    return (f"coalesce(CASE WHEN {multi} THEN length({letter}) >= 1 AND regexp_full_match({letter}, 'A?B?C?D?E?F?') "
-            f"AND instr('ABCDEF', right({letter}, 1)) BETWEEN 1 AND {k} "
+    return (f"coalesce(CASE WHEN {multi} THEN length({letter}) >= 1 AND regexp_full_match({letter}, '{_ORDERED_SET}') "
+            f"AND instr('{LABEL_STRING}', right({letter}, 1)) BETWEEN 1 AND {k} "
             f"ELSE {sql_is_label(letter, k)} END, false)")
 
 
@@ -409,7 +413,7 @@ def _checked_source(con, benchmark: str, src: str, where: str, *, layout: str, s
     has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
     # option texts (a JSON list of strings) need the items' texts; letters and indexes do not
     by_text = has_shown and one(con, f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
-                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Fa-f]\"(\\s*,\\s*\"[A-Fa-f]\")*\\s*\\]') "
+                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Ja-j]\"(\\s*,\\s*\"[A-Ja-j]\")*\\s*\\]') "
                                      "LIMIT 1") is not None
     texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
     con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
@@ -543,14 +547,14 @@ def _orders_shown(con, src: str, by_text: bool, where: str) -> tuple[str, str, s
         line = one(con, f"SELECT min(_line) FROM {src} s WHERE {cond}", params)[0]
         raise InputError(f"options_shown is not an order of the item's {bad[1]} options: {bad[0]}",
                          path=where, line=int(line))
-    join_o = (f"LEFT JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
+    join_o = ("LEFT JOIN _orders o ON o.shown = s.shown AND o.k = q.k"
               + (" AND o.question_id = s.question_id " if by_text else " "))
     shown_cols = ", s.shown, o.perm"
     # the written letter(s) read through the order shown (a set stays sorted)
     mapped = ("CASE WHEN perm IS NULL OR written IS NULL THEN written "
-              "WHEN length(written) = 1 THEN substr(perm, instr('ABCDEF', written), 1) "
+              f"WHEN length(written) = 1 THEN substr(perm, instr('{LABEL_STRING}', written), 1) "
               "ELSE array_to_string(list_sort(list_transform(string_split(written, ''), "
-              "lambda c: substr(perm, instr('ABCDEF', c), 1))), '') END")
+              f"lambda c: substr(perm, instr('{LABEL_STRING}', c), 1))), '') END")
     return join_o, shown_cols, mapped
 
 
@@ -575,7 +579,7 @@ def _extract_bulk(con, src: str, method: str, total: int, progress: bool | None)
             out: list[str | None] = [None] * len(texts)
             groups: dict[int, list[int]] = defaultdict(list)
             for i, k in enumerate(ks):
-                if k is not None and 2 <= abs(k) <= 6:  # negative k: a multi-answer item
+                if k is not None and MIN_OPTIONS <= abs(k) <= MAX_OPTIONS:  # negative k: a multi-answer item
                     groups[k].append(i)
             for k, idx in groups.items():
                 fn = extract_answer_sets if k < 0 else extract_answers
@@ -600,8 +604,8 @@ def _perm_sql(shown: str, k: str, texts: str | None) -> str:
     as_letters = f"upper(regexp_replace({shown}, '[\\s,;\\[\\]\"]', '', 'g'))"
     as_index = (f"array_to_string(list_transform(string_split(regexp_replace({shown}, '[\\s\\[\\]]', '', 'g'), ','), "
                 "lambda x: chr(65 + x::INTEGER)), '')")
-    letters_rx = ('[A-Fa-f]{2,6}|[A-Fa-f](\\s*[,;]\\s*[A-Fa-f])+|'
-                  '\\[\\s*"[A-Fa-f]"(\\s*,\\s*"[A-Fa-f]")*\\s*\\]')
+    letters_rx = ('[A-Ja-j]{2,10}|[A-Ja-j](\\s*[,;]\\s*[A-Ja-j])+|'
+                  '\\[\\s*"[A-Ja-j]"(\\s*,\\s*"[A-Ja-j]")*\\s*\\]')
     cand = (f"CASE WHEN regexp_full_match(trim({shown}), '{letters_rx}') THEN {as_letters} "
             f"WHEN regexp_full_match({shown}, '\\[[\\s0-9,]+\\]') THEN {as_index} ")
     if texts is not None:
@@ -615,7 +619,7 @@ def _is_perm_sql(c: str, k: str) -> str:
     """SQL: ``c`` holds each of the first ``k`` labels exactly once (length k
     and contains every one of them; plain string tests, cheap at 10 M rows)."""
     return (f"(length({c}) = {k} AND " + " AND ".join(
-        f"({k} < {i + 1} OR contains({c}, '{label}'))" for i, label in enumerate("ABCDEF")) + ")")
+        f"({k} < {i + 1} OR contains({c}, '{label}'))" for i, label in enumerate(LABEL_STRING)) + ")")
 
 
 # --- write: replace the earlier rows of the same (model, run) pairs --------------------------------------------

@@ -35,24 +35,25 @@ from typing import TYPE_CHECKING, Iterator
 import duckdb
 import pyarrow.parquet as pq
 
+from audit._util.archives import Source, as_source, sources
 from audit._util.files import (
     RESERVED_FIELDS,
-    refuse_reserved,
     check_input_file,
     iter_table,
     load_json,
     nfc,
     read_table,
+    refuse_reserved,
     require_columns,
 )
-from audit._util.sql import table_exists
+from audit._util.sql import table_exists, unregister
 from audit.errors import InputError
 from audit.ingest.formats import parse_tlue_item
-from audit.ingest.mapping import _MISSING, apply_mapping, get_path
+from audit.ingest.mapping import _MISSING, apply_mapping, get_path, resolve
 from audit.ingest.multi_answer import MULTI_FLAG, display_key, parse_key
 from audit.ingest.storing import QuestionStage, StoreReport, item_flags
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
-from audit.scripts import has_letters, script_of
+from audit.scripts import has_letters, option_scripts, script_of
 from audit.store import DbPath, connect, resolve_db_path, transaction
 from audit.store.records import Option, Question
 
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 OPTION_COLUMNS = list(LATIN_LABELS)
-OPTIONAL_COLUMNS = {"subject", "language", "script", "explanation"}
+OPTIONAL_COLUMNS = {"subject", "language", "script", "explanation", "context"}
 ALLOWED_COLUMNS = {"id", "question", "answer", "options", *OPTION_COLUMNS, *OPTIONAL_COLUMNS}
 PREVIEW_ITEMS = 5
 
@@ -81,6 +82,9 @@ class QuestionImportSummary:
     id_rule: str = ""
     missing_fields: dict[str, list[str]] = field(default_factory=dict)  # mapped field → files without it
     key_base: str = ""   # how option numbers given as keys were read (empty: none were)
+    with_context: int = 0   # items with a passage (stored with the item, shown above the stem)
+    parallel: int = 0       # items with a second language in the same row, stored as their parallel version
+    notes: list[str] = field(default_factory=list)   # what was read other than as usual (ids by row, a wrapper…)
 
     def __str__(self) -> str:
         scripts = ", ".join(f"{k} {v}" for k, v in sorted(self.scripts.items()))
@@ -95,6 +99,10 @@ class QuestionImportSummary:
                  f"{self.key_not_in_options} with a key not among the options, {self.flagged} flagged in total")
         if self.multi_answer:
             s += f"; {self.multi_answer} with a multi-answer key (scored by exact set match)"
+        if self.with_context:
+            s += f"; {self.with_context:,} with a passage (stored with the item, shown above the stem)"
+        if self.parallel:
+            s += f"; {self.parallel:,} with their parallel version from the same row"
         if self.id_rule and self.id_rule != "the 'id' field":
             s += f"; ids: {self.id_rule}"
         if self.key_base:
@@ -103,6 +111,8 @@ class QuestionImportSummary:
             s += f"; mapped field '{src}' absent from {len(files)} file(s): {', '.join(files[:5])}"
         if self.dry_run:
             s += "; dry run: nothing was written"
+        for note in self.notes:
+            s += f"\n  {note}"
         return s
 
     def preview_text(self) -> str:
@@ -209,6 +219,15 @@ def _parse_options_cell(v, path, line, name: str = "'options'") -> tuple[list[st
         if len(given) != len(out):
             raise InputError(f"{name}: some options have a label and some do not", path=path, line=line)
         labels = given
+    # empty texts at the end are no options (ParsiNLU pads two-option items to four); one before a filled
+    # option is a gap the file must fill
+    while out and not out[-1].strip():
+        out.pop()
+        if labels is not None:
+            labels = labels[:-1]
+    gaps = [i for i, t in enumerate(out) if not t.strip()]
+    if gaps:
+        raise InputError(f"{name}: option {gaps[0] + 1} is empty but a later option is filled", path=path, line=line)
     if labels is not None and len(set(labels)) != len(labels):
         raise InputError(f"{name}: a label is given to two options ({', '.join(labels)})", path=path, line=line)
     return out, labels
@@ -237,13 +256,15 @@ def _answer_label(raw: str | None, texts: list[str], labels: list[str] | None = 
     """A single key → a Latin label; an ``int`` for an option number whose
     base the caller decides; otherwise the raw answer (then flagged
     key_not_in_options).  Tried in order: the file's own option labels (ARC
-    ``label``), a Latin or Tibetan letter, an option number, an option's
-    text.
+    ``label``), a Latin or Tibetan letter, the text of exactly one option
+    (also when it is a number), an option number.
 
     >>> _answer_label("Ｂ", ["x", "y"]), _answer_label("ཁ", ["x", "y"]), _answer_label("y", ["x", "y"])
     ('B', 'B', 'B')
     >>> _answer_label("2", ["x", "y", "z"], ["1", "2", "3"]), _answer_label("2", ["x", "y", "z"])
     ('B', 2)
+    >>> _answer_label("112", ["119", "112", "114", "120"]), _answer_label("ཐ", list("abcdefghij"))
+    ('B', 'J')
     """
     if raw is None:
         return None
@@ -270,17 +291,18 @@ def _answer_label(raw: str | None, texts: list[str], labels: list[str] | None = 
         return TIBETAN_TO_LATIN[k]
     if len(k) == 1 and k.upper() in LATIN_LABELS:
         return k.upper()
-    if k.isdigit() and k.isascii() and len(k) < 4:
-        return int(k)
-    target = _norm_text(s)
-    hits = [i for i, t in enumerate(texts) if _norm_text(t) == target]
+    # an option's text, even a number: CLIcK's key "112" is the text of one option, no option number
+    target = _norm_text(unicodedata.normalize("NFKC", s))
+    hits = [i for i, t in enumerate(texts) if _norm_text(unicodedata.normalize("NFKC", t)) == target]
     if len(hits) == 1 and n:
         return LATIN_LABELS[hits[0]]
+    if k.isdigit() and k.isascii() and len(k) < 4:
+        return int(k)
     return s
 
 
-_LETTER_RUN = re.compile(r"^[A-Fa-f]{2,6}$")
-_ASCII_LETTERS = frozenset("ABCDEFabcdef")
+_LETTER_RUN = re.compile(r"^[A-Ja-j]{2,10}$")
+_ASCII_LETTERS = frozenset("ABCDEFGHIJabcdefghij")
 
 
 def _index_label(i: int, base: int, n: int) -> str:
@@ -302,6 +324,7 @@ def decide_key_base(indexes: list[tuple[int, int]], given: int | None = None) ->
         if given not in (0, 1):
             raise InputError(f"--key-base is 0 or 1, not {given}")
         return given
+    indexes = [(i, n) for i, n in indexes if i <= n]   # a number past the options is no option number
     if not indexes:
         return None
     zero = any(i == 0 for i, _ in indexes)
@@ -344,14 +367,16 @@ def _finish(rows: list["_Row"], base: int | None, path) -> list[Question]:
     out = []
     for r in rows:
         q = r.question
-        if r.index is not None:
+        if r.index is not None and r.index > len(q.options):
+            q.answer_key = str(r.index)   # no option's number under either base: kept, flagged
+        elif r.index is not None:
             if base is None:
                 ns = sorted({len(x.question.options) for x in rows})
                 nums = sorted({x.index for x in rows if x.index is not None})
                 raise InputError(
                     f"the answers are option numbers ({', '.join(map(str, nums[:6]))}) for items of "
                     f"{'/'.join(map(str, ns))} options: counted from 0 or from 1 cannot be told; "
-                    "pass --key-base 0 or --key-base 1", path=path)
+                    "pass --key-base 0 or --key-base 1", path=str(path))
             q.answer_key = _index_label(r.index, base, len(q.options))
         out.append(q)
     return out
@@ -376,41 +401,71 @@ def _numbered_option_columns(cols: list[str]) -> list[str]:
     return [found[i] for i in nums]
 
 
-def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_template: str | None) -> list[_Row]:
+@dataclass
+class _FileRule:
+    """How the items of one file get their ids and where they come from."""
+
+    stem: str                      # the file's own name without its data suffix: ids <stem>/<row>
+    name: str                      # the file's own name (an archive member: archive/member), for item_sources
+    path: str = ""                 # its path under the folder imported, without the suffix (--id '{path}/{row}')
+    index_id: bool = False         # the id field numbers the records: ids <stem>/<value>
+    by_row: bool = False           # the id field repeats within the file: ids <stem>/<row>
+    repeated_ids: str = "refuse"   # what a repeated id does: refuse, or "by_row" (import auto)
+    parallel: dict | None = None   # the columns of a second language in the same row
+
+
+class _IdsRepeat(Exception):
+    """An id field repeats within a file read with ``repeated_ids="by_row"``."""
+
+    def __init__(self, qid: str, first: int, line: int):
+        super().__init__(qid)
+        self.qid, self.first, self.line = qid, first, line
+
+
+def _parse_rows(df, path, benchmark: str, seen: dict[str, int] | None, *, id_template: str | None,
+                rule: "_FileRule | None" = None) -> list[_Row]:
+    rule = rule or _FileRule(stem=Path(str(path)).stem, name=Path(str(path)).name)
     cols = [c for c in df.columns if c not in ("_line", "_source", "_row", "_file")]
     extra_letters = [c for c in cols if len(c) == 1 and c.isalpha() and c.isupper() and c not in OPTION_COLUMNS]
     if extra_letters:
-        raise InputError(f"option column(s) {', '.join(extra_letters)}: at most {MAX_OPTIONS} options (A–F) per item",
-                         path=path)
+        raise InputError(f"option column(s) {', '.join(extra_letters)}: at most {MAX_OPTIONS} options (A–J) per item",
+                         path=str(path))
     numbered = _numbered_option_columns(cols)
     if len(numbered) > MAX_OPTIONS:
         raise InputError(f"{len(numbered)} option columns ({numbered[0]} … {numbered[-1]}): at most "
-                         f"{MAX_OPTIONS} options per item", path=path)
+                         f"{MAX_OPTIONS} options per item", path=str(path))
     required = ["question", "answer"] + (["id"] if id_template is None and "id" in cols else [])
-    require_columns(df, required, path,
-                    allowed=ALLOWED_COLUMNS | set(numbered) | {"_source", "_row", "_file"})
+    try:
+        require_columns(df, required, str(path),
+                        allowed=ALLOWED_COLUMNS | set(numbered) | {"_source", "_row", "_file"})
+    except InputError as exc:
+        # name the flag that reads the file: a field renamed, or dropped into the source record
+        missing = "missing required" in exc.detail
+        advice = ("; name the file's fields with --map SOURCE=TARGET (e.g. --map prompt=question), or let "
+                  "'audit import auto' recognise them" if missing else
+                  "; read them with --map FIELD=TARGET, or keep them only in the source record with --map FIELD=")
+        raise InputError(exc.detail + advice, path=exc.path) from None
     option_cols = [c for c in OPTION_COLUMNS if c in cols]
     if option_cols and numbered:
-        raise InputError(f"give the options one way: columns A–F or {numbered[0]} …, not both", path=path)
+        raise InputError(f"give the options one way: columns A–J or {numbered[0]} …, not both", path=str(path))
     option_cols = option_cols or numbered
     if "options" in cols and option_cols:
-        raise InputError(f"give the options either as one 'options' column or as columns A–F, not both "
-                         f"(found options and {', '.join(option_cols)})", path=path)
+        raise InputError(f"give the options either as one 'options' column or as columns A–J, not both "
+                         f"(found options and {', '.join(option_cols)})", path=str(path))
     # neither: the options are embedded in the question text ("A. …" lines), read as TLUE's are
     out: list[_Row] = []
     first_line: dict[str, int] = seen if seen is not None else {}
     has_id = "id" in cols
-    stem_of_file = Path(str(path)).stem
     for rec in df.to_dict("records"):
         line = int(rec.pop("_line"))
         row = rec.pop("_row", None)
-        file_stem = rec.pop("_file", None) or stem_of_file
+        rec.pop("_file", None)
         try:
-            out.append(_parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols,
+            out.append(_parse_one(rec, df, path, line, row, rule, benchmark, first_line, option_cols,
                                   has_id, id_template))
         except InputError as exc:
             if exc.path is None:
-                raise InputError(exc.detail, path=path, line=line) from None
+                raise InputError(exc.detail, path=str(path), line=line) from None
             raise
     return out
 
@@ -443,12 +498,13 @@ def check_id_template(template: str) -> None:
                          "(use e.g. '{file}/{row}')")
 
 
-def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, option_cols, has_id,
+def _parse_one(rec, df, path, line, row, rule: _FileRule, benchmark, first_line, option_cols, has_id,
                id_template) -> _Row:
+    position = row if row is not None else line - 1
     if id_template is not None:
         fields = {k: ("" if _cell(v) is None else _cell(v)) for k, v in rec.items()
                   if not isinstance(v, (dict, list))}
-        fields.update(file=file_stem, row=row if row is not None else line)
+        fields.update(file=rule.stem, row=position, path=rule.path or rule.stem)
         try:
             qid = _TEMPLATE_FIELD.sub(lambda m: str(fields[m.group(1)]), id_template)
         except KeyError as exc:
@@ -457,15 +513,21 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
         except (ValueError, IndexError) as exc:
             raise InputError(f"--id is not a valid template ({exc})", path=path, line=line) from None
         qid = qid if qid.strip() else None
-    elif has_id:
+    elif has_id and not rule.by_row:
         qid = _id_cell(rec.get("id"))
+        if qid is not None and rule.index_id:
+            qid = f"{rule.stem}/{qid.strip()}"
     else:
-        qid = str(row if row is not None else line)
+        qid = f"{rule.stem}/{position}"
     if qid is None:
         raise InputError(f"empty id in {_field(df, 'id')}", path=path, line=line)
     qid = nfc(qid.strip())   # ids compare in NFC, like texts
     if qid in first_line:
-        raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})", path=path, line=line)
+        if rule.repeated_ids == "by_row" and id_template is None and has_id:
+            raise _IdsRepeat(qid, first_line[qid], line)
+        raise InputError(f"duplicate question id '{qid}' (first on line {first_line[qid]})"
+                         + ("; build unique ids with --id '{file}/{row}'" if id_template is None else ""),
+                         path=path, line=line)
     first_line[qid] = line
     raw_stem = _cell(rec.get("question"), "the question")
     if raw_stem is None:
@@ -475,7 +537,7 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     if not option_cols and "options" not in rec:
         parsed = parse_tlue_item(raw_stem)
         if len(parsed.options) < MIN_OPTIONS:
-            raise InputError(f"no options: the file has no options field (columns A–F or 'options') and none "
+            raise InputError(f"no options: the file has no options field (columns A–J or 'options') and none "
                              f"were found in the question text (id '{qid}'; {parsed.reason or 'no markers'})",
                              path=path, line=line)
         texts = [o.text for o in parsed.options]
@@ -493,8 +555,8 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     else:
         texts, labels = _parse_options_cell(rec.get("options"), path, line, _field(df, "options"))
     if len(texts) > MAX_OPTIONS:
-        raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
-                         path=path, line=line)
+        raise InputError(f"{len(texts)} options; an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}'); leave the "
+                         "others out of the file, or split the item", path=path, line=line)
     if len(texts) < MIN_OPTIONS:
         raise InputError(f"{len(texts)} option(s); an item has {MIN_OPTIONS}–{MAX_OPTIONS} (id '{qid}')",
                          path=path, line=line)
@@ -537,13 +599,16 @@ def _parse_one(rec, df, path, line, row, file_stem, benchmark, first_line, optio
     script = script.strip().capitalize() if script else _script(raw_stem, texts, language)
     explanation = _cell(rec.get("explanation"), "explanation")
     subject = _cell(rec.get("subject"), "subject")
+    context = _cell(rec.get("context"), "the passage") if "context" in rec else None
     original = rec.pop("_source", None)
     source = original if isinstance(original, dict) else {k: _jsonable(v) for k, v in rec.items()}
     q = Question(
         benchmark=benchmark, question_id=qid, stem=nfc(raw_stem).strip(), options=options, answer_key=key,
         subject=nfc(subject).strip() if subject else None, language=language, script=script,
         explanation=nfc(explanation) if explanation else None, raw_text=raw_stem, source_record=source,
+        context=nfc(context).strip() if context else None, origin=(rule.name, position),
     )
+    q.option_scripts = option_scripts(script, [o.text for o in options], language)
     if not option_cols and "options" not in rec:
         q.raw_text = raw_stem_text
         q.structure_suspect, q.structure_reason = suspect is not None, suspect
@@ -575,31 +640,35 @@ def _jsonable(v):
     return str(v)
 
 
-def read_question_file(path: str | os.PathLike, mapping: dict[str, str] | None = None):
+def read_question_file(path, mapping: dict[str, str] | None = None):
     """The file as a DataFrame (columns as named by the importer, ``_line``,
     and ``_source`` = each original record when a mapping is applied)."""
-    p = Path(path)
-    df = read_table(p)
+    p = as_source(path)
+    df = read_table(p if p.in_archive else p.path)
     if mapping:
         originals = [{k: _jsonable(v) for k, v in r.items() if k != "_line"} for r in df.to_dict("records")]
-        df = apply_mapping(df, mapping, p)
+        df = apply_mapping(df, mapping, str(p))
         df["_source"] = originals
     return df
 
 
-def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[str, str] | None = None,
-                     missing: dict[str, list[str]] | None = None) -> Iterator["pd.DataFrame"]:
+def _question_chunks(p: Source, mapping: dict[str, str] | None, constants: dict[str, str] | None = None,
+                     missing: dict[str, list[str]] | None = None, *, names: list[str] | None = None,
+                     notes: list[str] | None = None) -> Iterator["pd.DataFrame"]:
     """:func:`read_question_file` in chunks (CSV streamed by DuckDB), with
     ``_row`` (the record's number in the file, from 0) and the *constants*
     as columns.  With *missing* (a folder), a mapped field absent from this
-    file is recorded there instead of refused."""
+    file is recorded there instead of refused.  *names*: the columns of a
+    CSV without a header row; *notes* collects what the reader says about
+    the file's layout."""
     row = 0
-    for df in _table_chunks(p):
+    for df in _table_chunks(p, names=names, notes=notes):
         df["_row"] = range(row, row + len(df))
         row += len(df)
-        if mapping:
+        if mapping or names:
             originals = [{k: _jsonable(v) for k, v in r.items() if k not in ("_line", "_row")}
                          for r in df.to_dict("records")]
+        if mapping:
             if missing is not None:
                 absent = [s for s in mapping if not _has_source(df, s)]
                 for s in absent:
@@ -607,17 +676,19 @@ def _question_chunks(p: Path, mapping: dict[str, str] | None, constants: dict[st
                 use = {s: t for s, t in mapping.items() if s not in absent}
             else:
                 use = mapping
-            df = apply_mapping(df, use, p) if use else df
+            df = apply_mapping(df, use, str(p)) if use else df
+        if mapping or names:
             df["_source"] = originals
         for k, v in (constants or {}).items():
             if k in df.columns:
                 raise InputError(f"--set {k}=…: the file already has a field '{k}' (map it away or drop the --set)",
-                                 path=p)
+                                 path=str(p))
             df[k] = v
         yield df
 
 
-def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]:
+def _table_chunks(src, chunk_rows: int = 20_000, *, names: list[str] | None = None,
+                  notes: list[str] | None = None) -> Iterator["pd.DataFrame"]:
     """:func:`audit._util.files.iter_table`, with a Parquet file of more than
     *chunk_rows* rows also read in record batches (a million questions never
     sit in memory as one DataFrame); ``_line`` is the row number from 1, as
@@ -629,9 +700,11 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
     >>> [(list(d["id"]), list(d["_line"])) for d in _table_chunks(f, chunk_rows=2)]
     [(['a', 'b'], [1, 2]), (['c'], [3])]
     """
-    if p.suffix.lower() != ".parquet":
-        yield from iter_table(p)
+    src = as_source(src)
+    if src.in_archive or src.suffix != ".parquet":
+        yield from iter_table(src if src.in_archive else src.path, names=names, notes=notes)
         return
+    p = src.path
     check_input_file(p)
     try:
         pf = pq.ParquetFile(p)
@@ -659,6 +732,9 @@ def _table_chunks(p: Path, chunk_rows: int = 20_000) -> Iterator["pd.DataFrame"]
 
 
 def _has_source(df, src: str) -> bool:
+    src = resolve(df.columns, src)
+    if "+" in src and src not in df.columns:
+        return all(_has_source(df, x.strip()) for x in src.split("+"))
     if src in df.columns:
         return True
     head = src.split(".")[0]
@@ -670,25 +746,26 @@ def _has_source(df, src: str) -> bool:
 QUESTION_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
 
-def question_files(path: Path) -> list[Path]:
-    """The question files of a folder (known suffixes, recursively, sorted),
-    or ``[path]`` for a file."""
-    if not path.is_dir():
-        return [path]
-    files = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in QUESTION_SUFFIXES
-                   and not f.name.startswith("."))
-    if not files:
+def question_files(path: Path) -> list[Source]:
+    """The question files of a folder (known suffixes, recursively, sorted;
+    archives opened into their members), of an archive, or ``[path]`` for a file."""
+    files = sources(path, QUESTION_SUFFIXES)
+    if not files and path.is_dir():
         raise InputError("no question file (.csv, .jsonl, .json, .parquet) in this folder", path=path)
+    if not files:
+        raise InputError("no question file (.csv, .jsonl, .json, .parquet) in this archive", path=path)
     return files
 
 
 def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
                      dry_run: bool = False, replace: bool = False, key_base: int | None = None,
-                     id_template: str | None = None, constants: dict[str, str] | None = None) -> QuestionImportSummary:
-    """Import a question file, or a folder of them, into ``benchmark``
-    (created when new).  All-or-nothing, in one transaction.  The whole
-    input is parsed and checked first (a CSV streamed in chunks, each staged
-    in a Parquet file in the temporary folder, see
+                     id_template: str | None = None, constants: dict[str, str] | None = None,
+                     layouts: dict | None = None, files: list[Source] | None = None,
+                     repeated_ids: str = "refuse") -> QuestionImportSummary:
+    """Import a question file, or a folder (or archive) of them, into
+    ``benchmark`` (created when new).  All-or-nothing, in one transaction.
+    The whole input is parsed and checked first (a CSV streamed in chunks,
+    each staged in a Parquet file in the temporary folder, see
     :class:`~audit.ingest.storing.QuestionStage`); only then is the database
     opened, for one bulk insert — so a bad row leaves the file untouched and
     a million questions stay well under 1 GB of memory.
@@ -699,23 +776,34 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     what changed, unless ``replace`` (then the summary lists the replaced
     items, and those that had predictions or verdicts).
 
-    **Ids**: the ``id`` field; without one, the record's row number in its
-    file (from 0); ``id_template`` builds them (``"{file}/{row}"``).  In a
-    folder whose files' ids collide (CMMLU: every file counts 0, 1, 2 …)
-    each id becomes ``<file stem>/<id>``, and a folder's items without a
-    ``subject`` take the file's stem.
+    **Ids never move**: an item's id depends on its own file and record
+    alone, never on the other files of the folder, nor on whether the file
+    or its folder is imported: the ``id`` field, as given; without one,
+    ``<file>/<row>`` (the file's name without its suffix, the record's
+    position from 0); an index column (CMMLU's unnamed first column:
+    *layouts* says so) ``<file>/<value>``; ``id_template`` builds them
+    (``"{file}/{row}"``, ``"{path}/{row}"``, ``"{subject}-{id}"``).  Two
+    files giving the same id are refused (nothing is renamed), and so is an
+    import that would store an item already stored under another id
+    (:func:`~audit.ingest.storing.refuse_moved_ids`).  An id field that
+    repeats within a file is refused, or with ``repeated_ids="by_row"``
+    (``import auto``) that file's items get ``<file>/<row>``, with a note.
+    A folder's items without a ``subject`` take their file's name.
 
     **Keys**: letters (any case, full-width), Tibetan letters, the file's
-    own option labels, option texts, and option numbers counting from
-    ``key_base`` — inferred when the data leaves no doubt (a 0 → from 0; a
-    number equal to the item's count of options and no 0 → from 1),
-    otherwise refused with a message naming ``--key-base``.
+    own option labels, option texts (also a number that is exactly one
+    option's text), and option numbers counting from ``key_base`` —
+    inferred when the data leaves no doubt (a 0 → from 0; a number equal to
+    the item's count of options and no 0 → from 1), otherwise refused with
+    a message naming ``--key-base``.
 
     ``mapping`` renames fields first (see :func:`audit.ingest.mapping.parse_map`);
-    ``constants`` adds a field with one value for every record
-    (``{"language": "kk"}``); ``dry_run`` parses and checks everything
-    against the database (read-only), writes nothing and returns the first
-    items as they would be stored in ``preview``.
+    *layouts* (from :func:`audit.ingest.detect`) gives each file its own
+    (mapping, header-less columns, index ids, a second language's columns)
+    and *files* the files to read; ``constants`` adds a field with one value
+    for every record (``{"language": "kk"}``); ``dry_run`` parses and checks
+    everything against the database (read-only), writes nothing and returns
+    the first items as they would be stored in ``preview``.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -743,45 +831,56 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     p = Path(path)
     if not p.exists():
         raise InputError("file or folder not found", path=p)
-    files = question_files(p)
-    folder = p.is_dir()
+    files = list(files) if files is not None else question_files(p)
+    many = len(files) > 1 or p.is_dir()
+    by_row: set[str] = set()                 # files whose repeating id field gives way to <file>/<row>
+    while True:
+        try:
+            return _import(p, files, benchmark, db, mapping, dry_run, replace, key_base, id_template, constants,
+                           layouts or {}, many, repeated_ids, by_row)
+        except _IdsRepeatIn as exc:
+            by_row.add(exc.file)
+
+
+class _IdsRepeatIn(Exception):
+    def __init__(self, file: str):
+        super().__init__(file)
+        self.file = file
+
+
+def _import(p: Path, files: list[Source], benchmark, db: DbPath, mapping, dry_run, replace, key_base, id_template,
+            constants, layouts: dict, many: bool, repeated_ids: str, by_row: set[str]) -> QuestionImportSummary:
     state = _Counts()
     missing: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}     # id → the file that gave it (a folder: two files may not give one id)
+    rules = {str(f): _rule(f, p, layouts.get(str(f)), repeated_ids, str(f) in by_row) for f in files}
+    for f in files:
+        if str(f) in by_row:
+            state.notes.append(_by_row_note(f, p, many))
 
     def parsed() -> Iterator[list[Question]]:
-        if not folder:
-            yield from _file_questions(files[0], benchmark, mapping, constants, key_base, id_template, None, state)
-            return
-        per_file: list[tuple[Path, list[Question]]] = []
         for f in files:
-            qs: list[Question] = []
-            for chunk in _file_questions(f, benchmark, mapping, constants, key_base, id_template, missing, state):
-                qs.extend(chunk)
-            per_file.append((f, qs))
-        if mapping:
-            everywhere_absent = [s for s, fs in missing.items() if len(fs) == len(files)]
+            lay = layouts.get(str(f))
+            use = (lay.mapping if lay is not None else mapping) or None
+            rule = rules[str(f)]
+            try:
+                for qs in _file_questions(f, benchmark, use, constants, key_base, id_template,
+                                          missing if many else None, state, rule, getattr(lay, "names", None)):
+                    for q in qs:
+                        if many and q.subject is None:
+                            q.subject = f.stem
+                        if many:
+                            other = owner.setdefault(q.question_id, f.relative(p) if p.is_dir() else f.name)
+                            if other != (f.relative(p) if p.is_dir() else f.name):
+                                raise _collision(p, other, f, q.question_id, id_template)
+                    yield qs
+                    del qs
+            except _IdsRepeat:
+                raise _IdsRepeatIn(str(f)) from None
+        if many and mapping:
+            everywhere_absent = [s for s in mapping if len(missing.get(s, [])) == len(files)]
             if everywhere_absent:
                 raise InputError(f"mapped field '{everywhere_absent[0]}' is in none of the folder's files", path=p)
-        counts: dict[str, int] = {}
-        for _, qs in per_file:
-            for q in qs:
-                counts[q.question_id] = counts.get(q.question_id, 0) + 1
-        collide = id_template is None and any(c > 1 for c in counts.values())
-        stems = [_file_label(f, p) for f, _ in per_file]
-        first_file: dict[str, Path] = {}
-        for (f, qs), stem in zip(per_file, stems):
-            for q in qs:
-                if collide:
-                    q.question_id = f"{stem}/{q.question_id}"
-                if q.subject is None:
-                    q.subject = f.stem
-                other = first_file.setdefault(q.question_id, f)
-                if other != f:
-                    raise InputError(f"question id '{q.question_id}' is in {other.name} and in {f.name}; "
-                                     "build distinct ids with --id (e.g. '{file}/{row}')", path=f)
-            state.id_rule = (f"<file>/<id> (ids repeat across the {len(files)} files)" if collide
-                             else state.id_rule)
-            yield qs
 
     def consume(stage: QuestionStage | None) -> None:
         for questions in parsed():
@@ -804,6 +903,8 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
             try:
                 with connect(db) as con, transaction(con):
                     report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
+                    if state.parallel:
+                        _store_parallel(con, benchmark, state.parallel)
             except duckdb.Error as exc:   # a constraint the checks above did not foresee: one line, not a traceback
                 raise InputError(f"could not store the questions: {str(exc).splitlines()[0]}", path=p) from None
     s = QuestionImportSummary(
@@ -812,15 +913,78 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         preview=state.preview)
     s.report = report
     s.files = len(files)
-    s.id_rule = state.id_rule or ("the 'id' field" if id_template is None else f"the template '{id_template}'")
+    s.id_rule = _id_rule(files, rules, id_template, state, p)
     s.missing_fields = dict(missing)
     s.key_base = state.key_base or (f"option numbers counted from {key_base}" if key_base is not None else "")
+    s.with_context = state.with_context
+    s.parallel = len(state.parallel)
+    s.notes = list(dict.fromkeys(state.notes))
     return s
 
 
-def _file_label(f: Path, root: Path) -> str:
-    rel = f.relative_to(root)
-    return str(rel.with_suffix("")).replace(os.sep, "/")
+def _rule(f: Source, root: Path, lay, repeated_ids: str, by_row: bool) -> _FileRule:
+    rel = f.relative(root) if root.is_dir() else (f"{f.path.name}/{f.member}" if f.in_archive else f.name)
+    return _FileRule(stem=f.stem, name=f"{f.path.name}/{f.member}" if f.in_archive else f.name,
+                     path=str(Path(rel).with_suffix("")), index_id=bool(getattr(lay, "index_id", False)),
+                     by_row=by_row, repeated_ids=repeated_ids, parallel=getattr(lay, "parallel", None))
+
+
+def _collision(root: Path, first: str, f: Source, qid: str, id_template: str | None) -> InputError:
+    other = f.relative(root) if root.is_dir() else f.name
+    advice = ("build distinct ids with --id '{path}/{row}', or import each folder as its own benchmark"
+              if Path(first).stem == f.stem else "build distinct ids with --id (e.g. '{file}/{id}' or '{file}/{row}')")
+    if id_template is not None:
+        advice = "add {file} or {path} to the --id template"
+    return InputError(f"the ids of {first} and {other} collide ('{qid}'); nothing was written ({advice})", path=root)
+
+
+def _by_row_note(f: Source, root: Path, many: bool) -> str:
+    name = f.relative(root) if root.is_dir() else f.name
+    return (f"ids: the field 'id' repeats within {name}: each item's id is <file>/<row>; the field is kept in each "
+            "source record")
+
+
+def _id_rule(files: list[Source], rules: dict, id_template: str | None, state: "_Counts", root: Path) -> str:
+    if id_template is not None:
+        return f"the template '{id_template}'"
+    if state.id_fields and all(state.id_fields.values()) and not any(r.by_row or r.index_id for r in rules.values()):
+        return "the 'id' field"
+    positional = [f for f in files if not state.id_fields.get(str(f)) and not rules[str(f)].by_row]
+    repeating = [f for f in files if rules[str(f)].by_row]
+    indexed = [f for f in files if rules[str(f)].index_id and state.id_fields.get(str(f))]
+    parts = []
+    if positional:
+        names = ", ".join(f.name for f in positional[:3]) + (" …" if len(positional) > 3 else "")
+        parts.append(f"<file>/<row> ({names}: no id field of its own)")
+    if repeating:
+        names = ", ".join(f.name for f in repeating[:3]) + (" …" if len(repeating) > 3 else "")
+        parts.append(f"<file>/<row> ({names}: the id field repeats)")
+    if indexed:
+        parts.append("<file>/<index> (" + ", ".join(f.name for f in indexed[:3]) + ")")
+    rest = len(files) - len(positional) - len(repeating) - len(indexed)
+    if rest > 0:
+        parts.append(f"the 'id' field ({rest} file{'s' if rest != 1 else ''})")
+    return "; ".join(parts)
+
+
+def _store_parallel(con, benchmark: str, links: list[dict]) -> None:
+    """The second language of each item (the same row's other columns) as its parallel version."""
+    import pyarrow as pa
+
+    table = pa.table({k: [x[k] for x in links] for k in links[0]}).cast(pa.schema([
+        ("question_id", pa.string()), ("counterpart_source", pa.string()), ("counterpart_id", pa.string()),
+        ("counterpart_language", pa.string()), ("counterpart_stem", pa.string()),
+        ("counterpart_options", pa.list_(pa.struct([("label", pa.string()), ("text", pa.string())]))),
+        ("counterpart_key", pa.string()), ("key_match", pa.bool_())]))
+    con.register("_incoming_parallel", table)
+    try:
+        con.execute("DELETE FROM parallel_links WHERE benchmark = ? AND (question_id, counterpart_source) IN "
+                    "(SELECT (question_id, counterpart_source) FROM _incoming_parallel)", [benchmark])
+        con.execute("INSERT INTO parallel_links SELECT ?, question_id, counterpart_source, counterpart_id, "
+                    "counterpart_language, counterpart_stem, counterpart_options, counterpart_key, key_match "
+                    "FROM _incoming_parallel", [benchmark])
+    finally:
+        unregister(con, "_incoming_parallel")
 
 
 @dataclass
@@ -829,10 +993,13 @@ class _Counts:
     key_not_in_options: int = 0
     flagged: int = 0
     multi: int = 0
+    with_context: int = 0
     scripts: dict[str, int] = field(default_factory=dict)
     preview: list[dict] = field(default_factory=list)
-    id_rule: str = ""
     key_base: str = ""
+    notes: list[str] = field(default_factory=list)
+    id_fields: dict[str, bool] = field(default_factory=dict)   # file → whether it has an id field
+    parallel: list[dict] = field(default_factory=list)
 
     def count(self, questions: list[Question]) -> None:
         for q in questions:
@@ -840,10 +1007,11 @@ class _Counts:
             self.key_not_in_options += "key_not_in_options" in f
             self.flagged += bool(f)
             self.multi += MULTI_FLAG in f
+            self.with_context += q.context is not None
             self.scripts[q.script or "unknown"] = self.scripts.get(q.script or "unknown", 0) + 1
             if len(self.preview) < PREVIEW_ITEMS:
                 self.preview.append({
-                    "question_id": q.question_id, "stem": q.stem,
+                    "question_id": q.question_id, "stem": q.stem, "context": q.context,
                     "options": [{"label": o.label, "text": o.text} for o in q.options],
                     "answer_key": q.answer_key, "answer_key_display": display_key(q.answer_key, f),
                     "subject": q.subject, "language": q.language, "script": q.script,
@@ -851,23 +1019,44 @@ class _Counts:
         self.n += len(questions)
 
 
-def _file_questions(f: Path, benchmark: str, mapping, constants, key_base, id_template,
-                    missing, state: "_Counts") -> Iterator[list[Question]]:
+def _file_questions(f: Source, benchmark: str, mapping, constants, key_base, id_template,
+                    missing, state: "_Counts", rule: _FileRule, names: list[str] | None = None
+                    ) -> Iterator[list[Question]]:
     """The questions of one file, chunk by chunk.  Option numbers as keys:
     the base is decided on the first chunk that has any (the whole first
     chunk, 20,000 rows, is the evidence), and then holds for the file."""
     seen: dict[str, int] = {}
     base = key_base
     decided = key_base is not None
-    for df in _question_chunks(f, mapping, constants, missing):
-        rows = _parse_rows(df, f, benchmark, seen, id_template=id_template)
-        if not state.id_rule and id_template is None and "id" not in df.columns:
-            state.id_rule = "the row number in the file, from 0 (the file has no 'id' field)"
+    notes: list[str] = []
+    for df in _question_chunks(f, mapping, constants, missing, names=names, notes=notes):
+        state.id_fields.setdefault(str(f), "id" in df.columns)
+        rows = _parse_rows(df, f, benchmark, seen, id_template=id_template, rule=rule)
         indexes = [(r.index, len(r.question.options)) for r in rows if r.index is not None]
         if indexes and not decided:
-            base, decided = decide_key_base(indexes), True
+            base = decide_key_base(indexes)
+            decided = base is not None or any(i <= n for i, n in indexes)
             if base is not None:
                 state.key_base = (f"option numbers counted from {base} (inferred: "
                                   + ("a 0 occurs)" if base == 0 else "a number equals the count of options, no 0)"))
-        yield _finish(rows, base, f)
-        del rows, df
+        questions = _finish(rows, base, f)
+        if rule.parallel is not None:
+            state.parallel.extend(_parallel_link(q, rule, f) for q in questions)
+        yield questions
+        del rows, df, questions     # not alive while the next chunk is parsed (the GC would scan them again)
+    state.notes.extend(f"{f.name}: {n}" for n in notes)
+
+
+def _parallel_link(q: Question, rule: _FileRule, f: Source) -> dict:
+    """The same row's other language, as the item's parallel version."""
+    par = rule.parallel or {}
+    rec = q.source_record or {}
+    texts = [str(rec.get(c) if rec.get(c) is not None else "") for c in par.get("options", [])]
+    while texts and not texts[-1].strip():
+        texts.pop()
+    return {"question_id": q.question_id, "counterpart_source": f"{par.get('stem')} ({f.stem})",
+            "counterpart_id": f"{f.name}:{q.origin[1] if q.origin else ''}",
+            "counterpart_language": par.get("language"),
+            "counterpart_stem": nfc(str(rec.get(par.get("stem")) or "")).strip(),
+            "counterpart_options": [{"label": LATIN_LABELS[i], "text": nfc(t).strip()} for i, t in enumerate(texts)],
+            "counterpart_key": q.answer_key, "key_match": True}

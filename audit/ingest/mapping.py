@@ -6,7 +6,10 @@ the importer's columns.  ``SOURCE`` may be a dotted path into nested objects
 mapped out is consumed (not reported as an unknown column), and
 ``SOURCE=`` (empty target) drops a field, and ``A+B=TARGET`` builds a field
 from several (their non-empty values joined by a blank line: a stem made of
-a context and a question).  A mapping file holds the same
+a context and a question).  ``SOURCE`` is matched against the file's field
+names as written first (``--map 'Answer '=answer`` names a column whose name
+ends in a space, ``--map Question.1=question`` a column named with a dot),
+then trimmed, then as a dotted path.  A mapping file holds the same
 pairs, either as a JSON object ``{"option": "options"}`` or one
 ``SOURCE=TARGET`` per line (``#`` starts a comment).
 
@@ -60,15 +63,15 @@ def parse_map(specs: list[str] | None = None, map_file: str | os.PathLike | None
         if "=" not in spec:
             raise InputError(f"--map expects SOURCE=TARGET (e.g. option=options), got '{spec}'")
         k, v = spec.split("=", 1)
-        _add(out, k.strip(), v.strip(), None, None)
+        _add(out, k, v.strip(), None, None)   # the source as written: a column name may end in a space
     return out
 
 
 def _add(out: dict[str, str], k: str, v: str, path, line) -> None:
-    if not k or any(not part for part in k.split(".")):
+    if not k.strip() or any(not part.strip() for part in k.split(".")):
         raise InputError(f"empty field name in mapping '{k}={v}'", path=path, line=line)
-    if k.split(".")[0] in RESERVED_FIELDS or v in RESERVED_FIELDS:
-        name = k if k.split(".")[0] in RESERVED_FIELDS else v
+    if k.strip().split(".")[0] in RESERVED_FIELDS or v in RESERVED_FIELDS:
+        name = k if k.strip().split(".")[0] in RESERVED_FIELDS else v
         raise InputError(f"'{name}' in mapping '{k}={v}' is the importer's own bookkeeping, not a field; a file "
                          "without ids gets each record's row number as id (or build ids with --id)",
                          path=path, line=line)
@@ -97,14 +100,32 @@ def get_path(rec: dict, dotted: str):
     return cur
 
 
+def resolve(columns, src: str) -> str:
+    """The field a mapping's SOURCE names among *columns*: as written, else
+    trimmed (else *src* itself, a dotted path or a field that is absent).
+
+    >>> resolve(["Answer ", "Question.1"], "Answer "), resolve(["Answer"], " Answer"), resolve(["a"], "b.c")
+    ('Answer ', 'Answer', 'b.c')
+    """
+    if src in columns:
+        return src
+    if src.strip() in columns:
+        return src.strip()
+    return next((c for c in columns if isinstance(c, str) and c.strip() == src.strip()), src.strip())
+
+
+def _shown_fields(df: pd.DataFrame) -> str:
+    return ", ".join(f"'{c}'" if c != c.strip() or "." in c else c for c in df.columns if c not in ("_line", "_row"))
+
+
 def _column_values(df: pd.DataFrame, src: str, path) -> list:
     """The values of field *src* (dotted paths reach into objects) per record."""
+    src = resolve(df.columns, src)
     if src in df.columns:
         return df[src].tolist()
     head = src.split(".")[0]
     if "." not in src or head not in df.columns:
-        found = ", ".join(c for c in df.columns if c not in ("_line", "_row"))
-        raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
+        raise InputError(f"mapped field '{src}' is not in the file (fields: {_shown_fields(df)})", path=path)
     values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
     return [None if v is _MISSING else v for v in values]
 
@@ -125,7 +146,8 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
     df = df.copy()
     consumed: set[str] = set()
     new_cols: dict[str, list] = {}
-    for src, target in mapping.items():
+    for given, target in mapping.items():
+        src = resolve(df.columns, given)
         if "+" in src and src not in df.columns:      # a field built from several: context+question=question
             parts = [x.strip() for x in src.split("+")]
             if any(not x for x in parts):
@@ -143,8 +165,7 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
         else:
             head = src.split(".")[0]
             if "." not in src or head not in df.columns:
-                found = ", ".join(c for c in df.columns if c not in ("_line", "_row"))
-                raise InputError(f"mapped field '{src}' is not in the file (fields: {found})", path=path)
+                raise InputError(f"mapped field '{given}' is not in the file (fields: {_shown_fields(df)})", path=path)
             values = [get_path(r, src.split(".", 1)[1]) if isinstance(r, dict) else _MISSING for r in df[head]]
             if all(v is _MISSING for v in values):
                 raise InputError(f"mapped field '{src}' is not in any record", path=path)
@@ -152,10 +173,11 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
             consumed.add(head)
         if target:
             new_cols[target] = values
+    sources = {resolve(df.columns, s) for s in mapping}
     for src, target in mapping.items():
         # a field of the same name stays in the way unless it is mapped away or is the
         # parent whose nested field is mapped onto its name (question.stem=question)
-        if target and target in df.columns and target not in mapping and target not in consumed:
+        if target and target in df.columns and target not in sources and target not in consumed:
             raise InputError(f"'{src}' is mapped to '{target}', but the file already has a field '{target}'",
                              path=path)
     df = df.drop(columns=[c for c in consumed if c in df.columns])
@@ -165,4 +187,4 @@ def apply_mapping(df: pd.DataFrame, mapping: dict[str, str], path) -> pd.DataFra
     return df
 
 
-__all__ = ["parse_map", "apply_mapping", "get_path", "json_array_records"]
+__all__ = ["parse_map", "apply_mapping", "get_path", "json_array_records", "resolve"]

@@ -28,9 +28,9 @@ from audit.options import LATIN_LABELS, TIBETAN_TO_LATIN
 
 MULTI_FLAG = "multi_answer"
 
-_SEPARATED = re.compile(r"^\s*[A-Fa-fཀཁགང](?:\s*[\s,;/+、，；&]\s*(?:and\s+)?[A-Fa-fཀཁགང])+\s*$")
-_RUN = re.compile(r"^[A-F]{2,6}$")
-_ANY_RUN = re.compile(r"^(?:[A-F]{2,6}|[a-f]{2,6})$")
+_SEPARATED = re.compile(r"^\s*[A-Ja-jཀཁགངཅཆཇཉཏཐ](?:\s*[\s,;/+、，；&]\s*(?:and\s+)?[A-Ja-jཀཁགངཅཆཇཉཏཐ])+\s*$")
+_RUN = re.compile(r"^[A-J]{2,10}$")
+_ANY_RUN = re.compile(r"^(?:[A-J]{2,10}|[a-j]{2,10})$")
 
 
 def parse_key(raw: object, n_options: int | None = None) -> tuple[str | None, bool]:
@@ -66,7 +66,7 @@ def parse_key(raw: object, n_options: int | None = None) -> tuple[str | None, bo
             return None, False
         return parse_key(v, n_options) if isinstance(v, list) else (None, False)
     if _SEPARATED.match(s):
-        labels = [_norm(x) for x in re.findall(r"[A-Fa-fཀཁགང]", re.sub(r"\band\b", " ", s))]
+        labels = [_norm(x) for x in re.findall(r"[A-Ja-jཀཁགངཅཆཇཉཏཐ]", re.sub(r"\band\b", " ", s))]
         if len(set(labels)) != len(labels):
             return None, False
         return _canon(labels, n_options)  # type: ignore[arg-type]
@@ -116,7 +116,7 @@ def display_key(key: str | None, flags: list[str] | None = None) -> str:
 def key_set_sql(col: str) -> str:
     """SQL turning a given answer cell of a multi-answer item ("A B D",
     "D,A", '["A","D"]', "abd") into the canonical sorted label string."""
-    return (f"array_to_string(list_sort(list_distinct(regexp_extract_all(upper({col}), '[A-F]'))), '')")
+    return (f"array_to_string(list_sort(list_distinct(regexp_extract_all(upper({col}), '[A-J]'))), '')")
 
 
 __all__ = ["MULTI_FLAG", "parse_key", "is_set_key", "display_key", "key_set_sql"]

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from audit._util.sql import unregister
 from audit.ingest.extract import extract_answers
+from audit.options import MAX_OPTIONS, MIN_OPTIONS
 
 __all__ = ["stored_responses", "extract_rows", "write_letters", "answer_by_option_text"]
 
@@ -48,7 +49,7 @@ def extract_rows(df: pd.DataFrame, method: str) -> list[str | None]:
     groups: dict[int, list[int]] = defaultdict(list)
     opts = df["options"].tolist()
     for i, o in enumerate(opts):
-        if o is not None and 2 <= len(o) <= 6:
+        if o is not None and MIN_OPTIONS <= len(o) <= MAX_OPTIONS:
             groups[len(o)].append(i)
     texts = df["response"].tolist()
     for k, idx in groups.items():

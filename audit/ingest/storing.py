@@ -78,7 +78,9 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
 
 def questions_table(benchmark: str, questions: list[Question], start: int = 0) -> pa.Table:
     """Questions as an Arrow table with the columns of the ``questions``
-    table (``seq`` counts from *start*; ``source_record`` as JSON text)."""
+    table (``seq`` counts from *start*; ``source_record`` as JSON text), and
+    where each was read from (``source_file``, ``record_row``: the rows of
+    ``item_sources``)."""
     return pa.table(
         {
             "benchmark": pa.array([benchmark] * len(questions), pa.string()),
@@ -99,6 +101,10 @@ def questions_table(benchmark: str, questions: list[Question], start: int = 0) -
             "structure_suspect": pa.array([bool(q.structure_suspect) for q in questions], pa.bool_()),
             "structure_reason": pa.array([q.structure_reason for q in questions], pa.string()),
             "flags": pa.array([item_flags(q) for q in questions], pa.list_(pa.string())),
+            "context": pa.array([q.context for q in questions], pa.string()),
+            "option_scripts": pa.array([q.option_scripts for q in questions], pa.list_(pa.string())),
+            "source_file": pa.array([q.origin[0] if q.origin else None for q in questions], pa.string()),
+            "record_row": pa.array([q.origin[1] if q.origin else None for q in questions], pa.int64()),
         }
     )
 
@@ -106,9 +112,9 @@ def questions_table(benchmark: str, questions: list[Question], start: int = 0) -
 #: The columns whose difference makes a re-imported question "changed"
 #: (what a reader of the item sees; ``seq``, ``raw_text`` and
 #: ``source_record`` are bookkeeping).
-CONTENT_COLUMNS = ("stem", "options", "answer_key", "subject", "language", "script", "explanation")
+CONTENT_COLUMNS = ("stem", "options", "answer_key", "subject", "language", "script", "explanation", "context")
 _NAMES = {"stem": "stem", "options": "options", "answer_key": "key", "subject": "subject",
-          "language": "language", "script": "script", "explanation": "explanation"}
+          "language": "language", "script": "script", "explanation": "explanation", "context": "passage"}
 #: Tables whose rows record work done on an item (a replaced item with such
 #: rows is listed by name).
 _WORK_TABLES = (("predictions", "predictions"), ("reviews", "verdicts"), ("judge_verdicts", "judge verdicts"))
@@ -168,6 +174,8 @@ def compare_questions(con, benchmark: str, relation: str, *, replace: bool = Fal
     matched, n_changed = con.execute(f"SELECT count(*), count(*) FILTER (WHERE changed) FROM {match}",
                                      params).fetchone()
     report = StoreReport(new=total - matched, unchanged=matched - n_changed)
+    if report.new:
+        refuse_moved_ids(con, benchmark, relation, matched, source_path)
     if not n_changed:
         return report
     rows = con.execute(f"SELECT question_id, what FROM {match} WHERE changed ORDER BY question_id", params).fetchall()
@@ -185,6 +193,47 @@ def compare_questions(con, benchmark: str, relation: str, *, replace: bool = Fal
         f"SELECT question_id FROM {match} WHERE changed AND question_id IN ({work}) ORDER BY 1",
         params + [benchmark] * len(_WORK_TABLES)).fetchall()]
     return report
+
+
+def refuse_moved_ids(con, benchmark: str, relation: str, matched: int, source_path: str | None = None) -> None:
+    """Refuse an import that would store, under a new id, an item already
+    stored under another id that this import does not give: the same
+    content (stem, passage, options, key) and, when the stored item records
+    where it was read from (``item_sources``), the same file and record.
+    Such ids moved (an earlier release numbered id-less records ``0, 1, …``;
+    a layout read otherwise); storing the items again would split their
+    predictions and verdicts.  The error names every stored id and the id it
+    would get.  *matched*: how many incoming ids are stored already (when
+    every stored item is among them, nothing can have moved)."""
+    stored = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchone()[0]
+    if stored <= matched:
+        return
+    rows = con.execute(
+        f"""WITH inc AS (SELECT question_id, stem, context, options, answer_key, source_file, record_row FROM {relation}),
+        new AS (SELECT i.* FROM inc i ANTI JOIN (SELECT question_id FROM questions WHERE benchmark = $b) q
+                USING (question_id)),
+        gone AS (SELECT q.question_id, q.stem, q.context, q.options, q.answer_key, q.seq FROM questions q
+                 ANTI JOIN inc USING (question_id) WHERE q.benchmark = $b)
+        SELECT DISTINCT ON (g.question_id) g.question_id, n.question_id, s.record_row
+        FROM new n JOIN gone g ON g.stem = n.stem AND g.context IS NOT DISTINCT FROM n.context
+             AND g.options = n.options AND g.answer_key IS NOT DISTINCT FROM n.answer_key
+        LEFT JOIN item_sources s ON s.benchmark = $b AND s.question_id = g.question_id
+        WHERE s.question_id IS NULL OR (s.source_file = n.source_file AND s.record_row = n.record_row)
+        ORDER BY g.question_id, n.question_id""", {"b": benchmark}).fetchall()
+    if not rows:
+        return
+    rows.sort(key=lambda r: (len(r[0]), r[0]))
+    shown = ", ".join(f"'{old}' (would become '{new}')" if i == 0 else f"'{old}' ('{new}')"
+                      for i, (old, new, _) in enumerate(rows[:40]))
+    more = f" and {len(rows) - 40:,} more" if len(rows) > 40 else ""
+    files = sorted({new.rsplit("/", 1)[0] for _, new, _ in rows if "/" in new})
+    rowwise = all(old.isdigit() and new.endswith("/" + old) for old, new, _ in rows)
+    advice = (f"to keep them, import {', '.join(files[:3])} on its own with --id '{{row}}'" if rowwise and len(files) == 1
+              else "to keep them, build the stored ids with --id (e.g. --id '{row}')")
+    raise InputError(
+        f"{len(rows):,} item{'s' if len(rows) != 1 else ''} of this import {'are' if len(rows) != 1 else 'is'} "
+        f"already stored in '{benchmark}' under other ids: {shown}{more}; nothing was written ({advice}, "
+        "or import into a new benchmark)", path=source_path)
 
 
 def _replace_questions(con, benchmark: str, relation: str, seq_offset: int, *, replace: bool = False,
@@ -206,19 +255,26 @@ def _replace_questions(con, benchmark: str, relation: str, seq_offset: int, *, r
         # (the macro of migration 041 owns the rule)
         insert = ("INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
                   "answer_key, explanation, raw_text, source_record, structure_suspect, structure_reason, flags, "
-                  "options_may_repeat) ")
+                  "options_may_repeat, context, option_scripts) ")
         if report.unchanged == 0 and not report.changed:
             # only new ids (the common case): a plain streaming insert, no join to hold in memory
             con.execute(insert + "SELECT benchmark, question_id, seq + ?, subject, language, script, stem, options, "
                         "answer_key, explanation, raw_text, source_record::JSON, structure_suspect, "
-                        f"structure_reason, flags, options_may_repeat(options) FROM {relation}", [seq_offset])
+                        f"structure_reason, flags, options_may_repeat(options), context, option_scripts "
+                        f"FROM {relation}", [seq_offset])
         else:
             con.execute(
                 insert + "SELECT i.benchmark, i.question_id, coalesce(m.old_seq, i.seq + ?), i.subject, i.language, "
                 "i.script, i.stem, i.options, i.answer_key, i.explanation, i.raw_text, i.source_record::JSON, "
-                "i.structure_suspect, i.structure_reason, i.flags, options_may_repeat(i.options) "
-                f"FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
+                "i.structure_suspect, i.structure_reason, i.flags, options_may_repeat(i.options), i.context, "
+                f"i.option_scripts FROM {relation} i LEFT JOIN _import_match m ON m.question_id = i.question_id "
                 "WHERE m.question_id IS NULL OR m.changed", [seq_offset])
+        # where each item was read from (the items of files; not those built in code)
+        if report.unchanged or report.changed:
+            con.execute("DELETE FROM item_sources WHERE benchmark = ? AND question_id IN "
+                        f"(SELECT question_id FROM {relation} WHERE source_file IS NOT NULL)", [benchmark])
+        con.execute(f"INSERT INTO item_sources SELECT benchmark, question_id, source_file, record_row FROM {relation} "
+                    "WHERE source_file IS NOT NULL")
     finally:
         con.execute("DROP TABLE IF EXISTS _import_match")
     return report

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import InputError
-from audit.llm.prompts import check_template, prompt_version, render_options
+from audit.llm.prompts import check_template, prompt_version, render_options, render_question
 
 
 def _shipped(name: str) -> str:
@@ -88,9 +88,12 @@ class JudgePrompt:
         return bool(self.names & {"language", "source"})
 
     def render(self, *, stem: str, options: list[dict] | list[tuple], answer_key: str,
-               explanation: str | None = None, language: str | None = None, source: str | None = None) -> str:
+               explanation: str | None = None, language: str | None = None, source: str | None = None,
+               context: str | None = None) -> str:
         """Fill the template for one item.  ``options`` are ``{label, text}``
-        dicts (as DuckDB returns them) or ``(label, text)`` pairs.
+        dicts (as DuckDB returns them) or ``(label, text)`` pairs; the
+        passage the question refers to (*context*) comes before the stem in
+        ``${question}``.
 
         >>> p = default_prompt()
         >>> text = p.render(stem="2+2?", options=[("A", "3"), ("B", "4")], answer_key="B")
@@ -100,7 +103,7 @@ class JudgePrompt:
         pairs = [(o["label"], o["text"]) if isinstance(o, dict) else (o[0], o[1]) for o in options]
         rationale = f"Rationale given with the key: {explanation.strip()}\n\n" if explanation and explanation.strip() else ""
         return string.Template(self.template).substitute(
-            question=stem,
+            question=render_question(stem, context),
             options=render_options(pairs),
             answer_key=answer_key,
             rationale=rationale,

@@ -253,7 +253,7 @@ class _JudgeRunner(CallRunner):
         options, key, _ = self.shown(item)
         text = self.prompt.render(stem=item["stem"], options=options, answer_key=key,
                                   explanation=item["explanation"], language=ctx.get("language"),
-                                  source=ctx.get("source"))
+                                  source=ctx.get("source"), context=item.get("context"))
         return [{"role": "user", "content": text}]
 
     def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:

@@ -128,12 +128,12 @@ def select_items(con, *, benchmark: str, judge: str, prompt_version: str,
     lim = f"LIMIT {int(limit)}" if limit is not None else ""
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE _judge_sel AS SELECT q.question_id, q.seq, q.stem, q.options, "
-        f"q.answer_key, q.explanation FROM questions q WHERE {' AND '.join(where)} ORDER BY q.seq {lim}",
+        f"q.answer_key, q.explanation, q.context FROM questions q WHERE {' AND '.join(where)} ORDER BY q.seq {lim}",
         params,
     )
     n_selected = con.execute("SELECT count(*) FROM _judge_sel").fetchone()[0]
     todo = con.execute(
-        "SELECT s.question_id, s.stem, s.options, s.answer_key, s.explanation FROM _judge_sel s "
+        "SELECT s.question_id, s.stem, s.options, s.answer_key, s.explanation, s.context FROM _judge_sel s "
         "WHERE NOT EXISTS (SELECT 1 FROM judge_verdicts v WHERE v.benchmark = ? AND v.judge = ? "
         "AND v.prompt_version = ? AND v.question_id = s.question_id"
         + (" AND v.parse_ok" if retry_unparsed else

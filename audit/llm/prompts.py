@@ -1,6 +1,7 @@
 """Prompt text shared by the predict stage (models answering) and the judge
 stage: template validation and versioning, option lists, language names,
-and the rendering of an item's parallel source.  Stage-neutral (imports no
+the question with the passage it refers to, and the rendering of an item's
+parallel source.  Stage-neutral (imports no
 stage), so both stages use one implementation.
 
 Templates use ``string.Template`` placeholders (``${name}``), so literal
@@ -101,6 +102,21 @@ def render_options(options: Sequence[Any]) -> str:
     return "\n".join(f"{label}. {text}" for label, text in _pairs(options))
 
 
+def render_question(stem: str, context: str | None = None) -> str:
+    """The question as a prompt gives it: the passage it refers to (the
+    item's ``context``), a blank line, then the stem; the stem alone when
+    the item has none.
+
+    >>> print(render_question("Which is true?", "All cats are grey."))
+    All cats are grey.
+    <BLANKLINE>
+    Which is true?
+    >>> render_question("2+2?")
+    '2+2?'
+    """
+    return f"{context.strip()}\n\n{stem}" if isinstance(context, str) and context.strip() else stem
+
+
 def render_source(source: str | None, language: str | None, stem: str, options: Sequence[Any],
                   key: str | None) -> str:
     """The linked original of an item, for a prompt: where it comes from, its
@@ -118,4 +134,5 @@ def render_source(source: str | None, language: str | None, stem: str, options: 
     return f"{head}\n{stem}\n{render_options(options)}\nOriginal answer key: {key if key else '(none)'}"
 
 
-__all__ = ["check_template", "language_name", "prompt_version", "render_options", "render_source", "template_names"]
+__all__ = ["check_template", "language_name", "prompt_version", "render_options", "render_question", "render_source",
+           "template_names"]

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from audit._util.files import read_text
 from audit.errors import InputError
-from audit.llm.prompts import check_template, language_name, prompt_version, render_options
+from audit.llm.prompts import check_template, language_name, prompt_version, render_options, render_question
 
 __all__ = ["PredictPrompt", "STYLES", "INSTRUCTIONS", "shipped_template", "load_predict_prompt"]
 
@@ -46,7 +46,7 @@ class PredictPrompt:
     name: str
 
     def render(self, *, stem: str, options: Sequence[Any], language: str | None = None,
-               subject: str | None = None) -> str:
+               subject: str | None = None, context: str | None = None) -> str:
         """Fill the template for one item.
 
         >>> p = load_predict_prompt(style="reasoning", instructions="en")
@@ -58,7 +58,8 @@ class PredictPrompt:
         """
         pairs = [(o["label"], o["text"]) if isinstance(o, dict) else (o[0], o[1]) for o in options]
         return string.Template(self.template).substitute(
-            question=stem, options=render_options(pairs), labels=", ".join(label for label, _ in pairs),
+            question=render_question(stem, context), options=render_options(pairs),
+            labels=", ".join(label for label, _ in pairs),
             language=language_name(language) or "its original language", subject=subject or "")
 
 

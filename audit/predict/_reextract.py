@@ -45,7 +45,7 @@ LLM_PROMPT = (
     "the option letter alone (one of {labels}), or NONE when the response commits to no option or to several.\n\n"
     "Question:\n{question}\n\nOptions:\n{options}\n\nResponse:\n<<<\n{response}\n>>>"
 )
-_REPLY = re.compile(r"^\W*(?:answer\s*[:：]\s*)?\(?([A-F])\)?\W*$", re.I)
+_REPLY = re.compile(r"^\W*(?:answer\s*[:：]\s*)?\(?([A-J])\)?\W*$", re.I)
 
 
 @dataclass

@@ -42,6 +42,7 @@ from audit.llm import CallRunner, RunOptions
 from audit.llm.options import check_selection
 from audit.llm.provider import message_parts, reply_problem
 from audit.llm.runs import claim_run, correct_stale_runs, update_run, usage_lines
+from audit.options import MAX_OPTIONS, MIN_OPTIONS
 from audit.predict._prompt import PredictPrompt, load_predict_prompt
 from audit.predict._reextract import reextract
 from audit.store import DbPath, connect, transaction
@@ -234,11 +235,11 @@ def _select(con: Any, *, benchmark: str, model: str, run: str, prompt_version: s
     if limit is not None and limit < 0:
         raise InputError("--limit must not be negative")
     lim = f"LIMIT {int(limit)}" if limit is not None else ""
-    sel = (f"SELECT q.question_id, q.seq, q.stem, q.options, q.language, q.subject FROM questions q "
+    sel = (f"SELECT q.question_id, q.seq, q.stem, q.options, q.language, q.subject, q.context FROM questions q "
            f"WHERE {' AND '.join(where)} ORDER BY q.seq {lim}")
     n_selected = _one(con, f"SELECT count(*) FROM ({sel})", params)
     todo = con.execute(
-        f"SELECT s.question_id, s.stem, s.options, s.language, s.subject FROM ({sel}) s "
+        f"SELECT s.question_id, s.stem, s.options, s.language, s.subject, s.context FROM ({sel}) s "
         "WHERE NOT EXISTS (SELECT 1 FROM model_calls c WHERE c.benchmark = ? AND c.model = ? AND c.run = ? "
         f"AND c.prompt_version = ? AND c.question_id = s.question_id AND NOT ({UNUSABLE_CALL})) ORDER BY s.seq",
         [*params, benchmark, model, run, prompt_version]).df()
@@ -267,7 +268,7 @@ class _PredictRunner(CallRunner):
 
     def messages(self, item: dict) -> list[dict]:
         text = self.prompt.render(stem=item["stem"], options=item["options"], language=item.get("language"),
-                                  subject=item.get("subject"))
+                                  subject=item.get("subject"), context=item.get("context"))
         return [{"role": "user", "content": text}]
 
     def row(self, item: dict, resp: Any, latency: float, attempts: int) -> dict:
@@ -276,7 +277,7 @@ class _PredictRunner(CallRunner):
         problem = reply_problem(parts)
         n = len(item["options"])
         answer = extract_answer(content, n, self.s.method, [o["text"] for o in item["options"]]) \
-            if 2 <= n <= 6 and problem is None else None
+            if MIN_OPTIONS <= n <= MAX_OPTIONS and problem is None else None
         return {"benchmark": self.s.benchmark, "question_id": item["question_id"], "model": self.s.model,
                 "run": self.s.run, "prompt_version": self.s.prompt_version, "response": content,
                 "reasoning": self.scrub(parts["reasoning"]), "answer": answer, "method": self.s.method,

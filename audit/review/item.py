@@ -164,18 +164,19 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         params = {**base_params(con, benchmark, me), "question_id": question_id}
         q = run(con, """
             SELECT question_id, stem, options, answer_key, subject, language, script, explanation, raw_text,
-                   source_record, structure_suspect, structure_reason, flags
+                   source_record, structure_suspect, structure_reason, flags, context, option_scripts
             FROM questions WHERE benchmark = $benchmark AND question_id = $question_id""", params).fetchall()
         if not q:
             raise NotFoundError(f"unknown question '{question_id}' in benchmark '{benchmark}'")
         (qid, stem, options, key, subject, language, script, explanation, raw_text,
-         source_record, suspect, reason, flags) = q[0]
+         source_record, suspect, reason, flags, context, option_scripts) = q[0]
         question = Question(
             benchmark=benchmark, question_id=qid, stem=stem,
             options=[Option(o["label"], o["text"]) for o in options], answer_key=key, subject=subject,
             language=language, script=script, explanation=explanation, raw_text=raw_text,
             source_record=json.loads(source_record) if isinstance(source_record, str) else source_record,
             structure_suspect=bool(suspect), structure_reason=reason, flags=list(flags or []),
+            context=context, option_scripts=list(option_scripts) if option_scripts else None,
         )
         a = run(con, """
             SELECT tier, bucket, top_answer, agreement_count, agreeing_families, n_models, n_valid, n_correct

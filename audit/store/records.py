@@ -68,6 +68,12 @@ class Question:
     """Why the structure is suspect, in plain words."""
     flags: list[str] = field(default_factory=list)
     """Lint flags found on import (``duplicate_options``, ``multi_answer``…)."""
+    context: str | None = None
+    """A passage, dialogue or other text the question refers to (shown above the stem), NFC."""
+    option_scripts: list[str | None] | None = None
+    """The script of each option, when one differs from the stem's (see :func:`audit.scripts.option_scripts`)."""
+    origin: tuple[str, int] | None = None
+    """Where it was read from: the file's own name and the record's position in it (from 0)."""
 
     @property
     def labels(self) -> list[str]:

@@ -1,8 +1,10 @@
 """The Label Studio labeling config and the task data, generated from the items.
 
-A task shows one item: its stem and options in their own script (``lang``,
+A task shows one item: the passage it refers to (when it has one) above
+its stem, the stem and each option in its own script (``lang``,
 ``dir="rtl"`` for Arabic script, ``writing-mode: vertical-lr`` for
-traditional Mongolian), the current key, the models' answers grouped by
+traditional Mongolian; an option written in another script than the stem
+is rendered in its own), the current key, the models' answers grouped by
 family, and the tier.  The controls use the shared vocabulary of
 :mod:`audit.vocab`: the stored value of every choice is the vocabulary key
 (Label Studio's ``alias``), the text people read is the label.
@@ -19,6 +21,7 @@ from xml.sax.saxutils import quoteattr
 
 from audit.i18n import en
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS
+from audit.scripts import script_of
 from audit.vocab import CAUSES, VERDICTS
 
 RTL_SCRIPTS = {"Arab", "Hebr", "Syrc", "Thaa", "Nkoo", "Adlm"}
@@ -52,10 +55,12 @@ def text_direction(script: str | None, language: str | None) -> tuple[str, str]:
 
 
 def labeling_config(n_options: int = 4) -> str:
-    """The labeling config for items with up to ``n_options`` options (2–6).
+    """The labeling config for items with up to ``n_options`` options (2–10).
 
     >>> cfg = labeling_config(5)
     >>> '<Choice value="E"' in cfg and '<Choice value="F"' not in cfg
+    True
+    >>> '<Choice value="J"' in labeling_config(10)
     True
     >>> 'alias="key_wrong"' in cfg and 'alias="translation"' in cfg
     True
@@ -103,27 +108,43 @@ def item_html(item: dict) -> str:
     """The item as escaped HTML.  ``item`` has benchmark, question_id, subject,
     language, script, stem, options [{label, text}], answer_key, tier,
     families [{family, answers: [{answer, n, models}]}] and optionally
-    ``evidence`` (the item page's plain-words sentences, shown last under
-    ``evidence_heading``).
+    ``context`` (the passage, shown above the stem in its own script),
+    ``option_scripts`` (each option's script, when one differs from the
+    stem's) and ``evidence`` (the item page's plain-words sentences, shown
+    last under ``evidence_heading``).
 
     >>> h = item_html({"stem": "<script>x</script>", "options": [{"label": "A", "text": "a"},
     ...     {"label": "B", "text": "<img src=x onerror=alert(1)>"}], "answer_key": "A", "script": "Arab"})
     >>> "<script>" in h or "<img" in h, "&lt;script&gt;" in h, 'dir="rtl"' in h
     (False, True, True)
+    >>> h = item_html({"stem": "物以稀为贵", "script": "Hans", "context": "<b>p</b>", "answer_key": "A",
+    ...     "options": [{"label": "A", "text": "ᠪᠠᠷᠰ"}, {"label": "B", "text": "ياڭاق"}], "option_scripts": ["Mong", "Arab"]})
+    >>> h.index("&lt;b&gt;p&lt;/b&gt;") < h.index("物以稀为贵"), "vertical-lr" in h, 'dir="rtl"' in h
+    (True, True, True)
     """
     direction, css = text_direction(item.get("script"), item.get("language"))
     lang = item.get("language")
     key = item.get("answer_key")
     parts = ['<div class="audit-item">']
+    context = item.get("context")
+    if isinstance(context, str) and context.strip():
+        cdir, ccss = text_direction(script_of(context, lang), lang)
+        parts.append(f'<div class="audit-context" style="margin-bottom: .6em; padding: .4em .6em; '
+                     f'border-left: 3px solid #999"><small>{escape(en.UI["item.passage"])}</small><br>'
+                     f'{_span(context, lang, cdir, ccss)}</div>')
     parts.append(f'<div style="font-size: 1.2em; margin-bottom: .6em">{_span(item.get("stem") or "", lang, direction, css)}</div>')
     parts.append('<table style="border-collapse: collapse">')
-    for opt in item.get("options") or []:
+    own = list(item.get("option_scripts") or [])
+    for i, opt in enumerate(item.get("options") or []):
         is_key = opt["label"] == key
         mark = ' <b style="color:#1a7f37">← current key</b>' if is_key else ""
         weight = "font-weight: bold; " if is_key else ""
+        script = own[i] if i < len(own) else None
+        odir, ocss = text_direction(script, None) if script and script != item.get("script") else (direction, css)
+        olang = lang if not script or script == item.get("script") else None
         parts.append(
             f'<tr style="{weight}"><td style="padding: 2px 8px; vertical-align: top">{escape(opt["label"])}.</td>'
-            f'<td style="padding: 2px 8px">{_span(opt.get("text") or "", lang, direction, css)}{mark}</td></tr>'
+            f'<td style="padding: 2px 8px">{_span(opt.get("text") or "", olang, odir, ocss)}{mark}</td></tr>'
         )
     parts.append("</table>")
     key_text = escape(str(key)) if key is not None else "none"
@@ -226,6 +247,9 @@ def task_data(item: dict) -> dict:
         "subject": item.get("subject"),
         "language": item.get("language"),
     }
+    context = item.get("context")
+    if isinstance(context, str) and context.strip():   # (only then: the hash of other items' tasks stays as it was)
+        data["context"] = context
     if item.get("evidence"):   # the item page's plain words, as text for the task list
         data["evidence"] = " ".join(str(x) for x in item["evidence"])
     pars = item.get("parallels") or []

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from audit.accounts import require_role
+from audit.options import MAX_OPTIONS, MIN_OPTIONS
 from audit.store import DbPath, connect, transaction
 from audit.sync._client import KEY_ENV, URL_ENV, Session, ls_errors, open_session
 from audit.sync._config import HIDDEN_COLUMNS, labeling_config
@@ -27,11 +28,11 @@ class ConnectSummary:
 
 
 def max_options(con, benchmark: str | None = None) -> int:
-    """The largest option count among the items (of a benchmark), 2–6; 4 when empty."""
+    """The largest option count among the items (of a benchmark), 2–10; 4 when empty."""
     n = con.execute(
         "SELECT max(len(options)) FROM questions WHERE ? IS NULL OR benchmark = ?", [benchmark, benchmark]
     ).fetchone()[0]
-    return min(max(int(n or 4), 2), 6)
+    return min(max(int(n or 4), MIN_OPTIONS), MAX_OPTIONS)
 
 
 def ensure_config(session: Session, project_id: int, config: str) -> None:

@@ -136,7 +136,7 @@ par AS (      -- the parallel source items (e.g. the CMMLU question a TLUE item 
     GROUP BY ALL
 )
 SELECT q.benchmark, q.question_id, q.subject, q.language, q.script, q.stem, q.options, q.answer_key,
-       a.tier, f.families, pa.parallels
+       a.tier, f.families, pa.parallels, q.context, q.option_scripts
 FROM questions q
 JOIN sel USING (benchmark, question_id)
 LEFT JOIN current_audit a ON a.benchmark = q.benchmark AND a.question_id = q.question_id

@@ -142,15 +142,20 @@ def test_corrected_keys_and_exclusions(redux_db, mmlu_redux_dir):
     assert (got["n_correct"] != base["n_correct"]).any()
 
 
-def test_missing_predictions_count_as_invalid_and_models_filter(tmp_path):
+def test_rates_are_over_the_items_asked_and_models_filter(tmp_path):
+    """An invalid answer counts against the model; an item it was never asked
+    (no prediction row) does not: its rates are over the items asked, and the
+    coverage says how many of the benchmark's those are."""
     db = tmp_path / "m.duckdb"
     fams = {"m1": "a", "m2": "b"}
     preds = {("q1", "m1"): "A", ("q2", "m1"): "B", ("q3", "m1"): None, ("q1", "m2"): "A"}
     make_benchmark(db, "b", [("q1", 4, "A"), ("q2", 4, "A"), ("q3", 2, "B"), ("q4", 3, "C")], fams, preds)
     got = model_metrics("b", db=db).set_index("model")
-    assert got.loc["m1", ["n_questions", "n_valid", "n_correct"]].tolist() == [4, 2, 1]
-    assert got.loc["m2", ["n_questions", "n_valid", "n_correct"]].tolist() == [4, 1, 1]
-    assert got.loc["m2", "accuracy"] == 0.25 and got.loc["m2", "conditional_accuracy"] == 1.0
+    assert got.loc["m1", ["n_questions", "n_asked", "n_valid", "n_correct"]].tolist() == [4, 3, 2, 1]
+    assert got.loc["m2", ["n_questions", "n_asked", "n_valid", "n_correct"]].tolist() == [4, 1, 1, 1]
+    assert got.loc["m1", "accuracy"] == 1 / 3 and got.loc["m1", "response_rate"] == 2 / 3
+    assert got.loc["m2", "accuracy"] == 1.0 and got.loc["m2", "coverage"] == 0.25
+    assert got.loc["m2", "conditional_accuracy"] == 1.0
     only = model_metrics("b", db=db, models=["m2"])
     assert only["model"].tolist() == ["m2"]
 

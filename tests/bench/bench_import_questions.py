@@ -6,7 +6,10 @@ maximum resident set size (``wait4``).
 
 ``--baseline REV`` imports the same file a second time with the ``audit``
 package of git revision REV (``git archive``: for instance ``main`` or the
-commit before a change) and prints both peaks and their ratio.
+commit before a change) and prints both peaks, both times and their ratios.
+Each import's CPU seconds (user + system, from ``wait4``) are printed
+beside its wall-clock seconds: on a shared machine the wall clock measures
+the other processes too.
 
     python tests/bench/bench_import_questions.py [--rows 1000000] [--baseline REV]
 """
@@ -44,7 +47,8 @@ def run_import(csv: Path, db: Path, source: Path) -> dict:
             sys.exit(err.read().decode("utf-8", "replace"))
     with duckdb.connect(str(db), read_only=True) as con:
         n = con.execute("SELECT count(*) FROM questions").fetchall()[0][0]
-    return {"seconds": round(took, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024), "stored": n}
+    return {"seconds": round(took, 1), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024), "stored": n}
 
 
 def main() -> None:
@@ -70,6 +74,8 @@ def main() -> None:
             b = run_import(csv, Path(d) / "base.duckdb", base)
             out["baseline"] = {"rev": args.baseline, **b, "load": round(os.getloadavg()[0], 2)}
             out["peak_ratio"] = round(out["peak_rss_mb"] / b["peak_rss_mb"], 2)
+            out["time_ratio"] = round(out["seconds"] / b["seconds"], 2)
+            out["cpu_ratio"] = round(out["cpu_seconds"] / b["cpu_seconds"], 2)
         print(json.dumps(out))
 
 

@@ -92,8 +92,8 @@ def test_sha256_file_equals_hashlib(tmp_path):
 
 
 @pytest.mark.parametrize("original, new, want", [
-    ("ཀ", "B", "ཁ"), (" ག ", "D", "ང"), ("b", "C", "c"), ("A", "D", "D"), (None, "B", "B"), ("ཀ", "F", "F"),
-    (3, "B", "B"),
+    ("ཀ", "B", "ཁ"), (" ག ", "D", "ང"), ("b", "C", "c"), ("A", "D", "D"), (None, "B", "B"), ("ཀ", "F", "ཆ"),
+    ("ཀ", "J", "ཐ"), (3, "B", "B"),
 ])
 def test_a_corrected_key_keeps_the_sources_label_style(original, new, want):
     assert _same_script_label(original, new) == want
@@ -192,7 +192,8 @@ def test_parquet_fixed_schema_and_order_check(tmp_path):
     items = _items()
     write_parquet(tmp_path, items, _arrow_questions(["q1", "q2", "q3"]))
     t = pq.read_table(tmp_path / "questions.parquet")
-    assert t.column_names[-5:] == ["original_key", "answer_key", "included", "action", "exclusion_list"]
+    assert t.column_names[-6:] == ["original_key", "answer_key", "included", "action", "exclusion_list", "context"]
+    assert t.column("context").to_pylist() == [None, None, None], "no passage: the column is there, empty"
     assert t.column("answer_key").to_pylist() == ["B", "A", "A"]
     assert t.column("included").to_pylist() == [True, True, False]
     assert t.schema.metadata is None or b"pandas" not in t.schema.metadata

@@ -63,16 +63,16 @@ def test_key_bases(tmp_path, db_path, answers, base, keys):
     f.write_text("question,option_1,option_2,option_3,option_4,answer\n"
                  + "".join(f"q{i},a,b,c,d,{a}\n" for i, a in enumerate(answers)), encoding="utf-8")
     import_questions(f, benchmark="b", db=db_path, key_base=base)
-    assert [stored(db_path)[str(i)][0] for i in range(3)] == keys
+    assert [stored(db_path)[f"q/{i}"][0] for i in range(3)] == keys   # no id field: <file>/<row>
 
 
 def test_undecidable_and_contradictory_key_bases_refused(tmp_path, db_path):
     f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,C,D,answer\na,x,1,2,3,4,1\nb,y,1,2,3,4,2\n", encoding="utf-8")
+    f.write_text("id,question,A,B,C,D,answer\na,x,w,x,y,z,1\nb,y,w,x,y,z,2\n", encoding="utf-8")
     before = db_path.read_bytes()
     with pytest.raises(InputError, match="pass --key-base 0 or --key-base 1"):
         import_questions(f, benchmark="b", db=db_path)
-    f.write_text("id,question,A,B,C,D,answer\na,x,1,2,3,4,0\nb,y,1,2,3,4,4\n", encoding="utf-8")
+    f.write_text("id,question,A,B,C,D,answer\na,x,w,x,y,z,0\nb,y,w,x,y,z,4\n", encoding="utf-8")
     with pytest.raises(InputError, match="cannot all count from the same base"):
         import_questions(f, benchmark="b", db=db_path)
     assert db_path.read_bytes() == before
@@ -85,10 +85,15 @@ def test_folder_with_colliding_ids_and_a_map_file_missing_a_field(tmp_path, db_p
     _jsonl(d / "mn.jsonl", [{"no": 1, "q": "ᠠᠰᠠᠭᠤᠯᠲᠠ?", "opts": ["x", "y"], "ans": "B"}])   # no 'ref'
     m = tmp_path / "map.txt"
     m.write_text("no=id\nq=question\nopts=options\nans=answer\nref=explanation\n", encoding="utf-8")
+    before = db_path.read_bytes()
     code, out, err = run_cli(capsys, "import", "questions", d, "-b", "b", "--map-file", m, "--db", db_path)
+    # ids that repeat across files are refused, never renamed (renaming would depend on the other files)
+    assert code == 1 and "the ids of kk.jsonl and mn.jsonl collide ('1')" in err and "--id" in err, err
+    assert db_path.read_bytes() == before
+    code, out, err = run_cli(capsys, "import", "questions", d, "-b", "b", "--map-file", m, "--id", "{file}/{id}",
+                             "--db", db_path)
     assert code == 0, err
     assert "mapped field 'ref' absent from 1 file(s): mn.jsonl" in out
-    assert "ids: <file>/<id> (ids repeat across the 2 files)" in out
     got = stored(db_path)
     assert set(got) == {"kk/1", "mn/1"} and got["kk/1"][2:4] == ("kk", "Cyrl") and got["mn/1"][2:4] == ("mn", "Mong")
 
@@ -179,7 +184,7 @@ def test_auto_nested_option_and_metadata_fields(tmp_path, db_path, capsys):
     assert code == 0, err
     assert "metadata.subject → subject" in out
     got = stored(db_path)
-    assert got["0"][:3] == ("B", ["Ili", "Ural", "Syr"], "geo") and got["1"][:2] == ("A", ["Balkhash", "Aral"])
+    assert got["cmil/0"][:3] == ("B", ["Ili", "Ural", "Syr"], "geo") and got["cmil/1"][:2] == ("A", ["Balkhash", "Aral"])
     src = rows(db_path, "SELECT json_extract_string(source_record, '$.metadata.source') FROM questions "
-                        "WHERE question_id = '0'")
+                        "WHERE question_id = 'cmil/0'")
     assert src == [("x",)]          # the rest of the record is kept

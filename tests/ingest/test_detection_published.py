@@ -41,7 +41,8 @@ def _auto(capsys, path: Path, benchmark: str, db: Path, *extra: str) -> str:
 def test_cmmlu_folder_as_one_benchmark(tmp_path, db_path, capsys):
     src = shared_path("real_formats/cmmlu_native")
     out = _auto(capsys, src, "cmmlu", db_path)
-    assert "Unnamed: 0 → id" in out and "ids: <file>/<id> (ids repeat across the 3 files)" in out
+    # the unnamed first column numbers each file's rows: <file>/<value>, whatever else the folder holds
+    assert "Unnamed: 0 → id" in out and "ids: <file>/<value of 'Unnamed: 0'>" in out
     got = _stored(db_path, "cmmlu")
     want = {}
     for f in sorted(src.glob("*.csv")):
@@ -63,7 +64,7 @@ def test_cmmlu_folder_as_one_benchmark(tmp_path, db_path, capsys):
 def test_uzlib_one_based_keys_and_row_ids(db_path, capsys):
     src = shared_path("real_formats/uzlib_processed.csv")
     out = _auto(capsys, src, "uzlib", db_path)
-    assert "answers: option numbers counted from 1" in out and "ids: the row number in the file, from 0" in out
+    assert "answers: option numbers counted from 1" in out and "ids: <file>/<row>" in out
     got = _stored(db_path, "uzlib")
     with open(src, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -71,9 +72,10 @@ def test_uzlib_one_based_keys_and_row_ids(db_path, capsys):
     for i, row in enumerate(rows):
         options = [_nfc(row[f"option_{k}"]) for k in range(1, 5)]
         key = LETTERS[int(row["answer"]) - 1]
-        assert got[str(i)][:3] == (_nfc(row["question"]), options, key), i
+        qid = f"{src.stem}/{i}"      # no id field: <file>/<row>
+        assert got[qid][:3] == (_nfc(row["question"]), options, key), i
         # the key read is the option the file means: the text at position `answer` (1-based)
-        assert got[str(i)][1][LETTERS.index(got[str(i)][2])] == options[int(row["answer"]) - 1]
+        assert got[qid][1][LETTERS.index(got[qid][2])] == options[int(row["answer"]) - 1]
     assert sum(v[2] == "A" for v in got.values()) > 0                  # keys counted from 0 would have no A
     assert not any("key_not_in_options" in v[5] for v in got.values())
 
@@ -86,7 +88,8 @@ def test_hellaswag_mongolian_array_without_ids(db_path, capsys):
     records = json.loads(src.read_text(encoding="utf-8"))
     assert len(got) == len(records)
     for i, rec in enumerate(records):
-        assert got[str(i)][:3] == (_nfc(rec["query"]), [_nfc(c) for c in rec["choices"]], rec["gold"].strip()), i
+        assert got[f"{src.stem}/{i}"][:3] == (_nfc(rec["query"]), [_nfc(c) for c in rec["choices"]],
+                                              rec["gold"].strip()), i
     assert {v[4] for v in got.values()} == {"Mong"}
 
 

@@ -95,7 +95,7 @@ def test_option_gap_is_an_error(tmp_path, db_path):
 def test_one_option_is_an_error(tmp_path, db_path):
     f = tmp_path / "q.jsonl"
     f.write_text(json.dumps({"id": "x", "question": "q", "options": ["only"], "answer": "A"}) + "\n")
-    with pytest.raises(InputError, match=r"q\.jsonl:1: 1 option\(s\); an item has 2–6"):
+    with pytest.raises(InputError, match=r"q\.jsonl:1: 1 option\(s\); an item has 2–10"):
         import_questions(f, benchmark="b", db=db_path)
 
 

@@ -158,20 +158,20 @@ def test_key_outside_options_is_imported_and_flagged(tmp_path, db_path, capsys):
 
 # --- 7 options ---------------------------------------------------------------
 
-def test_seven_options_list(tmp_path, seeded, capsys):
+def test_eleven_options_list(tmp_path, seeded, capsys):
     f = tmp_path / "q.jsonl"
-    f.write_text(json.dumps({"id": "q9", "question": "x", "options": list("abcdefg"), "answer": "A"}) + "\n")
+    f.write_text(json.dumps({"id": "q9", "question": "x", "options": list("abcdefghijk"), "answer": "A"}) + "\n")
     before = db_snapshot(seeded)
     fails(capsys, seeded, before, "import", "questions", f, "--benchmark", "b",
-          match=r"q\.jsonl:1: 7 options; an item has 2–6 \(id 'q9'\)")
+          match=r"q\.jsonl:1: 11 options; an item has 2–10 \(id 'q9'\)")
 
 
-def test_seven_option_columns(tmp_path, seeded, capsys):
+def test_eleven_option_columns(tmp_path, seeded, capsys):
     f = tmp_path / "q.csv"
-    f.write_text("id,question,A,B,C,D,E,F,G,answer\nq9,x,a,b,c,d,e,f,g,A\n")
+    f.write_text("id,question,A,B,C,D,E,F,G,H,I,J,K,answer\nq9,x,a,b,c,d,e,f,g,h,i,j,k,A\n")
     before = db_snapshot(seeded)
     fails(capsys, seeded, before, "import", "questions", f, "--benchmark", "b",
-          match=r"q\.csv: option column\(s\) G: at most 6 options")
+          match=r"q\.csv: option column\(s\) K: at most 10 options")
 
 
 # --- non-UTF-8 bytes ---------------------------------------------------------
@@ -272,7 +272,7 @@ def test_console_script_exit_code_and_one_line(tmp_path, seeded):
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        f"error: {f}:2: no options: the file has no options field (columns A–F or 'options') and none were "
+        f"error: {f}:2: no options: the file has no options field (columns A–J or 'options') and none were "
         "found in the question text (id 'q1'"), lines
     assert db_snapshot(seeded) == before
 

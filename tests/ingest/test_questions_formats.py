@@ -215,7 +215,8 @@ def test_auto_says_what_it_found_then_imports(tmp_path, db_path, capsys):
     assert rows(db_path, "SELECT count(*) FROM questions") == [(0,)]
     code, out, err = run_cli(capsys, "import", "auto", f, "-b", "cmil", *MAP, "--db", db_path)
     lines = out.splitlines()
-    assert code == 0 and lines[0].startswith("found: questions") and lines[1].startswith("imported 4 questions")
+    assert code == 0 and lines[0].startswith("found: questions") and lines[-1].startswith("imported 4 questions")
+    assert "fields read as: option → options (--map)" in out     # what --map and the recognition chose
     p = tmp_path / "p.csv"
     p.write_text("question_id,m1,m2\nmn-1,A,B\n")
     assert detect(p).format == "predictions-wide"

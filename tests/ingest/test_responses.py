@@ -35,8 +35,8 @@ def test_stored_responses_carry_option_texts(db):
 def test_extract_rows_groups_by_option_count():
     df = pd.DataFrame({"response": ["Answer: B", "Paris", "E", "A", "C"],
                        "options": [["x", "y"], ["Rome", "Paris", "Oslo"], list("abcdef"), ["only"],
-                                   [str(i) for i in range(10)]]})
-    assert extract_rows(df, "final") == ["B", "B", "E", None, None]      # 1 and 10 options: no letters
+                                   [str(i) for i in range(11)]]})
+    assert extract_rows(df, "final") == ["B", "B", "E", None, None]      # 1 and 11 options: no letters
     assert extract_rows(df.iloc[:0], "final") == []
 
 

@@ -55,7 +55,8 @@ def test_bad_row_in_a_late_chunk_leaves_the_database_byte_identical(tmp_path):
                        timeout=600)
     assert r.returncode == 1, r.stderr
     assert r.stderr.strip().splitlines()[-1] == (
-        f"error: {bad}:44002: duplicate question id 'q8' (first on line 10)"), r.stderr
+        f"error: {bad}:44002: duplicate question id 'q8' (first on line 10); build unique ids with "
+        "--id '{file}/{row}'"), r.stderr
     assert db.read_bytes() == before
     assert list(tmp.iterdir()) == []   # the staging folder is gone
 

@@ -97,7 +97,8 @@ def test_selection_skips_done_items_and_reasks_failed_replies(db):
         _, todo = select_items(con, benchmark="tiny", judge="j", prompt_version="p1", retry_unparsed=True)
         assert todo["question_id"].tolist() == ["q2", "q3", "q4", "q5", "q6"]
         _, todo = select_items(con, benchmark="tiny", judge="j", prompt_version="p2")
-        assert len(todo) == 6 and list(todo.columns) == ["question_id", "stem", "options", "answer_key", "explanation"]
+        assert len(todo) == 6 and list(todo.columns) == ["question_id", "stem", "options", "answer_key", "explanation",
+                                                   "context"]
     assert set(REASKED) == {"empty reply", "cut off", "contradictory"}
 
 

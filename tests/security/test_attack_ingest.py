@@ -187,9 +187,9 @@ def test_map_line_to_id_is_one_line(tmp_path, db_path, capsys):
     f.write_text('{"question": "x", "options": ["x", "y"], "answer": "A"}\n', encoding="utf-8")
     refused(capsys, db_path, "import", "questions", f, "-b", "b", "--map", "_line=id",
             match="'_line' in mapping '_line=id' is the importer's own bookkeeping")
-    # what the user wanted: a file without ids gets the row number
+    # what the user wanted: a file without ids gets <file>/<row>
     ok(capsys, db_path, "import", "questions", f, "-b", "b")
-    assert keys(db_path) == {"0": "A"}
+    assert keys(db_path) == {"q/0": "A"}
 
 
 def test_one_source_mapped_to_two_targets_refused(tmp_path, db_path, capsys):
@@ -418,9 +418,9 @@ OWN_CASES = {
     "outputs for a benchmark that does not exist": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": "A"}]'},
         ["import", "outputs", "{d}/o", "-b", "nope"], ("refused", "no benchmark named 'nope'")),
-    "outputs with seven choices": (
-        {"o/m/s.json": '[{"question": "x", "choices": ["1","2","3","4","5","6","7"], "output": "A"}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "'choices' must be a list of 2–6 option texts")),
+    "outputs with eleven choices": (
+        {"o/m/s.json": '[{"question": "x", "choices": ["1","2","3","4","5","6","7","8","9","10","11"], "output": "A"}]'},
+        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "'choices' must be a list of 2–10 option texts")),
     "outputs whose output is a number": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": 1}]'},
         ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "'output' must be text")),
@@ -448,7 +448,7 @@ OWN_CASES = {
 }
 SEEDED_CASES = {"replace when nothing changed", "changed subject only is a change", "dry run of changed content",
                 "outputs answering one item twice for one model", "outputs whose choices differ from the item's",
-                "outputs with seven choices", "outputs whose output is a number", "outputs: a binary file",
+                "outputs with eleven choices", "outputs whose output is a number", "outputs: a binary file",
                 "outputs with NaN", "a Parquet prediction file with a _line column"}
 
 
@@ -481,7 +481,7 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
     (d / "a.csv").write_text(Q + "x,q1,p,q,A\n", encoding="utf-8")
     (d / "b.csv").write_text(Q + "y,q2,p,q,B\n", encoding="utf-8")
     refused(capsys, db_path, "import", "questions", d, "-b", "b", "--id", "{row}",
-            match="question id '0' is in a.csv and in b.csv")
+            match="the ids of a.csv and b.csv collide ('0'); nothing was written (add {file} or {path} to the --id template)")
 
 
 @pytest.mark.slow

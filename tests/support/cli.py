@@ -3,12 +3,16 @@
 ``invoke`` drives the Typer app with its test runner (output and exit code).
 ``run_main`` runs :func:`audit.cli.main`, the entry point that turns an error
 the user can act on into one line on stderr and exit code 1, with the same
-runner's stream capture (click 8.2+ keeps stdout and stderr apart)."""
+runner's stream capture (click 8.2+ keeps stdout and stderr apart).
+``run_cli`` does the same with pytest's ``capsys``; ``db_snapshot`` reads a
+database back to compare it before and after an operation that must change
+nothing."""
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
 
+import duckdb
 from typer.testing import CliRunner
 
 
@@ -41,3 +45,32 @@ def run_main(args: list[str], *, input: str | None = None) -> Run:
             sys.argv = old
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
     return Run(code, stdout, stderr)
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    """Run ``audit ARGS…`` in this process: (exit code, stdout, stderr)."""
+    from audit.cli import main
+
+    capsys.readouterr()  # drop what earlier steps printed
+    old = sys.argv
+    sys.argv = ["audit", *map(str, args)]
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.argv = old
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def db_snapshot(path) -> dict:
+    """Every table's full content (rows sorted), to assert an operation changed nothing."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
+    finally:
+        con.close()

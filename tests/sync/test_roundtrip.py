@@ -400,9 +400,9 @@ def test_labeling_config_valid_on_server(ls):
     url, token, client = ls
     from audit.sync import labeling_config
 
-    for n in (2, 4, 6):
+    for n in (2, 4, 6, 10):
         p = client.projects.create(title=f"cfg {n} {uuid.uuid4().hex[:6]}", label_config=labeling_config(n))
-        assert f'<Choice value="{"ABCDEF"[n - 1]}"/>' in client.projects.get(id=p.id).label_config
+        assert f'<Choice value="{"ABCDEFGHIJ"[n - 1]}"/>' in client.projects.get(id=p.id).label_config
         client.projects.delete(id=p.id)
 
 

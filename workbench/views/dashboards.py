@@ -266,8 +266,11 @@ def _cost(bench: str, db) -> None:
     _sample_count(bench, db, e)
     st.caption(t("dash.cost_caption", level=lvl))
     c = imp["wrong_key_cost"]
+    asked = c["n_asked"] if "n_asked" in c else [e["n_items"]] * len(c)
     tab = pd.DataFrame({
         t("dash.col_model"): c["model"],
+        t("dash.col_asked"): [t("dash.asked_all", m=e["n_items"]) if int(k) >= e["n_items"]
+                              else t("dash.asked_some", n=int(k), m=e["n_items"]) for k in asked],
         t("dash.col_accuracy"): (100 * c["accuracy"]).round(1),
         t("dash.col_right_keys"): (100 * c["accuracy_right_keys"]).round(1),
         t("dash.col_interval", level=lvl): [f"{100 * lo:.1f}–{100 * hi:.1f}" for lo, hi in

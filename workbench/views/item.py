@@ -253,7 +253,8 @@ def _question(view) -> None:
     html = render.question_html(
         q.stem, [(o.label, o.text) for o in q.options], script=q.script, language=q.language,
         answer_key=q.answer_key, top_answer=view.audit.top_answer if view.audit else None,
-        counts=counts, n_answers=n_answers, **words)
+        counts=counts, n_answers=n_answers, context=q.context, option_scripts=q.option_scripts,
+        context_word=t("item.passage"), **words)
     st.html(html)
     par = view.parallel
     if par is not None:

@@ -96,13 +96,15 @@ def count_and_cost(h1: ArrayLike, h0: ArrayLike, level: Level, s_ab: tuple[float
                    evidence_llr: ArrayLike | None = None, scored: ArrayLike | None = None,
                    clamped: ArrayLike | None = None, clamp_value: ArrayLike | None = None,
                    correct: np.ndarray | None = None, alt: np.ndarray | None = None,
-                   groups: ArrayLike | None = None, n_groups: int | None = None, interval: float = LEVEL,
+                   asked: np.ndarray | None = None, groups: ArrayLike | None = None, n_groups: int | None = None, interval: float = LEVEL,
                    n_pi: int = 24, n_s: int = 5, small_q: float = 0.1) -> dict:
     """The expected number of wrong keys with its ``interval``, per group
     (``groups``: a code per item), and per model (``correct``, ``alt``:
     items × models, 1 where the model gave the key / the most probable other
     answer) the posterior mean of its accuracy on the items whose key is
-    right and of its accuracy with the wrong keys replaced, with intervals.
+    right and of its accuracy with the wrong keys replaced, with intervals;
+    ``asked`` (items × models, 1 where the model was asked the item; default
+    all) makes each model's accuracies over the items it was asked.
 
     ``scored``: the items the level is over (default all); ``clamped``:
     items whose state is known (settled, or outside the model: a key not
@@ -135,12 +137,14 @@ def count_and_cost(h1: ArrayLike, h0: ArrayLike, level: Level, s_ab: tuple[float
     if C is not None and C.dtype not in (np.float32, np.float64):
         C = C.astype(np.float32)
     Aa = None if alt is None or C is None else np.asarray(alt).astype(C.dtype)
+    K = None if asked is None or C is None else np.asarray(asked).astype(C.dtype)
     J = 0 if C is None else C.shape[1]
     base_g = np.bincount(g, weights=cv, minlength=G)                # clamped wrong keys per group
     mu = np.zeros((n_s, n_pi, G))
     var = np.zeros((n_s, n_pi, G))
     X = np.zeros((n_s, n_pi, J))
     XA = np.zeros((n_s, n_pi, J))
+    XK = np.zeros((n_s, n_pi, J))
     idx_free = np.flatnonzero(free)
     gf = g[idx_free]
     for k, s_ in enumerate(S):
@@ -172,6 +176,9 @@ def count_and_cost(h1: ArrayLike, h0: ArrayLike, level: Level, s_ab: tuple[float
             if Aa is not None:
                 Af = Aa[idx_free]
                 XA[k] = (Af[big].T @ Q.T).T + E @ (Af.T @ W3).T.astype(np.float64)
+            if K is not None:   # expected wrong keys among the items each model was asked
+                Kf = K[idx_free]
+                XK[k] = (Kf[big].T @ Q.T).T + E @ (Kf.T @ W3).T.astype(np.float64)
     mu, var = mu.reshape(-1, G), np.maximum(var.reshape(-1, G), 1e-12)
     sd = np.sqrt(var)
     tail = (1 - interval) / 2
@@ -185,15 +192,21 @@ def count_and_cost(h1: ArrayLike, h0: ArrayLike, level: Level, s_ab: tuple[float
         cw = (C[cl].T @ cv[cl].astype(C.dtype)).astype(np.float64) if cl.any() else np.zeros(J)
         X = X.reshape(-1, J) + cw[None, :]
         tot_c = C.sum(0, dtype=np.float64)
-        count = mu.sum(1)
-        acc_right = (tot_c[None, :] - X) / np.maximum(n - count[:, None], 1e-9)
+        if K is None:
+            n_asked = np.full(J, float(n))
+            wrong_asked = mu.sum(1)[:, None]
+        else:
+            n_asked = K.sum(0, dtype=np.float64)
+            kw = (K[cl].T @ cv[cl].astype(C.dtype)).astype(np.float64) if cl.any() else np.zeros(J)
+            wrong_asked = XK.reshape(-1, J) + kw[None, :]
+        acc_right = (tot_c[None, :] - X) / np.maximum(n_asked[None, :] - wrong_asked, 1e-9)
         out["accuracy_right_keys"] = acc_right.mean(0)
         out["accuracy_right_keys_low"] = np.quantile(acc_right, tail, axis=0)
         out["accuracy_right_keys_high"] = np.quantile(acc_right, 1 - tail, axis=0)
         if Aa is not None:
             aw = (Aa[cl].T @ cv[cl].astype(C.dtype)).astype(np.float64) if cl.any() else np.zeros(J)
             XA = XA.reshape(-1, J) + aw[None, :]
-            acc_corr = (tot_c[None, :] - X + XA) / max(n, 1)
+            acc_corr = (tot_c[None, :] - X + XA) / np.maximum(n_asked, 1)[None, :]
             out["accuracy_corrected"] = acc_corr.mean(0)
             out["accuracy_corrected_low"] = np.quantile(acc_corr, tail, axis=0)
             out["accuracy_corrected_high"] = np.quantile(acc_corr, 1 - tail, axis=0)

@@ -9,7 +9,8 @@ list and the letter search.
    are blanked: the English article "A" ("A plant is …"), "°C"/"°F"/"℃",
    "B.C."/"A.D."/"C.E.", "Q&A", "C++"/"C#"/"F#", "vitamin C", "hepatitis B",
    "Plan B", "E. coli", hyphenated words ("B-cell", "Type-A").
-3. **Letter search** (:func:`candidate_letters`) – a Latin capital A–F
+3. **Letter search** (:func:`candidate_letters`) – a Latin capital A–F (A–J for an item of more
+   than six options)
    counts only as a free-standing token: not touching another Latin letter
    or digit (so "CaCO3", "C4", "ABC-transporter" do not count, while
    "**C**", "(C)", "Answer: C", "答案：C", "ལན་ནི་C་རེད" do).  Only the first
@@ -32,7 +33,7 @@ import re
 from audit.options import LATIN_LABELS, MAX_OPTIONS, MIN_OPTIONS, TIBETAN_TO_LATIN
 
 __all__ = ["strip_reasoning", "candidate_letters", "find_letters", "scan_letters", "prepare", "check_n",
-           "norm_option", "FULLWIDTH", "LATIN", "LETTER_FOLLOWERS"]
+           "norm_option", "FULLWIDTH", "LATIN", "LATIN_WIDE", "LETTER_FOLLOWERS", "widen", "latin_for"]
 
 # --- reasoning filter -------------------------------------------------------
 # Blocks are found by scanning for their tags (never ``<open>.*?<close>``: a lazy match from each of
@@ -78,14 +79,45 @@ _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
 ]
 
 # --- letter search -----------------------------------------------------------
-# Full-width Ａ–Ｆ and circled Ⓐ–Ⓕ option letters, read as the Latin ones.
-FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(6)} | {chr(0x24B6 + i): chr(0x41 + i) for i in range(6)}
+# Full-width Ａ–Ｊ and circled Ⓐ–Ⓙ option letters, read as the Latin ones.
+FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(10)} | {chr(0x24B6 + i): chr(0x41 + i) for i in range(10)}
 LATIN = re.compile(
     r"([A-FＡ-ＦⒶ-Ⓕ])"
     r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ].)(?<![A-Za-z][-–—].)(?<!°.)(?<!° .)"
     r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?![-–—][A-Za-z])(?!['’]s\b)"
     rf"(?!(?<=A)[ \t]+(?!(?:{LETTER_FOLLOWERS})\b)[a-z])"
 )
+# Items of up to six options are read with the letters A–F only, so that a G, H, I or J in a
+# response to them is plain text, exactly as before items of seven to ten options (MMLU-Pro) were
+# read; for those the same patterns run with A–J (:func:`widen`).  "J" is a letter like the others;
+# "I" is also the English pronoun, so an "I" followed by a lower-case word ("I think", "I would
+# choose") or an apostrophe ("I'm") is not a letter, unless the word shows it is ("I is correct").
+PRONOUN_FOLLOWERS = "is|was|seems|appears|fits|matches|remains|correctly|alone|also|too|and|or|nor|vs|versus"
+PRONOUN = rf"(?!(?<=I)(?:[ \t]+(?!(?:{PRONOUN_FOLLOWERS})\b)[a-z]|['’]))"
+_ARTICLE_GUARD = rf"(?!(?<=A)[ \t]+(?!(?:{LETTER_FOLLOWERS})\b)[a-z])"
+
+
+def widen(pattern: re.Pattern[str], article: str = _ARTICLE_GUARD) -> re.Pattern[str]:
+    """*pattern* with its letter classes A–F (also full-width and circled) run to J, and the
+    pronoun guard (:data:`PRONOUN`) after its *article* guard, when it has one.
+
+    >>> widen(LATIN).findall("I think B, not I or J.")
+    ['B', 'I', 'J']
+    """
+    text = pattern.pattern.replace("A-F", "A-J").replace("Ａ-Ｆ", "Ａ-Ｊ").replace("Ⓐ-Ⓕ", "Ⓐ-Ⓙ")
+    if article in text:
+        text = text.replace(article, article + PRONOUN)
+    for group_end in ("A-JＡ-ＪⒶ-Ⓙ])", "A-JＡ-Ｊ])", "A-J])"):   # a letter captured alone: guarded too
+        text = text.replace(group_end, group_end + PRONOUN)
+    return re.compile(text, pattern.flags)
+
+
+LATIN_WIDE = widen(LATIN)
+
+
+def latin_for(valid: tuple[str, ...]) -> re.Pattern[str]:
+    """The letter pattern for an item whose valid letters are *valid*: A–F up to six options, else A–J."""
+    return LATIN if len(valid) <= 6 else LATIN_WIDE
 _TIB_END = r"\s|$|[།༎༏༐༑༔\.\)\]）】:：,，、;；*\"'”’!！?？]"
 # A Tibetan letter counts when it is a syllable of its own (not in བཀའ), is not
 # the second syllable of གདམ་ག / གདམ་ཁ ("option"), and is followed by
@@ -215,11 +247,11 @@ def find_letters(response: str | None, valid: tuple[str, ...]) -> list[str]:
         bare = response.strip().strip("().*")
         if bare in valid:
             return [bare]
-    return scan_letters(prepare(response), valid)
+    return scan_letters(prepare(response), valid, latin_for(valid))
 
 
 def check_n(n_options) -> int:
-    """``n_options`` as an int, or ValueError unless it is an integer from 2 to 6.
+    """``n_options`` as an int, or ValueError unless it is an integer from 2 to 10.
 
     >>> check_n(4)
     4

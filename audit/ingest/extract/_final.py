@@ -19,6 +19,7 @@ from audit.ingest.extract._filters import (
     norm_option,
     prepare,
     scan_letters,
+    widen,
 )
 from audit.options import LATIN_LABELS, TIBETAN_TO_LATIN
 
@@ -242,13 +243,14 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     """The last answer statement in ``text``: (position, letter or None when it
     names several letters or a letter that is not an option); None when there
     is no statement."""
+    P = _pats(valid)
     best: tuple[int, str | None] | None = None
     best_end = 0
     for m in _phrase_hits(text):
         if not _phrase_ok(text, m.start()):
             continue
         end = m.end()
-        a = _AFTER.match(text, end, end + 48) or _LATE.match(text, end, end + 120)
+        a = P.AFTER.match(text, end, end + 48) or P.LATE.match(text, end, end + 120)
         if not a:
             continue
         head = a.group()
@@ -263,13 +265,13 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
         pos = a.end()
         neg = _NEGATED.match(text, pos, pos + 40)
         if neg:
-            instead = _INSTEAD.match(text, neg.end(), neg.end() + 30)
+            instead = P.INSTEAD.match(text, neg.end(), neg.end() + 30)
             if instead:
                 raw = instead.group(1) or instead.group(2)
                 other = FULLWIDTH.get(raw, raw)
                 best = (m.start(), other if other in valid else None)
             continue
-        more = _MORE.match(text, pos, pos + 40) or _MORE_TEXT.match(text, pos, pos + 160)
+        more = P.MORE.match(text, pos, pos + 40) or P.MORE_TEXT.match(text, pos, pos + 160)
         if more and FULLWIDTH.get(more.group(1), more.group(1)) != letter:
             best = (m.start(), None)
             continue
@@ -278,10 +280,10 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
     if best is not None and best[1] is not None and not text[best_end:].strip(_TRAILING):
         return best   # the statement ends the response: nothing can come after it
     after = best[0] + 1 if best else 0    # only a later statement can win
-    closing = _CLOSING.finditer(text, after) if ("是" in text or "为" in text or "為" in text or "ཡིན" in text
+    closing = P.CLOSING.finditer(text, after) if ("是" in text or "为" in text or "為" in text or "ཡིན" in text
                                                 or "རེད" in text) else ()
-    for e in _LETTER_END.finditer(text, after):   # few candidates: then look back for a conclusion word
-        m = _CONCLUSION.search(text, max(0, e.start() - 40), e.end())
+    for e in P.LETTER_END.finditer(text, after):   # few candidates: then look back for a conclusion word
+        m = P.CONCLUSION.search(text, max(0, e.start() - 40), e.end())
         if m and m.end("l") == e.end("l") and (best is None or m.start() > best[0]):
             letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             best = (m.start(), letter if letter in valid else None)
@@ -290,18 +292,18 @@ def _commitments(text: str, valid: tuple[str, ...]) -> tuple[int, str | None] | 
             letter = _latin(m.group("l") or m.group("l2") or m.group("t"))
             best = (m.start(), letter if letter in valid else None)
     if "oxed" in text:
-        for m in _BOXED.finditer(text):
+        for m in P.BOXED.finditer(text):
             if best is None or m.start() > best[0]:
                 letter = FULLWIDTH.get(m.group(1), m.group(1))
                 best = (m.start(), letter if letter in valid else None)
     if "✅" in text or "✔" in text or "☑" in text:
         checked = {FULLWIDTH.get(m.group(1) or m.group(2), m.group(1) or m.group(2)): m.start()
-                   for m in _CHECKED.finditer(text)}
+                   for m in P.CHECKED.finditer(text)}
         if len(checked) == 1:
             (letter, start), = checked.items()
             if letter in valid and (best is None or start > best[0]):
                 best = (start, letter)
-    for m in _POSTFIX.finditer(text, best[0] + 1 if best else 0):
+    for m in P.POSTFIX.finditer(text, best[0] + 1 if best else 0):
         if best is None or m.start() > best[0]:
             letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             if letter in valid:
@@ -314,14 +316,15 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
     "C) … ✓") — a positive word at the start of the part after the dash or
     colon, no negative word in it — when exactly one option gets one (and
     none of its lines a negative one)."""
+    P = _pats(valid)
     pos: set[str] = set()
     neg: set[str] = set()
     if options:
         # "- **A) text**\n  Bu variantda … to'g'ri yozilgan": the verdict on the line after the option's text
         lines = text.split("\n")
         for before, ln, nxt in zip([""] + lines, lines, lines[1:]):   # the very next line, not after a blank one
-            m = _OPTION_LINE.fullmatch(ln)
-            if not m or not nxt.strip() or _OPTION_LINE.fullmatch(nxt) or _OPTION_LINE.fullmatch(before):
+            m = P.OPTION_LINE.fullmatch(ln)
+            if not m or not nxt.strip() or P.OPTION_LINE.fullmatch(nxt) or P.OPTION_LINE.fullmatch(before):
                 continue  # (an option in a list of options is no header)
             letter = FULLWIDTH.get(m.group("l"), m.group("l"))
             idx = LATIN_LABELS.index(letter)
@@ -331,7 +334,7 @@ def _verdict_lines(text: str, valid: tuple[str, ...], options: Sequence[str] | N
                 neg.add(letter)
             elif (hit := _POSITIVE.search(nxt)) and hit.end() <= 40:
                 pos.add(letter)
-    for m in _VERDICT_LINE.finditer(text):
+    for m in P.VERDICT_LINE.finditer(text):
         letter = FULLWIDTH.get(m.group(1), m.group(1))
         verdict = m.group(2)
         if options and LATIN_LABELS.index(letter) < len(options):
@@ -354,21 +357,22 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
     unless the next line is another option (the model is listing options;
     when the option texts are known, only a next line giving its option's
     text counts as a list)."""
+    P = _pats(valid)
     lines = [ln for ln in text.strip().split("\n", 3)[:3] if ln.strip()]
     if not lines:
         return None
-    m = _OPTION_LINE.match(lines[0])
+    m = P.OPTION_LINE.match(lines[0])
     if not m:
         return None
     letter = FULLWIDTH.get(m.group("l"), m.group("l"))
-    if letter not in valid or (letter == "A" and _is_review(text)):
+    if letter not in valid or (letter == "A" and _is_review(text, P)):
         return None
     if letter == "A" and re.match(r"[ \t]+[a-z]", m.group("rest")) and not m.group(0).lstrip(" *_#>(").startswith("A)"):
         return None  # the article: "A cell wall is …"
-    if _MORE_TEXT.match(lines[0], m.end("l")) or _MORE.match(lines[0], m.end("l")):
+    if P.MORE_TEXT.match(lines[0], m.end("l")) or P.MORE.match(lines[0], m.end("l")):
         return None  # "A) … and B) …": two options
     if len(lines) > 1:
-        nxt = _OPTION_LINE.match(lines[1])
+        nxt = P.OPTION_LINE.match(lines[1])
         if nxt and nxt.group("l") != m.group("l"):
             other = LATIN_LABELS.index(FULLWIDTH.get(nxt.group("l"), nxt.group("l")))
             if not options or other >= len(options) or other == LATIN_LABELS.index(letter) + 1 or norm_option(nxt.group("rest")).startswith(
@@ -391,10 +395,11 @@ def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] 
     "C.發明印刷術", "**C) 6**") after a line that is not another option's
     (an echo of the options ends with one): the answer written last, as the
     first-line form is the answer written first."""
+    P = _pats(valid)
     lines = [ln for ln in text.rstrip().rsplit("\n", 4)[-4:] if ln.strip()]
     if len(lines) < 2 or _BULLET.match(lines[-1]):
         return None   # a list item: the start of a list of options (perhaps cut off), not a conclusion
-    m = _LAST_LINE.fullmatch(lines[-1].strip())
+    m = P.LAST_LINE.fullmatch(lines[-1].strip())
     if not m:
         return None
     raw = m.group("l")
@@ -406,12 +411,12 @@ def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] 
     if rest:
         if options is None or idx >= len(options) or rest != norm_option(options[idx]):
             return None   # a discussion of the option, or a text that is not its own
-    prev = _OPTION_HEAD.match(lines[-2])
+    prev = P.OPTION_HEAD.match(lines[-2])
     if prev:
         if _latin(prev.group("l")) != letter:
             return None
     # the next header of an option-by-option review ("**A) …**", text, "**B) …**", text, "**C"): cut off
-    heads = [h.group("l") for h in (_OPTION_HEAD.match(ln) for ln in text.rstrip().split("\n")[:-1]) if h]
+    heads = [h.group("l") for h in (P.OPTION_HEAD.match(ln) for ln in text.rstrip().split("\n")[:-1]) if h]
     if heads and idx > 0:
         last_head = heads[-1]
         if _latin(last_head) == LATIN_LABELS[idx - 1]:
@@ -429,6 +434,7 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
     "To'g'ri joylashish:\n**D) …**"): a line that is only an option (its
     text when the texts are known, nothing negative after it), with no line
     of another option after it (that would be a list of the options)."""
+    P = _pats(valid)
     if ":" not in text and "：" not in text:
         return None
     lines = text.split("\n")
@@ -437,7 +443,7 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
         starts.append(starts[-1] + len(ln) + 1)
     opt_lines: list[tuple[int, str, str]] = []   # (line index, letter, rest)
     for i, ln in enumerate(lines):
-        m = _OPTION_LINE.fullmatch(ln)
+        m = P.OPTION_LINE.fullmatch(ln)
         if m:
             opt_lines.append((i, FULLWIDTH.get(m.group("l"), m.group("l")), m.group("rest")))
     found: tuple[int, str] | None = None
@@ -452,7 +458,7 @@ def _introduced(text: str, valid: tuple[str, ...], options: Sequence[str] | None
             continue
         clause = re.split(r"[.!?。]\s", prev)[-1]
         if (_NEGATIVE.search(clause) and not _POSITIVE.search(clause)) or _OTHERS.search(clause) \
-                or _OPTION_LINE.fullmatch(lines[i - 1]):
+                or P.OPTION_LINE.fullmatch(lines[i - 1]):
             continue  # "Boshqa variantlar noto'g'ri:", "Other options:" introduce the rejected ones
         if options is not None:
             tail = norm_option(rest)
@@ -485,11 +491,12 @@ def _text_verdict(text: str, valid: tuple[str, ...], options: Sequence[str]) -> 
     """The last option named with its full text and followed by a verdict
     ("ma'nosi **C) Kommunist** hisoblanadi", "variantlarning **D) Choydish**
     birida to'g'ri ko'rsatilgan", "option B) … seems to be the most …")."""
+    P = _pats(valid)
     found: tuple[int, str] | None = None
-    for m in _MARKER.finditer(text):
+    for m in P.MARKER.finditer(text):
         letter = m.group(1)
         sentence = _SENTENCE_START.split(text[max(0, m.start() - 200):m.start()])[-1]
-        if any(o.group(1) != letter for o in _MARKER.finditer(sentence)):
+        if any(o.group(1) != letter for o in P.MARKER.finditer(sentence)):
             continue  # "B) Ovlaq va D) Ovloq hisoblanadi", "neither A) … nor B) … is correct": several options
         idx = LATIN_LABELS.index(letter)
         if letter not in valid or idx >= len(options) or not options[idx].strip():
@@ -546,22 +553,23 @@ def _last_paragraph(text: str, valid: tuple[str, ...], options: Sequence[str] | 
     "Қорытынды: … яғни A нұсқасы."), when no other letter is named there, its
     mention is not an item of a list (an option-by-option review, perhaps cut
     off) and is not rejected in its clause."""
+    P = _pats(valid)
     para = text.rstrip()
     cut = para.rfind("\n\n")
     para = para[cut + 2:] if cut >= 0 else para
     if not para.strip() or cut < 0:
         return None   # a one-paragraph response: the whole-response rules decide
-    found = [m for m in _LATIN_FINAL.finditer(para) if FULLWIDTH.get(m.group(1), m.group(1)) in valid
+    found = [m for m in P.LATIN_FINAL.finditer(para) if FULLWIDTH.get(m.group(1), m.group(1)) in valid
              and not ("=" in para and _GLUED.search(para, max(0, m.start() - 3), m.start()))]
     if found:
         letters = {FULLWIDTH.get(m.group(1), m.group(1)) for m in found}
     else:
-        letters = set(scan_letters(para, valid, _LATIN_FINAL))
+        letters = set(scan_letters(para, valid, P.LATIN_FINAL))
     if len(letters) != 1:
         return None
     (letter,) = letters
     lines = para.split("\n")
-    if _OPTION_HEAD.match(lines[0]) or any(_BULLET.match(ln) for ln in lines):
+    if P.OPTION_HEAD.match(lines[0]) or any(_BULLET.match(ln) for ln in lines):
         return None   # an option's paragraph in a review of the options (perhaps cut off), or a list
     if found and _rejected_each_time(para, [m.end() for m in found], letter, options):
         return None
@@ -584,11 +592,12 @@ def _only_letter(text: str, valid: tuple[str, ...], options: Sequence[str] | Non
     each followed in their clause by a rejection ("A) … – ❌", "A varianti
     noto'g'ri"; the option's own text, such as "Ikkovi ham xato", is no
     rejection): the response rejects the one option it names."""
-    found = [m for m in _LATIN_FINAL.finditer(text) if FULLWIDTH.get(m.group(1), m.group(1)) in valid]
-    letters = [FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else scan_letters(text, valid, _LATIN_FINAL)
+    P = _pats(valid)
+    found = [m for m in P.LATIN_FINAL.finditer(text) if FULLWIDTH.get(m.group(1), m.group(1)) in valid]
+    letters = [FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else scan_letters(text, valid, P.LATIN_FINAL)
     if not letters or len(set(letters)) != 1:
         return None
-    heads = [m.group(1) or m.group(2) for m in _DISCUSSED.finditer(text)]
+    heads = [m.group(1) or m.group(2) for m in P.DISCUSSED.finditer(text)]
     if heads and len(heads) >= len(letters):
         return None
     letter = letters[0]
@@ -613,6 +622,7 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
     """The option whose text the response gives as its answer: the whole
     response, or what follows the last answer phrase (quoted, or up to the end
     of its line), equals one option's text."""
+    P = _pats_n(len(options))
     cands = []
     for m in _phrase_hits(text):
         if not _phrase_ok(text, m.start()):
@@ -624,7 +634,7 @@ def _by_text(text: str, options: Sequence[str]) -> str | None:
         cands.append(q.group(1) if q else rest.split("\n", 1)[0])
     norm = [norm_option(o) for o in options]
     last = text.rstrip().rsplit("\n", 1)[-1].strip().rstrip("。.!！*_ ").casefold()
-    if _BULLET.match(last) or _OPTION_HEAD.match(last) or re.search(r"\b[a-f]\b|\boption\b", last):
+    if _BULLET.match(last) or P.OPTION_HEAD.match(last) or re.search(r"\b[a-f]\b|\boption\b", last):
         last = ""   # a list item or a line about an option: a discussion, not the conclusion
     ends = [i for i, o in enumerate(options) if len(norm[i]) >= 4 and last
             and last.endswith(o.strip().casefold().rstrip("。.!！"))
@@ -800,11 +810,11 @@ def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_
 _HEAD_LINE = re.compile(r"^[ \t>#*_\-•]*(?:\*\*)?[ \t]*[(\[]?([A-F])(?:[)\].:]|\*\*)", re.M)
 
 
-def _is_review(text: str) -> bool:
+def _is_review(text: str, P: "_Patterns") -> bool:
     """Whether ``text`` discusses the options one by one from the first: lines headed A, B, C … in
     order, with other lines between them (not a bare echo of the options) and no option called right,
     so that its first line is the first option's header, not a choice."""
-    heads = [m.group(1) for m in _HEAD_LINE.finditer(text)]
+    heads = [m.group(1) for m in P.HEAD_LINE.finditer(text)]
     if len(heads) < 3 or heads[0] != "A":
         return False
     order = list(dict.fromkeys(heads))
@@ -823,12 +833,13 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
     joylashgan."), when it contains no other option's text (an option inside a longer one does not count),
     names no other option's letter and says nothing negative about it; not a list item or an option's
     line."""
+    P = _pats_n(len(options))
     tail = text.rstrip()[-600:]
     parts = [p for p in _SENTENCES.split(tail) if p.strip()]
     if not parts:
         return None
     last = parts[-1]
-    if _BULLET.match(last) or _OPTION_HEAD.match(last) or not _SENTENCE_END.search(last):
+    if _BULLET.match(last) or P.OPTION_HEAD.match(last) or not _SENTENCE_END.search(last):
         return None   # a list item, an option's line, or a response cut off mid-sentence
     sent = " " + norm_option(last) + " "
     norm = [norm_option(o) for o in options]
@@ -847,9 +858,36 @@ def _text_in_last_sentence(text: str, options: Sequence[str]) -> str | None:
     if _NEGATIVE.search(rest) or "?" in last or "？" in last:
         return None
     letter = LATIN_LABELS[hits[0]]
-    if any(m.group(1) != letter for m in _LATIN_FINAL.finditer(last)):
+    if any(m.group(1) != letter for m in P.LATIN_FINAL.finditer(last)):
         return None   # "to'g'ri variantlar - C va D, ya'ni Xongul": the letters it names decide, not the text
     return letter
+
+
+class _Patterns:
+    """The patterns that name an option letter, for items of up to six options (A–F, as they
+    always were) or of seven to ten (A–J, with the pronoun "I" told apart: see
+    :func:`audit.ingest.extract._filters.widen`)."""
+
+    NAMES = ("AFTER", "MORE", "MORE_TEXT", "CHECKED", "VERDICT_LINE", "POSTFIX", "LATE", "CLOSING", "INSTEAD",
+             "LETTER_END", "CONCLUSION", "BOXED", "OPTION_LINE", "LAST_LINE", "OPTION_HEAD", "MARKER", "RANGE",
+             "DISCUSSED", "HEAD_LINE", "LATIN_FINAL")
+
+    def __init__(self, wide: bool):
+        for name in self.NAMES:
+            pattern = globals()["_" + name]
+            setattr(self, name, widen(pattern, _ARTICLE) if wide else pattern)
+
+
+_NARROW = _Patterns(False)
+_WIDE = _Patterns(True)
+
+
+def _pats(valid: tuple[str, ...]) -> _Patterns:
+    return _NARROW if len(valid) <= 6 else _WIDE
+
+
+def _pats_n(n: int) -> _Patterns:
+    return _NARROW if n <= 6 else _WIDE
 
 
 def final_letter(response: str | None, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
@@ -858,6 +896,7 @@ def final_letter(response: str | None, valid: tuple[str, ...], options: Sequence
     >>> final_letter("Answer: C", ("A", "B", "C", "D")), final_letter("Answer: C", ("A", "B"))
     ('C', None)
     """
+    P = _pats(valid)
     if not response:
         return None
     if len(response) <= 4:
@@ -869,7 +908,7 @@ def final_letter(response: str | None, valid: tuple[str, ...], options: Sequence
     if other_script and _ANY_CYRILLIC.search(text):
         text = cyrillic_letters(text, valid, options)
     if "–" in text or "—" in text or "-" in text:
-        text = _RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
+        text = P.RANGE.sub(" ", text)  # "none of A–D": a range names every option, not one
     c = _commitments(text, valid)
     start = c[0] + 1 if c else 0
     if (other_script or len(text) - start > 24) and _none_right(text, options, start, other_script):

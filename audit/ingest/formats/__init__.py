@@ -10,7 +10,8 @@
 * ``_parallel.py``: parallel-item links between two benchmarks (CMMLU ↔ TLUE).
 
 The generic question and prediction files (CSV, JSONL, Parquet) are
-:mod:`audit.ingest`'s own (``_questions.py``, ``_predictions.py``).
+:mod:`audit.ingest`'s own (``_questions.py``, ``_predictions.py``), and so
+are result files that hold both (``_results.py``: MMLU-Pro's per-model files).
 """
 from audit.ingest.formats._harness import HarnessImportSummary
 from audit.ingest.formats._helm import HelmImportSummary, import_helm

@@ -23,7 +23,7 @@ from audit.errors import InputError
 from audit.ingest.formats._harness import HarnessImportSummary, build_question, write_harness
 from audit.store import DbPath, connect, transaction
 
-_LETTERS = re.compile(r"^\s*[A-F](\s*,\s*[A-F])*\s*$")
+_LETTERS = re.compile(r"^\s*[A-J](\s*,\s*[A-J])*\s*$")
 
 
 def _reader():

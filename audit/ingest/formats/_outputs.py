@@ -10,9 +10,13 @@ in that shown order).  Nothing in a record names the item, so:
   ``question`` after Unicode NFC and whitespace normalisation (runs of
   white space become one space, ends trimmed) *and* whose options are the
   same set of texts (so two items with the same stem are told apart by
-  their options).  A record that matches no item, or several, is
-  *unmatched*; so is one whose item has two options with the same text (the
-  order shown cannot be mapped back).  Unmatched records refuse the import
+  their options).  When several items are identical (a subject file that
+  holds an item twice) and the model's records of that question are as
+  many, they are linked in order of appearance: the first record (by file
+  and line) to the item that comes first, and so on.  A record that
+  matches no item, or several otherwise, is *unmatched*; so is one whose
+  item has two options with the same text (the order shown cannot be
+  mapped back).  Unmatched records refuse the import
   (nothing written), naming the first ones, unless ``skip_unmatched``: then
   they are skipped and counted in the summary, never silently.
 * **Order shown.**  Each record's ``choices`` become ``options_shown`` (the
@@ -45,7 +49,7 @@ from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
 from audit.ingest.extract import DEFAULT_METHOD
-from audit.options import LATIN_LABELS
+from audit.options import LABEL_STRING, MAX_OPTIONS, MIN_OPTIONS
 from audit.store import DbPath, connect, transaction
 
 OUTPUT_FIELDS = ("output", "response")
@@ -72,10 +76,15 @@ class OutputsImportSummary:
     unmatched: dict[str, list[str]] = field(default_factory=dict)
     key_checked: int = 0
     key_mismatches: list[str] = field(default_factory=list)   # "file:line (item q: shown X → B, stored C)"
+    in_order: list[str] = field(default_factory=list)   # items identical to others, linked in order of appearance
 
     def __str__(self) -> str:
         s = (f"linked {self.linked:,} of {self.records:,} output records from {self.files} file(s) to "
              f"'{self.benchmark}' by their question text ({len(self.models)} model(s))")
+        if self.in_order:
+            ids = ", ".join(f"'{q}'" for q in self.in_order[:6]) + (" …" if len(self.in_order) > 6 else "")
+            s += (f"; linked {len(self.in_order):,} output records to {len(self.in_order):,} identical items in "
+                  f"order of appearance ({ids})")
         for reason, recs in sorted(self.unmatched.items()):
             s += f"; skipped {len(recs):,} with {reason} (e.g. {', '.join(recs[:3])})"
         if self.key_checked:
@@ -142,8 +151,8 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
             if not isinstance(q, str) or not q.strip():
                 raise InputError("the record has no 'question' text", path=f, line=line)
             if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices) \
-                    or not 2 <= len(choices) <= len(LATIN_LABELS):
-                raise InputError("'choices' must be a list of 2–6 option texts", path=f, line=line)
+                    or not MIN_OPTIONS <= len(choices) <= MAX_OPTIONS:
+                raise InputError(f"'choices' must be a list of {MIN_OPTIONS}–{MAX_OPTIONS} option texts", path=f, line=line)
             if out is not None and not isinstance(out, str):
                 raise InputError("'output' must be text", path=f, line=line)
             key = rec.get("answer")
@@ -182,7 +191,9 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
                 unregister(con, "_outputs_arrow")
             except duckdb.Error:   # a failed statement aborted the transaction; it is rolled back
                 pass
-        link_by_text(con, benchmark)
+        link_by_text(con, benchmark, in_order_by="model")
+        summary.in_order = [r[0] for r in con.execute(
+            "SELECT DISTINCT question_id FROM _link WHERE in_order ORDER BY 1").fetchall()]
         reasons = {"no item with this question and these options": "n_items = 0",
                    "several items with this question and these options": "n_items > 1",
                    "an item whose options repeat a text (order shown cannot be mapped)":
@@ -212,9 +223,9 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
         if not summary.linked:
             raise InputError(f"no output record links to an item of '{benchmark}'", path=p)
         checked = con.execute(
-            "SELECT file, line, question_id, key_shown, substr(perm, instr('ABCDEF', key_shown), 1) AS mapped, "
+            f"SELECT file, line, question_id, key_shown, substr(perm, instr('{LABEL_STRING}', key_shown), 1) AS mapped, "
             "answer_key FROM _ok WHERE key_shown IS NOT NULL AND length(key_shown) = 1 "
-            "AND instr('ABCDEF', key_shown) BETWEEN 1 AND len(opts) ORDER BY rec").fetchall()
+            f"AND instr('{LABEL_STRING}', key_shown) BETWEEN 1 AND len(opts) ORDER BY rec").fetchall()
         summary.key_checked = len(checked)
         summary.key_mismatches = [f"{where(f, ln)} (item {q}: shown {k} → {m}, stored {a})"
                                   for f, ln, q, k, m, a in checked if m != a]
@@ -230,31 +241,55 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
     return summary
 
 
-def link_by_text(con, benchmark: str) -> None:
+def link_by_text(con, benchmark: str, in_order_by: str | None = None) -> None:
     """Link records to items by text (the rule of the module docstring).
 
     Reads the temp table ``_out`` (``rec``, ``nq`` = the normalised question,
     ``nc`` = the normalised option texts) and creates ``_items`` and
     ``_link``: every ``_out`` row with ``question_id``, ``answer_key``,
     ``opts`` (the item's normalised option texts, in the item's order),
-    ``n_items`` (how many items match: 1 when linked) and ``distinct_opts``.
+    ``n_items`` (how many items match: 1 when linked), ``distinct_opts`` and
+    ``in_order`` (linked to one of several identical items by order).
+    *in_order_by*: a column of ``_out`` (the model) within which records of
+    identical items are linked in order of appearance (``rec`` order) when
+    they are as many as the items; None leaves such records unmatched.
     Shared by :func:`import_outputs` and the detector-verdict importer
     (:mod:`audit.judge._detectors`).
     """
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, " + norm_text_sql("stem")
+        "CREATE OR REPLACE TEMP TABLE _items AS SELECT question_id, answer_key, seq, " + norm_text_sql("stem")
         + " AS ns, [" + norm_text_sql("o.text") + " FOR o IN options] AS opts FROM questions WHERE benchmark = ?",
         [benchmark])
     # candidates: same stem and the same set of option texts
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _cand AS SELECT o.rec, i.question_id, i.answer_key, i.opts "
+        "CREATE OR REPLACE TEMP TABLE _cand AS SELECT o.rec, i.question_id, i.answer_key, i.opts, i.seq "
         "FROM _out o JOIN _items i ON i.ns = o.nq AND list_sort(i.opts) = list_sort(o.nc)")
+    # identical items: the k records of one model that fit the same k items, paired in order
+    if in_order_by is not None:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _ordered AS "
+            "WITH multi AS (SELECT rec, count(*) AS k FROM _cand GROUP BY rec HAVING count(*) > 1), "
+            f"recs AS (SELECT o.rec, m.k, row_number() OVER (PARTITION BY o.{in_order_by}, o.nq, list_sort(o.nc) "
+            "ORDER BY o.rec) AS r, "
+            f"count(*) OVER (PARTITION BY o.{in_order_by}, o.nq, list_sort(o.nc)) AS n_recs "
+            "FROM _out o JOIN multi m USING (rec)), "
+            "cands AS (SELECT c.rec, c.question_id, c.answer_key, c.opts, "
+            "row_number() OVER (PARTITION BY c.rec ORDER BY c.seq, c.question_id) AS r FROM _cand c SEMI JOIN multi USING (rec)) "
+            "SELECT c.rec, c.question_id, c.answer_key, c.opts FROM recs JOIN cands c ON c.rec = recs.rec AND c.r = recs.r "
+            "WHERE recs.n_recs = recs.k")
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE _ordered AS SELECT rec, question_id, answer_key, opts FROM _cand "
+                    "WHERE false")
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _link AS SELECT o.*, c.question_id, c.answer_key, c.opts, "
-        "(SELECT count(*) FROM _cand c2 WHERE c2.rec = o.rec) AS n_items, "
-        "len(list_distinct(c.opts)) = len(c.opts) AS distinct_opts "
-        "FROM _out o LEFT JOIN (SELECT * FROM _cand QUALIFY count(*) OVER (PARTITION BY rec) = 1) c "
-        "USING (rec)")
+        "CREATE OR REPLACE TEMP TABLE _link AS SELECT o.*, coalesce(c.question_id, d.question_id) AS question_id, "
+        "coalesce(c.answer_key, d.answer_key) AS answer_key, coalesce(c.opts, d.opts) AS opts, "
+        "CASE WHEN d.rec IS NOT NULL THEN 1 ELSE (SELECT count(*) FROM _cand c2 WHERE c2.rec = o.rec) END AS n_items, "
+        "len(list_distinct(coalesce(c.opts, d.opts))) = len(coalesce(c.opts, d.opts)) AS distinct_opts, "
+        "d.rec IS NOT NULL AS in_order "
+        "FROM _out o LEFT JOIN (SELECT rec, question_id, answer_key, opts FROM _cand "
+        "QUALIFY count(*) OVER (PARTITION BY rec) = 1) c USING (rec) "
+        "LEFT JOIN _ordered d ON d.rec = o.rec")
+    con.execute("DROP TABLE IF EXISTS _ordered")
 
 
 __all__ = ["OutputsImportSummary", "import_outputs", "output_files", "link_by_text", "norm_text_sql"]

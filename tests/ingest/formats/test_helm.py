@@ -85,8 +85,8 @@ def test_benchmark_name_given(helm_folder, db_path):
     ({"adapter_spec": {"model": "m"}, "request_states": [_state(_instance(""), "A")]}, "instance.id is missing"),
     ({"adapter_spec": {"model": "m"}, "request_states": [_state(_instance("i", refs=["x"], correct=0), "A")]},
      "has 1 references"),
-    ({"adapter_spec": {"model": "m"}, "request_states": [_state(_instance("i", refs=list("abcdefg")), "A")]},
-     "has 7 references"),
+    ({"adapter_spec": {"model": "m"}, "request_states": [_state(_instance("i", refs=list("abcdefghijk")), "A")]},
+     "has 11 references"),
 ])
 def test_refusals_write_nothing(tmp_path, db_path, doc, message):
     f = tmp_path / "s.json"

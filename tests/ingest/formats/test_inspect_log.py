@@ -36,7 +36,7 @@ def test_text_of_inputs():
     assert _text(None) == "" and _text(5) == "5"
 
 
-@pytest.mark.parametrize("s,ok", [("B", True), ("A, C", True), (" A,C ", True), ("G", False), ("b", False),
+@pytest.mark.parametrize("s,ok", [("B", True), ("A, C", True), (" A,C ", True), ("J", True), ("K", False), ("b", False),
                                   ("A C", False), ("", False)])
 def test_scorer_letters(s, ok):
     assert bool(_LETTERS.match(s)) is ok

@@ -118,8 +118,8 @@ def test_refusals_name_the_file_and_line(tmp_path, db_path):
     f = _write(tmp_path, "t", [{"doc_id": 0, "doc": {"question": "Q"}, "filtered_resps": ["A"]}])
     with pytest.raises(InputError, match="no options in the logged document"):
         import_lm_eval(f, model="m", db=db_path)
-    f = _write(tmp_path, "t", [_ll_line(0, {"id": "q", "question": "Q", "choices": list("abcdefg"), "label": 0},
-                                        [-9, -9, -9, -9, -9, -9, -1])])
+    f = _write(tmp_path, "t", [_ll_line(0, {"id": "q", "question": "Q", "choices": list("abcdefghijk"), "label": 0},
+                                        [-9] * 10 + [-1])])
     with pytest.raises(InputError):
         import_lm_eval(f, model="m", db=db_path)
     assert rows(db_path, "SELECT count(*) FROM predictions") == [(0,)]

@@ -73,7 +73,7 @@ def test_a_key_outside_the_choices_is_kept_and_flagged(tmp_path, db_path):
     ("not a list", "'choices' is not a list literal"),
     ("[1, 2]", "must be a list of strings"),
     ("['only']", "1 choices"),
-    (str([str(i) for i in range(7)]), "7 choices"),
+    (str([str(i) for i in range(11)]), "11 choices"),
 ])
 def test_bad_choices_name_the_line(tmp_path, db_path, choices, message):
     _subject(tmp_path, "s", [["Q1?", "['a', 'b']", 0, "ok", "A", "A"], ["Q2?", choices, 0, "ok", "A", "A"]])
