@@ -39,7 +39,7 @@ def test_invalid_policies_are_refused(kwargs, message):
 def test_as_dict_is_json_ready_without_params():
     p = Policy("x", "desc", exclude=("defective",), params={"secret": 1})
     assert p.as_dict() == {"name": "x", "description": "desc", "correct": True, "exclude": ["defective"],
-                           "adjudicated_only": False, "min_reviewers": 1}
+                           "adjudicated_only": False, "min_reviewers": 1, "rule": "count"}
 
 
 def test_a_name_is_registered_once(monkeypatch):
@@ -56,7 +56,8 @@ def test_a_name_is_registered_once(monkeypatch):
 
 def test_list_policies_one_row_per_policy_sorted():
     df = list_policies()
-    assert list(df.columns) == ["name", "description", "correct", "exclude", "adjudicated_only", "min_reviewers"]
+    assert list(df.columns) == ["name", "description", "correct", "exclude", "adjudicated_only", "min_reviewers",
+                                "rule"]
     assert df["name"].tolist() == sorted(POLICIES)
     row = df.set_index("name").loc["default"]
     assert row["exclude"] == "ambiguous,defective" and bool(row["correct"])
