@@ -16,6 +16,7 @@ from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
 from audit.review._common import run
 from audit.review._status import DISPUTED, status_expr, summary_ctes
+from audit.review.dispute import dispute_parties
 from audit.review.record import REVIEW_COLUMNS, _to_review
 from audit.review.settings import settings_from
 from audit.store import DbPath, connect
@@ -217,10 +218,10 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         summ[0] if summ else (0, False, "unreviewed", None, None, False))
     lead = bool(me) and (is_lead(me, leads) or my_role in ("lead", "admin"))
     rows = [_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in hist]
-    # A reviewer whose own verdict is part of the dispute never adjudicates it.
-    party = any(r.reviewer.casefold() == (me or "").casefold() and not r.is_adjudication and r.verdict != "skip"
-                for r in rows)
-    can_adjudicate = may_adj and not party
+    # A party to the dispute never settles it; a lead who joined it later still may.
+    parties = dispute_parties((r.review_id, r.reviewer, r.verdict, r.corrected_answer, r.is_adjudication)
+                              for r in rows)
+    can_adjudicate = may_adj and (me or "").casefold() not in parties
     reveal = bool(reviewed_by_me) or (status == DISPUTED and can_adjudicate)
     visible = rows if reveal else [r for r in rows if me is not None and r.reviewer == me]
     view = ItemView(

@@ -53,6 +53,7 @@ from audit.accounts.roles import may_adjudicate
 from audit.accounts.table import account_from, has_accounts
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.options import normalize_label
+from audit.review.dispute import dispute_parties
 from audit.store import DbPath, connect, transaction
 from audit.store.benchmarks import defaults_benchmark, resolves_benchmark
 from audit.store.records import Review
@@ -147,13 +148,16 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
     }
     leads = leads_from(con)
     adjudicators: dict[str, bool] = {}
-    # Who already gave a (non-adjudication) verdict on the items adjudicated
-    # here: their verdict is part of the dispute, so they may not settle it.
+    # The parties to the disputes adjudicated here may not settle them
+    # (a lead who joined a dispute later still may: audit.review.dispute).
     adj_ids = sorted({nfc(str(r.get("question_id")).strip()) for r in rows if _truthy(r.get("is_adjudication"))})
-    parties = {(q, n.casefold()) for q, n in con.execute(
-        "SELECT DISTINCT question_id, reviewer FROM reviews WHERE benchmark = ? AND NOT is_adjudication "
-        "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall()
-    } if adj_ids else set()
+    history: dict[str, list] = {}
+    if adj_ids:
+        for q, *r in con.execute(
+                "SELECT question_id, review_id, reviewer, verdict, corrected_answer, is_adjudication FROM reviews "
+                "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall():
+            history.setdefault(q, []).append(r)
+    parties = {(q, n) for q, rows_ in history.items() for n in dispute_parties(rows_)}
     # Earlier verdicts (not skips) per item, reviewer and kind: a new one is a revision.
     given: set[tuple[str, str, bool]] = {(q, n.casefold(), bool(a)) for q, n, a in con.execute(
         "SELECT DISTINCT question_id, reviewer, is_adjudication FROM reviews WHERE benchmark = ? "
