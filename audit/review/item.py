@@ -109,6 +109,9 @@ class ItemView:
     settled_verdict: str | None = None     # the settled verdict when status is 'done'
     settled_answer: str | None = None      # its corrected answer (key_wrong)
     adjudicated: bool = False
+    evidence_hidden: bool = False          # evidence-blind review: only the question (audit.review.blind)
+    answered_blind: bool = False           # the reviewer has answered the item blind
+    blind_answer: str | None = None        # ... naming this option (None: no option, or no blind answer)
 
     @property
     def my_latest(self) -> Review | None:
