@@ -14,6 +14,7 @@ from audit.accounts.leads import is_lead
 from audit.accounts.roles import effective_role, may_adjudicate
 from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
+from audit.i18n.option_labels import item_labels
 from audit.review._common import run
 from audit.review._status import DISPUTED, status_expr, summary_ctes
 from audit.review.dispute import dispute_parties
@@ -109,6 +110,7 @@ class ItemView:
     settled_verdict: str | None = None     # the settled verdict when status is 'done'
     settled_answer: str | None = None      # its corrected answer (key_wrong)
     adjudicated: bool = False
+    shown_labels: dict[str, str] = field(default_factory=dict)   # stored label → the label the item shows
     evidence_hidden: bool = False          # evidence-blind review: only the question (audit.review.blind)
     answered_blind: bool = False           # the reviewer has answered the item blind
     blind_answer: str | None = None        # ... naming this option (None: no option, or no blind answer)
@@ -236,6 +238,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
         settled_verdict=s_verdict if status == "done" else None,
         settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated),
+        shown_labels=item_labels(raw_text, [o.label for o in question.options]),
     )
     return view
 
