@@ -91,7 +91,7 @@ def _sign_in(page, base: str, name: str, path: str = "") -> None:
     page.locator(".st-key-signin_name input").fill(name)
     page.locator(".st-key-signin_password input").fill(PASSWORD)
     page.locator("[data-testid=stForm] button").last.click()
-    page.locator(".st-key-signin_name").wait_for(state="detached")
+    page.wait_for_function("() => !document.querySelector('.st-key-signin_name')")
     wait_settled(page)
 
 
@@ -106,15 +106,32 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"review-{name}.png"))
 
 
-def _t(key: str, lang: str, **kw) -> str:
-    return i18n.translate(key, lang, **kw)
+def _t(name: str, lang: str, /, **kw) -> str:
+    return i18n.translate(name, lang, **kw)
 
 
-def _choose(page, key: str, option: str) -> None:
+def _key(key: str, prefix: bool = False) -> str:
+    """The CSS selector of the element with widget key ``key`` (``prefix``: whose key starts so),
+    leaving out the stale copy Streamlit keeps while a run redraws the page."""
+    k = re.sub(r"[^a-zA-Z0-9_-]", "-", key)
+    return (f"[class*='st-key-{k}']" if prefix else f".st-key-{k}") + ":not([data-stale=true])"
+
+
+def _choose(page, key: str, option: str, prefix: bool = False) -> None:
     """Pick ``option`` in the selectbox with widget key ``key``."""
-    page.locator(f".st-key-{key} [data-baseweb=select]").click()
+    page.locator(f"{_key(key, prefix)} input[role=combobox]").click()
     page.get_by_role("option", name=option, exact=True).click()
     wait_settled(page)
+
+
+def _button(page, key: str):
+    """The visible button with widget key ``key`` (Streamlit keeps a hidden copy beside it)."""
+    return page.locator(f"{_key(key)} button").filter(visible=True).first
+
+
+def _chosen(page, key: str, prefix: bool = False) -> str:
+    """The option a selectbox shows."""
+    return page.locator(f"{_key(key, prefix)} input[role=combobox]").input_value().strip()
 
 
 # ---------------------------------------------------------------- 1 Tibetan text keeps its size
@@ -202,7 +219,7 @@ def test_the_admin_form_shows_each_accounts_real_role(server, browser, lang):
         for who, role in ((camp.LEAD, "lead"), (camp.REVIEWERS[0], "reviewer"), (ADMIN, "admin"),
                           (camp.LEAD, "lead")):
             _choose(page, "admin_who", who)
-            shown = page.locator("[class*='st-key-admin_new_role'] [data-baseweb=select]").inner_text().strip()
+            shown = _chosen(page, "admin_new_role", prefix=True)
             assert shown == _t(f"role.{role}", lang), (who, shown)
         _shot(page, f"admin-role-{lang}")
     finally:
@@ -214,7 +231,7 @@ def test_the_admin_form_shows_each_accounts_real_role(server, browser, lang):
 def test_a_lead_who_saves_a_plain_verdict_on_a_dispute_can_still_settle_it(server, browser, wb_db):
     qid = _disputed(wb_db)
     ctx = _context(browser, "en")
-    box = f".st-key-form--{camp.BENCH}--{qid}--adjudicate input[type=checkbox]"
+    box = f"{_key(f'form::{camp.BENCH}::{qid}::adjudicate')} input[type=checkbox]"
     try:
         page = _page(ctx)
         _sign_in(page, server, camp.LEAD, f"item?benchmark={camp.BENCH}&question={qid}")
@@ -222,12 +239,12 @@ def test_a_lead_who_saves_a_plain_verdict_on_a_dispute_can_still_settle_it(serve
         assert page.locator(box).is_checked()          # the lead's verdict decides by default
         page.locator(box).uncheck(force=True)
         wait_settled(page)
-        if page.locator(".st-key-wb_move_on input").is_checked():
-            page.locator(".st-key-wb_move_on input").uncheck(force=True)
+        if page.locator(f"{_key('wb_move_on')} input").is_checked():
+            page.locator(f"{_key('wb_move_on')} input").uncheck(force=True)
             wait_settled(page)
-        page.locator(".st-key-vbtn_ambiguous button").click()
+        _button(page, "vbtn_ambiguous").click()
         wait_settled(page)
-        page.locator(".st-key-save button").click()
+        _button(page, "save").click()
         page.get_by_text(_t("item.saved", "en", what=_t("item.saved_verdict", "en"), qid=qid,
                             label="x").split(":")[0]).first.wait_for()
         wait_settled(page)
@@ -238,9 +255,9 @@ def test_a_lead_who_saves_a_plain_verdict_on_a_dispute_can_still_settle_it(serve
         page.locator(box).wait_for(state="attached")   # still offered the deciding verdict
         assert page.locator(box).is_checked()
         _shot(page, "lead-after-plain-verdict")
-        page.locator(".st-key-vbtn_key_correct button").click()
+        _button(page, "vbtn_key_correct").click()
         wait_settled(page)
-        page.locator(".st-key-save button").click()
+        _button(page, "save").click()
         page.locator(".wb-outcome").get_by_text(_t("outcome.decided", "en")).wait_for()
     finally:
         ctx.close()
@@ -252,10 +269,12 @@ def test_a_lead_who_saves_a_plain_verdict_on_a_dispute_can_still_settle_it(serve
 
 _QUEUE_LAYOUT = """() => {
   const vw = window.innerWidth;
-  const head = document.querySelector('.wb-qhead > div:nth-child(5)');
+  const live = (sel) => [...document.querySelectorAll(sel)].filter(e => !e.closest('[data-stale=true]'));
+  const head = live('.wb-qhead > div:nth-child(5)')[0];
   const hb = head ? head.getBoundingClientRect() : null;
-  const previews = [...document.querySelectorAll('.wb-qrow:not(.wb-qhead) .wb-preview')].map(e => e.getBoundingClientRect().width);
-  const ids = [...document.querySelectorAll('[class*="st-key-open--"] button')].map(b => {
+  const previews = live('.wb-qrow:not(.wb-qhead) .wb-preview').map(e => e.getBoundingClientRect().width);
+  // each keyed button also has a hidden copy (for its shortcut hint): the visible ones
+  const ids = live('[class*="st-key-open--"] button').filter(b => b.offsetParent).map(b => {
     const p = b.querySelector('p'); const r = b.getBoundingClientRect();
     return {text: p.textContent, cut: p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > b.scrollHeight + 1,
             right: r.right};
@@ -272,7 +291,7 @@ def test_the_queue_at_1024_with_the_sidebar_open(server, browser, wb_db, lang):
     try:
         page = _page(ctx)
         _sign_in(page, server, camp.REVIEWERS[0], "queue")
-        page.locator('[class*="st-key-open--"]').first.wait_for()
+        page.locator(_key("open::", prefix=True)).first.wait_for()
         wait_settled(page)
         got = page.evaluate(_QUEUE_LAYOUT)
         assert got["sidebar"] > 200, "the sidebar is open"
@@ -304,16 +323,15 @@ def test_the_export_page_offers_the_new_version_without_a_reload(server, browser
         page = _page(ctx)
         _sign_in(page, server, camp.LEAD, "export")
         page.get_by_role("heading", name=_t("export.title", "en")).wait_for()
-        assert page.locator(".st-key-export_version input").input_value() == new
-        page.locator(".st-key-export_create button").click()
+        assert page.locator(f"{_key('export_version')} input").input_value() == new
+        _button(page, "export_create").click()
         page.get_by_text(_t("export.created", "en", bench=camp.BENCH, v=new, c=1, e=0, u=0, n=0)
                          .split(":")[0]).first.wait_for()
         wait_settled(page)
-        assert page.locator(".st-key-export_pick [data-baseweb=select]").inner_text().strip() == new
-        assert page.locator(".st-key-export_zip button").inner_text().strip().endswith(
+        assert _chosen(page, "export_pick") == new
+        assert _button(page, "export_zip").inner_text().strip().endswith(
             _t("export.download", "en", v=new))
-        assert page.locator(".st-key-export_diff_a [data-baseweb=select]").inner_text().strip() == before[-1]
-        assert page.locator(".st-key-export_diff_b [data-baseweb=select]").inner_text().strip() == new
+        assert (_chosen(page, "export_diff_a"), _chosen(page, "export_diff_b")) == (before[-1], new)
         _shot(page, "export-new-version")
     finally:
         ctx.close()
@@ -347,6 +365,24 @@ def test_every_address_answers_in_the_interface_language(server, browser, lang):
 
 # ---------------------------------------------------------------- evidence-blind review
 
+def _evidence_shown(page, view, judges: set[str]) -> dict[str, bool]:
+    """Which kinds of evidence the page's HTML holds (elements and their text; the page's
+    style sheet names the classes too, so a class alone proves nothing)."""
+    html = page.content()
+    text = page.inner_text("body")
+    return {
+        "key": bool(re.search(r'class="wb-opt wb-key|class="wb-badge wb-badge-key"', html)),
+        "votes": bool(re.search(r'class="wb-votes"|class="wb-bar', html)),
+        "score": _t("item.why_here", "en") in text,
+        "tier": _t("queue.tier_n", "en", n=view.audit.tier) in page.locator(".wb-meta").inner_text(),
+        "judge": any(j in html for j in judges),
+        "parallel": bool(re.search(r'class="wb-par"', html)) or view.parallel.counterpart_id in html,
+        "parallel key": _t("item.warn_parallel", "en", source=view.parallel.source, id=view.parallel.counterpart_id,
+                           pkey=view.parallel.key, key=view.question.answer_key) in text
+        if view.parallel.key_match is False else bool(re.search(r'class="wb-par"', html)),
+    }
+
+
 def test_evidence_blind_item_page_before_and_after_the_blind_answer(server, browser, wb_db):
     from audit.review.blind import set_blind_review
 
@@ -356,38 +392,25 @@ def test_evidence_blind_item_page_before_and_after_the_blind_answer(server, brow
     judges = {j.judge for j in view.judges}
     assert view.parallel is not None and judges and view.families
     set_blind_review(True, actor=ADMIN, db=wb_db)
+    audit.accounts.language.set_user_language(camp.REVIEWERS[1], "en", db=wb_db)   # read in English below
     ctx = _context(browser, "en")
     try:
         page = _page(ctx)
         _sign_in(page, server, camp.REVIEWERS[1], f"item?benchmark={camp.BENCH}&question={qid}")
-        page.locator(".st-key-blind_save").wait_for()
+        page.locator(_key("blind_save")).wait_for()
         wait_settled(page)
-        html = page.content()
-        evidence = {
-            "key": 'class="wb-opt wb-key"' in html or "wb-badge-key" in html,
-            "votes": "wb-votes" in html or "wb-bar" in html or "/8</span>" in html,
-            "score": _t("item.why_here", "en") in html or "st-key-item_evidence" in html,
-            "tier": _t("queue.tier_n", "en", n=view.audit.tier) in page.locator(".wb-meta").inner_text(),
-            "judge": any(j in html for j in judges),
-            "parallel": view.parallel.counterpart_id in html or "wb-par" in html,
-        }
+        evidence = _evidence_shown(page, view, judges)
         assert not any(evidence.values()), evidence
         assert page.locator(".wb-opt").count() == len(view.question.options)   # the question is whole
         _shot(page, "blind-before")
         page.get_by_text(_t("item.blind_none", "en")).wait_for()
         page.locator("label").filter(has_text=re.compile(rf"^{view.question.options[1].label}$")).first.click()
         wait_settled(page)
-        page.locator(".st-key-blind_save button").click()
-        page.locator(".st-key-save").wait_for()
+        _button(page, "blind_save").click()
+        page.locator(_key("save")).wait_for()
         wait_settled(page)
-        html = page.content()
-        after = {
-            "key": "wb-badge-key" in html, "votes": "wb-votes" in html,
-            "score": "st-key-item_evidence" in html and _t("item.why_here", "en") in html,
-            "tier": _t("queue.tier_n", "en", n=view.audit.tier) in page.locator(".wb-meta").inner_text(),
-            "judge": all(j in html for j in judges), "parallel": view.parallel.counterpart_id in html,
-        }
-        assert all(after.values()), after
+        after = _evidence_shown(page, view, judges)
+        assert all(after.values()) and set(after) == set(evidence), after
         assert _t("item.blind_was", "en", answer=view.question.options[1].label) in page.inner_text("body")
         _shot(page, "blind-after")
     finally:

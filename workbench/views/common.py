@@ -36,11 +36,12 @@ from workbench import render, session
 
 #: The session-state key of the interface language.
 K_LANG = "wb_lang"
-#: This browser's remembered interface language (a plain cookie: it holds no secret,
-#: and it keeps the choice made on the sign-in page across reloads, tabs and links).
+#: This browser's remembered interface language (a plain cookie: it holds no secret).  It is
+#: written when someone picks a language, and when a signed-in account's stored one is loaded.
 LANG_COOKIE = "wb_lang"
-K_LANG_CHOSEN = "wb_lang_chosen"      # chosen in this browser session before signing in: save it with the account
+K_LANG_CHOSEN = "wb_lang_chosen"      # (how, language) picked before signing in: "switch" here, "cookie" earlier
 K_LANG_COOKIE = "wb_lang_cookie"      # the value this session last wrote to the cookie
+K_LANG_WRITE = "wb_lang_write"        # a value the cookie should take on this run
 
 
 def _cookie_language() -> str | None:
@@ -52,32 +53,40 @@ def _cookie_language() -> str | None:
 
 
 def lang() -> str:
-    """The interface language of this browser session: the choice made in
-    the switch (before or after signing in), else the signed-in reviewer's
-    stored setting, else this browser's remembered choice (cookie
-    ``wb_lang``), else the browser's ``Accept-Language``, else English.  A
-    choice made before signing in is saved with the account at sign-in
-    (:func:`remember_language`)."""
+    """The interface language of this browser session.
+
+    Before signing in: the choice made in the switch, else this browser's
+    remembered choice (cookie ``wb_lang``), else the browser's
+    ``Accept-Language``, else English.  At sign-in, a language picked in the
+    switch of this sign-in page becomes the account's; one remembered from
+    an earlier visit becomes the account's when the account has none yet;
+    otherwise the account's stored language applies (and this browser
+    remembers it).  A change in the sidebar is saved with the account."""
     cur = st.session_state.get(K_LANG)
     me = session.reviewer()
     if me and st.session_state.get("wb_lang_loaded") != me:
         st.session_state["wb_lang_loaded"] = me
-        chosen = st.session_state.pop(K_LANG_CHOSEN, None)
-        if chosen in i18n.LANGUAGES:     # picked on the sign-in page: it becomes the account's
-            _store(me, chosen)
-            return chosen
+        how, chosen = st.session_state.pop(K_LANG_CHOSEN, (None, None))
         try:
             stored = audit.accounts.language.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
+        if chosen in i18n.LANGUAGES and (how == "switch" or stored is None):
+            _store(me, chosen)
+            st.session_state[K_LANG] = chosen
+            return chosen
         if stored in i18n.LANGUAGES:
             st.session_state[K_LANG] = stored
+            st.session_state[K_LANG_WRITE] = stored
             return stored
     if cur in i18n.LANGUAGES:
         return cur
     remembered = _cookie_language()
     if remembered:
         st.session_state[K_LANG] = remembered
+        if not me:
+            st.session_state[K_LANG_CHOSEN] = ("cookie", remembered)
+        st.session_state[K_LANG_COOKIE] = remembered
         return remembered
     try:
         header = st.context.headers.get("Accept-Language")
@@ -95,16 +104,18 @@ def _store(me: str, choice: str) -> None:
 
 
 def remember_language() -> None:
-    """Keep this browser's cookie ``wb_lang`` equal to the interface
-    language (written by a small page script when it differs, one year)."""
-    cur = lang()
-    if st.session_state.get(K_LANG_COOKIE) == cur or (
-            _cookie_language() == cur and K_LANG_COOKIE not in st.session_state):
-        st.session_state[K_LANG_COOKIE] = cur
+    """Have this browser remember the language picked in the switch or
+    loaded from the account (cookie ``wb_lang``, one year), by a small page
+    script when the cookie does not hold it yet."""
+    lang()
+    want = st.session_state.pop(K_LANG_WRITE, None)
+    if want is None or want == st.session_state.get(K_LANG_COOKIE) or want == _cookie_language():
+        if want is not None:
+            st.session_state[K_LANG_COOKIE] = want
         return
-    st.session_state[K_LANG_COOKIE] = cur
+    st.session_state[K_LANG_COOKIE] = want
     with st.container(key="wb_lang_cookie"):
-        st.html(f"<script>document.cookie = '{LANG_COOKIE}={cur}; Path=/; Max-Age=31536000; SameSite=Lax';</script>",
+        st.html(f"<script>document.cookie = '{LANG_COOKIE}={want}; Path=/; Max-Age=31536000; SameSite=Lax';</script>",
                 unsafe_allow_javascript=True)
 
 
@@ -136,11 +147,12 @@ def _language_changed() -> None:
     if choice not in i18n.LANGUAGES:
         return
     st.session_state[K_LANG] = choice
+    st.session_state[K_LANG_WRITE] = choice
     me = session.reviewer()
     if me:
         _store(me, choice)
     else:
-        st.session_state[K_LANG_CHOSEN] = choice
+        st.session_state[K_LANG_CHOSEN] = ("switch", choice)
 
 
 def language_switch(where=None) -> None:
