@@ -58,7 +58,7 @@ _VISIBLE_TEXTS = """(skip) => {
 }"""
 SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, "
         "[data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
-        "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie")
+        "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie, .st-key-wb_guide")
 # Raw codes and missing values are looked for in tables too (their cells are in the page's accessible grid).
 SKIP_CODES = SKIP.replace(", [data-testid=stDataFrame]", "")
 _CELLS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] [role=gridcell], [data-testid=stDataFrame] [role=columnheader]')]
@@ -134,6 +134,8 @@ def _data_words(db: Path) -> set[str]:
     for fam in audit.review.item_view("demo", q, db=db).families:   # run and method names of the item shown
         for m in fam.answers:
             words |= set(LATIN.findall(f"{m.method} {m.run} {m.model} {fam.family}"))
+    # option letters: an option is named as the item shows it, A–D for these items, in every language
+    words |= {f"{x}{q}" for x in "ABCDEF" for q in ("'", "’")}
     return words | {"audit", "demo"}
 
 

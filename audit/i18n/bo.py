@@ -414,8 +414,8 @@ MESSAGES.update({
     "column.config": 'སྒྲིག་འགོད',
     "column.cost_usd": 'འགྲོ་གྲོན (ཨ་སྒོར)',
     "column.count": 'གྲངས',
-    "column.family_x": 'དཔྱད་པ་བ་དང་པོའི་རིགས་རྒྱུད',
-    "column.family_y": 'དཔྱད་པ་བ་གཉིས་པའི་རིགས་རྒྱུད',
+    "column.family_x": 'རིགས་རྒྱུད་དང་པོ',
+    "column.family_y": 'རིགས་རྒྱུད་གཉིས་པ',
     "column.file_path": 'ཡིག་ཆ',
     "column.finished_at": 'མཇུག་རྫོགས་དུས (UTC)',
     "column.host": 'ཞབས་ཞུ་འཕྲུལ་ཆས',
@@ -470,8 +470,8 @@ MESSAGES.update({
     "column.stop_reason": 'མཚམས་འཇོག་རྒྱུ་མཚན',
     "column.support": 'མཐུན་པའི་རིགས་རྒྱུད་ཀྱི་ཚད',
     "column.votes": 'འོས་གྲངས',
-    "column.x_only": 'དཔྱད་པ་བ་དང་པོ་ཁོ་ན',
-    "column.y_only": 'དཔྱད་པ་བ་གཉིས་པ་ཁོ་ན',
+    "column.x_only": 'རིགས་རྒྱུད་དང་པོ་ཁོ་ན',
+    "column.y_only": 'རིགས་རྒྱུད་གཉིས་པ་ཁོ་ན',
 })
 
 # Review workbench: evidence-blind review, guidelines, the lead's flow, plain words for codes and columns
@@ -535,6 +535,7 @@ MESSAGES.update({
     "dash.col_changed": "ཐག་གཅོད་དེ་སྔོན་གྱི་ལན་དང་མི་མཐུན",
     "dash.col_changed_share": "མི་མཐུན་པའི་ཚད",
     "dash.corr_none": "ཐག་ཆོད་པའི་བཅོས་སྒྲིག་གིས་དཔེ་དབྱིབས་གང་གི་ཡང་དག་ཚད་ད་དུང་བསྒྱུར་མེད།",
+    "judges.no_majority": "མང་ཆེ་བ་མེད",
     "column.items_reviewed": "ཞིབ་བཤེར་བྱས་པའི་དྲི་བ",
     "column.model_a": "དཔེ་དབྱིབས་དང་པོ",
     "column.model_b": "དཔེ་དབྱིབས་གཉིས་པ",

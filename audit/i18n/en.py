@@ -616,8 +616,8 @@ UI.update({
     "column.config": 'Settings',
     "column.cost_usd": 'Cost (USD)',
     "column.count": 'Items',
-    "column.family_x": "First judge's family",
-    "column.family_y": "Second judge's family",
+    "column.family_x": "First family",
+    "column.family_y": "Second family",
     "column.file_path": 'File',
     "column.finished_at": 'Finished (UTC)',
     "column.host": 'Server',
@@ -672,8 +672,8 @@ UI.update({
     "column.stop_reason": 'Why it stopped',
     "column.support": 'Share of families agreeing',
     "column.votes": 'Votes',
-    "column.x_only": 'First judge only',
-    "column.y_only": 'Second judge only',
+    "column.x_only": 'First family only',
+    "column.y_only": 'Second family only',
 })
 
 # Review workbench: evidence-blind review, guidelines, the lead's flow, plain words for codes and columns
@@ -737,6 +737,7 @@ UI.update({
     "dash.col_changed": "Verdict differs from the first answer",
     "dash.col_changed_share": "Share that differs",
     "dash.corr_none": "No settled correction changes any model's accuracy yet.",
+    "judges.no_majority": "No majority",
     "column.items_reviewed": "Items reviewed",
     "column.model_a": "Model A",
     "column.model_b": "Model B",

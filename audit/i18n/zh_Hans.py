@@ -410,8 +410,8 @@ MESSAGES.update({
     "column.config": '设置',
     "column.cost_usd": '费用（美元）',
     "column.count": '题数',
-    "column.family_x": '第一个评判模型的家族',
-    "column.family_y": '第二个评判模型的家族',
+    "column.family_x": '第一个家族',
+    "column.family_y": '第二个家族',
     "column.file_path": '文件',
     "column.finished_at": '结束时间（UTC）',
     "column.host": '服务器',
@@ -466,8 +466,8 @@ MESSAGES.update({
     "column.stop_reason": '停止原因',
     "column.support": '同意的家族比例',
     "column.votes": '票数',
-    "column.x_only": '仅第一个评判模型',
-    "column.y_only": '仅第二个评判模型',
+    "column.x_only": '仅第一个家族',
+    "column.y_only": '仅第二个家族',
 })
 
 # Review workbench: evidence-blind review, guidelines, the lead's flow, plain words for codes and columns
@@ -531,6 +531,7 @@ MESSAGES.update({
     "dash.col_changed": "判定与先答的答案不同",
     "dash.col_changed_share": "不同的比例",
     "dash.corr_none": "已定论的更正尚未改变任何模型的准确率。",
+    "judges.no_majority": "没有多数",
     "column.items_reviewed": "已审核题数",
     "column.model_a": "模型 A",
     "column.model_b": "模型 B",

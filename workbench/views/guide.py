@@ -59,4 +59,5 @@ def page() -> None:
         st.title(t("nav.help"))
         st.info(t("help.no_guide"))
         return
-    st.markdown(text)
+    with st.container(key="wb_guide"):   # documentation text, quoted as written (its drafts' notes in English)
+        st.markdown(text)

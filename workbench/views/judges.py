@@ -38,6 +38,8 @@ def _table(df, raters: str | None = None, **kwargs) -> None:
     for c in df.columns:
         if c != "p_value" and df[c].dtype.kind == "f":
             df[c] = df[c].round(2)
+        elif c in _VALUES:    # codes held in a column read as words
+            df[c] = [_VALUES[c](v) if isinstance(v, str) else v for v in df[c]]
     missing = [c for c in df.columns if df[c].isna().any()]
     for c in missing:   # a figure that does not exist reads "—", never "None"
         df[c] = df[c].astype(object).where(df[c].notna(), "—")
@@ -45,6 +47,12 @@ def _table(df, raters: str | None = None, **kwargs) -> None:
         df = df.rename(columns={"rater_a": f"{raters}_a", "rater_b": f"{raters}_b"})
     st.dataframe(common.columns(df), **kwargs)
 
+
+#: Columns whose values are codes → their words.
+_VALUES = {
+    "pattern": lambda v: common.label("column", v),
+    "panel_verdict": lambda v: t("judges.no_majority") if v == "no_majority" else common.label("verdict", v),
+}
 
 #: Agreement section → what its two raters are.
 _RATERS = {"reading.section.models": "model", "reading.section.judges": "judge",
