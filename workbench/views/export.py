@@ -55,7 +55,7 @@ _CHANGES = {"key": "export.change_key", "inclusion": "export.change_inclusion",
             "removed": "export.change_removed"}
 _CODES = {   # column → how its stored codes read
     "verdict": "verdict", "verdict_b": "verdict", "exclusion_list": "verdict", "exclusion_list_b": "verdict",
-    "cause": "cause", "review_status": "status",
+    "cause": "cause", "review_status": "status", "policy": "policy",
 }
 
 
