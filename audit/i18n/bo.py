@@ -536,6 +536,8 @@ MESSAGES.update({
     "dash.col_changed_share": "མི་མཐུན་པའི་ཚད",
     "dash.corr_none": "ཐག་ཆོད་པའི་བཅོས་སྒྲིག་གིས་དཔེ་དབྱིབས་གང་གི་ཡང་དག་ཚད་ད་དུང་བསྒྱུར་མེད།",
     "judges.no_majority": "མང་ཆེ་བ་མེད",
+    "common.panel_failed": "ལྷུ་ཚན་འདི་རྩིས་མ་ཐུབ། ({error})",
+    "item.not_found": "{bench} ནང་དྲི་བ་ {qid} མེད།",
     "column.items_reviewed": "ཞིབ་བཤེར་བྱས་པའི་དྲི་བ",
     "column.model_a": "དཔེ་དབྱིབས་དང་པོ",
     "column.model_b": "དཔེ་དབྱིབས་གཉིས་པ",

@@ -738,6 +738,8 @@ UI.update({
     "dash.col_changed_share": "Share that differs",
     "dash.corr_none": "No settled correction changes any model's accuracy yet.",
     "judges.no_majority": "No majority",
+    "common.panel_failed": "This panel could not be computed ({error}).",
+    "item.not_found": "There is no item {qid} in {bench}.",
     "column.items_reviewed": "Items reviewed",
     "column.model_a": "Model A",
     "column.model_b": "Model B",

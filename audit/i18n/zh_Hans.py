@@ -532,6 +532,8 @@ MESSAGES.update({
     "dash.col_changed_share": "不同的比例",
     "dash.corr_none": "已定论的更正尚未改变任何模型的准确率。",
     "judges.no_majority": "没有多数",
+    "common.panel_failed": "无法计算此栏（{error}）。",
+    "item.not_found": "{bench} 中没有题目 {qid}。",
     "column.items_reviewed": "已审核题数",
     "column.model_a": "模型 A",
     "column.model_b": "模型 B",

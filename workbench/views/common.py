@@ -253,7 +253,7 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     except Exception as exc:  # noqa: BLE001
         if not any_error:
             raise
-        st.error(f"This panel could not be computed: {type(exc).__name__}: {render.md(exc)}")
+        st.error(t("common.panel_failed", error=f"{type(exc).__name__}: {render.md(exc)}"))
         return None
 
 

@@ -516,6 +516,9 @@ def page() -> None:
             return
         view = last  # keep the page (and the unsaved form) usable while the file is busy
         st.warning(t("item.busy"), icon=":material/lock:")
+    except audit.NotFoundError:
+        st.error(t("item.not_found", qid=render.md(qid), bench=render.md(bench)))
+        return
     except audit.AuditError as exc:
         st.error(render.md(exc))
         return
