@@ -108,3 +108,30 @@ def test_the_check_finds_private_imports(tmp_path):
         "workbench/w.py:1: imports audit.review._common, private to audit.review",
         "workbench/w.py:2: imports audit.ingest.y._g, private to audit.ingest",
     ]
+
+
+def test_other_packages_import_only_what_a_module_lists_as_public():
+    """A name imported from another package is in the ``__all__`` of the module
+    it comes from, when that module has one (or is one of its public
+    submodules): the contract between packages is what they list, not what
+    happens to be importable."""
+    import importlib
+
+    bad = []
+    for top in CHECKED:
+        for path in sorted((REPO / top).rglob("*.py")):
+            here = _module_of(path, REPO)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.level or not (node.module or "").startswith("audit."):
+                    continue
+                mod = node.module
+                pkg = ".".join(mod.split(".")[:2])
+                if here == pkg or here.startswith(pkg + ".") or mod.startswith("audit._util"):
+                    continue
+                public = getattr(importlib.import_module(mod), "__all__", None)
+                for a in node.names:
+                    if _is_module(f"{mod}.{a.name}", REPO) and not a.name.startswith("_"):
+                        continue
+                    if a.name.startswith("_") or (public is not None and a.name not in public):
+                        bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {mod}.{a.name} is not in that module's __all__")
+    assert not bad, "\n".join(bad)
