@@ -212,16 +212,22 @@ def item_for_review(benchmark: str, question_id: str, *, reviewer: str | None = 
     """The item as ``reviewer`` may see it now: :func:`audit.review.item_view`,
     with the evidence withheld (:func:`withhold_evidence`) while the
     campaign is evidence-blind and the reviewer has not answered the item
-    blind (nor given a verdict on it).  ``blind_answer`` holds the
-    reviewer's blind answer once there is one."""
+    blind (nor given a verdict on it).  In an evidence-blind campaign,
+    ``blind_answer`` holds the reviewer's blind answer once there is one."""
     qid = nfc(str(question_id).strip())
     with connect(db, read_only=True) as con:
-        hide = needs_blind_answer(con, benchmark, qid, reviewer)
-        mine = _answer_row(con, benchmark, qid, clean_name(reviewer)) if reviewer else None
+        if not blind_review_from(con):      # the usual case: one settings read, then the item as it is
+            hide, mine = False, None
+        else:
+            who = clean_name(reviewer) if reviewer else ""
+            mine = _answer_row(con, benchmark, qid, who) if who else None
+            hide = mine is None and not (who and _has_verdict(con, benchmark, qid, who))
     view = item_view(benchmark, qid, reviewer=reviewer, db=db)
     if hide:
         return withhold_evidence(view)
-    return dataclasses.replace(view, blind_answer=mine.answer if mine else None, answered_blind=mine is not None)
+    if mine is None:
+        return view
+    return dataclasses.replace(view, blind_answer=mine.answer, answered_blind=True)
 
 
 #: The task fields that carry evidence (the key, tier, votes, parallel source, the item page's reasons).

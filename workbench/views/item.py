@@ -462,7 +462,8 @@ def _guidelines(lang: str, db: str, version: tuple):
 
 def _guidelines_button(db) -> None:
     """The campaign's guidelines in the interface language, one click away."""
-    g = common.call(_guidelines, common.lang(), str(db), common.data_version(db), quiet=True)
+    # keyed by the writes that are not verdicts (an admin's save): a saved verdict keeps the cached text
+    g = common.call(_guidelines, common.lang(), str(db), common.review_version(db)[:2], quiet=True)
     if g is None or not g.text:
         return
     with st.popover(t("item.guidelines", v=g.version), icon=":material/menu_book:", width="stretch"):
