@@ -24,7 +24,9 @@ for that item (the last one repeats):
 
 Items without a script get ``default(qid)`` (a valid "key correct" reply),
 or ``default_reply(qid)`` when the server was made with one (the predict
-tests answer with text).  ``sent`` counts the 200 replies fully written to
+tests answer with text); a server made with ``respond`` answers every
+request with ``respond(prompt text)`` (a behaviour), so a test can play a
+judge that reads the prompt (the key as shown, the options' order).  ``sent`` counts the 200 replies fully written to
 the client; ``sent_qids`` lists their items in order and ``open`` holds the
 requests received and not yet answered, so that :meth:`snapshot` can say,
 at one instant, which replies the client had been sent and how many of its
@@ -46,9 +48,10 @@ QID = re.compile(r"QID=([A-Za-z0-9_.-]+)")
 
 class JudgeServer:
     def __init__(self, *, delay: float = 0.0, prompt_tokens: int = 100, completion_tokens: int = 20,
-                 default_reply=None):
+                 default_reply=None, respond=None):
         self.script: dict[str, list] = {}
         self.default_reply = default_reply
+        self.respond = respond
         self.sent = 0
         self.delay = delay
         self.prompt_tokens = prompt_tokens
@@ -113,7 +116,8 @@ class JudgeServer:
             self.auth_headers.append(h.headers.get("authorization", ""))
         answered: list = []
         try:
-            steps = self.script.get(qid) or [(self.default_reply or self.default)(qid)]
+            steps = [self.respond(content)] if self.respond is not None else \
+                self.script.get(qid) or [(self.default_reply or self.default)(qid)]
             step = steps[min(attempt, len(steps) - 1)]
             if self.delay:
                 time.sleep(self.delay)

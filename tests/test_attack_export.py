@@ -75,7 +75,8 @@ def test_intact_versions_verify_and_zip(v11):
     db, folder = v11
     assert _verify(db) == [("1.0", True, ""), ("1.1", True, "")]
     names = zipfile.ZipFile(io.BytesIO(release_zip(B, "1.1", db=db))).namelist()
-    assert sorted(n.split("/", 1)[1] for n in names) == sorted(p.name for p in folder.iterdir())
+    assert sorted(n.split("/", 1)[1] for n in names) == sorted(p.relative_to(folder).as_posix()
+                                                               for p in folder.rglob("*") if p.is_file())
 
 
 def test_data_file_and_manifest_entry_edited_together_fail(v11):

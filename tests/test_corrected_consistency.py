@@ -14,7 +14,8 @@ from audit.store import connect
 
 def _datasheet_rows(path) -> dict[str, list[str]]:
     rows = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8").split("## Scores under every key version")[0]   # the accuracy table only
+    for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and cells[0] in MODELS:
             rows[cells[0]] = cells

@@ -164,7 +164,7 @@ def test_default_policy_each_case(toy, tmp_path):
     assert m["version"] == "1.1" and m["parent"] == "1.0" and m["policy"]["name"] == "default"
     assert m["counts"] == s.counts
     assert m["audit_run"] is None  # never analysed
-    assert set(m["files"]) == {p.name for p in v.iterdir()} - {"manifest.json"}
+    assert set(m["files"]) == {p.relative_to(v).as_posix() for p in v.rglob("*") if p.is_file()} - {"manifest.json"}
     for name, h in m["files"].items():
         assert hashlib.sha256((v / name).read_bytes()).hexdigest() == h["sha256"]
     assert verify_version(v) == []
@@ -264,8 +264,9 @@ def test_deterministic_byte_identical(toy, tmp_path):
     create_version(B, "1.1", db=toy, exports_dir=a)
     create_version(B, "1.1", db=copy, exports_dir=b)
     for version in ("1.0", "1.1"):
-        fa, fb = sorted((a / B / version).iterdir()), sorted((b / B / version).iterdir())
-        assert [p.name for p in fa] == [p.name for p in fb]
+        fa = sorted(p for p in (a / B / version).rglob("*") if p.is_file())
+        fb = sorted(p for p in (b / B / version).rglob("*") if p.is_file())
+        assert [p.relative_to(a) for p in fa] == [p.relative_to(b) for p in fb]
         for pa, pb in zip(fa, fb):
             if pa.name != "manifest.json":
                 assert pa.read_bytes() == pb.read_bytes(), pa.name

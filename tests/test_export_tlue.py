@@ -109,8 +109,10 @@ def test_tlue_round_trip_byte_identical_and_deterministic(reviewed, tlue_dir, tm
     out2 = tmp_path / "exports2"
     create_version("tlue", "1.1", db=copy, exports_dir=out2)
     for version in ("1.0", "1.1"):
-        files = sorted(p.name for p in (out / "tlue" / version).iterdir())
-        assert files == sorted(p.name for p in (out2 / "tlue" / version).iterdir())
+        files = sorted(p.relative_to(out / "tlue" / version).as_posix() for p in (out / "tlue" / version).rglob("*")
+                       if p.is_file())
+        assert files == sorted(p.relative_to(out2 / "tlue" / version).as_posix()
+                               for p in (out2 / "tlue" / version).rglob("*") if p.is_file())
         for name in files:
             if name != "manifest.json":
                 assert (out / "tlue" / version / name).read_bytes() == (out2 / "tlue" / version / name).read_bytes(), name

@@ -42,7 +42,7 @@ def test_judges_page_renders(db_path, tmp_path, monkeypatch):
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.tabs) == 7
+    assert len(at.tabs) == 8   # the reliability card first
     at.selectbox(key="judge_pick").set_value(JUDGE).run()
     assert not at.exception and not at.error
     assert any("google family" in w.value for w in at.warning)

@@ -521,7 +521,7 @@ def test_dashboards_show_tiers_scenarios_progress_corrected_accuracy_and_kappa(d
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert len(at.tabs) == 7
+    assert len(at.tabs) == 9
     # first tab (issue 19): what wrong keys cost each model, from audit.analyze.impact_summary
     imp = audit.analyze.impact_summary("demo", db=db)
     cost = frame_with(at, "cost (points)").set_index("model")

@@ -51,3 +51,38 @@ def test_views_never_import_the_page_registry():
     graph = _graph()
     assert "workbench.nav" in graph["workbench._page"]
     assert {m for m, edges in graph.items() if m.startswith("workbench.views") and "workbench.nav" in edges} == set()
+
+
+def test_every_audit_name_a_page_reads_resolves_in_a_fresh_interpreter():
+    """A page that reads ``audit.review.dashboard.tier_by_subject`` imports
+    ``audit.review.dashboard`` itself: in a fresh interpreter every dotted
+    ``audit.…`` name of the workbench's modules resolves by attribute access
+    alone, whatever was imported before (Streamlit runs each page fresh)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    uses = {}
+    for path in sorted(WORKBENCH.rglob("*.py")):
+        found = re.findall(r"(?<![\w.])(audit(?:\.[A-Za-z_]\w*){2,})(?![\w*])", path.read_text(encoding="utf-8"))
+        names = sorted(set(found))
+        if names:
+            uses[_module(path)] = names
+    code = """
+import importlib, json, sys
+uses = json.loads(sys.argv[1]); bad = []
+for module, names in uses.items():
+    importlib.import_module(module)
+    for dotted in names:
+        obj = importlib.import_module("audit")
+        for part in dotted.split(".")[1:]:
+            if not hasattr(obj, part):
+                bad.append(f"{module}: {dotted} (no {part})"); break
+            obj = getattr(obj, part)
+print(json.dumps(bad))
+"""
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(uses)], capture_output=True, text=True, cwd=REPO,
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -100,6 +100,9 @@ def run_cmd(
     output_cost_per_token: OutputCostOption = None,
     retry_unparsed: Annotated[bool, typer.Option("--retry-unparsed", help="Ask again where the stored reply "
                                                                           "could not be parsed.")] = False,
+    permute: Annotated[bool, typer.Option("--permute", help="The permuted-order pass: show each item's options "
+                                                            "in another order (rotated by one), to measure how "
+                                                            "often the verdict flips ('audit judge card').")] = False,
     progress: ProgressOption = None,
     db: DbOption = None,
 ) -> None:
@@ -119,7 +122,7 @@ def run_cmd(
         input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
         summary = run_judge(model, benchmark, db=db, judge_name=judge_name, prompt=prompt,
-                            retry_unparsed=retry_unparsed, options=options)
+                            retry_unparsed=retry_unparsed, options=options, permute=permute)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
@@ -335,3 +338,35 @@ def prompt_cmd(
     p = load_prompt(prompt)
     sys.stdout.write(p.template if p.template.endswith("\n") else p.template + "\n")
     warn(f"prompt version: {p.version}")
+
+
+@judge_app.command("card")
+def card_cmd(
+    benchmark: BenchmarkOption = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    db: DbOption = None,
+) -> None:
+    """A reliability card per judge and prompt version: agreement with the settled verdicts
+    (Cohen's kappa, 95% interval), the prompt's language, how often the verdict flips when the
+    options are shown in another order (run 'audit judge run --permute' first), a warning when
+    the judge is of the family of an audited model, and the generation settings.
+
+    The table also shows the agreement between one judge's prompt languages."""
+    import json
+
+    from audit.errors import InputError
+    from audit.judge.card import CARD_COLUMNS
+    from audit.review.judges import judge_card
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    result = judge_card(benchmark, db=db)
+    if fmt == "json":
+        rows = result.card[CARD_COLUMNS].astype(object)
+        echo(json.dumps(rows.where(rows.notna(), None).to_dict("records"), ensure_ascii=False, indent=2))
+        return
+    echo(_table(result.card, pct=("flip_rate",)))
+    if len(result.languages):
+        echo("")
+        echo("Agreement between prompt languages (Cohen's kappa):")
+        echo(_table(result.languages))

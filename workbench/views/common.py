@@ -16,8 +16,6 @@ import audit.accounts.language
 import audit.accounts.roles
 import audit.accounts.sessions
 import audit.accounts.table
-import audit.analyze.reporting
-import audit.analyze.scenarios
 import audit.export.archive
 import audit.export.names
 import audit.export.policy
@@ -26,6 +24,7 @@ import audit.review.blind
 import audit.review.campaign
 import audit.review.dashboard
 import audit.review.guidelines
+import audit.review.judges
 import audit.review.queue
 import audit.review.reasons
 from audit import i18n
