@@ -232,8 +232,11 @@ def test_every_page_in_the_browsers_language(server, browser, wb_db, locale, lan
                 bad[name] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
             if name == "item":      # the "why this item is here" block is shown (and checked)
                 assert page.locator(".st-key-item_evidence li").count() >= 2
-            if name == "judges":    # the judge's reading is rendered (in a tab not shown first), in this language
-                page.get_by_text(i18n.translate("reading.bias.caveat", lang)).wait_for(state="attached")
+            if name == "judges":    # the judge's reading is shown in its tab, worded by this language's catalogue
+                page.get_by_role("tab", name=i18n.translate("judges.tab_bias", lang), exact=True).click()
+                page.get_by_text(i18n.translate("reading.bias.caveat", lang)).wait_for()
+                page.get_by_role("tab", name=i18n.translate("judges.tab_card", lang), exact=True).click()
+                _idle(page)
             _shoot(page, lang, name, written)
             tabs = page.locator("[data-testid=stMain] [role=tab]")
             for i in range(1, tabs.count()):   # every tab of the page, not only the first one shown
