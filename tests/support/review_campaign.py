@@ -1,7 +1,8 @@
 """A small review campaign on the demo benchmark, for the workbench's
 browser tests and screenshots: accounts of every role, settled items with
-causes and fixes, a dispute between two reviewers, two LLM judges, a
-published corrected version, and guidelines in English and Tibetan."""
+causes and fixes (some answered blind first), a dispute between two
+reviewers, two LLM judges, a published corrected version, and guidelines
+in English and Tibetan."""
 from __future__ import annotations
 
 import json
@@ -34,6 +35,7 @@ def build(db: Path, *, judges: bool = True, version: bool = True, guidelines: bo
     ``settled`` (items both reviewers agree on), ``tibetan`` (an unreviewed
     Tibetan item)."""
     from audit.demo import build_demo
+    from audit.review.blind import record_blind_answer
 
     build_demo(db)
     ensure_account(ADMIN, "admin", db=db)
@@ -46,11 +48,14 @@ def build(db: Path, *, judges: bool = True, version: bool = True, guidelines: bo
         _judges(db, [(q, k) for q, k, _ in rows])
     settled = []
     for i, (q, k, _) in enumerate(rows[:16:2]):
+        if i < 4:   # answered blind first (the Dashboards' blind-review figures); one of them changed after
+            for who, answer in zip(REVIEWERS, (k if i % 2 == 0 else other_label(k), other_label(k))):
+                record_blind_answer(BENCH, q, who, answer, db=db)
         if i % 2:
             for who in REVIEWERS:
-                audit.review.add_review(BENCH, q, who, "key_wrong", corrected_answer=other_label(k), cause="translation",
-                                        rationale="the translation changed option B", proposed_fix="Reword option B",
-                                        db=db)
+                audit.review.add_review(BENCH, q, who, "key_wrong", corrected_answer=other_label(k),
+                                        cause="translation", rationale="the translation changed option B",
+                                        proposed_fix="Reword option B", db=db)
         else:
             for who in REVIEWERS:
                 audit.review.add_review(BENCH, q, who, "key_correct", db=db)
