@@ -45,9 +45,8 @@ def _create(bench: str, policy: str, db) -> None:
                      u=c["unchanged"], n=c["items"]), str(summary.path))
     # the page drawn next offers the new version for download, and the difference moves to the new pair
     st.session_state["export_pick"] = summary.version
-    parent = getattr(summary, "parent", None)
-    if parent:
-        st.session_state["export_diff_a"] = parent
+    if summary.parent:
+        st.session_state["export_diff_a"] = summary.parent
     st.session_state["export_diff_b"] = summary.version
     st.session_state.pop("export_version_input_seed", None)
 
