@@ -533,7 +533,7 @@ def page() -> None:
     warns = _warnings(view)
     if warns:
         st.html(render.warnings_html(warns))
-    if view.status == "done":
+    if view.status == "done" and not view.evidence_hidden:   # why it reopened is evidence too
         _reopened(bench, qid, db)
     main, side = st.columns([2, 1], gap="medium")
     with main:
