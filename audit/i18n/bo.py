@@ -1,8 +1,8 @@
 """བོད་ཡིག — DRAFT translation (ཟིན་བྲིས), awaiting review by a native speaker.
-Keys missing here fall back to English (``tests/test_i18n.py`` fails when one is missing).
+Keys missing here fall back to English (``tests/i18n/test_catalogue.py`` fails when one is missing).
 Every entry uses the words of :mod:`audit.i18n.terms` (ལན་གྱི་ལྡེ་མིག "answer key",
 འགོ་ཁྲིད "lead", དཔྱད་པ་བ "judge", རིགས་རྒྱུད "family", རྗེས་སུ་བཞག "skip" …) and Latin
-digits (:data:`audit.i18n.terms.DIGITS`); ``tests/test_i18n_terms.py`` checks it.
+digits (:data:`audit.i18n.terms.DIGITS`); ``tests/i18n/test_terms.py`` checks it.
 None of the Tibetan has been checked by a native speaker yet."""
 from __future__ import annotations
 

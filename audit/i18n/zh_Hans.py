@@ -1,7 +1,7 @@
 """简体中文 — DRAFT translation, awaiting review by a native speaker.
-Keys missing here fall back to English (``tests/test_i18n.py`` fails when one is missing).
+Keys missing here fall back to English (``tests/i18n/test_catalogue.py`` fails when one is missing).
 Every entry uses the words of :mod:`audit.i18n.terms` (标准答案, 审核/审核员, 组长,
-评判模型, 判定, 裁决, 科目, 家族, 题库 …); ``tests/test_i18n_terms.py`` checks it."""
+评判模型, 判定, 裁决, 科目, 家族, 题库 …); ``tests/i18n/test_terms.py`` checks it."""
 from __future__ import annotations
 
 DRAFT = True

@@ -8,7 +8,7 @@ import pandas as pd
 import audit
 from audit.store import connect
 from audit.store.records import Option, Question
-from tests._accounts import ensure_account
+from tests.support.accounts import ensure_account
 
 
 def test_changelog_has_the_fix_and_the_reviewers_cause(db_path, tmp_path):

@@ -6,9 +6,7 @@ a second push refused, no token anywhere."""
 from __future__ import annotations
 
 import json
-import os
 
-import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -123,8 +121,9 @@ def test_the_croissant_file(release):
 
 
 def test_publish_to_a_hub_stand_in_once(release, monkeypatch, capsys):
-    from audit.cli import app
     from typer.testing import CliRunner
+
+    from audit.cli import app
 
     db, folder, _, _ = release
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}

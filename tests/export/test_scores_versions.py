@@ -114,8 +114,9 @@ def test_a_model_imported_later_is_scored_on_every_version(versions, tmp_path, c
         want = (inc["answer_key"] == "A").mean()
         assert late.set_index("version").loc[v, "accuracy"] == pytest.approx(want)
     # the CLI's JSON rows are the same table (the Interface other tools read)
-    from audit.cli import app
     from typer.testing import CliRunner
+
+    from audit.cli import app
 
     res = CliRunner().invoke(app, ["report", "scores", "--benchmark", "demo", "--format", "json", "--db", str(db)])
     assert res.exit_code == 0, res.output

@@ -22,7 +22,7 @@ from audit.judge import run_judge
 from audit.judge.card import CARD_COLUMNS, FLIP_LIMIT
 from audit.review import add_review
 from audit.review.judges import judge_card
-from tests._judge_server import JudgeServer
+from tests.support.judge_server import JudgeServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared_data]
 KEY = re.compile(r"(?:ལན་གྱི་ལྡེ་མིག|标准答案)[^:\n]*:\s*([A-F])")

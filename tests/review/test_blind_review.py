@@ -26,7 +26,7 @@ def camp(db_path):
     """Six items with model votes, a judge and a parallel source on q1;
     accounts: an admin, two reviewers and a lead; blind review on."""
     from audit.ingest.storing import store_questions
-    from tests._accounts import ADMIN, ensure_account
+    from tests.support.accounts import ADMIN, ensure_account
 
     db = db_path
     with connect(db) as con:

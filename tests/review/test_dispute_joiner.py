@@ -9,7 +9,7 @@ import pytest
 import audit
 from audit.store import connect
 from audit.store.records import Option, Question
-from tests._accounts import ensure_account
+from tests.support.accounts import ensure_account
 
 
 @pytest.fixture

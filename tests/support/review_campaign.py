@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import audit
-from tests._accounts import ADMIN, ensure_account
+from tests.support.accounts import ADMIN, ensure_account
 
 REVIEWERS = ("Pema Camp", "Dolma Camp")
 LEAD = "Lhamo Camp"

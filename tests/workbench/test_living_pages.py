@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from audit import i18n
-from tests._accounts import browser_sign_in, ensure_account
-from tests._judge_server import JudgeServer
-from tests._workbench_server import chromium, wait_settled, workbench_server
+from tests.support.accounts import browser_sign_in, ensure_account
+from tests.support.judge_server import JudgeServer
 from tests.support.living import add_judges, build_living
+from tests.support.workbench_server import chromium, wait_settled, workbench_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.shared_data]
 

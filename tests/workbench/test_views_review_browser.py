@@ -29,8 +29,8 @@ import pytest
 
 import audit
 from audit import i18n
-from tests._accounts import ADMIN, PASSWORD
-from tests._workbench_server import chromium, wait_settled, workbench_server
+from tests.support.accounts import ADMIN, PASSWORD
+from tests.support.workbench_server import chromium, wait_settled, workbench_server
 from tests.support import review_campaign as camp
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
