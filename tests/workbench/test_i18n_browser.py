@@ -61,7 +61,8 @@ SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .w
         "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie, .st-key-wb_guide")
 # Raw codes and missing values are looked for in tables too (their cells are in the page's accessible grid).
 SKIP_CODES = SKIP.replace(", [data-testid=stDataFrame]", "")
-_CELLS = """() => [...document.querySelectorAll('[data-testid=stDataFrame] [role=gridcell], [data-testid=stDataFrame] [role=columnheader]')]
+_CELLS = """() => [...document.querySelectorAll(
+    '[data-testid=stDataFrame] [role=gridcell], [data-testid=stDataFrame] [role=columnheader]')]
   .map(c => c.textContent.trim()).filter(Boolean)"""
 # A stored code (key_wrong, needs_second_review, key_a, verdict_b …) or a missing value shown as such.
 # A path or an address (letters after "/" or ".") is not a code.

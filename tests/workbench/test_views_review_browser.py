@@ -29,9 +29,9 @@ import pytest
 
 import audit
 from audit import i18n
+from tests.support import review_campaign as camp
 from tests.support.accounts import ADMIN, PASSWORD
 from tests.support.workbench_server import chromium, wait_settled, workbench_server
-from tests.support import review_campaign as camp
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -137,7 +137,8 @@ def _chosen(page, key: str, prefix: bool = False) -> str:
 # ---------------------------------------------------------------- 1 Tibetan text keeps its size
 
 _SIZES = """() => {
-  const px = (sel) => { const e = document.querySelector(sel); return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
+  const px = (sel) => { const e = document.querySelector(sel);
+                        return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
   return {stem: px('.wb-stem .wb-text'), option: px('.wb-opt .wb-text'), label: px('.wb-opt .wb-label')};
 }"""
 
