@@ -92,7 +92,8 @@ def list_cmd(
 
     df = list_versions(benchmark, db=db, verify=verify)
     if verify:
-        df["problem"] = df["version"].map(df.attrs.get("problems", {})).fillna("")
+        problems = df.attrs.get("problems", {})
+        df["problem"] = [problems.get(v, "") for v in df["version"]]
     if fmt == "table":
         df = df.drop(columns=["data_sha256"]).assign(created_at=df["created_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))
     _emit(df, fmt, output)

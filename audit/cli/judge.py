@@ -59,6 +59,9 @@ def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> st
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}%")
         elif pd.api.types.is_float_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if pd.isna(v) else ("∞" if v == math.inf else f"{v:.{floats}g}"))
+        elif not pd.api.types.is_numeric_dtype(out[c]):   # a missing answer (no majority) reads blank, not NaN
+            out[c] = out[c].astype(object).map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v))
+                                               or v is pd.NA else v)
     return out.to_string(index=False)
 
 

@@ -15,7 +15,7 @@ from audit.store import DbPath, connect, transaction
 # Ordered: first match wins.  Patterns are matched against the lower-cased name.
 _FAMILY_RULES: list[tuple[str, str, str]] = [
     (r"^(anthropic[_/-]|claude)", "anthropic", "anthropic"),
-    (r"^(google[_/-]|gemini|gemma|palm|text-unicorn|text-bison)", "google", "google"),
+    (r"^(google[_/-]|gemini|gemma|palm(?!yra)|text-unicorn|text-bison)", "google", "google"),
     (r"^(openai[_/-]|gpt|o1|o3|o4|chatgpt)", "openai", "openai"),
     (r"^(meta[_/-]|llama|meta-llama)", "meta", "meta"),
     (r"^(qwen|alibaba[_/-])", "qwen", "alibaba"),
@@ -89,9 +89,11 @@ def import_models(path: str | os.PathLike, *, db: DbPath = None) -> int:
     optional ``provider``.  All-or-nothing.  Returns the number of rows."""
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})
-    for row in df.itertuples():
-        if not str(row.name).strip() or not str(row.family).strip():
-            raise InputError("empty name or family", path=path, line=int(row._line))
+    # itertuples() would rename the leading-underscore ``_line`` column: read the columns by name
+    lines = df["_line"] if "_line" in df.columns else df.index + 2
+    for name, family, line in zip(df["name"], df["family"], lines):
+        if not str(name).strip() or not str(family).strip() or str(family) == "nan":
+            raise InputError("empty name or family", path=path, line=int(line))
     with connect(db) as con, transaction(con):
         for row in df.itertuples():
             con.execute(

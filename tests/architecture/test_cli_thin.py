@@ -16,6 +16,7 @@ line's job.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 CLI = Path(__file__).resolve().parents[2] / "audit" / "cli"
@@ -152,5 +153,5 @@ def test_the_count_sees_composition(tmp_path, monkeypatch):
         "@app.command('c')\ndef c(x=None):\n    from audit.review import f, g\n    echo(f() if x else g())\n"
         "@app.command('d')\ndef d():\n    from audit.errors import InputError\n    raise InputError('no')\n",
         encoding="utf-8")
-    monkeypatch.setattr(__import__(__name__), "CLI", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "CLI", tmp_path)
     assert commands() == {"x:a": 2, "x:b": 1, "x:c": 1, "x:d": 0}

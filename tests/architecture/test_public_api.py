@@ -90,6 +90,7 @@ def demo_db_with_versions(tmp_path_factory):
     "import audit, audit.review, audit.export, audit.judge, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); "
     "print(json.dumps(sorted(rep['extra'])))",
 ])
+@pytest.mark.slow  # fresh interpreters analysing the demo
 def test_the_report_is_the_same_whatever_was_imported_first(code, demo_db_with_versions):
     """The full report's sections come from :mod:`audit.report`, which calls
     each stage: a fresh interpreter gets the same sections as one that

@@ -141,6 +141,7 @@ def test_uzbek_responses_reextracted(db_path, tmp_path):
     assert [got[(r["question_id"], r["model"])] for r in recs] == expect
 
 
+@pytest.mark.slow  # a judge run through litellm
 def test_judge_sees_the_linked_source_and_stores_a_cause(db_path, monkeypatch):
     from audit.judge import run_judge
     from audit.store import connect, transaction

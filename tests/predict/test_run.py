@@ -95,6 +95,7 @@ def test_max_cost_stops_cleanly(db_path, server):
     assert server.total == 3
 
 
+@pytest.mark.slow  # waits out the server's Retry-After
 def test_429_then_success_and_5xx(db_path, server):
     make_benchmark(db_path, n=3)
     server.script["q000"] = [("status", 429), ("status", 429), ("text", "Answer: C")]
