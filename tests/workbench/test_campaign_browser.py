@@ -169,8 +169,8 @@ def test_lead_starts_with_disputes_and_saving_opens_the_next(server, page, wb_db
     _idle(page)
     page.get_by_role("button", name="Key correct").first.click()
     _idle(page)
-    page.get_by_text("Record as the deciding verdict (adjudication)").click()
-    _idle(page)
+    # ticked by default: a lead's verdict on a dispute decides it (the status below says so)
+    page.get_by_text("Record as the deciding verdict (adjudication)").wait_for()
     page.get_by_role("button", name="Save verdict").click()
     nxt = [q for q in disputed if q != first][0]
     page.get_by_text(f"Item {nxt}").first.wait_for()
