@@ -59,7 +59,9 @@ def test_csv_is_neutralised_and_parses(db):
     assert {s for s in sections if not s.startswith("Agreement:")} == {
         "tiers", "metrics", "difficulty", "scenarios", "comparisons", "lint",
         # issue 19: what wrong keys cost
-        "wrong_key_cost", "expected_wrong_keys", "expected_wrong_keys_by_subject", "expected_wrong_keys_by_tier"}
+        "wrong_key_cost", "expected_wrong_keys", "expected_wrong_keys_by_subject", "expected_wrong_keys_by_tier",
+        # the random audit sample's count (none drawn: its reason) and the plain-word notes
+        "expected_wrong_keys_sampled", "notes"}
     assert "Agreement: model vs model (Cohen's kappa on answers)" in sections
     models = {r["model"] for r in rows if r["section"] == "metrics"}
     assert "'=HYPERLINK(\"http://x\")" in models

@@ -6,17 +6,19 @@ exclusion scenarios.
 Everything here reads the current key-error score of every item (the
 combined score with settled verdicts and judges when the review stage has
 stored one for the current run, else the fit's score; see
-:mod:`audit.analyze.keyerror`) and treats the items' key states as
-independent Bernoulli draws with those probabilities (the posterior of the
-model, which assumes items independent given its parameters).  The
-uncertainty of the misconception split φ is carried along: each of
-``draws`` Monte Carlo draws takes φ_k ~ Beta(φ̂·m, (1 − φ̂)·m) (m = the
-prior's strength plus the settled items) and rescales the unsettled items'
-scores by φ_k / φ̂ (per band of the agreement share; exact for items without other evidence, where score =
-φ·p_reject).  Intervals are equal-tailed posterior quantiles of the draws
-(default 90%).  Only items with a score above 1e-3 are drawn; the rest
-count as right keys (their expected contribution is added to the
-estimate).
+:mod:`audit.analyze.keyerror`) and its parts: the allocation (h1, h0), the
+other evidence λ and the level — π's Beta (after the random audit
+sample's verdicts, when the review stage has updated it) and s's.  The figures integrate over (π, s) by quadrature
+(:func:`~audit.analyze.keyerror.count_and_cost`): at each node the
+unsettled items share n·π minus the wrong keys found, their count is normal
+with variance Σ q(1 − q), and the intervals are the mixture's equal-tailed
+quantiles (default 90%).  The estimate is Σ score.
+
+**The model set** (``model_set_warning``): when the benchmark's models lie
+outside the sets the split was learned on (near chance, one model far
+ahead, fewer than three models, another options count, most keys
+rejected), the fit widened the level's prior and a plain sentence says so
+and points to the random audit sample.
 
 **Cost per model** (``wrong_key_cost``): ``accuracy`` is the reported
 accuracy (correct / questions, as :func:`~audit.analyze.model_metrics`);
@@ -40,7 +42,7 @@ scenario's delta minus its control is then the part key errors explain.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,23 +50,27 @@ import pandas as pd
 
 from audit._util.sql import unregister
 from audit.analyze.inputs import QUESTIONS_SQL, latest_run, model_set, usable_predictions_sql
-from audit.analyze.keyerror import PHI_PRIOR_MEAN, PHI_STRENGTH, phi_band
+from audit.analyze.keyerror import REASONS, Level, count_and_cost
+from audit.i18n import translate
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolve_benchmark
 
-DRAWS = 1000
 LEVEL = 0.9
-MIN_SCORE = 1e-3
 CONFIRMED = 0.5      # p_reject below this: the models confirm the key
 
-# Every item of the benchmark with its current score: the stored combined
-# score when it builds on the current run, else the fit's.
+# Every item of the benchmark with its current score and its parts: the
+# stored combined score when it builds on the current run, else the fit's.
 _ITEMS_SQL = f"""
 WITH _q AS ({QUESTIONS_SQL})
 SELECT q.qn, q.question_id, coalesce(q.subject, '') AS subject, r.tier, r.bucket,
        CASE WHEN e.run_id = k.run_id THEN e.score ELSE k.score END AS score,
        CASE WHEN e.run_id = k.run_id THEN coalesce(e.p_reject, k.p_reject) ELSE k.p_reject END AS p_reject,
-       k.alternative, k.fixed_reason, coalesce(k.agreement_share, 1.0) AS agreement_share,
+       CASE WHEN e.run_id = k.run_id THEN coalesce(e.alloc_wrong, k.alloc_wrong) ELSE k.alloc_wrong END AS h1,
+       CASE WHEN e.run_id = k.run_id THEN coalesce(e.alloc_right, k.alloc_right) ELSE k.alloc_right END AS h0,
+       coalesce(CASE WHEN e.run_id = k.run_id THEN e.llr_parallel ELSE k.llr_parallel END, 0)
+         + coalesce(k.llr_lint, 0)
+         + coalesce(CASE WHEN e.run_id = k.run_id THEN e.llr_judges ELSE k.llr_judges END, 0) AS llr_evidence,
+       k.alternative, k.fixed_reason, k.llr_models IS NOT NULL AS scored,
        (e.run_id = k.run_id AND e.settled_verdict IS NOT NULL) AS settled
 FROM _q q
 LEFT JOIN audit_results r ON r.run_id = $run_id AND r.question_id = q.question_id
@@ -74,13 +80,16 @@ ORDER BY q.qn
 """
 
 
-
 @dataclass
 class ImpactData:
     """One benchmark's items (``items``: qn, question_id, subject, tier,
-    bucket, score, p_reject, alternative, fixed_reason, settled), its
-    models, and the answers as dense items × models boolean matrices
-    ``valid``, ``correct`` (the key) and ``alt`` (the fit's alternative)."""
+    bucket, score, p_reject, h1, h0, llr_evidence, alternative,
+    fixed_reason, scored, settled), its models, the answers as dense items
+    × models boolean matrices ``valid``, ``correct`` (the key) and ``alt``
+    (the fit's alternative), the level (``level``: π's truncated Beta) and
+    ``s_ab`` (s's Beta), the model set's ``features`` and the
+    ``warning`` reasons (codes with figures) when it lies outside the
+    training domain."""
 
     benchmark: str
     models: list[str]
@@ -88,12 +97,15 @@ class ImpactData:
     valid: np.ndarray
     correct: np.ndarray
     alt: np.ndarray
-    phi: np.ndarray      # the misconception split per band (the fit's)
+    level: Level
+    s_ab: tuple[float, float]
     n_settled: int
+    features: dict = field(default_factory=dict)
+    warning: list = field(default_factory=list)
 
     @property
     def scored(self) -> bool:
-        return bool(self.items["score"].notna().any())
+        return bool(self.items["score"].notna().any()) and bool(self.items["scored"].any())
 
 
 def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any = None) -> ImpactData:
@@ -118,8 +130,9 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
             con.execute("DROP TABLE IF EXISTS _alt")
         finally:
             unregister(con, "_ms")
-        phi_rows = dict(con.execute("SELECT name, value FROM key_error_params WHERE run_id = ? AND kind = 'phi_band' "
-                                    "AND param = 'wrong_given_reject'", [run["run_id"]]).fetchall())
+        prm = con.execute("SELECT kind, name, param, value FROM key_error_params WHERE run_id = ? "
+                          "AND kind IN ('split', 'model_set', 'model_set_warning')", [run["run_id"]]).fetchall()
+        state = _level_state(con, benchmark, run["run_id"])
     n, J = len(items), ms.n
     valid = np.zeros((n, J), dtype=bool)
     correct = np.zeros((n, J), dtype=bool)
@@ -130,96 +143,115 @@ def load_impact(benchmark: str | None = None, *, db: DbPath = None, models: Any 
     correct[i, j] = np.asarray(ans["is_key"], dtype=bool)
     alt[i, j] = np.asarray(ans["is_alt"], dtype=bool)
     items["settled"] = items["settled"].fillna(False).astype(bool)
-    return ImpactData(benchmark, list(ms.models), items, valid, correct, alt,
-                      np.array([float(phi_rows.get(str(k), m)) for k, m in enumerate(PHI_PRIOR_MEAN)]),
-                      int(items["settled"].sum()))
+    items["scored"] = items["scored"].fillna(False).astype(bool)
+    split = {(nm, pr): v for k, nm, pr, v in prm if k == "split"}
+    level = Level(split.get(("level", "prior_a"), 1.0), split.get(("level", "prior_b"), 1.0))
+    s_ab = (split.get(("share_rejected", "prior_a"), 1.0), split.get(("share_rejected", "prior_b"), 1.0))
+    if state is not None:
+        level, s_ab = Level(state[0], state[1]), (state[2], state[3])
+    warning: dict[str, dict] = {}
+    for k, nm, pr, v in prm:
+        if k == "model_set_warning":
+            warning.setdefault(nm, {})
+            if pr != "flag":
+                warning[nm][pr] = v
+    return ImpactData(benchmark, list(ms.models), items, valid, correct, alt, level, s_ab,
+                      int(items["settled"].sum()), {nm: v for k, nm, _, v in prm if k == "model_set"},
+                      [(c, warning[c]) for c in REASONS if c in warning])
 
 
-Drawn = tuple[np.ndarray, np.ndarray, np.ndarray]
+def _level_state(con: Any, benchmark: str, run_id: int) -> tuple | None:
+    """The level after the verdicts (stored by the review stage for this run), or None."""
+    try:
+        rows = con.execute("SELECT pi_a, pi_b, s_a, s_b FROM key_error_evidence_state "
+                           "WHERE benchmark = ? AND run_id = ? AND pi_a IS NOT NULL", [benchmark, run_id]).fetchall()
+    except Exception:   # a file opened read-only before its migration
+        return None
+    return tuple(float(x) for x in rows[0]) if rows else None
 
 
-def _draws(d: ImpactData, draws: int, seed: int) -> Drawn:
-    """(idx, W, s): the items drawn (score > MIN_SCORE), a draws × len(idx)
-    boolean matrix of "key wrong" draws, and every item's score (NaN → 0)."""
-    s = d.items["score"].fillna(0.0).to_numpy(dtype=float)
-    idx = np.nonzero(s > MIN_SCORE)[0]
-    rng = np.random.default_rng(seed)
-    band = phi_band(d.items["agreement_share"].to_numpy(dtype=float))
-    settled = d.items["settled"].to_numpy(bool)
-    m = PHI_STRENGTH + np.bincount(band[settled], minlength=len(d.phi))
-    phi = np.clip(d.phi, 1e-6, 1 - 1e-6)
-    ratio = rng.beta(phi * m, (1 - phi) * m, size=(draws, len(phi))) / phi     # draws × bands
-    fixed = (settled | d.items["fixed_reason"].notna().to_numpy())[idx]
-    p = np.where(fixed[None, :], s[idx][None, :], np.clip(s[idx][None, :] * ratio[:, band[idx]], 0.0, 1.0))
-    W = rng.random((draws, len(idx))) < p
-    return idx, W, s
+def figures(data: ImpactData, *, by: str | None = None, level: float = LEVEL) -> dict:
+    """:func:`~audit.analyze.keyerror.count_and_cost` over the benchmark's
+    items, grouped ``by`` None, ``"subject"`` or ``"tier"`` (adds ``names``,
+    the groups)."""
+    it = data.items
+    if by is None:
+        groups, names = np.zeros(len(it), dtype=np.int64), np.array(["all"], dtype=object)
+    else:
+        col = it["subject"] if by == "subject" else it["bucket"].fillna("")
+        codes, uniq = pd.factorize(col, sort=True)
+        groups, names = codes.astype(np.int64), np.asarray(uniq, dtype=object)
+    sc = it["scored"].to_numpy(bool) & it["h1"].notna().to_numpy()
+    s = it["score"].to_numpy(dtype=float)
+    clamped = it["settled"].to_numpy(bool) | ~sc
+    out = count_and_cost(it["h1"].fillna(0).to_numpy(float), it["h0"].fillna(0).to_numpy(float), data.level,
+                         data.s_ab, evidence_llr=it["llr_evidence"].fillna(0).to_numpy(float), scored=sc,
+                         clamped=clamped, clamp_value=np.nan_to_num(s), groups=groups, n_groups=len(names),
+                         correct=data.correct if by is None else None, alt=data.alt if by is None else None,
+                         interval=level)
+    out["names"], out["groups"] = names, groups
+    return out
 
 
-def _interval(x: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    a = (1 - level) / 2
-    return np.quantile(x, a, axis=0), np.quantile(x, 1 - a, axis=0)
-
-
-def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float = LEVEL, draws: int = DRAWS,
-                        seed: int = 0, drawn: Drawn | None = None) -> pd.DataFrame:
+def expected_wrong_keys(data: ImpactData, *, by: str | None = None, level: float = LEVEL,
+                        computed: dict | None = None) -> pd.DataFrame:
     """Expected number of wrong keys with a ``level`` posterior interval, for
     the benchmark (``by`` None) or per ``"subject"`` / ``"tier"``.
 
     Columns: group ("all", the subject, or the bucket), n_items, estimate
     (Σ score), low, high.  Items without a score (multi-answer keys, runs
-    with fewer than two models) count as none.
+    with fewer than two models) count as none.  ``computed``: :func:`figures`
+    already run with the same ``by``.
     """
-    it = data.items
-    if by is None:
-        groups = np.zeros(len(it), dtype=np.int64)
-        names = np.array(["all"], dtype=object)
-    else:
-        col = it["subject"] if by == "subject" else it["bucket"].fillna("")
-        codes, uniq = pd.factorize(col, sort=True)
-        groups, names = codes.astype(np.int64), np.asarray(uniq, dtype=object)
-    G = len(names)
-    idx, W, s = _draws(data, draws, seed) if drawn is None else drawn
-    onehot = np.zeros((len(idx), G), dtype=np.float32)
-    onehot[np.arange(len(idx)), groups[idx]] = 1.0
-    sims = (W.astype(np.float32) @ onehot).astype(np.float64)      # draws × groups
-    rest = np.bincount(groups, weights=np.where(s > MIN_SCORE, 0.0, s), minlength=G)
-    lo, hi = _interval(sims, level) if len(idx) else (np.zeros(G), np.zeros(G))
-    return pd.DataFrame({"group": names, "n_items": np.bincount(groups, minlength=G),
-                         "estimate": np.bincount(groups, weights=s, minlength=G),
-                         "low": lo + rest, "high": hi + rest})
+    f = figures(data, by=by, level=level) if computed is None else computed
+    s = data.items["score"].fillna(0.0).to_numpy(dtype=float)
+    G = len(f["names"])
+    return pd.DataFrame({"group": f["names"], "n_items": np.bincount(f["groups"], minlength=G),
+                         "estimate": np.bincount(f["groups"], weights=s, minlength=G),
+                         "low": f["group_low"], "high": f["group_high"]})
 
 
-def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, draws: int = DRAWS, seed: int = 0,
-                   drawn: Drawn | None = None) -> pd.DataFrame:
+def wrong_key_cost(data: ImpactData, *, level: float = LEVEL, computed: dict | None = None) -> pd.DataFrame:
     """Per model: accuracy (reported), accuracy_right_keys (+ _low, _high),
     accuracy_corrected (+ _low, _high), cost_points (see the module
-    docstring).  Fractions in [0, 1]; rows in model order."""
+    docstring).  Fractions in [0, 1]; rows in model order.  ``computed``:
+    :func:`figures` of the whole benchmark already run."""
+    f = figures(data, level=level) if computed is None else computed
     n = len(data.items)
     c = data.correct
-    a = data.alt
-    idx, W, s = _draws(data, draws, seed) if drawn is None else drawn
-    Wf = W.astype(np.float32)
+    s = data.items["score"].fillna(0.0).to_numpy(dtype=float)
     tot_c = c.sum(0)
-    wc = (Wf @ data.correct[idx].astype(np.float32)).astype(np.float64)   # per draw: correct answers on wrong keys
-    wa = (Wf @ data.alt[idx].astype(np.float32)).astype(np.float64)
-    num_right = tot_c[None, :] - wc                                # correct answers on right-key items, per draw
-    den_right = n - W.sum(1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc_right = num_right / den_right
-    acc_corr = (tot_c[None, :] - wc + wa) / max(n, 1)
-    lo_r, hi_r = _interval(acc_right, level)
-    lo_c, hi_c = _interval(acc_corr, level)
     acc = tot_c / max(n, 1)
-    # the posterior means without Monte Carlo noise where they are linear
-    mean_corr = (tot_c - s @ c + s @ a) / max(n, 1)   # exact (linear in the key states)
-    mean_right = acc_right.mean(0)
+    # the mean with the wrong keys replaced is linear in the key states: exact from the scores
+    mean_corr = (tot_c - s @ c + s @ data.alt) / max(n, 1)
+    mean_right = f["accuracy_right_keys"]
     return pd.DataFrame({
         "model": data.models, "accuracy": acc,
-        "accuracy_right_keys": mean_right, "accuracy_right_keys_low": lo_r, "accuracy_right_keys_high": hi_r,
-        "accuracy_corrected": mean_corr, "accuracy_corrected_low": lo_c, "accuracy_corrected_high": hi_c,
+        "accuracy_right_keys": mean_right, "accuracy_right_keys_low": f["accuracy_right_keys_low"],
+        "accuracy_right_keys_high": f["accuracy_right_keys_high"],
+        "accuracy_corrected": mean_corr, "accuracy_corrected_low": np.minimum(f["accuracy_corrected_low"], mean_corr),
+        "accuracy_corrected_high": np.maximum(f["accuracy_corrected_high"], mean_corr),
         "cost_points": (mean_right - acc) * 100.0,
     })
 
+
+def model_set_warning(reasons: list, lang: str = "en") -> str | None:
+    """The plain sentence for the reasons of
+    :func:`~audit.analyze.keyerror.extrapolation` (codes with figures), in
+    ``lang``; None when there are none.
+
+    >>> model_set_warning([])
+    >>> model_set_warning([("few_models", {"n": 2, "fewest": 3})]).split(":")[0]
+    'The key-error estimate extrapolates'
+    """
+    if not reasons:
+        return None
+    parts = []
+    for code, figs in reasons:
+        vals = {k: (f"{100 * v:.0f}%" if k in ("accuracy", "lowest", "share", "highest") else
+                    f"{v:g}" if isinstance(v, float) else v) for k, v in dict(figs).items()}
+        parts.append(translate(f"keyerror.reason.{code}", lang, **vals))
+    return translate("keyerror.warning", lang, reasons=translate("keyerror.reason_sep", lang).join(parts))
 
 def selection_control(data: ImpactData, exclusions: dict[str, Any]) -> dict[str, np.ndarray]:
     """Per scenario (name → excluded question ids): the control delta in
@@ -266,37 +298,51 @@ def selection_control(data: ImpactData, exclusions: dict[str, Any]) -> dict[str,
     return out
 
 
-def impact_summary(benchmark: str | None = None, *, db: DbPath = None, models: Any = None, level: float = LEVEL,
-                   draws: int = DRAWS, seed: int = 0) -> dict:
-    """The report's block: ``expected_wrong_keys`` {estimate, low, high},
-    ``expected_wrong_keys_by_subject`` and ``_by_tier`` (DataFrames of
-    :func:`expected_wrong_keys`), ``wrong_key_cost`` (DataFrame), ``level``,
-    ``phi``, ``scored`` (False: fewer than two models, nothing estimated).
+def impact_summary(benchmark: str | None = None, *, db: DbPath = None, models: Any = None,
+                   level: float = LEVEL) -> dict:
+    """The report's block: ``expected_wrong_keys`` {estimate, low, high,
+    n_items}, ``expected_wrong_keys_by_subject`` and ``_by_tier``
+    (DataFrames of :func:`expected_wrong_keys`), ``wrong_key_cost``
+    (DataFrame), ``level``, ``scored`` (False: fewer than two models,
+    nothing estimated), ``model_set_warning`` (a plain sentence, or None),
+    ``model_set_reasons`` (its codes with figures, for other languages:
+    :func:`model_set_warning`), ``model_set`` (the set's summary) and
+    ``split`` (the level's Beta after the verdicts, s's Beta) and
+    ``found_all`` (the settled wrong keys reach the level's expected total:
+    only the random audit sample can say how many more there are).
 
     >>> import tempfile, os
     >>> from audit.demo import build_demo
     >>> db = os.path.join(tempfile.mkdtemp(), "d.duckdb"); _ = build_demo(db)
-    >>> r = impact_summary("demo", db=db, draws=200)
+    >>> r = impact_summary("demo", db=db)
     >>> e = r["expected_wrong_keys"]; bool(e["low"] <= e["estimate"] <= e["high"])
     True
     >>> list(r["wrong_key_cost"].columns[:3])
     ['model', 'accuracy', 'accuracy_right_keys']
     """
     d = load_impact(benchmark, db=db, models=models)
-    out: dict = {"level": level, "phi": d.phi.tolist(), "scored": d.scored}
+    out: dict = {"level": level, "scored": d.scored, "model_set": d.features,
+                 "model_set_reasons": [[c, dict(f)] for c, f in d.warning],
+                 "model_set_warning": model_set_warning(d.warning) if d.scored else None,
+                 "split": {"pi_a": d.level.a, "pi_b": d.level.b, "pi_mean": d.level.mean,
+                           "s_a": d.s_ab[0], "s_b": d.s_ab[1]}}
     if not d.scored:
         out.update(expected_wrong_keys=None, expected_wrong_keys_by_subject=None, expected_wrong_keys_by_tier=None,
                    wrong_key_cost=None)
         return out
-    drawn = _draws(d, draws, seed)
-    tot = expected_wrong_keys(d, level=level, drawn=drawn).iloc[0]
-    out["expected_wrong_keys"] = {"estimate": float(tot["estimate"]), "low": float(tot["low"]),
-                                  "high": float(tot["high"]), "n_items": int(tot["n_items"])}
-    out["expected_wrong_keys_by_subject"] = expected_wrong_keys(d, by="subject", level=level, drawn=drawn)
-    out["expected_wrong_keys_by_tier"] = expected_wrong_keys(d, by="tier", level=level, drawn=drawn)
-    out["wrong_key_cost"] = wrong_key_cost(d, level=level, drawn=drawn)
+    it = d.items
+    found = int((it["settled"] & it["scored"] & (it["score"] == 1.0)).sum())
+    out["found_all"] = bool(found and found >= int(it["scored"].sum()) * d.level.mean)
+    whole = figures(d, level=level)
+    tot = expected_wrong_keys(d, level=level, computed=whole).iloc[0]
+    out["expected_wrong_keys"] = {"estimate": float(tot["estimate"]), "low": min(float(tot["low"]), float(tot["estimate"])),
+                                  "high": max(float(tot["high"]), float(tot["estimate"])),
+                                  "n_items": int(tot["n_items"])}
+    out["expected_wrong_keys_by_subject"] = expected_wrong_keys(d, by="subject", level=level)
+    out["expected_wrong_keys_by_tier"] = expected_wrong_keys(d, by="tier", level=level)
+    out["wrong_key_cost"] = wrong_key_cost(d, level=level, computed=whole)
     return out
 
 
-__all__ = ["ImpactData", "load_impact", "expected_wrong_keys", "wrong_key_cost", "selection_control",
-           "impact_summary"]
+__all__ = ["ImpactData", "load_impact", "figures", "expected_wrong_keys", "wrong_key_cost", "selection_control",
+           "impact_summary", "model_set_warning"]

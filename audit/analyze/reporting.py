@@ -18,13 +18,13 @@ from pathlib import Path
 import pandas as pd
 
 from audit._util.text import text_table
-from audit.analyze._impact import impact_summary
+from audit.analyze._impact import impact_summary, model_set_warning
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
 from audit.analyze.inputs import latest_run
 from audit.analyze.scenarios import compare_models, scenario_table
 from audit.analyze.tiers import TIER_NAMES, tier_counts
 from audit.errors import InputError
-from audit.i18n import label
+from audit.i18n import label, translate
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolve_benchmark
 
@@ -89,6 +89,7 @@ def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
         "expected_wrong_keys_by_tier": records(imp["expected_wrong_keys_by_tier"]) if imp["scored"] else [],
         "interval_level": imp["level"],
         "key_error_note": key_error_note(imp, len(models)),
+        "model_set_warning": imp.get("model_set_warning"),
         "scenario_note": scenario_note(scen),
         "run": {
             "run_id": run["run_id"],
@@ -132,8 +133,11 @@ def key_error_note(imp: dict, n_models: int) -> str:
         return (f"Tiers and key-error scores need at least two models; this run has {n_models}. "
                 "The metrics below are the model's accuracy with Wilson intervals.")
     e = imp["expected_wrong_keys"]
-    return (f"About {e['estimate']:.0f} of the {e['n_items']} keys are probably wrong "
+    text = (f"About {e['estimate']:.0f} of the {e['n_items']} keys are probably wrong "
             f"({100 * imp['level']:.0f}% interval {e['low']:.0f}–{e['high']:.0f}).")
+    if imp.get("found_all"):
+        text += " " + translate("keyerror.found_all", "en")
+    return text
 
 
 def scenario_note(scen: pd.DataFrame) -> str:
@@ -233,8 +237,15 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
     by = [{"group": f"subject {r['group']}" if r["group"] else "subject (none)", "items": r["n_items"]} | _ewk(r)
           for r in rep.get("expected_wrong_keys_by_subject", [])]
     by += [{"group": r["group"] or "(none)", "items": r["n_items"]} | _ewk(r) for r in rep.get("expected_wrong_keys_by_tier", [])]
+    smp = rep.get("expected_wrong_keys_sampled")
+    if smp is not None:
+        by.append({"group": "benchmark, random audit sample", "items": smp.get("n_sampled")} | _ewk_sampled(smp))
+        by += [{"group": f"subject {r['subject']}, random audit sample" if r["subject"] else
+                "subject (none), random audit sample", "items": r.get("n_sampled")} | _ewk_sampled(r)
+               for r in rep.get("expected_wrong_keys_sampled_by_subject", []) if r.get("estimate") is not None]
     ewk = pd.concat([ewk, pd.DataFrame(by)], ignore_index=True) if by else ewk
-    notes = pd.DataFrame({"": [n for n in (rep.get("key_error_note"), rep.get("scenario_note")) if n]})
+    notes = pd.DataFrame({"": [n for n in (rep.get("key_error_note"), rep.get("model_set_warning"),
+                                           rep.get("sampled_note"), rep.get("scenario_note")) if n]})
     return [
         ("What wrong keys cost each model", cost),
         (f"Expected number of wrong keys ({lvl} interval)", ewk),
@@ -250,6 +261,13 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
 
 def _ewk(r: dict) -> dict:
     return {"expected wrong keys": f"{r['estimate']:.1f}", "interval": f"{r['low']:.0f}–{r['high']:.0f}"}
+
+
+def _ewk_sampled(r: dict) -> dict:
+    """The sampled count's cells: the figures, or why there are none."""
+    if r.get("estimate") is None:
+        return {"expected wrong keys": "", "interval": r.get("reason") or ""}
+    return _ewk(r) | {"settled": f"{r['n_settled']} of {r['n_sampled']}"}
 
 
 def _header(rep: dict) -> str:
@@ -278,9 +296,16 @@ def report_frame(rep: dict) -> pd.DataFrame:
     (tiers, metrics, difficulty, scenarios, comparisons, lint) and the union
     of the sections' columns, numbers unformatted."""
     ewk = [{"group": "all", **rep["expected_wrong_keys"]}] if rep.get("expected_wrong_keys") else []
+    smp = [{"group": "all", **rep["expected_wrong_keys_sampled"]}] if rep.get("expected_wrong_keys_sampled") else []
+    notes = [{"note": k, "text": rep[k]} for k in ("key_error_note", "model_set_warning", "sampled_note", "scenario_note")
+             if rep.get(k)]
     parts = [
         pd.DataFrame(rep.get("wrong_key_cost", [])).assign(section="wrong_key_cost"),
         pd.DataFrame(ewk).assign(section="expected_wrong_keys"),
+        pd.DataFrame(smp).assign(section="expected_wrong_keys_sampled"),
+        pd.DataFrame(rep.get("expected_wrong_keys_sampled_by_subject", [])).assign(
+            section="expected_wrong_keys_sampled_by_subject"),
+        pd.DataFrame(notes).assign(section="notes"),
         pd.DataFrame(rep.get("expected_wrong_keys_by_subject", [])).assign(section="expected_wrong_keys_by_subject"),
         pd.DataFrame(rep.get("expected_wrong_keys_by_tier", [])).assign(section="expected_wrong_keys_by_tier"),
         pd.DataFrame({"section": "tiers", "tier": list(rep["tiers"]), "n": list(rep["tiers"].values())}),
@@ -338,5 +363,5 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
 
 
 __all__ = ["analysis_report", "render_report", "write_report", "report_frame", "records", "FORMATS", "key_error_note",
-           "scenario_note"]
+           "scenario_note", "model_set_warning"]
 

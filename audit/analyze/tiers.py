@@ -95,7 +95,11 @@ TIER_NAMES_TLUE4 = {
 }
 PRESETS = ("shares", "tlue4", "tlue8")
 DEFAULT_PRESET = "shares"
-DEFAULT_SHARES = (0.9, 0.8, 0.2)
+# s2 = 0.75: for a wrong key that each of N independent models sees through
+# with probability 0.9, the share reaching Tier 1–2 is about P(Bin(N, 0.9) ≥ t2);
+# at 0.8·N it fell to 0.84 at N = 14, at 0.75·N it stays ≥ 0.91 for N = 4–50
+# (tests/bench/bench_tiers_scaling.py).  The presets tlue4 / tlue8 do not read it.
+DEFAULT_SHARES = (0.9, 0.75, 0.2)
 MULTI_ANSWER_FLAG = "multi_answer"
 CONSTANT_PREDICTOR_SHARE = 0.9
 RULE_VERSION = 2
@@ -180,7 +184,7 @@ def thresholds(
     """The agreement counts for ``n`` models.
 
     ``preset`` ``"shares"`` (default): t_k = max(2, ⌈s_k·n⌉) with shares
-    s1 = 0.9, s2 = 0.8, s3 = 0.2 (each configurable; by default t2 is at
+    s1 = 0.9, s2 = 0.75, s3 = 0.2 (each configurable; by default t2 is at
     most n − 2 and at least ⌈⅔·n⌉, so small panels keep the two-thirds
     rule); ``"tlue4"``: the
     methodology's rule t1 = n, t2 = n − 1 (t1 − 1 when only ``t1`` is
@@ -188,7 +192,7 @@ def thresholds(
     t3 = 2.  Counts given explicitly override the preset.
 
     >>> [(t.t1, t.t2, t.t3) for t in (thresholds(2), thresholds(14), thresholds(50))]
-    [(2, 2, 2), (13, 12, 3), (45, 40, 10)]
+    [(2, 2, 2), (13, 11, 3), (45, 38, 10)]
     >>> t = thresholds(4, preset="tlue4"); (t.t1, t.t2, t.t3)
     (4, 3, 2)
     >>> t = thresholds(8, preset="tlue8"); (t.t1, t.t2, t.t3)
@@ -208,7 +212,7 @@ def thresholds(
         t1v = _share_count(d1, n) if t1 is None else int(t1)
         if t2 is not None:
             t2v = int(t2)
-        elif s2 is None:   # 80% of the models, at most all but two, never below two thirds
+        elif s2 is None:   # 75% of the models, at most all but two, never below two thirds
             t2v = min(max(_share_count(2 / 3, n), min(_share_count(d2, n), n - 2)), t1v)
         else:
             t2v = min(_share_count(d2, n), t1v)

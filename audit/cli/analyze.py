@@ -39,7 +39,7 @@ def analyze_cmd(
     t2: Annotated[Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (overrides the preset).")] = None,
     t3: Annotated[Optional[int], typer.Option("--t3", help="Models that must agree for Tier 3/4 (overrides the preset).")] = None,
     s1: Annotated[Optional[float], typer.Option("--s1", help="Share of the models for Tier 1 (preset shares; default 0.9).")] = None,
-    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 0.8).")] = None,
+    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 0.75).")] = None,
     s3: Annotated[Optional[float], typer.Option("--s3", help="Share of the models for Tier 3/4 (preset shares; default 0.2).")] = None,
     no_score: Annotated[bool, typer.Option("--no-score", help="Skip the key-error score (tiers only).")] = False,
     incomplete: Annotated[

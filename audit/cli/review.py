@@ -190,6 +190,39 @@ def queue_cmd(
               "status", "n_verdicts", "required"]], "no items match")
 
 
+@review_app.command("sample")
+def sample_cmd(
+    size: Annotated[int, typer.Option("--size", "-n", help="How many items to draw.")],
+    benchmark: BenchmarkOption = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Repeat a draw (default: a new seed, stored).")] = None,
+    by: Annotated[str, typer.Option("--by", help="Strata: band (key-error score bands, the likely wrong ones drawn "
+                                                 "more) | subject | none.")] = "band",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json.")] = "table",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Draw a random audit sample: items at random, each stored with its inclusion probability.
+    They enter every reviewer's queue like any other item; their settled verdicts give a count of
+    wrong keys that does not rest on the models (shown by audit report).  Once accounts exist,
+    drawing is an admin's act (--as NAME).  JSON: a list of {"question_id", "inclusion_probability"}."""
+    import json
+
+    from audit.errors import InputError
+    from audit.review import draw_sample
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="drawing a random audit sample")
+    rows = draw_sample(benchmark, size, seed=seed, by=by, actor=actor, db=db)
+    if fmt == "json":
+        echo(json.dumps(rows, ensure_ascii=False))
+        return
+    for r in rows:
+        echo(f"{r['question_id']}\t{r['inclusion_probability']:.4f}")
+    echo(f"{len(rows)} item(s) drawn ({by}); they are in every reviewer's queue")
+
+
 @review_app.command("optimize")
 def optimize_cmd(db: DbOption = None) -> None:
     """Store predictions in item order so the item page reads one item without

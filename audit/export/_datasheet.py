@@ -170,15 +170,31 @@ def _scores_lines(scores: pd.DataFrame | None) -> list[str]:
 
 
 def datasheet_impact(benchmark: str, db: DbPath = None) -> dict | None:
-    """:func:`audit.analyze.impact_summary` for the DATASHEET, or None when
-    the benchmark has no audit run."""
+    """:func:`audit.analyze.impact_summary` for the DATASHEET, with the random
+    audit sample's count under ``sampled`` (:func:`audit.review.sample.sampled_counts`),
+    or None when the benchmark has no audit run."""
     from audit.analyze import impact_summary
     from audit.errors import NotFoundError
+    from audit.review.sample import sampled_counts
 
     try:
-        return impact_summary(benchmark, db=db)
+        out = impact_summary(benchmark, db=db)
     except NotFoundError:
         return None
+    out["sampled"] = sampled_counts(benchmark, db=db)
+    return out
+
+
+def _sampled_line(sampled: dict | None, model_based: dict) -> str:
+    """The random audit sample's count beside the model's, in one sentence."""
+    from audit.review.sample import compare_counts
+
+    b = (sampled or {}).get("benchmark") or {}
+    if b.get("estimate") is None:
+        why = b.get("reason") or "no random audit sample has been drawn"
+        return (f"Random audit sample: no count yet ({md(why)}); a count that does not rest on the models needs the "
+                "settled verdicts of a random audit sample (`audit review sample`).")
+    return md(compare_counts(model_based, b))
 
 
 def _impact_lines(impact: dict | None) -> list[str]:
@@ -191,10 +207,14 @@ def _impact_lines(impact: dict | None) -> list[str]:
     lvl = f"{100 * impact['level']:.0f}%"
     e = impact["expected_wrong_keys"]
     L.append(f"About {e['estimate']:.0f} of the {e['n_items']} keys are probably wrong ({lvl} posterior interval "
-             f"{e['low']:.0f}–{e['high']:.0f}; the key-error model of the audit, its misconception prior and the "
-             "settled verdicts).  Per model: accuracy on all items, on the items whose key is right, and with the "
+             f"{e['low']:.0f}–{e['high']:.0f}; the key-error model of the audit: a rate of wrong keys learned "
+             "from expert-labelled benchmarks, moved by the random audit sample, and the settled verdicts).  "
+             "Per model: accuracy on all items, on the items whose key is right, and with the "
              "probably wrong keys replaced by the models' most likely answer (posterior means, "
              f"{lvl} intervals); the cost is the difference in points.")
+    if impact.get("model_set_warning"):
+        L += ["", f"**{md(impact['model_set_warning'])}**"]
+    L += ["", _sampled_line(impact.get("sampled"), e)]
     L.append("")
     c = impact["wrong_key_cost"]
     L += _table(["Model", "Accuracy", f"On right keys [{lvl}]", "Keys corrected", "Cost (points)"], [[

@@ -779,6 +779,52 @@ UI.update({
     "language.uz": "Uzbek",
 })
 
+# The key-error estimate's model set and the random audit sample
+UI.update({
+    "keyerror.warning": ("The key-error estimate extrapolates: {reasons}. Their answers cannot tell well which keys "
+                         "are wrong, so the expected count rests on the usual rate of wrong keys in expert-checked "
+                         "benchmarks and its interval is wide; settle the items of a random audit sample (audit review "
+                         "sample) for a count that does not depend on the models."),
+    "keyerror.found_all": ("The review has already found as many wrong keys as the estimate expected in all: the "
+                           "models' answers cannot say how many more there are; settle the items of a random audit "
+                           "sample (audit review sample) for that."),
+    "keyerror.reason_sep": "; ",
+    "keyerror.reason.near_chance": ("the models are close to chance (their answers agree with the key {accuracy} of "
+                                    "the way from chance to perfect; the weakest model set the estimate was learned "
+                                    "on: {lowest})"),
+    "keyerror.reason.one_model_ahead": "one model is far more accurate than the others and carries the evidence alone",
+    "keyerror.reason.few_models": "there are only {n} models (the estimate was learned on {fewest} or more)",
+    "keyerror.reason.options": ("the items have {k} options on average (the estimate was learned on {trained}-option "
+                                "items only)"),
+    "keyerror.reason.rejected": ("the models reject {share} of the keys, more than on any model set the estimate was "
+                                 "learned on ({highest})"),
+    "sample.reason.no_sample": "no random audit sample has been drawn (audit review sample)",
+    "sample.reason.nothing_settled": "no item of the random audit sample is settled yet",
+    "sample.reason.none_in_subject": "no item of this subject was drawn",
+    "sample.strata_missing": "some strata of the sample ({n}) have no settled item yet: the count covers the others only",
+    "sample.count": ("The random audit sample gives about {est} wrong keys (90% interval {lo}–{hi}, {k} of {n} drawn "
+                     "items settled)"),
+    "sample.agree": "; the models' estimate, about {est} ({lo}–{hi}), agrees with it within their intervals.",
+    "sample.disagree": ("; the models' estimate, about {est} ({lo}–{hi}), disagrees with it beyond their intervals: "
+                        "the sample's count does not rest on the models."),
+    "dash.sampled_title": "Random audit sample",
+    "dash.sampled_none": "No random audit sample yet: an administrator can draw one on the Administration page.",
+    "dash.sampled_pending": "{k} of {n} items of the random audit sample are settled: no count yet.",
+    "dash.col_sampled": "from the random audit sample",
+    "admin.sample": "Random audit sample",
+    "admin.sample_help": ("Draws items at random. They enter every reviewer's queue and look like any other item; "
+                          "once settled, they give a count of wrong keys that does not rest on the models. Drawing "
+                          "again replaces the sample in use."),
+    "admin.sample_size": "Items to draw",
+    "admin.sample_by": "Strata",
+    "admin.sample_by_band": "Key-error score bands (the likely wrong ones drawn more)",
+    "admin.sample_by_subject": "Subjects",
+    "admin.sample_by_none": "None",
+    "admin.sample_seed": "Seed (to repeat a draw; 0: a new one)",
+    "admin.sample_submit": "Draw",
+    "admin.sample_drawn": "{n} items drawn.",
+})
+
 # A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
 UI.update({
     "changes.previous_run": "the previous analysis",

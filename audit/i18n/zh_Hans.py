@@ -573,6 +573,43 @@ MESSAGES.update({
     "language.uz": "乌兹别克文",
 })
 
+# 标准答案错误估计的模型集与随机审核抽样（草稿）
+MESSAGES.update({
+    "keyerror.warning": ("标准答案错误的估计超出了其学习范围：{reasons}。这些模型的答案难以分辨哪些标准答案是错的，"
+                         "因此预计数量依据的是专家核查过的题库中标准答案错误的常见比例，区间很宽；请对随机审核抽样的题目"
+                         "作出定论（audit review sample），以得到不依赖模型的数量。"),
+    "keyerror.found_all": "审核已找到的错误标准答案已达到估计的总数：模型的答案无法说明还有多少；请对随机审核抽样的题目作出定论（audit review sample）。",
+    "keyerror.reason_sep": "；",
+    "keyerror.reason.near_chance": "模型接近随机猜测（其答案与标准答案的一致程度在随机到完美之间只占 {accuracy}；"
+                                   "估计所学习的最弱模型集：{lowest}）",
+    "keyerror.reason.one_model_ahead": "一个模型远比其他模型准确，证据全靠它一个",
+    "keyerror.reason.few_models": "只有 {n} 个模型（估计是在 {fewest} 个或更多模型上学习的）",
+    "keyerror.reason.options": "题目平均有 {k} 个选项（估计只在 {trained} 个选项的题目上学习过）",
+    "keyerror.reason.rejected": "模型否定了 {share} 的标准答案，多于估计所学习的任何模型集（{highest}）",
+    "sample.reason.no_sample": "尚未抽取随机审核样本（audit review sample）",
+    "sample.reason.nothing_settled": "随机审核样本中尚无已定论的题目",
+    "sample.reason.none_in_subject": "此科目没有题目被抽中",
+    "sample.strata_missing": "样本中有 {n} 组尚无已定论的题目：数量只涵盖其他组",
+    "sample.count": "随机审核样本给出约 {est} 个错误的标准答案（90% 区间 {lo}–{hi}，{n} 个抽中题目中 {k} 个已定论）",
+    "sample.agree": "；模型的估计约为 {est}（{lo}–{hi}），在两者的区间内一致。",
+    "sample.disagree": "；模型的估计约为 {est}（{lo}–{hi}），与之不一致，超出两者的区间：样本的数量不依赖模型。",
+    "dash.sampled_title": "随机审核抽样",
+    "dash.sampled_none": "尚无随机审核样本：管理员可在管理页面抽取。",
+    "dash.sampled_pending": "随机审核样本的 {n} 个题目中 {k} 个已定论：尚无数量。",
+    "dash.col_sampled": "来自随机审核抽样",
+    "admin.sample": "随机审核抽样",
+    "admin.sample_help": "随机抽取题目。它们进入每位审核员的队列，看起来与其他题目无异；定论后给出不依赖模型的错误标准答案数量。"
+                         "再次抽取会替换正在使用的样本。",
+    "admin.sample_size": "抽取题目数",
+    "admin.sample_by": "抽样分组",
+    "admin.sample_by_band": "按标准答案错误概率区段（可能错误的区段多抽）",
+    "admin.sample_by_subject": "按科目",
+    "admin.sample_by_none": "不分组",
+    "admin.sample_seed": "随机种子（用于重复抽取；0：新的）",
+    "admin.sample_submit": "抽取",
+    "admin.sample_drawn": "已抽取 {n} 个题目。",
+})
+
 # A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
 MESSAGES.update({
     "changes.previous_run": "上一次分析",

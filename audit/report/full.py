@@ -12,15 +12,20 @@ import os
 from audit import analyze, export, review
 from audit.analyze import reporting
 from audit.errors import InputError
+from audit.review import sample
 from audit.store import DbPath
 
 
 def build_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     """Everything the audit knows about a benchmark's latest audit run: the
-    keys of :func:`audit.analyze.analysis_report`, with ``extra`` holding the
+    keys of :func:`audit.analyze.analysis_report`, the random audit
+    sample's count (``expected_wrong_keys_sampled``,
+    ``expected_wrong_keys_sampled_by_subject``, ``sampled_note``:
+    :func:`audit.review.sample.report_fields`), with ``extra`` holding the
     later stages' titled tables (records, JSON-safe)."""
     rep = analyze.analysis_report(benchmark, db=db)
     bench = rep["benchmark"]
+    rep.update(sample.report_fields(bench, rep.get("expected_wrong_keys"), db=db))
     sections = {**review.report_sections(bench, db=db), **export.report_section(bench, db=db)}
     rep["extra"] = {title: reporting.records(df) for title, df in sections.items()}
     return rep

@@ -14,7 +14,8 @@ settle a dispute), :mod:`audit.review.dashboard`, :mod:`audit.review.agreement`,
 :mod:`audit.review.evidence` (the stored score, refreshed as verdicts
 arrive), :mod:`audit.review.reasons` (why an item is in the queue),
 :mod:`audit.review.settings` (required reviews), :mod:`audit.review.judges`
-(judges against the experts), :mod:`audit.review.overview`,
+(judges against the experts), :mod:`audit.review.sample` (the random audit
+sample and its count), :mod:`audit.review.overview`,
 :mod:`audit.review.rescoring` and :mod:`audit.review.summary` (the SQL the
 export embeds)."""
 from audit.review._status import review_status, settled_verdicts
@@ -26,11 +27,12 @@ from audit.review.judges import agreement_report, bias_vs_accuracy, report_secti
 from audit.review.queue import register_order, review_queue
 from audit.review.reasons import why_this_item
 from audit.review.record import add_review, add_reviews, import_reviews, list_reviews
+from audit.review.sample import draw_sample
 from audit.review.settings import get_required_reviews, set_required_reviews
 
 __all__ = [
     "add_review", "add_reviews", "import_reviews", "list_reviews", "review_status", "settled_verdicts",
     "review_queue", "register_order", "item_view", "item_for_review", "why_this_item", "reviewer_agreement", "get_required_reviews",
     "set_required_reviews", "evidence_scores", "rescore", "calibration", "bias_vs_accuracy", "agreement_report",
-    "report_sections",
+    "report_sections", "draw_sample",
 ]

@@ -3,21 +3,22 @@ the refit with the settled verdicts clamped, and the calibration table.
 
 The model (:mod:`audit.analyze.keyerror`) is fitted at analysis time from
 the models' answers, the parallel source's key and lint, and stores per
-item the parts of its log-odds.  Judge verdicts and expert verdicts come
-later in the data flow (judge → review), so they are read here, in the
-review stage, which may read both; the update they make is the key-error
-model's (:func:`audit.analyze.keyerror.update_weights`,
-:func:`~audit.analyze.keyerror.update_scores`,
-:func:`~audit.analyze.keyerror.misconception_split`: the settled verdicts
-clamp their items, move the subjects' rates and the misconception split,
-and measure the judges and the parallel source).
+item the parts of its score.  Judge verdicts, expert verdicts and the
+random audit sample come later in the data flow (judge → review), so they
+are read here, in the review stage, which may read both; the update they
+make is the key-error model's (:func:`audit.analyze.keyerror.update_weights`,
+:func:`~audit.analyze.keyerror.update_scores`: the settled verdicts clamp
+their items and move the subjects' rates, the audit sample's verdicts move
+the level, and the judges and the parallel source are measured).
 
 :func:`refresh_evidence` brings the stored combined score up to date after
-every appended review, so the queue re-ranks after each verdict: it
-recomputes (vectorised pandas/NumPy) only the rows the change of settled
-verdicts can move and rewrites only those that differ.  :func:`rescore` refits the model itself
-with the settled items clamped (semi-supervised EM), which also moves the
-models' reliabilities.
+every appended review, so the queue re-ranks after each verdict: when the
+settled verdicts (or any other input) changed it recomputes every item
+(vectorised NumPy: the level couples them, a wrong key found at the top
+leaves fewer for the rest) and rewrites the rows whose values differ; a
+verdict that settles nothing writes nothing.  :func:`rescore` refits the
+model itself with the settled items clamped (semi-supervised EM), which
+also moves the models' reliabilities.
 """
 from __future__ import annotations
 
@@ -35,7 +36,6 @@ from audit.analyze.keyerror import (
     judge_table,
     load_inputs,
     load_judge_verdicts,
-    misconception_split,
     score_inputs,
     update_scores,
     update_weights,
@@ -69,20 +69,23 @@ def _settled(con: Any, benchmark: str) -> pd.DataFrame:
     return run(con, sql, base_params(con, benchmark)).df()
 
 
-# The fit's per-item parts the combination starts from ($benchmark, $run_id;
-# {where} narrows it to some items).
+# The fit's per-item parts the combination starts from ($benchmark, $run_id),
+# with each item's stratum in the benchmark's latest audit sample.
 _ITEMS_SQL = """
 SELECT k.question_id, coalesce(q.subject, '') AS subject, k.score, coalesce(k.p_reject, k.score) AS p_reject,
-       coalesce(k.agreement_share, 1.0) AS agreement_share,
-       k.prior_logit, k.llr_models,
+       k.prior_logit, k.llr_models, k.evidence_share, k.top_holds,
        k.llr_parallel, k.llr_lint, k.fixed_reason, par.question_id IS NOT NULL AS has_parallel,
        coalesce(k.llr_judges, 0) AS fit_llr_judges, coalesce(k.n_judges, 0) AS fit_n_judges,
-       coalesce(par.mismatch, false) AS par_mismatch
+       coalesce(par.mismatch, false) AS par_mismatch, f.stratum AS sample_stratum,
+       coalesce(f.drawn, false) AS sampled
 FROM key_error_scores k
-JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark {where}) q
+JOIN (SELECT question_id, subject, seq FROM questions WHERE benchmark = $benchmark) q
   ON q.question_id = k.question_id
 LEFT JOIN (SELECT question_id, bool_or(NOT key_match) AS mismatch FROM parallel_links WHERE benchmark = $benchmark
            GROUP BY question_id) par ON par.question_id = k.question_id
+LEFT JOIN audit_sample_frame f
+  ON f.question_id = k.question_id
+ AND f.sample_id = (SELECT max(sample_id) FROM audit_samples WHERE benchmark = $benchmark)
 WHERE k.run_id = $run_id
 ORDER BY q.seq"""
 
@@ -90,17 +93,9 @@ _JV_SQL = ("SELECT question_id, judge, answer_key_correct FROM judge_verdicts "
            "WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL {where}")
 
 
-def _items(con: Any, benchmark: str, run_id: int, *, ids: list[str] | None = None,
-           subjects: list[str] | None = None) -> pd.DataFrame:
-    """The fit's parts of every scored item of the run, or of the items
-    ``ids`` and every item of ``subjects`` (import order)."""
-    params: dict = {"benchmark": benchmark, "run_id": run_id}
-    where = ""
-    if ids is not None or subjects is not None:
-        params["ids"], params["subjects"] = list(ids or []), list(subjects or [])
-        where = ("AND (question_id IN (SELECT unnest($ids::VARCHAR[])) "
-                 "OR coalesce(subject, '') IN (SELECT unnest($subjects::VARCHAR[])))")
-    return con.execute(_ITEMS_SQL.format(where=where), params).df()
+def _items(con: Any, benchmark: str, run_id: int) -> pd.DataFrame:
+    """The fit's parts of every item of the run (import order)."""
+    return con.execute(_ITEMS_SQL, {"benchmark": benchmark, "run_id": run_id}).df()
 
 
 def _judge_verdicts(con: Any, benchmark: str, ids: list[str] | None = None) -> pd.DataFrame:
@@ -118,21 +113,34 @@ def _global_rate(con: Any, run_id: int) -> float:
     return float(g[0][0]) if g else 0.02
 
 
+def _split_params(con: Any, run_id: int) -> dict:
+    """The fit's priors of the level and of s, and the set's accuracy (kind ``split``)."""
+    rows = {(n, p): v for n, p, v in con.execute(
+        "SELECT name, param, value FROM key_error_params WHERE run_id = ? AND kind = 'split'", [run_id]).fetchall()}
+    return {"pi_a": rows.get(("level", "prior_a"), 1.0), "pi_b": rows.get(("level", "prior_b"), 1.0),
+            "s_a": rows.get(("share_rejected", "prior_a"), 1.0), "s_b": rows.get(("share_rejected", "prior_b"), 1.0),
+            "accuracy": rows.get(("all", "accuracy"), 0.5)}
+
+
 def _settled_map(con: Any, benchmark: str) -> pd.Series:
     return _settled(con, benchmark).set_index("question_id")["verdict"]
+
+
+def _compute(con: Any, benchmark: str, run_id: int, settled: pd.Series) -> tuple[pd.DataFrame, dict]:
+    """The combined score of every item of ``run_id`` under ``settled``, and the weights."""
+    ke = _items(con, benchmark, run_id)
+    jv = _judge_verdicts(con, benchmark)
+    w = update_weights(ke, settled, jv, jv["judge"].unique(), _global_rate(con, run_id), _split_params(con, run_id))
+    return update_scores(ke, settled, w, jv, run_id), w
 
 
 def _combine(con: Any, benchmark: str) -> tuple[pd.DataFrame, dict]:
     """The combined score of every scored item of the current run, and the
     measured evidence weights."""
     run_id = latest_run(con, benchmark)["run_id"]
-    ke = _items(con, benchmark, run_id)
-    if ke.empty:
+    if not con.execute("SELECT count(*) FROM key_error_scores WHERE run_id = ?", [run_id]).fetchall()[0][0]:
         raise NotFoundError(f"the latest audit run of '{benchmark}' has no key-error score; run 'audit analyze'")
-    settled = _settled_map(con, benchmark)
-    jv = _judge_verdicts(con, benchmark)
-    w = update_weights(ke, settled, jv, jv["judge"].unique(), _global_rate(con, run_id))
-    return update_scores(ke, settled, w, jv, run_id), w
+    return _compute(con, benchmark, run_id, _settled_map(con, benchmark))
 
 
 def _judge_weights(con: Any, benchmark: str) -> pd.DataFrame:
@@ -150,7 +158,7 @@ def _judge_weights(con: Any, benchmark: str) -> pd.DataFrame:
 def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
     """Changes whenever an input of the combined score other than the
     expert verdicts changes: the fit's per-item parts and subjects, the
-    judge verdicts, the parallel keys, the global rate."""
+    judge verdicts, the parallel keys, the global rate, the audit sample."""
     row = con.execute("""
         SELECT (SELECT count(*) || ':' || coalesce(sum(hash(question_id, score, llr_models, llr_lint)), 0)
                 FROM key_error_scores WHERE run_id = $run_id),
@@ -159,12 +167,14 @@ def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, judge, answer_key_correct)), 0)
                 FROM judge_verdicts WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL),
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, key_match)), 0)
-                FROM parallel_links WHERE benchmark = $benchmark)""",
+                FROM parallel_links WHERE benchmark = $benchmark),
+               (SELECT count(*) || ':' || coalesce(max(sample_id), 0) FROM audit_samples WHERE benchmark = $benchmark)""",
         {"benchmark": benchmark, "run_id": run_id}).fetchall()[0]
     return "|".join(str(x) for x in row) + f"|{_global_rate(con, run_id)!r}"
 
 
-_EV_COLS = ["score", "p_reject", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "settled_verdict"]
+_EV_COLS = ["score", "p_reject", "prior_logit", "llr_parallel", "llr_judges", "n_judges", "alloc_wrong", "alloc_right",
+            "settled_verdict"]
 
 
 def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) -> None:
@@ -173,17 +183,16 @@ def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) ->
     columns costs a fraction of a delete and re-insert) and insert those not
     stored yet."""
     con.register("_kev", out)
-    cols = "question_id, run_id, score, p_reject, prior_logit, llr_parallel, llr_judges, n_judges, settled_verdict"
+    cols = "question_id, run_id, " + ", ".join(_EV_COLS)
     try:
         if replace_all:
             con.execute("DELETE FROM key_error_evidence WHERE benchmark = ?", [benchmark])
             con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
                         f"SELECT ?, {cols}, now() FROM _kev", [benchmark])
             return
+        sets = ", ".join(f"{c} = k.{c}" for c in ["run_id"] + _EV_COLS)
         n = con.execute(
-            "UPDATE key_error_evidence e SET run_id = k.run_id, score = k.score, p_reject = k.p_reject, prior_logit = k.prior_logit, "
-            "llr_parallel = k.llr_parallel, llr_judges = k.llr_judges, n_judges = k.n_judges, "
-            "settled_verdict = k.settled_verdict, updated_at = now() "
+            f"UPDATE key_error_evidence e SET {sets}, updated_at = now() "
             "FROM _kev k WHERE e.benchmark = ? AND e.question_id = k.question_id", [benchmark]).fetchall()[0][0]
         if n < len(out):
             con.execute(f"INSERT INTO key_error_evidence (benchmark, {cols}, updated_at) "
@@ -195,10 +204,9 @@ def _write(con: Any, benchmark: str, out: pd.DataFrame, *, replace_all: bool) ->
 
 def _changed_rows(con: Any, benchmark: str, out: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``out`` that differ from what is stored (or are missing)."""
-    ids = out["question_id"].tolist()
     old = con.execute(
-        f"SELECT question_id, run_id, {', '.join(_EV_COLS)} FROM key_error_evidence WHERE benchmark = ? "
-        "AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, ids]).df().set_index("question_id")
+        f"SELECT question_id, run_id, {', '.join(_EV_COLS)} FROM key_error_evidence WHERE benchmark = ?",
+        [benchmark]).df().set_index("question_id")
     old = old.reindex(out["question_id"])
     same = old["run_id"].to_numpy() == out["run_id"].to_numpy()
     for c in _EV_COLS:
@@ -221,14 +229,10 @@ def refresh_evidence(con: Any, benchmark: str, *, full: bool = False) -> int:
     verdict of each item, so after a verdict that settles nothing new
     nothing is recomputed.  When the settled verdicts changed (and nothing
     else: the audit run and a fingerprint of the other inputs are stored
-    with the settled verdicts used), the weights are measured before and
-    after: the rows that can change are the changed items, every item of
-    their subjects (the subject's rate), and — only when the parallel
-    source's or a judge's measured weight moved — every item with a
-    parallel key or a verdict of that judge.  Those rows are recomputed
-    with the same functions as the full pass and only the rows whose values
-    differ are rewritten.  ``full`` (or any other change) recomputes and
-    rewrites every row."""
+    with the settled verdicts used), every item is recomputed — the level
+    couples them — and only the rows whose values differ are rewritten.
+    ``full`` (or any other change) rewrites every row.  The level after the
+    verdicts is stored with the state (``key_error_evidence_state``)."""
     run_id = con.execute("SELECT max(run_id) FROM audit_runs WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
     if run_id is None or not con.execute(
             "SELECT count(*) FROM key_error_scores WHERE benchmark = ? AND run_id = ?",
@@ -238,70 +242,38 @@ def refresh_evidence(con: Any, benchmark: str, *, full: bool = False) -> int:
     now = _settled_map(con, benchmark)
     state = con.execute("SELECT run_id, fingerprint, settled FROM key_error_evidence_state WHERE benchmark = ?",
                         [benchmark]).fetchall()
-    written: int
-    if full or not state or state[0][0] != run_id or state[0][1] != fp:
-        ke = _items(con, benchmark, run_id)
-        jv = _judge_verdicts(con, benchmark)
-        w = update_weights(ke, now, jv, jv["judge"].unique(), _global_rate(con, run_id))
-        out = update_scores(ke, now, w, jv, run_id)
+    whole = full or not state or state[0][0] != run_id or state[0][1] != fp
+    if not whole:
+        before = pd.Series(json.loads(state[0][2]), dtype=object)
+        both = pd.concat([before.rename("b"), now.rename("n")], axis=1)
+        if not (both["b"].fillna("") != both["n"].fillna("")).any():
+            return 0
+    out, w = _compute(con, benchmark, run_id, now)
+    if whole:
         _write(con, benchmark, out, replace_all=True)
         written = len(out)
     else:
-        before = pd.Series(json.loads(state[0][2]), dtype=object)
-        both = pd.concat([before.rename("b"), now.rename("n")], axis=1)
-        changed = both.index[both["b"].fillna("") != both["n"].fillna("")].tolist()
-        if not changed:
-            return 0
-        written = _refresh_some(con, benchmark, run_id, before, now, changed)
-    _store_state(con, benchmark, run_id, fp, now)
+        out = _changed_rows(con, benchmark, out)
+        if len(out):
+            _write(con, benchmark, out, replace_all=False)
+        written = len(out)
+    _store_state(con, benchmark, run_id, fp, now, w)
     return written
 
 
-def _store_state(con: Any, benchmark: str, run_id: int, fp: str, settled: pd.Series) -> None:
+def _store_state(con: Any, benchmark: str, run_id: int, fp: str, settled: pd.Series, w: dict) -> None:
+    lv, sp = w["level"], w["split"]
     con.execute("DELETE FROM key_error_evidence_state WHERE benchmark = ?", [benchmark])
-    con.execute("INSERT INTO key_error_evidence_state VALUES (?, ?, ?, ?, now())",
-                [benchmark, run_id, fp, json.dumps({str(k): str(v) for k, v in settled.items()}, sort_keys=True)])
-
-
-def _refresh_some(con: Any, benchmark: str, run_id: int, before: pd.Series, now: pd.Series,
-                  changed: list[str]) -> int:
-    """Rewrite the rows a change of the settled verdicts of ``changed``
-    can move (see :func:`refresh_evidence`)."""
-    eps_g = _global_rate(con, run_id)
-    subjects = [s for (s,) in con.execute(
-        "SELECT DISTINCT coalesce(subject, '') FROM questions WHERE benchmark = ? "
-        "AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, changed]).fetchall()]
-    settled_ids = sorted(set(before.index) | set(now.index))
-    ke = _items(con, benchmark, run_id, ids=settled_ids, subjects=subjects)
-    judges = [j for (j,) in con.execute(
-        "SELECT DISTINCT judge FROM judge_verdicts WHERE benchmark = ? AND parse_ok AND answer_key_correct IS NOT NULL",
-        [benchmark]).fetchall()]
-    jv = _judge_verdicts(con, benchmark, ids=settled_ids)
-    w0 = update_weights(ke, before, jv, judges, eps_g)
-    w1 = update_weights(ke, now, jv, judges, eps_g)
-    moved_par = (w0["parallel"]["sens"], w0["parallel"]["spec"]) != (w1["parallel"]["sens"], w1["parallel"]["spec"])
-    moved_judges = judges and not w0["judges"][["llr_wrong", "llr_right"]].equals(w1["judges"][["llr_wrong", "llr_right"]])
-    moved_phi = not np.array_equal(w0["phi"], w1["phi"])
-    if moved_par or moved_judges or moved_phi:
-        # every item with a parallel key / a verdict of a judge moves: the
-        # whole benchmark is recomputed, the rows that differ rewritten
-        ke = _items(con, benchmark, run_id)
-        jv = _judge_verdicts(con, benchmark)
-        rows = ke
-        w1 = update_weights(ke, now, jv, judges, eps_g)
-    else:
-        rows = ke[ke["subject"].isin(subjects) | ke["question_id"].isin(changed)]
-        jv = _judge_verdicts(con, benchmark, ids=rows["question_id"].tolist()) if judges else jv.iloc[:0]
-    out = _changed_rows(con, benchmark, update_scores(rows, now, w1, jv, run_id))
-    if len(out):
-        _write(con, benchmark, out, replace_all=False)
-    return len(out)
+    con.execute("INSERT INTO key_error_evidence_state (benchmark, run_id, fingerprint, settled, updated_at, pi_a, pi_b, "
+                "s_a, s_b) VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
+                [benchmark, run_id, fp, json.dumps({str(k): str(v) for k, v in settled.items()}, sort_keys=True),
+                 lv.a, lv.b, sp["s_a"], sp["s_b"]])
 
 
 def evidence_scores(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
     """The combined score of every item, computed now (not stored): columns
-    question_id, run_id, score, prior_logit, llr_parallel, llr_judges,
-    n_judges, settled_verdict."""
+    question_id, run_id, score, p_reject, prior_logit, llr_parallel,
+    llr_judges, n_judges, alloc_wrong, alloc_right, settled_verdict."""
     with connect(db, read_only=True) as con:
         return _combine(con, benchmark)[0]
 
@@ -309,7 +281,9 @@ def evidence_scores(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
 def evidence_weights(benchmark: str, *, db: DbPath = None) -> dict:
     """The measured weights: ``judges`` (DataFrame judge, n_settled, tp, fp,
     tn, fn, sens, spec, llr_wrong, llr_right), ``parallel`` (sens, spec,
-    n_settled), ``n_settled``, ``global_rate``, ``subject_rate`` (Series)."""
+    n_settled), ``n_settled``, ``global_rate``, ``subject_rate`` (Series),
+    ``split`` (the fit's priors) and ``level`` (π after the audit sample's
+    verdicts: a :class:`~audit.analyze.keyerror.Level`)."""
     with connect(db, read_only=True) as con:
         return _combine(con, benchmark)[1]
 
@@ -336,9 +310,8 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
             ex["pos"] = ex.groupby("question_id").cumcount()
             ex = ex.merge(settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"])
             truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
-            phi = misconception_split(_items(con, benchmark, runinfo["run_id"]), settled["verdict"])["phi"]
             try:
-                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth, phi=phi,
+                out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth,
                                               judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
             finally:
                 con.execute("DROP TABLE IF EXISTS _up")

@@ -12,6 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from audit._util.sql import table_exists
 from audit._util.text import clean_name
 from audit.accounts.roles import effective_role
 from audit.errors import AuditError
@@ -30,6 +31,7 @@ from audit.review._status import (
 )
 from audit.review.campaign import entry_condition
 from audit.review.evidence import EVIDENCE_CTE
+from audit.review.sample import SAMPLE_ITEMS_SQL
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolves_benchmark
 
@@ -98,6 +100,10 @@ register_order("evidence", "key_error DESC NULLS LAST, tier ASC NULLS LAST, agre
 DEFAULT_ORDER = "evidence"
 
 
+def _has_sample_table(con) -> bool:
+    return table_exists(con, "audit_sample_frame")
+
+
 def _as_list(value) -> list | None:
     if value is None:
         return None
@@ -114,10 +120,13 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
     params = base_params(con, benchmark, reviewer)
     # a named lead or admin (not "anyone" of a database without accounts or lead list)
     where = []
+    # the random audit sample's items enter every reviewer's queue, whatever the tiers, the entry setting or
+    # the reviewer's assignments (and nothing in the queue's columns tells them apart)
+    or_sample = f" OR question_id IN {SAMPLE_ITEMS_SQL}" if _has_sample_table(con) else ""
     tiers = _as_list(tiers)
     if tiers is not None:   # an empty selection matches nothing
         params["tiers"] = [int(t) for t in tiers]
-        where.append("list_contains($tiers::INTEGER[], tier)")
+        where.append(f"(list_contains($tiers::INTEGER[], tier){or_sample})")
     subjects = _as_list(subjects)
     if subjects is not None:
         params["subjects"] = [str(s) for s in subjects]
@@ -148,7 +157,7 @@ def queue_relation(benchmark: str, *, tiers, subjects, status, reviewer, structu
         where.append("(" + " OR ".join(parts) + ")")
     entry = entry_condition(con, params)          # the campaign: queue entry and assignments
     if entry != "true":
-        where.append(entry)
+        where.append(f"({entry}{or_sample})")
     cond = " AND ".join(where) if where else "true"
     sql = f"""
     WITH {summary_ctes()}, {AUDIT_CTE}, {EVIDENCE_CTE},

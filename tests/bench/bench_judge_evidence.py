@@ -15,8 +15,8 @@ Prints average precision (AP) for wrong keys:
 * on the five subjects with detectors: the score without judges, the
   detectors alone (share of runs saying "not ok"), the score with judges;
 * on all 15 subjects: without and with judges;
-* the same with-judges AP with φ (the misconception split of issue 19, the
-  one parameter fitted on these labels) refitted leave-one-subject-out;
+* the same APs held out: each of 5 groups of 3 subjects scored with the
+  key-error split fitted without its labels (``tests/bench/_model_sets.py``);
 * calibration bands of the score with judges (bench_calibration's check);
 * ``analyze`` time with the 20 judge runs against without (median of
   ``--repeat`` runs).
@@ -73,7 +73,6 @@ def main() -> None:
     import duckdb
 
     from audit.analyze import analyze_benchmark
-    from audit.analyze.keyerror import combined_score, fit_misconception_prior_bands, phi_band
     from audit.ingest import import_mmlu_redux
     from audit.judge import import_detectors
 
@@ -90,6 +89,23 @@ def main() -> None:
         analyze_benchmark("mmlu-redux", db=db)
         df1, y1 = _scores(db)
         t_without, t_with = _time_analyze([db0, db], args.repeat)
+        # held out: each of 5 groups of 3 subjects scored with the split fitted without its labels
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import bench_calibration as bc
+
+        groups, priors = bc.heldout_priors()
+        held = {}
+        for name, src in (("without judges", db0), ("with judges", db)):
+            h = np.zeros(len(df1))
+            for gi, (g, pr) in enumerate(zip(groups, priors)):
+                gdb = Path(tmpd) / f"held-{len(held)}-{gi}.duckdb"
+                shutil.copyfile(src, gdb)
+                with bc.split_prior(pr):
+                    analyze_benchmark("mmlu-redux", db=gdb)
+                d, _ = _scores(gdb)
+                m = d["subject"].isin(g).to_numpy()
+                h[m] = d["score"].to_numpy()[m]
+            held[name] = h
         assert (df0["question_id"].to_numpy() == df1["question_id"].to_numpy()).all()
         with duckdb.connect(str(db), read_only=True) as con:
             share = con.execute(
@@ -108,23 +124,10 @@ def main() -> None:
     print(f"\n== all 15 subjects ({len(df1)} items, {int(y1.sum())} labelled wrong keys)")
     print(f"AP without judges {a0:.3f}, with judges {a1:.3f} ({a1 - a0:+.3f}; does not fall: "
           f"{'yes' if a1 >= a0 - 1e-9 else 'NO'})")
-    # held out: φ (fitted on these labels in issue 19) refitted without each subject
-    b0, x = df0["p_reject"].to_numpy(), df1["agreement_share"].to_numpy()
-    band = phi_band(x)
-    lam = (df1["llr_parallel"] + df1["llr_lint"] + df1["llr_judges"]).to_numpy()
-    lam0 = (df0["llr_parallel"] + df0["llr_lint"]).to_numpy()
-    scored = df1["llr_models"].notna().to_numpy()
-    for name, d, lm in (("without judges", df0, lam0), ("with judges", df1, lam)):
-        held = d["score"].to_numpy().copy()
-        for subj in d["subject"].unique():
-            m = (d["subject"] == subj).to_numpy()
-            ph = fit_misconception_prior_bands(b0[~m], y0[~m], x[~m])
-            sc, _ = combined_score(d["prior_logit"].to_numpy()[m], d["llr_models"].to_numpy()[m], lm[m],
-                                   ph[band[m]])
-            held[m] = np.where(scored[m], sc, held[m])
-        print(f"held out (leave-one-subject-out φ), {name}: AP five subjects "
-              f"{average_precision(held[five], y1[five]):.3f}, all {average_precision(held, y1):.3f}")
-    ok = bands(df1["score"].to_numpy(), y1, "WITH JUDGES (in-sample φ)")
+    for name, h in held.items():
+        print(f"held out (5 groups of 3 subjects, the split fitted on the others), {name}: AP five subjects "
+              f"{average_precision(h[five], y1[five]):.3f}, all {average_precision(h, y1):.3f}")
+    ok = bands(df1["score"].to_numpy(), y1, "WITH JUDGES (the shipped split)")
     print(f"calibration with judges: {'yes' if ok else 'NO'}")
     ok0 = bands(df0["score"].to_numpy(), y0, "WITHOUT JUDGES")
     print(f"calibration without judges: {'yes' if ok0 else 'NO'}")

@@ -52,7 +52,7 @@ def test_choices_cover_verdicts_and_causes():
 
 def test_texts_are_trimmed_and_not_empty():
     loose = {k: v for k, v in en.MESSAGES.items() if not v or v != v.strip() or "  " in v}
-    assert loose == {"queue.progress_sep": "; "}      # a separator, spaces on purpose
+    assert loose == {"queue.progress_sep": "; ", "keyerror.reason_sep": "; "}      # separators, spaces on purpose
 
 
 def test_placeholders_are_plain_names():

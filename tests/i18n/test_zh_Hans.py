@@ -20,7 +20,7 @@ from audit.i18n.terms import term
 
 _CODE = re.compile(r"`[^`]*`")
 _PLACEHOLDER_OR_CODE = re.compile(r"\{[^{}]*\}|`[^`]*`|\*\*")
-NOT_CHINESE = {"term.Kappa", "app.version", "nav.label_studio", "queue.progress_sep"}
+NOT_CHINESE = {"term.Kappa", "app.version", "nav.label_studio", "queue.progress_sep", "keyerror.reason_sep"}
 
 
 def test_every_entry_is_chinese_except_names():

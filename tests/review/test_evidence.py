@@ -1,10 +1,10 @@
-"""Issue 12 (a review step under a second): a verdict refreshes the stored
-combined key-error score incrementally (``audit.review.evidence.
-refresh_evidence``).  After every verdict the stored rows must equal a full
-recompute, and exactly the rows whose values changed are rewritten: none
-after a verdict that settles nothing, the item's subject after a settling
-verdict on an item with no parallel key or judge, every parallel / judged
-item when those weights move — on a real DuckDB file."""
+"""A verdict refreshes the stored combined key-error score
+(``audit.review.evidence.refresh_evidence``).  After every verdict the
+stored rows must equal a full recompute, and exactly the rows whose values
+changed are rewritten: none after a verdict that settles nothing; after a
+settling verdict the item itself and every unsettled scored item, whose
+share of the level moves (the settled wrong keys are part of the level's
+total) — on a real DuckDB file."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,7 @@ from tests.support.wrong_keys import wrong_key_votes
 
 PARALLEL = [0, 1, 5, 8, 25, 26, 44, 47, 52, 58]
 JUDGED = list(range(14, 44, 3))
-NUM = ["score", "prior_logit", "llr_parallel", "llr_judges"]
+NUM = ["score", "p_reject", "prior_logit", "llr_parallel", "llr_judges", "alloc_wrong", "alloc_right"]
 
 
 def _bench(db, tmp_path):
@@ -49,8 +49,9 @@ def _bench(db, tmp_path):
 
 def _stored(db) -> pd.DataFrame:
     with connect(db, read_only=True) as con:
-        return con.execute("SELECT question_id, run_id, score, prior_logit, llr_parallel, llr_judges, n_judges, "
-                           "settled_verdict, updated_at FROM key_error_evidence WHERE benchmark = 'ev' "
+        return con.execute("SELECT question_id, run_id, score, p_reject, prior_logit, llr_parallel, llr_judges, "
+                           "alloc_wrong, alloc_right, n_judges, settled_verdict, updated_at FROM key_error_evidence "
+                           "WHERE benchmark = 'ev' "
                            "ORDER BY question_id").df().set_index("question_id")
 
 
@@ -90,12 +91,12 @@ def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
 
     steps = [
         # (question, reviewer, verdict, answer, adjudication, what may move)
-        ("q40", "ann", "key_correct", None, False, "subject"),      # s2, no parallel, no judge
+        ("q40", "ann", "key_correct", None, False, "level"),        # s2, no parallel, no judge
         ("q40", "bob", "key_correct", None, False, "nothing"),      # already settled the same way
-        ("q40", "bob", "key_wrong", "B", False, "subject"),         # a dispute unsettles it
-        ("q40", "lee", "key_wrong", "B", True, "subject"),          # a lead settles it key_wrong
-        ("q05", "ann", "key_correct", None, False, "all"),          # a parallel item: every parallel row
-        ("q20", "ann", "key_correct", None, False, "all"),          # a judged item: every judged row
+        ("q40", "bob", "key_wrong", "B", False, "level"),           # a dispute unsettles it
+        ("q40", "lee", "key_wrong", "B", True, "level"),            # a lead settles it key_wrong
+        ("q05", "ann", "key_correct", None, False, "level"),        # a parallel item
+        ("q20", "ann", "key_correct", None, False, "level"),        # a judged item
         ("q33", "ann", "skip", None, False, "nothing"),
     ]
     from audit.accounts import add_account
@@ -112,11 +113,9 @@ def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
         assert rewritten == moved, (qid, verdict, sorted(rewritten ^ moved))
         if what == "nothing":
             assert not rewritten, (qid, verdict)
-        elif what == "subject":
-            assert qid in rewritten and {subject[q] for q in rewritten} == {subject[qid]}, (qid, verdict)
-            assert len(rewritten) > 10     # the subject's rate moves every item of it
-        else:
-            assert qid in rewritten and len({subject[q] for q in rewritten}) > 1, (qid, verdict)
+        else:   # the item, and every unsettled item's share of the level
+            assert qid in rewritten and len({subject[q] for q in rewritten}) == 3, (qid, verdict)
+            assert len(rewritten) > 50
         before = after
 
 

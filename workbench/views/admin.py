@@ -3,8 +3,8 @@ campaign from the browser — accounts (add, disable or enable, reset a
 password, change a role: the lead reviewers are the accounts with the lead
 role, so there is no second list of them), reviews required per item,
 evidence-blind review, the guidelines, which items enter the queue,
-assignment of subjects or items to reviewers, and progress per reviewer and
-per subject.
+assignment of subjects or items to reviewers, progress per reviewer and
+per subject, and the random audit sample.
 
 Every action calls the same ``audit.review`` function as the CLI, with the
 signed-in account as ``actor``: the role checks are the library's.  No SQL
@@ -183,6 +183,29 @@ def _guidelines_editor(db) -> None:
             st.markdown(audit.review.guidelines.safe_markdown(own))
 
 
+def _sample(db, benchmark: str | None) -> None:
+    """Draw the random audit sample (``audit.review.draw_sample``, an admin's act)."""
+    if benchmark is None:
+        return
+    designs = ["band", "subject", "none"]
+    with st.form("admin_sample"):
+        st.markdown(f"**{t('admin.sample')}**")
+        st.caption(t("admin.sample_help"))
+        c1, c2, c3 = st.columns(3)
+        size = c1.number_input(t("admin.sample_size"), min_value=1, max_value=100_000, value=300, key="admin_sample_n")
+        by = c2.selectbox(t("admin.sample_by"), designs, format_func=lambda d: t(f"admin.sample_by_{d}"),
+                          key="admin_sample_by")
+        seed = c3.number_input(t("admin.sample_seed"), min_value=0, value=0, key="admin_sample_seed")
+        if st.form_submit_button(t("admin.sample_submit")):
+            try:
+                rows = audit.review.draw_sample(benchmark, int(size), seed=int(seed) or None, by=by,
+                                                actor=session.reviewer(), db=db)
+            except audit.AuditError as exc:
+                st.error(common.error_text(exc))
+                return
+            _done(t("admin.sample_drawn", n=len(rows)))
+
+
 def _progress(db, benchmark: str | None) -> None:
     if benchmark is None:
         return
@@ -219,5 +242,6 @@ def page() -> None:
         _accounts(db)
     with tab_c:
         _campaign(db, benchmark)
+        _sample(db, benchmark)
     with tab_p:
         _progress(db, benchmark)

@@ -224,6 +224,34 @@ def _impact(bench: str, db: str) -> dict:
     return audit.analyze.impact_summary(bench, db=db)
 
 
+def _sampled(bench: str, db: str) -> dict:
+    return audit.review.sample.sampled_counts(bench, db=db)
+
+
+def _sample_count(bench: str, db, model_based: dict) -> None:
+    """The random audit sample's count beside the model-based one
+    (:func:`audit.review.sample.sampled_counts`, :func:`audit.review.sample.compare_counts`)."""
+    sc = common.call(_sampled, bench, str(db), quiet=True)
+    if sc is None:
+        return
+    st.markdown("##### " + t("dash.sampled_title"))
+    b = sc["benchmark"]
+    if not b["n_sampled"]:
+        st.caption(t("dash.sampled_none"))
+        return
+    if b["estimate"] is None:
+        st.caption(t("dash.sampled_pending", k=b["n_settled"], n=b["n_sampled"]))
+        return
+    st.markdown(audit.review.sample.compare_counts(model_based, b, common.lang()))
+    by = [r for r in sc["by_subject"] if r.get("estimate") is not None]
+    if by:
+        st.dataframe(pd.DataFrame({
+            common.label("column", "subject"): [common.subject_name(r["subject"]) for r in by],
+            t("dash.col_sampled"): [f"{r['estimate']:.1f} ({r['low']:.0f}–{r['high']:.0f})" for r in by],
+            common.label("column", "n_settled"): [r["n_settled"] for r in by],
+        }), hide_index=True, width="stretch", key="dash_sampled_subject")
+
+
 def _cost(bench: str, db) -> None:
     """What wrong keys cost each model and how many keys are probably wrong
     (every number from :func:`audit.analyze.impact_summary`)."""
@@ -238,6 +266,10 @@ def _cost(bench: str, db) -> None:
     e = imp["expected_wrong_keys"]
     st.markdown(t("dash.expected", est=f"{e['estimate']:.1f}", lo=f"{e['low']:.0f}", hi=f"{e['high']:.0f}",
                   n=e["n_items"], level=lvl))
+    warning = audit.analyze.reporting.model_set_warning(imp["model_set_reasons"], common.lang())
+    if warning:
+        st.warning(warning)
+    _sample_count(bench, db, e)
     st.caption(t("dash.cost_caption", level=lvl))
     c = imp["wrong_key_cost"]
     tab = pd.DataFrame({

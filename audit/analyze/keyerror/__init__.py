@@ -1,8 +1,9 @@
 """The key-error score: for every item, the probability that its answer key
 is wrong, from a latent-class model over the models' answers (a one-coin
 Dawid–Skene model with the key as a vote), split into a wrong key and a
-shared misconception by a prior learned from expert labels, and updated as
-judge and expert verdicts arrive.
+shared misconception by a level (the benchmark's rate of wrong keys, a
+prior learned from expert labels) and an allocation that depends on the
+model set, and updated as judge and expert verdicts arrive.
 
 Which function to call when
 ---------------------------
@@ -11,11 +12,25 @@ Which function to call when
 * :func:`fit_key_error`: the model on the answers in long form (item,
   model, answer) and the items' keys; returns a :class:`KeyErrorFit` (every
   item's score, p_reject and posterior; the models' reliabilities, the
-  family weights, the subjects' rates).
+  family weights, the subjects' rates; the split's allocation, level prior
+  and the model set's summary).
 * :func:`fit_key_error_cells`: the same fit on answers packed as cells
   (one bitmask of models per item and letter), as the analysis reads them.
 * :func:`posterior_from_counts`: every item's posterior under a fit's
-  parameters, from weighted counts made elsewhere (after a fit on a sample).
+  parameters, from weighted counts made elsewhere (after a fit on a
+  sample); :func:`split_fit` then splits it.
+
+**Split** — the pure functions behind the score (``_split``, ``_modelset``):
+
+* :func:`split`: P(key wrong) from p_reject, the evidence share, whether the
+  most accurate model holds the key and the subject's rate, under a
+  :class:`SplitPrior` (the shipped one: :data:`SPLIT_PRIOR`); :func:`scores`:
+  the same with settled items clamped and a given total; :func:`level_offset`.
+* :func:`set_features`: the model set in a few numbers;
+  :func:`extrapolation`: the reasons it lies outside the sets the split was
+  learned on (:data:`TRAINING_DOMAIN`).
+* :func:`fit_split_prior`: how the constants were fitted on labelled model
+  sets (offline).
 
 **Score** — a benchmark in the database:
 
@@ -32,26 +47,28 @@ Which function to call when
 writes the result):
 
 * :func:`update_weights`: the weights measured on the settled items (the
-  subjects' rates, the parallel source, each judge, the misconception split);
-  then :func:`update_scores`: the combined score of any items under them.
-* :func:`misconception_split`: φ per agreement band after the settled verdicts.
-* :func:`combined_score`: an item's score from its stored parts and other
-  evidence λ.
-* :func:`judge_evidence`, :func:`judge_offset`: the judge runs weighed from
-  the data, without expert labels (used by the fit).
+  subjects' rates, the parallel source, each judge, the level); then
+  :func:`update_scores`: every item's score under them.
+* :func:`update_level`, :class:`Level`: the level after the random audit
+  sample (``_level``); :func:`count_and_cost`: the report's figures over its
+  uncertainty.
+* :func:`judge_evidence`: the judge runs weighed from the data, without
+  expert labels (used by the fit).
 
-**Explain** — what the numbers mean and how good they are:
+**The random audit sample** (``_sample``): :func:`strata_of`,
+:func:`allocate`, :func:`draw_items`, :func:`sampled_count` (the
+design-based count with its interval), :func:`effective_sample`.
 
-* :func:`phi_band`, :func:`agreement_share`: an item's misconception band;
-  :func:`belief_inputs`: how other evidence enters the EM.
-* :func:`calibration_table`: predicted against observed wrong keys per band.
-* :func:`fit_misconception_prior_bands`, :func:`fit_misconception_prior`,
-  :func:`fit_misconception_strength`: how the φ prior was fitted on expert
-  labels (MMLU-Redux), and what it is worth on another benchmark.
+**Explain** — :func:`agreement_share` (the share of answers on the most
+chosen other option); :func:`calibration_table`: predicted against observed
+wrong keys per band.
 
-The modules: ``_model`` (the EM on arrays), ``_prior`` (the misconception
-split, the evidence priors), ``_judges``, ``_update``, ``_calibration`` (all
-pure); ``_load`` (the SQL that reads the inputs) and ``_score`` (fit and store).
+The modules: ``_model`` (the EM on arrays), ``_split`` (the split),
+``_modelset`` (the model set), ``_level`` (the level and the report's
+figures), ``_sample`` (the audit sample), ``_training`` (the offline fit),
+``_prior`` (the evidence priors), ``_judges``, ``_update``, ``_calibration``
+(all pure); ``_load`` (the SQL that reads the inputs) and ``_score`` (fit
+and store).
 
 Example: fit, then update with other evidence.
 
@@ -65,12 +82,15 @@ Example: fit, then update with other evidence.
 >>> top = np.argsort(-fit.score)[:10]
 >>> sorted(top.tolist()) == list(range(10))           # the planted wrong keys come first
 True
->>> more, _ = combined_score(fit.prior_logit, fit.llr_models, np.log(3.0), fit.phi)   # a judge says "wrong"
->>> bool(np.all(more >= fit.score))
-True
+>>> sp = fit.split; s = sp["s_a"] / (sp["s_a"] + sp["s_b"])
+>>> more, _ = scores(fit.alloc_wrong, fit.alloc_right, s, float(fit.score.sum()),
+...                  evidence_llr=np.r_[np.log(3.0), np.zeros(n - 1)])   # a judge says "wrong" about item 0
+>>> bool(more[0] > fit.score[0]), round(float(more.sum()), 6) == round(float(fit.score.sum()), 6)
+(True, True)
 """
 from audit.analyze.keyerror._calibration import calibration_table
-from audit.analyze.keyerror._judges import JudgeEvidence, JudgeVerdicts, judge_evidence, judge_offset
+from audit.analyze.keyerror._judges import JudgeEvidence, JudgeVerdicts, judge_evidence
+from audit.analyze.keyerror._level import Level, count_and_cost, update_level
 from audit.analyze.keyerror._load import (
     SampledCells,
     ScoreInputs,
@@ -85,45 +105,60 @@ from audit.analyze.keyerror._model import (
     fit_key_error,
     fit_key_error_cells,
     posterior_from_counts,
+    split_fit,
 )
-from audit.analyze.keyerror._prior import (
-    LLR_DUPLICATE_OPTIONS,
-    PARALLEL_SENS,
-    PARALLEL_SPEC,
-    PHI_BANDS,
-    PHI_PRIOR,
-    PHI_PRIOR_MEAN,
-    PHI_STRENGTH,
-    agreement_share,
-    belief_inputs,
-    combined_score,
-    fit_misconception_prior,
-    fit_misconception_prior_bands,
-    fit_misconception_strength,
-    phi_band,
+from audit.analyze.keyerror._modelset import REASONS, extrapolation, set_features
+from audit.analyze.keyerror._prior import LLR_DUPLICATE_OPTIONS, PARALLEL_SENS, PARALLEL_SPEC, agreement_share
+from audit.analyze.keyerror._sample import (
+    DESIGNS,
+    SCORE_BANDS,
+    allocate,
+    draw_items,
+    effective_sample,
+    intervals_disagree,
+    sampled_count,
+    strata_of,
 )
 from audit.analyze.keyerror._score import key_error_params, key_error_scores, score_inputs, score_run, write_scores
+from audit.analyze.keyerror._split import (
+    SPLIT_PRIOR,
+    TRAINING_DOMAIN,
+    Split,
+    SplitPrior,
+    allocation,
+    evidence_share,
+    level_offset,
+    scores,
+    split,
+    top_model_holds,
+)
+from audit.analyze.keyerror._training import fit_split_prior
 from audit.analyze.keyerror._update import (
     JUDGE_TABLE_COLS,
     judge_table,
-    misconception_split,
+    misconception_share,
+    sample_level,
     update_scores,
     update_weights,
 )
 
 __all__ = [
     # fit
-    "fit_key_error", "fit_key_error_cells", "posterior_from_counts", "KeyErrorFit",
+    "fit_key_error", "fit_key_error_cells", "posterior_from_counts", "split_fit", "KeyErrorFit",
+    # split
+    "split", "scores", "Split", "SplitPrior", "SPLIT_PRIOR", "TRAINING_DOMAIN", "allocation", "evidence_share",
+    "top_model_holds", "level_offset", "set_features", "extrapolation", "REASONS", "fit_split_prior",
     # score
     "score_run", "load_inputs", "score_inputs", "write_scores", "load_judge_verdicts", "read_items",
     "sampled_answers", "SampledCells", "ScoreInputs", "key_error_scores", "key_error_params",
     # update
-    "update_weights", "update_scores", "misconception_split", "judge_table", "JUDGE_TABLE_COLS", "combined_score",
-    "judge_evidence", "judge_offset", "JudgeVerdicts", "JudgeEvidence",
+    "update_weights", "update_scores", "judge_table", "JUDGE_TABLE_COLS", "misconception_share", "sample_level",
+    "update_level", "Level", "count_and_cost", "judge_evidence", "JudgeVerdicts", "JudgeEvidence",
+    # the random audit sample
+    "strata_of", "allocate", "draw_items", "sampled_count", "effective_sample", "intervals_disagree", "SCORE_BANDS",
+    "DESIGNS",
     # explain
-    "phi_band", "agreement_share", "belief_inputs", "calibration_table", "fit_misconception_prior",
-    "fit_misconception_prior_bands", "fit_misconception_strength",
+    "agreement_share", "calibration_table",
     # the priors
-    "PHI_BANDS", "PHI_PRIOR", "PHI_PRIOR_MEAN", "PHI_STRENGTH", "SUBJECT_STRENGTH", "LLR_DUPLICATE_OPTIONS",
-    "PARALLEL_SENS", "PARALLEL_SPEC",
+    "SUBJECT_STRENGTH", "LLR_DUPLICATE_OPTIONS", "PARALLEL_SENS", "PARALLEL_SPEC",
 ]

@@ -1,14 +1,14 @@
 """Judge runs' verdicts as evidence about the key: each run's reliability
-and weight estimated from the data (no expert labels needed), and the
-offset that keeps the judged items' expected count of wrong keys."""
+and weight estimated from the data (no expert labels needed).  The split
+adds their λ at the same level (:func:`~audit.analyze.keyerror._split.scores`
+solves the level offset again), so discounted ratios move mass between
+items without adding wrong keys."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-from audit.analyze.keyerror._prior import combined_score
 
 #: Beta priors of a judge run's sensitivity and specificity for "key wrong":
 #: uniform (one pseudo-item each way), so a run's figures are its own data's.
@@ -153,37 +153,3 @@ def judge_evidence(v: np.ndarray, q: ArrayLike, family: ArrayLike, *, truth: Arr
     llr = (np.where(M, np.where(V > 0, lw[None, :], lr[None, :]), 0.0) * w[None, :]).sum(1)
     return JudgeEvidence(llr=llr, n_runs=M.sum(1), sensitivity=sens, specificity=spec, llr_wrong=lw, llr_right=lr,
                          weight=w, rho=rho, rho_between=rho_b, n=M.sum(0))
-
-
-def judge_offset(prior_logit: ArrayLike, llr_models: ArrayLike, evidence_llr: ArrayLike, llr_judges: ArrayLike,
-                 phi: ArrayLike, mask: ArrayLike, q: ArrayLike) -> float:
-    """The log-odds offset δ added to the judges' λ of the judged items so
-    that their expected number of wrong keys is what the models' posterior
-    says: Σ_i score_i(λ_i + δ) = Σ_i q_i over ``mask``.
-
-    Bayesian updating preserves the mean: before a verdict is seen, the
-    expected posterior equals the prior (the law of total expectation), so
-    correct likelihood ratios move mass between items without adding any.
-    Discounted ratios (LR^w, :func:`judge_evidence`) are not exact ratios
-    and, on MMLU-Redux, added about a quarter to the judged items' expected
-    wrong keys; δ restores the balance.  Fitted on the models' posterior, not
-    on labels; found by bisection on [−10, 10] (the sum is increasing in δ).
-
-    >>> round(judge_offset([-3.0, -3.0], [0.0, 0.0], [0.0, 0.0], [2.0, -1.0], 1.0, [True, True], [0.05, 0.05]), 3)
-    -1.256
-    """
-    m = np.asarray(mask, dtype=bool)
-    if not m.any():
-        return 0.0
-    pl, lm = np.asarray(prior_logit, dtype=float)[m], np.asarray(llr_models, dtype=float)[m]
-    ev, lj = np.asarray(evidence_llr, dtype=float)[m], np.asarray(llr_judges, dtype=float)[m]
-    ph = np.broadcast_to(np.asarray(phi, dtype=float), m.shape)[m]
-    target = float(np.asarray(q, dtype=float)[m].sum())
-    lo, hi = -10.0, 10.0
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        if float(combined_score(pl, lm, ev + lj + mid, ph)[0].sum()) > target:
-            hi = mid
-        else:
-            lo = mid
-    return (lo + hi) / 2

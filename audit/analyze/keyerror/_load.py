@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from audit.analyze._cells import Cells, usable_cells
-from audit.analyze.inputs import QUESTIONS_SQL
+from audit.analyze.inputs import MASK_BITS, QUESTIONS_SQL
 from audit.analyze.keyerror._judges import JudgeVerdicts
 from audit.analyze.keyerror._model import SAMPLE, _byte_totals, _unpack
 
@@ -70,12 +70,15 @@ class ScoreInputs:
     (:class:`SampledCells`; ``i``, ``j``, ``y``: the same answers in long
     form, unpacked on first use).  On a large benchmark the answers are
     those of a random ``sample`` of items (sorted item indices) and
-    ``counts`` computes the final E-step's weighted counts over all items."""
+    ``counts`` computes the final E-step's weighted counts over all items,
+    ``top_answers(j)`` whether model j gave the key / a usable answer on
+    every item."""
 
     items: pd.DataFrame
     answers: SampledCells
     sample: np.ndarray | None = None
     counts: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None = None
+    top_answers: Callable[[int], tuple[np.ndarray, np.ndarray]] | None = None
     _long: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def _long_form(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,7 +158,17 @@ def load_inputs(con: Any, benchmark: str, run_id: int, *, sample: int = SAMPLE, 
         S0 = np.bincount(ci, weights=s0, minlength=n)
         return S0, C.reshape(n, kmax), D.reshape(n, kmax), N.reshape(n, kmax)
 
-    return ScoreInputs(items, answers, pick, counts)
+    def top_answers(j: int) -> tuple[np.ndarray, np.ndarray]:
+        # model j's bit in every cell's bitmask: the items it answered, and those where it gave the key
+        word, b = divmod(int(j), MASK_BITS)
+        bit = ((np.asarray(cells.masks[:, word]).astype(np.uint64) >> np.uint64(b)) & np.uint64(1)).astype(bool)
+        correct = np.zeros(n, dtype=bool)
+        answered = np.zeros(n, dtype=bool)
+        answered[ci[bit]] = True
+        correct[ci[bit & np.asarray(cells.is_key, dtype=bool)]] = True
+        return correct, answered
+
+    return ScoreInputs(items, answers, pick, counts, top_answers)
 
 
 _JUDGE_SQL = """

@@ -27,12 +27,13 @@ f(j) and gives answer y_ij (or none).  Two latent variables per item:
   count as one model; independent ones count fully.  This is a weighted
   composite likelihood (Varin, Reid & Firth 2011).
 
-Other evidence (a parallel source's key, lint, judges, expert verdicts)
-enters as a log likelihood ratio λ_i added to the key-wrong log-odds: it is
-assumed conditionally independent of the models' answers given whether the
-key is wrong (naive Bayes).  Settled expert verdicts clamp T_i
-(semi-supervised EM): they then inform the reliabilities and the subject's
-rate directly.
+Other evidence (a parallel source's key, lint, judges) is about a wrong
+key, not about what the models hold, so it does not enter the EM: the
+split adds it as a log likelihood ratio λ_i (conditionally independent of
+the answers given whether the key is wrong: naive Bayes).  A key settled
+wrong clamps T_i (semi-supervised EM: it then informs the reliabilities and
+the subject's rate directly); a key settled right leaves T_i free, since the
+models may still share a misconception on it.
 
 Likelihood (w = weights, [·] = indicator):
 
@@ -63,9 +64,11 @@ rates from 10,000 items differ from the full-data ones by sampling noise
 only — checked in the tests), then one E-step over all items gives every
 item's posterior.
 
-The posterior that the models reject the key, p_reject, is split into a
-wrong key and a shared misconception by :mod:`audit.analyze.keyerror._prior`
-(the score is p_reject · ψ).
+The posterior that the models reject the key, p_reject, comes from the
+answers alone; :mod:`audit.analyze.keyerror._split` splits it into a wrong
+key and a shared misconception with a prior that depends on the model set
+(:mod:`audit.analyze.keyerror._modelset` summarises the set), and adds the
+other evidence there: the score is P(key wrong | answers, evidence).
 
 Examples:
     Six models of reliability 0.8 answer 400 four-option items whose first
@@ -102,8 +105,10 @@ from numpy.typing import ArrayLike
 
 from audit.analyze._cells import _BITS8 as _BYTE_BITS
 from audit.analyze._cells import _POP8, byte_table_sums
-from audit.analyze.keyerror import _prior
-from audit.analyze.keyerror._prior import agreement_share, belief_inputs, phi_band
+from audit.analyze.keyerror import _split
+from audit.analyze.keyerror._modelset import extrapolation, set_features
+from audit.analyze.keyerror._prior import agreement_share
+from audit.analyze.keyerror._split import SplitPrior, evidence_share, scores, split, top_model_holds
 
 # Priors (see the module docstring).
 A_PRIOR = (8.0, 2.0)          # Beta prior of a model's reliability
@@ -123,9 +128,10 @@ class KeyErrorFit:
     subjects, by id).
 
     Attributes:
-        score: P(key wrong | everything) = p_reject · ψ.
-        p_reject: P(the answer the models hold to be true is not the key):
-            a wrong key or a shared misconception.
+        score: P(key wrong | answers, evidence), the split of p_reject
+            (:func:`~audit.analyze.keyerror._split.split`).
+        p_reject: P(the answer the models hold to be true is not the key |
+            answers): a wrong key or a shared misconception.
         llr_models: log P(answers | B ≠ key) / P(answers | B = key), the
             models' evidence (key wrong : key right).
         prior_logit: logit(ε_s(i)), the item's subject rate of rejected keys.
@@ -145,7 +151,16 @@ class KeyErrorFit:
         extra: room for callers' diagnostics.
         agreement: x_i, the share of the item's answers on its most chosen
             non-key option.
-        phi: φ of the item's agreement band (:func:`~audit.analyze.keyerror._prior.phi_band`).
+        evidence_share: v_i, the models' log LR as a share of the most the
+            set can give (:func:`~audit.analyze.keyerror._split.evidence_share`).
+        top_holds: t_i, the most accurate model gives the key (1), another
+            answer (0), or its share of keys when it gave none.
+        alloc_wrong, alloc_right: h1_i, h0_i, the allocation (mean 1 each).
+        split: the level's and s's Beta parameters and the level offset:
+            pi_a, pi_b, s_a, s_b, alpha, accuracy (κ̄).
+        features: the model set's summary (:func:`~audit.analyze.keyerror._modelset.set_features`).
+        extrapolation: the reasons the set lies outside the training domain
+            (:func:`~audit.analyze.keyerror._modelset.extrapolation`), empty inside.
     """
 
     score: np.ndarray
@@ -167,7 +182,13 @@ class KeyErrorFit:
     converged: bool
     extra: dict = field(default_factory=dict)
     agreement: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    phi: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    evidence_share: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    top_holds: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    alloc_wrong: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    alloc_right: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    split: dict = field(default_factory=dict)
+    features: dict = field(default_factory=dict)
+    extrapolation: list = field(default_factory=list)
 
 
 def _logsumexp(x: np.ndarray) -> np.ndarray:
@@ -623,7 +644,7 @@ def fit_key_error(
     evidence_llr: ArrayLike | None = None, clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
     max_iter: int = 200, tol: float = TOL, sample: int = SAMPLE, seed: int = 0,
     family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0, n_subjects: int | None = None,
-    phi: ArrayLike | None = None,
+    prior: SplitPrior | None = None,
 ) -> KeyErrorFit:
     """Fit the model of the module docstring and return every item's score.
 
@@ -638,9 +659,11 @@ def fit_key_error(
         family: per model, its family id (default: every model its own).
         n_models: J (default: the largest model id + 1).
         evidence_llr: per item, λ_i, other evidence as a log likelihood
-            ratio (key wrong : key right); default 0.
-        clamp: per item, a settled verdict: 1 key wrong, 0 key right, NaN
-            unknown (semi-supervised EM).
+            ratio (key wrong : key right); default 0.  The split adds it;
+            the EM does not see it.
+        clamp: per item, a settled verdict: 1 key wrong (T_i ≠ key, clamped
+            in the EM), 0 key right (left free: a shared misconception stays
+            possible), NaN unknown.
         truth: per item, the corrected answer's index where clamp = 1 (−1
             unknown).
         max_iter: EM iterations per round at most.
@@ -652,9 +675,8 @@ def fit_key_error(
             them; 1: no family weights).
         full_iters: EM iterations over every item after a fit on a sample.
         n_subjects: the number of subjects (default: the largest id + 1).
-        phi: P(key wrong | the models' shared answer is not the key) per
-            band of the agreement share (:data:`~audit.analyze.keyerror._prior.PHI_BANDS`;
-            default :data:`~audit.analyze.keyerror._prior.PHI_PRIOR_MEAN`).
+        prior: the split's constants (default
+            :data:`~audit.analyze.keyerror._split.SPLIT_PRIOR`, read at call time).
 
     Returns:
         A :class:`KeyErrorFit`.
@@ -668,7 +690,9 @@ def fit_key_error(
     >>> f = fit_key_error(i, j, Y[i, j], np.full(n, 4), key)
     >>> bool(f.p_reject[:20].mean() > 0.8 and f.p_reject[20:].mean() < 0.05)   # the models reject the key
     True
-    >>> bool(np.allclose(f.score, f.phi * f.p_reject))   # P(key wrong): a wrong key or a misconception
+    >>> bool(f.score[:20].mean() > 10 * f.score[20:].mean())   # P(key wrong): a wrong key or a misconception
+    True
+    >>> round(float(f.score.sum()), 6) == round(n * f.split["pi_a"] / (f.split["pi_a"] + f.split["pi_b"]), 6)
     True
     """
     item = np.asarray(item, dtype=np.int64)
@@ -681,7 +705,7 @@ def fit_key_error(
     full = _Data(item, model, answer, n_options, key, subject_a, J, _kmax(n_options))
     return _fit(full, family=family, evidence_llr=evidence_llr, clamp=clamp, truth=truth, max_iter=max_iter, tol=tol,
                 sample=sample, seed=seed, family_rounds=family_rounds, full_iters=full_iters, n_subjects=n_subjects,
-                phi=phi)
+                prior=prior)
 
 
 def fit_key_error_cells(
@@ -696,7 +720,7 @@ def fit_key_error_cells(
     fit (the same EM, identical results) without unpacking the answers to
     the long form and packing them back; the other arguments as there
     (``kw``: family, evidence_llr, clamp, truth, max_iter, tol, sample,
-    seed, family_rounds, full_iters, n_subjects, phi).
+    seed, family_rounds, full_iters, n_subjects, prior).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -728,7 +752,7 @@ def _kmax(n_options: np.ndarray) -> int:
 def _fit(full: _Data, *, family: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
          clamp: ArrayLike | None = None, truth: ArrayLike | None = None, max_iter: int = 200, tol: float = TOL,
          sample: int = SAMPLE, seed: int = 0, family_rounds: int = FAMILY_ROUNDS, full_iters: int = 0,
-         n_subjects: int | None = None, phi: ArrayLike | None = None) -> KeyErrorFit:
+         n_subjects: int | None = None, prior: SplitPrior | None = None) -> KeyErrorFit:
     """The fit of :func:`fit_key_error` on ``full`` (the one EM, whatever
     form the answers came in)."""
     n, J, kmax = full.n, full.J, full.kmax
@@ -738,10 +762,15 @@ def _fit(full: _Data, *, family: ArrayLike | None = None, evidence_llr: ArrayLik
     n_families = int(family.max()) + 1 if len(family) else 1
     lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
     N = full.cell_counts()
-    x = agreement_share(np.bincount(full.cell, minlength=n * kmax).reshape(n, kmax) if N is None else N,
-                        key, full.K)
-    phi_i = np.asarray(_prior.PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
-    lam, clamp_a, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
+    if N is None:
+        N = np.bincount(full.cell, minlength=n * kmax).reshape(n, kmax)
+    x = agreement_share(N, key, full.K)
+    # the EM reads the answers and the keys settled wrong; other evidence is the split's
+    lam = np.zeros(n)
+    clamp_a = None
+    if clamp is not None:
+        clamp_a = np.asarray(clamp, dtype=np.float64)
+        clamp_a = np.where(clamp_a == 1, 1.0, np.nan)
     truth_a = None if truth is None else np.asarray(truth, dtype=np.int64)
     rng = np.random.default_rng(seed)
     if n > sample:
@@ -781,18 +810,83 @@ def _fit(full: _Data, *, family: ArrayLike | None = None, evidence_llr: ArrayLik
             Q, _, _ = _estep(full, a, w, eta, prior_logit, clamp_a, truth_a)
             a, eta, g, eps_s = _mstep(full, Q, n_subjects)
             it_total += 1
-    fit = _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged, psi=psi)
-    fit.agreement, fit.phi = x, phi_i
+    fit = _final(full, a, w, rho, eta, g, eps_s, lam, clamp_a, truth_a, n_subjects, it_total, converged)
+    fit.agreement = x
+    correct_j, answered_j = _model_answers(full)
+    top = int(np.argmax(correct_j)) if len(correct_j) else 0
+    t = top_model_holds(*_top_answers(full, top))
+    feats = set_features(N, key, full.K, fit.p_reject, correct_j, answered_j)
+    fit.extra["top_model"] = top
+    return split_fit(fit, full.K, subject, t, feats, evidence_llr=lam0, prior=prior, clamp=clamp)
+
+
+def split_fit(fit: KeyErrorFit, n_options: ArrayLike, subject: ArrayLike, top_holds: ArrayLike, features: dict, *,
+              evidence_llr: ArrayLike | None = None, prior: SplitPrior | None = None,
+              clamp: ArrayLike | None = None) -> KeyErrorFit:
+    """Split ``fit``'s p_reject into P(key wrong) (:func:`~audit.analyze.keyerror._split.split`)
+    for a model set summarised by ``features``, with the prior widened when
+    the set lies outside its training domain; sets ``score``,
+    ``evidence_share``, ``top_holds``, ``alloc_wrong``, ``alloc_right``,
+    ``split``, ``features`` and ``extrapolation`` (``subject``: each item's
+    subject id; ``top_holds``: t_i; ``clamp``: settled verdicts, 1 key
+    wrong, 0 key right, NaN unknown — clamped in the score, the rest
+    sharing the level's total)."""
+    prior = _split.SPLIT_PRIOR if prior is None else prior
+    reasons = extrapolation(features, prior.domain)
+    use = prior.widened() if reasons else prior
+    v = evidence_share(fit.llr_models, fit.reliability, fit.weight, n_options)
+    eps = fit.subject_rate[np.asarray(subject, dtype=np.int64)] if len(fit.subject_rate) else np.full(len(v), 0.05)
+    acc = float(features.get("accuracy", 0.5))
+    sp = split(fit.p_reject, v, top_holds, eps, use, accuracy=acc, evidence_llr=evidence_llr)
+    if clamp is not None:
+        c = np.asarray(clamp, dtype=float)
+        sp.score, sp.alpha = scores(sp.h1, sp.h0, sp.s, sp.pi * len(sp.h1), evidence_llr=evidence_llr,
+                                    settled=~np.isnan(c), wrong=c == 1)
+    fit.score = sp.score
+    fit.evidence_share, fit.top_holds = v, np.asarray(top_holds, dtype=float)
+    fit.alloc_wrong, fit.alloc_right = sp.h1, sp.h0
+    fit.split = {"pi_a": sp.pi_a, "pi_b": sp.pi_b, "s_a": sp.s_a, "s_b": sp.s_b, "alpha": sp.alpha, "accuracy": acc}
+    fit.features, fit.extrapolation = dict(features), list(reasons)
     return fit
+
+
+def _model_answers(d: _Data) -> tuple[np.ndarray, np.ndarray]:
+    """Per model: (answers equal to the key, usable answers) over ``d``'s items."""
+    if d.runs is not None and d.bytes is not None:
+        cells = d.runs[0]
+        is_key = (cells % d.kmax) == d.key[d.cell_item]
+        ones = np.ones(d.bytes.shape[1])
+        return (_byte_totals(d.bytes, np.where(is_key, 1.0, 0.0), d.J).astype(np.int64),
+                _byte_totals(d.bytes, ones, d.J).astype(np.int64))
+    item, model, answer, _ = d._long_form()
+    ok = answer == d.key[item]
+    return np.bincount(model[ok], minlength=d.J), np.bincount(model, minlength=d.J)
+
+
+def _top_answers(d: _Data, j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per item of ``d``: (model ``j`` gave the key, model ``j`` gave a usable answer)."""
+    correct = np.zeros(d.n, dtype=bool)
+    answered = np.zeros(d.n, dtype=bool)
+    if d.runs is not None and d.bytes is not None:
+        bit = ((d.bytes[j // 8] >> np.uint8(j % 8)) & 1).astype(bool)
+        items = d.cell_item[bit]
+        answered[items] = True
+        is_key = (d.runs[0][bit] % d.kmax) == d.key[items]
+        correct[items[is_key]] = True
+        return correct, answered
+    item, model, answer, _ = d._long_form()
+    m = model == j
+    answered[item[m]] = True
+    correct[item[m & (answer == d.key[item])]] = True
+    return correct, answered
 
 
 def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, g: float, eps_s: np.ndarray,
            lam: np.ndarray, clamp: np.ndarray | None, truth: np.ndarray | None, n_subjects: int, n_iter: int,
-           converged: bool, counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-           psi: np.ndarray | None = None) -> KeyErrorFit:
+           converged: bool, counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> KeyErrorFit:
     """The last E-step: every item's posterior under the fitted parameters
-    (``lam`` and ``clamp`` as returned by :func:`belief_inputs`, ``psi`` the
-    share of a rejected key that is a wrong key)."""
+    (``lam``: the prior log-odds added per item; ``clamp``: 1 where the key
+    is settled wrong).  ``score`` is p_reject until the split sets it."""
     base_logit = (np.log(eps_s) - np.log1p(-eps_s))[d.subject]
     Q, ll_n, ll_g = _estep(d, a, w, eta, base_logit + lam, clamp, truth, counts)
     Qt, ll_nt = Q.transpose(1, 2, 0), ll_n.T          # letter-major, contiguous
@@ -800,7 +894,7 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
     P = Qt[0]
     P += Qt[1]                                        # (Q is not used again)
     p_reject = np.clip(1.0 - np.where(d.has_key, np.take(P, d.key_flat), 0.0 * P[0]), 0.0, 1.0)
-    score = p_reject * (np.ones(d.n) if psi is None else psi)
+    score = p_reject.copy()
     # log LR of the answers: P(y | key wrong) / P(y | key right)
     lr_key = np.logaddexp(math.log1p(-eta) + np.where(d.has_key, np.take(ll_nt, d.key_flat), -np.inf),
                           math.log(eta) + ll_g)
@@ -832,28 +926,25 @@ def _final(d: _Data, a: np.ndarray, w: np.ndarray, rho: np.ndarray, eta: float, 
 
 
 def posterior_from_counts(fit: KeyErrorFit, S0: np.ndarray, C: np.ndarray, D: np.ndarray, n_options: ArrayLike,
-                          key: ArrayLike, *, subject: ArrayLike | None = None, evidence_llr: ArrayLike | None = None,
-                          clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
-                          phi: ArrayLike | None = None, agreement: ArrayLike | None = None) -> KeyErrorFit:
+                          key: ArrayLike, *, subject: ArrayLike | None = None, clamp: ArrayLike | None = None,
+                          truth: ArrayLike | None = None, agreement: ArrayLike | None = None) -> KeyErrorFit:
     """Every item's posterior under ``fit``'s parameters, from the weighted
     counts computed elsewhere (e.g. over all items after a fit on a
     sample): per item S0 = Σ_j w_j·log(1 − a_j) over the models that
     answered it; per (item, letter), n × Kmax, C = Σ_j w_j and D = Σ_j
     w_j·log(a_j / (1 − a_j)) over the models that gave that letter.  The
     other arguments as in :func:`fit_key_error`; ``agreement``: each item's
-    agreement share (for its φ band)."""
+    agreement share (kept with the result).  The answers' posterior only
+    (``score`` = p_reject): :func:`split_fit` splits it."""
     K = np.asarray(n_options, dtype=np.int64)
     n = len(K)
     kmax = C.shape[1]
     subj = np.zeros(n, dtype=np.int64) if subject is None else np.asarray(subject, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     d = _Data(empty, empty, empty, K, np.asarray(key, dtype=np.int64), subj, len(fit.reliability), kmax)
-    lam0 = np.zeros(n) if evidence_llr is None else np.asarray(evidence_llr, dtype=np.float64)
-    x = np.zeros(n) if agreement is None else np.asarray(agreement, dtype=float)
-    phi_i = np.asarray(_prior.PHI_PRIOR_MEAN if phi is None else phi, dtype=float)[phi_band(x)]
-    lam, clamp_b, psi = belief_inputs(lam0, None if clamp is None else np.asarray(clamp, dtype=np.float64), phi_i)
+    clamp_b = None if clamp is None else np.where(np.asarray(clamp, dtype=np.float64) == 1, 1.0, np.nan)
     out = _final(d, fit.reliability, fit.weight, fit.family_rho, fit.guess_rate, fit.global_rate, fit.subject_rate,
-                 lam, clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64), len(fit.subject_rate),
-                 fit.n_iter, fit.converged, (S0, C, D), psi=psi)
-    out.agreement, out.phi = x, phi_i
+                 np.zeros(n), clamp_b, None if truth is None else np.asarray(truth, dtype=np.int64),
+                 len(fit.subject_rate), fit.n_iter, fit.converged, (S0, C, D))
+    out.agreement = np.zeros(n) if agreement is None else np.asarray(agreement, dtype=float)
     return out

@@ -1,14 +1,19 @@
 """Score a benchmark's items and store the score: the fit of
 :mod:`audit.analyze.keyerror._model` on the inputs of
-:mod:`audit.analyze.keyerror._load`, the judge runs' evidence added, one
-row per item in ``key_error_scores`` and the fitted parameters in
+:mod:`audit.analyze.keyerror._load`, split by the model set
+(:mod:`audit.analyze.keyerror._split`), the judge runs' evidence added,
+one row per item in ``key_error_scores`` and the fitted parameters in
 ``key_error_params``.
 
 The stored parts: prior_logit = logit(ε_s(i)) (the subject's rate of
 rejected keys), llr_models_i = log P(answers | B ≠ key) / P(answers | B =
-key), p_reject, agreement_share; :func:`combined_score` recomputes the score
-from them (what the verdict-driven update,
-:mod:`audit.analyze.keyerror._update`, does as verdicts arrive).
+key), p_reject (from the answers alone), the allocation (evidence_share,
+top_holds, alloc_wrong = h1, alloc_right = h0) and the evidence λ
+(llr_parallel, llr_lint, llr_judges); the parameters hold the level's and
+s's Beta priors (kind ``split``), the model set's summary (``model_set``)
+and, when it lies outside the sets the split was learned on, the reasons
+(``model_set_warning``).  The verdict-driven update
+(:mod:`audit.analyze.keyerror._update`) recomputes the score from them.
 
 Items outside the model: a key that is not among the options (or no key)
 is wrong by construction (score 1); a multi-answer key (flag
@@ -26,18 +31,16 @@ from numpy.typing import ArrayLike
 from audit._util.sql import unregister
 from audit.analyze._cells import Cells
 from audit.analyze.inputs import ModelSet, latest_run
-from audit.analyze.keyerror import _prior
-from audit.analyze.keyerror._judges import JudgeVerdicts, judge_evidence, judge_offset
+from audit.analyze.keyerror._judges import JudgeVerdicts, judge_evidence
 from audit.analyze.keyerror._load import SampledCells, ScoreInputs, load_inputs, load_judge_verdicts
-from audit.analyze.keyerror._model import KeyErrorFit, fit_key_error_cells, posterior_from_counts
+from audit.analyze.keyerror._model import KeyErrorFit, fit_key_error_cells, posterior_from_counts, split_fit
 from audit.analyze.keyerror._prior import (
     LLR_DUPLICATE_OPTIONS,
     LLR_PARALLEL_MATCH,
     LLR_PARALLEL_MISMATCH,
     agreement_share,
-    combined_score,
-    phi_band,
 )
+from audit.analyze.keyerror._split import SplitPrior, level_offset, scores, top_model_holds
 from audit.options import LATIN_LABELS
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolve_benchmark
@@ -74,17 +77,17 @@ def analysis_llr(items: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | None = None,
-                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None, phi: ArrayLike | None = None,
-                 judges: JudgeVerdicts | None = None) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
+                 clamp: ArrayLike | None = None, truth: ArrayLike | None = None,
+                 judges: JudgeVerdicts | None = None, prior: SplitPrior | None = None
+                 ) -> tuple[pd.DataFrame, KeyErrorFit | None, dict]:
     """Fit the model on ``inp`` and return (per-item score rows, the fit,
     parameter rows).  ``llr_parallel`` replaces the prior parallel ratios
     (array over items); ``clamp`` / ``truth``: settled verdicts (arrays
-    over items, see :func:`fit_key_error`); ``phi``: the misconception split
-    per band (default :data:`PHI_PRIOR_MEAN`); ``judges``: the judge runs'
-    verdicts (:func:`load_judge_verdicts`), weighted by :func:`judge_evidence`."""
-    # the prior read from its module now, not bound at import: one assignment there (a notebook or a bench
-    # trying another φ) reaches the fit and the verdict-driven update alike
-    phi = np.asarray(_prior.PHI_PRIOR_MEAN if phi is None else phi, dtype=float)
+    over items, see :func:`fit_key_error`: settled items are clamped to 0
+    or 1 in the score); ``judges``: the judge runs' verdicts
+    (:func:`load_judge_verdicts`), weighted by :func:`judge_evidence`;
+    ``prior``: the split's constants (default
+    :data:`~audit.analyze.keyerror._split.SPLIT_PRIOR`, read at call time)."""
     it = inp.items
     n = len(it)
     multi = it["multi"].to_numpy(bool)
@@ -105,7 +108,8 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
     # the output's columns as arrays, filled below, one DataFrame at the end
     # (assigning with .loc column by column costs more than the fit's steps)
     col: dict[str, np.ndarray] = {k: np.full(n, np.nan) for k in (
-        "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "p_guessing", "p_alternative")}
+        "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "p_guessing", "p_alternative",
+        "evidence_share", "top_holds", "alloc_wrong", "alloc_right")}
     col["llr_judges"] = np.zeros(n)
     col["n_judges"] = np.zeros(n, dtype=np.int64)
     col["alternative"] = np.full(n, None, dtype=object)
@@ -129,25 +133,46 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                                   subject=subj_codes[fidx], family=fam_id, n_models=len(ms.models),
                                   n_subjects=len(subj_names), evidence_llr=lam[fidx],
                                   clamp=None if c_all is None else c_all[fidx],
-                                  truth=None if t_all is None else t_all[fidx], phi=phi)
+                                  truth=None if t_all is None else t_all[fidx], prior=prior)
         if inp.sample is not None and inp.counts is not None:   # every item's posterior from DuckDB counts
             S0, C, D, N = inp.counts(fit.reliability, fit.weight)
-            fit = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
-                                        evidence_llr=lam[idx], clamp=None if c_all is None else c_all[idx],
-                                        truth=None if t_all is None else t_all[idx], phi=phi,
-                                        agreement=agreement_share(N[idx], key[idx], n_opt[idx]))
+            post = posterior_from_counts(fit, S0[idx], C[idx], D[idx], n_opt[idx], key[idx], subject=subj_codes[idx],
+                                         clamp=None if c_all is None else c_all[idx],
+                                         truth=None if t_all is None else t_all[idx],
+                                         agreement=agreement_share(N[idx], key[idx], n_opt[idx]))
+            top = int(fit.extra.get("top_model", 0))
+            ct, at = inp.top_answers(top) if inp.top_answers is not None else (np.zeros(n, bool), np.zeros(n, bool))
+            feats = {**fit.features, "rejected": float(np.clip(post.p_reject, 0, 1).mean())}
+            post.extra["top_model"] = top
+            fit = split_fit(post, n_opt[idx], subj_codes[idx], top_model_holds(ct[idx], at[idx]), feats,
+                            evidence_llr=lam[idx], prior=prior)
         alt = _alternative_labels(it, idx, fit.alternative)
+        sp = fit.split
+        s_mean = sp["s_a"] / (sp["s_a"] + sp["s_b"])
+        total = sp["pi_a"] / (sp["pi_a"] + sp["pi_b"]) * len(idx)
+        settled = None if c_all is None else ~np.isnan(c_all[idx])
+        wrong = None if c_all is None else c_all[idx] == 1
         judge_rows: list = []
+        lam_i = lam[idx]
         if judges is not None and judges.v.shape[1] and len(idx):
+            # each run's rates from the score without the judges; their λ then moves mass between
+            # items at the same level (the level offset is solved again)
             ev = judge_evidence(judges.v[idx], fit.score, judges.family,
-                                truth=None if c_all is None else c_all[idx])
-            free = np.ones(len(idx), bool) if c_all is None else np.isnan(c_all[idx])   # settled stay clamped
-            delta = judge_offset(fit.prior_logit, fit.llr_models, lam[idx], ev.llr, fit.phi,
-                                 free & (ev.n_runs > 0), fit.score)
-            ev.llr = np.where(ev.n_runs > 0, ev.llr + delta, 0.0)
-            new_s, new_b = combined_score(fit.prior_logit, fit.llr_models, lam[idx] + ev.llr, fit.phi)
-            fit.score = np.where(free, new_s, fit.score)
-            fit.p_reject = np.where(free, new_b, fit.p_reject)
+                                truth=None if c_all is None else np.where(c_all[idx] == 1, 1.0,
+                                                                          np.where(c_all[idx] == 0, 0.0, np.nan)))
+            judged = (ev.n_runs > 0) & (np.ones(len(idx), bool) if settled is None else ~settled)
+            ev.llr = np.where(ev.n_runs > 0, ev.llr, 0.0)
+            # the offset δ that keeps the judged items' expected count (Bayesian updating preserves the
+            # mean; discounted ratios LR^w are not exact ratios and would add wrong keys): their odds
+            # times e^(λ + δ) sum to what they held before
+            delta = 0.0
+            if judged.any():
+                q0 = fit.score[judged]
+                odds = q0 / np.maximum(1.0 - q0, 1e-300) * np.exp(np.clip(ev.llr[judged], -700, 700))
+                delta = float(level_offset(odds[None, :], [float(q0.sum())])[0])
+                ev.llr = np.where(judged, ev.llr + delta, ev.llr)
+            judge_rows.append(("global", "all", "judge_offset", delta, float(judged.sum())))
+            lam_i = lam_i + ev.llr
             col["llr_judges"][idx] = ev.llr
             col["n_judges"][idx] = ev.n_runs
             for r, name in enumerate(judges.runs):
@@ -157,7 +182,9 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
                     judge_rows.append(("judge_run", name, prm, float(val), float(ev.n[r])))
             judge_rows.append(("global", "all", "judge_between_family_correlation", float(ev.rho_between),
                                float(len(idx))))
-            judge_rows.append(("global", "all", "judge_offset", float(delta), float((ev.n_runs > 0).sum())))
+        if judge_rows or settled is not None:
+            fit.score, sp["alpha"] = scores(fit.alloc_wrong, fit.alloc_right, s_mean, total, evidence_llr=lam_i,
+                                            settled=settled, wrong=wrong)
         col["score"][idx] = fit.score
         col["p_reject"][idx] = fit.p_reject
         col["agreement_share"][idx] = fit.agreement
@@ -166,6 +193,10 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
         col["p_guessing"][idx] = fit.p_guessing
         col["alternative"][idx] = alt
         col["p_alternative"][idx] = fit.p_alternative
+        col["evidence_share"][idx] = fit.evidence_share
+        col["top_holds"][idx] = fit.top_holds
+        col["alloc_wrong"][idx] = fit.alloc_wrong
+        col["alloc_right"][idx] = fit.alloc_right
         n_per_model = sc.per_model(keep).astype(float)      # items in the fit
         rows = []
         for jj, m in enumerate(ms.models):
@@ -175,26 +206,45 @@ def score_inputs(inp: ScoreInputs, ms: ModelSet, *, llr_parallel: ArrayLike | No
             rows.append(("family", f, "error_correlation", float(fit.family_rho[fi]), float((fam_id == fi).sum())))
         for si, s in enumerate(subj_names):
             rows.append(("subject", s, "wrong_key_rate", float(fit.subject_rate[si]), float(fit.subject_n[si])))
-        rows += [("global", "all", "wrong_key_rate", fit.global_rate, float(len(idx))),
-                 *[("phi_band", str(k), "wrong_given_reject", float(v), float((phi_band(fit.agreement) == k).sum()))
-                   for k, v in enumerate(np.asarray(phi, dtype=float))],
-                 ("global", "all", "guessing_rate", fit.guess_rate, float(len(idx))),
-                 ("global", "all", "iterations", float(fit.n_iter), float(len(idx))),
-                 ("global", "all", "converged", float(fit.converged), float(len(idx)))] + judge_rows
+        nn = float(len(idx))
+        rows += [("global", "all", "wrong_key_rate", fit.global_rate, nn),
+                 ("global", "all", "guessing_rate", fit.guess_rate, nn),
+                 ("global", "all", "iterations", float(fit.n_iter), nn),
+                 ("global", "all", "converged", float(fit.converged), nn)] + judge_rows
+        rows += split_param_rows(fit, nn)
         params = {"rows": rows}
     out = pd.DataFrame({
         "question_id": it["question_id"], "score": col["score"], "p_reject": col["p_reject"],
         "agreement_share": col["agreement_share"], "prior_logit": col["prior_logit"], "llr_models": col["llr_models"],
         "llr_parallel": par, "llr_lint": lint, "llr_judges": col["llr_judges"], "n_judges": col["n_judges"],
         "p_guessing": col["p_guessing"], "alternative": col["alternative"], "p_alternative": col["p_alternative"],
-        "fixed_reason": fixed,
+        "fixed_reason": fixed, "evidence_share": col["evidence_share"], "top_holds": col["top_holds"],
+        "alloc_wrong": col["alloc_wrong"], "alloc_right": col["alloc_right"],
     })
     return out, fit, params
 
 
+def split_param_rows(fit: KeyErrorFit, n: float) -> list[tuple]:
+    """``key_error_params`` rows of the split: kind ``split`` (the level's
+    and s's Beta priors, the level offset, the set's accuracy κ̄), kind
+    ``model_set`` (every feature of the model set) and kind
+    ``model_set_warning`` (name = the reason code, param = a figure of it,
+    or ``flag``)."""
+    sp = fit.split
+    rows = [("split", "level", "prior_a", float(sp["pi_a"]), n), ("split", "level", "prior_b", float(sp["pi_b"]), n),
+            ("split", "share_rejected", "prior_a", float(sp["s_a"]), n),
+            ("split", "share_rejected", "prior_b", float(sp["s_b"]), n),
+            ("split", "all", "alpha", float(sp["alpha"]), n), ("split", "all", "accuracy", float(sp["accuracy"]), n)]
+    rows += [("model_set", k, "value", float(v), n) for k, v in fit.features.items()]
+    for code, figs in fit.extrapolation:
+        rows += [("model_set_warning", code, k, float(v), n) for k, v in figs.items()] or [
+            ("model_set_warning", code, "flag", 1.0, n)]
+    return rows
+
+
 _SCORE_COLS = ["question_id", "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "llr_parallel", "llr_lint",
                "llr_judges", "n_judges", "p_guessing",
-               "alternative", "p_alternative", "fixed_reason"]
+               "alternative", "p_alternative", "fixed_reason", "evidence_share", "top_holds", "alloc_wrong", "alloc_right"]
 
 
 def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, params: dict) -> None:
@@ -243,9 +293,11 @@ def score_run(con: Any, run_id: int, benchmark: str, ms: ModelSet, *, cells: Cel
 
 
 def key_error_scores(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:
-    """Stored scores of the latest audit run: question_id, score,
-    prior_logit, llr_models, llr_parallel, llr_lint, p_guessing,
-    alternative, p_alternative, fixed_reason — in import order."""
+    """Stored scores of the latest audit run: question_id, score, p_reject,
+    agreement_share, prior_logit, llr_models, llr_parallel, llr_lint,
+    llr_judges, n_judges, p_guessing, alternative, p_alternative,
+    fixed_reason, evidence_share, top_holds, alloc_wrong, alloc_right — in
+    import order."""
     with connect(db, read_only=True) as con:
         benchmark = resolve_benchmark(con, benchmark)
         run = latest_run(con, benchmark)

@@ -18,9 +18,9 @@ from audit.analyze import (
     scenario_table,
     tier_counts,
 )
-from audit.analyze.keyerror import PHI_PRIOR_MEAN, fit_misconception_prior_bands, phi_band
+from audit.analyze.keyerror import fit_split_prior
 from audit.report import build_report
-from audit.review import add_review, calibration, evidence_scores, set_required_reviews, why_this_item
+from audit.review import add_review, calibration, draw_sample, evidence_scores, set_required_reviews, why_this_item
 from audit.review.reasons import chance_words
 from tests.support.analyze_data import make_benchmark, run_cli
 
@@ -70,18 +70,21 @@ def test_votes_cannot_tell_a_wrong_key_from_a_shared_misconception(planted):
     # both kinds look the same to the votes: the models reject the key
     assert (sc.loc[sorted(wrong), "p_reject"] > 0.5).mean() >= 0.9
     assert (sc.loc[sorted(misc), "p_reject"] > 0.5).mean() >= 0.9
-    # the score is the share of rejected keys that are wrong (the prior), not "certainly wrong"
+    # the score is the share of such keys that are wrong (the split), not "certainly wrong"
     rej = sc[sc["p_reject"] > 0.9]
     assert rej["score"].max() < 0.5
-    ratio = (rej["score"] / rej["p_reject"]).to_numpy()
-    assert np.isin(np.round(ratio, 6), np.round(PHI_PRIOR_MEAN, 6)).all()
-    # expert labels recover the planted share: 30 of 120 rejected keys are wrong
+    # the expected count is the level's n·π (2.3% of the items), not the rejected keys' count
+    assert sc["score"].sum() == pytest.approx(0.0231 * len(sc), rel=0.01)
+    assert sc["p_reject"].sum() > 3 * sc["score"].sum()
+    # expert labels recover the planted rate: the level refitted on them (the allocation held) is
+    # the share of wrong keys, 30 of 900
     lab = sc.index.isin(sorted(wrong))
-    est = fit_misconception_prior_bands(sc["p_reject"], lab, sc["agreement_share"])
-    bands = phi_band(sc.loc[sc["p_reject"] > 0.9, "agreement_share"])
-    used = np.unique(bands)
-    share = len(wrong) / (len(wrong) + len(misc))
-    assert all(abs(est[b] - share) < 0.1 for b in used), (est, share)
+    d = [{"p": sc["p_reject"].to_numpy(), "v": sc["evidence_share"].to_numpy(), "t": sc["top_holds"].to_numpy(),
+          "eps_s": 1 / (1 + np.exp(-sc["prior_logit"].to_numpy())), "y": lab, "mask": np.ones(len(sc), bool),
+          "set": "planted", "acc": 0.5}]
+    pr, _ = fit_split_prior(d, fixed={k: v for k, v in enumerate((0, 1.29, 5.01, 3.06, 1.68, 8.34, -2.27)) if k},
+                            maxiter=200)
+    assert pr.base_rate * len(sc) == pytest.approx(len(wrong), rel=0.1)
 
 
 def test_report_interface_and_its_numbers(planted):
@@ -146,7 +149,11 @@ def _campaign_bench(db, name, planted):
 
 
 @pytest.mark.slow
-def test_campaign_confirming_rejected_keys_lowers_similar_items(tmp_path):
+def test_campaign_on_rejected_keys_moves_the_rest_toward_the_truth(tmp_path):
+    """A benchmark whose rate of wrong keys is the level's (20 of 900):
+    experts settle 40 of the items the models reject; the wrong keys they
+    find are part of the level's total, so the rest's expected count moves
+    toward the truth (the level itself does not move with queue verdicts)."""
     db = tmp_path / "c.duckdb"
     q, wrong, misc, before = _campaign_bench(db, "cp", _planted(12, n_wrong=20, n_misc=120))
     planted_ids = sorted(wrong | misc)
@@ -158,14 +165,14 @@ def test_campaign_confirming_rejected_keys_lowers_similar_items(tmp_path):
         add_review("cp", qid, "ann", "key_wrong" if qid in wrong else "key_correct",
                    corrected_answer=other if qid in wrong else None, db=db)
     after = evidence_scores("cp", db=db).set_index("question_id")["score"]
-    rest = [x for x in planted_ids if x not in set(review)]
+    rest = [x[0] for x in q if x[0] not in set(review)]
     truth = sum(x in wrong for x in rest)
-    # the experts keep confirming keys the models reject: the rest's scores fall toward the truth
-    assert after.loc[rest].mean() < before.loc[rest].mean()
     assert abs(after.loc[rest].sum() - truth) < abs(before.loc[rest].sum() - truth)
+    found = sum(x in wrong for x in review)
+    assert after.sum() == pytest.approx(before.sum(), rel=1e-9) or found == 0   # the level: unchanged
     # the reliability table on the settled items, with the Brier score and the counts
     cal = calibration("cp", db=db)
-    assert cal.attrs["n"] == 40 and cal.attrs["observed"] == sum(x in wrong for x in review)
+    assert cal.attrs["n"] == 40 and cal.attrs["observed"] == found
     assert 0 <= cal.attrs["brier"] <= 1
     out = run_cli("rescore", "--benchmark", "cp", "--calibration", db=db)
     assert out.returncode == 0 and "Brier score" in out.stdout and "expected wrong keys" in out.stdout
@@ -286,48 +293,64 @@ def _bands_ok(p, y):
     return bool(((big["predicted"] - big["observed"]).abs() <= 0.15).all()), t
 
 
-def test_honest_campaign_moves_toward_the_truth(tmp_path, monkeypatch):
-    """The prior comes from ANOTHER benchmark's labels (planted: 30 wrong keys
-    in 120 rejected, φ ≈ 0.25); the benchmark under review has fewer shared
-    misconceptions (45 wrong keys in 105 rejected, φ ≈ 0.43).  Settling the
-    top 50 of its default queue with the truth, without a refit, moves the
-    remaining items' expected count toward the truth and keeps their bands
-    calibrated."""
-    import audit.analyze.keyerror._prior as ke
-
-    src = tmp_path / "src.duckdb"
-    q, f, p, wrong_a, _ = _planted(21)
-    make_benchmark(src, "src", q, f, p)
-    analyze_benchmark("src", db=src)
-    sa = key_error_scores("src", db=src)
-    phi = fit_misconception_prior_bands(sa["p_reject"], sa["question_id"].isin(wrong_a), sa["agreement_share"])
-    assert np.all(np.abs(phi[np.unique(phi_band(sa.loc[sa["p_reject"] > 0.9, "agreement_share"]))] - 0.25) < 0.1)
-    monkeypatch.setattr(ke, "PHI_PRIOR_MEAN", tuple(phi))
-    monkeypatch.setattr(ke, "PHI_PRIOR", tuple((m * ke.PHI_STRENGTH, (1 - m) * ke.PHI_STRENGTH) for m in phi))
-
+@pytest.mark.slow
+def test_a_random_audit_sample_moves_a_level_that_is_off_toward_the_truth(tmp_path):
+    """The level (2.3% of the items) comes from other benchmarks; this one
+    holds 45 wrong keys in 900 (5%).  Settling the top 50 of the queue
+    clamps them but does not move the level; settling a random audit sample
+    of 150 items (by score band) moves the remaining items' expected count
+    toward the truth, and both the model's and the design-based count's
+    intervals cover the truth."""
     db = tmp_path / "new.duckdb"
     q, wrong, misc, before = _campaign_bench(db, "new", _planted(22, n_wrong=45, n_misc=60))
+    total0 = before.sum()
+    assert total0 < len(wrong)                            # the borrowed level underestimates this benchmark
+    from audit.analyze.keyerror._split import REST_MIN
+
     ids = _settle_top(db, "new", q, wrong)
+    mid = evidence_scores("new", db=db).set_index("question_id")["score"]
+    found = sum(x in wrong for x in ids)
+    assert mid.sum() == pytest.approx(max(total0, found + REST_MIN), rel=1e-6)   # the level did not move
+    drawn = [r["question_id"] for r in draw_sample("new", 150, seed=4, db=db)]
+    keys = {x[0]: x[2] for x in q}
+    rows = [{"question_id": x, "reviewer": "sim", "verdict": "key_wrong",
+             "corrected_answer": LETTERS[(LETTERS.index(keys[x]) + 1) % 4]} if x in wrong
+            else {"question_id": x, "reviewer": "sim", "verdict": "key_correct"} for x in drawn if x not in set(ids)]
+    from audit.review import add_reviews
+
+    add_reviews("new", rows, db=db)
     after = evidence_scores("new", db=db).set_index("question_id")["score"]
-    rest = [x[0] for x in q if x[0] not in set(ids)]
+    settled = set(ids) | set(drawn)
+    rest = [x[0] for x in q if x[0] not in settled]
     y = np.isin(rest, sorted(wrong))
     truth = int(y.sum())
-    b, a = float(before.loc[rest].sum()), float(after.loc[rest].sum())
-    assert b < truth, (b, truth)                        # the borrowed prior underestimates this benchmark
-    assert abs(a - truth) < abs(b - truth) - 1.0, (b, a, truth)   # the campaign pulls it toward the truth
-    ok, table = _bands_ok(after.loc[rest].to_numpy(), y)
-    assert ok, table
+    b, a = float(mid.loc[rest].sum()), float(after.loc[rest].sum())
+    assert abs(a - truth) < abs(b - truth) - 1.0, (b, a, truth)
+    # the votes still rank: the remaining rejected keys (wrong or not: the answers cannot tell them apart)
+    # carry the mass, the keys the models hold almost none
+    rejected = np.isin(rest, sorted(wrong | misc))
+    assert after.loc[rest].to_numpy()[rejected].mean() > 5 * after.loc[rest].to_numpy()[~rejected].mean()
+    # about 9 wrong keys in the sample cannot pin a 5% rate: both counts' intervals cover the truth
+    rep = build_report("new", db=db)
+    smp, model = rep["expected_wrong_keys_sampled"], rep["expected_wrong_keys"]
+    assert smp["low"] <= len(wrong) <= smp["high"] and smp["n_sampled"] == 150
+    assert model["low"] <= len(wrong) <= model["high"]
+    assert model["estimate"] == pytest.approx(after.sum(), rel=1e-6)
 
 
 @pytest.mark.slow
 @pytest.mark.shared_data
-def test_mmlu_redux_campaigns(tmp_path, monkeypatch):
-    """On MMLU-Redux: the shipped prior's campaign does not move the rest away
-    from the truth; an honest one (the prior fitted on other subjects' labels
-    only) moves toward it (tests/bench/bench_calibration.py prints both)."""
+@pytest.mark.slow
+def test_mmlu_redux_campaigns(tmp_path):
+    """On MMLU-Redux: settling the top 50 of the queue moves the remaining
+    items' expected count toward the truth, with the shipped split and with
+    a level fitted on the other subjects' labels only (the allocation kept;
+    tests/bench/bench_calibration.py prints both, held out in full)."""
     import sys
+    from dataclasses import replace
     from pathlib import Path
 
+    from audit.analyze.keyerror import SPLIT_PRIOR
     from tests.conftest import shared_path
 
     src = shared_path("mmlu_redux_dev")
@@ -342,15 +365,13 @@ def test_mmlu_redux_campaigns(tmp_path, monkeypatch):
     lab = bc.labelled(db)
     r = bc.campaign(db, lab, limit=50)["rest"]
     t = int(r["wrong"].sum())
-    assert abs(r["after"].sum() - t) <= abs(r["before"].sum() - t) + 0.05
-    sc = lab.merge(key_error_scores("mmlu-redux", db=db), on="question_id")
-    y = (sc["error_type"] == "wrong_groundtruth").to_numpy()
+    assert abs(r["after"].sum() - t) < abs(r["before"].sum() - t)
+    y = (lab["error_type"] == "wrong_groundtruth").to_numpy()
     rests = []
-    for gi, g in enumerate(bc.subject_groups(sc["subject"], 3)):
-        m = sc["subject"].isin(g).to_numpy()
-        phi = fit_misconception_prior_bands(sc["p_reject"].to_numpy()[~m], y[~m], sc["agreement_share"].to_numpy()[~m])
+    for gi, g in enumerate(bc.subject_groups(lab["subject"], 3)):
+        m = lab["subject"].isin(g).to_numpy()
         gdb = tmp_path / f"g{gi}.duckdb"
-        with bc.misconception_prior(phi):
+        with bc.split_prior(replace(SPLIT_PRIOR, base_rate=float(y[~m].mean()))):
             import_mmlu_redux(src, db=gdb)
             analyze_benchmark("mmlu-redux", db=gdb)
             rests.append(bc.campaign(gdb, lab, limit=int(round(50 * m.sum() / len(m))), subjects=g)["rest"])

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from audit.analyze.keyerror import combined_score, judge_evidence, judge_offset
+from audit.analyze.keyerror import judge_evidence, scores
 from tests.conftest import shared_path
 
 
@@ -75,16 +75,15 @@ def test_judge_no_better_than_chance_adds_nothing():
     assert np.allclose(ev.llr, only.llr)      # the chance run changes no item's evidence
 
 
-def test_judges_help_ranking_and_offset_keeps_expected_count():
+def test_judges_help_ranking_and_the_level_keeps_the_expected_count():
     v, q, fam, wrong = _simulate(2)
-    logit = np.log(q + 1e-9) - np.log1p(-q + 1e-9)
-    prior = np.full(len(q), -3.0)
-    lm = logit - prior
     ev = judge_evidence(v, q, fam)
     mask = ev.n_runs > 0
-    d = judge_offset(prior, lm, np.zeros(len(q)), ev.llr, 1.0, mask, q)
-    s, _ = combined_score(prior, lm, ev.llr + d, 1.0)
-    assert s[mask].sum() == pytest.approx(q[mask].sum(), rel=1e-6)
+    # the judges' λ added at the same level: every item's odds q/(1 − q) times e^λ, the level offset
+    # solved again so that the expected count stays Σ q
+    odds = q / (1 - q)
+    s, _ = scores(odds, np.zeros(len(q)), 1.0, float(q.sum()), evidence_llr=np.where(mask, ev.llr, 0.0))
+    assert s.sum() == pytest.approx(q.sum(), rel=1e-9)
     assert _ap(s, wrong) > _ap(q, wrong) + 0.05
 
 

@@ -85,9 +85,11 @@ def test_the_cell_fit_is_the_long_form_fit(sample):
     a = K.fit_key_error(i, j, y, n_opt, key, **kw)
     b = K.fit_key_error_cells(sc_ok.item, sc_ok.y, sc_ok.bytes, n_opt, key, **kw)
     for f in ("score", "p_reject", "llr_models", "prior_logit", "p_guessing", "alternative", "p_alternative",
-              "posterior", "reliability", "weight", "family_rho", "subject_rate", "agreement", "phi"):
+              "posterior", "reliability", "weight", "family_rho", "subject_rate", "agreement", "evidence_share",
+              "top_holds", "alloc_wrong", "alloc_right"):
         np.testing.assert_allclose(getattr(b, f), getattr(a, f), rtol=0, atol=1e-12, err_msg=f)
     assert (a.n_iter, a.converged, a.global_rate, a.guess_rate) == (b.n_iter, b.converged, b.global_rate, b.guess_rate)
+    assert a.split == b.split and a.features == b.features
     assert a.family_rho.max() > 0                            # the family weights' path ran
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from audit.analyze.keyerror import combined_score, fit_key_error, posterior_from_counts
+from audit.analyze.keyerror import SPLIT_PRIOR, fit_key_error, posterior_from_counts, scores, split
 from audit.analyze.keyerror._model import KeyErrorFit
 
 # Toy data: small in-memory arrays, no database (as crowd-kit's aggregation tests use).
@@ -85,17 +85,27 @@ def test_planted_wrong_keys_are_recovered(planted):
     # each subject's rate of rejected keys is near its planted wrong-key rate (1,500 items each)
     assert f.subject_rate[0] == pytest.approx(0.02, abs=0.015)
     assert f.subject_rate[1] == pytest.approx(0.2, abs=0.03)
-    # the score is the share of the rejected keys that are wrong keys (φ, no other evidence)
-    assert np.allclose(f.score, f.phi * f.p_reject)
+    # the score splits the rejected keys (and keeps some chance for the held ones): its sum is the level's n·π
+    sp = f.split
+    assert f.score.sum() == pytest.approx(len(f.score) * sp["pi_a"] / (sp["pi_a"] + sp["pi_b"]), rel=1e-9)
+    assert f.score[planted.wrong].mean() > 10 * f.score[~planted.wrong].mean() and _auc(f.score, planted.wrong) > 0.95
 
 
 def test_the_stored_parts_give_back_the_fits_score(planted):
-    """combined_score on the stored parts (prior_logit, llr_models, φ) is
-    the fit's own last E-step: what the review stage recomputes from."""
+    """The stored parts give back the fit's score: p_reject from the subject's
+    rate and the models' log LR (its last E-step), the score from p_reject,
+    the evidence share, the top model and the subject's rate under the
+    split's prior — what the review stage recomputes from."""
     f = fit_key_error(planted.item, planted.model, planted.answer, planted.n_options, planted.key,
                       subject=planted.subject)
-    score, p_reject = combined_score(f.prior_logit, f.llr_models, np.zeros(len(f.score)), f.phi)
-    assert np.allclose(p_reject, f.p_reject, atol=1e-9) and np.allclose(score, f.score, atol=1e-9)
+    p_reject = 1 / (1 + np.exp(-(f.prior_logit + f.llr_models)))
+    assert np.allclose(p_reject, f.p_reject, atol=1e-9)
+    sp = split(f.p_reject, f.evidence_share, f.top_holds, f.subject_rate[planted.subject], SPLIT_PRIOR,
+               accuracy=f.split["accuracy"])
+    assert np.allclose(sp.score, f.score, atol=1e-12)
+    s = f.split["s_a"] / (f.split["s_a"] + f.split["s_b"])
+    q, _ = scores(f.alloc_wrong, f.alloc_right, s, float(f.score.sum()))
+    assert np.allclose(q, f.score, atol=1e-12)
 
 
 def test_copies_of_a_model_count_as_one(planted):
@@ -191,13 +201,13 @@ def test_one_item_posterior_by_hand():
     P(T = A) = 0.18283, so p_reject = 0.81717."""
     fit = _params([0.8, 0.8, 0.8], eta=0.1, rates=[0.05])
     S0, C, D = _counts([{0: 1, 1: 1, 2: 1}], fit, 4)
-    f = posterior_from_counts(fit, S0, C, D, [4], [0], phi=[1.0, 1.0, 1.0])
+    f = posterior_from_counts(fit, S0, C, D, [4], [0])
     assert f.posterior[0].tolist() == pytest.approx([0.182826, 0.810759, 0.003207, 0.003207], abs=1e-6)
     assert f.p_reject[0] == pytest.approx(0.817174, abs=1e-6)
     assert f.p_guessing[0] == pytest.approx(0.164392, abs=1e-6)
     assert f.llr_models[0] == pytest.approx(4.441758, abs=1e-6)
     assert f.alternative[0] == 1 and f.p_alternative[0] == pytest.approx(0.810759, abs=1e-6)
-    assert f.score[0] == pytest.approx(f.p_reject[0], abs=1e-5)      # φ = 1: every rejected key is wrong
+    assert f.score[0] == f.p_reject[0]          # the answers' posterior alone, before the split
 
 
 def test_three_item_posterior_equals_enumeration():
@@ -208,7 +218,7 @@ def test_three_item_posterior_equals_enumeration():
     answers = [{0: 1, 1: 1}, {0: 2, 1: 3, 2: 3}, {}]
     K, key, subject = [3, 4, 4], [0, 2, 0], [0, 1, 0]
     S0, C, D = _counts(answers, fit, 4)
-    f = posterior_from_counts(fit, S0, C, D, K, key, subject=subject, phi=[1.0, 1.0, 1.0])
+    f = posterior_from_counts(fit, S0, C, D, K, key, subject=subject)
     for i in range(3):
         post, guess, llr = _enumerate(answers[i], K[i], key[i], a, w, eta, rates[subject[i]])
         assert f.posterior[i, :K[i]] == pytest.approx(post, rel=1e-12)
@@ -242,8 +252,24 @@ def test_spread_disagreement_is_guessing_not_a_wrong_key():
 
 
 def test_the_score_rises_with_each_part():
-    base = dict(prior_logit=-3.0, llr_models=2.0, evidence_llr=0.0, phi=0.3)
-    s0, _ = combined_score(**base)
-    for part, more in (("prior_logit", -2.0), ("llr_models", 3.0), ("evidence_llr", 1.0), ("phi", 0.5)):
-        s1, _ = combined_score(**{**base, part: more})
-        assert float(s1) > float(s0), part
+    """Item 0 among 99 others at the same level: more rejection (p_reject),
+    more of the set's evidence against the key, other evidence against it,
+    an easier subject each raise its score; the most accurate model holding
+    the key lowers it."""
+    n = 100
+    base = dict(p_reject=np.r_[0.6, np.full(n - 1, 0.05)], share=np.r_[0.4, np.full(n - 1, -0.2)],
+                top_holds=np.r_[0.0, np.ones(n - 1)], subject_rate=np.full(n, 0.1), evidence_llr=np.zeros(n))
+
+    def score0(**kw):
+        d = {**base, **kw}
+        return float(split(d["p_reject"], d["share"], d["top_holds"], d["subject_rate"],
+                           evidence_llr=d["evidence_llr"]).score[0])
+
+    s0 = score0()
+    for part, value in (("p_reject", 0.9), ("share", 0.8), ("evidence_llr", 1.0), ("subject_rate", 0.05)):
+        more = base[part].copy()
+        more[0] = value
+        assert score0(**{part: more}) > s0, part
+    held = base["top_holds"].copy()
+    held[0] = 1.0
+    assert score0(top_holds=held) < s0

@@ -117,6 +117,10 @@ def test_posterior_from_counts_equals_the_fits_last_step():
     D = np.bincount(i * km + y, weights=(w * (np.log(a) - np.log1p(-a)))[j], minlength=n * km).reshape(n, km)
     N = np.bincount(i * km + y, minlength=n * km).reshape(n, km)
     g = K.posterior_from_counts(f, S0, C, D, K_i, key, agreement=agreement_share(N, key, K_i))
-    for k in ("score", "p_reject", "llr_models", "prior_logit", "p_guessing", "alternative", "p_alternative",
-              "posterior", "agreement", "phi"):
+    for k in ("p_reject", "llr_models", "prior_logit", "p_guessing", "alternative", "p_alternative",
+              "posterior", "agreement"):
+        np.testing.assert_allclose(getattr(g, k), getattr(f, k), rtol=0, atol=1e-9, err_msg=k)
+    # split with the fit's model set and top model: the fit's own score
+    g = K.split_fit(g, K_i, np.zeros(n, dtype=int), f.top_holds, f.features)
+    for k in ("score", "evidence_share", "alloc_wrong", "alloc_right"):
         np.testing.assert_allclose(getattr(g, k), getattr(f, k), rtol=0, atol=1e-9, err_msg=k)

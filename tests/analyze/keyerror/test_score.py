@@ -16,13 +16,14 @@ import pytest
 
 from audit.analyze import analyze_benchmark, audit_results
 from audit.analyze.keyerror import (
-    PHI_PRIOR_MEAN,
+    SPLIT_PRIOR,
     SUBJECT_STRENGTH,
     agreement_share,
     fit_key_error,
     key_error_params,
     key_error_scores,
-    phi_band,
+    split,
+    split_fit,
 )
 from audit.analyze.keyerror._model import FAMILY_ROUNDS, TOL
 from audit.analyze.tiers import thresholds
@@ -228,10 +229,11 @@ def test_score_matches_pure_python_reference_on_mmlu_redux_sample(mmlu_redux_dir
                         family=family, n_models=len(models))
     assert len(items) == 160 and max(ref) > 0.9          # the sample holds clear cases
     # the reference is the votes-only model: P(the models' shared answer is
-    # not the key); the score splits it with the misconception prior φ
+    # not the key); the score splits it by the model set (level and allocation)
     np.testing.assert_allclose(fit.p_reject, ref, atol=1e-6)
-    np.testing.assert_allclose(fit.phi, np.asarray(PHI_PRIOR_MEAN)[phi_band(fit.agreement)])
-    np.testing.assert_allclose(fit.score, fit.phi * np.asarray(ref), atol=1e-6)
+    sp = split(np.asarray(ref), fit.evidence_share, fit.top_holds, fit.subject_rate[np.asarray(subject)],
+               SPLIT_PRIOR.widened() if fit.extrapolation else SPLIT_PRIOR, accuracy=fit.split["accuracy"])
+    np.testing.assert_allclose(fit.score, sp.score, atol=1e-6)
     np.testing.assert_allclose(fit.reliability, ref_a, atol=1e-6)
     np.testing.assert_allclose(fit.weight, ref_w, atol=1e-9)
     assert min(ref_w) < 1                                  # some family shares errors
@@ -374,7 +376,8 @@ def test_expert_verdicts_settle_the_item_and_update_the_subject_rate(tmp_path):
         add_review("ev", "q05", r, "key_wrong", corrected_answer="B", db=db)
     ev1 = evidence_scores("ev", db=db).set_index("question_id")
     assert ev1.loc["q05", "score"] == 1.0 and ev1.loc["q05", "settled_verdict"] == "key_wrong"
-    assert ev1.loc["q00", "score"] > ev0.loc["q00", "score"]       # same subject: rate up
+    assert ev1.loc["q00", "prior_logit"] > ev0.loc["q00", "prior_logit"]       # same subject: rate up
+    assert ev1.loc["q00", "p_reject"] > ev0.loc["q00", "p_reject"]
     assert ev1.loc["q30", "prior_logit"] == pytest.approx(ev0.loc["q30", "prior_logit"])  # other subject: unchanged
     # stored right after the verdict: the evidence queue re-ranks
     q = review_queue("ev", tiers=None, order="evidence", db=db)
@@ -387,7 +390,7 @@ def test_expert_verdicts_settle_the_item_and_update_the_subject_rate(tmp_path):
     assert q.set_index("question_id").loc["q00", "key_error"] == 0.0
     # a refit with the settled items clamped
     assert rescore("ev", db=db) == 2
-    assert set(key_error_params("ev", db=db)["kind"]) == {"model", "family", "subject", "global", "phi_band"}
+    assert {"model", "family", "subject", "global", "split", "model_set"} <= set(key_error_params("ev", db=db)["kind"])
     cal = calibration("ev", db=db)
     assert cal["n"].sum() == 2 and (cal["note"] == "too few items").all()
 
@@ -434,6 +437,9 @@ def test_sampled_fit_final_step_from_duckdb_counts_matches_numpy(tmp_path):
                                  subject=pd.factorize(full.items["subject"])[0],
                                  agreement=agreement_share(N, key, full.items["n_options"].to_numpy()))
     np.testing.assert_allclose(post.agreement, fit.agreement, atol=1e-12)
+    np.testing.assert_allclose(post.p_reject, fit.p_reject, atol=1e-9)
+    post = split_fit(post, full.items["n_options"].to_numpy(), pd.factorize(full.items["subject"])[0],
+                     fit.top_holds, fit.features)
     np.testing.assert_allclose(post.score, fit.score, atol=1e-9)
     # the full fit finds the planted wrong keys
     top = out_full.nlargest(len(wrong), "score")["question_id"]
