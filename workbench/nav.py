@@ -1,8 +1,14 @@
 """The app's pages.  Every page is registered whether or not someone is
-signed in (so a shared link such as ``/item?benchmark=…&question=…`` works);
-a page shows the sign-in form until the reviewer has signed in, except the
-error report form (``/report``), which readers outside the team open without
-an account.  Admin pages (Label Studio) are left out for reviewers and leads."""
+signed in, and for every role (so a shared link such as
+``/item?benchmark=…&question=…``, or ``/queue``, ``/admin``, works and never
+meets Streamlit's untranslated "Page not found"): a page shows the sign-in
+form until the reviewer has signed in, except the error report form
+(``/report``), which readers outside the team open without an account, and
+an admin page shows a translated notice to a reviewer or lead (it is left
+out of their menu).  The app's
+root address opens the queue at ``/queue``; ``/help`` is the reviewer's
+guide in the interface language (the ⋮ menu's *Get help* when the
+documentation site is not served)."""
 from __future__ import annotations
 
 import functools
@@ -10,7 +16,7 @@ import functools
 import streamlit as st
 
 from workbench import routing, session
-from workbench.views import admin, dashboards, export, item, judges, label_studio, queue, report, signin
+from workbench.views import admin, dashboards, export, guide, item, judges, label_studio, queue, report, signin
 from workbench.views.common import t
 
 
@@ -28,8 +34,23 @@ def _gated(fn, needs: str = "reviewer"):
     return run
 
 
+def home_page() -> st.Page:
+    """The root address: the queue, under its own address ``/queue`` (the
+    default page of a Streamlit app answers at the root only)."""
+    return st.Page(_home, title=t("nav.queue"), url_path="home", icon=":material/checklist:", default=True,
+                   visibility="hidden")
+
+
+def _home() -> None:
+    st.switch_page(queue_page())
+
+
 def queue_page() -> st.Page:
-    return st.Page(_gated(queue.page), title=t("nav.queue"), url_path="queue", icon=":material/checklist:", default=True)
+    return st.Page(_gated(queue.page), title=t("nav.queue"), url_path="queue", icon=":material/checklist:")
+
+
+def help_page() -> st.Page:
+    return st.Page(guide.page, title=t("nav.help"), url_path="help", icon=":material/help:", visibility="hidden")
 
 
 def item_page() -> st.Page:
@@ -44,8 +65,15 @@ def judges_page() -> st.Page:
     return st.Page(_gated(judges.page), title=t("nav.judges"), url_path="judges", icon=":material/gavel:")
 
 
+def _admin_visibility() -> str:
+    """Admin pages are in the menu of nobody signed in and of admins; for a
+    reviewer or lead their address still answers, with a notice."""
+    return "visible" if not session.reviewer() or session.is_admin() else "hidden"
+
+
 def label_studio_page() -> st.Page:
-    return st.Page(_gated(label_studio.page, "admin"), title=t("nav.label_studio"), url_path="label-studio", icon=":material/sync:")
+    return st.Page(_gated(label_studio.page, "admin"), title=t("nav.label_studio"), url_path="label-studio",
+                   icon=":material/sync:", visibility=_admin_visibility())
 
 
 def export_page() -> st.Page:
@@ -59,23 +87,21 @@ def report_page() -> st.Page:
 
 def admin_page() -> st.Page:
     return st.Page(_gated(admin.page, "admin"), title=t("nav.admin"), url_path="admin",
-                   icon=":material/admin_panel_settings:")
+                   icon=":material/admin_panel_settings:", visibility=_admin_visibility())
 
 
 FACTORIES = {"queue": queue_page, "item": item_page, "dashboards": dashboards_page, "judges": judges_page,
-             "label-studio": label_studio_page, "export": export_page, "admin": admin_page, "report": report_page}
+             "label-studio": label_studio_page, "export": export_page, "admin": admin_page, "help": help_page,
+             "report": report_page}
 """URL path → the function that builds the page served there."""
 
 
 def pages() -> list[st.Page]:
-    """The pages the signed-in account may open: the Label Studio settings
-    only for administrators (reviewers do not see them in the menu and the
-    address leads to the queue).  Registers every page with
-    :mod:`workbench.routing`, so a view's callback can ask for another page by
-    its URL path."""
+    """Every page (see the module): the admin pages are hidden from the menu
+    of reviewers and leads, whose address shows a notice.  Registers every
+    page with :mod:`workbench.routing`, so a view's callback can ask for
+    another page by its URL path."""
     for url_path, factory in FACTORIES.items():
         routing.register(url_path, factory)
-    out = [queue_page(), item_page(), dashboards_page(), judges_page()]
-    if not session.reviewer() or session.is_admin():
-        out += [admin_page(), label_studio_page()]
-    return out + [export_page(), report_page()]
+    return [home_page(), queue_page(), item_page(), dashboards_page(), judges_page(), admin_page(),
+            label_studio_page(), export_page(), help_page(), report_page()]

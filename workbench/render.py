@@ -182,13 +182,15 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
                   n_answers: int = 0, show_label_native: bool = True,
                   key_word: str = "key", top_word: str = "models' top answer",
                   context: str | None = None, option_scripts: list[str | None] | None = None,
-                  context_word: str = "Passage") -> str:
+                  context_word: str = "Passage", shown_labels: dict[str, str] | None = None) -> str:
     """The stem and its options as HTML.  ``options`` = [(label, text)];
     the key is highlighted, the models' top non-key answer marked, and each
     option gets a small bar with how many models chose it.  *context* (the
     passage the question refers to) comes above the stem; *option_scripts*
     gives an option written in another script than the stem its own
-    (vertical Mongolian options under a Chinese stem).
+    (vertical Mongolian options under a Chinese stem); ``shown_labels``
+    (stored label → the label the item shows, :mod:`audit.i18n.option_labels`)
+    names each option as the item does, alone.
 
     >>> h = question_html("<b>1+1?</b>", [("A", "2"), ("B", "<script>x</script>")], script="Latn", answer_key="A")
     >>> "<script>" in h, "&lt;script&gt;x&lt;/script&gt;" in h, "wb-key" in h
@@ -213,7 +215,11 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
         is_top = top_answer is not None and label == top_answer and not is_key
         cls = "wb-opt" + (" wb-key" if is_key else "") + (" wb-top" if is_top else "")
         shown = esc(label)
-        if st.code == "Tibt" and show_label_native and label in LATIN_TO_TIBETAN:
+        if shown_labels is not None:
+            as_shown = shown_labels.get(label, label)
+            shown = (f'<span lang="bo" style="font-family:{st.font_family}">{esc(as_shown)}</span>'
+                     if as_shown in LATIN_TO_TIBETAN.values() else esc(as_shown))
+        elif st.code == "Tibt" and show_label_native and label in LATIN_TO_TIBETAN:
             shown += f' <span lang="bo" style="font-family:{st.font_family}">({esc(LATIN_TO_TIBETAN[label])})</span>'
         badges = ""
         if is_key:
@@ -311,9 +317,12 @@ def warnings_html(messages: list[str]) -> str:
 
 
 def family_table_html(rows: list[tuple[str, dict[str, int], int]], labels: list[str], answer_key: str | None,
-                      family_word: str = "family", invalid_word: str = "invalid") -> str:
-    """Models' answers grouped by family: rows = [(family, {label: n}, n_invalid)]."""
-    head = "".join(f"<th>{esc(l)}{' ✓' if l == answer_key else ''}</th>" for l in labels)
+                      family_word: str = "family", invalid_word: str = "invalid",
+                      shown_labels: dict[str, str] | None = None) -> str:
+    """Models' answers grouped by family: rows = [(family, {label: n}, n_invalid)];
+    ``shown_labels`` names the options as the item does."""
+    own = shown_labels or {}
+    head = "".join(f"<th>{esc(own.get(l, l))}{' ✓' if l == answer_key else ''}</th>" for l in labels)
     body = []
     for fam, counts, invalid in rows:
         total = sum(counts.values()) + invalid

@@ -65,7 +65,7 @@ def db_path() -> Path:
     return Path(default_db_path())
 
 
-@st.cache_resource(show_spinner="Preparing the demo database (first start)…")
+@st.cache_resource(show_spinner=False)   # the page shows a translated spinner (workbench._page)
 def _ensure_db(path: str) -> bool:
     """Build the demo database when the file does not exist yet; True when
     this process built it.  Cached once per process and path so two browser
@@ -285,7 +285,7 @@ def restore() -> str | None:
     return None
 
 
-_KEEP = ("wb_demo", "wb_lang", K_DEAD)
+_KEEP = ("wb_demo", "wb_lang", "wb_lang_cookie", K_DEAD)
 
 
 K_DRAFTS_OWNER = "wb_drafts_owner"  # whose unsaved drafts survived an idle sign-out

@@ -25,11 +25,11 @@ created in a database is always an admin.
 * Every act checks the actor's role in the library (:func:`require_role`),
   not only in the pages.
 
-The lead list (``audit review leads`` and ``$WORKBENCH_LEADS``): a name on the
-stored list is a lead even when its account says ``reviewer`` (the list
-promotes, it never demotes).  When a database has no account at all, anyone
-may record verdicts under any name, and the lead list alone decides who
-adjudicates (anyone, when it is empty).
+The lead reviewers are the accounts with the ``lead`` role: the role is the
+one source of that fact (``audit review leads --set`` sets the roles).  When
+a database has no account at all, anyone may record verdicts under any
+name, and a list of names (``audit review leads`` and ``$WORKBENCH_LEADS``)
+alone decides who adjudicates (anyone, when it is empty).
 
 Besides the names below, :mod:`audit.accounts.roles` (what a role allows),
 :mod:`audit.accounts.table` (looking an account up),

@@ -9,7 +9,7 @@ from audit._util.clock import utc_now
 from audit._util.names import identity_name
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
-from audit.accounts.leads import LeadReviewers, env_leads, union_leads
+from audit.accounts.leads import LeadReviewers, env_leads, leads_from, union_leads
 from audit.accounts.roles import require_role
 from audit.accounts.table import (
     ACCOUNT_COLUMNS,
@@ -135,10 +135,16 @@ def set_role(name: str, role: str, *, actor: str | None = None, db: DbPath = Non
 
 
 def set_leads(names, *, actor: str | None = None, db: DbPath = None) -> list[str]:
-    """Replace the stored lead reviewers (``$WORKBENCH_LEADS`` still adds to
-    them while the database has no account).  Once accounts exist this is an
-    admin's act (``actor``, signed in by the caller) and every name must be
-    an enabled account.  Returns the stored list."""
+    """Make ``names`` the lead reviewers; returns them.
+
+    Once the database has accounts the lead reviewers are the accounts with
+    the ``lead`` role (:mod:`audit.accounts.leads`), so this sets roles: an
+    admin's act (``actor``, signed in by the caller); every name must be an
+    enabled account; a named ``reviewer`` becomes ``lead``, a ``lead`` not
+    named becomes ``reviewer``, an ``admin`` keeps its role; the sessions of
+    every account whose role changes end (as with :func:`set_role`).
+    Without accounts the list of names is stored (``$WORKBENCH_LEADS``
+    still adds to it)."""
     if isinstance(names, str):
         names = names.split(",")
     cleaned = [clean_name(n) for n in names]
@@ -149,24 +155,34 @@ def set_leads(names, *, actor: str | None = None, db: DbPath = None) -> list[str
     stored = sorted(uniq.values(), key=str.casefold)
     with connect(db) as con, transaction(con):
         require_role(con, actor, "admin", "changing the lead reviewers")
-        if has_accounts(con):
-            for n in stored:
-                acc = account_from(con, n)
-                if acc is None or acc.disabled:
-                    raise InputError(f"'{n}' has no enabled account and cannot be a lead reviewer")
-        write_setting(con, "leads", stored)
-    return stored
+        if not has_accounts(con):
+            write_setting(con, "leads", stored)
+            return stored
+        named = {}
+        for n in stored:
+            acc = account_from(con, n)
+            if acc is None or acc.disabled:
+                raise InputError(f"'{n}' has no enabled account and cannot be a lead reviewer")
+            named[name_key(acc.name)] = acc
+        for acc in named.values():
+            if acc.role == "reviewer":
+                _update(con, acc.name, "role = ?", ["lead"])
+        for (name,) in con.execute("SELECT name FROM accounts WHERE role = 'lead'").fetchall():
+            if name_key(name) not in named:
+                _update(con, name, "role = ?", ["reviewer"])
+        out = leads_from(con)
+    log.info("lead reviewers set: %s", ", ".join(out) or "none")
+    return out
 
 
 def lead_reviewers(set_to: str | list[str] | None = None, *, actor: str | None = None,
                    db: DbPath = None) -> LeadReviewers:
     """The lead reviewers (``audit review leads``); with *set_to*, first
-    replace the stored list (``""`` clears it; see :func:`set_leads`, an
-    admin's act once accounts exist)."""
+    make them the leads (``""``: nobody; see :func:`set_leads`, an admin's
+    act that sets roles once accounts exist)."""
     if set_to is not None:
         set_leads(set_to, actor=actor, db=db)
     with connect(db, read_only=True) as con:
-        stored = union_leads(read_setting(con, "leads"), True)
         accounts = has_accounts(con)
+        stored = leads_from(con) if accounts else union_leads(read_setting(con, "leads"), True)
     return LeadReviewers(stored=stored, from_env=[] if accounts else env_leads())
-

@@ -1,9 +1,12 @@
-"""The lead list (``audit review leads`` and ``$WORKBENCH_LEADS``): names that
-may adjudicate disputed items.  A name on the stored list is a lead even
-when its account says ``reviewer`` (the list promotes, it never demotes).
-Once the database has accounts only enabled accounts act, and
-``$WORKBENCH_LEADS`` is ignored; with no account at all, the list alone
-decides who adjudicates (anyone, when it is empty)."""
+"""The lead reviewers: who may adjudicate disputed items.
+
+One fact, one source.  Once the database has accounts, the lead reviewers
+*are* the enabled accounts with the ``lead`` role, and nothing else: the
+stored list and ``$WORKBENCH_LEADS`` are not read (setting the list sets the
+roles, :func:`audit.accounts.set_leads`).  Only a database without any
+account keeps a list of names (``audit review leads`` and
+``$WORKBENCH_LEADS``, which adds to it); there the list alone decides who
+adjudicates (anyone, when it is empty)."""
 from __future__ import annotations
 
 import os
@@ -32,9 +35,13 @@ def union_leads(stored, accounts: bool = False) -> list[str]:
 
 
 def leads_from(con) -> list[str]:
-    """Lead reviewers from the settings table and the environment (union,
-    first spelling kept, sorted case-insensitively)."""
-    return union_leads(read_setting(con, "leads"), has_accounts(con))
+    """The lead reviewers, sorted case-insensitively: the enabled accounts
+    with the ``lead`` role once the database has accounts; else the stored
+    list and the environment (union, first spelling kept)."""
+    if has_accounts(con):
+        return [n for (n,) in con.execute(
+            "SELECT name FROM accounts WHERE role = 'lead' AND NOT disabled ORDER BY name_key").fetchall()]
+    return union_leads(read_setting(con, "leads"))
 
 
 def is_lead(name: str, leads: list[str]) -> bool:
@@ -42,8 +49,9 @@ def is_lead(name: str, leads: list[str]) -> bool:
 
 
 def get_leads(*, db: DbPath = None) -> list[str]:
-    """Lead reviewers (may adjudicate disputed items).  Empty list = no lead
-    list configured, and then anyone may adjudicate.
+    """Lead reviewers (may adjudicate disputed items; see the module).  In a
+    database without accounts an empty list means no lead list is
+    configured, and then anyone may adjudicate.
 
     >>> import tempfile, os
     >>> db = os.path.join(tempfile.mkdtemp(), "s.duckdb")
@@ -60,8 +68,9 @@ def get_leads(*, db: DbPath = None) -> list[str]:
 
 @dataclass(frozen=True)
 class LeadReviewers:
-    """The lead reviewers: ``stored`` in the database and ``from_env``
-    (``$WORKBENCH_LEADS``, which adds to them)."""
+    """The lead reviewers: ``stored`` (the accounts with the lead role, or
+    the stored list of a database without accounts) and ``from_env``
+    (``$WORKBENCH_LEADS``, which adds to them without accounts only)."""
 
     stored: list[str]
     from_env: list[str]

@@ -1,5 +1,6 @@
-"""Roles and what they allow: ``reviewer`` < ``lead`` < ``admin``, the lead
-list, who may adjudicate, and the one check every act goes through
+"""Roles and what they allow: ``reviewer`` < ``lead`` < ``admin`` (the
+account's role is the one source: see :mod:`audit.accounts.leads`), who may
+adjudicate, and the one check every act goes through
 (:func:`require_role`)."""
 from __future__ import annotations
 
@@ -23,20 +24,16 @@ def role_allows(role: str | None, needed: str) -> bool:
 
 
 def effective_role(con, name: str | None) -> str | None:
-    """The role that decides what ``name`` may do: the account's role, raised
-    to ``lead`` when the name is on the lead list; None for a disabled
-    account or a name without an account (when the database has accounts);
-    with no account at all, ``lead`` for a listed name and ``reviewer``
-    otherwise."""
+    """The role that decides what ``name`` may do: the account's role; None
+    for a disabled account or a name without an account (when the database
+    has accounts); with no account at all, ``lead`` for a name on the lead
+    list and ``reviewer`` otherwise."""
     acc = account_from(con, name)
-    listed = bool(name) and is_lead(str(name), leads_from(con))
     if acc is not None:
-        if acc.disabled:
-            return None
-        return "lead" if listed and _RANK[acc.role] < _RANK["lead"] else acc.role
+        return None if acc.disabled else acc.role
     if has_accounts(con):
         return None
-    return "lead" if listed else "reviewer"
+    return "lead" if name and is_lead(str(name), leads_from(con)) else "reviewer"
 
 
 def account_role(name: str | None, *, db: DbPath = None) -> str | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from audit._util.text import text_table
 from audit.analyze._impact import impact_summary, model_set_warning
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
 from audit.analyze.inputs import latest_run
@@ -356,7 +357,7 @@ def render_report(rep: dict, fmt: str = "table") -> str:
         return "\n".join(out)
     out = [_header(rep), ""]
     for title, df in _sections(rep):
-        out += [title, "-" * len(title), df.to_string(index=False) if not df.empty else "(none)", ""]
+        out += [title, "-" * len(title), text_table(df), ""]
     return "\n".join(out)
 
 

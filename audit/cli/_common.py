@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 
 import typer
 
+from audit._util.text import text_table as text_table  # the commands' plain-text tables
+
 if TYPE_CHECKING:
     import pandas as pd
 

@@ -13,7 +13,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import AsOption, BenchmarkOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
+from audit.cli._common import (
+    AsOption,
+    BenchmarkOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+    text_table,
+)
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -30,9 +39,8 @@ def _show(df, empty: str) -> None:
     if df.empty:
         echo(empty)
         return
-    with pd.option_context("display.max_colwidth", 60, "display.width", 200, "display.max_rows", None,
-                           "display.max_columns", None):
-        echo(df.to_string(index=False))
+    with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_columns", None):
+        echo(text_table(df))   # an empty cell, never NaN; long texts cut
 
 
 @review_app.command("add")
@@ -111,12 +119,23 @@ def list_cmd(
 def status_cmd(
     benchmark: BenchmarkOption = None,
     all_tiers: Annotated[bool, typer.Option("--all-tiers", help="Every item, not only Tier 1–2.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table (lines of text) or json.")] = "table",
     db: DbOption = None,
 ) -> None:
-    """Review progress, items per status, disputed items and reviewer agreement."""
+    """Review progress, items per status, disputed items, reviewer agreement and, in an
+    evidence-blind campaign, each reviewer's blind agreement with the settled keys."""
+    import json
+
+    from audit.errors import InputError
     from audit.review.overview import review_overview
 
-    for line in review_overview(benchmark, all_tiers=all_tiers, db=db).lines():
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    overview = review_overview(benchmark, all_tiers=all_tiers, db=db)
+    if fmt == "json":
+        echo(json.dumps(overview.as_dict(), ensure_ascii=False, indent=2))
+        return
+    for line in overview.lines():
         echo(line)
 
 

@@ -18,11 +18,11 @@ from audit.review.summary import REVIEWER_SUMMARY_CTES
 #: Columns of :func:`derive_items`.
 ITEM_COLUMNS = [
     "seq", "question_id", "subject", "original_key", "answer_key", "included", "action", "exclusion_list",
-    "verdict", "corrected_answer", "cause", "adjudicated", "settled", "reviewers", "n_reviewers",
-    "rationale", "review_dates", "tier", "agreement_count", "top_answer", "judge_verdict", "settled_by",
+    "verdict", "corrected_answer", "cause", "cause_from", "adjudicated", "settled", "reviewers", "n_reviewers",
+    "rationale", "proposed_fix", "review_dates", "tier", "agreement_count", "top_answer", "judge_verdict", "settled_by",
 ]
 
-SETTLED_COLUMNS = ["question_id", "verdict", "corrected_answer", "cause", "adjudicated"]
+SETTLED_COLUMNS = ["question_id", "verdict", "corrected_answer", "cause", "cause_from", "adjudicated"]
 
 
 def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
@@ -30,13 +30,14 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
         return pd.DataFrame({
             "question_id": pd.Series([], dtype=object), "verdict": pd.Series([], dtype=object),
             "corrected_answer": pd.Series([], dtype=object), "cause": pd.Series([], dtype=object),
-            "adjudicated": pd.Series([], dtype=bool), "settled_by": pd.Series([], dtype=object),
+            "cause_from": pd.Series([], dtype=object), "adjudicated": pd.Series([], dtype=bool),
+            "settled_by": pd.Series([], dtype=object),
         })
     missing = [c for c in ("question_id", "verdict") if c not in settled.columns]
     if missing:
         raise ValueError(f"settled verdicts lack columns {missing}")
     out = pd.DataFrame({"question_id": settled["question_id"].astype(object), "verdict": settled["verdict"].astype(object)})
-    for c in ("corrected_answer", "cause"):
+    for c in ("corrected_answer", "cause", "cause_from"):
         out[c] = settled[c].astype(object).where(settled[c].notna(), None) if c in settled.columns else None
     out["adjudicated"] = settled["adjudicated"].fillna(False).astype(bool) if "adjudicated" in settled.columns else False
     out["settled_by"] = (settled["settled_by"].astype(object) if "settled_by" in settled.columns
@@ -59,11 +60,12 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
     """Every item of *benchmark* with its key in the version *policy* derives.
 
     ``settled`` is ``audit.review.settled_verdicts(benchmark)`` (only settled
-    items; columns question_id, verdict, corrected_answer, cause, adjudicated).
+    items; columns question_id, verdict, corrected_answer, cause, adjudicated,
+    and ``cause_from`` when known).
     Returns :data:`ITEM_COLUMNS`: ``action`` is 'corrected' | 'excluded' |
     'unchanged'; ``answer_key`` is the key in the version (the original key
     for excluded items, which stay in the native files); ``reviewers``,
-    ``rationale`` and ``review_dates`` summarise each reviewer's latest
+    ``rationale``, ``proposed_fix`` and ``review_dates`` summarise each reviewer's latest
     non-skip review (adjudications marked), ``tier``/``agreement_count``
     come from the benchmark's current audit, ``judge_verdict`` from the LLM
     judges when present.
@@ -75,10 +77,11 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
         WITH {REVIEWER_SUMMARY_CTES}, judge AS ({verdict_summary_sql(con)}
         ), base AS (
             SELECT q.seq, q.question_id, q.subject, q.answer_key AS original_key,
-                   s.verdict, s.corrected_answer, {INCONSISTENT_CAUSE} AS cause,
+                   s.verdict, s.corrected_answer, {INCONSISTENT_CAUSE} AS cause, s.cause_from,
                    coalesce(s.adjudicated, false) AS adjudicated,
                    s.verdict IS NOT NULL AS settled,
-                   rv.reviewers, coalesce(rv.n_reviewers, 0) AS n_reviewers, rv.rationale, rv.review_dates,
+                   rv.reviewers, coalesce(rv.n_reviewers, 0) AS n_reviewers, rv.rationale, rv.proposed_fix,
+                   rv.review_dates,
                    a.tier, a.agreement_count, a.top_answer, j.judge_verdict, s.settled_by,
                    s.verdict IS NOT NULL
                      AND (NOT $adjudicated_only OR coalesce(s.adjudicated, false))
@@ -101,8 +104,8 @@ def derive_items(con, benchmark: str, policy: Policy, settled: pd.DataFrame | No
                CASE WHEN action = 'corrected' THEN corrected_answer ELSE original_key END AS answer_key,
                action <> 'excluded' AS included, action,
                CASE WHEN action = 'excluded' THEN verdict END AS exclusion_list,
-               verdict, corrected_answer, cause, adjudicated, settled, reviewers, n_reviewers,
-               rationale, review_dates, tier, agreement_count, top_answer, judge_verdict, settled_by
+               verdict, corrected_answer, cause, cause_from, adjudicated, settled, reviewers, n_reviewers,
+               rationale, proposed_fix, review_dates, tier, agreement_count, top_answer, judge_verdict, settled_by
         FROM decided ORDER BY seq, question_id
         """
         params = {

@@ -40,10 +40,14 @@ PARTIAL_MARK = ".partial-"
 _SAFE_FILE_STEM = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 #: Columns of CHANGELOG.csv, in order.
+#: ``cause_from`` says which rule gave the cause: ``adjudication`` (the lead
+#: named it) or ``reviewers`` (an adjudication without a cause takes the one
+#: the reviewers whose verdict it upholds gave; see
+#: :func:`audit.review.settled_verdicts`).  ``adjudicated`` is ``yes``/``no``.
 CHANGELOG_COLUMNS = [
     "question_id", "subject", "action", "exclusion_list", "old_key", "new_key", "verdict", "cause",
-    "rationale", "reviewers", "review_dates", "review_status", "adjudicated", "tier", "agreement_count",
-    "top_answer", "judge_verdict", "settled_by", "reported_by",
+    "cause_from", "rationale", "proposed_fix", "reviewers", "review_dates", "review_status", "adjudicated", "tier",
+    "agreement_count", "top_answer", "judge_verdict", "settled_by", "reported_by",
 ]
 
 
@@ -278,10 +282,12 @@ def changelog_frame(items: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({
         "question_id": sel["question_id"], "subject": sel["subject"], "action": sel["action"],
         "exclusion_list": sel["exclusion_list"], "old_key": sel["original_key"], "new_key": sel["answer_key"],
-        "verdict": sel["verdict"], "cause": sel["cause"], "rationale": sel["rationale"],
+        "verdict": sel["verdict"], "cause": sel["cause"],
+        "cause_from": sel["cause_from"] if "cause_from" in sel else None, "rationale": sel["rationale"],
+        "proposed_fix": sel["proposed_fix"] if "proposed_fix" in sel else None,
         "reviewers": sel["reviewers"], "review_dates": sel["review_dates"],
         "review_status": sel["review_status"] if "review_status" in sel else None,
-        "adjudicated": sel["adjudicated"].astype(bool),
+        "adjudicated": sel["adjudicated"].astype(bool).map({True: "yes", False: "no"}),
         "tier": sel["tier"].astype("Int64"), "agreement_count": sel["agreement_count"].astype("Int64"),
         "top_answer": sel["top_answer"], "judge_verdict": sel["judge_verdict"],
         "settled_by": sel["settled_by"] if "settled_by" in sel else None,

@@ -15,6 +15,11 @@ chemistry").
 """
 from __future__ import annotations
 
+import re
+
+from audit.i18n import en
+from audit.i18n._catalogue import translate
+
 CMMLU_ZH: dict[str, str] = {
     "agronomy": "农学", "anatomy": "解剖学", "ancient_chinese": "古汉语", "arts": "艺术学", "astronomy": "天文学",
     "business_ethics": "商业伦理", "chinese_civil_service_exam": "中国公务员考试", "chinese_driving_rule": "中国驾驶规则",
@@ -83,11 +88,26 @@ CMMLU_BO: dict[str, str] = {
 assert set(CMMLU_BO) == set(CMMLU_ZH)
 
 
+# A subject that ends in a language tag in brackets ("multiplication (kk-Arab)",
+# as the demo names its subjects): the tag reads as the language's name.
+_TAGGED = re.compile(r"^(?P<subject>.+?)\s*\((?P<tag>[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-[A-Z]{2})?)\)$")
+
+
 def subject_name(code: str | None, lang: str) -> str:
-    """The subject ``code`` as a reader of ``lang`` should see it."""
+    """The subject ``code`` as a reader of ``lang`` should see it; a
+    language tag in brackets reads as the language's name.
+
+    >>> subject_name("multiplication (kk-Arab)", "en"), subject_name("addition (bo)", "zh-Hans")
+    ('multiplication (Kazakh, Arabic script)', 'addition (藏文)')
+    """
     if not code:
         return ""
     key = str(code).strip()
+    m = _TAGGED.match(key)
+    if m:
+        name_key = f"language.{m.group('tag')}"
+        if name_key in en.MESSAGES:
+            return f"{subject_name(m.group('subject'), lang)} ({translate(name_key, lang)})"
     if lang == "zh-Hans" and key.lower() in CMMLU_ZH:
         return CMMLU_ZH[key.lower()]
     if lang == "bo" and key.lower() in CMMLU_BO:

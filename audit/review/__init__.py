@@ -7,7 +7,10 @@ later stages also use the public modules: :mod:`audit.review.record`
 (recording verdicts and their checks), :mod:`audit.review.queue` (orders,
 progress, previous and next), :mod:`audit.review.campaign` (which items
 enter the queue, assignments), :mod:`audit.review.item` (the item page's
-records), :mod:`audit.review.dashboard`, :mod:`audit.review.agreement`,
+records), :mod:`audit.review.blind` (evidence-blind review: the blind
+answer first, then the evidence), :mod:`audit.review.guidelines` (the
+campaign's guidelines, versioned), :mod:`audit.review.dispute` (who may
+settle a dispute), :mod:`audit.review.dashboard`, :mod:`audit.review.agreement`,
 :mod:`audit.review.evidence` (the stored score, refreshed as verdicts
 arrive), :mod:`audit.review.reasons` (why an item is in the queue),
 :mod:`audit.review.settings` (required reviews), :mod:`audit.review.judges`
@@ -22,6 +25,7 @@ review is worth), :mod:`audit.review.trust` (its settings) and
 :mod:`audit.review.reports` (error reports from readers)."""
 from audit.review._status import review_status, settled_verdicts
 from audit.review.agreement import reviewer_agreement
+from audit.review.blind import item_for_review
 from audit.review.evidence import calibration, evidence_scores, rescore
 from audit.review.gold import add_gold
 from audit.review.item import item_view
@@ -36,7 +40,7 @@ from audit.review.settings import get_required_reviews, set_required_reviews
 
 __all__ = [
     "add_review", "add_reviews", "import_reviews", "list_reviews", "review_status", "settled_verdicts",
-    "review_queue", "register_order", "item_view", "why_this_item", "reviewer_agreement", "get_required_reviews",
+    "review_queue", "register_order", "item_view", "item_for_review", "why_this_item", "reviewer_agreement", "get_required_reviews",
     "set_required_reviews", "evidence_scores", "rescore", "calibration", "bias_vs_accuracy", "agreement_report",
     "report_sections", "draw_sample", "add_gold", "reviewer_reliability", "report_error",
 ]

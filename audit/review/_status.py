@@ -4,7 +4,9 @@ history in SQL.
 Settlement rule (shared with exports and the judge analysis):
 
 * An item with an **adjudication** (a lead's verdict recorded with
-  ``is_adjudication``) is settled: its latest adjudication wins.
+  ``is_adjudication``) is settled: its latest adjudication wins.  Its cause
+  and proposed fix, when the lead gave none, are those of the reviewers
+  whose verdict it upholds (same verdict and corrected answer).
 * Otherwise each reviewer's **current verdict** is their latest non-skip,
   non-adjudication row.  Two current verdicts *agree* when they have the same
   verdict and, for ``key_wrong``, the same corrected answer.
@@ -118,6 +120,15 @@ cur_cause AS (   -- the cause most current verdicts name (ties: the latest)
           FROM cur WHERE cause IS NOT NULL GROUP BY question_id, cause)
     QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY k DESC, last_id DESC) = 1
 ),
+opinion_cause AS (   -- per opinion: the cause its reviewers name most (ties: the latest), and their fixes
+    SELECT question_id, opinion, arg_max(cause, k * 1000000000 + last_id) FILTER (WHERE cause IS NOT NULL) AS cause, any_value(fix) AS fix
+    FROM (SELECT question_id, opinion, cause, count(*) OVER (PARTITION BY question_id, opinion, cause) AS k,
+                 max(review_id) OVER (PARTITION BY question_id, opinion, cause) AS last_id,
+                 string_agg(reviewer || ': ' || proposed_fix, ' | ' ORDER BY reviewer)
+                     OVER (PARTITION BY question_id, opinion) AS fix
+          FROM cur)
+    GROUP BY question_id, opinion
+),
 all_agg AS (
     SELECT question_id,
            count(*) FILTER (WHERE verdict <> 'skip') AS n_reviews,
@@ -139,15 +150,21 @@ review_summary AS (
            CASE WHEN a.review_id IS NOT NULL THEN a.verdict WHEN c.n_opinions = 1 THEN c.verdict END AS verdict,
            CASE WHEN a.review_id IS NOT NULL THEN a.corrected_answer
                 WHEN c.n_opinions = 1 THEN c.corrected_answer END AS corrected_answer,
-           CASE WHEN a.review_id IS NOT NULL THEN a.cause WHEN c.n_opinions = 1 THEN cc.cause END AS cause,
+           CASE WHEN a.review_id IS NOT NULL THEN coalesce(a.cause, oc.cause)
+                WHEN c.n_opinions = 1 THEN cc.cause END AS cause,
+           CASE WHEN a.review_id IS NOT NULL THEN
+                     CASE WHEN a.cause IS NOT NULL THEN 'adjudication' WHEN oc.cause IS NOT NULL THEN 'reviewers' END
+                WHEN c.n_opinions = 1 AND cc.cause IS NOT NULL THEN 'reviewers' END AS cause_from,
            CASE WHEN a.review_id IS NOT NULL THEN a.rationale WHEN c.n_opinions = 1 THEN c.rationale END AS rationale,
-           CASE WHEN a.review_id IS NOT NULL THEN a.proposed_fix WHEN c.n_opinions = 1 THEN c.proposed_fix END
-               AS proposed_fix,
+           CASE WHEN a.review_id IS NOT NULL THEN coalesce(a.proposed_fix, oc.fix)
+                WHEN c.n_opinions = 1 THEN c.proposed_fix END AS proposed_fix,
            {trust_cols}
     FROM all_agg g
     LEFT JOIN cur_agg c USING (question_id)
     LEFT JOIN cur_cause cc USING (question_id)
     LEFT JOIN adj a USING (question_id)
+    LEFT JOIN opinion_cause oc ON oc.question_id = g.question_id
+                              AND oc.opinion = a.verdict || coalesce(':' || a.corrected_answer, '')
     LEFT JOIN conflicts k USING (question_id) {trust_join}
 )"""
 
@@ -320,12 +337,16 @@ def settled_verdicts(benchmark: str, *, rule: str | None = None, db: DbPath = No
 
     Columns: ``question_id, verdict`` (key_correct / key_wrong / ambiguous /
     defective), ``corrected_answer`` (set for key_wrong), ``cause`` (the
-    adjudication's, else the cause most current verdicts name),
+    adjudication's; an adjudication that names none takes the cause most of
+    the reviewers whose verdict it upholds name; else the cause most current
+    verdicts name), ``cause_from`` (``adjudication`` or ``reviewers``: which
+    of these rules gave the cause; NULL without a cause),
     ``reviewers`` (everyone with a non-skip review, sorted, comma-separated),
     ``n_reviews`` (non-skip review rows), ``adjudicated``,
     ``last_reviewed_at`` (UTC) and further ``first_reviewed_at,
-    adjudicator, rationale, proposed_fix`` (rationales as
-    ``"name: text | name: text"`` unless adjudicated), ``answer_key`` (the
+    adjudicator, rationale, proposed_fix`` (rationales and fixes as
+    ``"name: text | name: text"`` unless adjudicated; an adjudication
+    without a fix takes the fixes of the reviewers whose verdict it upholds), ``answer_key`` (the
     original key), ``tier``, ``settled_by`` (the rule that settled it, one of
     :data:`audit.vocab.SETTLEMENT_RULES`) and ``posterior`` (the weighted
     rule's posterior of the settled opinion; NULL under the count rule).
@@ -337,7 +358,7 @@ def settled_verdicts(benchmark: str, *, rule: str | None = None, db: DbPath = No
         params = base_params(con, benchmark, rule=rule)
         sql = f"""
         WITH {summary_ctes(full=True, params=params)}, {AUDIT_CTE}
-        SELECT q.question_id, s.verdict, s.corrected_answer, s.cause, s.reviewers, s.n_reviews,
+        SELECT q.question_id, s.verdict, s.corrected_answer, s.cause, s.cause_from, s.reviewers, s.n_reviews,
                s.adjudicated, s.last_reviewed_at, s.first_reviewed_at, s.adjudicator,
                s.rationale, s.proposed_fix, q.answer_key, a.tier,
                CASE WHEN s.adjudicated THEN 'adjudication' WHEN s.weighted_rule IS NOT NULL THEN s.weighted_rule

@@ -14,8 +14,10 @@ from audit.accounts.leads import is_lead
 from audit.accounts.roles import effective_role, may_adjudicate
 from audit.analyze.inputs import CURRENT_AUDIT_SQL
 from audit.errors import NotFoundError
+from audit.i18n.option_labels import item_labels
 from audit.review._common import run
 from audit.review._status import DISPUTED, base_params, status_expr, summary_ctes
+from audit.review.dispute import dispute_parties
 from audit.review.record import REVIEW_COLUMNS, _to_review
 from audit.review.reports import item_reports
 from audit.review.settings import settings_from
@@ -110,6 +112,10 @@ class ItemView:
     settled_answer: str | None = None      # its corrected answer (key_wrong)
     adjudicated: bool = False
     reports: list = field(default_factory=list)   # readers' open and accepted error reports (ItemReport)
+    shown_labels: dict[str, str] = field(default_factory=dict)   # stored label → the label the item shows
+    evidence_hidden: bool = False          # evidence-blind review: only the question (audit.review.blind)
+    answered_blind: bool = False           # the reviewer has answered the item blind
+    blind_answer: str | None = None        # ... naming this option (None: no option, or no blind answer)
 
     @property
     def my_latest(self) -> Review | None:
@@ -229,10 +235,10 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         summ[0] if summ else (0, False, "unreviewed", None, None, False))
     lead = bool(me) and (is_lead(me, leads) or my_role in ("lead", "admin"))
     rows = [_to_review(dict(zip(REVIEW_COLUMNS, r))) for r in hist]
-    # A reviewer whose own verdict is part of the dispute never adjudicates it.
-    party = any(r.reviewer.casefold() == (me or "").casefold() and not r.is_adjudication and r.verdict != "skip"
-                for r in rows)
-    can_adjudicate = may_adj and not party
+    # A party to the dispute never settles it; a lead who joined it later still may.
+    parties = dispute_parties((r.review_id, r.reviewer, r.verdict, r.corrected_answer, r.is_adjudication)
+                              for r in rows)
+    can_adjudicate = may_adj and (me or "").casefold() not in parties
     reveal = bool(reviewed_by_me) or (status == DISPUTED and can_adjudicate)
     visible = rows if reveal else [r for r in rows if me is not None and r.reviewer == me]
     view = ItemView(
@@ -244,6 +250,7 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
         can_adjudicate=can_adjudicate, leads=leads, reviewer=me,
         settled_verdict=s_verdict if status == "done" else None,
         settled_answer=s_answer if status == "done" else None, adjudicated=bool(adjudicated), reports=reports,
+        shown_labels=item_labels(raw_text, [o.label for o in question.options]),
     )
     return view
 

@@ -1,11 +1,17 @@
 """Review progress of a benchmark in one call (``audit review status``):
-items per status, the disputed items and reviewer agreement."""
+items per status, the disputed items, reviewer agreement and, in an
+evidence-blind campaign, each reviewer's blind agreement with the settled
+keys (:func:`audit.review.blind.blind_agreement`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
 
 from audit.i18n import label
 from audit.review.agreement import ReviewerAgreement, reviewer_agreement
+from audit.review.blind import blind_agreement
 from audit.review.queue import QueueProgress, queue_progress, review_queue
 from audit.store import DbPath
 from audit.store.benchmarks import resolves_benchmark
@@ -25,6 +31,7 @@ class ReviewOverview:
     progress: QueueProgress
     disputed: list[str] = field(default_factory=list)
     agreement: ReviewerAgreement | None = None
+    blind: pd.DataFrame | None = None      # blind_agreement(); None when nobody answered blind
 
     def lines(self, max_disputed: int = 20) -> list[str]:
         """The report in plain words, one line each."""
@@ -38,7 +45,42 @@ class ReviewOverview:
                        + (" …" if len(self.disputed) > max_disputed else ""))
         if self.agreement is not None:
             out.append(f"reviewer agreement: {self.agreement.label}")
+        if self.blind is not None and len(self.blind):
+            out.append("answered blind (before the evidence):")
+            for r in self.blind.itertuples(index=False):
+                agree = (f"{r.n_agree} of {r.n_settled} agree with the settled key ({_pct(r.agreement)})"
+                         if r.n_settled else "no settled key yet")
+                changed = (f"verdict differs from the blind answer on {r.n_changed} of {r.n_verdicts} "
+                           f"({_pct(r.changed)})" if r.n_verdicts else "no verdict yet")
+                out.append(f"  {r.reviewer}: {r.n_blind} answered; {agree}; {changed}")
         return out
+
+    def as_dict(self) -> dict:
+        """The report as plain JSON-able values (``audit review status
+        --format json``): shares as fractions (null when undefined)."""
+        k = self.agreement
+        return {
+            "benchmark": self.benchmark, "all_tiers": self.all_tiers, "progress": asdict(self.progress),
+            "disputed": list(self.disputed),
+            "reviewer_agreement": None if k is None else {
+                "n_items": int(k.n_items), "n_reviewers": int(k.n_reviewers), "enough": bool(k.enough),
+                "kappa": _num(k.overall.kappa), "ci_low": _num(k.overall.ci_low), "ci_high": _num(k.overall.ci_high)},
+            "blind": [] if self.blind is None else [
+                {c: (_num(v) if isinstance(v, float) else (int(v) if c.startswith("n_") else v))
+                 for c, v in row.items()} for row in self.blind.to_dict("records")],
+        }
+
+
+def _num(x) -> float | None:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else round(x, 4)
+
+
+def _pct(x) -> str:
+    return "–" if x is None or x != x else f"{100 * x:.0f}%"
 
 
 @resolves_benchmark
@@ -60,8 +102,10 @@ def review_overview(benchmark: str | None = None, *, all_tiers: bool = False, db
     tiers = None if all_tiers else (1, 2)
     progress = queue_progress(benchmark, tiers=tiers, db=db)
     disputed = review_queue(benchmark, tiers=tiers, status="disputed", db=db)
+    blind = blind_agreement(benchmark, db=db)
     return ReviewOverview(benchmark=benchmark, all_tiers=all_tiers, progress=progress,
-                          disputed=list(disputed["question_id"]), agreement=reviewer_agreement(benchmark, db=db))
+                          disputed=list(disputed["question_id"]), agreement=reviewer_agreement(benchmark, db=db),
+                          blind=blind if len(blind) else None)
 
 
 __all__ = ["ReviewOverview", "review_overview"]

@@ -53,6 +53,8 @@ from audit.accounts.roles import may_adjudicate
 from audit.accounts.table import account_from, has_accounts
 from audit.errors import AuditError, InputError, NotFoundError, PermissionDeniedError
 from audit.options import normalize_label
+from audit.review.dispute import dispute_parties
+from audit.review.guidelines import current_version
 from audit.store import DbPath, connect, transaction
 from audit.store.benchmarks import defaults_benchmark, resolves_benchmark
 from audit.store.records import Review
@@ -61,7 +63,7 @@ from audit.vocab import CAUSES, REVIEW_SOURCES, VERDICTS
 REVIEW_COLUMNS = [
     "review_id", "benchmark", "question_id", "reviewer", "created_at", "verdict", "corrected_answer",
     "cause", "rationale", "proposed_fix", "is_adjudication", "source", "app_version", "external_id",
-    "claimed_at", "is_revision", "recorded_by",
+    "claimed_at", "is_revision", "recorded_by", "guideline_version",
 ]
 IMPORT_REQUIRED = ["question_id", "reviewer", "verdict"]
 IMPORT_ALLOWED = {
@@ -141,13 +143,16 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
     }
     leads = leads_from(con)
     adjudicators: dict[str, bool] = {}
-    # Who already gave a (non-adjudication) verdict on the items adjudicated
-    # here: their verdict is part of the dispute, so they may not settle it.
+    # The parties to the disputes adjudicated here may not settle them
+    # (a lead who joined a dispute later still may: audit.review.dispute).
     adj_ids = sorted({nfc(str(r.get("question_id")).strip()) for r in rows if _truthy(r.get("is_adjudication"))})
-    parties = {(q, n.casefold()) for q, n in con.execute(
-        "SELECT DISTINCT question_id, reviewer FROM reviews WHERE benchmark = ? AND NOT is_adjudication "
-        "AND verdict <> 'skip' AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall()
-    } if adj_ids else set()
+    history: dict[str, list] = {}
+    if adj_ids:
+        for q, *r in con.execute(
+                "SELECT question_id, review_id, reviewer, verdict, corrected_answer, is_adjudication FROM reviews "
+                "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall():
+            history.setdefault(q, []).append(r)
+    parties = {(q, n) for q, rows_ in history.items() for n in dispute_parties(rows_)}
     # Earlier verdicts (not skips) per item, reviewer and kind: a new one is a revision.
     given: set[tuple[str, str, bool]] = {(q, n.casefold(), bool(a)) for q, n, a in con.execute(
         "SELECT DISTINCT question_id, reviewer, is_adjudication FROM reviews WHERE benchmark = ? "
@@ -161,6 +166,7 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
             "SELECT external_id FROM reviews WHERE benchmark = ? AND external_id IN (SELECT unnest(?::VARCHAR[]))",
             [benchmark, ext]).fetchall()}
     now = db_now(con)
+    guideline_version = current_version(con)   # the guidelines in force when the verdict is recorded
     out = []
 
     def one(row: dict, where: _Where) -> dict:
@@ -272,6 +278,7 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
             "is_revision": earlier,
             "recorded_by": actor if actor is not None and (source == "import"
                                                            or actor.casefold() != reviewer.casefold()) else None,
+            "guideline_version": guideline_version,
         }
 
     for row, where in zip(rows, wheres):
@@ -328,7 +335,8 @@ def _insert(con, rows: list[dict]) -> list[Review]:
         import pyarrow as pa
 
         table = pa.table({c: [r[c] for r in rows] for c in cols}).cast(pa.schema(
-            [(c, pa.timestamp("us") if c in ("created_at", "claimed_at") else pa.bool_() if c in ("is_adjudication", "is_revision") else pa.string())
+            [(c, pa.timestamp("us") if c in ("created_at", "claimed_at") else pa.bool_()
+              if c in ("is_adjudication", "is_revision") else pa.int64() if c == "guideline_version" else pa.string())
              for c in cols]))
         con.register("_incoming_reviews", table)
         try:
@@ -346,6 +354,7 @@ def _to_review(d: Mapping) -> Review:
         rationale=d["rationale"], proposed_fix=d["proposed_fix"], is_adjudication=bool(d["is_adjudication"]),
         source=d["source"], app_version=d["app_version"], review_id=d["review_id"], external_id=d["external_id"],
         claimed_at=d.get("claimed_at"), is_revision=bool(d.get("is_revision")), recorded_by=d.get("recorded_by"),
+        guideline_version=d.get("guideline_version"),
     )
 
 
@@ -500,7 +509,7 @@ def list_reviews(benchmark: str | None, question_id: str | None = None, *, revie
     first (insertion order): columns ``review_id, benchmark, question_id,
     reviewer, created_at (UTC, database clock), verdict, corrected_answer,
     cause, rationale, proposed_fix, is_adjudication, source, app_version,
-    external_id, claimed_at``.  This is the full
+    external_id, claimed_at, is_revision, recorded_by, guideline_version``.  This is the full
     history, nothing hidden (for the CLI and exports; the workbench item page
     uses :func:`audit.review.item_view`, which hides others' verdicts)."""
     sql = f"SELECT {', '.join(REVIEW_COLUMNS)} FROM reviews WHERE benchmark = $b"

@@ -119,3 +119,5 @@ class Review:
     """Whether it explicitly revises the reviewer's earlier verdict on the item."""
     recorded_by: str | None = None
     """The signed-in account that recorded it, when not the reviewer (imports)."""
+    guideline_version: int | None = None
+    """The version of the campaign's guidelines in force when it was recorded (None: no guidelines)."""

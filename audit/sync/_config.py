@@ -149,9 +149,10 @@ def item_html(item: dict) -> str:
     parts.append("</table>")
     key_text = escape(str(key)) if key is not None else "none"
     tier = item.get("tier")
-    parts.append(
-        f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
-    )
+    if not item.get("evidence_withheld"):   # an evidence-blind campaign shows the question alone
+        parts.append(
+            f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
+        )
     for par in item.get("parallels") or []:
         pdir, pcss = text_direction(None, par.get("language"))
         plang = par.get("language")

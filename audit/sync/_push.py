@@ -40,6 +40,7 @@ from audit._util.sql import unregister
 from audit.errors import InputError, NotFoundError
 from audit.i18n import LANGUAGES, messages
 from audit.review import review_queue
+from audit.review.blind import blind_review_from, withhold_task_evidence
 from audit.review.reasons import evidence_reasons_many, render_reason
 from audit.store import DbPath, connect, transaction
 from audit.sync import _state
@@ -148,9 +149,11 @@ ORDER BY q.benchmark, q.seq, q.question_id
 
 def build_tasks(con, selection: pd.DataFrame, evidence: dict | None = None) -> list[dict]:
     """Task data of the selected items (stem, options, key, tier, models'
-    answers by family, parallel source items), computed in one query;
+    answers by family, parallel source items; the question alone while the
+    campaign is evidence-blind, :mod:`audit.review.blind`), computed in one query;
     ``evidence``: (benchmark, question_id) → (heading, sentences), from
     :func:`task_evidence`."""
+    blind = blind_review_from(con)   # an evidence-blind campaign: the tasks carry the question alone
     cur = con.execute(_ITEMS_SQL, {"benchmarks": [str(b) for b in selection["benchmark"]],
                                    "ids": [str(q) for q in selection["question_id"]]})
     cols = [c[0] for c in cur.description]
@@ -160,7 +163,7 @@ def build_tasks(con, selection: pd.DataFrame, evidence: dict | None = None) -> l
         ev = (evidence or {}).get((item["benchmark"], item["question_id"]))
         if ev:
             item["evidence_heading"], item["evidence"] = ev
-        out.append(task_data(item))
+        out.append(task_data(withhold_task_evidence(item) if blind else item))
     return out
 
 

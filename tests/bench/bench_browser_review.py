@@ -333,6 +333,8 @@ def main(argv=None) -> int:
         print(f"building {args.questions:,} questions × {args.models} models …", flush=True)
         build_scale_db(db, args.questions, args.models, analyze=True)
     import audit
+    import audit.review.dashboard
+    import audit.review.queue
 
     if args.base:
         try:

@@ -158,7 +158,7 @@ def test_default_policy_each_case(toy, tmp_path):
     assert row.loc["q02", "reviewers"] == "alice; bob" and row.loc["q02", "review_dates"]
     assert row.loc["q02", "rationale"] == "alice: =2+2 is 4 | bob: four"
     assert row.loc["q03", "review_status"] == "disputed" and row.loc["q03", "action"] == "unchanged"
-    assert row.loc["q04", "adjudicated"] == "True" and row.loc["q04", "reviewers"].startswith("carol (adjudication)")
+    assert row.loc["q04", "adjudicated"] == "yes" and row.loc["q04", "reviewers"].startswith("carol (adjudication)")
     assert row.loc["q04", "subject"] == "'=cmd"  # formula neutralised
     # q01 (unreviewed) and q08 (only a skip, which is not a review) are not in the changelog
     # manifest: counts, policy, sha256 of every file

@@ -95,7 +95,7 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     assert not (tmp_path / "e").exists()
     assert not audit.review.list_reviews("demo", qid, db=wb_db)["is_adjudication"].any()
 
-    # the lead is offered the adjudication, not pre-selected
+    # the lead is offered the adjudication, ticked: a lead's verdict on a dispute decides unless unticked
     page.context.clear_cookies()
     page.goto(server)
     browser_sign_in(page, f"{server}/item?benchmark=demo&question={qid}", LEAD, create=False)
@@ -103,6 +103,6 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     page.get_by_role("heading", name="Adjudication").wait_for()
     box = page.get_by_role("checkbox", name="Record as the deciding verdict (adjudication)")
     box.wait_for(state="attached")
-    assert not box.is_checked()
+    assert box.is_checked()
     assert page.get_by_text(f"Signed in as {LEAD} (lead reviewer)").count() == 1
     assert PASSWORD not in page.content()

@@ -12,6 +12,10 @@ item is here" block and the sentences of reading ``audit.judge`` writes
 two LLM judges and a few settled items, so the Judges page shows every kind
 of reading.
 
+In every language, English included, no page (nor any of its tabs and
+tables) shows a stored code (``key_wrong``, ``needs_second_review``,
+``verdict_b``…) or a missing value as ``None`` / ``NaN``.
+
 The same visit, in English too, writes screenshots of every page in the
 three languages at 1280 × 900 and 1024 × 768 into
 ``test-artifacts/screenshots/`` (each page loaded once and pictured at both
@@ -29,14 +33,13 @@ import pytest
 import audit
 from audit import i18n
 from tests.support.accounts import ADMIN, PASSWORD, ensure_account
-from tests.support.common import copy_db
 from tests.support.workbench_server import wait_settled
 from tests.workbench.test_browser import browser  # noqa: F401 - pytest fixture
 from tests.workbench.test_campaign_browser import server  # noqa: F401 - pytest fixture (on this module's wb_db)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-PAGES = ["queue", "item", "dashboards", "judges", "export", "admin", "label-studio"]
+PAGES = ["queue", "item", "dashboards", "judges", "export", "admin", "label-studio", "help"]
 NOT_CHECKED: set[str] = set()
 LATIN = re.compile(r"[A-Za-z][A-Za-z'’]+")
 
@@ -55,12 +58,28 @@ _VISIBLE_TEXTS = """(skip) => {
 }"""
 SKIP = ("script, style, svg, code, pre, [data-script], .wb-text, .wb-preview, .wb-stem, .wb-opt, "
         "[data-testid*=Icon], [data-testid=stIconMaterial], [data-testid=stDataFrame], .wb-card-who, "
-        "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie")
+        "[data-testid=stSidebarNavSeparator], .st-key-wb_cookie, .st-key-wb_guide")
+# Raw codes and missing values are looked for in tables too (their cells are in the page's accessible grid).
+SKIP_CODES = SKIP.replace(", [data-testid=stDataFrame]", "")
+_CELLS = """() => [...document.querySelectorAll(
+    '[data-testid=stDataFrame] [role=gridcell], [data-testid=stDataFrame] [role=columnheader]')]
+  .map(c => c.textContent.trim()).filter(Boolean)"""
+# A stored code (key_wrong, needs_second_review, key_a, verdict_b …) or a missing value shown as such.
+# A path or an address (letters after "/" or ".") is not a code.
+RAW = re.compile(r"(?<![\w/.\-])(?:[a-z][a-z0-9]*(?:_[a-z0-9]+)+|None|NaN|nan|null|True|False)(?![\w/.\-])")
+
+
+def _raw_codes(page) -> list[str]:
+    texts = page.evaluate(_VISIBLE_TEXTS, SKIP_CODES) + page.evaluate(_CELLS)
+    return sorted({t for t in texts if RAW.search(t)})
 
 
 @pytest.fixture(scope="module")
-def wb_db(tmp_path_factory, demo_db) -> Path:
-    db = copy_db(demo_db, tmp_path_factory.mktemp("wb_i18n") / "workbench.duckdb")
+def wb_db(tmp_path_factory) -> Path:
+    from tests.support.review_campaign import build
+
+    db = tmp_path_factory.mktemp("wb_i18n") / "workbench.duckdb"
+    build(db, judges=False)       # a dispute, settled items, a published version, guidelines
     ensure_account("Pema I18n", db=db)
     _add_judges(db)
     return db
@@ -116,6 +135,8 @@ def _data_words(db: Path) -> set[str]:
     for fam in audit.review.item_view("demo", q, db=db).families:   # run and method names of the item shown
         for m in fam.answers:
             words |= set(LATIN.findall(f"{m.method} {m.run} {m.model} {fam.family}"))
+    # option letters: an option is named as the item shows it, A–D for these items, in every language
+    words |= {f"{x}{q}" for x in "ABCDEF" for q in ("'", "’")}
     return words | {"audit", "demo"}
 
 
@@ -200,12 +221,14 @@ def test_every_page_in_the_browsers_language(server, browser, wb_db, locale, lan
         # the sign-in page follows Accept-Language before anyone signs in
         assert page.get_by_role("heading", name=i18n.translate("signin.title", lang)).count() == 1
         bad = {"sign-in": _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)} if check else {}
+        raw: dict[str, list[str]] = {"sign-in": _raw_codes(page)}
         _shoot(page, lang, "sign-in", written)
         _sign_in(page, server, ADMIN)
         page.get_by_role("heading", name=i18n.translate("queue.title", lang)).wait_for()
         qid = audit.review.review_queue("demo", db=wb_db).iloc[0]["question_id"]
         for name in PAGES:
             _open(page, server, name, qid)
+            raw[name] = _raw_codes(page)
             if check and name not in NOT_CHECKED:
                 bad[name] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
             if name == "item":      # the "why this item is here" block is shown (and checked)
@@ -216,16 +239,17 @@ def test_every_page_in_the_browsers_language(server, browser, wb_db, locale, lan
                 page.get_by_role("tab", name=i18n.translate("judges.tab_card", lang), exact=True).click()
                 _idle(page)
             _shoot(page, lang, name, written)
-            if not check:
-                continue
             tabs = page.locator("[data-testid=stMain] [role=tab]")
             for i in range(1, tabs.count()):   # every tab of the page, not only the first one shown
                 tabs.nth(i).click()
                 _idle(page)
-                if name not in NOT_CHECKED:
+                raw[f"{name}#{i}"] = _raw_codes(page)
+                if check and name not in NOT_CHECKED:
                     bad[f"{name}#{i}"] = _foreign(page.evaluate(_VISIBLE_TEXTS, SKIP), allowed)
         bad = {k: v for k, v in bad.items() if v}
         assert bad == {}, f"strings outside the {lang} catalogue: {bad}"
+        raw = {k: v for k, v in raw.items() if v}
+        assert raw == {}, f"raw codes or missing values shown in {lang}: {raw}"
     finally:
         ctx.close()
     assert len(written) == len(set(written)) == len(SIZES) * (len(PAGES) + 1)

@@ -1,10 +1,12 @@
 """Admin page: everything an administrator needs to run a review
 campaign from the browser — accounts (add, disable or enable, reset a
-password, change a role), the lead list, reviews required per item, which
-items enter the queue, assignment of subjects or items to reviewers,
-progress per reviewer and per subject, the random audit sample, and the
-reviewers' reliability with the known-answer items and readers' error
-reports (:mod:`workbench.views.admin_trust`).
+password, change a role: the lead reviewers are the accounts with the lead
+role, so there is no second list of them), reviews required per item,
+evidence-blind review, the guidelines, which items enter the queue,
+assignment of subjects or items to reviewers, progress per reviewer and
+per subject, the random audit sample, and the reviewers' reliability with
+the known-answer items and readers' error reports
+(:mod:`workbench.views.admin_trust`).
 
 Every action calls the same ``audit.review`` function as the CLI, with the
 signed-in account as ``actor``: the role checks are the library's.  No SQL
@@ -43,7 +45,6 @@ def _accounts(db) -> None:
     df = common.call(audit.accounts.list_accounts, db=db)
     if df is None:
         return
-    leads = common.call(audit.accounts.get_leads, db=db, quiet=True) or []
     shown = df[["name", "role", "disabled"]].copy()
     shown["role"] = [common.label("role", r) for r in shown["role"]]
     shown["disabled"] = [t("admin.disabled") if d else t("admin.enabled") for d in shown["disabled"]]
@@ -59,17 +60,22 @@ def _accounts(db) -> None:
                             key="admin_add_role")
         if st.form_submit_button(t("admin.add_submit"), type="primary"):
             _run(audit.accounts.add_account, name, pw, role=role, db=db, ok=t("admin.added", name=render.md(name)))
-    with c2, st.form("admin_change"):
+    roles = dict(zip(df["name"], df["role"]))
+    with c2:
         st.markdown(f"**{t('admin.change')}**")
+        # outside the form: choosing an account shows its role at once (a form would send both together)
         who = st.selectbox(t("admin.col_name"), names, key="admin_who")
-        new_role = st.selectbox(t("admin.col_role"), ROLES, format_func=lambda r: common.label("role", r),
-                                key="admin_new_role")
+    with c2, st.form("admin_change"):
+        # one role widget per account, so it starts at that account's real role
+        current = roles.get(who, "reviewer")
+        new_role = st.selectbox(t("admin.col_role"), ROLES, index=ROLES.index(current) if current in ROLES else 0,
+                                format_func=lambda r: common.label("role", r), key=f"admin_new_role::{who}")
         new_pw = st.text_input(t("admin.new_password"), type="password", key="admin_new_pw")
-        b1, b2, b3, b4 = st.columns(4)
-        set_role = b1.form_submit_button(t("admin.set_role"))
-        reset = b2.form_submit_button(t("admin.reset"))
-        disable = b3.form_submit_button(t("admin.disable"))
-        enable = b4.form_submit_button(t("admin.enable"))
+        with st.container(horizontal=True):   # the buttons wrap rather than cut their words
+            set_role = st.form_submit_button(t("admin.set_role"))
+            reset = st.form_submit_button(t("admin.reset"))
+            disable = st.form_submit_button(t("admin.disable"))
+            enable = st.form_submit_button(t("admin.enable"))
         if set_role:
             _run(audit.accounts.set_role, who, new_role, db=db, ok=t("admin.role_set", name=render.md(who)))
         elif reset:
@@ -77,13 +83,10 @@ def _accounts(db) -> None:
         elif disable or enable:
             _run(audit.accounts.set_disabled, who, bool(disable), db=db,
                  ok=t("admin.disabled_done" if disable else "admin.enabled_done", name=render.md(who)))
-    with st.form("admin_leads"):
-        st.markdown(f"**{t('admin.leads')}**")
-        st.caption(t("admin.leads_help"))
-        chosen = st.multiselect(t("admin.leads"), sorted(set(names) | set(leads)), default=leads,
-                                key="admin_leads_pick", label_visibility="collapsed")
-        if st.form_submit_button(t("admin.save")):
-            _run(audit.accounts.set_leads, chosen, db=db, ok=t("admin.saved"))
+    leads = sorted((n for n, r, off in zip(df["name"], df["role"], df["disabled"]) if r == "lead" and not off),
+                   key=str.casefold)
+    st.markdown(f"**{t('admin.leads')}**")
+    st.caption(t("admin.leads_are_roles", names=", ".join(render.md(n) for n in leads) or t("admin.no_leads")))
 
 
 def _campaign(db, benchmark: str | None) -> None:
@@ -102,6 +105,8 @@ def _campaign(db, benchmark: str | None) -> None:
         if st.form_submit_button(t("admin.save")):
             _run(audit.review.set_required_reviews, flagged=int(flagged), other=int(other), db=db,
                  ok=t("admin.saved"))
+    _blind_setting(db)
+    _guidelines_editor(db)
     subjects = common.call(common.subjects, benchmark, str(db), quiet=True) or [] if benchmark else []
     with st.form("admin_entry"):
         st.markdown(f"**{t('admin.entry')}**")
@@ -142,6 +147,42 @@ def _campaign(db, benchmark: str | None) -> None:
         shown["question_id"] = shown["question_id"].fillna("")
         shown.columns = [t("role.reviewer"), t("queue.subject"), t("queue.col_item")]
         st.dataframe(shown, hide_index=True, width="stretch", key="admin_assignments")
+
+
+def _blind_setting(db) -> None:
+    """Evidence-blind review on or off (:mod:`audit.review.blind`)."""
+    on = common.call(audit.review.blind.blind_review_enabled, db=db)
+    if on is None:
+        return
+    with st.form("admin_blind"):
+        st.markdown(f"**{t('admin.blind')}**")
+        st.caption(t("admin.blind_help"))
+        want = st.toggle(t("admin.blind_on"), value=bool(on), key="admin_blind_on")
+        if st.form_submit_button(t("admin.save")):
+            _run(audit.review.blind.set_blind_review, bool(want), db=db, ok=t("admin.saved"))
+
+
+def _guidelines_editor(db) -> None:
+    """The campaign's guidelines, per language, each save a new version
+    (:mod:`audit.review.guidelines`)."""
+    from audit import i18n
+
+    st.markdown(f"**{t('admin.guidelines')}**")
+    st.caption(t("admin.guidelines_help"))
+    lang = st.selectbox(t("admin.guidelines_language"), list(i18n.LANGUAGES), format_func=i18n.LANGUAGES.get,
+                        index=list(i18n.LANGUAGES).index(common.lang()), key="admin_guidelines_lang")
+    g = common.call(audit.review.guidelines.get_guidelines, lang, db=db, quiet=True)
+    own = g.text if g is not None and g.language == lang else ""
+    with st.form(f"admin_guidelines::{lang}"):
+        text = st.text_area(t("admin.guidelines_text"), value=own, height=220, key=f"admin_guidelines_text::{lang}",
+                            placeholder=t("admin.guidelines_placeholder"))
+        if g is not None:
+            st.caption(t("admin.guidelines_version", v=g.version))
+        if st.form_submit_button(t("admin.save")):
+            _run(audit.review.guidelines.set_guidelines, text, language=lang, db=db, ok=t("admin.saved"))
+    if own:
+        with st.expander(t("admin.guidelines_preview")):
+            st.markdown(audit.review.guidelines.safe_markdown(own))
 
 
 def _sample(db, benchmark: str | None) -> None:

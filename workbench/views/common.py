@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import streamlit as st
 from streamlit import runtime
 
+# The public modules the pages call by their dotted names: a package does
+# not import its public modules itself, so each is imported here once.
 import audit
 import audit.accounts.language
 import audit.accounts.roles
@@ -18,8 +20,10 @@ import audit.export.archive
 import audit.export.names
 import audit.export.policy
 import audit.review.agreement
+import audit.review.blind
 import audit.review.campaign
 import audit.review.dashboard
+import audit.review.guidelines
 import audit.review.judges
 import audit.review.queue
 import audit.review.reasons
@@ -32,30 +36,87 @@ from workbench import render, session
 
 #: The session-state key of the interface language.
 K_LANG = "wb_lang"
+#: This browser's remembered interface language (a plain cookie: it holds no secret).  It is
+#: written when someone picks a language, and when a signed-in account's stored one is loaded.
+LANG_COOKIE = "wb_lang"
+K_LANG_CHOSEN = "wb_lang_chosen"      # (how, language) picked before signing in: "switch" here, "cookie" earlier
+K_LANG_COOKIE = "wb_lang_cookie"      # the value this session last wrote to the cookie
+K_LANG_WRITE = "wb_lang_write"        # a value the cookie should take on this run
+
+
+def _cookie_language() -> str | None:
+    try:
+        v = st.context.cookies.get(LANG_COOKIE)
+    except Exception:  # noqa: BLE001 - no browser (AppTest)
+        return None
+    return v if isinstance(v, str) and v in i18n.LANGUAGES else None
+
 
 def lang() -> str:
-    """The interface language of this browser session: the choice made in
-    the switch (before or after signing in), else the signed-in reviewer's
-    stored setting, else the browser's ``Accept-Language``, else English."""
+    """The interface language of this browser session.
+
+    Before signing in: the choice made in the switch, else this browser's
+    remembered choice (cookie ``wb_lang``), else the browser's
+    ``Accept-Language``, else English.  At sign-in, a language picked in the
+    switch of this sign-in page becomes the account's; one remembered from
+    an earlier visit becomes the account's when the account has none yet;
+    otherwise the account's stored language applies (and this browser
+    remembers it).  A change in the sidebar is saved with the account."""
     cur = st.session_state.get(K_LANG)
-    if cur in i18n.LANGUAGES:
-        return cur
     me = session.reviewer()
     if me and st.session_state.get("wb_lang_loaded") != me:
         st.session_state["wb_lang_loaded"] = me
+        how, chosen = st.session_state.pop(K_LANG_CHOSEN, (None, None))
         try:
             stored = audit.accounts.language.get_user_language(me, db=session.db_path())
         except audit.AuditError:
             stored = None
+        if chosen in i18n.LANGUAGES and (how == "switch" or stored is None):
+            _store(me, chosen)
+            st.session_state[K_LANG] = chosen
+            return chosen
         if stored in i18n.LANGUAGES:
             st.session_state[K_LANG] = stored
+            st.session_state[K_LANG_WRITE] = stored
             return stored
+    if cur in i18n.LANGUAGES:
+        return cur
+    remembered = _cookie_language()
+    if remembered:
+        st.session_state[K_LANG] = remembered
+        if not me:
+            st.session_state[K_LANG_CHOSEN] = ("cookie", remembered)
+        st.session_state[K_LANG_COOKIE] = remembered
+        return remembered
     try:
         header = st.context.headers.get("Accept-Language")
         asked = i18n.from_accept_language(header) if isinstance(header, str) else None
     except Exception:  # noqa: BLE001 - no browser (AppTest)
         asked = None
     return asked or i18n.DEFAULT
+
+
+def _store(me: str, choice: str) -> None:
+    try:
+        audit.accounts.language.set_user_language(me, choice, db=session.db_path())
+    except audit.AuditError:
+        pass  # the session keeps the choice; the stored setting waits for the next switch
+
+
+def remember_language() -> None:
+    """Have this browser remember the language picked in the switch or
+    loaded from the account (cookie ``wb_lang``, one year), by a small page
+    script when the cookie does not hold it yet."""
+    lang()
+    want = st.session_state.pop(K_LANG_WRITE, None)
+    if want is None or want == st.session_state.get(K_LANG_COOKIE) or want == _cookie_language():
+        if want is not None:
+            st.session_state[K_LANG_COOKIE] = want
+        return
+    st.session_state[K_LANG_COOKIE] = want
+    with st.container(key="wb_lang_cookie"):
+        st.html(f"<script>document.cookie = '{LANG_COOKIE}={want}; Path=/; Max-Age=31536000; SameSite=Lax';</script>",
+                unsafe_allow_javascript=True)
 
 
 def t(key: str, /, **kwargs: object) -> str:
@@ -71,7 +132,8 @@ def label(kind: str, code: str | None) -> str:
 
 def subject_name(code: str | None) -> str:
     """A subject in plain words in the session's language (CMMLU's own
-    Chinese names in Chinese and Tibetan; see :mod:`audit.i18n.subjects`)."""
+    Chinese names in Chinese, TLUE's Tibetan ones in Tibetan; see
+    :mod:`audit.i18n.subjects`)."""
     return subjects_i18n.subject_name(code, lang())
 
 
@@ -85,12 +147,12 @@ def _language_changed() -> None:
     if choice not in i18n.LANGUAGES:
         return
     st.session_state[K_LANG] = choice
+    st.session_state[K_LANG_WRITE] = choice
     me = session.reviewer()
     if me:
-        try:
-            audit.accounts.language.set_user_language(me, choice, db=session.db_path())
-        except audit.AuditError:
-            pass  # the session keeps the choice; the stored setting waits for the next switch
+        _store(me, choice)
+    else:
+        st.session_state[K_LANG_CHOSEN] = ("switch", choice)
 
 
 def language_switch(where=None) -> None:
@@ -120,17 +182,25 @@ def session_message(message: str, idle_minutes: float) -> str:
     return t(key) if key else render.md(message)
 
 
-# Tibetan needs room: stacked letters above and below the line.
+# Tibetan needs room: stacked letters above and below the line.  No
+# interface text under 16 px: the floor max(1em, 16px) applies to the
+# interface's own elements only.  Benchmark text (.wb-text: stems, options,
+# responses; .wb-preview: the queue's previews) carries its own size for its
+# script (workbench.render.SCRIPT_STYLES), which an !important floor would
+# override — the floor then acted as a cap and shrank Tibetan items to 16 px.
 _TIBETAN_UI_CSS = """<style>
 .stApp, .stApp button, .stApp input, .stApp textarea, .stApp label, .stApp p, .stApp li, .stApp td, .stApp th,
 .stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5, .stApp .wb-qrow {
     font-family: "Noto Serif Tibetan", "Jomolhari", "Source Sans Pro", system-ui, sans-serif; }
-:where(.stApp) :where(p, li, td, th, label, button, input, textarea, h1, h2, h3, h4, h5, h6, div, span, small) {
+:where(.stApp) :where(p, li, td, th, label, button, textarea, h1, h2, h3, h4, h5, h6, div, span, small) {
     line-height: 1.7 !important; }
-:where(.stApp *) { font-size: max(1em, 16px) !important; }
+:where(.stApp *):not(.wb-text, .wb-preview) { font-size: max(1em, 16px) !important; }
 .stApp h1 { font-size: 2.2rem !important; } .stApp h3 { font-size: 1.5rem !important; }
 .stApp h4 { font-size: 1.3rem !important; } .stApp h5 { font-size: 1.15rem !important; }
+.stApp h1, .stApp h2, .stApp h3, .stApp h4, .stApp h5 { padding-top: .45rem !important; overflow: visible !important; }
 .stApp button p { padding-top: .15rem; padding-bottom: .15rem; }
+.stApp input { line-height: 1.4 !important; padding-top: .55rem !important; padding-bottom: .35rem !important; }
+.stApp [data-baseweb="select"] > div > div { line-height: 1.5 !important; }
 </style>"""
 
 # The verdict panel stays in view while the item scrolls (1024 × 768 and up).
@@ -141,13 +211,13 @@ _STICKY_CSS = """<style>
   .st-key-item_side { align-self: flex-start; }
   [data-testid="stLayoutWrapper"]:has(> .st-key-item_side) { flex: 1 1 auto; }
 }
-.st-key-wb_cookie { display: none; }
+.st-key-wb_cookie, .st-key-wb_lang_cookie { display: none; }
 </style>"""
 
 
 def typography() -> None:
     """Page-wide CSS of the interface language (line height ≥ 1.6 and no
-    text under 16 px for Tibetan) and the sticky verdict panel."""
+    interface text under 16 px for Tibetan) and the sticky verdict panel."""
     st.html(_STICKY_CSS + (_TIBETAN_UI_CSS if lang() == "bo" else ""))
 
 
@@ -183,7 +253,7 @@ def call(fn, *args, quiet: bool = False, any_error: bool = False, **kwargs):
     except Exception as exc:  # noqa: BLE001
         if not any_error:
             raise
-        st.error(f"This panel could not be computed: {type(exc).__name__}: {render.md(exc)}")
+        st.error(t("common.panel_failed", error=f"{type(exc).__name__}: {render.md(exc)}"))
         return None
 
 
@@ -276,7 +346,8 @@ def cached_progress(benchmark: str, db: str, version: tuple, flt_items: tuple):
 
 @st.cache_data(ttl=300, show_spinner=False, max_entries=256)
 def cached_item(benchmark: str, qid: str, reviewer: str | None, db: str, version: tuple):
-    return audit.review.item_view(benchmark, qid, reviewer=reviewer, db=db)
+    # the item as this reviewer may see it now: no evidence before a blind answer (audit.review.blind)
+    return audit.review.item_for_review(benchmark, qid, reviewer=reviewer, db=db)
 
 
 @st.cache_data(ttl=OTHERS_TTL, show_spinner=False, max_entries=256)

@@ -65,9 +65,9 @@ def page() -> None:
     if bench is None:
         return
     tabs = st.tabs([t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
-                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_since"), t("dash.tab_compare"),
-                    t("dash.tab_reviewers")])
-    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _since, _compare,
+                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_blind"), t("dash.tab_since"),
+                    t("dash.tab_compare"), t("dash.tab_reviewers")])
+    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _blind, _since, _compare,
                                 _reviewers)):
         with tab:
             show(bench, db)
@@ -98,17 +98,17 @@ def _scenarios(bench: str, db) -> None:
     if sc is None or not len(sc):
         st.info(t("dash.no_scen"))
         return
-    show = sc.assign(
-        accuracy=(sc["conditional_accuracy"] * 100).round(1),
-        ci=[f"{lo * 100:.1f}–{hi * 100:.1f}" for lo, hi in
+    show = sc.assign(   # rounded as `audit report` prints them (2 decimals)
+        accuracy=(sc["conditional_accuracy"] * 100).round(2),
+        ci=[f"{lo * 100:.2f}–{hi * 100:.2f}" for lo, hi in
             zip(sc["conditional_accuracy_low"], sc["conditional_accuracy_high"])],
-        change=sc["delta_points"].round(1),
+        change=sc["delta_points"].round(2),
         scenario=sc["scenario"].map(lambda c: common.label("scenario", c)),
     )
     wide = show.pivot_table(index=["model", "family"], columns="scenario", values="accuracy", sort=False)
     wide.index = wide.index.set_names([common.label("column", n) for n in wide.index.names])
     st.dataframe(wide, width="stretch", key="dash_scenarios",
-                 column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
+                 column_config={c: st.column_config.NumberColumn(format="%.2f %%") for c in wide.columns})
     chart = (
         alt.Chart(show)
         .mark_line(point=True)
@@ -142,13 +142,15 @@ def _progress(bench: str, db) -> None:
     if prog is None or not len(prog):
         st.info(t("dash.no_progress"))
         return
-    st.dataframe(common.columns(prog), hide_index=True, width="stretch", key="dash_progress")
-    ycol = "n_items" if "n_items" in prog.columns else prog.columns[1]
-    st.altair_chart(
-        alt.Chart(prog).mark_bar().encode(
-            x=alt.X(f"{ycol}:Q", title=t("dash.items_reviewed"), axis=alt.Axis(**INT_AXIS)),
-            y=alt.Y("reviewer:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240))),
-        width="stretch")
+    st.dataframe(common.columns(prog.rename(columns={"n_items": "items_reviewed"})), hide_index=True,
+                 width="stretch", key="dash_progress")
+    if prog["n_items"].max() > 0:   # a chart of nothing but skips would be empty
+        st.altair_chart(
+            alt.Chart(prog).mark_bar().encode(
+                x=alt.X("n_items:Q", title=t("dash.items_reviewed"), axis=alt.Axis(**INT_AXIS),
+                        scale=alt.Scale(domainMin=0)),
+                y=alt.Y("reviewer:N", sort="-x", title=None, axis=alt.Axis(labelLimit=240))),
+            width="stretch")
 
 
 def _corrected(bench: str, db) -> None:
@@ -167,11 +169,15 @@ def _corrected(bench: str, db) -> None:
     st.markdown(t("dash.corr_counts", c=ca.attrs.get("n_corrected", 0), e=ca.attrs.get("n_excluded", 0)))
     pct = {common.label("column", c): st.column_config.NumberColumn(format="percent") for c in ca.columns
            if c.startswith("accuracy_")}
-    pct[common.label("column", "difference_points")] = st.column_config.NumberColumn(format="%+.1f")
-    st.dataframe(common.columns(ca), hide_index=True, width="stretch", key="dash_corrected", column_config=pct)
+    pct[common.label("column", "difference_points")] = st.column_config.NumberColumn(format="%+.2f")
+    st.dataframe(common.columns(ca.round({"difference_points": 2})), hide_index=True, width="stretch",
+                 key="dash_corrected", column_config=pct)
+    if not (ca["difference_points"].abs() > 0).any():   # nothing moved: a chart of zero-length bars says nothing
+        st.caption(t("dash.corr_none"))
+        return
     st.altair_chart(
         alt.Chart(ca).mark_bar().encode(
-            x=alt.X("difference_points:Q", title=t("dash.corr_x")),
+            x=alt.X("difference_points:Q", title=t("dash.corr_x"), axis=alt.Axis(format="+.2f")),
             y=alt.Y("model:N", sort="-x", title=None),
             color=alt.condition("datum.difference_points >= 0", alt.value("#1a7f37"), alt.value("#b35900")),
             tooltip=[_tip("model:N"), _tip("accuracy_original:Q"), _tip("accuracy_corrected:Q"),
@@ -193,7 +199,8 @@ def _kappa(bench: str, db) -> None:
         st.markdown(t("dash.kappa_overall", label=_kappa_words(ka)))
     else:
         st.warning(t("dash.kappa_few", n=ka.n_items, min=ka.min_items))
-    st.dataframe(common.columns(ka.pairs.drop(columns=["se"])), hide_index=True, width="stretch",
+    st.dataframe(common.columns(ka.pairs.drop(columns=["se"]).round({"kappa": 2, "ci_low": 2, "ci_high": 2})),
+                 hide_index=True, width="stretch",
                  key="dash_kappa",
                  column_config={common.label("column", "agreement"): st.column_config.NumberColumn(format="percent")})
 
@@ -258,7 +265,7 @@ def _cost(bench: str, db) -> None:
         return
     lvl = f"{100 * imp['level']:.0f}%"
     e = imp["expected_wrong_keys"]
-    st.markdown(t("dash.expected", est=f"{e['estimate']:.0f}", lo=f"{e['low']:.0f}", hi=f"{e['high']:.0f}",
+    st.markdown(t("dash.expected", est=f"{e['estimate']:.1f}", lo=f"{e['low']:.0f}", hi=f"{e['high']:.0f}",
                   n=e["n_items"], level=lvl))
     warning = audit.analyze.reporting.model_set_warning(imp["model_set_reasons"], common.lang())
     if warning:
@@ -271,22 +278,55 @@ def _cost(bench: str, db) -> None:
         t("dash.col_model"): c["model"],
         t("dash.col_asked"): [t("dash.asked_all", m=e["n_items"]) if int(k) >= e["n_items"]
                               else t("dash.asked_some", n=int(k), m=e["n_items"]) for k in asked],
-        t("dash.col_accuracy"): (100 * c["accuracy"]).round(1),
-        t("dash.col_right_keys"): (100 * c["accuracy_right_keys"]).round(1),
-        t("dash.col_interval", level=lvl): [f"{100 * lo:.1f}–{100 * hi:.1f}" for lo, hi in
+        t("dash.col_accuracy"): (100 * c["accuracy"]).round(2),   # as `audit report` prints them
+        t("dash.col_right_keys"): (100 * c["accuracy_right_keys"]).round(2),
+        t("dash.col_interval", level=lvl): [f"{100 * lo:.2f}–{100 * hi:.2f}" for lo, hi in
                                            zip(c["accuracy_right_keys_low"], c["accuracy_right_keys_high"])],
-        t("dash.col_corrected"): (100 * c["accuracy_corrected"]).round(1),
+        t("dash.col_corrected"): (100 * c["accuracy_corrected"]).round(2),
         t("dash.col_cost"): c["cost_points"].round(2),
     })
-    st.dataframe(tab, hide_index=True, width="stretch", key="dash_cost")
+    two = st.column_config.NumberColumn(format="%.2f")   # every figure with its two decimals, as the CLI
+    st.dataframe(tab, hide_index=True, width="stretch", key="dash_cost",
+                 column_config={c: two for c in (t("dash.col_accuracy"), t("dash.col_right_keys"),
+                                                 t("dash.col_corrected"), t("dash.col_cost"))})
     by = imp["expected_wrong_keys_by_subject"]
     if by is not None and len(by) > 1:
         st.markdown("##### " + t("dash.by_subject"))
         st.dataframe(pd.DataFrame({
-            common.label("column", "subject"): by["group"], t("dash.col_items"): by["n_items"],
+            common.label("column", "subject"): [common.subject_name(g) for g in by["group"]],
+            t("dash.col_items"): by["n_items"],
             t("dash.col_expected"): by["estimate"].round(1),
             t("dash.col_interval", level=lvl): [f"{lo:.0f}–{hi:.0f}" for lo, hi in zip(by["low"], by["high"])],
-        }), hide_index=True, width="stretch", key="dash_ewk_subject")
+        }), hide_index=True, width="stretch", key="dash_ewk_subject",
+            column_config={t("dash.col_expected"): st.column_config.NumberColumn(format="%.1f")})
+
+
+def _blind(bench: str, db) -> None:
+    """Evidence-blind review: each reviewer's answers given before the
+    evidence against the settled keys, and how often the verdict then
+    differed (:func:`audit.review.blind.blind_agreement`)."""
+    st.caption(t("dash.blind_caption"))
+    df = common.call(audit.review.blind.blind_agreement, bench, db=db, any_error=True)
+    if df is None or not len(df):
+        st.info(t("dash.no_blind"))
+        return
+    shown = pd.DataFrame({
+        common.label("column", "reviewer"): df["reviewer"],
+        t("dash.col_blind"): df["n_blind"],
+        t("dash.col_unsure"): df["n_unsure"],
+        t("dash.col_blind_agree"): [f"{a} / {n}" for a, n in zip(df["n_agree"], df["n_settled"])],
+        t("dash.col_blind_share"): [_pct(x) for x in df["agreement"]],
+        t("dash.col_changed"): [f"{c} / {n}" for c, n in zip(df["n_changed"], df["n_verdicts"])],
+        t("dash.col_changed_share"): [_pct(x) for x in df["changed"]],
+    })
+    st.dataframe(shown, hide_index=True, width="stretch", key="dash_blind")
+
+
+def _pct(x) -> str:
+    """A share as the CLI prints it in ``audit review status`` (whole percent; "—" when undefined)."""
+    return "—" if x is None or x != x else f"{100 * x:.0f}%"
+
+
 
 
 @st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)

@@ -43,8 +43,53 @@ def _create(bench: str, policy: str, db) -> None:
     st.session_state["export_result"] = (
         "success", t("export.created", bench=bench, v=summary.version, c=c["corrected"], e=c["excluded"],
                      u=c["unchanged"], n=c["items"]), str(summary.path))
-    st.session_state["export_download"] = summary.version
+    # the page drawn next offers the new version for download, and the difference moves to the new pair
+    st.session_state["export_pick"] = summary.version
+    if summary.parent:
+        st.session_state["export_diff_a"] = summary.parent
+    st.session_state["export_diff_b"] = summary.version
     st.session_state.pop("export_version_input_seed", None)
+
+
+_CHANGES = {"key": "export.change_key", "inclusion": "export.change_inclusion",
+            "key+inclusion": "export.change_key_inclusion", "added": "export.change_added",
+            "removed": "export.change_removed"}
+_CODES = {   # column → how its stored codes read
+    "verdict": "verdict", "verdict_b": "verdict", "exclusion_list": "verdict", "exclusion_list_b": "verdict",
+    "cause": "cause", "review_status": "status", "policy": "policy",
+}
+
+
+def _readable(df, a: str | None = None, b: str | None = None):
+    """A table of the export stage in plain words: codes as their labels,
+    yes/no for true/false, "—" for nothing, subjects by name, and headers
+    that name the versions compared (display only; downloads keep the codes)."""
+    out = df.copy()
+    yes, no, none = t("item.yes"), t("common.no"), "—"
+    for c in out.columns:
+        col = out[c]
+        if c in _CODES:
+            out[c] = [none if v is None or v != v else (v if str(v).startswith("inconsistent")
+                                                        else common.label(_CODES[c], v)) for v in col]
+        elif c == "action":
+            out[c] = [none if v is None or v != v else t(f"export.action_{v}") for v in col]
+        elif c == "change":
+            out[c] = [none if v is None or v != v else t(_CHANGES[v]) if v in _CHANGES else str(v) for v in col]
+        elif c == "subject":
+            out[c] = [common.subject_name(v) if isinstance(v, str) else none for v in col]
+        elif col.dtype == bool or c in ("adjudicated", "included_a", "included_b", "on_disk", "intact"):
+            out[c] = [none if v is None or v != v else (yes if bool(v) else no) for v in col]
+        elif col.dtype.kind not in "biufcmM":   # text of any dtype: nothing reads "—", never "None"
+            out[c] = [none if v is None or v != v else v for v in col]
+    names = {"original_key": t("export.col_original_key"), "answer_key": t("export.col_new_key"),
+             "action": t("export.col_action"), "exclusion_list": t("export.col_left_out_as"),
+             "review_status": common.label("column", "status"), "change": t("export.col_change"),
+             "n_items": common.label("column", "n_items")}
+    if a is not None and b is not None:
+        names.update({"key_a": t("export.col_key_in", v=a), "key_b": t("export.col_key_in", v=b),
+                      "included_a": t("export.col_included_in", v=a), "included_b": t("export.col_included_in", v=b),
+                      "exclusion_list_b": t("export.col_left_out_in", v=b), "verdict_b": t("export.col_verdict_in", v=b)})
+    return common.columns(out.rename(columns=names))
 
 
 @st.cache_data(ttl=600, show_spinner=False, max_entries=8)
@@ -86,16 +131,16 @@ def page() -> None:
         # where the files live on the server is for administrators only
         shown = versions.drop(columns=["data_sha256"] + ([] if session.is_admin() else
                                                          [c for c in ("path",) if c in versions.columns]))
-        st.dataframe(common.columns(shown), hide_index=True, key="export_versions")
+        st.dataframe(_readable(shown), hide_index=True, key="export_versions")
         broken = versions.loc[~versions["intact"], "version"].tolist()
         if broken:
             st.warning(t("export.broken", v=", ".join(broken)))
         intact = versions.loc[versions["intact"], "version"].tolist()
         if intact:
-            want = st.session_state.get("export_download")
+            if st.session_state.get("export_pick") not in intact:
+                st.session_state["export_pick"] = intact[-1]
             c1, c2 = st.columns([1, 2], vertical_alignment="bottom")
-            pick = c1.selectbox(t("export.download_pick"), intact[::-1],
-                                index=intact[::-1].index(want) if want in intact else 0, key="export_pick")
+            pick = c1.selectbox(t("export.download_pick"), intact[::-1], key="export_pick")
             data = common.call(_release, bench, pick, str(db), tuple(versions["data_sha256"]))
             if data is not None:
                 c2.download_button(t("export.download", v=pick), data, file_name=audit.export.archive.release_name(bench, pick),
@@ -114,7 +159,7 @@ def page() -> None:
         st.markdown(t("export.preview", c=c["corrected"], e=c["excluded"], u=c["unchanged"], n=c["items"],
                       r=c["reviewed"]))
         if not preview.empty:
-            st.dataframe(common.columns(preview), hide_index=True, key="export_preview")
+            st.dataframe(_readable(preview), hide_index=True, key="export_preview")
     if st.session_state.get("export_version_input_seed") != names:
         st.session_state["export_version"] = _next_version(names)
         st.session_state["export_version_input_seed"] = names
@@ -129,13 +174,17 @@ def page() -> None:
     if len(names) >= 2:
         st.subheader(t("export.diff"))
         c1, c2 = st.columns(2)
-        a = c1.selectbox(t("export.from"), names, index=len(names) - 2, key="export_diff_a")
-        b = c2.selectbox(t("export.to"), names, index=len(names) - 1, key="export_diff_b")
+        if st.session_state.get("export_diff_a") not in names:
+            st.session_state["export_diff_a"] = names[-2]
+        if st.session_state.get("export_diff_b") not in names:
+            st.session_state["export_diff_b"] = names[-1]
+        a = c1.selectbox(t("export.from"), names, key="export_diff_a")
+        b = c2.selectbox(t("export.to"), names, key="export_diff_b")
         diff = common.call(audit.diff_versions, bench, a, b, db=db)
         if diff is not None:
             st.markdown(t("export.n_diff", n=len(diff), a=a, b=b))
             if not diff.empty:
-                st.dataframe(diff, hide_index=True, key="export_diff")
+                st.dataframe(_readable(diff, a=a, b=b), hide_index=True, key="export_diff")
                 st.download_button(t("export.diff_csv"), audit.export.csv_bytes(diff),
                                    file_name=f"{bench}-{a}-{b}-diff.csv", mime="text/csv", key="export_diff_csv")
 

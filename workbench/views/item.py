@@ -30,7 +30,7 @@ import audit
 import audit.review.changes
 import audit.review.queue
 from audit import i18n
-from audit.options import LATIN_TO_TIBETAN
+from audit.i18n import option_labels
 from audit.vocab import CAUSES, VERDICTS
 from workbench import render, routing, session
 from workbench.views import common, item_evidence, item_reports, queue
@@ -88,12 +88,10 @@ def _clear_form(bench: str, qid: str) -> None:
 
 
 def _option_shown(view, label: str | None) -> str | None:
-    """An option label in the script of the sentence it appears in: ག for C
-    on a Tibetan item in the Tibetan interface; "C (ག)" in the Chinese or
-    English interface (whose sentences are not in Tibetan script)."""
-    if label and view.question.script == "Tibt" and label in LATIN_TO_TIBETAN:
-        return LATIN_TO_TIBETAN[label] if common.lang() == "bo" else f"{label} ({LATIN_TO_TIBETAN[label]})"
-    return label
+    """An option label as the item itself shows it (ཀ for C on an item whose
+    options are labelled ཀ ཁ ག ང; C on TLUE, whose text writes A.–D.), in
+    every interface language (:mod:`audit.i18n.option_labels`)."""
+    return option_labels.shown(view.shown_labels, label)
 
 
 def _save(bench: str, qid: str) -> None:
@@ -209,23 +207,31 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
     prev_id, next_id = _known_neighbours(bench, qid, flt)
     q = view.question
     a = view.audit
-    left, back, mid, right = st.columns([4.2, 1.2, 1.4, 1.2], vertical_alignment="center")
+    # the three buttons wrap onto a second line rather than squeeze their words (1024 px, sidebar open)
+    left, right = st.columns([3, 2.2], vertical_alignment="center")
     with left:
         tier = t("item.not_audited") if a is None or a.tier is None else t("queue.tier_n", n=a.tier)
         st.markdown(f"#### {t('item.heading', qid=render.md(qid))}")
+        if view.evidence_hidden:   # evidence-blind: not even the tier (it says what the models think)
+            meta = t("item.meta_blind", bench=bench, subject=common.subject_name(q.subject) or "—")
+        else:
+            meta = t("item.meta_n", bench=bench, subject=common.subject_name(q.subject) or "—", tier=tier,
+                     status=common.label("status", view.status), count=verdict_count(view.n_verdicts, view.required))
         st.html('<div class="wb-meta" style="font-family:system-ui;color:#555;font-size:.9rem">'
-                + render.esc(t("item.meta", bench=bench, subject=common.subject_name(q.subject) or "—", tier=tier,
-                               status=common.label("status", view.status), n=view.n_verdicts, m=view.required))
-                + "</div>")
-    with back:
+                + render.esc(meta) + "</div>")
+    with right, st.container(horizontal=True, horizontal_alignment="right", key="item_nav"):
         st.button(t("item.queue"), key="back_queue", shortcut="Q", icon=":material/checklist:",
-                  width="stretch", help=t("item.queue_help"), on_click=routing.go, args=("queue",))
-    with mid:
+                  width="content", help=t("item.queue_help"), on_click=routing.go, args=("queue",))
         st.button(t("item.prev"), key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
-                  on_click=_step, args=(bench, qid, prev_id, -1, flt), width="stretch")
-    with right:
+                  on_click=_step, args=(bench, qid, prev_id, -1, flt), width="content")
         st.button(t("item.next"), key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
-                  on_click=_step, args=(bench, qid, next_id, 1, flt), width="stretch")
+                  on_click=_step, args=(bench, qid, next_id, 1, flt), width="content")
+
+
+def verdict_count(n: int, required: int) -> str:
+    """"1 of 2 verdicts" while more are needed; "3 verdicts" once there are
+    enough (never "3 of 2")."""
+    return t("item.count_of", n=n, m=required) if n < required else t("item.count", n=n)
 
 
 def _warnings(view) -> list[str]:
@@ -239,7 +245,7 @@ def _warnings(view) -> list[str]:
         out.append(t("item.warn_flag", flag=common.label("flag", f)))
     if view.parallel is not None and not view.parallel.key_match:
         out.append(t("item.warn_parallel", source=view.parallel.source, id=view.parallel.counterpart_id,
-                     pkey=view.parallel.key, key=q.answer_key))
+                     pkey=view.parallel.key, key=_option_shown(view, q.answer_key)))
     if view.n_invalid:
         out.append(t("item.warn_invalid", n=view.n_invalid))
     return out
@@ -254,7 +260,7 @@ def _question(view) -> None:
         q.stem, [(o.label, o.text) for o in q.options], script=q.script, language=q.language,
         answer_key=q.answer_key, top_answer=view.audit.top_answer if view.audit else None,
         counts=counts, n_answers=n_answers, context=q.context, option_scripts=q.option_scripts,
-        context_word=t("item.passage"), **words)
+        context_word=t("item.passage"), shown_labels=view.shown_labels, **words)
     st.html(html)
     par = view.parallel
     if par is not None:
@@ -295,18 +301,19 @@ def _models(view) -> None:
                 invalid += 1
         rows.append((fam.family, c, invalid))
     st.html(render.family_table_html(rows, labels, view.question.answer_key,
-                                     family_word=t("item.family"), invalid_word=t("item.invalid")))
+                                     family_word=t("item.family"), invalid_word=t("item.invalid"),
+                                     shown_labels=view.shown_labels))
     st_ = render.style_for(view.question.script, view.question.language, view.question.stem)
     parts = []
     for fam in view.families:
         parts.append(f'<details><summary style="font-family:system-ui;font-size:.9rem">'
                      f'{render.esc(t("item.raw_responses", family=fam.family, n=len(fam.answers)))}</summary>')
         for m in fam.answers:
-            ans = m.answer if m.valid and m.answer else t("item.no_valid_answer")
+            ans = _option_shown(view, m.answer) if m.valid and m.answer else t("item.no_valid_answer")
+            run = f" ({render.esc(t('item.run', run=m.run))})" if m.run and m.run != "default" else ""
             parts.append(
                 f'<div style="margin:.3rem 0"><b style="font-family:system-ui">{render.esc(m.model)}</b> '
-                f'<span style="font-family:system-ui;color:#555">→ {render.esc(ans)} '
-                f'({render.esc(m.method)}, {render.esc(m.run)})</span>'
+                f'<span style="font-family:system-ui;color:#555">→ {render.esc(ans)}{run}</span>'
                 f'<div class="wb-text" style="font-family:{st_.font_family};background:rgba(128,128,128,.08);'
                 f'padding:.3rem .5rem;border-radius:.3rem">'
                 f'{render.esc(m.response if m.response is not None else t("item.only_letter"))}</div></div>')
@@ -317,7 +324,7 @@ def _models(view) -> None:
 def _judges(view) -> None:
     for j in view.judges:
         ok = {True: t("item.judge_ok"), False: t("item.judge_wrong"), None: t("item.judge_none")}[j.answer_key_correct]
-        extra = f" → {j.correct_answer}" if j.correct_answer and j.answer_key_correct is False else ""
+        extra = f" → {_option_shown(view, j.correct_answer)}" if j.correct_answer and j.answer_key_correct is False else ""
         conf = ", " + t("item.judge_conf", c=f"{j.confidence:.2f}") if j.confidence is not None else ""
         st.html(f'<div class="wb-warn" style="background:#eef4ff;border-color:#8fb0e8;color:#12305a">'
                 f'<b>{render.esc(t("item.judge", name=j.judge or ""))}</b>: {render.esc(ok + extra + conf)}'
@@ -364,10 +371,12 @@ def _form(view, bench: str, qid: str) -> None:
     q = view.question
     adjudicating = view.status == "disputed" and view.can_adjudicate
     st.markdown(f"##### {t('item.adjudication') if adjudicating else t('item.your_verdict')}")
+    if view.answered_blind:
+        st.caption(t("item.blind_was", answer=_option_shown(view, view.blind_answer) or t("item.blind_none")))
     if view.reviewed_by_me and not adjudicating:
         st.caption(t("item.already"))
     if adjudicating:
-        st.warning(t("item.adjudicate_note"), icon=":material/gavel:")
+        st.warning(t("item.adjudicate_default"), icon=":material/gavel:")
     # One button per verdict, shortcuts 1–5; the chosen one is highlighted.
     vk = _seed(bench, qid, "verdict", None)
     verdict = st.session_state.get(vk)
@@ -382,8 +391,7 @@ def _form(view, bench: str, qid: str) -> None:
         st.session_state[ak] = None
     c1, c2 = st.columns(2)
     with c1:
-        st.selectbox(t("item.corrected"), answers, key=ak, format_func=lambda l: (
-                         f"{l} ({LATIN_TO_TIBETAN[l]})" if q.script == "Tibt" and l in LATIN_TO_TIBETAN else l),
+        st.selectbox(t("item.corrected"), answers, key=ak, format_func=lambda l: _option_shown(view, l),
                      placeholder=t("item.corrected_placeholder"), disabled=verdict != "key_wrong",
                      on_change=_keep, args=(bench, qid, "answer"))
     with c2:
@@ -400,9 +408,10 @@ def _form(view, bench: str, qid: str) -> None:
         st.text_area(t("item.fix"), key=fk, height=70, label_visibility="collapsed",
                      placeholder=t("item.fix_placeholder"), on_change=_keep, args=(bench, qid, "fix"))
     if adjudicating:
-        # never pre-selected: the lead ticks it on purpose
-        st.checkbox(t("item.record_adjudication"), key=_seed(bench, qid, "adjudicate", False),
-                    on_change=_keep, args=(bench, qid, "adjudicate"))
+        # ticked by default: a lead's verdict on a dispute decides it; unticked, it is an ordinary
+        # verdict, and the lead may still decide later (audit.review.dispute)
+        st.checkbox(t("item.record_adjudication"), key=_seed(bench, qid, "adjudicate", True),
+                    on_change=_keep, args=(bench, qid, "adjudicate"), help=t("item.adjudicate_help"))
     err = st.session_state.pop("wb_save_error", None)
     if err and err[0] == qid:
         st.error(err[1], icon=":material/lock:" if err[1] == t("common.locked") else ":material/error:")
@@ -411,6 +420,59 @@ def _form(view, bench: str, qid: str) -> None:
     st.session_state.setdefault(K_MOVE_ON, True)
     st.toggle(t("item.move_on"), key=K_MOVE_ON, help=t("item.move_on_help"))
     st.caption(t("item.shortcuts"))
+
+
+def _record_blind(bench: str, qid: str) -> None:
+    """on_click of "Record my answer": the blind answer, then the evidence."""
+    choice = st.session_state.get(f"blind::{bench}::{qid}")
+    if choice is None:
+        st.session_state["wb_save_error"] = (qid, t("item.blind_choose"))
+        return
+    try:
+        audit.review.blind.record_blind_answer(bench, qid, session.reviewer(), None if choice == BLIND_NONE else choice,
+                                               source="workbench", db=session.db_path())
+    except audit.DatabaseLockedError:
+        st.session_state["wb_save_error"] = (qid, t("common.locked"))
+        return
+    except audit.AuditError as exc:
+        st.session_state["wb_save_error"] = (qid, t("item.not_saved", error=render.md(exc)))
+        return
+    common.note_write(bench, qid)
+
+
+BLIND_NONE = "—"
+
+
+def _blind_form(view, bench: str, qid: str) -> None:
+    """Evidence-blind review: the reviewer's own answer first (the evidence
+    and the verdict form appear once it is recorded)."""
+    st.markdown(f"##### {t('item.blind_title')}")
+    st.caption(t("item.blind_intro"))
+    labels = [o.label for o in view.question.options] + [BLIND_NONE]
+    st.radio(t("item.blind_answer"), labels, index=None, key=f"blind::{bench}::{qid}",
+             format_func=lambda l: t("item.blind_none") if l == BLIND_NONE else _option_shown(view, l))
+    err = st.session_state.pop("wb_save_error", None)
+    if err and err[0] == qid:
+        st.error(err[1], icon=":material/error:")
+    st.button(t("item.blind_save"), key="blind_save", type="primary", icon=":material/visibility:",
+              on_click=_record_blind, args=(bench, qid), width="stretch")
+
+
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)
+def _guidelines(lang: str, db: str, version: tuple):
+    return audit.review.guidelines.get_guidelines(lang, db=db)
+
+
+def _guidelines_button(db) -> None:
+    """The campaign's guidelines in the interface language, one click away."""
+    # keyed by the writes that are not verdicts (an admin's save): a saved verdict keeps the cached text
+    g = common.call(_guidelines, common.lang(), str(db), common.review_version(db)[:2], quiet=True)
+    if g is None or not g.text:
+        return
+    with st.popover(t("item.guidelines", v=g.version), icon=":material/menu_book:", width="stretch"):
+        if g.language != common.lang():
+            st.caption(t("item.guidelines_other_language"))
+        st.markdown(audit.review.guidelines.safe_markdown(g.text))
 
 
 ITEM_CSS = """<style>
@@ -425,6 +487,8 @@ ITEM_CSS = """<style>
                                        padding-bottom: 2rem; max-width: 100%; }
 [data-testid="stMainBlockContainer"] h4, [data-testid="stMainBlockContainer"] h5 { padding-top: .1rem; padding-bottom: .2rem; }
 .st-key-item_side [data-testid="stVerticalBlock"] { gap: .45rem; }
+/* Queue / Previous / Next keep their words whole (never cut to "Q…") */
+.st-key-item_nav button p { white-space: nowrap !important; overflow: visible !important; text-overflow: clip !important; }
 .st-key-item_side [data-testid="stBaseButton-primary"], .st-key-item_side [data-testid="stBaseButton-secondary"] {
     min-height: 2.2rem; padding-top: .15rem; padding-bottom: .15rem; }
 </style>"""
@@ -456,6 +520,9 @@ def page() -> None:
             return
         view = last  # keep the page (and the unsaved form) usable while the file is busy
         st.warning(t("item.busy"), icon=":material/lock:")
+    except audit.NotFoundError:
+        st.error(t("item.not_found", qid=render.md(qid), bench=render.md(bench)))
+        return
     except audit.AuditError as exc:
         st.error(render.md(exc))
         return
@@ -467,34 +534,45 @@ def page() -> None:
     warns = _warnings(view)
     if warns:
         st.html(render.warnings_html(warns))
-    if view.status == "done":
+    if view.status == "done" and not view.evidence_hidden:   # why it reopened is evidence too
         _reopened(bench, qid, db)
     main, side = st.columns([2, 1], gap="medium")
     with main:
         with st.container(key="item_main"):
             _question(view)
-            _vote_summary(view)
-            item_reports.show(view, option=lambda x: _option_shown(view, x))   # readers' error reports
-            with st.container(key="item_evidence"):   # sentences and figures from audit.review
-                item_evidence.show(bench, qid, db, option=lambda x: _option_shown(view, x))
-            if view.judges:
-                _judges(view)
-            if view.families:
-                with st.expander(t("item.models_by_family")):
-                    _models(view)
-            if view.question.raw_text:
-                with st.expander(t("item.raw_text")):
-                    st_ = render.style_for(view.question.script, view.question.language, view.question.raw_text)
-                    st.html(render.text_span(view.question.raw_text, st_))
-            if view.question.explanation:
-                with st.expander(t("item.explanation")):
-                    st_ = render.style_for(view.question.script, view.question.language, view.question.explanation)
-                    st.html(render.text_span(view.question.explanation, st_))
+            if not view.evidence_hidden:   # evidence-blind: the question alone until the reviewer answers it
+                _evidence(view, bench, qid, db)
     with side:
         with st.container(key="item_side"):
-            _form(view, bench, qid)
-            _history(view)
+            _guidelines_button(db)
+            if view.evidence_hidden:
+                _blind_form(view, bench, qid)
+            else:
+                _form(view, bench, qid)
+                _history(view)
     _prefetch(bench, qid, me, flt, db)
+
+
+def _evidence(view, bench: str, qid: str, db) -> None:
+    """Everything that speaks about the key, under the question (left out
+    while the evidence is withheld, :mod:`audit.review.blind`)."""
+    _vote_summary(view)
+    item_reports.show(view, option=lambda x: _option_shown(view, x))   # readers' error reports
+    with st.container(key="item_evidence"):   # sentences and figures from audit.review
+        item_evidence.show(bench, qid, db, option=lambda x: _option_shown(view, x))
+    if view.judges:
+        _judges(view)
+    if view.families:
+        with st.expander(t("item.models_by_family")):
+            _models(view)
+    if view.question.raw_text:
+        with st.expander(t("item.raw_text")):
+            st_ = render.style_for(view.question.script, view.question.language, view.question.raw_text)
+            st.html(render.text_span(view.question.raw_text, st_))
+    if view.question.explanation:
+        with st.expander(t("item.explanation")):
+            st_ = render.style_for(view.question.script, view.question.language, view.question.explanation)
+            st.html(render.text_span(view.question.explanation, st_))
 
 
 @st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)

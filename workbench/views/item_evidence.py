@@ -37,4 +37,7 @@ def show(bench: str, qid: str, db, option: Callable[[str], str | None] | None = 
     if option is not None:
         reasons = [(k, {n: (option(v) or v) if n in OPTION_PARAMS and isinstance(v, str) else v
                         for n, v in p.items()}) for k, p in reasons]
+    # a subject by its name in the interface language, never its code
+    reasons = [(k, {n: common.subject_name(v) if n == "subject" and isinstance(v, str) else v
+                    for n, v in p.items()}) for k, p in reasons]
     st.markdown("\n".join(f"- {render.md(audit.review.reasons.render_reason(k, p, words))}" for k, p in reasons))

@@ -27,17 +27,37 @@ from workbench.views import common
 from workbench.views.common import t
 
 
-def _table(df, **kwargs) -> None:
-    """A table with plain column names (the stored names stay in exports)."""
+def _table(df, raters: str | None = None, **kwargs) -> None:
+    """A table with plain column names (the stored names stay in exports),
+    figures rounded (two decimals; p-values keep their own format) and
+    "—" for a figure that does not exist.  ``raters``: what ``rater_a`` /
+    ``rater_b`` are in this table (``model``, ``judge``, ``reviewer``, ``rater``)."""
     cc = kwargs.pop("column_config", None)
     if cc:
         kwargs["column_config"] = {common.label("column", k): v for k, v in cc.items()}
+    df = df.copy()
+    for c in df.columns:
+        if c != "p_value" and df[c].dtype.kind == "f":
+            df[c] = df[c].round(2)
+        elif c in _VALUES:    # codes held in a column read as words
+            df[c] = [_VALUES[c](v) if isinstance(v, str) else v for v in df[c]]
     missing = [c for c in df.columns if df[c].isna().any()]
-    if missing:   # a figure that does not exist reads "—", never "None"
-        df = df.copy()
-        for c in missing:
-            df[c] = df[c].astype(object).where(df[c].notna(), "—")
+    for c in missing:   # a figure that does not exist reads "—", never "None"
+        df[c] = df[c].astype(object).where(df[c].notna(), "—")
+    if raters and raters != "reviewer":
+        df = df.rename(columns={"rater_a": f"{raters}_a", "rater_b": f"{raters}_b"})
     st.dataframe(common.columns(df), **kwargs)
+
+
+#: Columns whose values are codes → their words.
+_VALUES = {
+    "pattern": lambda v: common.label("column", v),
+    "panel_verdict": lambda v: t("judges.no_majority") if v == "no_majority" else common.label("verdict", v),
+}
+
+#: Agreement section → what its two raters are.
+_RATERS = {"reading.section.models": "model", "reading.section.judges": "judge",
+           "reading.section.judge_vs_experts": "rater", "reading.section.reviewers": "reviewer"}
 
 
 def _reading(codes: list[tuple[str, dict]]) -> None:
@@ -65,9 +85,10 @@ def _agreement_statistics(bench: str, db) -> None:
         st.info(t("judges.nothing"))
     for i, (title, df) in enumerate(sections.items()):
         # section titles written by audit, translated by their reading.section.* key
-        shown = t(REPORT_TITLE_KEYS[title]) if title in REPORT_TITLE_KEYS else title
+        key = REPORT_TITLE_KEYS.get(title)
+        shown = t(key) if key else title
         st.html(f'<h3 class="wb-reading" style="font-size:1.25rem;margin:.6rem 0 .2rem 0">{render.esc(shown)}</h3>')
-        _table(df, hide_index=True, width="stretch", key=f"judge_kappa_{i}")
+        _table(df, raters=_RATERS.get(key, "rater"), hide_index=True, width="stretch", key=f"judge_kappa_{i}")
 
 
 def page() -> None:
@@ -177,7 +198,7 @@ def _several_judges(bench: str, names: list[str], db) -> None:
     ja = common.call(judge_agreement, bench, on=on, db=db)
     if ja is not None:
         _reading(ja.reading_codes)
-        _table(ja.pairs, hide_index=True, width="stretch", key="judge_agree")
+        _table(ja.pairs, raters="judge", hide_index=True, width="stretch", key="judge_agree")
     st.subheader(t("judges.panel_h"))
     st.caption(t("judges.panel_caption"))
     pv = common.call(panel_verdict, bench, db=db)

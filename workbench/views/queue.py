@@ -147,6 +147,23 @@ def _row(r, benchmark: str) -> None:
             words=_row_words(r.status)))
 
 
+# The queue at 1024 px with the sidebar open (about 620 px for the list):
+# every id whole (it wraps inside its button rather than being cut to
+# "bo-multiplication…", which made Tibetan items look alike), and when the row
+# is too narrow for five columns the question moves to a line of its own
+# under the other four instead of being squeezed to nothing.
+QUEUE_CSS = """<style>
+[class*="st-key-open--"] button { height: auto; min-height: 2.4rem; padding: .25rem .4rem; }
+[class*="st-key-open--"] button p { white-space: normal !important; overflow-wrap: break-word; word-break: normal;
+                                   text-overflow: clip !important; overflow: visible !important; }
+[data-testid="stHtml"]:has(> .wb-qrow), .stHtml:has(> .wb-qrow) { container-type: inline-size; }
+@container (max-width: 600px) {
+  .wb-qrow { grid-template-columns: minmax(0, 1.3fr) minmax(3.2rem, .6fr) minmax(0, 1.4fr) minmax(0, 1.3fr); }
+  .wb-qrow > div:nth-child(5) { grid-column: 1 / -1; }
+}
+</style>"""
+
+
 def _turn(page_no: int) -> None:
     st.session_state[session.K_PAGE_NO] = page_no
 
@@ -154,6 +171,7 @@ def _turn(page_no: int) -> None:
 def page() -> None:
     routing.follow_goto("queue")
     common.css()
+    st.html(QUEUE_CSS)
     session.show_flash()
     db = session.db_path()
     me = session.reviewer()
