@@ -53,10 +53,10 @@ def test_without_accounts_the_list_decides(db_path, monkeypatch):
     assert account_role("Tenzin", db=db_path) == "lead" and account_role("Pema", db=db_path) == "reviewer"
 
 
-def test_migration_046_gives_the_listed_accounts_the_lead_role(team):
+def test_migration_049_gives_the_listed_accounts_the_lead_role(team):
     from audit.store._migrate import migrations
 
-    sql = next(s for v, _, s in migrations() if v == 46)
+    sql = next(s for v, n, s in migrations() if n.endswith("_leads_are_roles.sql"))
     with connect(team) as con:
         write_setting(con, "leads", ["karma ", "Nobody"])
         con.execute(sql)
