@@ -388,3 +388,31 @@ def test_a_reply_listing_choice_one_first_stores_choice_zero(db_path, monkeypatc
                           progress=False, input_cost_per_token=1e-6, output_cost_per_token=1e-6)
     got = rows(db_path, "SELECT answer FROM predictions WHERE benchmark = 'jb'")
     assert got in ([("C",)], []), got
+
+
+# ---------------------------------------------------------------- a data file given as the database (our own case)
+
+@pytest.mark.parametrize("kind", ["csv", "parquet", "json"])
+def test_an_existing_data_file_as_db_is_refused_not_used_in_memory(tmp_path, kind):
+    """DuckDB opens an existing ``.csv``/``.parquet``/``.json`` path as an
+    in-memory database with a view of the file: the import said "imported 4
+    questions" and nothing was kept anywhere."""
+    import hashlib
+
+    q = tmp_path / "q.csv"
+    q.write_text("id,question,A,B,answer\n" + "".join(f"q{i},Q{i}?,a,b,A\n" for i in range(4)))
+    target = tmp_path / f"data.{kind}"
+    if kind == "csv":
+        target.write_text("a,b\n1,2\n")
+    elif kind == "json":
+        target.write_text('[{"a": 1}]\n')
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"a": [1]}), target)
+    before = hashlib.sha256(target.read_bytes()).hexdigest()
+    r = cli(target, "import", "questions", str(q), "-b", "b")
+    assert "imported" not in r.stdout, r.stdout
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, (r.returncode, r.stderr)
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == before

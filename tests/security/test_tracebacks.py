@@ -180,3 +180,39 @@ def test_a_huge_number_in_a_judge_file(db_path, tmp_path):
                  + "9" * 5000 + "}}\n")
     before = file_hash(db_path)
     one_line(cli(db_path, "import", "judge", str(f), "--judge", "j1", "-b", "tlue"), db_path, before)
+
+
+# ---------------------------------------------------------------- messy errors (our own cases)
+
+def test_a_bad_memory_limit_names_the_variable_not_the_database(db_path):
+    """``$AUDIT_DB_MEMORY_LIMIT=lots`` was reported as "cannot open the
+    database … (is it a DuckDB file, and complete?)"."""
+    before = file_hash(db_path)
+    r = cli(db_path, "models", "list", env={"AUDIT_DB_MEMORY_LIMIT": "lots"})
+    one_line(r, db_path, before, says="AUDIT_DB_MEMORY_LIMIT")
+    assert "DuckDB file" not in r.stderr, r.stderr
+
+
+def test_numbers_in_an_mmlu_redux_model_column_are_not_called_empty(db_path, tmp_path):
+    """A Parquet model column of numbers was refused as "entirely empty"."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"question": ["Q1?", "Q2?"], "choices": ["['a', 'b']"] * 2, "groundtruth_answer": [0, 1],
+                             "error_type": ["ok", "ok"], "m1": [1.0, 0.0]}), f)
+    before = file_hash(db_path)
+    r = cli(db_path, "import", "mmlu-redux", str(f), "-b", "rx")
+    one_line(r, db_path, before, says="m1")
+    assert "empty" not in r.stderr, r.stderr
+
+
+def test_a_csv_file_as_db_for_reading_says_what_it_is(tmp_path):
+    """``--db questions.csv`` for a read: "Cannot launch in-memory database
+    in read-only mode!" named DuckDB's internals, not the mistake."""
+    f = tmp_path / "q.csv"
+    f.write_text("a,b\n1,2\n")
+    before = file_hash(f)
+    r = cli(f, "models", "list")
+    one_line(r, f, before)
+    assert "in-memory" not in r.stderr, r.stderr
