@@ -5,7 +5,7 @@ that they are skipped, and a folder of small files costs about what one
 file with the same rows costs.
 
 Each case is scaled to fail within seconds on the code that compared every
-pair (the issue measured 10,000 models: 112 s to import, ``report`` not
+pair (measured before: 10,000 models: 112 s to import, ``report`` not
 done after 240 s; 3,000 one-row files: 75 s) and to pass in a fraction of
 its deadline once linear.  The setup runs in a child process before the
 clock starts; the timed step is killed at its deadline.  The full-size
@@ -72,10 +72,10 @@ import_questions(d / "q.csv", benchmark="b", db=db)
 """
 
 
-# ---------------------------------------------------------------- the cases of the issue
+# ---------------------------------------------------------------- the reported cases
 
 def test_importing_many_new_model_names_is_linear(tmp_path):
-    """2,000 new model names (the issue: 10,000 took 112 s; quadratic)."""
+    """2,000 new model names (before: 10,000 took 112 s; quadratic)."""
     setup = QUESTIONS + """
 from audit.ingest import import_predictions
 n = 2000
@@ -85,7 +85,7 @@ n = 2000
 
 
 def test_registering_an_in_place_parquet_with_many_models_is_linear(tmp_path):
-    """The in-place form (the issue: 333,000 models never finished)."""
+    """The in-place form (before: 333,000 models never finished)."""
     setup = QUESTIONS + """
 import pyarrow as pa, pyarrow.parquet as pq
 from audit.ingest import register_predictions_in_place
@@ -97,7 +97,7 @@ pq.write_table(pa.table({"question_id": [f"q{j % 10}" for j in range(n)], "model
 
 
 def test_report_with_many_models_answers_in_time(tmp_path):
-    """300 models (the issue: 10,000 did not finish in 240 s; the pairwise
+    """300 models (before: 10,000 did not finish in 240 s; the pairwise
     sections grow with the square).  The report must still name every model
     in its per-model sections."""
     setup = """

@@ -73,7 +73,7 @@ def _refuses_everywhere(db, key: Path, raw: bytes) -> None:
     assert key.read_bytes() == before
 
 
-# ---------------------------------------------------------------- the case of the issue
+# ---------------------------------------------------------------- the reported case
 
 def test_sixty_four_zeros_with_mode_0644_never_sign_a_session(team):
     key = _plant(team, "0" * 64, 0o644)

@@ -62,7 +62,7 @@ def tier_counts(db) -> dict:
     return dict(zip(df["bucket"], df["n"]))
 
 
-# ---------------------------------------------------------------- accounts (the three characters)
+# ---------------------------------------------------------------- accounts (the three reported characters)
 
 @pytest.fixture
 def team(db_path):

@@ -88,7 +88,7 @@ def no_hits(proxy: RecordingProxy) -> None:
     assert not proxy.hits, f"{len(proxy.hits)} connection(s) left the machine: {proxy.hits[0][:120]!r}"
 
 
-# ---------------------------------------------------------------- the case of the issue
+# ---------------------------------------------------------------- the reported case
 
 def test_a_sqlite_file_as_db_never_downloads_an_extension(tmp_path, proxy):
     import sqlite3

@@ -92,7 +92,7 @@ def terminal_clean(r) -> None:
     assert not found, f"escape/control characters in the terminal output: {found}"
 
 
-# ---------------------------------------------------------------- the cases of the issue
+# ---------------------------------------------------------------- the reported cases
 
 def test_report_table_holds_no_escape_sequence(hostile_db):
     r = cli(hostile_db, "report", "-b", "b")

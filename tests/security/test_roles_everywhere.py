@@ -74,7 +74,7 @@ def _questions_file(tmp_path: Path, key: str = "B") -> Path:
     return f
 
 
-# ---------------------------------------------------------------- the cases of the issue
+# ---------------------------------------------------------------- the reported cases
 
 def test_import_questions_replace_needs_an_account(team, tmp_path):
     before = file_state(team)

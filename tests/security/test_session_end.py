@@ -107,7 +107,7 @@ def ended(at: AppTest, db: Path, before: list[tuple]) -> None:
     assert not queue_ids(at)
 
 
-# ---------------------------------------------------------------- the cases of the issue
+# ---------------------------------------------------------------- the reported cases
 
 def test_a_password_reset_ends_the_open_session_before_it_saves(db):
     tab = signed_in(WHO)

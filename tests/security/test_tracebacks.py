@@ -45,7 +45,7 @@ def _redux_csv(path: Path, choices: str, gt: str = "0") -> Path:
     return path
 
 
-# ---------------------------------------------------------------- the cases of the issue
+# ---------------------------------------------------------------- the reported cases
 
 def test_a_crafted_choices_literal_in_an_mmlu_redux_file(db_path, tmp_path):
     before = file_hash(db_path)
