@@ -123,7 +123,7 @@ assert all(f"m{j:05d}" in text for j in range(n)), "a model is missing from the 
 
 
 def test_a_folder_of_one_row_files_costs_about_one_file(tmp_path):
-    """400 one-row question files against one file of 400 rows (the issue:
+    """400 one-row question files against one file of 400 rows (before:
     3,000 files took 75 s, 25 ms a file: a new DuckDB connection per file
     and every file read twice)."""
     setup = """
