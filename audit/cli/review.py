@@ -13,7 +13,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import AsOption, BenchmarkOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
+from audit.cli._common import (
+    AsOption,
+    BenchmarkOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+    table_text,
+)
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
 
@@ -31,7 +40,7 @@ def _show(df, empty: str) -> None:
         return
     with pd.option_context("display.max_colwidth", 60, "display.width", 200, "display.max_rows", None,
                            "display.max_columns", None):
-        echo(df.to_string(index=False))
+        echo(table_text(df))
 
 
 @review_app.command("add")

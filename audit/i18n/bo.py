@@ -473,3 +473,8 @@ MESSAGES.update({
     "column.x_only": 'དཔྱད་པ་བ་དང་པོ་ཁོ་ན',
     "column.y_only": 'དཔྱད་པ་བ་གཉིས་པ་ཁོ་ན',
 })
+
+# Two judges without a common item: no agreement to show (never "nan%")
+MESSAGES.update({
+    "reading.agree.pair_none": "{a} དང་ {b}: མཉམ་སྤྱོད་དྲི་བ་མེད། མཐུན་ཚད་རྩིས་མི་ཐུབ།",
+})

@@ -469,3 +469,8 @@ MESSAGES.update({
     "column.x_only": '仅第一个评判模型',
     "column.y_only": '仅第二个评判模型',
 })
+
+# Two judges without a common item: no agreement to show (never "nan%")
+MESSAGES.update({
+    "reading.agree.pair_none": "{a} 对 {b}：没有共同题目，一致率无法定义。",
+})

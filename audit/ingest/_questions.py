@@ -23,7 +23,6 @@ NFD compares equal); the text as imported is kept in ``raw_text`` and
 """
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -37,15 +36,17 @@ import pyarrow.parquet as pq
 
 from audit._util.files import (
     RESERVED_FIELDS,
-    refuse_reserved,
     check_input_file,
     iter_table,
     load_json,
     nfc,
     read_table,
+    refuse_reserved,
     require_columns,
 )
+from audit._util.literals import LiteralRefused, parse_list_literal
 from audit._util.sql import table_exists
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.formats import parse_tlue_item
 from audit.ingest.mapping import _MISSING, apply_mapping, get_path
@@ -176,9 +177,10 @@ def _parse_options_cell(v, path, line, name: str = "'options'") -> tuple[list[st
             v = load_json(s, path, line)
         except InputError:
             try:
-                v = ast.literal_eval(s)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
+                v = parse_list_literal(s)
+            except LiteralRefused as exc:
+                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"]): {exc}", path=path,
+                                 line=line) from None
     labels: list[str] | None = None
     if isinstance(v, dict):
         if isinstance(v.get("text"), (list, tuple)) and isinstance(v.get("label"), (list, tuple)):
@@ -684,7 +686,7 @@ def question_files(path: Path) -> list[Path]:
 
 def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
                      dry_run: bool = False, replace: bool = False, key_base: int | None = None,
-                     id_template: str | None = None, constants: dict[str, str] | None = None) -> QuestionImportSummary:
+                     id_template: str | None = None, constants: dict[str, str] | None = None, actor=None) -> QuestionImportSummary:
     """Import a question file, or a folder of them, into ``benchmark``
     (created when new).  All-or-nothing, in one transaction.  The whole
     input is parsed and checked first (a CSV streamed in chunks, each staged
@@ -803,6 +805,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
             # All-or-nothing: one transaction, one bulk insert from the stage.
             try:
                 with connect(db) as con, transaction(con):
+                    require_role(con, actor, "lead", "importing questions")
                     report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
             except duckdb.Error as exc:   # a constraint the checks above did not foresee: one line, not a traceback
                 raise InputError(f"could not store the questions: {str(exc).splitlines()[0]}", path=p) from None

@@ -6,9 +6,13 @@ import os
 import re
 
 import pandas as pd
+import pyarrow as pa
 
+from audit._util.cells import CellRefused, text_cell
 from audit._util.files import read_table, require_columns
-from audit._util.names import identity_name
+from audit._util.names import NameIndex, identity_name
+from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError, NotFoundError
 from audit.store import DbPath, connect, transaction
 
@@ -51,57 +55,140 @@ def infer_provider(name: str) -> str | None:
 
 def register_models(con, names) -> None:
     """Insert models not yet known, with inferred family (existing rows kept).
-    Every name is an identity (:func:`audit._util.names.identity_name`): one not
-    in its normal form (spaces around it, not NFC), with an invisible or
-    control character, too long, or looking like a different known model is
-    refused, so the transaction storing its predictions rolls back."""
+    Every new name is an identity (:func:`audit._util.names.identity_name`):
+    one not in its normal form (spaces around it, not NFC), with an invisible
+    or control character, too long, or looking like a different known model
+    (or another new one) is refused, so the transaction storing its
+    predictions rolls back.  The look-alike check goes through one
+    :class:`~audit._util.names.NameIndex`: linear in the number of names."""
+    new = sorted(set(names))
+    if not new:
+        return
     known = [n for (n,) in con.execute("SELECT name FROM models").fetchall()]
-    for n in sorted(set(names)):
-        canon = identity_name(n, kind="model name", existing=known, ascii_lookalikes=False)
+    have = set(known)
+    fresh = [n for n in new if n not in have]
+    if not fresh:
+        return
+    index = NameIndex(known, ascii_lookalikes=False)
+    for n in fresh:
+        canon = identity_name(n, kind="model name", existing=index, ascii_lookalikes=False)
         if canon != n:
             raise InputError(f"model name {n!r} is not written in its normal form {canon!r} (no spaces around it, "
                              "Unicode NFC): fix the name so that one model keeps one name")
-        known.append(n)
-    rows = [(n, infer_family(n), infer_provider(n)) for n in sorted(set(names))]
-    if not rows:
-        return
-    con.executemany(
-        "INSERT INTO models (name, family, provider) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING", rows
-    )
+        index.add(n)
+    table = pa.table({"name": pa.array(fresh, pa.string()),
+                      "family": pa.array([infer_family(n) for n in fresh], pa.string()),
+                      "provider": pa.array([infer_provider(n) for n in fresh], pa.string())})
+    con.register("_new_models", table)
+    try:
+        con.execute("INSERT INTO models (name, family, provider) SELECT name, family, provider FROM _new_models "
+                    "ON CONFLICT (name) DO NOTHING")
+    finally:
+        unregister(con, "_new_models")
 
 
-def set_family(name: str, family: str, *, db: DbPath = None, provider: str | None = None) -> None:
-    """Override a model's family (creates the model row if needed)."""
-    family = family.strip()
-    if not family:
+def _families(con, families, index: NameIndex | None = None) -> dict[str, str]:
+    """Each family name checked by the identifier rule against the families
+    already stored (and each other): family → the name stored (a family
+    equal to a known one ignoring case is that family: ``Meta`` beside
+    ``meta`` is ``meta``).  A look-alike (``mеta`` with a Cyrillic ``е``)
+    or a name holding an invisible character is refused."""
+    if index is None:
+        index = NameIndex([f for (f,) in con.execute("SELECT DISTINCT family FROM models WHERE family IS NOT NULL")
+                           .fetchall()], ascii_lookalikes=False)
+    out: dict[str, str] = {}
+    for f in families:
+        if f not in out:
+            clean = identity_name(f, kind="family", existing=index, ascii_lookalikes=False)
+            out[f] = index.same(clean) or clean
+            index.add(out[f])
+    return out
+
+
+def _no_such_model(con, name: str) -> NotFoundError:
+    near = con.execute("SELECT name FROM models WHERE lower(name) = lower(?) LIMIT 1", [name]).fetchall()
+    hint = f" (did you mean '{near[0][0]}'?)" if near else " (models are registered by importing their predictions)"
+    return NotFoundError(f"no model named '{name}'{hint}")
+
+
+def set_family(name: str, family: str, *, db: DbPath = None, provider: str | None = None, actor=None) -> str:
+    """Override a known model's family; returns the family stored.  The
+    model must exist (a typo never creates one); the family passes the
+    identifier rule against the known families (:func:`_families`).  Once
+    the database has accounts this is a lead's or admin's act (``actor``)."""
+    identity_name(name, kind="model name")
+    if not isinstance(family, str) or not family.strip():
         raise InputError("family must not be empty")
     with connect(db) as con, transaction(con):
-        con.execute(
-            "INSERT INTO models (name, family, provider, family_source) VALUES (?, ?, ?, 'set') "
-            "ON CONFLICT (name) DO UPDATE SET family = excluded.family, family_source = 'set', "
-            "provider = coalesce(excluded.provider, models.provider)",
-            [name, family, provider],
-        )
+        require_role(con, actor, "lead", "setting a model's family")
+        if not con.execute("SELECT 1 FROM models WHERE name = ?", [name]).fetchall():
+            raise _no_such_model(con, name)
+        stored = _families(con, [family])[family]
+        con.execute("UPDATE models SET family = ?, family_source = 'set', provider = coalesce(?, provider) "
+                    "WHERE name = ?", [stored, provider, name])
+    return stored
 
 
-def import_models(path: str | os.PathLike, *, db: DbPath = None) -> int:
+def import_models(path: str | os.PathLike, *, db: DbPath = None, actor=None) -> int:
     """Set families from a CSV/JSONL with columns ``name``, ``family`` and
-    optional ``provider``.  All-or-nothing.  Returns the number of rows."""
+    optional ``provider``.  All-or-nothing, one bulk write.  Returns the
+    number of rows.
+
+    One row per model (two rows for one model are refused: which is right
+    cannot be told).  Every name must be a known model, so a typo never
+    becomes a model — except in a database that knows no model yet, where
+    the file declares the registry before any prediction.  Families pass
+    the identifier rule as in :func:`set_family`.  Once the database has
+    accounts this is a lead's or admin's act (``actor``)."""
     df = read_table(path)
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})
-    for row in df.itertuples():
-        if not str(row.name).strip() or not str(row.family).strip():
-            raise InputError("empty name or family", path=path, line=int(row._line))
+    names, families, providers, lines = [], [], [], []
+    first: dict[str, int] = {}
+    for rec in df.to_dict("records"):
+        line = int(rec["_line"])
+        try:
+            name, family = text_cell(rec["name"]), text_cell(rec["family"])
+            prov = text_cell(rec.get("provider")) if "provider" in df.columns else None
+        except CellRefused as exc:
+            raise InputError(str(exc), path=path, line=line) from None
+        if not name or not family:
+            raise InputError("empty name or family", path=path, line=line)
+        if name in first:
+            raise InputError(f"model '{name}' is on line {first[name]} and again here: one row per model",
+                             path=path, line=line)
+        first[name] = line
+        try:
+            identity_name(name, kind="model name")
+        except InputError as exc:
+            raise InputError(exc.detail, path=path, line=line) from None
+        names.append(name)
+        families.append(family)
+        providers.append(prov or None)
+        lines.append(line)
     with connect(db) as con, transaction(con):
-        for row in df.itertuples():
-            con.execute(
-                "INSERT INTO models (name, family, provider, family_source) VALUES (?, ?, ?, 'set') "
-                "ON CONFLICT (name) DO UPDATE SET family = excluded.family, family_source = 'set', "
-                "provider = coalesce(excluded.provider, models.provider)",
-                [str(row.name).strip(), str(row.family).strip(),
-                 (str(getattr(row, "provider")).strip() or None) if "provider" in df.columns else None],
-            )
-    return len(df)
+        require_role(con, actor, "lead", "setting model families")
+        known = {n for (n,) in con.execute("SELECT name FROM models").fetchall()}
+        if known:
+            for name, line in zip(names, lines):
+                if name not in known:
+                    raise InputError(str(_no_such_model(con, name)) + "; nothing was imported", path=path, line=line)
+        else:
+            register_models(con, names)
+        try:
+            stored = _families(con, families)
+        except InputError as exc:
+            raise InputError(exc.detail, path=path) from None
+        table = pa.table({"name": pa.array(names, pa.string()),
+                          "family": pa.array([stored[f] for f in families], pa.string()),
+                          "provider": pa.array(providers, pa.string())})
+        con.register("_model_families", table)
+        try:
+            con.execute("UPDATE models SET family = f.family, family_source = 'set', "
+                        "provider = coalesce(f.provider, models.provider) FROM _model_families f "
+                        "WHERE models.name = f.name")
+        finally:
+            unregister(con, "_model_families")
+    return len(names)
 
 
 def list_models(*, db: DbPath = None, benchmark: str | None = None) -> pd.DataFrame:

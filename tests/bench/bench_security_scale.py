@@ -59,7 +59,8 @@ db = d / "t.duckdb"; init_db(db)
 import random
 import pyarrow as pa, pyarrow.parquet as pq
 from audit.ingest import import_questions, import_predictions
-from audit.analyze import analyze_benchmark, benchmark_report
+from audit.analyze import analyze_benchmark
+from audit.report import benchmark_report
 db = d / "t.duckdb"
 n, q = 10_000, 50
 random.seed(1)

@@ -16,7 +16,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -29,7 +28,7 @@ def timed(setup: str, step: str, deadline: float, tmp_path) -> float:
     """Run ``setup`` then ``step`` in a child (``d`` is a fresh folder);
     return the step's seconds, or fail when it is not done within
     ``deadline`` seconds (the child is killed)."""
-    code = textwrap.dedent(f"""
+    code = textwrap.dedent("""
         import sys, time
         from pathlib import Path
         d = Path(sys.argv[1])
@@ -113,7 +112,7 @@ import_questions(d / "q.csv", benchmark="b", db=db)
     + "".join(f"q{i}," + ",".join(random.choice("AABCD") for j in range(n)) + "\\n" for i in range(q)))
 import_predictions(d / "p.csv", benchmark="b", db=db, layout="wide")
 analyze_benchmark("b", db=db)
-from audit.analyze import benchmark_report
+from audit.report import benchmark_report
 """
     step = """
 text = benchmark_report("b", db=db)

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 import audit
-from audit.review import (add_account, check_session_key, issue_session, session_key_path,
-                          verify_session)
+from audit.accounts import add_account, issue_session, verify_session
+from audit.accounts.sessions import check_session_key, session_key_path
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET_ENV = "WORKBENCH_SECRET"
@@ -154,7 +154,7 @@ def test_the_key_the_tool_makes_is_private_and_strong(team):
 
 
 def test_the_key_is_made_private_whatever_the_umask(team):
-    r = subprocess.run([sys.executable, "-c", "import os, sys; os.umask(0); import audit.review as r; "
+    r = subprocess.run([sys.executable, "-c", "import os, sys; os.umask(0); import audit.accounts.sessions as r; "
                         "r.check_session_key(db=sys.argv[1])", str(team)],
                        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
     assert r.returncode == 0, r.stderr

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import audit
-from audit.review import add_account
+from audit.accounts import add_account
 from tests._attack import cli
 from tests.conftest import db_snapshot
 from tests.tests_ingest_util import rows

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 import audit
+from audit.accounts.sessions import check_session_key, session_key_path
 from audit.export import create_version, release_zip
 from audit.ingest import import_questions
-from audit.review import add_review, check_session_key, session_key_path
+from audit.review import add_review
 
 B = "rel"
 ATTEMPTS = 200

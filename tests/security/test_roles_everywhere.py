@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -24,9 +23,9 @@ KEY = "sk-test-roles-0123456789"
 
 @pytest.fixture(scope="module")
 def _template(tmp_path_factory):
+    from audit.accounts import add_account
+    from audit.review import add_review
     from tests._judge_server import make_benchmark
-
-    from audit.review import add_account, add_review
 
     d = tmp_path_factory.mktemp("roles-everywhere")
     db = d / "t.duckdb"

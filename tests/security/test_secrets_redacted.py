@@ -135,7 +135,7 @@ def test_imported_raw_responses_never_store_the_api_key_of_the_environment(bench
 def test_an_error_line_quoting_a_flag_value_is_redacted():
     """The one redaction rule, as a unit: the flag forms are hidden in any
     line the CLI prints."""
-    from audit.redact import redact
+    from audit._util.redact import redact
 
     for line in (f"held by PID 7: audit ls push --api-key {PLAIN} -b tlue",
                  f"held by PID 7: tool --password {PLAIN}",
@@ -147,7 +147,7 @@ def test_an_error_line_quoting_a_flag_value_is_redacted():
 def test_the_redacted_forms_that_already_held(tmp_path):
     """Correct results that must stay: ``--api-key=VALUE``, URLs with
     passwords, bearer headers."""
-    from audit.redact import redact
+    from audit._util.redact import redact
 
     assert PLAIN not in redact(f"x --api-key={PLAIN} y")
     assert PLAIN not in redact(f"GET https://u:{PLAIN}@h/x")

@@ -21,7 +21,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import audit
-from tests._accounts import ADMIN, PASSWORD, apptest_sign_in, ensure_account
+from tests._accounts import ADMIN, apptest_sign_in, ensure_account
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "workbench" / "app.py")
@@ -113,7 +113,7 @@ def test_a_password_reset_ends_the_open_session_before_it_saves(db):
     tab = signed_in(WHO)
     open_first(tab)
     before = reviews(db)
-    audit.review.reset_password(WHO, "a-new-password-1", actor=ADMIN, db=db)
+    audit.accounts.reset_password(WHO, "a-new-password-1", actor=ADMIN, db=db)
     try_to_save(tab)
     ended(tab, db, before)
 
@@ -133,7 +133,7 @@ def test_a_disable_ends_the_open_session_at_its_next_page(db):
     tab = signed_in(WHO)
     assert queue_ids(tab)
     before = reviews(db)
-    audit.review.set_disabled(WHO, actor=ADMIN, db=db)
+    audit.accounts.set_disabled(WHO, actor=ADMIN, db=db)
     tab.run()                                      # the next page run: no queue, the sign-in form
     ended(tab, db, before)
 
@@ -146,7 +146,7 @@ def test_a_password_reset_by_the_admin_page_ends_the_other_session(db):
     admin = signed_in(ADMIN)
     assert not admin.exception
     before = reviews(db)
-    audit.review.reset_password(WHO, "a-new-password-2", actor=admin.session_state["wb_reviewer"], db=db)
+    audit.accounts.reset_password(WHO, "a-new-password-2", actor=admin.session_state["wb_reviewer"], db=db)
     try_to_save(tab)
     ended(tab, db, before)
 
@@ -158,7 +158,7 @@ def test_a_reset_ends_the_session_even_for_reading(db):
     tab = signed_in(WHO)
     assert queue_ids(tab)
     before = reviews(db)
-    audit.review.reset_password(WHO, "a-new-password-3", actor=ADMIN, db=db)
+    audit.accounts.reset_password(WHO, "a-new-password-3", actor=ADMIN, db=db)
     tab.run()
     ended(tab, db, before)
 
@@ -168,7 +168,7 @@ def test_a_role_change_applies_at_the_next_action(db):
     to adjudicate) by the open tab."""
     tab = signed_in("Lhamo")
     assert "(lead reviewer)" in who_line(tab)
-    audit.review.set_role("Lhamo", "reviewer", actor=ADMIN, db=db)
+    audit.accounts.set_role("Lhamo", "reviewer", actor=ADMIN, db=db)
     tab.run()
     assert not tab.exception
     assert sign_in_form_shown(tab) or "(lead reviewer)" not in who_line(tab), who_line(tab)
@@ -178,7 +178,7 @@ def test_a_disabled_account_cannot_save_from_an_open_item(db):
     tab = signed_in(WHO)
     open_first(tab)
     before = reviews(db)
-    audit.review.set_disabled(WHO, actor=ADMIN, db=db)
+    audit.accounts.set_disabled(WHO, actor=ADMIN, db=db)
     try_to_save(tab)
     ended(tab, db, before)
 
@@ -188,8 +188,8 @@ def test_an_account_disabled_and_enabled_again_does_not_revive_the_old_tab(db):
     tab = signed_in(WHO)
     open_first(tab)
     before = reviews(db)
-    audit.review.set_disabled(WHO, actor=ADMIN, db=db)
-    audit.review.set_disabled(WHO, False, actor=ADMIN, db=db)
+    audit.accounts.set_disabled(WHO, actor=ADMIN, db=db)
+    audit.accounts.set_disabled(WHO, False, actor=ADMIN, db=db)
     try_to_save(tab)
     ended(tab, db, before)
 
@@ -199,7 +199,7 @@ def test_a_sign_out_elsewhere_ends_a_lead_export_in_the_open_tab(db):
     version (no folder, no database row)."""
     tab = signed_in("Lhamo")
     before = reviews(db)
-    audit.review.end_sessions("Lhamo", db=db)
+    audit.accounts.end_sessions("Lhamo", db=db)
     tab.run()
     ended(tab, db, before)
     assert audit.export.list_versions("demo", db=db).empty
@@ -210,7 +210,7 @@ def test_the_surviving_session_keeps_working(db):
     did nothing keeps saving (another account's reset does not touch it)."""
     tab = signed_in(WHO)
     qid = open_first(tab)
-    audit.review.reset_password("Lhamo", "a-new-password-4", actor=ADMIN, db=db)
+    audit.accounts.reset_password("Lhamo", "a-new-password-4", actor=ADMIN, db=db)
     try_to_save(tab)
     assert not tab.exception
     assert (("demo", qid, WHO, "key_correct") in reviews(db))
@@ -236,7 +236,7 @@ def test_a_password_reset_ends_the_session_over_the_live_server(db):
             page.get_by_role("button", name="Save verdict").wait_for()
             wait_settled(page)
             before = reviews_live(db)
-            audit.review.reset_password(WHO, "a-new-password-5", actor=ADMIN, db=db)
+            audit.accounts.reset_password(WHO, "a-new-password-5", actor=ADMIN, db=db)
             page.get_by_role("button", name="Key correct").first.click()
             wait_settled(page)
             if page.get_by_role("button", name="Save verdict").count():

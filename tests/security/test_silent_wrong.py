@@ -76,7 +76,8 @@ def test_predictions_methods_counts_in_place_sources(geo, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from audit.ingest import extraction_methods, register_predictions_in_place
+    from audit.ingest import register_predictions_in_place
+    from audit.predict import extraction_methods
 
     f = tmp_path / "p.parquet"
     pq.write_table(pa.table({"question_id": [f"q{i}" for i in range(4)], "model": ["ip"] * 4,

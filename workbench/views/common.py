@@ -10,6 +10,8 @@ import streamlit as st
 from streamlit import runtime
 
 import audit
+import audit.accounts.language
+import audit.review.dashboard
 from audit import i18n
 from audit.i18n import subjects as subjects_i18n
 from workbench import render, session

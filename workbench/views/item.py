@@ -126,7 +126,7 @@ def _save(bench: str, qid: str) -> None:
             proposed_fix=d.get("fix") or None,
             is_adjudication=bool(d.get("adjudicate")),
             source="workbench", app_version=audit.__version__,
-            db=db,
+            db=db, actor=session.actor(),
         )
     except audit.DatabaseLockedError:
         st.session_state["wb_save_error"] = (qid, t("common.locked"))
