@@ -46,16 +46,18 @@ def list_cmd(db: DbOption = None, benchmark: BenchmarkOption = None) -> None:
 def set_family_cmd(
     name: Annotated[str, typer.Argument(help="Model name as imported.")],
     family: Annotated[str, typer.Argument(help="Family, e.g. anthropic, google, openai.")],
+    new: Annotated[bool, typer.Option("--new", help="Register the model when it is not known yet (a judge's "
+                                                    "model, or one whose predictions come later).")] = False,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
-    """Override the family inferred from a known model's name (the model must exist;
-    a family that looks like another one is refused)."""
+    """Override the family inferred from a known model's name (the model must exist, or
+    pass --new; a family that looks like another one is refused)."""
     from audit.ingest import set_family
 
     actor = acting_account(as_, Passwords(password_stdin), db, required_for="setting a model's family")
-    stored = set_family(name, family, db=db, actor=actor)
+    stored = set_family(name, family, db=db, create=new, actor=actor)
     echo(f"{name}: family = {stored}")
 
 

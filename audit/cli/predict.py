@@ -113,7 +113,7 @@ def run_cmd(
         raise typer.Exit(130)
     for line in s.lines():
         echo(line)
-    if s.status in ("aborted", "no_reply"):
+    if s.status in ("aborted", "no_reply") or s.got_no_reply:   # no reply is no result, whatever stopped the run
         raise typer.Exit(1)
 
 

@@ -107,13 +107,18 @@ def _families(con, families, index: NameIndex | None = None) -> dict[str, str]:
 
 def _no_such_model(con, name: str) -> NotFoundError:
     near = con.execute("SELECT name FROM models WHERE lower(name) = lower(?) LIMIT 1", [name]).fetchall()
-    hint = f" (did you mean '{near[0][0]}'?)" if near else " (models are registered by importing their predictions)"
+    hint = (f" (did you mean '{near[0][0]}'?)" if near else
+            " (models are registered by importing their predictions; pass --new to register one first, e.g. a "
+            "judge's model)")
     return NotFoundError(f"no model named '{name}'{hint}")
 
 
-def set_family(name: str, family: str, *, db: DbPath = None, provider: str | None = None, actor=None) -> str:
+def set_family(name: str, family: str, *, db: DbPath = None, provider: str | None = None, create: bool = False,
+               actor=None) -> str:
     """Override a known model's family; returns the family stored.  The
-    model must exist (a typo never creates one); the family passes the
+    model must exist — a typo never creates one — unless ``create`` (the
+    CLI's ``--new``: register a model not imported yet, such as a judge's,
+    its name checked like an imported one).  The family passes the
     identifier rule against the known families (:func:`_families`).  Once
     the database has accounts this is a lead's or admin's act (``actor``)."""
     identity_name(name, kind="model name")
@@ -122,7 +127,9 @@ def set_family(name: str, family: str, *, db: DbPath = None, provider: str | Non
     with connect(db) as con, transaction(con):
         require_role(con, actor, "lead", "setting a model's family")
         if not con.execute("SELECT 1 FROM models WHERE name = ?", [name]).fetchall():
-            raise _no_such_model(con, name)
+            if not create:
+                raise _no_such_model(con, name)
+            register_models(con, [name])
         stored = _families(con, [family])[family]
         con.execute("UPDATE models SET family = ?, family_source = 'set', provider = coalesce(?, provider) "
                     "WHERE name = ?", [stored, provider, name])

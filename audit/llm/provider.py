@@ -114,12 +114,16 @@ def call_params(litellm: Any, model: str, *, api_base: str | None, api_key_env: 
 def message_parts(resp: Any) -> dict[str, Any]:
     """content, reasoning (the provider's separate reasoning text, or None),
     finish_reason, prompt/completion tokens of a litellm response, and
-    ``choices``: how many it holds.  One completion is asked for; a reply
-    with several has no content here (litellm numbers the choices by their
-    place in the list, so which one the provider meant as the first cannot
-    be told: :func:`reply_problem` names it)."""
+    ``choices``: how many different answers it holds.  One completion is
+    asked for; a reply with several choices that say different things has
+    no content here (litellm numbers the choices by their place in the list,
+    so which one the provider numbered 0 cannot be told: :func:`reply_problem`
+    names it); copies of one answer are that answer."""
     content = reasoning = finish = None
-    n_choices = len(getattr(resp, "choices", None) or [])
+    try:
+        n_choices = len({str(getattr(c.message, "content", None)) for c in resp.choices})
+    except (AttributeError, TypeError):
+        n_choices = 0
     try:
         choice = resp.choices[0]
         msg = choice.message
@@ -169,7 +173,8 @@ def reply_problem(parts: dict[str, Any]) -> str | None:
     'empty reply (no content)'
     """
     if (parts.get("choices") or 0) > 1:
-        return (f"empty reply ({parts['choices']} choices for one request: which one answers cannot be told)")
+        return (f"empty reply ({parts['choices']} different choices for one request: which one answers cannot "
+                "be told)")
     content = parts.get("content")
     if content is None or not str(content).strip():
         return "empty reply (no content)"

@@ -336,9 +336,7 @@ class _PredictRunner(CallRunner):
     def finish(self, status: str, reason: str | None) -> None:
         s = self.s
         s.n_requested, s.n_retries = self.n_requested, self.n_retries
-        # no reply at all is no result, whatever stopped the run (the cost cap stops a run whose
-        # unpriceable answered errors count as spent): the command then exits 1
-        if status in ("finished", "max_cost") and s.got_no_reply:
+        if status == "finished" and s.got_no_reply:
             status, reason = "no_reply", reason or "no request got a reply"
         s.status, s.stop_reason = status, reason
         self.commit(lambda con: _update_run(con, s.run_id, status=status, stop_reason=reason, finished=True,

@@ -28,6 +28,9 @@ class _Connection:
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self._con = con
         self._attached = False
+        # a DataFrame named in a query is looked up in the caller's frame, one frame further out than
+        # DuckDB looks by itself once the call goes through this class
+        con.execute("SET python_scan_all_frames = true")
 
     def _before(self, query) -> None:
         if not self._attached and isinstance(query, str) and PREDICTIONS_RELATION in query:
