@@ -61,7 +61,7 @@ _INVISIBLE = frozenset(
 )
 _REFUSED_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))
 _INVISIBLE_RE = re.compile("[" + "".join(sorted(_INVISIBLE)) + "\ufe00-\ufe0f\U000e0100-\U000e01ef]")
-_PROTOTYPES: dict[str, str] | None = None
+_PROTOTYPES: dict[int, str] | None = None
 
 
 def invisible_char(name: str) -> str | None:
@@ -99,8 +99,9 @@ def _prototypes() -> dict[str, str]:
         from confusable_homoglyphs.utils import load
 
         data = load("confusables.json")
-        _PROTOTYPES = {ch: min([ch, *(h["c"] for h in glyphs if len(h["c"]) == 1)])
-                       for ch, glyphs in data.items()}
+        protos = {ch: min([ch, *(h["c"] for h in glyphs if len(h["c"]) == 1)]) for ch, glyphs in data.items()}
+        # as a str.translate table (code point → text): the mapping runs in C, not a loop per character
+        _PROTOTYPES = {ord(ch): p for ch, p in protos.items() if len(ch) == 1 and p != ch}
     return _PROTOTYPES
 
 
@@ -114,9 +115,9 @@ def name_skeleton(name: str) -> str:
     """
     import unicodedata
 
-    protos = _prototypes()
-    once = "".join(protos.get(ch, ch) for ch in unicodedata.normalize("NFKD", name)).casefold()
-    return unicodedata.normalize("NFC", "".join(protos.get(ch, ch) for ch in once))
+    table = _prototypes()
+    once = unicodedata.normalize("NFKD", name).translate(table).casefold()
+    return unicodedata.normalize("NFC", once.translate(table))
 
 
 class NameIndex:
@@ -137,6 +138,7 @@ class NameIndex:
         self.ascii_lookalikes = ascii_lookalikes
         self._by_skeleton: dict[str, list[str]] = {}
         self._by_fold: dict[str, str] = {}
+        self._last: tuple[str, str] = ("", "")   # the last (name, skeleton) computed: add() after lookalike()
         for n in names:
             if n is not None:
                 self.add(n)
@@ -149,7 +151,12 @@ class NameIndex:
         if fold in self._by_fold:
             return
         self._by_fold[fold] = name
-        self._by_skeleton.setdefault(name_skeleton(name), []).append(name)
+        self._by_skeleton.setdefault(self._skeleton(name), []).append(name)
+
+    def _skeleton(self, name: str) -> str:
+        if self._last[0] != name:
+            self._last = (name, name_skeleton(name))
+        return self._last[1]
 
     def same(self, name: str) -> str | None:
         """The known name equal to *name* ignoring case (the same name), or None."""
@@ -158,7 +165,7 @@ class NameIndex:
     def lookalike(self, name: str) -> str | None:
         """A known name that prints like *name* but is another name, or None."""
         fold = name.casefold()
-        for other in self._by_skeleton.get(name_skeleton(name), ()):
+        for other in self._by_skeleton.get(self._skeleton(name), ()):
             if other.casefold() == fold:
                 continue
             if not self.ascii_lookalikes and name.isascii() and other.isascii():
@@ -225,7 +232,7 @@ def identity_name(name, *, kind: str = "account name", existing=(), ascii_lookal
     if len(clean) > limit:
         raise InputError(f"{kind} '{clean[:40]}…' is {len(clean):,} characters long (at most {limit})")
     index = existing if isinstance(existing, NameIndex) else NameIndex(existing, ascii_lookalikes=ascii_lookalikes)
-    other = index.lookalike(clean)
+    other = index.lookalike(clean) if len(index) else None
     if other is not None:
         odd = next((c for c in clean if not c.isascii() and c not in other), None) or \
             next((c for c in clean if c not in other), "?")

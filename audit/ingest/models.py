@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from audit._util.cells import CellRefused, text_cell
 from audit._util.files import read_table, require_columns
-from audit._util.names import NameIndex, identity_name
+from audit._util.names import NameIndex, identifier_text, identity_name
 from audit._util.sql import unregister
 from audit.accounts import require_role
 from audit.errors import InputError, NotFoundError
@@ -31,6 +31,19 @@ _FAMILY_RULES: list[tuple[str, str, str]] = [
 ]
 
 
+#: The rules as one pattern (group ``r<i>`` = rule i): one match per name, not one per rule.
+_RULES_RE = re.compile("|".join(f"(?P<r{i}>{pattern[1:]})" for i, (pattern, _, _) in enumerate(_FAMILY_RULES)))
+_ROUTER = re.compile(r"^(openrouter|together_ai|bedrock|vertex_ai)/")
+
+
+def _rule(low: str) -> tuple[str, str] | None:
+    m = _RULES_RE.match(low)
+    if m is None:
+        return None
+    _, family, provider = _FAMILY_RULES[int(m.lastgroup[1:])]
+    return family, provider
+
+
 def infer_family(name: str) -> str:
     """Family from a model name; otherwise the prefix before the first '_' or '-'.
 
@@ -38,19 +51,16 @@ def infer_family(name: str) -> str:
     ['anthropic', 'google', 'openai', 'meta', 'yi']
     """
     low = name.strip().lower()
-    low = low.split("/", 1)[1] if re.match(r"^(openrouter|together_ai|bedrock|vertex_ai)/", low) else low
-    for pattern, family, _ in _FAMILY_RULES:
-        if re.match(pattern, low):
-            return family
+    low = low.split("/", 1)[1] if _ROUTER.match(low) else low
+    rule = _rule(low)
+    if rule is not None:
+        return rule[0]
     return re.split(r"[_\-/]", low, maxsplit=1)[0] or low
 
 
 def infer_provider(name: str) -> str | None:
-    low = name.strip().lower()
-    for pattern, _, provider in _FAMILY_RULES:
-        if re.match(pattern, low):
-            return provider
-    return None
+    rule = _rule(name.strip().lower())
+    return rule[1] if rule is not None else None
 
 
 def register_models(con, names) -> None:
@@ -151,11 +161,12 @@ def import_models(path: str | os.PathLike, *, db: DbPath = None, actor=None) -> 
     require_columns(df, ["name", "family"], path, allowed={"name", "family", "provider"})
     names, families, providers, lines = [], [], [], []
     first: dict[str, int] = {}
-    for rec in df.to_dict("records"):
-        line = int(rec["_line"])
+    given = df["provider"].tolist() if "provider" in df.columns else [None] * len(df)
+    for raw_name, raw_family, raw_prov, raw_line in zip(df["name"].tolist(), df["family"].tolist(), given,
+                                                        df["_line"].tolist()):
+        line = int(raw_line)
         try:
-            name, family = text_cell(rec["name"]), text_cell(rec["family"])
-            prov = text_cell(rec.get("provider")) if "provider" in df.columns else None
+            name, family, prov = text_cell(raw_name), text_cell(raw_family), text_cell(raw_prov)
         except CellRefused as exc:
             raise InputError(str(exc), path=path, line=line) from None
         if not name or not family:
@@ -165,7 +176,7 @@ def import_models(path: str | os.PathLike, *, db: DbPath = None, actor=None) -> 
                              path=path, line=line)
         first[name] = line
         try:
-            identity_name(name, kind="model name")
+            identifier_text(name, kind="model name")   # the rest of the rule: below, as a known or new model
         except InputError as exc:
             raise InputError(exc.detail, path=path, line=line) from None
         names.append(name)
