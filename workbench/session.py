@@ -48,6 +48,7 @@ K_ACTIVE = "wb_active_at"         # monotonic time of this session's last run
 K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
 K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
 K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
+K_RUN_CHECKED = "wb_run_checked"  # restore() checked the token in this run (a fragment's rerun has no restore())
 COOKIE = _cookie.COOKIE
 COOKIE_RENEW_SECONDS = 300.0
 
@@ -271,6 +272,7 @@ def restore() -> str | None:
             return str(exc)
         except audit.AuditError:
             pass  # the file is busy: keep the session (every act re-checks it in the library)
+        st.session_state[K_RUN_CHECKED] = True
         return None
     token = _cookie_token()
     if token:
@@ -319,6 +321,23 @@ def _forget(token: str | None = None, keep_drafts: bool = False) -> None:
         st.session_state[K_DRAFTS_OWNER] = owner
     st.session_state[K_DEAD] = {d for d in dead if d}
     st.session_state[K_COOKIE_OP] = ("clear", None)
+
+
+def check_fragment() -> None:
+    """The token check of :func:`restore` for a fragment: a fragment's rerun
+    (choosing a verdict, pressing Save) runs only the fragment, not the page
+    and its :func:`restore`.  When the session has ended (a password reset, a
+    disable, a role change, a sign-out elsewhere), the whole app runs again,
+    where :func:`restore` ends it and shows the sign-in form.  In a whole
+    page run :func:`restore` has just checked the token: nothing to do."""
+    if st.session_state.pop(K_RUN_CHECKED, False) or not reviewer():
+        return
+    try:
+        audit.accounts.verify_session(st.session_state[K_TOKEN], db=db_path())
+    except audit.SignInError:
+        st.rerun(scope="app")
+    except audit.AuditError:
+        pass  # the file is busy: the act itself re-checks the session in the library
 
 
 def _end_here(keep_drafts: bool = False) -> None:
