@@ -98,7 +98,8 @@ class ModelSet:
         }
         for k in range(mask_words(len(self.models))):
             inword = ids // MASK_BITS == k
-            cols[f"mb{k}"] = pa.array(np.where(inword, np.ldexp(1.0, ids - k * MASK_BITS), 0.0), pa.float64())
+            bit = np.where(inword, ids - k * MASK_BITS, 0)   # models outside the word: no 2**huge (overflow warning)
+            cols[f"mb{k}"] = pa.array(np.where(inword, np.ldexp(1.0, bit), 0.0), pa.float64())
         return pa.table(cols)
 
 
