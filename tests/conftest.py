@@ -41,6 +41,45 @@ def db_path(tmp_path, migrated_template) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def db_template(tmp_path_factory, migrated_template):
+    """``db_template(build)``: the path of a migrated database filled by
+    ``build(db, folder)`` (``folder`` holds any input files it writes), built
+    once per test session and never written to afterwards.  A fixture that
+    used to build the same database for every test copies this file instead
+    (``tests.support.common.copy_db``): a copy takes milliseconds, an import
+    or a few Argon2 hashes take seconds."""
+    built: dict = {}
+
+    def template(build) -> Path:
+        if build not in built:
+            folder = tmp_path_factory.mktemp(f"template-{build.__name__.strip('_')}")
+            path = folder / "template.duckdb"
+            shutil.copyfile(migrated_template, path)
+            with pytest.MonkeyPatch.context() as mp:   # built from the same environment every time
+                for var in ("WORKBENCH_LEADS", "WORKBENCH_SECRET"):
+                    mp.delenv(var, raising=False)
+                build(path, folder)
+            built[build] = path
+        return built[build]
+
+    return template
+
+
+def _demo(db, _folder):
+    from audit.demo import build_demo
+
+    build_demo(db)
+
+
+@pytest.fixture(scope="session")
+def demo_db(db_template) -> Path:
+    """The demo database (``audit.demo.build_demo``), built once per test
+    session instead of once per test file (seconds each); never written to:
+    copy it (``tests.support.common.copy_db``)."""
+    return db_template(_demo)
+
+
 @pytest.fixture
 def tlue_dir() -> Path:
     return shared_path("tlue_subset670")
@@ -105,6 +144,72 @@ def _no_reads_kept_open():
     keep_reads_open(0)
 
 
+def _typer_shape(typer_instance) -> tuple:
+    """What Typer builds the click command from: the registered commands,
+    groups and callback, recursively (a command registered later changes it)."""
+    return (len(typer_instance.registered_commands), id(typer_instance.registered_callback),
+            tuple((id(g.typer_instance), _typer_shape(g.typer_instance)) for g in typer_instance.registered_groups
+                  if g.typer_instance is not None))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cli_built_once():
+    """Typer turns the ``audit`` app into its click command tree on every
+    call of ``app()`` or ``CliRunner.invoke`` (about 0.2 s, a third of an
+    in-process ``audit`` command in the tests, which run hundreds of them).  The tree depends
+    only on what is registered, so within a test session it is built once
+    per shape of the app and reused; each call still parses its own
+    arguments in a fresh click context."""
+    import typer.main
+
+    original = typer.main.get_command
+    built: dict = {}
+
+    def get_command(typer_instance):
+        key = (id(typer_instance), _typer_shape(typer_instance))
+        if key not in built:
+            built[key] = original(typer_instance)
+        return built[key]
+
+    import typer.testing  # CliRunner.invoke holds its own reference
+
+    typer.main.get_command = typer.testing._get_command = get_command
+    try:
+        yield
+    finally:
+        typer.main.get_command = typer.testing._get_command = original
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _streamlit_components_scanned_once():
+    """Every ``AppTest`` run asks Streamlit for the installed custom
+    components, which reads the metadata of every installed distribution
+    (over a second each time, a quarter of an AppTest test).  What is
+    installed does not change during a test session, so the scan runs once
+    and later runs get the same list.  Nothing is patched when no test module
+    imported Streamlit."""
+    import sys
+
+    if "streamlit" not in sys.modules:
+        yield
+        return
+    from streamlit.components.v2 import manifest_scanner
+
+    original = manifest_scanner.scan_component_manifests
+    found: list = []
+
+    def scan_component_manifests(*args, **kwargs):
+        if not found:
+            found.append(original(*args, **kwargs))
+        return list(found[0])
+
+    manifest_scanner.scan_component_manifests = scan_component_manifests
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = original
+
+
 def database_before(path, version: int):
     """A DuckDB file at ``path`` migrated up to, not including, migration
     ``version`` (as an older release left it), for migration tests; returns
@@ -123,15 +228,36 @@ def database_before(path, version: int):
     return con
 
 
+# Tiers.  A plain `python -m pytest` is the fast suite: every test that runs
+# takes a few seconds at most and needs no browser, Label Studio or
+# PostgreSQL.  The rest is opt-in (.ci/run passes both flags):
+#   --runslow     tests marked `slow` (over ~5 s each on a 2-core machine);
+#   --runservers  tests marked `browser`, `label_studio` or `postgres`.
+# A test with both kinds of mark needs both flags.  Skipped tests say which
+# flag runs them.
+SERVER_MARKS = ("browser", "label_studio", "postgres")
+
+
+def _missing_flags(item, config) -> list[str]:
+    missing = []
+    if not config.getoption("--runslow") and item.get_closest_marker("slow") is not None:
+        missing.append("--runslow")
+    if not config.getoption("--runservers") and any(item.get_closest_marker(m) is not None for m in SERVER_MARKS):
+        missing.append("--runservers")
+    return missing
+
+
 # Scheduling.  xdist (--dist=loadfile) hands whole files to its workers in
 # the order of its queue; with --no-loadscope-reorder (pyproject.toml) that
-# queue is the collection order set here: the files that took longest in a
-# recorded run first (tests/file_durations.json: seconds per file, setup +
-# call + teardown), the rest after them in their usual order.  Longest first
-# keeps a long file from starting last while the other worker runs dry.
-# `python3 -m pytest --file-durations tests/file_durations.json` records a run.
-FILE_DURATIONS = Path(__file__).with_name("file_durations.json")
-_seconds_per_file: dict[str, float] = {}
+# queue is the collection order set here: the files whose tests took longest
+# in a recorded run first (tests/durations.json: seconds per test, setup +
+# call + teardown, summed over the tests this run does not skip), the rest
+# after them in their usual order.  Longest first keeps a long file from
+# starting last while the other worker runs dry.
+# `python3 -m pytest --runslow --runservers --record-durations tests/durations.json`
+# records a full run.
+DURATIONS = Path(__file__).with_name("durations.json")
+_seconds_per_test: dict[str, float] = {}
 
 
 def _file_of(nodeid: str) -> str:
@@ -139,34 +265,50 @@ def _file_of(nodeid: str) -> str:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--file-durations", metavar="PATH", default=None,
-                     help="write each test file's seconds (setup + call + teardown) to PATH as JSON; "
-                          "tests/file_durations.json orders the files of later runs, longest first")
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (over ~5 s each)")
+    parser.addoption("--runservers", action="store_true", default=False,
+                     help="also run the tests that start a browser, Label Studio or PostgreSQL "
+                          "(marked browser, label_studio, postgres)")
+    parser.addoption("--record-durations", metavar="PATH", default=None,
+                     help="write each test's seconds (setup + call + teardown) to PATH as JSON; "
+                          "tests/durations.json orders the files of later runs, longest first")
 
 
 def pytest_collection_modifyitems(session, config, items):
     import json
 
+    runs = []
+    for item in items:
+        missing = _missing_flags(item, config)
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=f"needs {' and '.join(missing)}"))
+        else:
+            runs.append(item)
     try:
-        known = json.loads(FILE_DURATIONS.read_text(encoding="utf-8"))
+        known = json.loads(DURATIONS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
+    seconds: dict[str, float] = {}
+    for item in runs:
+        f = _file_of(item.nodeid)
+        seconds[f] = seconds.get(f, 0.0) + float(known.get(item.nodeid, 0.0))
     first: dict[str, int] = {}
     for i, item in enumerate(items):
         first.setdefault(_file_of(item.nodeid), i)
-    items.sort(key=lambda item: (-float(known.get(_file_of(item.nodeid), 0.0)), first[_file_of(item.nodeid)]))
+    items.sort(key=lambda item: (-seconds.get(_file_of(item.nodeid), 0.0), first[_file_of(item.nodeid)]))
 
 
 def pytest_runtest_logreport(report):
-    f = _file_of(report.nodeid)
-    _seconds_per_file[f] = _seconds_per_file.get(f, 0.0) + report.duration
+    _seconds_per_test[report.nodeid] = _seconds_per_test.get(report.nodeid, 0.0) + report.duration
 
 
 def pytest_sessionfinish(session):
     import json
 
-    out = session.config.getoption("--file-durations", default=None)
+    out = session.config.getoption("--record-durations", default=None)
     if not out or hasattr(session.config, "workerinput"):   # written once, by the controller
         return
-    ranked = sorted(_seconds_per_file.items(), key=lambda kv: -kv[1])
-    Path(out).write_text(json.dumps({f: round(s, 1) for f, s in ranked}, indent=0) + "\n", encoding="utf-8")
+    # Tests under 0.05 s are left out: a missing test counts as 0 s.
+    kept = sorted(((t, round(s, 1)) for t, s in _seconds_per_test.items() if s >= 0.05), key=lambda kv: (-kv[1], kv[0]))
+    Path(out).write_text(json.dumps(dict(kept), indent=0, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -3,6 +3,8 @@ it deliberately made wrong."""
 import subprocess
 import sys
 
+import pytest
+
 from audit.demo import DEMO_BENCHMARK, build_demo, demo_truth
 from audit.store import connect
 
@@ -49,6 +51,7 @@ def test_demo_is_deterministic_and_never_overwrites(tmp_path):
     assert not again.created and again.n_questions == 300
 
 
+@pytest.mark.slow
 def test_demo_cli(tmp_path):
     path = tmp_path / "cli.duckdb"
     out = subprocess.run([sys.executable, "-m", "audit.cli", "demo", "--db", str(path)],

@@ -7,18 +7,15 @@ import io
 import json
 
 import pytest
-from analyze_data import make_benchmark, random_benchmark, run_cli
 
-import audit.export  # noqa: F401  (later stages add their report sections on import, as `audit report` does;
-import audit.review  # noqa: F401   without these the test depended on another file having imported them)
 from audit.analyze import analyze_benchmark, model_metrics, scenario_table, tier_counts
 from audit.analyze.reporting import render_report
 from audit.report import build_report as report
+from tests.support.analyze_data import make_benchmark, random_benchmark, run_cli
+from tests.support.common import copy_db
 
 
-@pytest.fixture
-def db(tmp_path):
-    path = tmp_path / "r.duckdb"
+def _analysed(path, _folder):
     questions, families, preds = random_benchmark(4, n_questions=60, n_models=4, n_families=2)
     # hostile model names: a spreadsheet formula and HTML
     rename = {"m00": "=HYPERLINK(\"http://x\")", "m01": "<script>alert(1)</script>|x"}
@@ -27,7 +24,11 @@ def db(tmp_path):
     make_benchmark(path, "rep", questions, families, preds,
                    option_texts={"q005": ["same", "same", "c", "d"]})
     analyze_benchmark("rep", db=path)
-    return path
+
+
+@pytest.fixture
+def db(tmp_path, db_template):
+    return copy_db(db_template(_analysed), tmp_path / "r.duckdb")
 
 
 def test_report_contents(db):
@@ -79,6 +80,7 @@ def test_markdown_and_table_escape_and_show_everything(db):
     assert f"{100 * first['conditional_accuracy']:.2f}%" in table
 
 
+@pytest.mark.slow
 def test_cli_report_formats_and_output_file(db, tmp_path):
     r = run_cli("report", "--benchmark", "rep", "--format", "json", db=db)
     assert r.returncode == 0, r.stderr
@@ -95,6 +97,7 @@ def test_cli_report_formats_and_output_file(db, tmp_path):
     assert r.returncode == 1 and r.stderr.startswith("error: no benchmark named 'nope'")
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_report_on_mmlu_redux(mmlu_redux_dir, tmp_path):
     from audit.ingest import import_mmlu_redux

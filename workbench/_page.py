@@ -7,6 +7,7 @@ import os
 import streamlit as st
 
 import audit
+import audit.accounts.sessions
 from audit.store.turns import keep_reads_open
 from workbench import nav, render, session
 from workbench.views import common

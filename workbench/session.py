@@ -30,6 +30,8 @@ from pathlib import Path
 import streamlit as st
 
 import audit
+import audit.accounts.roles
+import audit.accounts.table
 import audit.review.dashboard
 from audit.accounts.roles import role_allows
 from audit.demo import DEMO_BENCHMARK, add_demo_accounts, build_demo, demo_accounts_in_use

@@ -21,8 +21,8 @@ One writer for all of it:
   breaks as spaces,
   then :func:`terminal_safe` (a Markdown file is read in terminals too);
 * :func:`json_text`: JSON keeping every stored character exactly, with
-  DEL and C1 controls written as ``\\u`` escapes too (``json`` escapes only
-  C0).
+  DEL, C1 controls, line separators and bidirectional controls written as
+  ``\\u`` escapes too (``json`` escapes only C0).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import re
 from typing import Any
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _MD_SPECIAL = re.compile(r"([\\\[\]|])")
 
 

@@ -248,7 +248,7 @@ def questions_table(con: Any, benchmark: str) -> pa.Table:
     register once as ``_q`` when several queries of one analysis need them
     (each ``WITH _q AS (QUESTIONS_SQL)`` would recompute them).  The same
     rows, computed with a plain scan and the ordering (seq, question_id)
-    and the label check in NumPy (tests/test_questions_table.py compares
+    and the label check in NumPy (tests/analyze/test_inputs.py compares
     both)."""
     rel = con.sql(_QUESTIONS_SCAN_SQL, params={"benchmark": benchmark})
     t = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()

@@ -613,5 +613,5 @@ def audit_results(benchmark: str | None = None, *, db: DbPath = None) -> pd.Data
 
 
 __all__ = ["analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
-           "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS"]
+           "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS", "OTHER_BUCKETS"]
 

@@ -32,6 +32,8 @@ def _db_defaults(group: Any, db: str) -> dict[str, Any]:
     for name, cmd in group.commands.items():
         if hasattr(cmd, "commands"):
             out[name] = _db_defaults(cmd, db)
+            if any(p.name == "db" for p in cmd.params):   # a group with options of its own (audit report)
+                out[name]["db"] = db
         elif any(p.name == "db" for p in cmd.params):
             out[name] = {"db": db}
     return out

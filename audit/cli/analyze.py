@@ -1,9 +1,10 @@
-"""``audit analyze`` (agreement tiers) and ``audit report``."""
+"""``audit analyze`` (agreement tiers) and ``audit report`` (with ``report
+scores`` and ``report compare``)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -21,7 +22,13 @@ from audit.cli._common import (
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.command("analyze")(analyze_cmd)
-    app.command("report")(report_cmd)
+    # `audit report --benchmark B` is the full report of one benchmark (the group's own options);
+    # `audit report scores` and `audit report compare` are its subcommands.
+    report_app = typer.Typer(invoke_without_command=True, no_args_is_help=False)
+    report_app.callback()(report_cmd)
+    report_app.command("scores")(scores_cmd)
+    report_app.command("compare")(compare_cmd)
+    app.add_typer(report_app, name="report")
     app.command("rescore")(rescore_cmd)
 
 
@@ -98,15 +105,19 @@ def analyze_cmd(
 
 
 def report_cmd(
+    ctx: typer.Context,
     benchmark: BenchmarkOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | markdown")] = "table",
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
     db: DbOption = None,
 ) -> None:
     """Report of the latest audit run: tiers, per-model metrics with Wilson 95% CIs,
-    filtering scenarios, pairwise tests (z-test, McNemar exact) and lint."""
-    import audit.export  # noqa: F401  (later stages add their report sections on import)
-    import audit.review  # noqa: F401
+    filtering scenarios, pairwise tests (z-test, McNemar exact) and lint.
+
+    Subcommands: 'scores' (every model under every answer-key version) and
+    'compare' (several benchmarks side by side)."""
+    if ctx.invoked_subcommand is not None:
+        return
     from audit.report import benchmark_report
 
     text = benchmark_report(benchmark, fmt=fmt, output=output, db=db)
@@ -114,6 +125,47 @@ def report_cmd(
         echo(f"report written to {output}")
     else:
         sys.stdout.write(text if fmt in ("json", "csv") else terminal_text(text))
+
+
+def scores_cmd(
+    benchmark: BenchmarkOption = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | markdown")] = "table",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Each model's accuracy (Wilson 95% CI), conditional accuracy and its change under every
+    exported answer-key version and the working keys.
+
+    The change from one version to the next is a key correction (the models' answers are the
+    same); figures of a superseded version are marked as such.  A model imported after a version
+    was exported is scored on every version."""
+    from audit.report.scores import scores_report
+
+    text = scores_report(benchmark, fmt=fmt, output=output, db=db)
+    if text is None:
+        echo(f"scores written to {output}")
+    else:
+        sys.stdout.write(text)
+
+
+def compare_cmd(
+    benchmarks: Annotated[List[str], typer.Argument(help="Two or more benchmark names.", show_default=False)],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | md | html")] = "table",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    db: DbOption = None,
+) -> None:
+    """Several benchmarks side by side: items, models, expected wrong keys with intervals,
+    settled wrong keys and what wrong keys cost each model present in all of them.
+
+    For parallel benchmarks (the same items in other languages) it also lists the items whose
+    keys or model agreement differ across languages: where a translation may have damaged the item."""
+    from audit.report.compare import compare_report
+
+    text = compare_report(benchmarks, fmt=fmt, output=output, db=db)
+    if text is None:
+        echo(f"comparison written to {output}")
+    else:
+        sys.stdout.write(text)
 
 
 def rescore_cmd(

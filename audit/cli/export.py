@@ -1,4 +1,4 @@
-"""``audit export create|diff|list|policies``: corrected answer-key versions."""
+"""``audit export create|diff|list|policies|publish``: corrected answer-key versions."""
 from __future__ import annotations
 
 import sys
@@ -20,11 +20,12 @@ OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Wr
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
-    export_app = typer.Typer(help="Corrected answer-key versions: create, diff, list.", no_args_is_help=True)
+    export_app = typer.Typer(help="Corrected answer-key versions: create, diff, list, publish.", no_args_is_help=True)
     export_app.command("create")(create_cmd)
     export_app.command("diff")(diff_cmd)
     export_app.command("list")(list_cmd)
     export_app.command("policies")(policies_cmd)
+    export_app.command("publish")(publish_cmd)
     app.add_typer(export_app, name="export")
 
 
@@ -44,8 +45,10 @@ def create_cmd(
     --as NAME (its password is asked, or read from stdin with --password-stdin).
 
     Writes exports/BENCHMARK/VERSION/: the benchmark in its native format, Parquet,
-    CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md.  Version 1.0 (the
-    original keys) is created first when it does not exist yet.
+    CHANGELOG.csv, excluded*.txt, manifest.json and DATASHEET.md, and hf/ (the Hugging
+    Face datasets layout: dataset card README.md, croissant.json, CITATION.cff and
+    data/<split>.parquet).  Version 1.0 (the original keys) is created first when it does
+    not exist yet.
     """
     from audit.export import create_version, preview_version
 
@@ -89,10 +92,34 @@ def list_cmd(
 
     df = list_versions(benchmark, db=db, verify=verify)
     if verify:
-        df["problem"] = df["version"].map(df.attrs.get("problems", {})).fillna("")
+        problems = df.attrs.get("problems", {})
+        df["problem"] = [problems.get(v, "") for v in df["version"]]
     if fmt == "table":
         df = df.drop(columns=["data_sha256"]).assign(created_at=df["created_at"].dt.strftime("%Y-%m-%d %H:%M:%S"))
     _emit(df, fmt, output)
+
+
+def publish_cmd(
+    benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")],
+    version: Annotated[str, typer.Option("--version", "-v", help="The exported version to publish, e.g. 1.1.")],
+    repo: Annotated[str, typer.Option("--repo", help="Hugging Face dataset repository, ORG/NAME (created when "
+                                                     "missing).")],
+    private: Annotated[bool, typer.Option("--private", help="Create the repository as private.")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
+    db: DbOption = None,
+) -> None:
+    """Push a version's hf/ folder to a Hugging Face dataset repository in one commit and tag
+    it vVERSION.
+
+    The token is read from the environment variable HF_TOKEN only (never an option, never
+    stored).  A version already tagged in the repository is refused: a version is published
+    once.  HF_ENDPOINT points the push at another Hub.  Publishing is for lead reviewers, as
+    creating a version is (--as NAME once the database has accounts)."""
+    from audit.export.publish import publish_version
+
+    actor = acting_account(as_, Passwords(password_stdin), db)
+    echo(str(publish_version(benchmark, version, repo, db=db, private=private, actor=actor)))
 
 
 def policies_cmd() -> None:

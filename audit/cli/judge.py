@@ -65,6 +65,9 @@ def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> st
             out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}%")
         elif pd.api.types.is_float_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if pd.isna(v) else ("∞" if v == math.inf else f"{v:.{floats}g}"))
+        elif not pd.api.types.is_numeric_dtype(out[c]):   # a missing answer (no majority) reads blank, not NaN
+            out[c] = out[c].astype(object).map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v))
+                                               or v is pd.NA else v)
     return table_text(out)
 
 
@@ -106,6 +109,9 @@ def run_cmd(
     output_cost_per_token: OutputCostOption = None,
     retry_unparsed: Annotated[bool, typer.Option("--retry-unparsed", help="Ask again where the stored reply "
                                                                           "could not be parsed.")] = False,
+    permute: Annotated[bool, typer.Option("--permute", help="The permuted-order pass: show each item's options "
+                                                            "in another order (rotated by one), to measure how "
+                                                            "often the verdict flips ('audit judge card').")] = False,
     progress: ProgressOption = None,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
@@ -128,7 +134,7 @@ def run_cmd(
         input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
         summary = run_judge(model, benchmark, db=db, judge_name=judge_name, prompt=prompt,
-                            retry_unparsed=retry_unparsed, options=options, actor=actor)
+                            retry_unparsed=retry_unparsed, options=options, permute=permute, actor=actor)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
@@ -351,3 +357,34 @@ def prompt_cmd(
     p = load_prompt(prompt)
     sys.stdout.write(p.template if p.template.endswith("\n") else p.template + "\n")
     warn(f"prompt version: {p.version}")
+
+
+@judge_app.command("card")
+def card_cmd(
+    benchmark: BenchmarkOption = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    db: DbOption = None,
+) -> None:
+    """A reliability card per judge and prompt version: agreement with the settled verdicts
+    (Cohen's kappa, 95% interval), the prompt's language, how often the verdict flips when the
+    options are shown in another order (run 'audit judge run --permute' first), a warning when
+    the judge is of the family of an audited model, and the generation settings.
+
+    The table also shows the agreement between one judge's prompt languages."""
+
+    from audit.errors import InputError
+    from audit.judge.card import CARD_COLUMNS
+    from audit.review.judges import judge_card
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    result = judge_card(benchmark, db=db)
+    if fmt == "json":
+        rows = result.card[CARD_COLUMNS].astype(object)
+        echo(json_out(rows.where(rows.notna(), None).to_dict("records"), indent=2))
+        return
+    echo(_table(result.card, pct=("flip_rate",)))
+    if len(result.languages):
+        echo("")
+        echo("Agreement between prompt languages (Cohen's kappa):")
+        echo(_table(result.languages))

@@ -21,6 +21,7 @@ from audit.cli._common import (
     PasswordStdinOption,
     acting_account,
     echo,
+    json_out,
     table_text,
 )
 
@@ -189,3 +190,28 @@ def optimize_cmd(db: DbOption = None) -> None:
     s = cluster_predictions(db=db)
     echo(f"{s.rows:,} predictions stored in item order in {s.seconds:.1f} s "
          f"(row groups read per item: {s.row_groups_per_item_before:.1f} → {s.row_groups_per_item_after:.1f})")
+
+
+@review_app.command("changes")
+def changes_cmd(
+    benchmark: BenchmarkOption = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="The version to compare with (default: the latest "
+                                                                 "exported version; none: the previous analysis).")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    db: DbOption = None,
+) -> None:
+    """Items whose evidence moved since a version: settled keys the new models now strongly
+    reject (reopened; the settled verdict stands), and unsettled items that entered or left the
+    queue.  Run after importing or predicting new models' answers and 'audit analyze'."""
+
+    from audit.errors import InputError
+    from audit.review.changes import JSON_COLUMNS, review_changes
+
+    if fmt not in ("table", "json"):
+        raise InputError(f"unknown format '{fmt}' (choose table or json)")
+    df = review_changes(benchmark, since=since, db=db)
+    if fmt == "json":
+        rows = df[JSON_COLUMNS].to_dict("records")
+        echo(json_out(rows, indent=2))
+        return
+    _show(df[["question_id", "change", "reason"]], "no item's evidence crossed a threshold")

@@ -56,8 +56,10 @@ from audit.export._write import (
     write_parquet,
     write_tlue_native,
 )
+from audit.export.hub import HubRelease, write_hf_layout
 from audit.export.names import ORIGINAL_VERSION, validate_benchmark, validate_version, version_key
 from audit.export.policy import ORIGINAL, Policy, get_policy
+from audit.export.scores import scores_with_new_version
 from audit.store import DbPath, connect, transaction
 
 EXPORTS_ENV = "AUDIT_EXPORTS"
@@ -298,8 +300,34 @@ def _refuse_existing(con, benchmark: str, version: str) -> None:
         )
 
 
+def hub_release(benchmark: str, version: str, policy: Policy, d: _Derived, impact: dict | None,
+                db: DbPath) -> HubRelease:
+    """What the Hugging Face card and the Croissant metadata say of a version."""
+    from audit.review.settings import get_required_reviews
+
+    with connect(db, read_only=True) as con:
+        judges = [r[0] for r in con.execute(
+            "SELECT DISTINCT judge FROM judge_verdicts WHERE benchmark = ? ORDER BY 1", [benchmark]).fetchall()]
+        sources = [r[0] for r in con.execute(
+            "SELECT DISTINCT source FROM reviews WHERE benchmark = ? ORDER BY 1", [benchmark]).fetchall()]
+    req = get_required_reviews(db=db)
+    platform = {"workbench": "the answer-key-audit workbench", "cli": "the audit command line",
+                "label_studio": "Label Studio", "import": "imported verdict files"}
+    changed = d.items[d.items["action"] != "unchanged"]
+    causes = (changed.assign(cause=changed["cause"].fillna("(none)")).groupby(["action", "cause"]).size()
+              .reset_index(name="n").sort_values(["action", "n", "cause"], ascending=[True, False, True]))
+    return HubRelease(
+        benchmark=benchmark, version=version, parent=d.parent, source=d.source, policy_name=policy.name,
+        policy_description=policy.description, counts=count_items(d.items), causes=causes, impact=impact,
+        models=list(d.audit_run["models"]) if d.audit_run else [], judges=judges,
+        n_reviewers=int(len(d.reviewer_counts)),
+        required_reviews=f"{req.flagged} for items in Tier 1–2, {req.other} otherwise",
+        agreement=d.kappa_overall, platforms=[platform.get(s, s) for s in sources])
+
+
 def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: str, policy: Policy,
-                        metrics: pd.DataFrame | None, model_note: str | None, impact: dict | None = None) -> None:
+                        metrics: pd.DataFrame | None, model_note: str | None, impact: dict | None = None,
+                        scores: pd.DataFrame | None = None, hub: HubRelease | None = None) -> None:
     """Every data file of a version (all but the manifest) into *folder*."""
     if d.source in TLUE_SOURCES:
         write_tlue_native(folder, d.items, d.questions)
@@ -312,8 +340,11 @@ def write_version_files(folder: Path, d: _Derived, *, benchmark: str, version: s
                             counts=count_items(d.items), items=d.items, kappa=d.kappa,
                             reviewer_counts=d.reviewer_counts, metrics=metrics, model_note=model_note,
                             kappa_overall=d.kappa_overall,
-                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact)
+                            stems=dict(zip(d.questions["question_id"], d.questions["stem"])), impact=impact,
+                            scores=scores)
     (folder / DATASHEET_NAME).write_bytes(text.encode("utf-8"))
+    if hub is not None:
+        write_hf_layout(folder, hub, d.items, d.questions)
 
 
 class _Steps:
@@ -357,6 +388,7 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     steps("derived")
     models = d.audit_run["models"] if d.audit_run else None
     metrics, note = _model_comparison(benchmark, db, d.items, models)
+    scores = scores_with_new_version(benchmark, version, d.items, db=db)
     steps("model metrics")
     bench_dir = root / benchmark
     target = bench_dir / version
@@ -364,8 +396,10 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
     remove_stale_partials(bench_dir)
     counts = count_items(d.items)
     with staged_directory(target) as tmp:
+        impact = datasheet_impact(benchmark, db)
         write_version_files(tmp, d, benchmark=benchmark, version=version, policy=policy,
-                            metrics=metrics, model_note=note, impact=datasheet_impact(benchmark, db))
+                            metrics=metrics, model_note=note, impact=impact, scores=scores,
+                            hub=hub_release(benchmark, version, policy, d, impact, db))
         files = file_hashes(tmp)
         steps("files written")
         created = datetime.now(timezone.utc).replace(microsecond=0)

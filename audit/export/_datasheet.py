@@ -63,7 +63,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy, counts: dict,
                      items: pd.DataFrame, kappa: pd.DataFrame | None, reviewer_counts: pd.DataFrame | None,
                      metrics: pd.DataFrame | None, model_note: str | None = None,
-                     kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None) -> str:
+                     kappa_overall: str | None = None, stems: dict | None = None, impact: dict | None = None,
+                     scores: pd.DataFrame | None = None) -> str:
     """The DATASHEET.md text.
 
     ``kappa``: pairwise reviewer agreement (``rater_a, rater_b, n, kappa,
@@ -72,7 +73,9 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
     CI on the original keys and on this version with excluded items removed);
     ``stems``: question id → question text, for the examples; ``impact``:
     :func:`audit.analyze.impact_summary` of the benchmark (what wrong keys
-    cost each model, the expected number of wrong keys), shown first.
+    cost each model, the expected number of wrong keys), shown first;
+    ``scores``: :func:`audit.export.scores.scores_with_new_version` (every
+    model under every version up to this one).
     """
     L: list[str] = [f"# {md(benchmark)} — answer-key version {md(version)}", ""]
     L.append(f"- Parent version: {md(parent) if parent else 'none (original keys)'}")
@@ -148,7 +151,23 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
             f"{_pct(r.acc_corrected)} [{_pct(r.ci_low_corrected)}, {_pct(r.ci_high_corrected)}]",
             "–" if pd.isna(r.delta_points) else f"{r.delta_points:+.1f}",
         ] for r in metrics.sort_values("model").itertuples()])
+    L += _scores_lines(scores)
     return "\n".join(L) + "\n"
+
+
+def _scores_lines(scores: pd.DataFrame | None) -> list[str]:
+    """Every model under every key version up to this one."""
+    from audit.export.scores import scores_markdown
+
+    if scores is None or scores.empty:
+        return []
+    L = ["", "## Scores under every key version", ""]
+    L.append("Each model's accuracy (correct / items the version includes, %, Wilson 95% CI) under each answer-key "
+             "version, with the answers stored when this version was created.  The change from one version to the "
+             "next is a key correction: the models answered nothing differently.  Figures of a superseded version "
+             "are marked as such.")
+    L.append("")
+    return L + scores_markdown(scores, md)
 
 
 def datasheet_impact(benchmark: str, db: DbPath = None) -> dict | None:

@@ -18,14 +18,32 @@ FORMAT = "answer-key-audit/key-version"
 FORMAT_VERSION = 1
 
 
+#: The one subfolder a version holds (its Hugging Face layout, :mod:`audit.export.hub`), and the
+#: folders inside it; their files are listed in the manifest by their path, e.g. ``hf/data/test.parquet``.
+SUBFOLDERS = ("hf", "hf/data")
+
+
+def _listed_name(name: str) -> bool:
+    """A manifest entry: a plain file name, or a path into one of :data:`SUBFOLDERS`."""
+    if "\\" in name or "\0" in name:
+        return False
+    folder, _, base = name.rpartition("/")
+    return (folder == "" or folder in SUBFOLDERS) and base not in ("", ".", "..", MANIFEST_NAME)
+
+
 def file_hashes(folder: Path) -> dict[str, dict]:
     """``{file name: {"sha256", "bytes"}}`` for every file in *folder* except
-    the manifest, sorted by name."""
-    return {
-        p.name: {"sha256": sha256_file(p), "bytes": p.stat().st_size}
-        for p in sorted(folder.iterdir(), key=lambda p: p.name)
-        if p.is_file() and p.name != MANIFEST_NAME
-    }
+    the manifest, and every file of its :data:`SUBFOLDERS` by its path,
+    sorted by name."""
+    out = {}
+    for sub in ("", *SUBFOLDERS):
+        d = folder / sub if sub else folder
+        if not d.is_dir() or d.is_symlink():
+            continue
+        for p in sorted(d.iterdir(), key=lambda p: p.name):
+            if p.is_file() and not p.is_symlink() and not (sub == "" and p.name == MANIFEST_NAME):
+                out[f"{sub}/{p.name}" if sub else p.name] = {"sha256": sha256_file(p), "bytes": p.stat().st_size}
+    return dict(sorted(out.items()))
 
 
 def data_digest(files: dict[str, dict]) -> str:
@@ -101,21 +119,23 @@ def checked_manifest_bytes(raw: bytes) -> tuple[dict | None, str | None]:
     if not isinstance(files, dict):
         return None, f"{MANIFEST_NAME}: 'files' is not a mapping of file names to hashes"
     for name, entry in files.items():
-        if (not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str)
-                or name in ("", ".", "..", MANIFEST_NAME) or "/" in name or "\\" in name or "\0" in name):
+        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str) or not _listed_name(name):
             return None, f"{MANIFEST_NAME}: the entry {name!r} is not a file name with a sha256"
     return manifest, None
 
 
 def _entries(folder: Path) -> tuple[set[str], list[str]]:
-    """The plain files directly in *folder* (not the manifest), and the
-    problems: symbolic links, subfolders and anything in them, special files."""
+    """The plain files directly in *folder* (not the manifest) and in its
+    :data:`SUBFOLDERS` (by path), and the problems: symbolic links, other
+    subfolders and anything in them, special files."""
     files: set[str] = set()
     problems: list[str] = []
     for root, dirs, names in os.walk(folder, followlinks=False):
         rel = Path(root).relative_to(folder)
         for d in sorted(dirs):
             p = Path(root) / d
+            if (rel / d).as_posix() in SUBFOLDERS and not p.is_symlink():
+                continue
             problems.append(f"{(rel / d).as_posix()}/: a symbolic link, not in the manifest" if p.is_symlink()
                             else f"{(rel / d).as_posix()}/: a subfolder, not in the manifest")
         for n in sorted(names):
@@ -125,8 +145,10 @@ def _entries(folder: Path) -> tuple[set[str], list[str]]:
                 problems.append(f"{shown}: a symbolic link, not in the manifest")
             elif not p.is_file():
                 problems.append(f"{shown}: not a regular file")
-            elif rel != Path("."):
+            elif rel != Path(".") and rel.as_posix() not in SUBFOLDERS:
                 problems.append(f"{shown}: in a subfolder, not in the manifest")
+            elif rel != Path("."):
+                files.add(shown)
             elif n != MANIFEST_NAME:
                 files.add(n)
     return files, problems

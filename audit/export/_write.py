@@ -121,10 +121,11 @@ def staged_directory(target: Path) -> Iterator[Path]:
 
 
 def publish(tmp: Path, target: Path) -> None:
-    """fsync every file, then rename *tmp* to *target* (atomic on POSIX)."""
-    for p in sorted(tmp.iterdir()):
-        with open(p, "rb") as fh:
-            os.fsync(fh.fileno())
+    """fsync every file (subfolders' too), then rename *tmp* to *target* (atomic on POSIX)."""
+    for p in sorted(tmp.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            with open(p, "rb") as fh:
+                os.fsync(fh.fileno())
     if target.exists():
         raise AuditError(f"{target} already exists; a version folder is never overwritten")
     os.rename(tmp, target)

@@ -1,8 +1,8 @@
 """བོད་ཡིག — DRAFT translation (ཟིན་བྲིས), awaiting review by a native speaker.
-Keys missing here fall back to English (``tests/test_i18n.py`` fails when one is missing).
+Keys missing here fall back to English (``tests/i18n/test_catalogue.py`` fails when one is missing).
 Every entry uses the words of :mod:`audit.i18n.terms` (ལན་གྱི་ལྡེ་མིག "answer key",
 འགོ་ཁྲིད "lead", དཔྱད་པ་བ "judge", རིགས་རྒྱུད "family", རྗེས་སུ་བཞག "skip" …) and Latin
-digits (:data:`audit.i18n.terms.DIGITS`); ``tests/test_i18n_terms.py`` checks it.
+digits (:data:`audit.i18n.terms.DIGITS`); ``tests/i18n/test_terms.py`` checks it.
 None of the Tibetan has been checked by a native speaker yet."""
 from __future__ import annotations
 
@@ -477,4 +477,59 @@ MESSAGES.update({
 # Two judges without a common item: no agreement to show (never "nan%")
 MESSAGES.update({
     "reading.agree.pair_none": "{a} དང་ {b}: མཉམ་སྤྱོད་དྲི་བ་མེད། མཐུན་ཚད་རྩིས་མི་ཐུབ།",
+})
+
+# A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
+# (draft: every line needs a native speaker's review)
+MESSAGES.update({
+    "changes.previous_run": "དབྱེ་ཞིབ་སྔ་མ",
+    "changes.entered_queue": "རིམ་པ {tier_before} → {tier_after}, ལན་གྱི་ལྡེ་མིག་གི་ནོར་བའི་སྲིད་ཕྱོད {before} → {after}: ད་ལྟ་གྲལ་རིམ་གྱི་སྒྲིག་སྲོལ ({rule}) དང་མཐུན། {since} ནས་བཟུང་དཔེ་དབྱིབས་གསར་པ་ {n}",
+    "changes.left_queue": "རིམ་པ {tier_before} → {tier_after}, ལན་གྱི་ལྡེ་མིག་གི་ནོར་བའི་སྲིད་ཕྱོད {before} → {after}: ད་ནི་གྲལ་རིམ་གྱི་སྒྲིག་སྲོལ ({rule}) དང་མི་མཐུན། {since} ནས་བཟུང་དཔེ་དབྱིབས་གསར་པ་ {n}",
+    "changes.rule_tiers": "རིམ་པ {tiers}",
+    "changes.rule_score": "ལན་གྱི་ལྡེ་མིག་གི་ནོར་བའི་སྲིད་ཕྱོད་ཉུང་མཐར {threshold}",
+    "changes.rule_or": "{a} ཡང་ན {b}",
+    "changes.reopened": "ཐག་ཆོད་པའི་ལན་གྱི་ལྡེ་མིག {key} ལ་དགག་པའི་དཔང་རྟགས་གསར་པ་ཡོད། དཔེ་དབྱིབས་རྣམས་ཀྱིས་ལན་གཞན་ཞིག་འཛིན་པའི་སྲིད་ཕྱོད {before} ནས {after} བར་འཕར། (ཚད་ཀ {threshold}; {since} ནས་བཟུང་དཔེ་དབྱིབས་གསར་པ་ {n}) འགོ་ཁྲིད་ཀྱིས་དྲི་བ་འདི་ཡང་བསྐྱར་ཞིབ་བཤེར་མ་བྱས་བར་ཐག་ཆོད་པའི་ཐག་གཅོད་མི་འགྱུར།",
+    "change.reopened": "ཡང་བསྐྱར་ཁ་ཕྱེ", "change.entered_queue": "གྲལ་རིམ་དུ་ཞུགས", "change.left_queue": "གྲལ་རིམ་ནས་ཐོན",
+    "item.reopened_h": "དཔང་རྟགས་གསར་པས་ཡང་བསྐྱར་ཁ་ཕྱེ",
+    "dash.tab_since": "པར་གཞི་སྔ་མ་ནས་བཟུང",
+    "dash.since_caption": "པར་གཞི {v} ནས་བཟུང་དཔང་རྟགས་འགྱུར་བའི་དྲི་བ། དཔེ་དབྱིབས་གསར་པས་ད་ལྟ་དགག་པའི་ཐག་ཆོད་པའི་ལན་གྱི་ལྡེ་མིག་དང་། གྲལ་རིམ་དུ་ཞུགས་པའམ་ཐོན་པའི་དྲི་བ། ཐག་ཆོད་པའི་ཐག་གཅོད་མི་འགྱུར།",
+    "dash.since_caption_run": "དབྱེ་ཞིབ་སྔ་མ་ནས་བཟུང་དཔང་རྟགས་འགྱུར་བའི་དྲི་བ། དཔེ་དབྱིབས་གསར་པས་ད་ལྟ་དགག་པའི་ཐག་ཆོད་པའི་ལན་གྱི་ལྡེ་མིག་དང་། གྲལ་རིམ་དུ་ཞུགས་པའམ་ཐོན་པའི་དྲི་བ། ཐག་ཆོད་པའི་ཐག་གཅོད་མི་འགྱུར།",
+    "dash.since_pick": "པར་གཞི་འདི་ནས་བཟུང",
+    "dash.since_none": "འགྱུར་བ་མེད། དྲི་བ་གང་ཡང་ཚད་ཀ་ལས་མ་བརྒལ།",
+    "dash.since_no_run": "ད་ལྟ་བསྡུར་རྒྱུ་མེད། དྲི་བའི་མ་དེབ་ལ་དཔེ་དབྱིབས་གསར་པའི་སྔོན་དང་རྗེས་སུ་དབྱེ་ཞིབ་རེ་དགོས། (audit analyze)",
+    "dash.scores_h": "ལན་གྱི་ལྡེ་མིག་གི་པར་གཞི་རེ་རེའི་འོག་གི་སྐར་གྲངས",
+    "dash.scores_caption": "ཕྱིར་འདྲེན་བྱས་པའི་པར་གཞི་རེ་རེ་དང་ད་ལྟའི་ལན་གྱི་ལྡེ་མིག་འོག་དཔེ་དབྱིབས་རེ་རེའི་ཡང་དག་ཚད (%)། པར་གཞི་བར་གྱི་འགྱུར་བ་ནི་ལན་གྱི་ལྡེ་མིག་བཅོས་པ་ཡིན། དཔེ་དབྱིབས་ཀྱི་ལན་ལ་འགྱུར་བ་མེད།",
+    "dash.superseded": "ཚབ་བྱས་ཟིན",
+    "dash.working": "ད་ལྟའི་ལན་གྱི་ལྡེ་མིག",
+    "dash.tab_compare": "དྲི་བའི་མ་དེབ་བསྡུར་བ",
+    "dash.compare_pick": "བསྡུར་རྒྱུའི་དྲི་བའི་མ་དེབ",
+    "dash.compare_caption": "དྲི་བའི་མ་དེབ་རེ་རེའི་རང་གི་སྙན་ཞུ་གཤིབ་སྟེ་སྟོན།",
+    "dash.compare_need_two": "ཉུང་མཐར་དྲི་བའི་མ་དེབ་གཉིས་འདེམས་རོགས།",
+    "dash.compare_cost": "ནོར་བའི་ལན་གྱི་ལྡེ་མིག་གིས་དྲི་བའི་མ་དེབ་ཚང་མར་ཡོད་པའི་དཔེ་དབྱིབས་རེ་རེར་གྱོང་ཇི་ཙམ་ཕོག (སྐར་གྲངས)",
+    "dash.compare_parallel": "{a} ↔ {b}: མཉམ་སྒྲིག་དྲི་བ་ {n}, ལན་གྱི་ལྡེ་མིག་མི་འདྲ་བ་ {k}, དཔེ་དབྱིབས་ཀྱི་མཐུན་ཚད་མི་འདྲ་བ་ {g}།",
+    "dash.compare_damage": "ཡིག་སྒྱུར་གྱི་གནོད་སྐྱོན། སྐད་ཡིག་མི་འདྲ་བར་ལན་གྱི་ལྡེ་མིག་གམ་དཔེ་དབྱིབས་དང་ལན་གྱི་ལྡེ་མིག་གི་མཐུན་ཚད་མི་འདྲ་བའི་མཉམ་སྒྲིག་དྲི་བ།",
+    "dash.compare_no_parallel": "དྲི་བའི་མ་དེབ་འདི་དག་གི་ནང་མཉམ་སྒྲིག་གཉིས་མེད།",
+    "judges.card_h": "དཔྱད་པ་བ་དང་འགོ་བརྗོད་སྐད་ཡིག་རེ་རེའི་ཡིད་རྟོན་ཤོག་བྱང",
+    "judges.card_caption": "དཔྱད་པ་བ་གཅིག་ལ་བོད་ཡིག་དང་། རྒྱ་ཡིག སྐད་གཉིས་ཀྱི་འགོ་བརྗོད་བཀོལ་ནས་གཤིབ་བསྡུར། ཐག་ཆོད་པའི་ཐག་གཅོད་དང་མཐུན་ཚད (Cohen's kappa, 95% བར་ཁོངས)། འགོ་བརྗོད་སྐད་ཡིག་བར་གྱི་མཐུན་ཚད། འདེམས་གཞི་གོ་རིམ་གཞན་དུ་བསྟན་དུས་ཐག་གཅོད་ལྡོག་ཐེངས། བཟོ་སྐྲུན་སྒྲིག་འགོད།",
+    "judges.card_unreliable": "ཡིད་རྟོན་མི་རུང་། {judge} ({prompt}) ཡིས་འདེམས་གཞི་གོ་རིམ་གཞན་དུ་བསྟན་དུས་ཐག་གཅོད་ཀྱི་ {rate} ལྡོག",
+    "judges.card_family": "{judge} ནི་ཞིབ་བཤེར་བྱེད་བཞིན་པའི་དཔེ་དབྱིབས་ཤིག་དང་འདྲ་བར་ {family} རིགས་རྒྱུད་ཡིན། རིགས་རྒྱུད་དེའི་ལན་ལ་ཕྱོགས་ལྷུང་སྲིད།",
+    "judges.card_none": "དྲི་བའི་མ་དེབ་འདིར་དཔྱད་པ་བ་གང་གིའང་ཐག་གཅོད་མེད།",
+    "judges.card_pairs": "འགོ་བརྗོད་སྐད་ཡིག་བར་གྱི་མཐུན་ཚད",
+    "column.prompt_language": "འགོ་བརྗོད་སྐད་ཡིག",
+    "column.flip_rate": "གོ་རིམ་བསྒྱུར་རྗེས་ལྡོག་ཚད",
+    "column.n_flip": "གོ་རིམ་གཉིས་ཀར་དྲིས་པའི་དྲི་བ",
+    "column.same_family_warning": "ཞིབ་བཤེར་བྱེད་པའི་དཔེ་དབྱིབས་དང་རིགས་རྒྱུད་གཅིག",
+    "column.unreliable": "ཡིད་རྟོན་མི་རུང",
+    "column.settings": "བཟོ་སྐྲུན་སྒྲིག་འགོད",
+    "column.language_a": "འགོ་བརྗོད་དང་པོ", "column.language_b": "འགོ་བརྗོད་གཉིས་པ",
+    "column.items": "དྲི་བ", "column.models": "དཔེ་དབྱིབས", "column.expected_wrong_keys": "ནོར་སྲིད་པའི་ལན་གྱི་ལྡེ་མིག",
+    "column.expected_wrong_keys_sampled": "ནོར་སྲིད་པའི་ལན་གྱི་ལྡེ་མིག (མ་དཔེ)", "column.settled_wrong_keys": "ཐག་ཆོད་པའི་ནོར་བའི་ལན་གྱི་ལྡེ་མིག",
+    "column.change_points": "འགྱུར་བ (ལན་གྱི་ལྡེ་མིག་བཅོས་པ། སྐར་གྲངས)",
+    "column.what_changed": "འགྱུར་བ", "column.reason": "རྒྱུ་མཚན",
+    "judges.tab_card": "ཡིད་རྟོན་ཤོག་བྱང",
+    "compare.keys_differ": "ལན་གྱི་ལྡེ་མིག་མི་འདྲ། {a} ནང {key_a}, {b} ནང {key_b}",
+    "compare.agreement_differs": "གཉིས་ཀར་ལན་བཏབ་པའི་དཔེ་དབྱིབས་ {n} ལས {a} ནང་ {x} དང {b} ནང་ {y} ཡིས་ལན་གྱི་ལྡེ་མིག་བདམས",
+    "column.benchmark_a": "དྲི་བའི་མ་དེབ་དང་པོ", "column.benchmark_b": "དྲི་བའི་མ་དེབ་གཉིས་པ",
+    "column.question_id_a": "དྲི་བ (དང་པོ)", "column.question_id_b": "དྲི་བ (གཉིས་པ)",
+    "column.key_a": "ལན་གྱི་ལྡེ་མིག (དང་པོ)", "column.key_b": "ལན་གྱི་ལྡེ་མིག (གཉིས་པ)",
 })

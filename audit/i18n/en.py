@@ -678,6 +678,76 @@ UI.update({
     "column.y_only": 'Second judge only',
 })
 
+# A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
+UI.update({
+    "changes.previous_run": "the previous analysis",
+    "changes.entered_queue": ("Tier {tier_before} → {tier_after}, key-error score {before} → {after}: it now meets "
+                              "the queue's rule ({rule}); {n} new models since {since}."),
+    "changes.left_queue": ("Tier {tier_before} → {tier_after}, key-error score {before} → {after}: it no longer meets "
+                           "the queue's rule ({rule}); {n} new models since {since}."),
+    "changes.rule_tiers": "tiers {tiers}",
+    "changes.rule_score": "key-error score at least {threshold}",
+    "changes.rule_or": "{a} or {b}",
+    "changes.reopened": ("New evidence against the settled key {key}: the chance that the models hold another answer "
+                         "rose from {before} to {after} (threshold {threshold}; {n} new models since {since}). The "
+                         "settled verdict stands until a lead reviews the item again."),
+    "change.reopened": "Reopened", "change.entered_queue": "Entered the queue", "change.left_queue": "Left the queue",
+    "item.reopened_h": "Reopened by new evidence",
+    "dash.tab_since": "Since the last version",
+    "dash.since_caption": ("Items whose evidence moved since version {v}: settled keys the new models now reject, and "
+                           "items that entered or left the queue. Settled verdicts stand."),
+    "dash.since_caption_run": ("Items whose evidence moved since the previous analysis: settled keys the new models "
+                               "now reject, and items that entered or left the queue. Settled verdicts stand."),
+    "dash.since_pick": "Since version",
+    "dash.since_none": "Nothing moved: no item crossed a threshold.",
+    "dash.since_no_run": ("Nothing to compare yet: the benchmark needs an analysis before and one after the new "
+                          "models (audit analyze)."),
+    "dash.scores_h": "Scores under every key version",
+    "dash.scores_caption": ("Each model's accuracy (%) under each exported version and the working keys. The change "
+                            "from one version to the next is a key correction: the models answered nothing "
+                            "differently."),
+    "dash.superseded": "superseded",
+    "dash.working": "working keys",
+    "dash.tab_compare": "Compare benchmarks",
+    "dash.compare_pick": "Benchmarks to compare",
+    "dash.compare_caption": "Each benchmark's own report, side by side.",
+    "dash.compare_need_two": "Choose at least two benchmarks.",
+    "dash.compare_cost": "What wrong keys cost each model present in every benchmark (points)",
+    "dash.compare_parallel": ("{a} ↔ {b}: {n} parallel items, {k} with different keys, {g} with different model "
+                              "agreement."),
+    "dash.compare_damage": ("Translation damage: parallel items whose keys, or whose models' agreement with the key, "
+                            "differ across languages."),
+    "dash.compare_no_parallel": "No two of these benchmarks are parallel.",
+    "judges.card_h": "Reliability card per judge and prompt language",
+    "judges.card_caption": ("The same judge with a Tibetan, a Chinese and a bilingual prompt, side by side: "
+                            "agreement with settled verdicts (Cohen's kappa, 95% interval), agreement between prompt "
+                            "languages, how often the verdict flips when the options are shown in another order, and "
+                            "the generation settings."),
+    "judges.card_unreliable": ("Unreliable: {judge} ({prompt}) flips {rate} of its verdicts when the options are "
+                               "shown in another order."),
+    "judges.card_family": ("{judge} is of the {family} family, like an audited model: it may prefer that family's "
+                           "answers."),
+    "judges.card_none": "No judge has verdicts on this benchmark yet.",
+    "judges.card_pairs": "Agreement between prompt languages",
+    "column.prompt_language": "Prompt language",
+    "column.flip_rate": "Flips when reordered",
+    "column.n_flip": "Items asked in both orders",
+    "column.same_family_warning": "Same family as an audited model",
+    "column.unreliable": "Unreliable",
+    "column.settings": "Generation settings",
+    "column.language_a": "First prompt", "column.language_b": "Second prompt",
+    "column.items": "Items", "column.models": "Models", "column.expected_wrong_keys": "Expected wrong keys",
+    "column.expected_wrong_keys_sampled": "Expected wrong keys (sample)", "column.settled_wrong_keys": "Settled wrong keys",
+    "column.change_points": "Change (key correction, points)",
+    "column.what_changed": "What changed", "column.reason": "Why",
+    "judges.tab_card": "Reliability card",
+    "compare.keys_differ": "the keys differ: {key_a} in {a}, {key_b} in {b}",
+    "compare.agreement_differs": "of the {n} models that answered both, {x} chose the key in {a} and {y} in {b}",
+    "column.benchmark_a": "First benchmark", "column.benchmark_b": "Second benchmark",
+    "column.question_id_a": "Item (first)", "column.question_id_b": "Item (second)",
+    "column.key_a": "Key (first)", "column.key_b": "Key (second)",
+})
+
 #: Label kinds: ``label(kind, code)`` looks up ``"kind.code"``.
 LABEL_KINDS: dict[str, dict[str, str]] = {
     "verdict": VERDICT_LABELS, "cause": CAUSE_LABELS, "status": STATUS_LABELS, "flag": FLAG_LABELS,

@@ -8,7 +8,7 @@ whether two things are meant; a word that means something else misleads
 correct" into "the final answer is correct").  :func:`violations` finds,
 in a catalogue, every entry that uses a forbidden word, or whose English
 source names a concept while the translation lacks the table's word for it;
-``tests/test_i18n_terms.py`` fails on any.
+``tests/i18n/test_terms.py`` fails on any.
 
 **Drafts.**  The Chinese and Tibetan words are drafts until a native speaker
 has checked them; :attr:`Term.bo_checked` / :attr:`Term.zh_checked` record

@@ -1,7 +1,7 @@
 """简体中文 — DRAFT translation, awaiting review by a native speaker.
-Keys missing here fall back to English (``tests/test_i18n.py`` fails when one is missing).
+Keys missing here fall back to English (``tests/i18n/test_catalogue.py`` fails when one is missing).
 Every entry uses the words of :mod:`audit.i18n.terms` (标准答案, 审核/审核员, 组长,
-评判模型, 判定, 裁决, 科目, 家族, 题库 …); ``tests/test_i18n_terms.py`` checks it."""
+评判模型, 判定, 裁决, 科目, 家族, 题库 …); ``tests/i18n/test_terms.py`` checks it."""
 from __future__ import annotations
 
 DRAFT = True
@@ -473,4 +473,58 @@ MESSAGES.update({
 # Two judges without a common item: no agreement to show (never "nan%")
 MESSAGES.update({
     "reading.agree.pair_none": "{a} 对 {b}：没有共同题目，一致率无法定义。",
+})
+
+# A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
+MESSAGES.update({
+    "changes.previous_run": "上一次分析",
+    "changes.entered_queue": "等级 {tier_before} → {tier_after}，标准答案的错误概率 {before} → {after}：现在符合队列的规则（{rule}）；自 {since} 以来新增 {n} 个模型。",
+    "changes.left_queue": "等级 {tier_before} → {tier_after}，标准答案的错误概率 {before} → {after}：不再符合队列的规则（{rule}）；自 {since} 以来新增 {n} 个模型。",
+    "changes.rule_tiers": "等级 {tiers}",
+    "changes.rule_score": "标准答案的错误概率至少 {threshold}",
+    "changes.rule_or": "{a} 或 {b}",
+    "changes.reopened": "有新证据反对已定论的标准答案 {key}：模型认定另一答案的概率由 {before} 升至 {after}（门槛 {threshold}；自 {since} 以来新增 {n} 个模型）。在组长重新审核此题之前，已定论的判定保持不变。",
+    "change.reopened": "重新打开", "change.entered_queue": "进入队列", "change.left_queue": "离开队列",
+    "item.reopened_h": "因新证据重新打开",
+    "dash.tab_since": "自上一版本以来",
+    "dash.since_caption": "自版本 {v} 以来证据有变化的题目：新模型现在否定的已定论标准答案，以及进入或离开队列的题目。已定论的判定保持不变。",
+    "dash.since_caption_run": "自上一次分析以来证据有变化的题目：新模型现在否定的已定论标准答案，以及进入或离开队列的题目。已定论的判定保持不变。",
+    "dash.since_pick": "自此版本以来",
+    "dash.since_none": "没有变化：没有题目越过门槛。",
+    "dash.since_no_run": "暂无可比较的内容：题库需要在新模型之前和之后各做一次分析（audit analyze）。",
+    "dash.scores_h": "各标准答案版本下的得分",
+    "dash.scores_caption": "每个模型在每个已导出版本及当前标准答案下的准确率（%）。版本之间的变化是标准答案的更正：模型的回答没有任何不同。",
+    "dash.superseded": "已被取代",
+    "dash.working": "当前标准答案",
+    "dash.tab_compare": "题库对比",
+    "dash.compare_pick": "要对比的题库",
+    "dash.compare_caption": "每个题库自己的报告，并排显示。",
+    "dash.compare_need_two": "请至少选择两个题库。",
+    "dash.compare_cost": "错误的标准答案让每个题库中都有的每个模型损失多少（百分点）",
+    "dash.compare_parallel": "{a} ↔ {b}：{n} 道平行题目，{k} 道标准答案不同，{g} 道模型一致性不同。",
+    "dash.compare_damage": "翻译损伤：标准答案或模型与标准答案的一致性在不同语言间不同的平行题目。",
+    "dash.compare_no_parallel": "这些题库中没有两个是平行的。",
+    "judges.card_h": "每个评判模型和提示语言的可靠性卡片",
+    "judges.card_caption": "同一个评判模型分别使用藏文、中文和双语提示，并排比较：与已定论判定的一致性（Cohen's kappa，95% 区间）、提示语言之间的一致性、选项换序显示时判定翻转的频率，以及生成设置。",
+    "judges.card_unreliable": "不可靠：{judge}（{prompt}）在选项换序显示时翻转了 {rate} 的判定。",
+    "judges.card_family": "{judge} 属于 {family} 家族，与一个被审核的模型相同：它可能偏向该家族的回答。",
+    "judges.card_none": "此题库还没有任何评判模型的判定。",
+    "judges.card_pairs": "提示语言之间的一致性",
+    "column.prompt_language": "提示语言",
+    "column.flip_rate": "换序后翻转",
+    "column.n_flip": "两种顺序都问过的题目",
+    "column.same_family_warning": "与被审核的模型同一家族",
+    "column.unreliable": "不可靠",
+    "column.settings": "生成设置",
+    "column.language_a": "第一种提示", "column.language_b": "第二种提示",
+    "column.items": "题目", "column.models": "模型", "column.expected_wrong_keys": "预计错误的标准答案",
+    "column.expected_wrong_keys_sampled": "预计错误的标准答案（抽样）", "column.settled_wrong_keys": "已定论错误的标准答案",
+    "column.change_points": "变化（标准答案更正，百分点）",
+    "column.what_changed": "变化", "column.reason": "原因",
+    "judges.tab_card": "可靠性卡片",
+    "compare.keys_differ": "标准答案不同：{a} 中为 {key_a}，{b} 中为 {key_b}",
+    "compare.agreement_differs": "在两边都作答的 {n} 个模型中，{a} 中有 {x} 个选了标准答案，{b} 中有 {y} 个",
+    "column.benchmark_a": "第一个题库", "column.benchmark_b": "第二个题库",
+    "column.question_id_a": "题目（第一个）", "column.question_id_b": "题目（第二个）",
+    "column.key_a": "标准答案（第一个）", "column.key_b": "标准答案（第二个）",
 })

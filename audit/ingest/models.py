@@ -19,7 +19,7 @@ from audit.store import DbPath, connect, transaction
 # Ordered: first match wins.  Patterns are matched against the lower-cased name.
 _FAMILY_RULES: list[tuple[str, str, str]] = [
     (r"^(anthropic[_/-]|claude)", "anthropic", "anthropic"),
-    (r"^(google[_/-]|gemini|gemma|palm|text-unicorn|text-bison)", "google", "google"),
+    (r"^(google[_/-]|gemini|gemma|palm(?!yra)|text-unicorn|text-bison)", "google", "google"),
     (r"^(openai[_/-]|gpt|o1|o3|o4|chatgpt)", "openai", "openai"),
     (r"^(meta[_/-]|llama|meta-llama)", "meta", "meta"),
     (r"^(qwen|alibaba[_/-])", "qwen", "alibaba"),
@@ -162,8 +162,8 @@ def import_models(path: str | os.PathLike, *, db: DbPath = None, actor=None) -> 
     names, families, providers, lines = [], [], [], []
     first: dict[str, int] = {}
     given = df["provider"].tolist() if "provider" in df.columns else [None] * len(df)
-    for raw_name, raw_family, raw_prov, raw_line in zip(df["name"].tolist(), df["family"].tolist(), given,
-                                                        df["_line"].tolist()):
+    at = df["_line"].tolist() if "_line" in df.columns else [i + 2 for i in range(len(df))]
+    for raw_name, raw_family, raw_prov, raw_line in zip(df["name"].tolist(), df["family"].tolist(), given, at):
         line = int(raw_line)
         try:
             name, family, prov = text_cell(raw_name), text_cell(raw_family), text_cell(raw_prov)

@@ -23,8 +23,11 @@ example) need no escaping:
 
 Shipped templates (``audit/judge/prompts/``; ``--prompt NAME`` picks one):
 ``methodology`` (the methodology's prompt, word for word), ``default`` (the
-same, naming the benchmark's language) and ``with-source`` (also shows the
-linked original and asks for the cause of a wrong key).  Without
+same, naming the benchmark's language), ``with-source`` (also shows the
+linked original and asks for the cause of a wrong key), and for TLUE the same
+question asked in Tibetan only (``tlue-bo``), in Chinese only (``tlue-zh``)
+and in both (``tlue-bilingual``), to compare one judge across prompt
+languages.  Without
 ``--prompt`` a run uses ``with-source`` when a selected item has a linked
 original, else ``default``.
 
@@ -56,7 +59,16 @@ METHODOLOGY_TEMPLATE = _shipped("methodology.txt")
 DEFAULT_TEMPLATE = _shipped("default.txt")
 # For items with a parallel source: the original text, options and key, and a cause.
 SOURCE_TEMPLATE = _shipped("with_source.txt")
-SHIPPED = {"methodology": METHODOLOGY_TEMPLATE, "default": DEFAULT_TEMPLATE, "with-source": SOURCE_TEMPLATE}
+# The same question in the languages of TLUE and its source: Tibetan only, Chinese only, and both, so one
+# judge can be compared across prompt languages (audit judge card).
+TLUE_BO_TEMPLATE = _shipped("tlue_bo.txt")
+TLUE_ZH_TEMPLATE = _shipped("tlue_zh.txt")
+TLUE_BILINGUAL_TEMPLATE = _shipped("tlue_bilingual.txt")
+SHIPPED = {"methodology": METHODOLOGY_TEMPLATE, "default": DEFAULT_TEMPLATE, "with-source": SOURCE_TEMPLATE,
+           "tlue-bo": TLUE_BO_TEMPLATE, "tlue-zh": TLUE_ZH_TEMPLATE, "tlue-bilingual": TLUE_BILINGUAL_TEMPLATE}
+#: The language each shipped prompt is written in (BCP 47; ``bo+zh-Hans``: both).
+SHIPPED_LANGUAGES = {"methodology": "en", "default": "en", "with-source": "en", "tlue-bo": "bo",
+                     "tlue-zh": "zh-Hans", "tlue-bilingual": "bo+zh-Hans"}
 
 REQUIRED = ("question", "options", "answer_key")
 ALLOWED = frozenset(REQUIRED + ("rationale", "labels", "language", "source"))
@@ -114,9 +126,22 @@ def source_prompt() -> JudgePrompt:
     return make_prompt(SOURCE_TEMPLATE)
 
 
+def shipped_language(version: str) -> str | None:
+    """The language of a shipped prompt by its version (None: not shipped).
+
+    >>> shipped_language(make_prompt(TLUE_ZH_TEMPLATE).version)
+    'zh-Hans'
+    """
+    for name, template in SHIPPED.items():
+        if make_prompt(template).version == version:
+            return SHIPPED_LANGUAGES[name]
+    return None
+
+
 def load_prompt(path: str | os.PathLike | None) -> JudgePrompt:
     """The template in ``path`` (UTF-8 text) or a shipped one by name
-    (``methodology``, ``default``, ``with-source``); the default when None."""
+    (``methodology``, ``default``, ``with-source``, ``tlue-bo``, ``tlue-zh``,
+    ``tlue-bilingual``); the default when None."""
     if path is None:
         return default_prompt()
     if str(path) in SHIPPED and not Path(path).exists():

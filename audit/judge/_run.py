@@ -45,6 +45,7 @@ internet; litellm's bundled price list is used.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -64,8 +65,28 @@ from audit.store.benchmarks import benchmark_name
 
 #: Seconds per request when the options do not say.
 DEFAULT_TIMEOUT = 60.0
+#: Suffix of the prompt version under which a permuted-order pass stores its verdicts.
+PERMUTED_SUFFIX = "-rotated"
 
-__all__ = ["JudgeRunSummary", "run_judge", "arun_judge", "redact", "safe_url"]
+__all__ = ["JudgeRunSummary", "run_judge", "arun_judge", "redact", "safe_url", "PERMUTED_SUFFIX", "rotate_options"]
+
+
+def rotate_options(options: list[dict]) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """The options shown in another order for the permuted-order pass: each
+    option moves one place up (the first goes last), so no option keeps its
+    label — a judge that answers by position gives another item label.
+    Returns the (label, text) pairs as shown and the map shown label → item
+    label.
+
+    >>> shown, back = rotate_options([{"label": "A", "text": "x"}, {"label": "B", "text": "y"},
+    ...                               {"label": "C", "text": "z"}])
+    >>> shown, back
+    ([('A', 'y'), ('B', 'z'), ('C', 'x')], {'A': 'B', 'B': 'C', 'C': 'A'})
+    """
+    labels = [o["label"] for o in options]
+    text = {o["label"]: o["text"] for o in options}
+    order = labels[1:] + labels[:1]
+    return [(labels[i], text[order[i]]) for i in range(len(labels))], dict(zip(labels, order))
 
 
 # ---------------------------------------------------------------- summary
@@ -114,7 +135,8 @@ class JudgeRunSummary:
 
 def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, judge_name: str | None = None,
               prompt: str | os.PathLike | JudgePrompt | None = None, retry_unparsed: bool = False,
-              options: RunOptions | None = None, actor=None, **option_fields: Any) -> JudgeRunSummary:
+              options: RunOptions | None = None, permute: bool = False, actor=None,
+              **option_fields: Any) -> JudgeRunSummary:
     """Run a judge (blocking wrapper around :func:`arun_judge`).  Ctrl-C
     stops it; every reply received until then is already saved.
 
@@ -122,6 +144,7 @@ def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, ju
     :class:`~audit.llm.RunOptions`) selects the items and sets concurrency,
     cost cap, retries and prices; keyword arguments named like its fields
     (``concurrency=4``) override it (any other name is a TypeError).
+    ``permute``: the permuted-order pass (see :func:`arun_judge`).
     Once the database has accounts a run is a lead's or admin's act
     (``actor``), checked before any request is sent.
     """
@@ -131,7 +154,7 @@ def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, ju
     opts = RunOptions.of(options, **option_fields)
     try:
         return asyncio.run(arun_judge(model, benchmark=benchmark, db=db, judge_name=judge_name, prompt=prompt,
-                                      retry_unparsed=retry_unparsed, options=opts))
+                                      retry_unparsed=retry_unparsed, options=opts, permute=permute))
     except KeyboardInterrupt:
         raise KeyboardInterrupt("interrupted; every reply received so far is saved — run again to resume") from None
 
@@ -145,6 +168,7 @@ async def arun_judge(
     prompt: str | os.PathLike | JudgePrompt | None = None,
     retry_unparsed: bool = False,
     options: RunOptions | None = None,
+    permute: bool = False,
 ) -> JudgeRunSummary:
     """Ask ``model`` about the selected items of ``benchmark`` (see the module
     docstring for caching, concurrency, backoff and cost rules).
@@ -155,6 +179,12 @@ async def arun_judge(
     defaults to 60 s, its ``progress`` None to a tqdm bar on stderr when it
     is a terminal.  Returns a :class:`JudgeRunSummary`; the same totals are
     stored in ``judge_runs``.
+
+    ``permute``: the permuted-order pass: every item's options are shown
+    rotated (:func:`rotate_options`), the verdict is mapped back to the
+    item's labels and stored under the prompt version plus
+    :data:`PERMUTED_SUFFIX`, so how often a judge's verdict flips with the
+    order of the options is measured (:mod:`audit.judge.card`).
     """
     opts = RunOptions.of(options).resolved(timeout=DEFAULT_TIMEOUT)
     opts.validate(model)
@@ -163,15 +193,16 @@ async def arun_judge(
     if prompt is None and _has_sources(db, benchmark):
         jp = source_prompt()
     litellm, params, api_key, price_known, custom_price = opts.provider(model)
-    config = {"model": model, "retry_unparsed": retry_unparsed, **opts.stored_config()}
+    version = jp.version + (PERMUTED_SUFFIX if permute else "")
+    config = {"model": model, "retry_unparsed": retry_unparsed, "permuted": permute, **opts.stored_config()}
     with connect(db) as con:
         check_selection(con, benchmark, opts.tiers)
         with transaction(con):
-            jstore.ensure_prompt(con, jp.version, jp.template)
+            jstore.ensure_prompt(con, version, jp.template)
             n_selected, todo = jstore.select_items(
-                con, benchmark=benchmark, judge=judge, prompt_version=jp.version, question_ids=opts.question_ids,
+                con, benchmark=benchmark, judge=judge, prompt_version=version, question_ids=opts.question_ids,
                 tiers=opts.tiers, subjects=opts.subjects, limit=opts.limit, retry_unparsed=retry_unparsed)
-            run_id = jstore.start_run(con, benchmark=benchmark, judge=judge, prompt_version=jp.version,
+            run_id = jstore.start_run(con, benchmark=benchmark, judge=judge, prompt_version=version,
                                       source="litellm", config=config)
             claim_run(con, "judge_runs", run_id)
             correct_stale_runs(con, "judge_runs", "benchmark = ? AND judge = ? AND run_id <> ?",
@@ -179,12 +210,12 @@ async def arun_judge(
             jstore.update_run(con, run_id, n_selected=n_selected, n_cached=n_selected - len(todo))
             context = jstore.item_context(con, benchmark, list(todo["question_id"])) if jp.needs_context else {}
 
-    summary = JudgeRunSummary(run_id=run_id, benchmark=benchmark, judge=judge, prompt_version=jp.version,
+    summary = JudgeRunSummary(run_id=run_id, benchmark=benchmark, judge=judge, prompt_version=version,
                               n_selected=n_selected, n_cached=n_selected - len(todo),
                               cost_usd=0.0 if price_known else None)
     runner = _JudgeRunner(litellm=litellm, db=db, summary=summary, prompt=jp, call_params=params,
                           api_key=api_key, price_known=price_known, custom_price=custom_price, context=context,
-                          **opts.runner_args())
+                          permute=permute, **opts.runner_args())
     t0 = time.monotonic()
     try:
         items = todo.to_dict("records")
@@ -206,16 +237,27 @@ def _has_sources(db: DbPath, benchmark: str) -> bool:
 class _JudgeRunner(CallRunner):
     """The judge stage's part of the shared runner: prompt, parsing, tables."""
 
-    def __init__(self, *, summary: JudgeRunSummary, prompt: JudgePrompt, context: dict[str, dict], **kw: Any):
+    def __init__(self, *, summary: JudgeRunSummary, prompt: JudgePrompt, context: dict[str, dict],
+                 permute: bool = False, **kw: Any):
         super().__init__(**kw)
         self.s = summary
         self.prompt = prompt
         self.context = context
+        self.permute = permute
         self.desc = f"judge {summary.judge}"
+
+    def shown(self, item: dict) -> tuple[list, str, dict[str, str]]:
+        """(options as shown, the key as shown, shown label → item label)."""
+        if not self.permute:
+            return item["options"], item["answer_key"], {o["label"]: o["label"] for o in item["options"]}
+        pairs, back = rotate_options(item["options"])
+        fwd = {v: k for k, v in back.items()}
+        return pairs, fwd.get(item["answer_key"], item["answer_key"]), back
 
     def messages(self, item: dict) -> list[dict]:
         ctx = self.context.get(item["question_id"], {})
-        text = self.prompt.render(stem=item["stem"], options=item["options"], answer_key=item["answer_key"],
+        options, key, _ = self.shown(item)
+        text = self.prompt.render(stem=item["stem"], options=options, answer_key=key,
                                   explanation=item["explanation"], language=ctx.get("language"),
                                   source=ctx.get("source"))
         return [{"role": "user", "content": text}]
@@ -224,10 +266,13 @@ class _JudgeRunner(CallRunner):
         parts = message_parts(resp)
         content = self.scrub(parts["content"])
         labels = [o["label"] for o in item["options"]]
+        _, key, back = self.shown(item)
         problem = reply_problem(parts)
         # an empty or cut-off reply is stored raw as what it is (asked again by the next run), never parsed
         parsed = ParsedVerdict(parse_ok=False, parse_error=problem) if problem else \
-            parse_reply(content, labels=labels, answer_key=item["answer_key"])
+            parse_reply(content, labels=labels, answer_key=key)
+        if self.permute and parsed.correct_answer is not None:   # back to the item's own labels
+            parsed = dataclasses.replace(parsed, correct_answer="".join(back.get(c, c) for c in parsed.correct_answer))
         return {
             "benchmark": self.s.benchmark, "question_id": item["question_id"], "judge": self.s.judge,
             "prompt_version": self.s.prompt_version, "answer_key_correct": parsed.answer_key_correct,

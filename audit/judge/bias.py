@@ -26,7 +26,7 @@ Definitions (all on one benchmark, one judge, one prompt version):
 
 The methodology's figures (130 disputed items; Gemini-only 43, Claude-only
 2, both 66, neither 19 → ratio 21.5, p ≈ 5.9e-11, CI ≈ [5.6, 183]) are
-reproduced by ``tests/test_judge_bias.py`` from a constructed data set.
+reproduced by ``tests/judge/test_bias.py`` from a constructed data set.
 
 ``bias_vs_accuracy`` then separates bias from accuracy with settled expert
 verdicts (see its docstring).
@@ -432,8 +432,9 @@ def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
     out: list[tuple[str, dict]] = [
         ("reading.acc.overall", overall) if math.isnan(o["kappa"]) else
         ("reading.acc.overall_kappa", {**overall, "kappa": float(o["kappa"]), "kappa_n": int(o["kappa_n"])})]
-    own = rep.patterns[rep.patterns["judge_in_pair"]]
-    for (x, y), g in own.groupby(["family_x", "family_y"], sort=False):
+    # one family only: no pair of families, so the patterns table has no rows (nor pair columns)
+    own = rep.patterns[rep.patterns["judge_in_pair"]] if "judge_in_pair" in rep.patterns else rep.patterns.iloc[:0]
+    for (x, y), g in (own.groupby(["family_x", "family_y"], sort=False) if len(own) else ()):
         g = g.set_index("pattern")
         xo, yo = g.loc["x_only"], g.loc["y_only"]
         out.append(("reading.acc.pattern", {"x": x, "y": y,

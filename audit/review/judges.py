@@ -94,4 +94,32 @@ def judge_bias_summary(benchmark: str | None, judge: str, *, db: DbPath = None, 
     return JudgeBiasSummary(bias=rep, accuracy=acc)
 
 
-__all__ = ["agreement_report", "report_sections", "bias_vs_accuracy", "JudgeBiasSummary", "judge_bias_summary"]
+def judge_family_name(benchmark: str, judge: str, *, db: DbPath = None) -> str:
+    """A judge's model family (for the card's warning)."""
+    from audit.judge.card import family_of
+
+    return family_of(judge, db=db)
+
+
+@dataclass
+class JudgeCard:
+    """:func:`judge_card`'s result: the card (one row per judge × prompt
+    version) and the agreement between one judge's prompt languages."""
+
+    card: pd.DataFrame
+    languages: pd.DataFrame
+
+
+@resolves_benchmark
+def judge_card(benchmark: str | None, *, db: DbPath = None) -> JudgeCard:
+    """:func:`audit.judge.card.judge_card` with the settled expert verdicts,
+    and :func:`audit.judge.card.language_agreement`."""
+    from audit.judge.card import judge_card as card_from
+    from audit.judge.card import language_agreement
+
+    return JudgeCard(card_from(benchmark, settled=_settled(benchmark, db), db=db),
+                     language_agreement(benchmark, db=db))
+
+
+__all__ = ["agreement_report", "report_sections", "bias_vs_accuracy", "JudgeBiasSummary", "judge_bias_summary",
+           "JudgeCard", "judge_card", "judge_family_name"]

@@ -101,14 +101,8 @@ class _Where:
 
 
 def _is_blank(v) -> bool:
-    if v is None:
-        return True
-    try:
-        if pd.isna(v):
-            return True
-    except (TypeError, ValueError):
-        pass
-    return isinstance(v, str) and not v.strip()
+    """None, a pandas NaN or text that is only spaces."""
+    return clean_text(v) is None
 
 
 def _truthy(v) -> bool:

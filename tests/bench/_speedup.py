@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from _judge_server import JudgeServer, make_benchmark  # noqa: E402
+from tests.support.judge_server import JudgeServer, make_benchmark  # noqa: E402
 
 TARGET = 10.0
 

@@ -183,7 +183,7 @@ def multilingual(shared: Path) -> None:
     rate read by the labeller."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     os.environ.setdefault("AUDIT_SHARED_DATA", str(shared))
-    import test_extract_final as t  # one reader of the fixture and of the options shown (shared data)
+    import tests.ingest.extract.test_final as t  # one reader of the fixture and of the options shown (shared data)
 
     rows = t._llm_rows(("own", "cmmlu", "tlue"))
     print(f"\nmultilingual LLM responses: {len(rows)} certain, {sum(r['truncated'] for r in rows)} cut off, "

@@ -25,11 +25,11 @@ def main() -> int:
     args = ap.parse_args()
 
     from label_studio_sdk import LabelStudio
-    from test_label_studio import make_benchmark
 
     import audit
     from audit.sync._config import verdict_result
     from tests.support.label_studio_server import start_local_server
+    from tests.sync.test_roundtrip import make_benchmark
 
     work = Path(tempfile.mkdtemp(prefix="bench-ls-"))
     db = work / "bench.duckdb"

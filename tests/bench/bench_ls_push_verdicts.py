@@ -36,10 +36,9 @@ def main() -> int:
     ap.add_argument("--n", type=int, default=300)
     args = ap.parse_args()
 
-    from test_label_studio import make_benchmark
-
     import audit
     from tests.support.label_studio_server import start_local_server
+    from tests.sync.test_roundtrip import make_benchmark
 
     work = Path(tempfile.mkdtemp(prefix="bench-ls-verdicts-"))
     base = work / "base.duckdb"

@@ -100,7 +100,7 @@ def main() -> None:
     results = []
     print("workbench operations (limit 300 ms):")
     timed("queue page: Tier 1–2, first 50", lambda i: review.review_queue(b, limit=50, db=db), args.repeat, results)
-    timed(f"queue page: Tier 1–2 + subject + unreviewed, first 50",
+    timed("queue page: Tier 1–2 + subject + unreviewed, first 50",
           lambda i: review.review_queue(b, subjects=[subject], status="unreviewed", reviewer="ann", limit=50, db=db),
           args.repeat, results)
     timed(f"queue page: all tiers ({nq:,} items) + unreviewed, first 50",

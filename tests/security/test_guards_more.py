@@ -20,9 +20,9 @@ import duckdb
 import pytest
 
 import audit
-from tests._attack import REPO, cli, fresh_copy
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import REPO, cli, fresh_copy
+from tests.support.common import rows
 
 PW = {"Root": "root-password", "Lead": "lead-password"}
 KEY = "sk-test-guards-0123456789"
@@ -69,9 +69,8 @@ def geo(db_path, tmp_path):
 
 @pytest.fixture(scope="module")
 def _team_template(tmp_path_factory):
-    from tests._judge_server import make_benchmark
-
     from audit.accounts import add_account
+    from tests.support.judge_server import make_benchmark
 
     d = tmp_path_factory.mktemp("guards-team")
     db = d / "t.duckdb"
@@ -181,7 +180,7 @@ def test_an_import_by_a_lead_goes_ahead(team, tmp_path):
 
 def test_a_judge_run_named_with_an_invisible_character_sends_nothing(db_path, monkeypatch):
     """RF: the judge's name is refused before any request (not after paying)."""
-    from tests._judge_server import JudgeServer, make_benchmark
+    from tests.support.judge_server import JudgeServer, make_benchmark
 
     make_benchmark(db_path, "jb", n=2)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)

@@ -21,9 +21,9 @@ import pytest
 
 import audit
 from audit.accounts import add_account
-from tests._attack import cli
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import cli
+from tests.support.common import rows
 
 MODELS = ["llama-3-8b", "llama-3-70b", "gpt-4o", "claude-3", "gemini-1"]
 

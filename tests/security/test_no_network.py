@@ -18,13 +18,12 @@ import socket
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import duckdb
 import pytest
 
 import audit
-from tests._attack import REPO
+from tests.support.attack import REPO
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 

@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 import audit
-from tests._attack import cli
+from tests.support.attack import cli
 
 OSC_TITLE = "\x1b]0;pwned\x07"
 OSC_LINK = "\x1b]8;;http://evil.example/\x07click me\x1b]8;;\x07"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._attack import cli, fresh_copy
+from tests.support.attack import cli, fresh_copy
 
 PW = {"Root": "root-password", "Pema": "pema-password"}
 KEY = "sk-test-roles-0123456789"
@@ -25,7 +25,7 @@ KEY = "sk-test-roles-0123456789"
 def _template(tmp_path_factory):
     from audit.accounts import add_account
     from audit.review import add_review
-    from tests._judge_server import make_benchmark
+    from tests.support.judge_server import make_benchmark
 
     d = tmp_path_factory.mktemp("roles-everywhere")
     db = d / "t.duckdb"
@@ -98,7 +98,7 @@ def test_models_set_family_needs_an_account(team):
 
 @pytest.fixture
 def provider(monkeypatch):
-    from tests._judge_server import JudgeServer
+    from tests.support.judge_server import JudgeServer
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with JudgeServer(default_reply=lambda qid: ("text", "Answer: A")) as s:
@@ -213,7 +213,7 @@ def test_a_wrong_password_on_an_import_is_refused(team, tmp_path):
             "--as", "Root", "--password-stdin", stdin="wrong-password\n")
     assert r.returncode == 1 and "No such option" not in r.stderr, r.stderr
     assert r.stderr.strip().splitlines() == ["error: the name or the password is not right"], r.stderr
-    from tests.tests_ingest_util import rows
+    from tests.support.common import rows
 
     assert rows(team, "SELECT answer_key FROM questions WHERE question_id = 'q001'") == [("A",)]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._attack import REPO
-from tests.tests_ingest_util import rows
+from tests.support.attack import REPO
+from tests.support.common import rows
 
 SECRET = "sk-proj-Zq81xTT4vbn2LmQp"        # OpenAI-style: the pattern rule alone hides it
 PLAIN = "Zq81xTT4vbn2LmQpWw7e3Rk"          # no recognisable shape: only the flag tells it is a secret
@@ -85,7 +85,7 @@ def test_the_queue_file_beside_the_database_never_holds_a_secret(tmp_path, db_pa
 
 @pytest.fixture
 def bench(db_path, monkeypatch):
-    from tests._judge_server import make_benchmark
+    from tests.support.judge_server import make_benchmark
 
     monkeypatch.setenv("OPENAI_API_KEY", PLAIN)
     make_benchmark(db_path, "jb", n=3)

@@ -21,7 +21,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import audit
-from tests._accounts import ADMIN, apptest_sign_in, ensure_account
+from tests.support.accounts import ADMIN, apptest_sign_in, ensure_account
 
 REPO = Path(__file__).resolve().parents[2]
 APP = str(REPO / "workbench" / "app.py")
@@ -221,8 +221,8 @@ def test_the_surviving_session_keeps_working(db):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_a_password_reset_ends_the_session_over_the_live_server(db):
-    from tests._accounts import browser_sign_in
-    from tests._workbench_server import chromium, wait_settled, workbench_server
+    from tests.support.accounts import browser_sign_in
+    from tests.support.workbench_server import chromium, wait_settled, workbench_server
 
     with workbench_server(db) as base, chromium() as browser:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})

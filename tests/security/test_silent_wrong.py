@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import audit
-from tests._attack import REPO, cli
 from tests.conftest import db_snapshot
-from tests.tests_ingest_util import rows
+from tests.support.attack import REPO, cli
+from tests.support.common import rows
 
 
 def refused(call, db, *, says: str | None = None):
@@ -322,7 +322,7 @@ def test_models_import_with_a_case_variant_of_a_known_model(geo, tmp_path):
 # ---------------------------------------------------------------- commands whose output said the wrong thing
 
 def test_rescore_with_an_unknown_reference_is_refused(tmp_path, db_path):
-    from tests._attack import cli
+    from tests.support.attack import cli
 
     q = tmp_path / "q.csv"
     q.write_text("id,question,A,B,answer\n" + "".join(f"q{i},Q{i}?,a,b,A\n" for i in range(4)))
@@ -359,7 +359,7 @@ _NULL = {"id": "x", "object": "chat.completion", "created": 1, "model": "m",
 def test_predict_run_with_max_cost_exits_non_zero_when_every_request_failed(db_path, monkeypatch, behaviour):
     """Before: a provider answering with nothing usable made the cost cap
     stop the run (status max_cost) and the command exit 0."""
-    from tests._judge_server import JudgeServer, make_benchmark
+    from tests.support.judge_server import JudgeServer, make_benchmark
 
     make_benchmark(db_path, "jb", n=3)
     key = "sk-test-silent-0123456789"
@@ -376,7 +376,7 @@ def test_predict_run_with_max_cost_exits_non_zero_when_every_request_failed(db_p
 def test_a_reply_listing_choice_one_first_stores_choice_zero(db_path, monkeypatch):
     """``choices`` is a list of objects with an ``index``: the answer is the
     one with index 0, wherever it sits in the list (or the reply is refused)."""
-    from tests._judge_server import JudgeServer, make_benchmark
+    from tests.support.judge_server import JudgeServer, make_benchmark
 
     make_benchmark(db_path, "jb", n=1)
     body = {"id": "x", "object": "chat.completion", "created": 1, "model": "test-model",

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests._attack import cli
 from tests.conftest import db_snapshot
+from tests.support.attack import cli
 
 MEMORY_BOMB = "-" * 100_000 + "1"          # ast.literal_eval: MemoryError in the parser
 DEEP = "~" * 5_000 + "1"                   # RecursionError

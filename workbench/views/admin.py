@@ -12,6 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
+import audit.review.campaign
+import audit.review.dashboard
 from audit.accounts import ROLES
 from workbench import render, session
 from workbench.views import common

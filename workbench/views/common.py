@@ -11,7 +11,18 @@ from streamlit import runtime
 
 import audit
 import audit.accounts.language
+import audit.accounts.roles
+import audit.accounts.sessions
+import audit.accounts.table
+import audit.export.archive
+import audit.export.names
+import audit.export.policy
+import audit.review.agreement
+import audit.review.campaign
 import audit.review.dashboard
+import audit.review.judges
+import audit.review.queue
+import audit.review.reasons
 from audit import i18n
 from audit.i18n import subjects as subjects_i18n
 from workbench import render, session

@@ -8,8 +8,16 @@ import pandas as pd
 import streamlit as st
 
 import audit
+import audit.analyze.reporting
+import audit.analyze.scenarios
+import audit.export.policy
+import audit.export.scores
+import audit.report.compare
+import audit.review.agreement
+import audit.review.changes
+import audit.review.dashboard
 from audit import i18n
-from workbench import session
+from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
 
@@ -57,8 +65,8 @@ def page() -> None:
     if bench is None:
         return
     tabs = st.tabs([t("dash.tab_cost"), t("dash.tab_tiers"), t("dash.tab_scenarios"), t("dash.tab_progress"),
-                    t("dash.tab_corrected"), t("dash.tab_kappa")])
-    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa)):
+                    t("dash.tab_corrected"), t("dash.tab_kappa"), t("dash.tab_since"), t("dash.tab_compare")])
+    for tab, show in zip(tabs, (_cost, _tiers, _scenarios, _progress, _corrected, _kappa, _since, _compare)):
         with tab:
             show(bench, db)
 
@@ -242,3 +250,100 @@ def _cost(bench: str, db) -> None:
             t("dash.col_expected"): by["estimate"].round(1),
             t("dash.col_interval", level=lvl): [f"{lo:.0f}–{hi:.0f}" for lo, hi in zip(by["low"], by["high"])],
         }), hide_index=True, width="stretch", key="dash_ewk_subject")
+
+
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)
+def _versions(bench: str, db: str) -> list[str]:
+    return audit.export.list_versions(bench, db=db)["version"].tolist()
+
+
+def _since(bench: str, db) -> None:
+    """What moved since a version: the items new models reopened or moved in or out of the queue
+    (:func:`audit.review.changes.review_changes`), and every model's score under every key
+    version (:func:`audit.export.scores.version_scores`)."""
+    versions = common.call(_versions, bench, str(db), any_error=True) or []
+    since = None
+    if versions:
+        since = st.selectbox(t("dash.since_pick"), list(reversed(versions)), key="dash_since")
+        st.caption(t("dash.since_caption", v=since))
+    else:
+        st.caption(t("dash.since_caption_run"))
+    ch = common.call(audit.review.changes.review_changes, bench, since=since, db=db, lang=common.lang(),
+                     any_error=True)
+    if ch is not None:
+        if ch.empty:
+            st.info(t("dash.since_none") if len(versions) or _has_two_runs(bench, db) else t("dash.since_no_run"))
+        else:
+            show = pd.DataFrame({"question_id": ch["question_id"],
+                                 "what_changed": [t(f"change.{c}") for c in ch["change"]], "reason": ch["reason"]})
+            st.dataframe(common.columns(show), hide_index=True, width="stretch", key="dash_changes",
+                         column_config={common.label("column", "reason"): st.column_config.TextColumn(width="large")})
+    st.markdown("##### " + t("dash.scores_h"))
+    st.caption(t("dash.scores_caption"))
+    sc = common.call(audit.export.scores.version_scores, bench, db=db, any_error=True)
+    if sc is None or sc.empty:
+        st.info(t("dash.no_audit"))
+        return
+    sc = sc.assign(version=[t("dash.working") if v == audit.export.scores.WORKING else
+                            (f"{v} ({t('dash.superseded')})" if s else v) for v, s in zip(sc["version"], sc["superseded"])])
+    wide = sc.pivot_table(index="model", columns="version", values="accuracy", sort=False) * 100
+    wide.index.name = common.label("column", "model")
+    st.dataframe(wide.round(1), width="stretch", key="dash_scores",
+                 column_config={c: st.column_config.NumberColumn(format="%.1f %%") for c in wide.columns})
+    with st.expander(t("dash.full_table")):
+        full = sc.drop(columns=["superseded"]).assign(
+            accuracy=(sc["accuracy"] * 100).round(1), accuracy_low=(sc["accuracy_low"] * 100).round(1),
+            accuracy_high=(sc["accuracy_high"] * 100).round(1),
+            conditional_accuracy=(sc["conditional_accuracy"] * 100).round(1),
+            change_points=pd.to_numeric(sc["change_points"], errors="coerce").round(2))
+        st.dataframe(common.columns(full), hide_index=True, width="stretch")
+
+
+def _has_two_runs(bench: str, db) -> bool:
+    return audit.review.changes.baseline(bench, db=db).run_id is not None
+
+
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=8)
+def _comparison(names: tuple[str, ...], db: str, lang: str) -> dict:
+    return audit.report.compare.compare_benchmarks(list(names), db=db, lang=lang)
+
+
+def _compare(bench: str, db) -> None:
+    """Several benchmarks side by side (:func:`audit.report.compare.compare_benchmarks`): each
+    one's own report figures, what wrong keys cost the models they share, and the parallel items
+    whose keys or model agreement differ across languages."""
+    st.caption(t("dash.compare_caption"))
+    names = common.call(audit.review.dashboard.list_benchmarks, db=db, any_error=True) or []
+    picked = st.multiselect(t("dash.compare_pick"), names, default=names[:3], key="dash_compare")
+    if len(picked) < 2:
+        st.info(t("dash.compare_need_two"))
+        return
+    cmp = common.call(_comparison, tuple(picked), str(db), common.lang(), any_error=True)
+    if cmp is None:
+        return
+
+    def ewk(e):
+        return "–" if not e else f"{e['estimate']:.1f} ({e['low']:.1f}–{e['high']:.1f})"
+
+    table = pd.DataFrame([{
+        "benchmark": b["benchmark"], "items": b["items"], "models": len(b["models"]),
+        "expected_wrong_keys": ewk(b["expected_wrong_keys"]["model_based"]),
+        "expected_wrong_keys_sampled": ewk(b["expected_wrong_keys"]["sampled"]),
+        "settled_wrong_keys": b["settled_wrong_keys"]} for b in cmp["benchmarks"]])
+    st.dataframe(common.columns(table), hide_index=True, width="stretch", key="dash_compare_table")
+    if cmp["cost_in_all"]:
+        st.markdown("##### " + t("dash.compare_cost"))
+        cost = pd.DataFrame(cmp["cost_in_all"]).set_index("model")
+        cost.index.name = common.label("column", "model")
+        st.dataframe(cost.round(2), width="stretch", key="dash_compare_cost")
+    if not cmp["parallel"]:
+        st.info(t("dash.compare_no_parallel"))
+        return
+    for p in cmp["parallel"]:
+        st.markdown(render.md(t("dash.compare_parallel", a=p["benchmark_a"], b=p["benchmark_b"], n=p["linked"],
+                                k=p["keys_differ"], g=p["agreement_differs"])))
+    if cmp["parallel_differences"]:
+        st.caption(t("dash.compare_damage"))
+        diff = pd.DataFrame(cmp["parallel_differences"])[["benchmark_a", "question_id_a", "benchmark_b",
+                                                           "question_id_b", "key_a", "key_b", "reason"]]
+        st.dataframe(common.columns(diff), hide_index=True, width="stretch", key="dash_compare_diff")

@@ -10,6 +10,8 @@ from pathlib import Path
 import streamlit as st
 
 import audit
+import audit.export.archive
+import audit.export.names
 from audit import i18n
 from workbench import render, session
 from workbench.views import common

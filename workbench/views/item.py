@@ -27,6 +27,8 @@ from __future__ import annotations
 import streamlit as st
 
 import audit
+import audit.review.changes
+import audit.review.queue
 from audit import i18n
 from audit.options import LATIN_TO_TIBETAN
 from audit.vocab import CAUSES, VERDICTS
@@ -465,6 +467,8 @@ def page() -> None:
     warns = _warnings(view)
     if warns:
         st.html(render.warnings_html(warns))
+    if view.status == "done":
+        _reopened(bench, qid, db)
     main, side = st.columns([2, 1], gap="medium")
     with main:
         with st.container(key="item_main"):
@@ -490,6 +494,22 @@ def page() -> None:
             _form(view, bench, qid)
             _history(view)
     _prefetch(bench, qid, me, flt, db)
+
+
+@st.cache_data(ttl=common.OTHERS_TTL, show_spinner=False, max_entries=16)
+def _changes(bench: str, db: str, lang: str):
+    return audit.review.changes.review_changes(bench, db=db, lang=lang)
+
+
+def _reopened(bench: str, qid: str, db) -> None:
+    """A settled item new evidence reopened says why (:mod:`audit.review.changes`);
+    its settled verdict stands."""
+    ch = common.call(_changes, bench, str(db), common.lang(), quiet=True)
+    if ch is None or ch.empty:
+        return
+    hit = ch[(ch["question_id"] == qid) & (ch["change"] == "reopened")]
+    if len(hit):
+        st.warning(f"**{t('item.reopened_h')}** · " + render.md(hit.iloc[0]["reason"]), icon=":material/replay:")
 
 
 def _prefetch(bench: str, qid: str, me: str | None, flt: dict, db) -> None:

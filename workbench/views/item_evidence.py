@@ -9,6 +9,7 @@ from typing import Callable
 import streamlit as st
 
 import audit.review
+import audit.review.reasons
 from audit import i18n
 from workbench import render
 from workbench.views import common

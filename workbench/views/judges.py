@@ -21,6 +21,7 @@ from audit.judge import (
 from audit.judge.bias import render_readings
 from audit.judge.panel import REPORT_TITLE_KEYS
 from audit.review import bias_vs_accuracy, report_sections
+from audit.review.judges import judge_card, judge_family_name
 from workbench import render, session
 from workbench.views import common
 from workbench.views.common import t
@@ -89,9 +90,11 @@ def page() -> None:
     names = list(dict.fromkeys(judges["judge"]))
     judge = st.selectbox(t("judges.judge"), names, key="judge_pick")
 
-    t_bias, t_acc, t_sets, t_multi, t_kappa, t_raw, t_runs = st.tabs(
-        [t("judges.tab_bias"), t("judges.tab_acc"), t("judges.tab_sets"), t("judges.tab_multi"),
+    t_card, t_bias, t_acc, t_sets, t_multi, t_kappa, t_raw, t_runs = st.tabs(
+        [t("judges.tab_card"), t("judges.tab_bias"), t("judges.tab_acc"), t("judges.tab_sets"), t("judges.tab_multi"),
          t("judges.tab_kappa"), t("judges.tab_raw"), t("judges.tab_runs")])
+    with t_card:
+        _card(bench, db)
     with t_bias:
         _bias(bench, judge, db)
     with t_acc:
@@ -200,3 +203,35 @@ def _runs(bench: str, db) -> None:
     runs = common.call(list_runs, bench, db=db)
     if runs is not None:
         _table(runs, hide_index=True, width="stretch", key="judge_runs")
+
+
+
+def _card(bench: str, db) -> None:
+    """The reliability card per judge and prompt version, side by side
+    (:func:`audit.review.judges.judge_card`): kappa with the settled verdicts,
+    the flip rate under the permuted order, the same-family warning."""
+    st.markdown("##### " + t("judges.card_h"))
+    st.caption(t("judges.card_caption"))
+    res = common.call(judge_card, bench, db=db, any_error=True)
+    if res is None:
+        return
+    card = res.card
+    if card.empty:
+        st.info(t("judges.card_none"))
+        return
+    for r in card.itertuples():
+        if r.unreliable:
+            st.warning(render.md(t("judges.card_unreliable", judge=r.judge, prompt=r.prompt_language,
+                                   rate=f"{100 * r.flip_rate:.0f}%")), icon=":material/shuffle:")
+    for judge in sorted(set(card.loc[card["same_family_warning"], "judge"])):
+        fam = common.call(judge_family_name, bench, judge, db=db, quiet=True) or "?"
+        st.warning(render.md(t("judges.card_family", judge=judge, family=fam)), icon=":material/family_restroom:")
+    show = card.assign(flip_rate=(card["flip_rate"].astype(float) * 100).round(1),
+                       kappa=card["kappa"].astype(float).round(2), kappa_low=card["kappa_low"].astype(float).round(2),
+                       kappa_high=card["kappa_high"].astype(float).round(2))
+    _table(show, hide_index=True, width="stretch", key="judge_card")
+    if len(res.languages):
+        st.markdown("##### " + t("judges.card_pairs"))
+        _table(res.languages.assign(**{c: res.languages[c].astype(float).round(2)
+                                       for c in ("kappa", "kappa_low", "kappa_high")}),
+               hide_index=True, width="stretch", key="judge_card_pairs")

@@ -15,6 +15,7 @@ import math
 import streamlit as st
 
 import audit
+import audit.review.queue
 from workbench import render, routing, session
 from workbench.views import common
 from workbench.views.common import t

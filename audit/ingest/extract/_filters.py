@@ -81,7 +81,7 @@ _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
 # Full-width Ａ–Ｆ and circled Ⓐ–Ⓕ option letters, read as the Latin ones.
 FULLWIDTH = {chr(0xFF21 + i): chr(0x41 + i) for i in range(6)} | {chr(0x24B6 + i): chr(0x41 + i) for i in range(6)}
 LATIN = re.compile(
-    r"([A-FＡ-Ｆ])"
+    r"([A-FＡ-ＦⒶ-Ⓕ])"
     r"(?<![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ].)(?<![A-Za-z][-–—].)(?<!°.)(?<!° .)"
     r"(?![A-Za-z0-9À-ɏＡ-Ｚａ-ｚ])(?![-–—][A-Za-z])(?!['’]s\b)"
     rf"(?!(?<=A)[ \t]+(?!(?:{LETTER_FOLLOWERS})\b)[a-z])"

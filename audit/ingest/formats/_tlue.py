@@ -69,7 +69,7 @@ MAX_GAP = 16
 MAX_MARKERS = 200
 
 # --- scoring weights (log-odds-like; tuned on the released 670 items and
-# checked against the Chinese source, see tests/test_tlue.py) --------------
+# checked against the Chinese source, see tests/ingest/formats/test_tlue.py) --------------
 W_OPTION = 15.0         # each option in the chain (longer in-order chains win)
 W_EMPTY_OPTION = -7.0   # an option with no text
 W_PUNCT_OPTION = -2.0   # an option that is only punctuation ("，", "=")
