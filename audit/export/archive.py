@@ -18,7 +18,7 @@ from pathlib import Path
 
 from audit.errors import AuditError, NotFoundError
 from audit.export._listing import list_versions
-from audit.export._manifest import MANIFEST_NAME, checked_manifest_bytes, data_digest
+from audit.export._manifest import MANIFEST_NAME, SUBFOLDERS, checked_manifest_bytes, data_digest
 from audit.export.names import validate_version
 from audit.store import DbPath
 
@@ -34,9 +34,49 @@ def release_name(benchmark: str, version: str) -> str:
     return f"{benchmark}-{version}.zip"
 
 
+def _open_sub(dir_fd: int, sub: str) -> int:
+    """The subfolder *sub* (``hf/data``) of the open folder, each step
+    opened relative to the last without following a link."""
+    fd = os.dup(dir_fd)
+    for part in [p for p in sub.split("/") if p]:
+        try:
+            nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = nxt
+    return fd
+
+
+def _listing(dir_fd: int) -> set[str]:
+    """Every file path under the open folder: its own names, and the names
+    in its :data:`SUBFOLDERS` as ``sub/name`` (a subfolder itself is no file)."""
+    out: set[str] = set()
+    for sub in ("", *SUBFOLDERS):
+        try:
+            fd = _open_sub(dir_fd, sub)
+        except FileNotFoundError:
+            continue
+        try:
+            for name in os.listdir(fd):
+                path = f"{sub}/{name}" if sub else name
+                if path not in SUBFOLDERS:
+                    out.add(path)
+        finally:
+            os.close(fd)
+    return out
+
+
 def _read_at(dir_fd: int, name: str) -> bytes:
-    """The bytes of the plain file *name* directly in the open folder
-    *dir_fd*, opened once without following a link."""
+    """The bytes of the plain file *name* (a name in the open folder
+    *dir_fd*, or a path into one of its :data:`SUBFOLDERS`), every step
+    opened once without following a link."""
+    sub, _, base = name.rpartition("/")
+    if sub:
+        sub_fd = _open_sub(dir_fd, sub)
+        try:
+            return _read_at(sub_fd, base)
+        finally:
+            os.close(sub_fd)
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -74,7 +114,7 @@ def verified_snapshot(folder: Path, data_sha256: str | None) -> tuple[bytes, dic
         if manifest is None:
             raise AuditError(f"{folder}: {problem}")
         listed: dict[str, dict] = manifest["files"]
-        present = set(os.listdir(dir_fd)) - {MANIFEST_NAME}
+        present = _listing(dir_fd) - {MANIFEST_NAME}
         extra = sorted(present - set(listed))
         if extra:
             raise AuditError(f"{folder}: {extra[0]} is not in the manifest")

@@ -150,7 +150,7 @@ def test_an_intact_version_still_zips_every_verified_file(version):
     db, folder = version
     data = release_zip(B, "1.1", db=db)
     names = sorted(n.split("/", 1)[1] for n in zipfile.ZipFile(io.BytesIO(data)).namelist())
-    assert names == sorted(p.name for p in folder.iterdir())
+    assert names == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
 def test_a_manifest_entry_leaving_the_folder_is_refused_even_unswapped(version):
@@ -172,8 +172,10 @@ def test_a_version_folder_swapped_for_a_link_after_the_check_is_never_followed(v
     db, folder = version
     twin = tmp_path / "twin"
     twin.mkdir()
-    for p in folder.iterdir():
-        (twin / p.name).write_bytes(p.read_bytes())
+    for p in folder.rglob("*"):                  # the version's files, its hf/ subfolders included
+        if p.is_file():
+            (twin / p.relative_to(folder)).parent.mkdir(parents=True, exist_ok=True)
+            (twin / p.relative_to(folder)).write_bytes(p.read_bytes())
     (twin / "CHANGELOG.csv").write_bytes(b"swapped content\n")
     good = json.loads((folder / "manifest.json").read_bytes())["files"]
     real = folder.with_name("1.1.real")
