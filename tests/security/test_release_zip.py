@@ -21,6 +21,7 @@ import pytest
 import audit
 from audit.accounts.sessions import check_session_key, session_key_path
 from audit.export import create_version, release_zip
+from audit.export._manifest import SUBFOLDERS
 from audit.ingest import import_questions
 from audit.review import add_review
 
@@ -50,7 +51,8 @@ def _entries_ok(data: bytes, prefix: str, verified: dict, good_manifest: bytes, 
         for info in zf.infolist():
             name = info.filename
             rel = name[len(prefix) + 1:] if name.startswith(prefix + "/") else None
-            if rel is None or "/" in rel or "\\" in rel or rel in ("", ".", ".."):
+            sub, _, base = (rel or "").rpartition("/")   # a plain name, or one in the version's hf/ subfolders
+            if rel is None or sub not in ("", *SUBFOLDERS) or "\\" in rel or base in ("", ".", ".."):
                 bad.append(f"entry outside the version: {name!r}")
                 continue
             body = zf.read(info)
