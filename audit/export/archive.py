@@ -117,7 +117,7 @@ def verified_snapshot(folder: Path, data_sha256: str | None) -> tuple[bytes, dic
         present = _listing(dir_fd) - {MANIFEST_NAME}
         extra = sorted(present - set(listed))
         if extra:
-            raise AuditError(f"{folder}: {extra[0]} is not in the manifest")
+            raise AuditError(f"{folder}: {extra[0]}: not in the manifest")
         files: dict[str, bytes] = {}
         for name in sorted(listed):
             try:
