@@ -25,44 +25,46 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
                 db: DbPath = None, detection: Detection | None = None, accept_suspect: bool = False,
                 model: str | None = None, replace: bool = False, key_base: int | None = None,
                 id_template: str | None = None, constants: dict[str, str] | None = None,
-                dry_run: bool = False, skip_unmatched: bool = False):
+                dry_run: bool = False, skip_unmatched: bool = False, actor=None):
     """Import ``path`` with the importer :func:`detect` chose; returns that
     importer's summary.  ``benchmark`` is required for question and
-    prediction files; the others default to their own names."""
+    prediction files; the others default to their own names.  ``actor``:
+    the account acting (a lead or admin, once the database has accounts),
+    passed to the importer."""
     det = detection or detect(path, mapping)
     p = Path(path)
     if det.format.startswith("judge-"):
         if not benchmark:
             raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
-        return judge.import_detectors(p, benchmark=benchmark, db=db, skip_unmatched=skip_unmatched)
+        return judge.import_detectors(p, benchmark=benchmark, db=db, skip_unmatched=skip_unmatched, actor=actor)
     if det.format in ("questions", "results", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
         raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
     if det.format == "lm-eval":
-        return ingest.import_lm_eval(p, benchmark=benchmark, model=model, db=db)
+        return ingest.import_lm_eval(p, benchmark=benchmark, model=model, db=db, actor=actor)
     if det.format == "inspect":
-        return ingest.import_inspect(p, benchmark=benchmark, model=model, db=db)
+        return ingest.import_inspect(p, benchmark=benchmark, model=model, db=db, actor=actor)
     if det.format == "helm":
-        return ingest.import_helm(p, benchmark=benchmark, db=db)
+        return ingest.import_helm(p, benchmark=benchmark, db=db, actor=actor)
     if det.format == "tlue":
-        return ingest.import_tlue(p, benchmark=benchmark or "tlue", db=db, accept_suspect=accept_suspect)
+        return ingest.import_tlue(p, benchmark=benchmark or "tlue", db=db, accept_suspect=accept_suspect, actor=actor)
     if det.format == "mmlu-redux":
-        return ingest.import_mmlu_redux(p, benchmark=benchmark or "mmlu-redux", db=db)
+        return ingest.import_mmlu_redux(p, benchmark=benchmark or "mmlu-redux", db=db, actor=actor)
     if det.format == "questions":
         # each file with its own layout (the user's --map first, then what was recognised); an id
         # field that repeats within a file gives way to <file>/<row>, with a note
         return ingest.import_questions(p, benchmark=benchmark, db=db, mapping=mapping or det.mapping or None,  # type: ignore[arg-type]
                                 replace=replace, key_base=key_base, id_template=id_template, constants=constants,
                                 dry_run=dry_run, layouts=det.layouts or None, files=det.sources or None,
-                                repeated_ids="by_row")
+                                repeated_ids="by_row", actor=actor)
     if det.format == "results":
-        return ingest.import_results(p, benchmark=benchmark, db=db, files=det.sources or None, model=model)
+        return ingest.import_results(p, benchmark=benchmark, db=db, files=det.sources or None, model=model, actor=actor)
     if det.format == "outputs":
-        return ingest.import_outputs(p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched)
+        return ingest.import_outputs(p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched, actor=actor)
     layout = {"predictions-long": "long", "predictions-wide": "wide", "seed": "seed"}[det.format]
     if p.is_dir():
         raise InputError("a folder of prediction files: import them one at a time", path=p)
     return ingest.import_predictions(p, benchmark=benchmark, layout=layout, model=model, db=db,  # type: ignore[arg-type]
-                              mapping=mapping if layout != "seed" else None)
+                              mapping=mapping if layout != "seed" else None, actor=actor)
 
 
 @dataclass
@@ -79,7 +81,8 @@ def detect_and_import(path: str | os.PathLike, *, benchmark: str | None = None,
                       mapping: dict[str, str] | None = None, model: str | None = None,
                       accept_suspect: bool = False, dry_run: bool = False, db: DbPath = None,
                       replace: bool = False, key_base: int | None = None, id_template: str | None = None,
-                      constants: dict[str, str] | None = None, skip_unmatched: bool = False) -> AutoImport:
+                      constants: dict[str, str] | None = None, skip_unmatched: bool = False,
+                      actor=None) -> AutoImport:
     """:func:`detect` the format of *path*, then :func:`import_auto` it with
     that detection.  A *dry_run* runs every check of the real import and
     writes nothing: question files are checked against the database opened
@@ -91,7 +94,7 @@ def detect_and_import(path: str | os.PathLike, *, benchmark: str | None = None,
               replace=replace, key_base=key_base, id_template=id_template, constants=constants,
               skip_unmatched=skip_unmatched)
     if not dry_run:
-        return AutoImport(detection=det, summary=import_auto(path, db=db, **kw))  # type: ignore[arg-type]
+        return AutoImport(detection=det, summary=import_auto(path, db=db, actor=actor, **kw))  # type: ignore[arg-type]
     if det.format == "questions":
         return AutoImport(detection=det, summary=import_auto(path, db=db, dry_run=True, **kw))  # type: ignore[arg-type]
     with _scratch_copy(db) as scratch:

@@ -82,7 +82,8 @@ def main() -> None:
             demo = session.ensure_db()
         audit.accounts.sessions.check_session_key(db=session.db_path())  # an empty, short or non-hex key stops here
     except audit.AuditError as exc:
-        st.error(t("app.db_error", error=render.md(exc)))
+        st.error(t("app.db_error", error=render.md(getattr(exc, "detail", None) or exc))
+                 + render.code_line(getattr(exc, "path", None)))   # the file to fix, as it is named
         st.stop()
 
     refused = session.restore()

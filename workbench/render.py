@@ -93,6 +93,23 @@ def md(value: object) -> str:
     return "" if value is None else _MD_SPECIAL.sub(r"\\\1", str(value))
 
 
+def code_line(value: object) -> str:
+    """*value* (a path) as a Markdown code span on a line of its own, shown
+    exactly as it is (no escaping inside a code span; the fence is longer
+    than any run of backticks in it); "" for None.
+
+    >>> code_line("/tmp/a_b.key")
+    '\\n\\n`/tmp/a_b.key`'
+    """
+    if value is None:
+        return ""
+    text = " ".join(str(value).split())
+    runs = [len(r) for r in re.findall("`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"\n\n{fence}{pad}{text}{pad}{fence}"
+
+
 def style_for(script: str | None, language: str | None = None, sample: str | None = None) -> ScriptStyle:
     """The style for a question's script (falling back to the script of
     *sample*, :func:`audit.scripts.script_of`; Latin for any other)."""

@@ -13,7 +13,14 @@ sign-out (the account's session epoch is raised and the cookie deleted) and
 after :data:`IDLE_MINUTES` without activity (``$WORKBENCH_IDLE_MINUTES``):
 the cookie expires after that idle time and is renewed while the reviewer
 works, and a browser tab left open that long is signed out at its next
-click."""
+click.
+
+The token is verified again on every page run (:func:`restore`), and every
+act passes the session's account as ``actor`` (:func:`actor`: it carries
+the session's epoch, which the library checks in the act's own
+transaction): a password reset, a disable, a role change or a sign-out in
+another browser ends an open tab at its next action, a Save pressed in it
+included (the button's callback runs before the page)."""
 from __future__ import annotations
 
 import os
@@ -38,13 +45,13 @@ K_FLASH = "wb_flash"              # one-shot message shown on the next run
 K_PAGE_NO = "wb_page_no"
 K_ROLE = "wb_role"
 K_TOKEN = "wb_token"
-K_CHECKED = "wb_checked_at"
+K_ACCOUNT = "wb_account"          # the audit.accounts.Account the token proved (with its session epoch)
 K_ACTIVE = "wb_active_at"         # monotonic time of this session's last run
 K_COOKIE_AT = "wb_cookie_at"      # when the cookie was last (re)written
 K_COOKIE_OP = "wb_cookie_op"      # cookie write waiting for the next run: ("set", token) / ("clear", None)
 K_DEAD = "wb_dead_tokens"         # tokens ended in this browser session (the handshake still carries them)
+K_RUN_CHECKED = "wb_run_checked"  # restore() checked the token in this run (a fragment's rerun has no restore())
 COOKIE = _cookie.COOKIE
-RECHECK_SECONDS = 120.0
 COOKIE_RENEW_SECONDS = 300.0
 
 
@@ -127,6 +134,14 @@ def reviewer() -> str | None:
     return st.session_state.get(K_REVIEWER)
 
 
+def actor():
+    """The signed-in account as the library's ``actor=`` of an act: the
+    :class:`audit.accounts.Account` the session token proved, whose epoch
+    the library checks (an ended session acts no more); None when nobody
+    is signed in."""
+    return st.session_state.get(K_ACCOUNT) if reviewer() else None
+
+
 def role() -> str | None:
     """The signed-in account's role: ``reviewer``, ``lead`` or ``admin``
     (the lead list raises a reviewer to lead; see audit.accounts)."""
@@ -172,7 +187,7 @@ def _signed_in(account, token: str) -> None:
     st.session_state[K_REVIEWER] = account.name
     st.session_state[K_ROLE] = audit.accounts.roles.account_role(account.name, db=db_path()) or account.role
     st.session_state[K_TOKEN] = token
-    st.session_state[K_CHECKED] = time.monotonic()
+    st.session_state[K_ACCOUNT] = account
     st.session_state[K_ACTIVE] = time.monotonic()
     if st.session_state.get(K_COOKIE_AT) is None or st.session_state.get("wb_cookie_token") != token:
         st.session_state[K_COOKIE_OP] = ("set", token)
@@ -211,7 +226,8 @@ def sign_in(name: str, password: str) -> None:
     """Check the name and password (rate-limited in audit) and start a
     signed session; raises ``audit.SignInError`` when they do not match."""
     acc = audit.accounts.authenticate(name, password, db=db_path())
-    _signed_in(acc, audit.accounts.issue_session(acc.name, db=db_path()))
+    token = audit.accounts.issue_session(acc.name, db=db_path())
+    _signed_in(audit.accounts.verify_session(token, db=db_path()), token)
 
 
 def sso_configured() -> bool:
@@ -241,23 +257,24 @@ def restore() -> str | None:
     """Resume the session: the signed-in state of this browser session,
     else the signed token in this browser's cookie (so a reload keeps the
     reviewer signed in), else single sign-on.  A token in the address
-    is never honoured.  The token is checked again every few minutes, so a disabled account or a
-    reset password ends the session; so does :data:`IDLE_MINUTES` without
+    is never honoured.  The token is checked again on every page run, so a
+    disabled account, a reset password, a role change or a sign-out
+    elsewhere ends the session at once; so does :data:`IDLE_MINUTES` without
     activity.  Returns a message when a session was refused or ended."""
     if reviewer():
         if _idle():
             _end_here(keep_drafts=True)
             return "session.idle"
         st.session_state[K_ACTIVE] = time.monotonic()
-        if time.monotonic() - st.session_state.get(K_CHECKED, 0.0) > RECHECK_SECONDS:
-            try:
-                _signed_in(audit.accounts.verify_session(st.session_state[K_TOKEN], db=db_path()),
-                           st.session_state[K_TOKEN])
-            except audit.SignInError as exc:
-                _end_here()
-                return str(exc)
-            except audit.AuditError:
-                pass  # the file is busy: keep the session, check again next time
+        try:
+            _signed_in(audit.accounts.verify_session(st.session_state[K_TOKEN], db=db_path()),
+                       st.session_state[K_TOKEN])
+        except audit.SignInError as exc:
+            _end_here()
+            return str(exc)
+        except audit.AuditError:
+            pass  # the file is busy: keep the session (every act re-checks it in the library)
+        st.session_state[K_RUN_CHECKED] = True
         return None
     token = _cookie_token()
     if token:
@@ -278,8 +295,8 @@ def restore() -> str | None:
             role_ = audit.accounts.roles.account_role(email, db=db_path())
             if role_ is None or not audit.accounts.table.accounts_exist(db=db_path()):
                 return f"There is no enabled account named {email}; ask an administrator to add it."
-            acc = audit.accounts.Account(email, role_)
-            _signed_in(acc, audit.accounts.issue_session(email, db=db_path()))
+            token = audit.accounts.issue_session(email, db=db_path())
+            _signed_in(audit.accounts.verify_session(token, db=db_path()), token)
         except audit.AuditError as exc:
             return str(exc)
     return None
@@ -306,6 +323,23 @@ def _forget(token: str | None = None, keep_drafts: bool = False) -> None:
         st.session_state[K_DRAFTS_OWNER] = owner
     st.session_state[K_DEAD] = {d for d in dead if d}
     st.session_state[K_COOKIE_OP] = ("clear", None)
+
+
+def check_fragment() -> None:
+    """The token check of :func:`restore` for a fragment: a fragment's rerun
+    (choosing a verdict, pressing Save) runs only the fragment, not the page
+    and its :func:`restore`.  When the session has ended (a password reset, a
+    disable, a role change, a sign-out elsewhere), the whole app runs again,
+    where :func:`restore` ends it and shows the sign-in form.  In a whole
+    page run :func:`restore` has just checked the token: nothing to do."""
+    if st.session_state.pop(K_RUN_CHECKED, False) or not reviewer():
+        return
+    try:
+        audit.accounts.verify_session(st.session_state[K_TOKEN], db=db_path())
+    except audit.SignInError:
+        st.rerun(scope="app")
+    except audit.AuditError:
+        pass  # the file is busy: the act itself re-checks the session in the library
 
 
 def _end_here(keep_drafts: bool = False) -> None:

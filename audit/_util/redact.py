@@ -11,7 +11,15 @@ What is hidden (replaced by ``***``):
 * the value after ``Authorization:`` / ``Token`` / ``Bearer`` and after
   ``api_key=``, ``token=``, ``access_token=``, ``password=`` (query strings,
   headers echoed back in an error body);
+* the value of a command-line flag whose name ends in a secret word, in its
+  two forms ``--api-key VALUE`` and ``--api-key=VALUE`` (``--password``,
+  ``--hf-token``, ``--token``, ``--client-secret`` …): a command line shown
+  in a message (the holder of the database) is a line that leaves the
+  process like any other;
 * OpenAI-style keys (``sk-…``).
+
+:func:`redact_sql` is the same value rule for text that stays in SQL (raw
+responses imported in bulk).
 """
 from __future__ import annotations
 
@@ -19,7 +27,7 @@ import os
 import re
 from typing import Callable, Iterable, Union
 
-__all__ = ["redact", "redact_values", "is_secret_name"]
+__all__ = ["redact", "redact_values", "redact_sql", "known_secrets", "is_secret_name"]
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASS|CREDENTIALS?)$", re.IGNORECASE)
 _PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]]]] = [
@@ -29,6 +37,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Union[str, Callable[[re.Match[str]], str]
     (re.compile(r"(?i)\b(token|bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1\2***"),
     (re.compile(r"(?i)\b(api[_-]?key|access[_-]?token|token|password|secret)([\"']?\s*[=:]\s*[\"']?)[^\s&\"',}]+"),
      r"\1\2***"),
+    (re.compile(r"(?i)(?<![\w-])(--?[a-z0-9_-]*?(?<!per-)(?:key|token|secret|password|passwd|pass|credentials?))"
+                r"(\s+|=)(?!--)[^\s\"']+"), r"\1\2***"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "***"),
 ]
 
@@ -42,7 +52,7 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
-def _known_secrets(extra: Iterable[str]) -> list[str]:
+def known_secrets(extra: Iterable[str] = ()) -> list[str]:
     """Secret values this process knows, longest first: secret environment
     variables and *extra* (six characters or more)."""
     secrets = [v for k, v in os.environ.items() if _SECRET_NAME.search(k) and v and len(v) >= 6]
@@ -50,19 +60,36 @@ def _known_secrets(extra: Iterable[str]) -> list[str]:
     return sorted(set(secrets), key=len, reverse=True)
 
 
-def redact_values(text: str | None, extra: Iterable[str] = ()) -> str | None:
+
+def redact_values(text: str | None, extra: Iterable[str] = (), *, secrets: list[str] | None = None) -> str | None:
     """*text* with every secret value this process knows replaced by ``***``
     (no pattern rules: for stored model replies and explanations, whose
-    wording must otherwise stay exactly as received).
+    wording must otherwise stay exactly as received).  *secrets*: the list
+    :func:`known_secrets` gave (for a loop over many texts).
 
     >>> redact_values("echo: Bearer abc123456 ok", extra=["abc123456"])
     'echo: Bearer *** ok'
     """
     if not text:
         return text
-    for s in _known_secrets(extra):
+    for s in (secrets if secrets is not None else known_secrets(extra)):
         text = text.replace(s, "***")
     return text
+
+
+def redact_sql(expr: str) -> str:
+    """SQL for *expr* (a text column) with every secret value this process
+    knows replaced by ``***`` — :func:`redact_values` inside DuckDB, for
+    text imported in bulk; *expr* itself when no secret is set.
+
+    >>> os.environ["X_TEST_TOKEN"] = "abc'123456"
+    >>> redact_sql("response")
+    "replace(response, 'abc''123456', '***')"
+    >>> del os.environ["X_TEST_TOKEN"]
+    """
+    for s in known_secrets():   # the longest innermost: replaced first
+        expr = f"replace({expr}, '" + s.replace("'", "''") + "', '***')"
+    return expr
 
 
 def redact(text: str | None, extra: Iterable[str] = ()) -> str | None:

@@ -1,7 +1,15 @@
 """SQL text and catalogue queries shared by every package: quoting a string
 literal or an identifier (for DDL and SET, where prepared parameters are
 not allowed), whether a table exists and which columns it has (an older
-database may lack what a later migration adds)."""
+database may lack what a later migration adds), and the settings that keep
+DuckDB off the network.
+
+DuckDB installs and loads a "known" extension by itself when a file or a
+function needs one (opening a SQLite file downloads ``sqlite_scanner``;
+``https://`` paths ``httpfs``).  The tool never reaches the network on its
+own: :data:`NO_AUTOLOAD` is set on every connection, the database's
+(:mod:`audit.store.turns`) and the in-memory ones
+(:func:`memory_connection`)."""
 from __future__ import annotations
 
 import os
@@ -25,6 +33,19 @@ def sql_ident(name: str) -> str:
     '"a.b ""c"" "'
     """
     return '"' + str(name).replace('"', '""') + '"'
+
+
+#: DuckDB settings that stop extensions from being downloaded or loaded on demand.
+NO_AUTOLOAD = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
+
+def memory_connection() -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB connection with :data:`NO_AUTOLOAD`.
+
+    >>> memory_connection().execute("SELECT current_setting('autoload_known_extensions')").fetchone()
+    (False,)
+    """
+    return duckdb.connect(config=dict(NO_AUTOLOAD))
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:

@@ -10,7 +10,7 @@ from audit._util.names import identity_name
 from audit._util.sql import table_exists
 from audit._util.text import clean_name
 from audit.accounts.leads import LeadReviewers, env_leads, leads_from, union_leads
-from audit.accounts.roles import require_role
+from audit.accounts.roles import check_session_alive, require_role
 from audit.accounts.table import (
     ACCOUNT_COLUMNS,
     ROLES,
@@ -108,6 +108,7 @@ def reset_password(name: str, password: str, *, actor: str | None = None, db: Db
     _check_password(password)
     digest = password_hasher().hash(password)
     with connect(db) as con, transaction(con):
+        check_session_alive(con, actor)
         if actor is None or name_key(actor) != name_key(name):
             require_role(con, actor, "admin", "resetting another account's password")
         acc = _update(con, name, "password_hash = ?", [digest])

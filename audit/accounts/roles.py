@@ -4,10 +4,11 @@ adjudicate, and the one check every act goes through
 (:func:`require_role`)."""
 from __future__ import annotations
 
+from audit._util.sql import table_exists
 from audit._util.text import clean_name
 from audit.accounts.leads import is_lead, leads_from
-from audit.accounts.table import _RANK, ROLE_LABELS, account_from, has_accounts
-from audit.errors import PermissionDeniedError
+from audit.accounts.table import _RANK, ROLE_LABELS, account_from, has_accounts, name_key
+from audit.errors import PermissionDeniedError, SignInError
 from audit.store import DbPath, connect
 
 
@@ -56,11 +57,32 @@ def may_adjudicate(con, name: str | None) -> bool:
     return not has_accounts(con) and not leads_from(con)
 
 
-def require_role(con, actor: str | None, role: str, action: str) -> None:
+def check_session_alive(con, actor) -> None:
+    """When ``actor`` is the :class:`~audit.accounts.Account` a session
+    token proved (it carries the session's epoch), raise
+    :class:`~audit.errors.SignInError` unless that session still holds: the
+    account exists, is enabled and its epoch is unchanged (no password
+    reset, disable, role change or sign-out since the token was checked).
+    A plain name (an account proved by its password for this one act) has
+    nothing to re-check."""
+    epoch = getattr(actor, "epoch", None)
+    if epoch is None:
+        return
+    rows = con.execute("SELECT disabled, session_epoch FROM accounts WHERE name_key = ?",
+                       [name_key(actor.name)]).fetchall() if table_exists(con, "accounts") else []
+    if not rows or rows[0][0] or int(rows[0][1]) != int(epoch):
+        raise SignInError("this session has ended; please sign in again")
+
+
+def require_role(con, actor, role: str, action: str) -> None:
     """Raise :class:`PermissionDeniedError` unless ``actor`` may do ``action``
     (which needs ``role`` or above).  With no account in the database and an
     empty lead list there is no check (one person working locally); with a
-    lead list but no account, a ``lead`` action needs a listed name."""
+    lead list but no account, a ``lead`` action needs a listed name.
+    ``actor`` is a name, or the :class:`~audit.accounts.Account` of a live
+    session, whose epoch is checked first (:func:`check_session_alive`): an
+    ended session acts no more, whatever its role was."""
+    check_session_alive(con, actor)
     if not has_accounts(con):
         if role == "admin" or not leads_from(con):
             return
@@ -76,4 +98,4 @@ def require_role(con, actor: str | None, role: str, action: str) -> None:
                                     f"{'administrators' if role == 'admin' else 'lead reviewers'}")
 
 
-__all__ = ["effective_role", "account_role", "may_adjudicate", "require_role", "role_allows"]
+__all__ = ["effective_role", "account_role", "may_adjudicate", "require_role", "role_allows", "check_session_alive"]

@@ -10,6 +10,7 @@ import hmac
 import json
 import os
 import secrets
+import stat
 import time
 from pathlib import Path
 
@@ -36,19 +37,75 @@ def session_key_path(db: DbPath = None) -> Path:
     return Path(str(resolve_db_path(db)) + ".session-key")
 
 
+_RENEW = "delete the file and restart to make a new key (everyone signs in again)"
+#: Fewest distinct characters a key may hold: 64 random hex digits hold
+#: fewer than 8 distinct ones with probability below 1e-20.
+MIN_DISTINCT = 8
+
+
+def weak_secret(text: str) -> str | None:
+    """Why *text* is no secret (None when it may be one): fewer than
+    :data:`MIN_DISTINCT` distinct characters, a repetition of a shorter
+    part (``deadbeef`` × 8, ``0123456789abcdef`` × 4, ``password`` × 4), or
+    one character making up more than a third of it.  A random key passes
+    (the tool's own: 32 bytes from :mod:`secrets`).
+
+    >>> weak_secret("0" * 64), weak_secret("0123456789abcdef" * 4), weak_secret("00" * 31 + "01")
+    ('it holds only 1 distinct character', 'it repeats a 16-character pattern', 'it holds only 2 distinct characters')
+    >>> import secrets; weak_secret(secrets.token_hex(32)) is None
+    True
+    """
+    distinct = len(set(text))
+    if distinct < MIN_DISTINCT:
+        return f"it holds only {distinct} distinct character{'s' if distinct != 1 else ''}"
+    n = len(text)
+    for period in range(1, n // 2 + 1):
+        if n % period == 0 and text[:period] * (n // period) == text:
+            return f"it repeats a {period}-character pattern"
+    top = max(text.count(c) for c in set(text))
+    if top * 3 > n:
+        return "one character makes up more than a third of it"
+    return None
+
+
 def _read_key_file(path: Path) -> bytes:
+    """The key in *path*, which must be a regular file (not a link) of this
+    user, readable and writable by nobody else (mode 0600 or stricter),
+    holding at least 64 hex digits that are not a weak value."""
     try:
-        text = path.read_text(encoding="ascii").strip()
-    except UnicodeDecodeError:
-        text = "?"
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError as exc:
+        if path.is_symlink():
+            raise InputError("the session key is a symbolic link, which can be pointed elsewhere; "
+                             f"it must be a plain file: {_RENEW}", path=path) from None
         raise InputError(f"the session key cannot be read ({exc.strerror or exc}); it must be a file holding "
                          f"{2 * SESSION_KEY_BYTES} hex digits", path=path) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"the session key cannot be read (not a regular file); it must be a file holding "
+                             f"{2 * SESSION_KEY_BYTES} hex digits", path=path)
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            raw = fh.read(4096)
+    finally:
+        os.close(fd)
+    try:
+        text = raw.decode("ascii").strip()
+    except UnicodeDecodeError:
+        text = "?"
     n_hex = 2 * SESSION_KEY_BYTES
     if not text or len(text) < n_hex or len(text) % 2 or any(c not in "0123456789abcdefABCDEF" for c in text):
         raise InputError(f"the session key is {'empty' if not text else 'not valid'}: it must hold at least {n_hex} "
-                         "hex digits; delete the file and restart to make a new key (everyone signs in again)",
-                         path=path)
+                         f"hex digits; {_RENEW}", path=path)
+    if st.st_uid != os.geteuid():
+        raise InputError(f"the session key belongs to another user (uid {st.st_uid}); it must be this user's "
+                         f"own file: {_RENEW}", path=path)
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        raise InputError(f"the session key is readable or writable by others (mode "
+                         f"{stat.S_IMODE(st.st_mode):04o}); it must be mode 0600: {_RENEW}", path=path)
+    weak = weak_secret(text.lower())
+    if weak:
+        raise InputError(f"the session key is a weak value ({weak}): {_RENEW}", path=path)
     return bytes.fromhex(text)
 
 
@@ -59,6 +116,10 @@ def _secret(db: DbPath) -> bytes:
             raise InputError(f"${SECRET_ENV} is too short ({len(env.strip())} characters): use at least "
                              f"{MIN_SECRET_CHARS} random characters, e.g. the output of: "
                              "python3 -c 'import secrets; print(secrets.token_hex(32))'")
+        weak = weak_secret(env.strip())
+        if weak:
+            raise InputError(f"${SECRET_ENV} is a weak value ({weak}): use {MIN_SECRET_CHARS} or more random "
+                             "characters, e.g. the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'")
         return env.strip().encode("utf-8")
     path = session_key_path(db)
     if path.exists() or path.is_symlink():
@@ -78,7 +139,10 @@ def check_session_key(*, db: DbPath = None) -> None:
     ``$WORKBENCH_SECRET`` of at least :data:`MIN_SECRET_CHARS` characters,
     else ``<database>.session-key`` holding at least 64 hex digits.  Raises
     :class:`~audit.errors.InputError` (one line naming the file or the
-    variable) for an empty, short or non-hex key; never signs with it."""
+    variable) for an empty, short, non-hex or weak key (:func:`weak_secret`),
+    and for a key file that is a link, belongs to another user or is
+    readable or writable by group or others; never signs with it.  The file
+    the tool makes is mode 0600 whatever the umask."""
     _secret(db)
 
 
@@ -124,7 +188,7 @@ def verify_session(token: str | None, *, db: DbPath = None) -> Account:
                            [name_key(name)]).fetchall() if table_exists(con, "accounts") else []
     if not rows or rows[0][2] or int(rows[0][3]) != epoch:
         raise SignInError("this session has ended; please sign in again")
-    return Account(rows[0][0], rows[0][1])
+    return Account(rows[0][0], rows[0][1], epoch=epoch)
 
 
 def end_sessions(name: str, *, db: DbPath = None) -> None:

@@ -22,11 +22,22 @@ _RANK = {r: i for i, r in enumerate(ROLES)}
 
 @dataclass(frozen=True)
 class Account:
-    """An account as the workbench and the library see it (never the hash)."""
+    """An account as the workbench and the library see it (never the hash).
+
+    ``epoch`` is set on the account a session token proved
+    (:func:`audit.accounts.verify_session`): passed as ``actor=`` to an act,
+    the library checks that the session is still alive (the account's epoch
+    unchanged: no password reset, disable, role change or sign-out since),
+    not only that the account is enabled.  ``str()`` is the name, so an
+    Account stands wherever an actor's name does."""
 
     name: str
     role: str
     disabled: bool = False
+    epoch: int | None = None
+
+    def __str__(self) -> str:
+        return self.name
 
     def has(self, role: str) -> bool:
         """Whether this account's role is ``role`` or above."""

@@ -110,6 +110,18 @@ def usable_cells_sql(n_words: int, bench_param: str = "$benchmark", *, single_ru
     """
 
 
+def _mask_bytes(masks: np.ndarray) -> np.ndarray:
+    """The bitmask words as bytes (cells × 8·words), with the width given,
+    not inferred: with no cell at all (every answer outside the options)
+    ``reshape(0, -1)`` cannot tell it and raised.
+
+    >>> _mask_bytes(np.zeros((0, 2))).shape
+    (0, 16)
+    """
+    words = masks.shape[1] if masks.ndim == 2 else 0
+    return np.ascontiguousarray(masks).astype("<u8").view(np.uint8).reshape(len(masks), 8 * words)
+
+
 @dataclass
 class Cells:
     """The usable answers of a model set, one row per (question, answer),
@@ -131,8 +143,9 @@ class Cells:
     def bits(self, rows: Any = slice(None), dtype: Any = np.uint8) -> np.ndarray:
         """rows × n_models matrix: 1 where the model gave the cell's answer."""
         m = np.ascontiguousarray(self.masks[rows]).astype("<u8")
-        b = np.unpackbits(m.view(np.uint8).reshape(len(m), -1, 8), axis=2, bitorder="little")
-        return b[:, :, :MASK_BITS].reshape(len(m), -1)[:, : self.n_models].astype(dtype, copy=False)
+        words = m.shape[1] if m.ndim == 2 else 0
+        b = np.unpackbits(m.view(np.uint8).reshape(len(m), words, 8), axis=2, bitorder="little")
+        return b[:, :, :MASK_BITS].reshape(len(m), words * MASK_BITS)[:, : self.n_models].astype(dtype, copy=False)
 
     def model_bytes(self, rows: Any = slice(None)) -> np.ndarray:
         """The bitmask of ``rows`` packed model by model: ⌈n_models/8⌉ ×
@@ -157,7 +170,7 @@ class Cells:
             if r > 64 - MASK_BITS:                       # the word's high bits spill into the next one
                 packed[:, q + 1] |= m[:, k] >> np.uint64(64 - r)
         nb = max(1, -(-self.n_models // 8))
-        return np.ascontiguousarray(packed.view(np.uint8).reshape(len(m), -1)[:, :nb].T)
+        return np.ascontiguousarray(packed.view(np.uint8).reshape(len(m), 8 * packed.shape[1])[:, :nb].T)
 
     def _byte_models(self) -> np.ndarray:
         """For each byte of a cell's bitmask (the words' bytes in memory
@@ -174,7 +187,7 @@ class Cells:
         holding no model left out.  Per-cell sums over a cell's models are
         then 256-entry table look-ups per byte instead of a cells × models
         matrix."""
-        m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
+        m = _mask_bytes(self.masks)
         mid = self._byte_models()
         cols = np.flatnonzero((mid >= 0).any(1))
         return m[:, cols], list(mid[cols])
@@ -184,7 +197,7 @@ class Cells:
         W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
         # every byte of the bitmask, read in place (no column selection, no
         # transposed copy: byte_table_sums skips the bytes without a model)
-        m = np.ascontiguousarray(self.masks).astype("<u8").view(np.uint8).reshape(len(self.masks), -1)
+        m = _mask_bytes(self.masks)
         out = byte_table_sums(m.T, list(self._byte_models()), W)
         return [out[k] for k in range(W.shape[1])]
 

@@ -81,8 +81,8 @@ class ModelSet:
 
     def fam_ids(self) -> np.ndarray:
         """Each model's family index (families sorted by name)."""
-        fams = sorted(set(self.families.values()))
-        return np.array([fams.index(self.families[m]) for m in self.models], dtype=np.int64)
+        index = {f: i for i, f in enumerate(sorted(set(self.families.values())))}   # one look-up per model
+        return np.array([index[self.families[m]] for m in self.models], dtype=np.int64)
 
     def arrow(self) -> pa.Table:
         """The model set as a table: model, run, family, model_id, fam_id,
@@ -98,7 +98,8 @@ class ModelSet:
         }
         for k in range(mask_words(len(self.models))):
             inword = ids // MASK_BITS == k
-            cols[f"mb{k}"] = pa.array(np.where(inword, np.ldexp(1.0, ids - k * MASK_BITS), 0.0), pa.float64())
+            bit = np.where(inword, ids - k * MASK_BITS, 0)   # models outside the word: no 2**huge (overflow warning)
+            cols[f"mb{k}"] = pa.array(np.where(inword, np.ldexp(1.0, bit), 0.0), pa.float64())
         return pa.table(cols)
 
 

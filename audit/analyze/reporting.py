@@ -3,21 +3,28 @@ comparisons and lint, as a JSON-ready dict, and renderers for it
 (table | json | csv | markdown).
 
 CSV output goes through :func:`audit._util.safe_csv.write_csv`, which neutralises
-cells a spreadsheet would run as formulas.  Markdown output escapes HTML and
-table pipes, since model names and lint details come from user data.
+cells a spreadsheet would run as formulas.  Model names, subjects, ids and
+lint details come from user data: the table goes through
+:func:`audit._util.terminal.frame_text` (no escape sequence reaches a
+terminal), Markdown through :func:`audit._util.terminal.markdown_cell` (no
+HTML, no live link or image), JSON through :func:`audit._util.terminal.json_text`
+(control characters as ``\\u`` escapes).
+
+The pairwise comparisons grow with the square of the number of models: with
+more than :data:`MAX_PAIRWISE_MODELS` models they are left out and the
+report says so in one sentence (``comparisons_note``); every per-model
+section still lists every model.
 """
 from __future__ import annotations
 
-import html
 import io
-import json
 import math
 import os
 from pathlib import Path
 
 import pandas as pd
 
-from audit._util.text import text_table
+from audit._util.terminal import frame_text, json_text, markdown_cell, terminal_safe
 from audit.analyze._impact import impact_summary, model_set_warning
 from audit.analyze._metrics import DIFFICULTY_BANDS, item_difficulty, model_metrics
 from audit.analyze.inputs import latest_run
@@ -29,6 +36,9 @@ from audit.store import DbPath, connect
 from audit.store.benchmarks import resolve_benchmark
 
 FORMATS = ("table", "json", "csv", "markdown")
+#: Most models whose pairwise comparisons a report holds (1,225 pairs per
+#: scenario); beyond, the section is left out and ``comparisons_note`` says why.
+MAX_PAIRWISE_MODELS = 50
 
 def records(df: pd.DataFrame) -> list[dict]:
     """DataFrame rows as plain-Python dicts, NaN → None (JSON-safe)."""
@@ -54,7 +64,9 @@ def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     ``tier_names``; ``metrics`` (per model: see :func:`model_metrics`);
     ``difficulty`` {band → number of items}; ``scenarios`` (per model ×
     scenario: see :func:`scenario_table`); ``comparisons`` (pairwise, every
-    scenario: see :func:`compare_models`); ``lint`` (kind, question_id,
+    scenario: see :func:`compare_models`; empty with more than
+    :data:`MAX_PAIRWISE_MODELS` models, ``comparisons_note`` then saying
+    why, else ``""``); ``lint`` (kind, question_id,
     model, detail).  Fractions are in [0, 1]; missing values are ``None``.
 
     What wrong keys cost (:mod:`audit.analyze._impact`):
@@ -78,7 +90,14 @@ def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
     metrics = model_metrics(benchmark, db=db, models=models)
     diff = item_difficulty(benchmark, db=db, models=models)
     scen = scenario_table(benchmark, db=db, models=models)
-    comp = compare_models(benchmark, db=db, models=models, scenario=None)
+    if len(models) <= MAX_PAIRWISE_MODELS:
+        comp, comp_note = compare_models(benchmark, db=db, models=models, scenario=None), ""
+    else:
+        n_pairs = len(models) * (len(models) - 1) // 2
+        comp = pd.DataFrame()
+        comp_note = (f"Pairwise comparisons are left out: {len(models):,} models make {n_pairs:,} pairs, and a report "
+                     f"compares at most {MAX_PAIRWISE_MODELS} models; compare the models you choose with "
+                     "audit.analyze.compare_models(benchmark, models=[...]).")
     band_counts = diff["band"].value_counts()
     imp = impact_summary(benchmark, db=db, models=models)
     return {
@@ -103,6 +122,7 @@ def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
         "difficulty": {b: int(band_counts.get(b, 0)) for b in DIFFICULTY_BANDS},
         "scenarios": records(scen),
         "comparisons": records(comp),
+        "comparisons_note": comp_note,
         "lint": records(lint),
         "extra": {},
     }
@@ -258,7 +278,8 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
                for r in rep.get("expected_wrong_keys_sampled_by_subject", []) if r.get("estimate") is not None]
     ewk = pd.concat([ewk, pd.DataFrame(by)], ignore_index=True) if by else ewk
     notes = pd.DataFrame({"": [n for n in (rep.get("key_error_note"), rep.get("model_set_warning"),
-                                           rep.get("sampled_note"), rep.get("scenario_note")) if n]})
+                                           rep.get("sampled_note"), rep.get("scenario_note"),
+                                           rep.get("comparisons_note")) if n]})
     return [
         ("What wrong keys cost each model", cost),
         (f"Expected number of wrong keys ({lvl} interval)", ewk),
@@ -292,7 +313,7 @@ def _header(rep: dict) -> str:
 
 
 def _md_cell(v) -> str:
-    return html.escape(str(v), quote=False).replace("|", "\\|").replace("\n", " ")
+    return markdown_cell(v)
 
 
 def _markdown_table(df: pd.DataFrame) -> str:
@@ -343,7 +364,7 @@ def render_report(rep: dict, fmt: str = "table") -> str:
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}' (choose one of {', '.join(FORMATS)})")
     if fmt == "json":
-        return json.dumps(rep, ensure_ascii=False, indent=2, default=str) + "\n"
+        return json_text(rep, indent=2, default=str) + "\n"
     if fmt == "csv":
         from audit._util.safe_csv import write_csv
 
@@ -355,9 +376,9 @@ def render_report(rep: dict, fmt: str = "table") -> str:
         for title, df in _sections(rep):
             out += [f"## {title}", "", _markdown_table(df), ""]
         return "\n".join(out)
-    out = [_header(rep), ""]
+    out = [terminal_safe(_header(rep)), ""]
     for title, df in _sections(rep):
-        out += [title, "-" * len(title), text_table(df), ""]
+        out += [title, "-" * len(title), frame_text(df), ""]
     return "\n".join(out)
 
 
@@ -376,5 +397,5 @@ def write_report(rep: dict, fmt: str, output: str | os.PathLike | None = None) -
 
 
 __all__ = ["analysis_report", "render_report", "write_report", "report_frame", "records", "FORMATS", "key_error_note",
-           "scenario_note", "model_set_warning"]
+           "scenario_note", "model_set_warning", "MAX_PAIRWISE_MODELS"]
 

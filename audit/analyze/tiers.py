@@ -56,6 +56,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.analyze._cells import Cells, usable_cells
 from audit.analyze.inputs import ModelSet, latest_run, model_set, questions_table
 from audit.analyze.keyerror import load_judge_verdicts, read_items, sampled_answers, score_run
@@ -484,6 +485,7 @@ def analyze_benchmark(
     incomplete: str = "tier",
     score: bool = True,
     progress: bool = False,
+    actor=None,
 ) -> AnalyzeSummary:
     """Assign every question of a benchmark (``None``: of every benchmark
     with predictions) to an agreement tier and record the run.
@@ -499,7 +501,9 @@ def analyze_benchmark(
     the same letter on ≥ 90% of the benchmark's items).
 
     Writes ``audit_runs``, ``audit_results`` and ``audit_lint`` in one
-    transaction: on any error nothing is written.
+    transaction: on any error nothing is written.  Once the database has
+    accounts this is a lead's or admin's act (``actor``): the tiers decide
+    what the review queue shows.
 
     >>> import tempfile, os, pandas as pd
     >>> from audit.store import connect
@@ -523,6 +527,7 @@ def analyze_benchmark(
     if incomplete not in ("tier", "separate"):
         raise InputError(f"incomplete must be 'tier' or 'separate', not '{incomplete}'")
     with connect(db) as con:
+        require_role(con, actor, "lead", "analysing (it rewrites the tiers)")
         con.execute("SET enable_progress_bar = false")  # tqdm below reports progress
         if benchmark is None:
             names = all_benchmarks(con)

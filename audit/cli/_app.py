@@ -60,6 +60,7 @@ def _error_line(exc: BaseException) -> str | None:
     import duckdb
 
     from audit._util.redact import redact
+    from audit._util.terminal import terminal_safe
 
     if isinstance(exc, AuditError):
         msg = str(exc)
@@ -82,7 +83,7 @@ def _error_line(exc: BaseException) -> str | None:
             msg = "database: " + first
     else:
         return None
-    return "error: " + (redact(msg) or "")
+    return "error: " + terminal_safe(redact(msg) or "")
 
 
 def main() -> None:

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 
 import typer
 
-from audit._util.text import text_table as text_table  # the commands' plain-text tables
-
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -21,11 +19,44 @@ BenchmarkOption = Annotated[Optional[str], typer.Option("--benchmark", "-b", hel
 
 
 def echo(msg: str = "") -> None:
-    typer.echo(msg)
+    """Print one message to stdout.  Everything the CLI prints goes through
+    here (and :func:`warn`): untrusted text in it (names, rationales,
+    replies) reaches the terminal with no escape sequence
+    (:func:`audit._util.terminal.terminal_safe`), and secrets are redacted."""
+    from audit._util.redact import redact
+    from audit._util.terminal import terminal_safe
+
+    typer.echo(terminal_safe(redact(msg) or ""))
+
+
+def table_text(df: "pd.DataFrame", empty: str = "(none)") -> str:
+    """A DataFrame as a plain-text table, every cell terminal-safe
+    (:func:`audit._util.terminal.frame_text`)."""
+    from audit._util.terminal import frame_text
+
+    return frame_text(df, empty=empty)
+
+
+def terminal_text(text: str) -> str:
+    """Untrusted text as it may reach a terminal (:func:`audit._util.terminal.terminal_safe`)."""
+    from audit._util.terminal import terminal_safe
+
+    return terminal_safe(text)
+
+
+def json_out(obj, **kwargs) -> str:
+    """JSON with every control character escaped (:func:`audit._util.terminal.json_text`)."""
+    from audit._util.terminal import json_text
+
+    return json_text(obj, **kwargs)
 
 
 def warn(msg: str) -> None:
-    typer.echo(msg, err=True)
+    """:func:`echo` to stderr."""
+    from audit._util.redact import redact
+    from audit._util.terminal import terminal_safe
+
+    typer.echo(terminal_safe(redact(msg) or ""), err=True)
 
 
 def emit_frame(df: "pd.DataFrame", fmt: str, output: Optional[Path]) -> None:
@@ -45,7 +76,7 @@ def emit_frame(df: "pd.DataFrame", fmt: str, output: Optional[Path]) -> None:
         else:
             write_csv(df, sys.stdout)
         return
-    text = "(none)" if df.empty else df.to_string(index=False, na_rep="")
+    text = table_text(df)
     if output is not None:
         output.write_text(text + "\n", encoding="utf-8")
         echo(f"written to {output}")
@@ -74,8 +105,9 @@ ProgressOption = Annotated[Optional[bool], typer.Option("--progress/--no-progres
 
 # Signing in on the command line: --as NAME, its password at a prompt or on stdin.
 AsOption = Annotated[Optional[str], typer.Option(
-    "--as", help="The acting account (an admin here; a lead for 'audit export create'). Its password is "
-                 "asked at a prompt, or read from the first line of stdin with --password-stdin.",
+    "--as", help="The acting account, once the database has accounts (an admin for accounts and settings; "
+                 "a lead or admin for imports, runs, analyses and exports). Its password is asked at a "
+                 "prompt, or read from the first line of stdin with --password-stdin.",
     show_default=False)]
 PasswordStdinOption = Annotated[bool, typer.Option(
     "--password-stdin", help="Read passwords from standard input, one per line (the acting account's "
@@ -115,9 +147,11 @@ def acting_account(name: str | None, passwords: Passwords, db: DbOption, *,
     from audit.accounts import authenticate
     from audit.accounts.table import accounts_exist
     from audit.errors import PermissionDeniedError
+    from audit.store import resolve_db_path
 
     if name is None:
-        if required_for is not None and accounts_exist(db=db):
+        # a database not made yet has no account (an import may create it)
+        if required_for is not None and resolve_db_path(db).exists() and accounts_exist(db=db):
             raise PermissionDeniedError(f"{required_for} needs a signed-in account: --as NAME (its password is "
                                         "asked at a prompt, or read with --password-stdin)")
         return None

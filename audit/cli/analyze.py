@@ -8,7 +8,16 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from audit.cli._common import BenchmarkOption, DbOption, echo
+from audit.cli._common import (
+    AsOption,
+    BenchmarkOption,
+    DbOption,
+    Passwords,
+    PasswordStdinOption,
+    acting_account,
+    echo,
+    terminal_text,
+)
 
 
 def register(app: typer.Typer, import_app: typer.Typer) -> None:
@@ -50,6 +59,8 @@ def analyze_cmd(
             "prediction go to their own bucket.",
         ),
     ] = "tier",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Assign every question to a cross-model agreement tier, fit the key-error
@@ -67,8 +78,9 @@ def analyze_cmd(
     from audit.analyze import analyze_benchmark
     from audit.analyze.tiers import OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="analysing (it rewrites the tiers)")
     summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
-                      incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty())
+                      incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty(), actor=actor)
     for run in summary.runs:
         echo(
             f"{run.benchmark}: audit run {run.run_id} — {run.n_questions} questions, {run.n_models} models, "
@@ -112,7 +124,7 @@ def report_cmd(
     if text is None:
         echo(f"report written to {output}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(text if fmt in ("json", "csv") else terminal_text(text))
 
 
 def scores_cmd(
@@ -162,12 +174,15 @@ def rescore_cmd(
                                               "the Brier score and the expected vs found count of wrong keys.")] = False,
     reference: Annotated[Optional[str], typer.Option("--reference", help="Compare with this reference label set "
                                                      "(e.g. mmlu_redux_error_type) instead of the settled verdicts.")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Refit the key-error score of the latest audit run with the settled expert verdicts
     (the models' reliabilities and the subjects' wrong-key rates learn from them)."""
     from audit.review.rescoring import rescore_benchmark
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="refitting the key-error score")
     for line in rescore_benchmark(benchmark, calibration=calibration or reference is not None, reference=reference,
-                                  db=db).lines():
+                                  db=db, actor=actor).lines():
         echo(line)

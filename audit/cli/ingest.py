@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from audit.cli._common import DbOption, echo
+from audit.cli._common import AsOption, DbOption, Passwords, PasswordStdinOption, acting_account, echo
 
 
 class Layout(str, Enum):
@@ -44,13 +44,16 @@ def tlue(
     accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
                                                  "be split into options (they are flagged structure_suspect).")] = False,
     replace: ReplaceOption = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import TLUE (Ti-MMLU) items: recover the options embedded in the Tibetan text and mark
     items whose options cannot be recovered with confidence as structure_suspect."""
     from audit.ingest import import_tlue
 
-    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect, replace=replace)
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing questions")
+    s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect, replace=replace, actor=actor)
     echo(str(s))
     if s.repaired:
         echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
@@ -108,6 +111,8 @@ def questions(
     key_base: KeyBaseOption = None,
     id_: IdOption = None,
     set_: SetOption = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import a question file (or a folder or archive of them).  Columns: id, question, answer (letter,
@@ -118,8 +123,10 @@ def questions(
     from audit.ingest import import_questions
     from audit.ingest.mapping import parse_map
 
+    actor = None if dry_run else acting_account(as_, Passwords(password_stdin), db,
+                                                required_for="importing questions")
     s = import_questions(file, benchmark=benchmark, db=db, mapping=parse_map(map_, map_file), dry_run=dry_run,
-                         replace=replace, key_base=key_base, id_template=id_, constants=parse_set(set_))
+                         replace=replace, key_base=key_base, id_template=id_, constants=parse_set(set_), actor=actor)
     if dry_run:
         echo(s.preview_text())
     echo(str(s))
@@ -153,6 +160,8 @@ def predictions(
                                                             "changed (same mapping, model and run).")] = False,
     forget: Annotated[bool, typer.Option("--forget", help="With --in-place: drop the registration (the files "
                                                           "are untouched).")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import model predictions.  Rows for unknown question ids refuse the whole file;
@@ -164,6 +173,7 @@ def predictions(
     from audit.ingest import import_predictions
     from audit.ingest.mapping import parse_map
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing predictions")
     if in_place or refresh or forget:
         from audit.ingest import register_predictions_in_place
 
@@ -171,10 +181,11 @@ def predictions(
             raise typer.BadParameter("--in-place reads the long layout and refuses unknown ids "
                                      "(no --layout wide/seed, no --skip-unknown)")
         echo(str(register_predictions_in_place(file, benchmark=benchmark, model=model, run=run, db=db,
-                                               mapping=parse_map(map_, map_file), refresh=refresh, forget=forget)))
+                                               mapping=parse_map(map_, map_file), refresh=refresh, forget=forget,
+                                               actor=actor)))
         return
     s = import_predictions(Path(file), benchmark=benchmark, layout=layout.value, method=method.value, model=model,
-                           run=run, db=db, mapping=parse_map(map_, map_file), skip_unknown=skip_unknown)
+                           run=run, db=db, mapping=parse_map(map_, map_file), skip_unknown=skip_unknown, actor=actor)
     echo(str(s))
 
 
@@ -182,35 +193,44 @@ def helm(
     path: Annotated[Path, typer.Argument(readable=False, help="A HELM scenario_state JSON file or a folder of them.")],
     benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
                                                      help="Benchmark name (default: the scenario name).")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import HELM raw output: questions, and each model's answer mapped through output_mapping."""
     from audit.ingest import import_helm
 
-    echo(str(import_helm(path, benchmark=benchmark, db=db)))
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing HELM output")
+    echo(str(import_helm(path, benchmark=benchmark, db=db, actor=actor)))
 
 
 def mmlu_redux(
     path: Annotated[Path, typer.Argument(readable=False, help="Folder of MMLU-Redux SUBJECT.csv files (or one file).")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "mmlu-redux",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import MMLU-Redux: questions, one prediction per model column, and the human error_type labels."""
     from audit.ingest import import_mmlu_redux
 
-    echo(str(import_mmlu_redux(path, benchmark=benchmark, db=db)))
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing MMLU-Redux")
+    echo(str(import_mmlu_redux(path, benchmark=benchmark, db=db, actor=actor)))
 
 
 def parallel(
     path: Annotated[Path, typer.Argument(readable=False, help="Folder of CMMLU-style SUBJECT.csv files (or one file).")],
     source: Annotated[str, typer.Option(help="Name of the counterpart version.")] = "cmmlu",
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions are linked.")] = "tlue",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Link questions to their counterparts (subject + row index = question id) and flag key mismatches."""
     from audit.ingest import import_parallel
 
-    echo(str(import_parallel(path, benchmark=benchmark, source=source, db=db)))
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="linking parallel questions")
+    echo(str(import_parallel(path, benchmark=benchmark, source=source, db=db, actor=actor)))
 
 
 def lm_eval(
@@ -221,6 +241,8 @@ def lm_eval(
     model: Annotated[Optional[str], typer.Option(help="Model name (default: from results_*.json).")] = None,
     run: Annotated[Optional[str], typer.Option(help="Run name (default 'default').")] = None,
     method: Annotated[Method, typer.Option(help="Extraction for generated answers: caa or da.")] = Method.caa,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import lm-evaluation-harness sample logs.  Log-likelihood multiple choice: the
@@ -228,7 +250,9 @@ def lm_eval(
     the text.  Questions come from the logged documents when the benchmark has none."""
     from audit.ingest import import_lm_eval
 
-    echo(str(import_lm_eval(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing lm-eval logs")
+    echo(str(import_lm_eval(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db,
+                            actor=actor)))
 
 
 def inspect_logs(
@@ -238,13 +262,17 @@ def inspect_logs(
     model: Annotated[Optional[str], typer.Option(help="Model name (default: the log's model).")] = None,
     run: Annotated[Optional[str], typer.Option(help="Run name (default 'default').")] = None,
     method: Annotated[Method, typer.Option(help="Extraction when no scorer recorded a letter: caa or da.")] = Method.caa,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import inspect-ai eval logs, read with inspect-ai's own log reader (install the
     'inspect' extra).  Questions come from the samples when the benchmark has none."""
     from audit.ingest import import_inspect
 
-    echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db)))
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing inspect logs")
+    echo(str(import_inspect(path, benchmark=benchmark, model=model, run=run, method=method.value, db=db,
+                            actor=actor)))
 
 
 def outputs(
@@ -260,6 +288,8 @@ def outputs(
     skip_unmatched: Annotated[bool, typer.Option(
         "--skip-unmatched", help="Skip (and report) records whose question is not in the benchmark, matches "
                                  "several items, or whose item repeats an option text.")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import model outputs linked to the items by their question text (NFC, white space
@@ -267,8 +297,9 @@ def outputs(
     order of the options mapped back and the key as shown checked against the stored key."""
     from audit.ingest import import_outputs
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing model outputs")
     echo(str(import_outputs(path, benchmark=benchmark, db=db, model=model, run=run, method=method.value,
-                            skip_unmatched=skip_unmatched)))
+                            skip_unmatched=skip_unmatched, actor=actor)))
 
 
 def auto(
@@ -290,6 +321,8 @@ def auto(
     skip_unmatched: Annotated[bool, typer.Option(
         "--skip-unmatched", help="Model outputs linked by their question text: skip (and report) records whose "
                                  "question is not in the benchmark or matches several items.")] = False,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Recognise the format (question files, folders and archives in published layouts — CMMLU,
@@ -301,9 +334,10 @@ def auto(
     from audit.auto import detect_and_import
     from audit.ingest.mapping import parse_map
 
+    actor = None if dry_run else acting_account(as_, Passwords(password_stdin), db, required_for="importing")
     r = detect_and_import(path, benchmark=benchmark, mapping=parse_map(map_, map_file), model=model,
                           accept_suspect=accept_suspect, dry_run=dry_run, db=db, replace=replace, key_base=key_base,
-                          id_template=id_, constants=parse_set(set_), skip_unmatched=skip_unmatched)
+                          id_template=id_, constants=parse_set(set_), skip_unmatched=skip_unmatched, actor=actor)
     echo(str(r.detection))
     if r.dry_run:
         echo(f"dry run: every check of the import passed and nothing was written; it would report: {r.summary}")

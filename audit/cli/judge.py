@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
+    AsOption,
     BackoffBaseOption,
     BenchmarkOption,
     ConcurrencyOption,
@@ -20,12 +21,17 @@ from audit.cli._common import (
     MaxCostOption,
     MaxRetriesOption,
     OutputCostOption,
+    Passwords,
+    PasswordStdinOption,
     ProgressOption,
     QuestionIdOption,
     SubjectOption,
     TierOption,
     TimeoutOption,
+    acting_account,
     echo,
+    json_out,
+    table_text,
     warn,
 )
 
@@ -62,7 +68,7 @@ def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> st
         elif not pd.api.types.is_numeric_dtype(out[c]):   # a missing answer (no majority) reads blank, not NaN
             out[c] = out[c].astype(object).map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v))
                                                or v is pd.NA else v)
-    return out.to_string(index=False)
+    return table_text(out)
 
 
 def _check_format(fmt: str) -> None:
@@ -107,6 +113,8 @@ def run_cmd(
                                                             "in another order (rotated by one), to measure how "
                                                             "often the verdict flips ('audit judge card').")] = False,
     progress: ProgressOption = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Ask an LLM judge whether each answer key is correct (and if not, which is).
@@ -118,6 +126,7 @@ def run_cmd(
     from audit.judge import run_judge
     from audit.llm import RunOptions
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="running a judge")
     options = RunOptions(
         question_ids=question_id, tiers=tier, subjects=subject, limit=limit, concurrency=concurrency,
         max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
@@ -125,7 +134,7 @@ def run_cmd(
         input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
         summary = run_judge(model, benchmark, db=db, judge_name=judge_name, prompt=prompt,
-                            retry_unparsed=retry_unparsed, options=options, permute=permute)
+                            retry_unparsed=retry_unparsed, options=options, permute=permute, actor=actor)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
@@ -147,12 +156,15 @@ def import_judge_cmd(
                                                             "e.g. gemini-2.5-pro.")],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark the 'loc' ids belong to.")] = "tlue",
     prompt_version: Annotated[str, typer.Option("--prompt-version", help="Label for the (unknown) prompt.")] = "imported",
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Import judge verdicts from the methodology pipeline (all-or-nothing)."""
     from audit.judge import import_judge
 
-    s = import_judge(path, judge=judge, benchmark=benchmark, prompt_version=prompt_version, db=db)
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="importing judge verdicts")
+    s = import_judge(path, judge=judge, benchmark=benchmark, prompt_version=prompt_version, db=db, actor=actor)
     for line in s.lines():
         echo(line)
 
@@ -234,7 +246,7 @@ def bias_cmd(
                                  experts=experts)
     rep, acc = summary.bias, summary.accuracy
     if fmt == "json":
-        echo(json.dumps(summary.as_dict(), ensure_ascii=False, indent=2, default=str))
+        echo(json_out(summary.as_dict(), indent=2, default=str))
         return
     for line in rep.reading:
         echo(line)
@@ -291,12 +303,16 @@ def panel_cmd(
     save_as: Annotated[Optional[str], typer.Option("--save-as", help="Store the panel verdicts as a judge "
                                                                      "with this name.")] = None,
     show: Annotated[int, typer.Option("--show", help="Items to list (0 = counts only).")] = 20,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Cross-family panel verdict: one vote per model family, strict majority wins."""
     from audit.judge import run_panel
 
-    res = run_panel(benchmark, judges=judge or None, save_as=save_as, db=db)
+    actor = acting_account(as_, Passwords(password_stdin), db,
+                           required_for="storing panel verdicts") if save_as else None
+    res = run_panel(benchmark, judges=judge or None, save_as=save_as, db=db, actor=actor)
     df = res.verdicts
     echo(f"{len(df)} items: " + ", ".join(f"{k} {n}" for k, n in res.counts().items()))
     if show:
@@ -355,7 +371,6 @@ def card_cmd(
     the judge is of the family of an audited model, and the generation settings.
 
     The table also shows the agreement between one judge's prompt languages."""
-    import json
 
     from audit.errors import InputError
     from audit.judge.card import CARD_COLUMNS
@@ -366,7 +381,7 @@ def card_cmd(
     result = judge_card(benchmark, db=db)
     if fmt == "json":
         rows = result.card[CARD_COLUMNS].astype(object)
-        echo(json.dumps(rows.where(rows.notna(), None).to_dict("records"), ensure_ascii=False, indent=2))
+        echo(json_out(rows.where(rows.notna(), None).to_dict("records"), indent=2))
         return
     echo(_table(result.card, pct=("flip_rate",)))
     if len(result.languages):

@@ -8,6 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from audit.cli._common import (
+    AsOption,
     BackoffBaseOption,
     BenchmarkOption,
     ConcurrencyOption,
@@ -17,11 +18,14 @@ from audit.cli._common import (
     MaxCostOption,
     MaxRetriesOption,
     OutputCostOption,
+    Passwords,
+    PasswordStdinOption,
     ProgressOption,
     QuestionIdOption,
     SubjectOption,
     TierOption,
     TimeoutOption,
+    acting_account,
     echo,
     warn,
 )
@@ -79,6 +83,8 @@ def run_cmd(
     input_cost_per_token: InputCostOption = None,
     output_cost_per_token: OutputCostOption = None,
     progress: ProgressOption = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Ask a model every selected item and store its answers as predictions.
@@ -92,6 +98,7 @@ def run_cmd(
     from audit.llm import RunOptions
     from audit.predict import run_predict
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="running a model")
     options = RunOptions(
         question_ids=question_id, tiers=tier, subjects=subject, limit=limit, concurrency=concurrency,
         max_cost=max_cost, api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
@@ -99,13 +106,14 @@ def run_cmd(
         input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token, progress=progress)
     try:
         s = run_predict(model, benchmark, db=db, name=name, run=run, prompt=prompt, style=style,
-                        instructions=instructions, method=method, llm_extractor=llm_extractor, options=options)
+                        instructions=instructions, method=method, llm_extractor=llm_extractor, options=options,
+                        actor=actor)
     except KeyboardInterrupt:
         warn("interrupted: every reply received so far is saved; run the same command again to resume")
         raise typer.Exit(130)
     for line in s.lines():
         echo(line)
-    if s.status in ("aborted", "no_reply"):
+    if s.status in ("aborted", "no_reply") or s.got_no_reply:   # no reply is no result, whatever stopped the run
         raise typer.Exit(1)
 
 
@@ -157,16 +165,19 @@ def reextract_cmd(
     output_cost_per_token: Annotated[Optional[float], typer.Option("--output-cost-per-token",
                                                                    help="USD per completion token.")] = None,
     progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar.")] = None,
+    as_: AsOption = None,
+    password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
 ) -> None:
     """Re-extract the answers of stored raw responses with another method (no re-import);
     prints, per model, the responses, answers before and after, and the methods now stored."""
     from audit.predict import reextract
 
+    actor = acting_account(as_, Passwords(password_stdin), db, required_for="re-extracting answers")
     s = reextract(benchmark, method=method, models=model or None, runs=run or None, db=db, llm_extractor=llm_extractor,
                   concurrency=concurrency, max_cost=max_cost, api_base=api_base, api_key_env=api_key_env,
                   input_cost_per_token=input_cost_per_token, output_cost_per_token=output_cost_per_token,
-                  progress=progress)
+                  progress=progress, actor=actor)
     for line in s.lines():
         echo(line)
 

@@ -21,7 +21,8 @@ from audit.cli._common import (
     PasswordStdinOption,
     acting_account,
     echo,
-    text_table,
+    json_out,
+    table_text,
 )
 
 review_app = typer.Typer(help="Record, import and inspect expert verdicts on answer keys.", no_args_is_help=True)
@@ -40,7 +41,7 @@ def _show(df, empty: str) -> None:
         echo(empty)
         return
     with pd.option_context("display.width", 200, "display.max_rows", None, "display.max_columns", None):
-        echo(text_table(df))   # an empty cell, never NaN; long texts cut
+        echo(table_text(df))   # an empty cell, never NaN; long texts cut
 
 
 @review_app.command("add")
@@ -246,7 +247,6 @@ def changes_cmd(
     """Items whose evidence moved since a version: settled keys the new models now strongly
     reject (reopened; the settled verdict stands), and unsettled items that entered or left the
     queue.  Run after importing or predicting new models' answers and 'audit analyze'."""
-    import json
 
     from audit.errors import InputError
     from audit.review.changes import JSON_COLUMNS, review_changes
@@ -256,7 +256,7 @@ def changes_cmd(
     df = review_changes(benchmark, since=since, db=db)
     if fmt == "json":
         rows = df[JSON_COLUMNS].to_dict("records")
-        echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        echo(json_out(rows, indent=2))
         return
     _show(df[["question_id", "change", "reason"]], "no item's evidence crossed a threshold")
 

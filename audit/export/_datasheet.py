@@ -8,11 +8,11 @@ table pipes / backticks are escaped, so the Markdown renders literally on
 any viewer (GitHub, GitLab, IDEs)."""
 from __future__ import annotations
 
-import html
 import math
 
 import pandas as pd
 
+from audit._util.terminal import markdown_cell
 from audit.i18n import label
 from audit.store import DbPath
 
@@ -33,7 +33,8 @@ DATASHEET_RENAME = {
 
 
 def md(text, limit: int | None = None) -> str:
-    """Escape untrusted text for a Markdown table cell or paragraph.
+    """Escape untrusted text for a Markdown table cell or paragraph
+    (:func:`audit._util.terminal.markdown_cell`, plus emphasis and code).
 
     >>> md("<img src=x onerror=alert(1)> | `x`")
     '&lt;img src=x onerror=alert(1)&gt; \\\\| \\\\`x\\\\`'
@@ -43,8 +44,8 @@ def md(text, limit: int | None = None) -> str:
     s = " ".join(str(text).split())
     if limit is not None and len(s) > limit:
         s = s[: limit - 1].rstrip() + "…"
-    s = html.escape(s, quote=False)
-    for ch in ("\\", "|", "`", "*", "_", "[", "]"):
+    s = markdown_cell(s)   # HTML, links, pipes, escape sequences: the one Markdown writer
+    for ch in ("`", "*", "_"):   # and no emphasis or code span in a datasheet cell
         s = s.replace(ch, "\\" + ch)
     return s
 

@@ -97,8 +97,23 @@ def _checked_manifest(folder: Path) -> tuple[dict | None, str | None]:
     if path.is_symlink() or not path.is_file():
         return None, f"{MANIFEST_NAME}: missing or not a regular file"
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, f"{MANIFEST_NAME}: unreadable ({type(exc).__name__})"
+    return checked_manifest_bytes(raw)
+
+
+def checked_manifest_bytes(raw: bytes) -> tuple[dict | None, str | None]:
+    """:func:`_checked_manifest` of manifest bytes already read (the one
+    rule for names: a plain file name, never ``..``, a path or the manifest
+    itself).
+
+    >>> checked_manifest_bytes(b'{"files": {"../x": {"sha256": "0"}}}')[1]
+    "manifest.json: the entry '../x' is not a file name with a sha256"
+    """
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"{MANIFEST_NAME}: unreadable ({type(exc).__name__})"
     files = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(files, dict):

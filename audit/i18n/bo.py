@@ -618,6 +618,11 @@ MESSAGES.update({
     "admin.sample_drawn": "དྲི་བ་ {n} བླངས།",
 })
 
+# Two judges without a common item: no agreement to show (never "nan%")
+MESSAGES.update({
+    "reading.agree.pair_none": "{a} དང་ {b}: མཉམ་སྤྱོད་དྲི་བ་མེད། མཐུན་ཚད་རྩིས་མི་ཐུབ།",
+})
+
 # A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
 # (draft: every line needs a native speaker's review)
 MESSAGES.update({

@@ -220,6 +220,8 @@ READING: dict[str, str] = {
     "reading.section.reviewers": "Agreement: reviewer vs reviewer (Cohen's kappa)",
     "reading.section.models": "Agreement: model vs model (Cohen's kappa on answers)",
     "reading.section.fleiss": "Agreement: Fleiss' kappa (items rated by all)",
+    # two judges without a common item: no agreement to show (never "nan%")
+    "reading.agree.pair_none": "{a} vs {b}: no common items, so their agreement is undefined.",
 }
 
 #: The choice texts of the Label Studio labeling config.  They are stored in

@@ -608,6 +608,11 @@ MESSAGES.update({
     "admin.sample_drawn": "已抽取 {n} 个题目。",
 })
 
+# Two judges without a common item: no agreement to show (never "nan%")
+MESSAGES.update({
+    "reading.agree.pair_none": "{a} 对 {b}：没有共同题目，一致率无法定义。",
+})
+
 # A living benchmark: scores tied to key versions, what new models change, benchmarks side by side, judge cards
 MESSAGES.update({
     "changes.previous_run": "上一次分析",

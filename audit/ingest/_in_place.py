@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 
 from audit._util.sql import sql_ident, sql_str
+from audit.accounts import require_role
 from audit.errors import InputError, NotFoundError
 from audit.ingest._duck import one
 from audit.ingest._predictions import _require_questions, _run_sql, given_letter_sql, letter_ok_sql
@@ -81,6 +82,7 @@ def register_predictions_in_place(
     refresh: bool = False,
     forget: bool = False,
     db: DbPath = None,
+    actor=None,
 ) -> InPlaceSummary:
     """Register *source* (a Parquet file, a folder of them, or a glob; a
     local path, ``s3://bucket/prefix`` or ``hf://datasets/org/name/path``)
@@ -106,6 +108,8 @@ def register_predictions_in_place(
     [('q1', 'A', True), ('q2', None, False)]
     """
     t0 = time.perf_counter()
+    if refresh and forget:
+        raise InputError("--refresh and --forget ask for opposite things: pass one of them")
     uri = normalize_uri(source)
     if refresh or forget:
         with connect(db, read_only=True) as con:
@@ -114,13 +118,15 @@ def register_predictions_in_place(
         if not row:
             raise NotFoundError(f"no in-place prediction source {uri} registered for benchmark '{benchmark}'")
         if forget:
-            with connect(db) as con:
+            with connect(db) as con, transaction(con):
+                require_role(con, actor, "lead", "forgetting a prediction source")
                 con.execute("DELETE FROM prediction_sources WHERE benchmark = ? AND uri = ?", [benchmark, uri])
             return InPlaceSummary(benchmark, uri, 0, 0, 0, list(row[0][3]), "", forgotten=True)
         mapping = json.loads(row[0][0]) if row[0][0] else None
         model, run = row[0][1], row[0][2]
     listing = list_source(uri)   # the network, before taking the database
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "registering a prediction source")
         _require_questions(con, benchmark)
         if not refresh and one(con, "SELECT 1 FROM prediction_sources WHERE benchmark = ? AND uri = ?",
                                [benchmark, uri]):
@@ -137,7 +143,7 @@ def register_predictions_in_place(
             "INSERT INTO prediction_sources (benchmark, uri, protocol, mapping, model, run, files, listing, revision, "
             "fingerprint, n_rows, n_valid, models, relation_sql) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [benchmark, uri, listing.protocol, json.dumps(mapping) if mapping else None, model, run,
-             list(listing.files), json.dumps([list(x) for x in listing.listing]), listing.revision,
+             list(listing.files), listing.listing_json(), listing.revision,
              listing.fingerprint, n, n_valid, models, relation])
         register_models(con, models)
         con.execute("DROP VIEW _ip_src")

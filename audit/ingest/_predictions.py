@@ -50,7 +50,9 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from audit._util.files import read_jsonl
+from audit._util.redact import redact_sql
 from audit._util.sql import sql_ident, sql_str, unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._duck import one, open_source
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer_sets, extract_answers
@@ -138,6 +140,7 @@ def import_predictions(
     progress: bool | None = None,
     mapping: dict[str, str] | None = None,
     skip_unknown: bool = False,
+    actor=None,
 ) -> PredictionImportSummary:
     """Import model predictions for questions already in ``benchmark``.
 
@@ -176,6 +179,7 @@ def import_predictions(
         raise InputError(f"unknown extraction method '{method}' (use one of {', '.join(METHODS)})")
     p = Path(path)
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing predictions")
         _require_questions(con, benchmark)
         key_mismatches = None
         if layout == "long":
@@ -281,13 +285,20 @@ def _wide_source(con, p: Path, *, run: str | None, mapping: dict[str, str] | Non
     blank = [c for c in models if not c.strip() or re.fullmatch(r"(column|Unnamed: )\d+", c)]
     if blank:
         raise InputError(f"model column(s) without a name: {', '.join(blank)}", path=p)
-    casts = ", ".join(f"nullif(trim({sql_ident(m)}::VARCHAR), '') AS {sql_ident(m)}" for m in models)
+    # only non-text columns are cast before the unpivot, and the cell is trimmed after it, on the one
+    # `given` column: an expression per model column costs DuckDB seconds at 2,000 columns
+    types = dict(con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {file_view})").fetchall())
+    casts = ", ".join(sql_ident(m) if types.get(m) == "VARCHAR" else f"{sql_ident(m)}::VARCHAR AS {sql_ident(m)}"
+                      for m in models)
     on = ", ".join(sql_ident(m) for m in models)
     # INCLUDE NULLS: an empty cell is kept as an invalid prediction (the model
-    # gave no usable answer to that question).
+    # gave no usable answer to that question).  Unpivoted once into a table:
+    # the checks read the source several times, and each read of a view
+    # would bind the file's columns and unpivot again (2,000 model columns:
+    # seconds per read).
     con.execute(
-        "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT question_id, model, "
-        f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, given, _line FROM ("
+        "CREATE OR REPLACE TEMP TABLE _pred_src AS SELECT question_id, model, "
+        f"{_run_sql(run)} AS run, NULL::VARCHAR AS response, nullif(trim(given), '') AS given, _line FROM ("
         f"SELECT nullif(nfc_normalize(trim(question_id::VARCHAR)), '') AS question_id, _line, {casts} FROM {file_view}"
         f") UNPIVOT INCLUDE NULLS (given FOR model IN ({on}))"
     )
@@ -628,7 +639,10 @@ def _write(con, benchmark: str, source: _Source, rows: _Rows, method: str, where
     """Delete the benchmark's earlier predictions (and letters as written) of
     the source's (model, run) pairs, insert ``rows`` (an invalid given cell
     kept as the response), and, when orders were shown, the letters as
-    written with their order.  Returns how many earlier rows were replaced."""
+    written with their order.  Returns how many earlier rows were replaced.
+    The stored response has the values of this process's secret environment
+    variables replaced by ``***`` (:func:`audit._util.redact.redact_sql`), as
+    a live run stores its replies: a file may echo the key in use."""
     replaced = one(con,
         "SELECT count(*) FROM predictions p SEMI JOIN _pairs USING (model, run) WHERE p.benchmark = ?", [benchmark]
     )[0]
@@ -641,7 +655,7 @@ def _write(con, benchmark: str, source: _Source, rows: _Rows, method: str, where
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
             "SELECT $b, question_id, model, run, "
-            "  CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END, "
+            f"  {redact_sql('CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END')}, "
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
             f"FROM ({rows.sql})",

@@ -23,7 +23,6 @@ NFD compares equal); the text as imported is kept in ``raw_text`` and
 """
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -46,7 +45,9 @@ from audit._util.files import (
     refuse_reserved,
     require_columns,
 )
+from audit._util.literals import LiteralRefused, parse_list_literal
 from audit._util.sql import table_exists, unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.formats import parse_tlue_item
 from audit.ingest.mapping import _MISSING, apply_mapping, get_path, resolve
@@ -186,9 +187,10 @@ def _parse_options_cell(v, path, line, name: str = "'options'") -> tuple[list[st
             v = load_json(s, path, line)
         except InputError:
             try:
-                v = ast.literal_eval(s)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"])", path=path, line=line) from None
+                v = parse_list_literal(s)
+            except LiteralRefused as exc:
+                raise InputError(f"{name} is not a list (expected e.g. [\"red\", \"blue\"]): {exc}", path=path,
+                                 line=line) from None
     labels: list[str] | None = None
     if isinstance(v, dict):
         if isinstance(v.get("text"), (list, tuple)) and isinstance(v.get("label"), (list, tuple)):
@@ -761,7 +763,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                      dry_run: bool = False, replace: bool = False, key_base: int | None = None,
                      id_template: str | None = None, constants: dict[str, str] | None = None,
                      layouts: dict | None = None, files: list[Source] | None = None,
-                     repeated_ids: str = "refuse") -> QuestionImportSummary:
+                     repeated_ids: str = "refuse", actor=None) -> QuestionImportSummary:
     """Import a question file, or a folder (or archive) of them, into
     ``benchmark`` (created when new).  All-or-nothing, in one transaction.
     The whole input is parsed and checked first (a CSV streamed in chunks,
@@ -902,6 +904,7 @@ def _import(p: Path, files: list[Source], benchmark, db: DbPath, mapping, dry_ru
             # All-or-nothing: one transaction, one bulk insert from the stage.
             try:
                 with connect(db) as con, transaction(con):
+                    require_role(con, actor, "lead", "importing questions")
                     report = stage.store(con, benchmark, "questions", source_path=str(p), replace=replace)
                     if state.parallel:
                         _store_parallel(con, benchmark, state.parallel)

@@ -39,6 +39,7 @@ import pyarrow as pa
 from audit._util.archives import Source, sources
 from audit._util.files import read_jsonl
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
 from audit.ingest._questions import parse_question_rows
@@ -95,8 +96,9 @@ class ResultsImportSummary:
 
 
 def import_results(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, files: list[Source] | None = None,
-                   model: str | None = None, method: str = "final") -> ResultsImportSummary:
+                   model: str | None = None, method: str = "final", actor=None) -> ResultsImportSummary:
     """Import the items and one model's predictions per file (see the module docstring).
+    Once the database has accounts, ``actor`` must be a proven lead or admin.
 
     >>> import json, tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -173,6 +175,7 @@ def import_results(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
     with QuestionStage() as stage:
         stage.add(benchmark, questions)
         with connect(db) as con, transaction(con):
+            require_role(con, actor, "lead", "importing results")
             report = stage.store(con, benchmark, "results", source_path=str(p))
             con.register("_results_arrow", table)
             try:

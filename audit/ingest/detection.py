@@ -505,6 +505,14 @@ def _why_not(cols: list[str]) -> str:
     return f"not a multiple-choice file (fields: {shown}; {' and '.join(missing) or 'no layout recognised'})"
 
 
+#: Field names of the tool's other files (verdicts, judges, questions): a
+#: table holding one is never read as one column per model (a review
+#: spreadsheet became predictions of models "reviewer" and "verdict").
+NOT_MODEL_COLUMNS = frozenset({"reviewer", "verdict", "corrected_answer", "cause", "rationale", "proposed_fix",
+                               "is_adjudication", "judge", "key_correct", "correct_answer", "explanation",
+                               "prompt_version", "subject", "options", "answer_key", "stem"})
+
+
 def _is_outputs(keys: set[str]) -> bool:
     """A self-contained harness output (TUMLU): each record carries its
     question, the choices as shown and the model's raw output."""
@@ -562,7 +570,11 @@ def _classify_file(p, mapping: dict[str, str] | None, head: "_Head | None" = Non
                                                                                   "run", "options_shown"}):
         return "predictions-long", ("predictions of one model (question_id, response/answer; the model is "
                                     "--model)")
-    if "question_id" in keys and len(keys - {"question_id"}) >= 1 and "question" not in keys:
+    if "question_id" in keys and {"reviewer", "verdict"} <= keys:
+        raise InputError("expert verdicts (question_id, reviewer, verdict), not predictions: import them with "
+                         "'audit review import' (a lead's or admin's act)", path=p)
+    if "question_id" in keys and len(keys - {"question_id"}) >= 1 and "question" not in keys \
+            and not keys & NOT_MODEL_COLUMNS:
         return "predictions-wide", "predictions, one column per model (question_id + model columns)"
     if {"id", "question", "answer"} <= keys:
         return "questions", "a question file (id, question, answer)"

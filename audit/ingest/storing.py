@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from audit._util.files import duck_path
-from audit._util.names import validate_benchmark
+from audit._util.names import NameIndex, identifier_text, identity_name, validate_benchmark
 from audit._util.sql import unregister
 from audit.errors import InputError
 from audit.store.records import Question
@@ -76,11 +76,45 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
     return report.written
 
 
+def check_names(questions: list[Question]) -> None:
+    """Item ids and subjects follow the identifier rule's character part
+    (:func:`audit._util.names.identifier_text`): no control, format or
+    invisible character, no line break — ``excluded.txt`` lists one id per
+    line, so an id ``q1<newline>q2`` would name two other items.  Every
+    importer's questions pass here before anything is staged or stored."""
+    subjects: set[str] = set()
+    for q in questions:
+        identifier_text(q.question_id, kind="question id")
+        if q.subject is not None:
+            subjects.add(q.subject)
+    for sub in subjects:
+        identifier_text(sub, kind="subject")
+
+
+def check_subject_lookalikes(con, benchmark: str, relation: str) -> None:
+    """Refuse a subject of *relation* that prints like another subject of
+    the benchmark (stored, or in the same import) without being it:
+    ``histоry`` with a Cyrillic ``о`` beside ``history`` would split one
+    subject's statistics in two.  Through a
+    :class:`~audit._util.names.NameIndex`: linear in the subjects."""
+    stored = [r[0] for r in con.execute("SELECT DISTINCT subject FROM questions WHERE benchmark = ? AND subject "
+                                        "IS NOT NULL ORDER BY 1", [benchmark]).fetchall()]
+    new = [r[0] for r in con.execute(f"SELECT DISTINCT subject FROM {relation} WHERE subject IS NOT NULL "
+                                     "ORDER BY 1").fetchall()]
+    index = NameIndex(stored, ascii_lookalikes=False)
+    for sub in new:
+        other = index.lookalike(sub)
+        if other is not None:
+            identity_name(sub, kind="subject", existing=[other], ascii_lookalikes=False)   # says which character
+        index.add(sub)
+
+
 def questions_table(benchmark: str, questions: list[Question], start: int = 0) -> pa.Table:
     """Questions as an Arrow table with the columns of the ``questions``
     table (``seq`` counts from *start*; ``source_record`` as JSON text), and
     where each was read from (``source_file``, ``record_row``: the rows of
-    ``item_sources``)."""
+    ``item_sources``).  Ids and subjects are checked first (:func:`check_names`)."""
+    check_names(questions)
     return pa.table(
         {
             "benchmark": pa.array([benchmark] * len(questions), pa.string()),
@@ -168,6 +202,7 @@ def compare_questions(con, benchmark: str, relation: str, *, replace: bool = Fal
     *match* is a relation holding :func:`_match_sql`'s rows (default: that
     query itself)."""
     params: list = []
+    check_subject_lookalikes(con, benchmark, relation)
     if match is None:
         match, params = f"({_match_sql(relation)})", [benchmark]
     total = con.execute(f"SELECT count(*) FROM {relation}").fetchone()[0]
@@ -402,4 +437,5 @@ class QuestionStage:
         self.close()
 
 
-__all__ = ["item_flags", "ensure_benchmark", "store_questions", "questions_table", "StoreReport", "compare_questions", "sweep_stale", "QuestionStage"]
+__all__ = ["item_flags", "ensure_benchmark", "store_questions", "questions_table", "StoreReport", "compare_questions",
+           "sweep_stale", "QuestionStage", "check_names", "check_subject_lookalikes"]

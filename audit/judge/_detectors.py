@@ -6,7 +6,9 @@ one file per judge run, named
 ``binary_mini_mmlu_groundtruth_correctness_<style>_<model>_<subject>_<corpus>.csv``
 (``<style>`` = ``zeroshot``, ``zeroshot_cot`` or ``zeroshot_simple_prompt``),
 with ``question``, ``choices``, ``model_answer`` (the detector's raw reply)
-and ``predicted_error_type`` (``ok`` / ``notok``).  The run is named from the
+and ``predicted_error_type`` (``ok`` / ``notok``; ``invalidprediction``,
+the detector's reply that held no verdict, is stored unparsed; any other
+word refuses the file).  The run is named from the
 file name: judge = ``<model>``, prompt version = ``<style>/<corpus>``; the
 subject is not part of the run's name (one run covers all subjects).  Rows
 carry no item id: they are linked to the benchmark's items by question text
@@ -18,7 +20,10 @@ and option set, with the importers' linking rule
 
 **Plain verdict table** (CSV or JSONL): ``question_id, judge, key_correct``
 and optionally ``correct_answer``, ``explanation`` and ``prompt_version``
-(default ``imported``).
+(default ``imported``).  Each row is checked as ``import judge`` checks a
+verdict: a ``correct_answer`` that is not one of the item's labels refuses
+the import; a row that contradicts itself (``key_correct`` true with another
+answer named) is stored unparsed with the reason.
 
 All-or-nothing: a row whose question matches no item (or several) refuses
 the import, naming its file and line, unless ``skip_unmatched`` (then it is
@@ -28,7 +33,6 @@ skipped.
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import re
@@ -39,11 +43,14 @@ import pandas as pd
 import pyarrow as pa
 
 from audit._util.files import read_table
+from audit._util.literals import LiteralRefused, parse_list_literal
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.formats import link_by_text
 from audit.ingest.formats import norm_text_sql as _norm_sql
 from audit.judge import _store as jstore
+from audit.judge._parse import ReplyError, verdict_from_object
 from audit.store import DbPath, connect, transaction
 
 DETECTOR_COLUMNS = frozenset({"question", "choices", "model_answer", "predicted_error_type"})
@@ -52,6 +59,10 @@ _NAME = re.compile(r"^(?:binary_)?(?:mini_mmlu_groundtruth_correctness_)?"
                    r"(zeroshot(?:_cot|_simple_prompt)?)_([^_]+)_(.+)_([^_]+)$")
 _TRUE = {"true", "1", "yes", "ok", "correct"}
 _FALSE = {"false", "0", "no", "notok", "wrong", "incorrect"}
+#: The detectors' words: ``ok`` (the key is right), ``notok`` (it is wrong),
+#: ``invalidprediction`` (the detector gave no verdict: stored unparsed).
+#: Any other word is refused: "maybe" was read as "the key is wrong".
+DETECTOR_VERDICTS = {"ok": True, "notok": False, "invalidprediction": None}
 _SHOW = 3
 
 
@@ -119,21 +130,30 @@ def _bool(v: object, f: Path, line: int) -> bool:
     raise InputError(f"key_correct must be true or false, not '{str(v)[:20]}'", path=f, line=line)
 
 
+def _detector_verdict(v: object, f: Path, line: int) -> bool | None:
+    word = str(v).strip().lower() if isinstance(v, str) else None
+    if word not in DETECTOR_VERDICTS:
+        shown = str(v)[:20] if not (isinstance(v, float) and pd.isna(v)) else ""
+        raise InputError(f"predicted_error_type is '{shown}', not one of {', '.join(DETECTOR_VERDICTS)}",
+                         path=f, line=line)
+    return DETECTOR_VERDICTS[word]
+
+
 def _choices(v: object, f: Path, line: int) -> list[str]:
     if isinstance(v, list):
         out = v
     else:
         try:
-            out = ast.literal_eval(str(v))
-        except (ValueError, SyntaxError):
-            raise InputError("'choices' is not a list of option texts", path=f, line=line) from None
+            out = parse_list_literal(str(v))
+        except LiteralRefused as exc:
+            raise InputError(f"'choices' is not a list of option texts: {exc}", path=f, line=line) from None
     if not isinstance(out, list) or not all(isinstance(c, str) for c in out) or len(out) < 2:
         raise InputError("'choices' is not a list of option texts", path=f, line=line)
     return out
 
 
 def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = None,
-                     skip_unmatched: bool = False) -> DetectorImportSummary:
+                     skip_unmatched: bool = False, actor=None) -> DetectorImportSummary:
     """Import detector CSVs or a plain verdict table (see the module docstring).
 
     >>> import tempfile, pathlib
@@ -161,7 +181,7 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         if DETECTOR_COLUMNS <= cols:
             judge, version = run_name(f)
             recs: list[tuple] = [(int(ln), fi, judge, version, None, str(q), _choices(c, f, int(ln)),
-                     str(pe).strip().lower() == "ok", None, f"predicted_error_type={str(pe).strip()}",
+                     _detector_verdict(pe, f, int(ln)), None, f"predicted_error_type={str(pe).strip()}",
                      None if pd.isna(ma) else str(ma), digest)
                     for q, c, ma, pe, ln in zip(df["question"], df["choices"], df["model_answer"],
                                                 df["predicted_error_type"], df["_line"])]
@@ -195,6 +215,7 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
         return f"{files[file_i]}:{line}"
 
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing judge verdicts")
         if not con.execute("SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark]).fetchall()[0][0]:
             raise InputError(f"no benchmark named '{benchmark}': import its questions first", path=p)
         text = allr[allr["question"].notna()]
@@ -230,7 +251,8 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                 f"question_id): {', '.join(summary.unmatched[:_SHOW])}; nothing was imported "
                 "(pass --skip-unmatched to skip and report them)", path=p)
         allr["question_id"] = ids
-        good = allr[ok]
+        good = allr[ok].copy()
+        good["parse_ok"], good["parse_error"] = _checked_verdicts(con, benchmark, good, where)
         dup = good[good.duplicated(["question_id", "judge", "prompt_version"], keep=False)]
         if len(dup):
             a, b = dup.iloc[0], dup[dup["question_id"] == dup.iloc[0]["question_id"]].iloc[1]
@@ -254,19 +276,56 @@ def import_detectors(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
                                           file_path=str(f))
                 jstore.ensure_prompt(con, version, f"(imported from {f.name}; prompt text not available)")
                 rows = [{"benchmark": benchmark, "question_id": r.question_id, "judge": judge,
-                         "prompt_version": version, "answer_key_correct": bool(r.key_correct),
-                         "correct_answer": r.correct_answer, "explanation": r.explanation,
-                         "raw_reply": r.raw_reply, "parse_ok": True, "run_id": run_id, "source": "import"}
+                         "prompt_version": version,
+                         "answer_key_correct": bool(r.key_correct) if r.parse_ok else None,
+                         "correct_answer": r.correct_answer if r.parse_ok else None, "explanation": r.explanation,
+                         "raw_reply": r.raw_reply, "parse_ok": bool(r.parse_ok), "parse_error": r.parse_error,
+                         "run_id": run_id, "source": "import"}
                         for r in gg.itertuples()]
                 jstore.save_verdicts(con, rows)
+                n_ok = sum(r["parse_ok"] for r in rows)
                 jstore.update_run(con, run_id, status="finished", finished=True, n_selected=len(rows),
-                                  n_requested=len(rows), n_ok=len(rows), n_parse_failed=0)
+                                  n_requested=len(rows), n_ok=n_ok, n_parse_failed=len(rows) - n_ok)
                 summary.runs[name] = summary.runs.get(name, 0) + len(rows)
                 summary.stored += len(rows)
     return summary
 
 
 
+
+
+def _checked_verdicts(con, benchmark: str, good: pd.DataFrame, where) -> tuple[list[bool], list[str | None]]:
+    """Each row's verdict checked as ``import judge`` checks one
+    (:func:`audit.judge._parse.verdict_from_object`): a ``correct_answer``
+    that is not a label of the item refuses the import (naming the row); a
+    row that contradicts itself (the key is right, and another answer is
+    named) is stored unparsed with the reason; a detector's
+    ``invalidprediction`` is stored unparsed."""
+    items = con.execute(
+        "SELECT question_id, answer_key, [o.label FOR o IN options] AS labels FROM questions "
+        "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))",
+        [benchmark, sorted(set(good["question_id"]))]).fetchall()
+    keys = {q: (k, list(labels)) for q, k, labels in items}
+    oks: list[bool] = []
+    errors: list[str | None] = []
+    for r in good.itertuples():
+        if r.key_correct is None or (isinstance(r.key_correct, float) and pd.isna(r.key_correct)):
+            oks.append(False)
+            errors.append(f"the detector gave no verdict ({r.explanation})")
+            continue
+        key, labels = keys[r.question_id]
+        try:
+            verdict_from_object({"answer_key_correct": bool(r.key_correct), "correct_answer": r.correct_answer},
+                                labels=labels, answer_key=key)
+        except ReplyError as exc:
+            if not str(exc).startswith("contradictory"):
+                raise InputError(f"{r.question_id}: {exc}", path=where(int(r.file), int(r.line))) from None
+            oks.append(False)
+            errors.append(str(exc))
+            continue
+        oks.append(True)
+        errors.append(None)
+    return oks, errors
 
 
 def judge_reliability(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFrame:

@@ -34,6 +34,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.accounts import require_role
 from audit.errors import InputError, NotFoundError
 from audit.judge import _store as jstore
 from audit.judge._parse import ReplyError, verdict_from_object
@@ -61,7 +62,7 @@ class JudgeImportSummary:
 
 
 def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue",
-                 prompt_version: str = IMPORTED_VERSION, db: DbPath = None) -> JudgeImportSummary:
+                 prompt_version: str = IMPORTED_VERSION, db: DbPath = None, actor=None) -> JudgeImportSummary:
     """Import a methodology judge file (see the module docstring); all-or-nothing.
 
     >>> import tempfile, json, os
@@ -108,6 +109,7 @@ def import_judge(path: str | os.PathLike, *, judge: str, benchmark: str = "tlue"
             records.append((f, line, loc, val))
 
     with connect(db) as con:
+        require_role(con, actor, "lead", "importing judge verdicts")
         if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
             raise NotFoundError(f"no benchmark named '{benchmark}'")
         items = con.execute(

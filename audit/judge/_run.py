@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit._util.redact import redact
+from audit.accounts import require_role
 from audit.judge import _store as jstore
 from audit.judge._parse import ParsedVerdict, parse_reply
 from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
@@ -134,7 +135,8 @@ class JudgeRunSummary:
 
 def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, judge_name: str | None = None,
               prompt: str | os.PathLike | JudgePrompt | None = None, retry_unparsed: bool = False,
-              options: RunOptions | None = None, permute: bool = False, **option_fields: Any) -> JudgeRunSummary:
+              options: RunOptions | None = None, permute: bool = False, actor=None,
+              **option_fields: Any) -> JudgeRunSummary:
     """Run a judge (blocking wrapper around :func:`arun_judge`).  Ctrl-C
     stops it; every reply received until then is already saved.
 
@@ -143,8 +145,12 @@ def run_judge(model: str, benchmark: str | None = None, *, db: DbPath = None, ju
     cost cap, retries and prices; keyword arguments named like its fields
     (``concurrency=4``) override it (any other name is a TypeError).
     ``permute``: the permuted-order pass (see :func:`arun_judge`).
+    Once the database has accounts a run is a lead's or admin's act
+    (``actor``), checked before any request is sent.
     """
     benchmark = benchmark_name(benchmark, db)
+    with connect(db, read_only=True) as con:
+        require_role(con, actor, "lead", "running a judge")
     opts = RunOptions.of(options, **option_fields)
     try:
         return asyncio.run(arun_judge(model, benchmark=benchmark, db=db, judge_name=judge_name, prompt=prompt,

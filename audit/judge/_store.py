@@ -13,8 +13,10 @@ from typing import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from audit._util.names import NameIndex, identity_name
+from audit._util.redact import known_secrets, redact_values
 from audit._util.sql import unregister
-from audit.errors import NotFoundError
+from audit.errors import InputError, NotFoundError
 from audit.llm.runs import update_run as update_run_row
 from audit.store import DbPath, connect
 from audit.store.benchmarks import resolves_benchmark
@@ -40,9 +42,25 @@ def ensure_prompt(con, version: str, template: str) -> None:
     )
 
 
+def check_judge_name(con, judge: str) -> str:
+    """*judge* if it passes the identifier rule (:func:`audit._util.names.identity_name`:
+    no control or invisible character, not a look-alike of another judge's
+    name), else one :class:`~audit.errors.InputError`.  Every run, live or
+    imported, starts here."""
+    known = [n for (n,) in con.execute("SELECT DISTINCT judge FROM judge_runs UNION "
+                                       "SELECT DISTINCT judge FROM judge_verdicts").fetchall()]
+    clean = identity_name(judge, kind="judge name", existing=NameIndex(known, ascii_lookalikes=False))
+    if clean != judge:
+        raise InputError(f"judge name {judge!r} is not written in its normal form {clean!r} (no spaces around "
+                         "it, Unicode NFC)")
+    return judge
+
+
 def start_run(con, *, benchmark: str, judge: str, prompt_version: str, source: str,
               config: dict | None = None, file_path: str | None = None) -> int:
-    """Insert a judge_runs row with status 'running'; return its id."""
+    """Insert a judge_runs row with status 'running'; return its id.  The
+    judge's name must pass :func:`check_judge_name`."""
+    check_judge_name(con, judge)
     return con.execute(
         "INSERT INTO judge_runs (run_id, benchmark, judge, prompt_version, source, status, config, file_path) "
         "VALUES (nextval('judge_run_seq'), ?, ?, ?, ?, 'running', ?, ?) RETURNING run_id",
@@ -55,11 +73,25 @@ def update_run(con, run_id: int, **changes) -> None:
     update_run_row(con, "judge_runs", run_id, RUN_TOTAL_COLUMNS, **changes)
 
 
+#: Free-text columns a verdict keeps as received (secrets of this process's
+#: environment are replaced by ``***`` first, for imported text as for replies).
+_FREE_TEXT = ("explanation", "raw_reply", "parse_error")
+
+
 def save_verdicts(con, rows: Sequence[dict]) -> None:
-    """Insert (or replace) verdict rows; each dict has VERDICT_COLUMNS keys."""
+    """Insert (or replace) verdict rows; each dict has VERDICT_COLUMNS keys.
+    Free text goes through :func:`audit._util.redact.redact_values` whatever
+    its source: a published file may quote the key this process holds."""
     if not rows:
         return
-    df = pd.DataFrame([{c: r.get(c) for c in VERDICT_COLUMNS} for r in rows], columns=list(VERDICT_COLUMNS))
+    secrets = known_secrets()
+
+    def clean(c: str, v):
+        if c in _FREE_TEXT and isinstance(v, str):
+            return redact_values(v, secrets=secrets) if secrets else v
+        return v
+
+    df = pd.DataFrame([{c: clean(c, r.get(c)) for c in VERDICT_COLUMNS} for r in rows], columns=list(VERDICT_COLUMNS))
     con.register("_judge_new", df)
     try:
         cols = ", ".join(VERDICT_COLUMNS)

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from audit._util.sql import unregister
+from audit._util.sql import memory_connection, unregister
+from audit.accounts import require_role
 from audit.analyze import agreement_matrix, cohen_kappa, fleiss_kappa
 from audit.analyze.inputs import latest_run_models
 from audit.analyze.kappa import FleissResult
@@ -107,6 +108,9 @@ def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", d
     fl = fleiss_kappa(long) if len(names) >= 3 else None
     codes: list[tuple[str, dict]] = [(f"reading.agree.intro_{on}", {"n": len(names), "benchmark": benchmark})]
     for r in pairs.itertuples():
+        if int(r.n) == 0 or math.isnan(r.agreement):   # no common item: nothing to measure
+            codes.append(("reading.agree.pair_none", {"a": r.rater_a, "b": r.rater_b}))
+            continue
         pair = {"a": r.rater_a, "b": r.rater_b, "n": int(r.n), "pct": float(100 * r.agreement)}
         if math.isnan(r.kappa):
             codes.append(("reading.agree.pair_undefined", pair))
@@ -166,9 +170,7 @@ def panel_verdict(benchmark: str | None, *, judges=None, db: DbPath = None, fami
         FROM items i LEFT JOIN win w USING (question_id) LEFT JOIN votes vo USING (question_id)
         ORDER BY i.seq, i.question_id
     """
-    import duckdb
-
-    con = duckdb.connect()
+    con = memory_connection()
     try:
         con.register("v", v)
         return con.execute(sql).df()
@@ -176,7 +178,7 @@ def panel_verdict(benchmark: str | None, *, judges=None, db: DbPath = None, fami
         con.close()
 
 
-def save_panel(benchmark: str, name: str, *, judges=None, db: DbPath = None) -> int:
+def save_panel(benchmark: str, name: str, *, judges=None, db: DbPath = None, actor=None) -> int:
     """Store the panel verdicts as judge ``name`` (source 'panel', prompt
     version = the sorted member list), so scenarios and exports can use the
     panel like any judge.  Items without a majority are stored with
@@ -195,6 +197,7 @@ def save_panel(benchmark: str, name: str, *, judges=None, db: DbPath = None) -> 
                      "raw_reply": r.votes, "parse_ok": ok, "parse_error": None if ok else "no majority among families",
                      "source": "panel"})
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "storing panel verdicts")
         run_id = jstore.start_run(con, benchmark=benchmark, judge=name, prompt_version=version, source="panel",
                                   config={"members": members})
         for r in rows:
@@ -409,10 +412,10 @@ class PanelResult:
 
 @resolves_benchmark
 def run_panel(benchmark: str | None = None, *, judges: Any = None, save_as: str | None = None,
-              db: DbPath = None) -> PanelResult:
+              db: DbPath = None, actor=None) -> PanelResult:
     """The cross-family panel verdict of *judges* (default all) on
     *benchmark* (None: the only one); with *save_as*, also store the panel
     verdicts as a judge of that name (:func:`save_panel`)."""
     df = panel_verdict(benchmark, judges=judges, db=db)
-    n = save_panel(benchmark, save_as, judges=judges, db=db) if save_as else None
+    n = save_panel(benchmark, save_as, judges=judges, db=db, actor=actor) if save_as else None
     return PanelResult(benchmark=benchmark, verdicts=df, n_saved=n)

@@ -113,8 +113,17 @@ def call_params(litellm: Any, model: str, *, api_base: str | None, api_key_env: 
 
 def message_parts(resp: Any) -> dict[str, Any]:
     """content, reasoning (the provider's separate reasoning text, or None),
-    finish_reason, prompt/completion tokens of a litellm response."""
+    finish_reason, prompt/completion tokens of a litellm response, and
+    ``choices``: how many different answers it holds.  One completion is
+    asked for; a reply with several choices that say different things has
+    no content here (litellm numbers the choices by their place in the list,
+    so which one the provider numbered 0 cannot be told: :func:`reply_problem`
+    names it); copies of one answer are that answer."""
     content = reasoning = finish = None
+    try:
+        n_choices = len({str(getattr(c.message, "content", None)) for c in resp.choices})
+    except (AttributeError, TypeError):
+        n_choices = 0
     try:
         choice = resp.choices[0]
         msg = choice.message
@@ -128,8 +137,10 @@ def message_parts(resp: Any) -> dict[str, Any]:
     except (AttributeError, IndexError, TypeError):
         pass
     usage = getattr(resp, "usage", None)
+    if n_choices > 1:
+        content = reasoning = None
     return {"content": content if isinstance(content, str) or content is None else str(content),
-            "reasoning": reasoning or None, "finish_reason": finish,
+            "reasoning": reasoning or None, "finish_reason": finish, "choices": n_choices,
             "prompt_tokens": token_count(getattr(usage, "prompt_tokens", None)),
             "completion_tokens": token_count(getattr(usage, "completion_tokens", None))}
 
@@ -161,6 +172,9 @@ def reply_problem(parts: dict[str, Any]) -> str | None:
     >>> reply_problem({"content": None, "finish_reason": None})
     'empty reply (no content)'
     """
+    if (parts.get("choices") or 0) > 1:
+        return (f"empty reply ({parts['choices']} different choices for one request: which one answers cannot "
+                "be told)")
     content = parts.get("content")
     if content is None or not str(content).strip():
         return "empty reply (no content)"

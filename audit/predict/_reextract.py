@@ -26,6 +26,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError, NotFoundError
 from audit.ingest.extract import LLM_METHOD, METHODS
 from audit.ingest.responses import extract_rows, stored_responses, write_letters
@@ -77,7 +78,7 @@ class ReextractSummary:
 @resolves_benchmark
 def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | None = None,
               runs: Iterable[str] | None = None, db: DbPath = None, llm_extractor: str | None = None,
-              **llm_options: Any) -> ReextractSummary:
+              actor=None, **llm_options: Any) -> ReextractSummary:
     """Re-extract the stored responses of ``benchmark`` (optionally only
     ``models`` / ``runs``) with ``method``; then, with ``llm_extractor``, ask
     that model about the responses still unanswered (``llm_options``:
@@ -99,6 +100,7 @@ def reextract(benchmark: str | None, *, method: str, models: Iterable[str] | Non
         where += " AND p.run IN (SELECT unnest(?::VARCHAR[]))"
         params.append(sorted(set(runs)))
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "re-extracting answers")
         if not con.execute("SELECT 1 FROM benchmarks WHERE name = ?", [benchmark]).fetchone():
             raise NotFoundError(f"no benchmark named '{benchmark}'")
         df = stored_responses(con, where, params)
@@ -134,10 +136,11 @@ def _table(before: pd.DataFrame, benchmark: str, db: DbPath) -> pd.DataFrame:
 def extraction_methods(benchmark: str | None, *, db: DbPath = None) -> pd.DataFrame:
     """Per (model, run): the extraction method(s) of its predictions with
     counts (``method``, ``n``, ``answered``) — which method a report's
-    figures rest on."""
+    figures rest on.  Read from ``all_predictions``, the relation every
+    report reads (stored rows and sources read in place)."""
     with connect(db, read_only=True) as con:
         return con.execute(
-            "SELECT model, run, method, count(*) AS n, count(answer) AS answered FROM predictions "
+            "SELECT model, run, method, count(*) AS n, count(answer) AS answered FROM all_predictions "
             "WHERE benchmark = ? GROUP BY ALL ORDER BY model, run, method", [benchmark]).df()
 
 

@@ -35,6 +35,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.extract import DEFAULT_METHOD, METHODS, extract_answer
 from audit.ingest.models import register_models
@@ -114,7 +115,7 @@ class PredictRunSummary:
 def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, name: str | None = None,
                 run: str | None = None, prompt: str | os.PathLike | PredictPrompt | None = None,
                 style: str = "direct", instructions: str | None = None, method: str = DEFAULT_METHOD,
-                llm_extractor: str | None = None, options: RunOptions | None = None,
+                llm_extractor: str | None = None, options: RunOptions | None = None, actor=None,
                 **option_fields: Any) -> PredictRunSummary:
     """Run a model (blocking wrapper around :func:`arun_predict`).  Ctrl-C
     stops it; every reply received until then is saved.
@@ -127,8 +128,13 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
     ``llm_extractor`` (a litellm model string): afterwards, ask that model
     about this run's replies the rules left unanswered
     (:func:`audit.predict.reextract`; same api_base / key / price
-    options as the run); the result is in ``summary.extraction``."""
+    options as the run); the result is in ``summary.extraction``.
+
+    Once the database has accounts a run is a lead's or admin's act
+    (``actor``), checked before any request is sent."""
     benchmark = benchmark_name(benchmark, db)
+    with connect(db, read_only=True) as con:
+        require_role(con, actor, "lead", "running a model")
     opts = RunOptions.of(options, **option_fields).resolved(timeout=DEFAULT_TIMEOUT)
     try:
         s = asyncio.run(arun_predict(model, benchmark=benchmark, db=db, name=name, run=run, prompt=prompt,
@@ -139,7 +145,7 @@ def run_predict(model: str, benchmark: str | None = None, *, db: DbPath = None, 
         keep = ("api_base", "api_key_env", "concurrency", "max_cost", "timeout", "max_retries", "backoff_base",
                 "input_cost_per_token", "output_cost_per_token", "progress")
         s.extraction = reextract(benchmark, method=s.method, models=[s.model], runs=[s.run], db=db,
-                                 llm_extractor=llm_extractor,
+                                 llm_extractor=llm_extractor, actor=actor,
                                  **{k: v for k, v in opts.as_kwargs(timeout=DEFAULT_TIMEOUT).items() if k in keep})
     return s
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.analyze.inputs import latest_run, model_set
 from audit.analyze.keyerror import (
     JUDGE_TABLE_COLS,
@@ -293,12 +294,14 @@ def evidence_weights(benchmark: str, *, db: DbPath = None) -> dict:
         return _combine(con, benchmark)[1]
 
 
-def rescore(benchmark: str, *, db: DbPath = None) -> int:
+def rescore(benchmark: str, *, db: DbPath = None, actor=None) -> int:
     """Refit the key-error model of the current audit run with the settled
     expert verdicts clamped (semi-supervised EM: the models' reliabilities
     and the subjects' rates learn from the reviewed items), store it, and
-    refresh the combined score.  Returns the number of settled items used."""
+    refresh the combined score.  Returns the number of settled items used.
+    Once the database has accounts this is a lead's or admin's act (``actor``)."""
     with connect(db) as con:
+        require_role(con, actor, "lead", "refitting the key-error score")
         runinfo = latest_run(con, benchmark)
         ms = model_set(con, benchmark, runinfo["models"])
         with transaction(con):
@@ -325,6 +328,17 @@ def rescore(benchmark: str, *, db: DbPath = None) -> int:
         return int((~np.isnan(clamp)).sum())
 
 
+def check_reference(con, benchmark: str, reference: str) -> None:
+    """Refuse a reference label set the benchmark does not have (a
+    calibration against it would compare with nothing and say so in
+    numbers that look like a result), naming the sets it has."""
+    have = [r[0] for r in con.execute("SELECT DISTINCT label_set FROM reference_labels WHERE benchmark = ? "
+                                      "ORDER BY 1", [benchmark]).fetchall()]
+    if reference not in have:
+        raise NotFoundError(f"benchmark '{benchmark}' has no reference label set '{reference}' "
+                            f"({'its sets: ' + ', '.join(have) if have else 'it has none'})")
+
+
 def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = None) -> pd.DataFrame:
     """Predicted (the fit's score) vs observed rate of wrong keys, per score
     band (see :func:`audit.analyze.keyerror.calibration_table`; ``attrs``:
@@ -334,6 +348,8 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
     with ``reference`` = a label set in ``reference_labels`` (e.g.
     ``'mmlu_redux_error_type'``), items labelled ``wrong_groundtruth``."""
     with connect(db, read_only=True) as con:
+        if reference is not None:
+            check_reference(con, benchmark, reference)
         run_id = latest_run(con, benchmark)["run_id"]
         ke = con.execute("SELECT question_id, score FROM key_error_scores WHERE run_id = ? AND llr_models IS NOT NULL",
                          [run_id]).df()
@@ -352,4 +368,5 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
     return tab
 
 
-__all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "EVIDENCE_CTE"]
+__all__ = ["refresh_evidence", "evidence_scores", "evidence_weights", "rescore", "calibration", "check_reference",
+           "EVIDENCE_CTE"]

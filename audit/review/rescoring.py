@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from audit.review.evidence import calibration as _calibration
-from audit.review.evidence import rescore
-from audit.store import DbPath
+from audit.review.evidence import check_reference, rescore
+from audit.store import DbPath, connect
 from audit.store.benchmarks import resolves_benchmark
 
 
@@ -41,12 +41,16 @@ class RescoreSummary:
 
 @resolves_benchmark
 def rescore_benchmark(benchmark: str | None = None, *, calibration: bool = False, reference: str | None = None,
-                      db: DbPath = None) -> RescoreSummary:
+                      db: DbPath = None, actor=None) -> RescoreSummary:
     """:func:`~audit.review.rescore` on *benchmark* (None: the only one); with
     *calibration*, also :func:`~audit.review.calibration` afterwards (against
     the reference label set *reference* when given, e.g.
-    ``mmlu_redux_error_type``, else the settled verdicts)."""
-    n = rescore(benchmark, db=db)
+    ``mmlu_redux_error_type``, else the settled verdicts).  A *reference*
+    the benchmark does not have is refused before anything is refitted."""
+    if reference is not None:
+        with connect(db, read_only=True) as con:
+            check_reference(con, benchmark, reference)
+    n = rescore(benchmark, db=db, actor=actor)
     return RescoreSummary(benchmark=benchmark, n_settled=n, reference=reference,
                           calibration=_calibration(benchmark, db=db, reference=reference) if calibration else None)
 

@@ -12,8 +12,49 @@ import duckdb
 
 from audit.errors import AuditError
 from audit.store._paths import resolve_db_path
-from audit.store.sources import attach, source_error
+from audit.store.sources import PREDICTIONS_RELATION, attach, source_error
 from audit.store.turns import file_state
+
+
+class _Connection:
+    """A DuckDB connection that reads the registered prediction sources
+    (:func:`audit.store.sources.attach`: listing them, remote ones over the
+    network) only when a query names ``all_predictions``, once per
+    connection: signing in, listing users or reviews contacts no source.
+    Everything else is the DuckDB connection's own."""
+
+    __slots__ = ("_con", "_attached")
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self._con = con
+        self._attached = False
+        # a DataFrame named in a query is looked up in the caller's frame, one frame further out than
+        # DuckDB looks by itself once the call goes through this class
+        con.execute("SET python_scan_all_frames = true")
+
+    def _before(self, query) -> None:
+        if not self._attached and isinstance(query, str) and PREDICTIONS_RELATION in query:
+            self._attached = True
+            attach(self._con)
+
+    def execute(self, query, *args, **kwargs) -> "_Connection":
+        self._before(query)
+        self._con.execute(query, *args, **kwargs)
+        return self
+
+    def executemany(self, query, *args, **kwargs) -> "_Connection":
+        self._before(query)
+        self._con.executemany(query, *args, **kwargs)
+        return self
+
+    def sql(self, query, *args, **kwargs):
+        self._before(query)
+        return self._con.sql(query, *args, **kwargs)
+
+    query = sql
+
+    def __getattr__(self, name: str):
+        return getattr(self._con, name)
 
 
 @contextmanager
@@ -37,18 +78,57 @@ def connect(db: str | os.PathLike | None = None, *, read_only: bool = False,
         raise AuditError(f"no database at {path}; run 'audit init' or 'audit demo' first")
     if path.exists() and not path.is_file():
         raise AuditError(f"{path}: the database path is not a regular file")
+    check_database_file(path)
     if not read_only:
         path.parent.mkdir(parents=True, exist_ok=True)
     st = file_state(path)
-    with (st.read(timeout) if read_only else st.write(timeout)) as con:
-        attach(con)   # prediction sources read in place
+    with (st.read(timeout) if read_only else st.write(timeout)) as raw:
+        con = _Connection(raw)
         try:
-            yield con
+            yield con  # type: ignore[misc]
         except duckdb.InvalidInputException as exc:   # a changed or unreachable source, read: its one line
             err = source_error(exc)
             if err is None:
                 raise
             raise err from None
+
+
+#: Where a DuckDB database file says what it is (bytes 8–11 of its header).
+_DUCKDB_MAGIC = (8, b"DUCK")
+_KNOWN_FORMATS = ((b"SQLite format 3\0", "a SQLite database"), (b"PAR1", "a Parquet file"),
+                  (b"PK\x03\x04", "a zip file"))
+
+
+def check_database_file(path: Path) -> None:
+    """Refuse an existing file that is not a DuckDB database, before DuckDB
+    opens it: DuckDB opens a SQLite file through an extension it would
+    download, and a ``.csv``, ``.parquet`` or ``.json`` path as an
+    in-memory database with a view of the file (an import there "succeeds"
+    and keeps nothing).  A missing file is fine (a writer creates it).
+
+    >>> import tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "q.csv"); _ = open(f, "w").write("a,b\\n1,2\\n")
+    >>> check_database_file(Path(f))
+    Traceback (most recent call last):
+    ...
+    audit.errors.AuditError: ...q.csv: not a DuckDB database (it looks like a text file); give the path of a DuckDB file, or a new path to create one
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise AuditError(f"{path}: cannot read the database: {exc.strerror or exc}") from None
+    at, magic = _DUCKDB_MAGIC
+    if head[at:at + len(magic)] == magic:
+        return
+    kind = next((what for sig, what in _KNOWN_FORMATS if head.startswith(sig)), None)
+    if kind is None:
+        kind = "an empty file" if not head else (
+            "a text file" if all(b in b"\t\r\n" or 32 <= b < 127 or b >= 128 for b in head) else "another kind of file")
+    raise AuditError(f"{path}: not a DuckDB database (it looks like {kind}); give the path of a DuckDB file, "
+                     "or a new path to create one")
 
 
 @contextmanager

@@ -12,13 +12,20 @@ the stored rows ``UNION ALL`` each source's rows read in place.
 
 Before a source is read its files are listed again and compared with the
 fingerprint recorded at registration (file names, sizes and a content
-token: the S3 ETag, the Hugging Face blob id, the local modification time;
-for ``hf://`` also the repository's commit).  A source that changed, or
+token: the S3 ETag, the Hugging Face blob id, the SHA-256 of a local
+file's bytes; for ``hf://`` also the repository's commit).  A local file
+rewritten to the same size with its modification time put back is a
+changed file: its hash differs.  The hash is computed again only when the
+file's status (device, inode, size, modification and change times) differs
+from the one recorded beside it — the change time cannot be put back.  A source that changed, or
 that cannot be reached (no credentials, connection refused, not found),
 is replaced in the view by a branch that fails when read, with one line
 naming the source, what happened and how to refresh it — so a command
 that does not read predictions (signing in, reviews, users) still works.
-Listings are cached per process for :data:`CHECK_EVERY` seconds.
+Listings are cached per process for :data:`CHECK_EVERY` seconds.  The
+sources are listed only when a query of the connection names
+``all_predictions`` (:func:`audit.store.connect`): a command that reads no
+prediction contacts no remote source.
 
 Remote files are read through fsspec filesystems registered on the DuckDB
 connection (``s3fs`` for ``s3://``, ``huggingface_hub``'s ``HfFileSystem``
@@ -86,11 +93,18 @@ class SourceListing:
     files: tuple[str, ...]
     listing: tuple[tuple[str, int, str], ...]
     revision: str | None
+    hints: tuple[str, ...] = ()   # local files: the status each hash was computed at (same order as listing)
 
     @property
     def fingerprint(self) -> str:
         blob = json.dumps([self.revision, [list(x) for x in self.listing]], ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def listing_json(self) -> str:
+        """The listing as recorded: ``[name, size, token, status]`` per file
+        (the status only for local files)."""
+        rows = [list(x) + ([h] if h else []) for x, h in zip(self.listing, self.hints or [""] * len(self.listing))]
+        return json.dumps(rows)
 
 
 def source_protocol(uri: str) -> str:
@@ -195,14 +209,17 @@ def _reason(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {first}"[:300]) or type(exc).__name__
 
 
-def list_source(uri: str) -> SourceListing:
+def list_source(uri: str, known: dict[str, tuple[str, str]] | None = None) -> SourceListing:
     """List the Parquet files of a source now (a file, a folder: every
     ``*.parquet`` below it, or a glob).  Raises :class:`SourceError` (one
-    line, the reason) when it cannot be reached or holds no Parquet file."""
+    line, the reason) when it cannot be reached or holds no Parquet file.
+    *known*: local file → (status, token) as recorded, so an unchanged
+    file is not hashed again."""
     protocol = source_protocol(uri)
+    hints: dict[str, str] = {}
     try:
         if protocol == "file":
-            listing = _list_local(uri)
+            listing = _list_local(uri, known or {}, hints)
             revision = None
         else:
             listing, revision = _list_remote(uri, protocol)
@@ -215,10 +232,24 @@ def list_source(uri: str) -> SourceListing:
         raise SourceError(f"prediction source {uri} is unreachable: no Parquet file found", uri=uri,
                           reason="no Parquet file found")
     ordered = tuple(sorted(listing))
-    return SourceListing(uri, protocol, tuple(x[0] for x in ordered), ordered, revision)
+    return SourceListing(uri, protocol, tuple(x[0] for x in ordered), ordered, revision,
+                         tuple(hints.get(x[0], "") for x in ordered) if hints else ())
 
 
-def _list_local(uri: str) -> list[tuple[str, int, str]]:
+def _status(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def file_sha256(path: str) -> str:
+    """``sha256:`` and the hex digest of the file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def _list_local(uri: str, known: dict[str, tuple[str, str]], hints: dict[str, str]) -> list[tuple[str, int, str]]:
     if _GLOB.search(uri):
         names = [p for p in _glob.glob(uri, recursive=True) if os.path.isfile(p)]
     elif os.path.isdir(uri):
@@ -229,8 +260,16 @@ def _list_local(uri: str) -> list[tuple[str, int, str]]:
         raise FileNotFoundError(uri)
     out = []
     for n in names:
+        name = os.path.abspath(n)
         st = os.stat(n)
-        out.append((os.path.abspath(n), int(st.st_size), str(st.st_mtime_ns)))
+        status = _status(st)
+        before = known.get(name)
+        token = before[1] if before is not None and before[0] == status else file_sha256(name)
+        if _status(os.stat(n)) != status:     # written while it was read: hash what is there now
+            st = os.stat(n)
+            status, token = _status(st), file_sha256(name)
+        hints[name] = status
+        out.append((name, int(st.st_size), token))
     return out
 
 
@@ -308,13 +347,13 @@ def remember_listing(listing: SourceListing) -> None:
         _CHECKED[listing.uri] = (time.monotonic(), listing)
 
 
-def _current(uri: str) -> SourceListing | str:
+def _current(uri: str, known: dict[str, tuple[str, str]] | None = None) -> SourceListing | str:
     with _CHECK_GUARD:
         hit = _CHECKED.get(uri)
     if hit is not None and time.monotonic() - hit[0] < CHECK_EVERY:
         return hit[1]
     try:
-        now: SourceListing | str = list_source(uri)
+        now: SourceListing | str = list_source(uri, known)
     except SourceError as exc:
         now = exc.reason
     with _CHECK_GUARD:
@@ -330,12 +369,14 @@ def refresh_hint(uri: str, benchmark: str) -> str:
 def source_problem(uri: str, benchmark: str, fingerprint: str, listing_json: str, revision: str | None) -> str | None:
     """None when the source is reachable and unchanged since registration,
     else the one line saying what is wrong and what to do."""
-    now = _current(uri)
+    recorded = json.loads(listing_json)
+    known = {x[0]: (x[3], x[2]) for x in recorded if len(x) > 3}
+    now = _current(uri, known)
     if isinstance(now, str):
         return f"prediction source {uri} (benchmark '{benchmark}') is unreachable: {now}"
     if now.fingerprint == fingerprint:
         return None
-    before = [tuple(x) for x in json.loads(listing_json)]
+    before = [tuple(x[:3]) for x in recorded]
     return (f"prediction source {uri} (benchmark '{benchmark}') changed since it was registered: "
             f"{changes(before, now.listing, revision, now.revision)}; {refresh_hint(uri, benchmark)}")
 

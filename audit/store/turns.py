@@ -51,7 +51,8 @@ from typing import Any, Callable, Iterator
 
 import duckdb
 
-from audit._util.sql import sql_str
+from audit._util.redact import redact
+from audit._util.sql import NO_AUTOLOAD, sql_str
 from audit.errors import AuditError, DatabaseLockedError
 from audit.store._migrate import migrate
 
@@ -138,7 +139,10 @@ def _holder(message: str) -> str:
 
 
 def _command(pid: int) -> str:
-    """The command line of *pid*, shortened ('audit import questions x.csv')."""
+    """The command line of *pid*, shortened ('audit import questions x.csv')
+    and redacted (:func:`audit._util.redact.redact`: ``--api-key VALUE``
+    becomes ``--api-key ***``): it is shown to whoever waits for the file
+    and written into ``FILE.lock``, readable by others."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
             argv = [a.decode("utf-8", "replace") for a in fh.read().split(b"\0") if a]
@@ -147,7 +151,7 @@ def _command(pid: int) -> str:
     argv = [os.path.basename(argv[0])] + argv[1:] if argv else []
     if len(argv) > 1 and argv[0].startswith("python") and argv[1] not in ("-c", "-m"):
         argv = [os.path.basename(argv[1])] + argv[2:]
-    return " ".join(" ".join(argv).split())[:120]
+    return (redact(" ".join(" ".join(argv).split())) or "")[:120]
 
 
 def _is_lock_error(exc: BaseException) -> bool:
@@ -213,11 +217,20 @@ def _with_settings(con, path) -> Any:
     Streamlit's AppTest, or a notebook holding a plain ``duckdb.connect``,
     open the same file in one process).  The settings are the instance's,
     so setting them again is idempotent; a temporary folder already in use
-    by the instance cannot be switched and is left as it is."""
+    by the instance cannot be switched and is left as it is.  Extension
+    auto-install and auto-load are switched off first (:data:`audit._util.sql.NO_AUTOLOAD`):
+    nothing a connection reads may make DuckDB download code."""
+    for name, value in NO_AUTOLOAD.items():
+        con.execute(f"SET {name} = {str(value).lower()}")
     for name, value in connection_config(path).items():
         try:
             con.execute(f"SET {name} = {sql_str(value)}" if name != "threads" else f"SET threads = {int(value)}")
-        except duckdb.Error:
+        except duckdb.Error as exc:
+            if name == "memory_limit" and os.environ.get(MEMORY_LIMIT_ENV, "").strip():
+                con.close()
+                first = (str(exc).strip().splitlines() or [""])[0].split("Error: ", 1)[-1]
+                raise AuditError(f"${MEMORY_LIMIT_ENV} must be a memory size such as 1GB or 512MB, not "
+                                 f"{value!r} ({first})") from None
             if name != "temp_directory":
                 con.close()
                 raise
@@ -282,8 +295,8 @@ class _Waiter:
             _NOTICED[key] = now
             if last is not None and now - last < NOTICE_REPEAT_AFTER:
                 return                        # the same wait, announced moments ago
-        _notice(f"waiting for the database {self.path} (held by {holder}); "
-                f"giving up after {self.timeout:g} s")
+        _notice(redact(f"waiting for the database {self.path} (held by {holder}); "
+                       f"giving up after {self.timeout:g} s") or "")
 
     def sleep(self) -> None:
         time.sleep(min(self.delay * (0.5 + random.random()), max(self.remaining(), 0.0)))

@@ -109,7 +109,8 @@ def test_the_report_is_the_same_whatever_was_imported_first(code, demo_db_with_v
 
 def test_import_auto_needs_no_prior_import(tmp_path):
     """``audit import auto`` of a judge file in a fresh interpreter: the
-    judge stage's importer is called by :mod:`audit.auto` itself."""
+    judge stage's importer is called by :mod:`audit.auto` itself (the demo
+    has accounts, so the import names its lead)."""
     import subprocess
     import sys
 
@@ -117,7 +118,7 @@ def test_import_auto_needs_no_prior_import(tmp_path):
     code = ("import sys; from audit.demo import make_demo; make_demo(sys.argv[1]); "
             "from audit.auto import import_auto; import pathlib; "
             "p = pathlib.Path(sys.argv[2]); p.write_text('question_id,judge,key_correct\\nbo-multiplication-016,j1,false\\n'); "
-            "s = import_auto(p, benchmark='demo', db=sys.argv[1]); print(type(s).__name__)")
+            "s = import_auto(p, benchmark='demo', db=sys.argv[1], actor='lead'); print(type(s).__name__)")
     out = subprocess.run([sys.executable, "-c", code, str(db), str(tmp_path / "verdicts.csv")], capture_output=True,
                          text=True, cwd=REPO, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr

@@ -51,7 +51,7 @@ def test_register_keeps_existing_rows_and_refuses_unnormal_names(db_path):
 
 
 def test_set_family(db_path):
-    set_family("my-model", " qwen ", db=db_path, provider="local")
+    set_family("my-model", " qwen ", db=db_path, provider="local", create=True)   # a model registered on purpose
     set_family("my-model", "meta", db=db_path)          # the provider is kept
     assert rows(db_path, "SELECT family, provider, family_source FROM models") == [("meta", "local", "set")]
     with pytest.raises(InputError, match="must not be empty"):

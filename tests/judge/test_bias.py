@@ -211,7 +211,7 @@ def test_judge_family_from_name_and_registry(db_path):
         assert judge_family(con, "openai/my-judge") == "openai"
     finally:
         con.close()
-    set_family("my-judge", "acme", db=db_path)
+    set_family("my-judge", "acme", db=db_path, create=True)     # a judge's model: registered on purpose
     con = duckdb_connect(db_path)
     try:
         assert judge_family(con, "openai/my-judge") == "acme"        # the registry overrides

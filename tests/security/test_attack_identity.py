@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -27,6 +28,8 @@ from tests.support.attack import cli, fresh_copy
 from tests.support.common import rows
 
 REPO = Path(__file__).resolve().parents[2]
+#: A $WORKBENCH_SECRET of exactly the shortest length, and no weak value (a repeated character is refused).
+STRONG_32 = "q7Lm2Xv9Rt4Wb8Kc1Zn6Yp3Hd5Jf0GsA"
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +116,7 @@ def test_a_long_secret_and_the_generated_key_work(team, monkeypatch):
     assert acc.verify_session(forge("Pema", bytes.fromhex(text)), db=team).name == "Pema"
     with pytest.raises(audit.SignInError):
         acc.verify_session(forge("Root", b""), db=team)
-    monkeypatch.setenv(SECRET_ENV, "s" * 32)
+    monkeypatch.setenv(SECRET_ENV, STRONG_32)
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
     with pytest.raises(audit.SignInError):                       # the file's key no longer signs
         acc.verify_session(tok, db=team)
@@ -268,19 +271,19 @@ def test_model_names_with_invisible_characters_are_refused(team, tmp_path, model
 
     before = db_snapshot(team)
     with pytest.raises(audit.InputError, match=re.escape(says)):
-        audit.import_predictions(_predictions(tmp_path, model), benchmark="b", db=team)
+        audit.import_predictions(_predictions(tmp_path, model), benchmark="b", db=team, actor="Root")
     assert db_snapshot(team) == before
 
 
 def test_a_look_alike_model_name_is_refused(team, tmp_path):
-    audit.import_predictions(_predictions(tmp_path, "llama-3-8b"), benchmark="b", db=team)
+    audit.import_predictions(_predictions(tmp_path, "llama-3-8b"), benchmark="b", db=team, actor="Root")
     before = db_snapshot(team)
     with pytest.raises(audit.InputError, match="looks like the existing name 'llama-3-8b'"):
-        audit.import_predictions(_predictions(tmp_path, "llаma-3-8b"), benchmark="b", db=team)   # Cyrillic а
+        audit.import_predictions(_predictions(tmp_path, "llаma-3-8b"), benchmark="b", db=team, actor="Root")   # Cyrillic а
     assert db_snapshot(team) == before
     # ASCII names that differ are different models, even where glyphs are close
-    audit.import_predictions(_predictions(tmp_path, "llama-3-8b-l"), benchmark="b", db=team)
-    audit.import_predictions(_predictions(tmp_path, "llama-3-8b-1"), benchmark="b", db=team)
+    audit.import_predictions(_predictions(tmp_path, "llama-3-8b-l"), benchmark="b", db=team, actor="Root")
+    audit.import_predictions(_predictions(tmp_path, "llama-3-8b-1"), benchmark="b", db=team, actor="Root")
     assert sorted(n for (n,) in rows(team, "SELECT name FROM models")) == ["llama-3-8b", "llama-3-8b-1",
                                                                           "llama-3-8b-l"]
 
@@ -307,23 +310,26 @@ def test_a_key_file_that_is_a_directory_or_a_dangling_link_is_one_line(team, tmp
     with pytest.raises(audit.InputError, match="the session key cannot be read"):
         acc.sessions.check_session_key(db=team)
     key.rmdir()
-    key.symlink_to(tmp_path / "nowhere")
-    with pytest.raises(audit.InputError, match="the session key cannot be read"):
+    key.symlink_to(tmp_path / "nowhere")          # a link is refused whatever it points to (or not)
+    with pytest.raises(audit.InputError, match="the session key is a symbolic link"):
         acc.issue_session("Pema", db=team)
     key.unlink()
     key.symlink_to("/dev/null")
-    with pytest.raises(audit.InputError, match="the session key is empty"):
+    with pytest.raises(audit.InputError, match="the session key is a symbolic link"):
         acc.issue_session("Pema", db=team)
 
 
 def test_key_boundaries_that_are_fine(team, monkeypatch):
-    acc.sessions.session_key_path(team).write_text(("AB" * 32) + "\n")       # upper-case hex and a newline
+    upper = secrets.token_hex(32).upper()
+    key = acc.sessions.session_key_path(team)
+    key.write_text(upper + "\n")                                # upper-case hex and a newline
+    os.chmod(key, 0o600)                                        # (a key readable by others is refused)
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
-    assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
-    monkeypatch.setenv(SECRET_ENV, "k" * 32)                    # exactly the shortest secret
+    assert acc.verify_session(forge("Pema", bytes.fromhex(upper)), db=team).name == "Pema"
+    monkeypatch.setenv(SECRET_ENV, STRONG_32)                   # exactly the shortest secret (not a weak one)
     assert acc.verify_session(acc.issue_session("Pema", db=team), db=team).name == "Pema"
     monkeypatch.setenv(SECRET_ENV, "")                          # empty = unset: the file's key
-    assert acc.verify_session(forge("Pema", bytes.fromhex("AB" * 32)), db=team).name == "Pema"
+    assert acc.verify_session(forge("Pema", bytes.fromhex(upper)), db=team).name == "Pema"
 
 
 @pytest.mark.parametrize("name,says", [
@@ -349,7 +355,7 @@ def test_further_name_cases(team, name, says):
 def test_further_names_that_are_fine(team, tmp_path):
     for name in ("Dolkar", "Цэрэн", "دولقۇن", "ᠪᠠᠲᠤ", "次仁", "Pema-2"):
         assert acc.add_account(name, "some-password", actor="Root", db=team).name == name
-    audit.import_predictions(_predictions(tmp_path, "Модель-7b"), benchmark="b", db=team)  # no look-alike: fine
+    audit.import_predictions(_predictions(tmp_path, "Модель-7b"), benchmark="b", db=team, actor="Root")  # no look-alike: fine
     assert ("Модель-7b",) in rows(team, "SELECT name FROM models")
 
 

@@ -33,7 +33,7 @@ def _done(message: str) -> None:
 def _run(fn, *args, ok: str, **kwargs) -> None:
     """Call the library function ``fn`` as the signed-in admin (the role checks are the library's)."""
     try:
-        fn(*args, actor=session.reviewer(), **kwargs)
+        fn(*args, actor=session.actor(), **kwargs)
     except audit.AuditError as exc:
         st.error(common.error_text(exc))
         return

@@ -31,7 +31,7 @@ def _create(bench: str, policy: str, db) -> None:
     version list below already shows the new version."""
     version = str(st.session_state.get("export_version", "")).strip()
     try:
-        summary = audit.create_version(bench, version, policy=policy, db=db, actor=session.reviewer())
+        summary = audit.create_version(bench, version, policy=policy, db=db, actor=session.actor())
     except audit.DatabaseLockedError:
         st.session_state["export_result"] = ("error", t("common.locked"), None)
         return

@@ -126,7 +126,7 @@ def _save(bench: str, qid: str) -> None:
             proposed_fix=d.get("fix") or None,
             is_adjudication=bool(d.get("adjudicate")),
             source="workbench", app_version=audit.__version__,
-            db=db,
+            db=db, actor=session.actor(),
         )
     except audit.DatabaseLockedError:
         st.session_state["wb_save_error"] = (qid, t("common.locked"))
@@ -365,6 +365,7 @@ def _history(view) -> None:
 @st.fragment
 def _form(view, bench: str, qid: str) -> None:
     """The verdict form (a fragment: choosing a verdict reruns only this)."""
+    session.check_fragment()   # an ended session saves nothing and leaves the page, fragment reruns included
     if st.session_state.pop("wb_saved_rerun", False):
         # only this fragment ran after Save: show the next item (or this one with its history)
         st.rerun(scope="app")

@@ -82,7 +82,7 @@ def page() -> None:
     kw = {"url": url or None, "api_key": token, "db": db}
     if c1.button(t("ls.connect"), key="ls_connect", help=t("ls.connect_help")) and _ready(url, token, env_token):
         s = common.call(audit.sync.ls_connect, url or None, token, benchmark=bench, db=db,
-                        actor=session.reviewer())
+                        actor=session.actor())
         if s:
             st.success(t("ls.created" if s.created else "ls.connected", id=s.project_id, title=s.title))
     if c2.button(t("ls.push"), key="ls_push", help=t("ls.push_help")) and _ready(url, token, env_token):

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from audit._util.files import load_json, nfc, read_text
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._predictions import store_predictions
 from audit.ingest.extract import extract_answers
@@ -94,7 +95,7 @@ def _load(f: Path) -> dict:
 
 
 def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db: DbPath = None,
-                progress: bool | None = None) -> HelmImportSummary:
+                progress: bool | None = None, actor=None) -> HelmImportSummary:
     """Import HELM scenario_state file(s): questions and one prediction per
     model and instance.  All-or-nothing, in one transaction.
 
@@ -175,6 +176,7 @@ def import_helm(path: str | os.PathLike, *, benchmark: str | None = None, db: Db
         q.benchmark = name
     table = pa.table({k: pa.array(v, pa.int64() if k == "_line" else pa.string()) for k, v in rows.items()})
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing HELM output")
         store_questions(con, name, "helm", list(questions.values()), source_path=str(p))
         con.register("_helm_pred", table)
         con.execute("CREATE OR REPLACE TEMP VIEW _helm_src AS SELECT question_id, model, 'default' AS run, "

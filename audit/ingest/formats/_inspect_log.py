@@ -19,6 +19,7 @@ import os
 import re
 from pathlib import Path
 
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.formats._harness import HarnessImportSummary, build_question, write_harness
 from audit.store import DbPath, connect, transaction
@@ -62,7 +63,7 @@ def _text(value: object) -> str:
 
 def import_inspect(path: str | os.PathLike, *, benchmark: str | None = None, model: str | None = None,
                    run: str | None = None, method: str = "caa", db: DbPath = None,
-                   progress: bool | None = None) -> HarnessImportSummary:
+                   progress: bool | None = None, actor=None) -> HarnessImportSummary:
     """Import inspect-ai eval logs (see the module docstring).  All-or-nothing."""
     read_eval_log = _reader()
     p = Path(path)
@@ -89,6 +90,7 @@ def import_inspect(path: str | os.PathLike, *, benchmark: str | None = None, mod
     model_name = (model or "").strip() or models[0]
     run_name = run.strip() if run and run.strip() else "default"
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing inspect logs")
         has_q = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0] > 0
         questions = []
         seen: set[str] = set()

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 from audit._util.files import read_jsonl, read_text
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.formats._harness import (
     ID_FIELDS,
@@ -136,7 +137,7 @@ def _prompt(args: object) -> str | None:
 
 def import_lm_eval(path: str | os.PathLike, *, benchmark: str | None = None, model: str | None = None,
                    run: str | None = None, method: str = "caa", db: DbPath = None,
-                   progress: bool | None = None) -> HarnessImportSummary:
+                   progress: bool | None = None, actor=None) -> HarnessImportSummary:
     """Import lm-eval sample logs (see the module docstring).  All-or-nothing.
 
     ``benchmark`` defaults to the task name (one task per import without it).
@@ -171,6 +172,7 @@ def import_lm_eval(path: str | os.PathLike, *, benchmark: str | None = None, mod
         offset += n_lines
     where = str(p)
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing lm-eval logs")
         has_q = con.execute("SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0] > 0
         questions = []
         seen: set[str] = set()

@@ -2,7 +2,8 @@
 predictions and the human error labels.
 
 Each ``<subject>.csv`` has ``question``, ``choices`` (a Python list literal),
-``groundtruth_answer`` (0-based index into choices), ``error_type`` and then
+``groundtruth_answer`` (0-based index into choices: ASCII digits or an
+integral float such as Parquet's ``1.0``; a missing one is no key), ``error_type`` and then
 one column per model holding its predicted letter.  Question id =
 ``<subject>/<row index from 0>``; the key is the letter of
 ``groundtruth_answer``; ``error_type`` is stored in ``reference_labels``
@@ -11,15 +12,17 @@ stripped, a single letter among the item's labels is an invalid prediction.
 """
 from __future__ import annotations
 
-import ast
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
+from audit._util.cells import CellRefused, is_missing, option_number, text_cell
 from audit._util.files import nfc, read_table, require_columns
+from audit._util.literals import LiteralRefused, parse_list_literal
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._predictions import store_predictions
 from audit.ingest.storing import store_questions
@@ -63,8 +66,33 @@ def _files(path: Path) -> list[Path]:
     return files
 
 
+def _choices(v, f: Path, line: int) -> list[str]:
+    """The option texts of a ``choices`` cell: a Python list literal of
+    strings (read by :func:`audit._util.literals.parse_list_literal`, never
+    Python's parser), or a list from Parquet."""
+    if hasattr(v, "tolist") and not isinstance(v, str):
+        v = v.tolist()
+    if isinstance(v, str):
+        try:
+            v = parse_list_literal(v)
+        except LiteralRefused as exc:
+            raise InputError(f"'choices' is not a list literal: {exc}", path=f, line=line) from None
+    if not isinstance(v, (list, tuple)) or not all(isinstance(c, str) for c in v):
+        raise InputError("'choices' must be a list of strings", path=f, line=line)
+    if not MIN_OPTIONS <= len(v) <= MAX_OPTIONS:
+        raise InputError(f"{len(v)} choices; an item has {MIN_OPTIONS}–{MAX_OPTIONS}", path=f, line=line)
+    return list(v)
+
+
+def _jsonable(v):
+    """A cell as the source record keeps it (JSON): NaN is null, arrays are lists."""
+    if hasattr(v, "tolist") and not isinstance(v, str):
+        return v.tolist()
+    return None if is_missing(v) and not isinstance(v, str) else v
+
+
 def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux", db: DbPath = None,
-                      progress: bool | None = None) -> MmluReduxImportSummary:
+                      progress: bool | None = None, actor=None) -> MmluReduxImportSummary:
     """Import a folder of MMLU-Redux ``<subject>.csv`` files (or one file).
     All-or-nothing, in one transaction; re-importing replaces the questions,
     labels and the predictions of the same models.
@@ -90,33 +118,41 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
             raise InputError(f"model columns differ from {files[0].name}: {', '.join(diff)}", path=f)
         for i, rec in enumerate(df.to_dict("records")):
             line = int(rec["_line"])
+            choices = _choices(rec["choices"], f, line)
             try:
-                choices = ast.literal_eval(rec["choices"])
-            except (ValueError, SyntaxError):
-                raise InputError("'choices' is not a list literal", path=f, line=line) from None
-            if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
-                raise InputError("'choices' must be a list of strings", path=f, line=line)
-            if not MIN_OPTIONS <= len(choices) <= MAX_OPTIONS:
-                raise InputError(f"{len(choices)} choices; an item has {MIN_OPTIONS}–{MAX_OPTIONS}", path=f, line=line)
-            gt = str(rec["groundtruth_answer"]).strip()
-            if gt.isdigit() and int(gt) < len(choices):
-                key = LATIN_LABELS[int(gt)]
+                gt = option_number(rec["groundtruth_answer"])
+            except CellRefused as exc:
+                raise InputError(f"groundtruth_answer: {exc}", path=f, line=line) from None
+            if gt is None:
+                key = None            # no key: flagged key_not_in_options
+            elif gt < len(choices):
+                key = LATIN_LABELS[gt]
             else:
-                key = gt or None  # kept and flagged key_not_in_options
+                key = str(gt)         # kept and flagged key_not_in_options
+            try:
+                stem = text_cell(rec["question"])
+                et = text_cell(rec["error_type"])
+            except CellRefused as exc:
+                raise InputError(f"question / error_type: {exc}", path=f, line=line) from None
+            if not stem:
+                raise InputError("the question is empty", path=f, line=line)
             qid = nfc(f"{subject}/{i}")
             questions.append(Question(
-                benchmark=benchmark, question_id=qid, stem=nfc(rec["question"]).strip(),
+                benchmark=benchmark, question_id=qid, stem=nfc(stem),
                 options=[Option(LATIN_LABELS[j], nfc(c).strip()) for j, c in enumerate(choices)],
                 answer_key=key, subject=subject, language="en", script="Latn", raw_text=rec["question"],
-                source_record={k: v for k, v in rec.items() if k != "_line"},
+                source_record={k: _jsonable(v) for k, v in rec.items() if k != "_line"},
             ))
-            et = str(rec["error_type"]).strip()
             if et:
                 labels.append((qid, et))
             for m in cols:
+                try:
+                    v = text_cell(rec[m])
+                except CellRefused as exc:
+                    raise InputError(f"model column '{m}': {exc} (a model column holds the letter the model "
+                                     "chose)", path=f, line=line) from None
                 pred["question_id"].append(qid)
                 pred["model"].append(m)
-                v = rec[m].strip() if isinstance(rec[m], str) else None
                 pred["given"].append(v or None)
                 pred["_line"].append(line)
     table = pa.table({
@@ -129,6 +165,7 @@ def import_mmlu_redux(path: str | os.PathLike, *, benchmark: str = "mmlu-redux",
                             "value": pa.array([v for _, v in labels], pa.string())})
     where = str(path)
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing MMLU-Redux")
         store_questions(con, benchmark, "mmlu-redux", questions, source_path=where)
         con.register("_redux_pred", table)
         con.execute("CREATE OR REPLACE TEMP VIEW _redux_src AS SELECT question_id, model, 'default' AS run, "

@@ -45,6 +45,7 @@ import pyarrow as pa
 
 from audit._util.files import read_jsonl
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest._predictions import PredictionImportSummary, store_predictions
@@ -116,7 +117,7 @@ def _model_of(f: Path, root: Path) -> str:
 
 def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, model: str | None = None,
                    run: str | None = None, method: str = DEFAULT_METHOD, skip_unmatched: bool = False,
-                   progress: bool | None = None) -> OutputsImportSummary:
+                   progress: bool | None = None, actor=None) -> OutputsImportSummary:
     """Import model outputs that carry their question text (see the module
     docstring): link each record to its item by text, map the order shown
     back, check the key as shown, store the predictions.  All-or-nothing.
@@ -179,6 +180,7 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
         return f"{files[file_i]}:{line}"
 
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing model outputs")
         if not one(con, "SELECT count(*) FROM benchmarks WHERE name = ?", [benchmark])[0]:
             raise InputError(f"no benchmark named '{benchmark}': import its questions first", path=p)
         con.register("_outputs_arrow", table)

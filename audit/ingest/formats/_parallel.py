@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from audit._util.files import nfc, read_table, require_columns
 from audit._util.sql import unregister
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest._duck import one
 from audit.ingest.storing import _OPTION_TYPE
@@ -51,7 +52,7 @@ class ParallelImportSummary:
 
 
 def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source: str = "cmmlu", db: DbPath = None,
-                    language: str | None = None) -> ParallelImportSummary:
+                    language: str | None = None, actor=None) -> ParallelImportSummary:
     """Store the counterpart text, options and key of each linked question in
     ``parallel_links`` with ``key_match``.  Re-importing the same source
     replaces its links.  All-or-nothing, in one transaction.
@@ -104,6 +105,7 @@ def import_parallel(path: str | os.PathLike, *, benchmark: str = "tlue", source:
     })
     lang = language or _LANGUAGE.get(source.lower())
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "linking parallel questions")
         if not one(con, "SELECT count(*) FROM questions WHERE benchmark = ?", [benchmark])[0]:
             raise InputError(f"benchmark '{benchmark}' has no questions; import them first (e.g. audit import tlue)")
         con.register("_par_in", table)

@@ -48,6 +48,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from audit._util.files import nfc, read_jsonl
+from audit.accounts import require_role
 from audit.errors import InputError
 from audit.ingest.storing import item_flags, store_questions
 from audit.options import LATIN_LABELS, MAX_OPTIONS, TIBETAN_TO_LATIN, normalize_label
@@ -500,7 +501,7 @@ def refuse_if_mostly_suspect(n_suspect: int, n_items: int, path, *, accept_suspe
 
 
 def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | os.PathLike | None = None,
-                accept_suspect: bool = False, replace: bool = False) -> ImportSummary:
+                accept_suspect: bool = False, replace: bool = False, actor=None) -> ImportSummary:
     """Import TLUE items from a folder of ``<subject>.jsonl`` files or one file.
 
     Everything is read and parsed before the database is opened; any bad
@@ -538,6 +539,7 @@ def import_tlue(path: str | os.PathLike, *, benchmark: str = "tlue", db: str | o
     refuse_if_mostly_suspect(summary.suspect, summary.items, p, accept_suspect=accept_suspect,
                              examples=summary.suspect_items)
     with connect(db) as con, transaction(con):
+        require_role(con, actor, "lead", "importing questions")
         # never a silent overwrite: changed items under stored ids are refused unless replace
         store_questions(con, benchmark, SOURCE, questions, source_path=str(p), replace=replace)
     return summary
