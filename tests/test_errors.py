@@ -21,7 +21,7 @@ def test_every_error_is_an_audit_error(cls):
 def test_the_module_defines_exactly_these_errors():
     defined = {n for n, v in vars(errors).items() if isinstance(v, type) and issubclass(v, BaseException)}
     assert defined == {"AuditError", "InputError", "DatabaseLockedError", "NotFoundError",
-                       "PermissionDeniedError", "SignInError"}
+                       "PermissionDeniedError", "SignInError", "RateLimitedError"}
 
 
 @pytest.mark.parametrize("path, line, shown", [

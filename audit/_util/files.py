@@ -347,6 +347,8 @@ def json_records(text: str, path, *, allow_nan: bool = False,
             one_record = True
         except (json.JSONDecodeError, _NotANumber, RecursionError):
             one_record = False
+        except ValueError:   # a key given twice, a too-long integer: a whole record, refused with its line below
+            one_record = True
         # a pretty-printed object, or a .json file holding one object on one line
         if not one_record or (len(filled) == 1 and str(path).lower().endswith(".json")):
             wrapped = _wrapped_list(text)

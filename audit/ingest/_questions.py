@@ -839,7 +839,7 @@ def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = No
     while True:
         try:
             return _import(p, files, benchmark, db, mapping, dry_run, replace, key_base, id_template, constants,
-                           layouts or {}, many, repeated_ids, by_row)
+                           layouts or {}, many, repeated_ids, by_row, actor)
         except _IdsRepeatIn as exc:
             by_row.add(exc.file)
 
@@ -851,7 +851,8 @@ class _IdsRepeatIn(Exception):
 
 
 def _import(p: Path, files: list[Source], benchmark, db: DbPath, mapping, dry_run, replace, key_base, id_template,
-            constants, layouts: dict, many: bool, repeated_ids: str, by_row: set[str]) -> QuestionImportSummary:
+            constants, layouts: dict, many: bool, repeated_ids: str, by_row: set[str],
+            actor=None) -> QuestionImportSummary:
     state = _Counts()
     missing: dict[str, list[str]] = {}
     owner: dict[str, str] = {}     # id → the file that gave it (a folder: two files may not give one id)

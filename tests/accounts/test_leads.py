@@ -41,9 +41,9 @@ def test_env_counts_only_without_accounts(db_path, monkeypatch):
     monkeypatch.setenv(LEADS_ENV, "Karma")
     set_leads(["Tenzin"], db=db_path)
     assert get_leads(db=db_path) == ["Karma", "Tenzin"]
-    add_rows(db_path, ("Tenzin", "reviewer"))
+    add_rows(db_path, ("Tenzin", "lead"), ("Karma", "reviewer"))
     with connect(db_path, read_only=True) as con:
-        assert leads_from(con) == ["Tenzin"]
+        assert leads_from(con) == ["Tenzin"]   # with accounts, the leads are the accounts with the lead role
 
 
 def test_an_empty_list(db_path):

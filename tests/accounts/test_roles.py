@@ -47,14 +47,14 @@ def test_effective_role_with_accounts(team):
         "Dolma": "admin",          # listed, but the list never demotes
         "tenzin": "lead",
         "Pema": "reviewer",
-        "Lhamo": "lead",           # a listed reviewer is promoted
+        "Lhamo": "reviewer",       # with accounts the list promotes nobody: the leads are the lead accounts
         "Karma": None,             # disabled
         "Nobody": None,            # no account
         None: None,
     }
     with connect(team, read_only=True) as con:
         assert {n: effective_role(con, n) for n in expected} == expected
-    assert account_role("LHAMO", db=team) == "lead"
+    assert account_role("LHAMO", db=team) == "reviewer"
 
 
 def test_effective_role_without_accounts(db_path):
@@ -68,7 +68,7 @@ def test_effective_role_without_accounts(db_path):
 def test_may_adjudicate(team):
     with connect(team, read_only=True) as con:
         assert [may_adjudicate(con, n) for n in ("Dolma", "Tenzin", "Lhamo", "Pema", "Karma", "Nobody", None, "")] \
-            == [True, True, True, False, False, False, False, False]
+            == [True, True, False, False, False, False, False, False]
 
 
 def test_may_adjudicate_without_accounts(db_path):
@@ -98,7 +98,7 @@ def test_require_role_refusals(team):
 
 def test_require_role_allows(team):
     with connect(team, read_only=True) as con:
-        for actor, role in (("Dolma", "admin"), ("Tenzin", "lead"), ("Lhamo", "lead"), ("Pema", "reviewer")):
+        for actor, role in (("Dolma", "admin"), ("Tenzin", "lead"), ("Lhamo", "reviewer"), ("Pema", "reviewer")):
             require_role(con, actor, role, "x")
 
 

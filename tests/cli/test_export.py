@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from audit._util.terminal import frame_text
 from audit.export import diff_versions, list_policies, preview_version
 from audit.review import add_review
 from tests.support.cli import invoke, run_main
@@ -53,7 +54,7 @@ def test_dry_run_prints_the_preview_and_writes_nothing(db, tmp_path):
                      f"excluded, {c['unchanged']} unchanged, {c['reviewed']} reviewed of {c['items']} items "
                      "(nothing written)")
     assert (c["corrected"], c["excluded"], c["items"]) == (1, 1, 12)
-    assert "\n".join(table) == df.to_string(index=False, na_rep="")
+    assert "\n".join(table) == frame_text(df)
     assert not (tmp_path / "ex").exists()
     assert rows(db, "SELECT count(*) FROM key_versions") == [(0,)]
 

@@ -4,6 +4,7 @@ list equal to the library's, families set one by one and from a file, and
 user errors as one line on stderr with exit code 1."""
 import pytest
 
+from audit._util.terminal import frame_text
 from audit.ingest import list_models
 from audit.store import init_db
 from tests.support.cli import invoke, run_main
@@ -29,7 +30,7 @@ def test_list_set_family_and_import(db_path, tmp_path):
     assert invoke(["models", "list", "--db", db_path]).output == "no models yet\n"
     tiny_benchmark(db_path, tmp_path / "w", n=3, answers={"gpt-4o": "ABC", "my-bo-model": "ABD"})
     r = invoke(["models", "list", "--db", db_path])
-    assert r.output == list_models(db=db_path).to_string(index=False) + "\n"
+    assert r.output == frame_text(list_models(db=db_path)) + "\n"
     r = invoke(["models", "set-family", "my-bo-model", "qwen", "--db", db_path])
     assert r.exit_code == 0 and r.output == "my-bo-model: family = qwen\n"
     f = tmp_path / "fam.csv"
@@ -39,7 +40,7 @@ def test_list_set_family_and_import(db_path, tmp_path):
     assert rows(db_path, "SELECT name, family, provider, family_source FROM models ORDER BY name") == [
         ("gpt-4o", "openai", "azure", "set"), ("my-bo-model", "qwen", None, "set"), ("new-model", "meta", None, "set")]
     r = invoke(["models", "list", "-b", "tiny", "--db", db_path])
-    assert r.output == list_models(db=db_path, benchmark="tiny").to_string(index=False) + "\n"
+    assert r.output == frame_text(list_models(db=db_path, benchmark="tiny")) + "\n"
     assert "new-model" not in r.output           # no predictions on tiny
 
 

@@ -91,9 +91,10 @@ def test_settled_frame_checks_and_defaults():
         _settled_frame(pd.DataFrame({"question_id": ["a"]}))
     f = _settled_frame(pd.DataFrame({"question_id": ["a"], "verdict": ["ambiguous"]}))
     assert f.to_dict("records") == [{"question_id": "a", "verdict": "ambiguous", "corrected_answer": None,
-                                     "cause": None, "adjudicated": False, "settled_by": "agreement"}]
-    assert list(_settled_frame(None).columns) == ["question_id", "verdict", "corrected_answer", "cause", "adjudicated",
-                                                  "settled_by"]
+                                     "cause": None, "cause_from": None, "adjudicated": False,
+                                     "settled_by": "agreement"}]
+    assert list(_settled_frame(None).columns) == ["question_id", "verdict", "corrected_answer", "cause", "cause_from",
+                                                  "adjudicated", "settled_by"]
 
 
 def test_counts(toy):

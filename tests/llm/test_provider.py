@@ -86,7 +86,7 @@ def test_message_parts_of_reply_shapes():
     usage = SimpleNamespace(prompt_tokens=12, completion_tokens=3)
     assert message_parts(_response({"content": "Answer: ཁ"}, usage=usage)) == {
         "content": "Answer: ཁ", "reasoning": None, "finish_reason": "stop", "prompt_tokens": 12,
-        "completion_tokens": 3}
+        "completion_tokens": 3, "choices": 1}
     thinking = _response({"content": "B", "thinking_blocks": [{"thinking": "one"}, {"type": "x"},
                                                               {"thinking": "two"}]})
     assert message_parts(thinking)["reasoning"] == "one\n\ntwo"

@@ -29,6 +29,7 @@ def con():
               "verdict VARCHAR, corrected_answer VARCHAR, rationale VARCHAR, created_at TIMESTAMP, "
               "is_adjudication BOOLEAN)")
     c.executemany("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
+    c.execute("ALTER TABLE reviews ADD COLUMN proposed_fix VARCHAR")   # no reviewer proposed a fix here
     # no known-answer item here: every verdict counts towards settlement
     c.execute("CREATE TABLE gold_items (benchmark VARCHAR, question_id VARCHAR, answer VARCHAR, origin VARCHAR, "
               "after_review_id BIGINT)")

@@ -51,7 +51,7 @@ def test_a_folder_is_not_a_database(tmp_path):
 def test_a_file_that_is_not_duckdb(tmp_path):
     path = tmp_path / "notes.duckdb"
     path.write_text("id,stem\n1,x\n" * 100)
-    with pytest.raises(AuditError, match="cannot open the database") as e:
+    with pytest.raises(AuditError, match="not a DuckDB database .it looks like a text file.") as e:
         with connect(path):
             pass
     assert str(path) in str(e.value) and "\n" not in str(e.value)
