@@ -37,7 +37,10 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
         if not benchmark:
             raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
         return judge.import_detectors(p, benchmark=benchmark, db=db, skip_unmatched=skip_unmatched, actor=actor)
-    if det.format in ("questions", "results", "predictions-long", "predictions-wide", "seed", "outputs") and not benchmark:
+    if (
+        det.format in ("questions", "results", "predictions-long", "predictions-wide", "seed", "outputs")
+        and not benchmark
+    ):
         raise InputError(f"{det.format}: pass --benchmark (the benchmark to import into)", path=p)
     if det.format == "lm-eval":
         return ingest.import_lm_eval(p, benchmark=benchmark, model=model, db=db, actor=actor)
@@ -59,7 +62,9 @@ def import_auto(path: str | os.PathLike, *, benchmark: str | None = None, mappin
     if det.format == "results":
         return ingest.import_results(p, benchmark=benchmark, db=db, files=det.sources or None, model=model, actor=actor)
     if det.format == "outputs":
-        return ingest.import_outputs(p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched, actor=actor)
+        return ingest.import_outputs(
+            p, benchmark=benchmark, db=db, model=model, skip_unmatched=skip_unmatched, actor=actor
+        )
     layout = {"predictions-long": "long", "predictions-wide": "wide", "seed": "seed"}[det.format]
     if p.is_dir():
         raise InputError("a folder of prediction files: import them one at a time", path=p)

@@ -94,7 +94,10 @@ def test_cli_report_formats_and_output_file(db, tmp_path):
     r = run_cli("report", "-b", "rep", "-f", "csv", "-o", out_csv, db=db)
     assert r.returncode == 0 and out_csv.read_bytes().startswith(b"\xef\xbb\xbf\"benchmark\"")
     r = run_cli("report", "-b", "rep", "-f", "xml", db=db)
-    assert r.returncode == 1 and r.stderr.strip() == "error: unknown format 'xml' (choose one of table, json, csv, markdown)"
+    assert (
+        r.returncode == 1
+        and r.stderr.strip() == "error: unknown format 'xml' (choose one of table, json, csv, markdown)"
+    )
     r = run_cli("report", "-b", "nope", db=db)
     assert r.returncode == 1 and r.stderr.startswith("error: no benchmark named 'nope'")
 

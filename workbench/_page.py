@@ -108,7 +108,9 @@ def main() -> None:
     page = st.navigation(nav.pages(), position="sidebar" if name else "hidden")
     if name:
         with st.sidebar:
-            st.markdown(t("app.signed_in", name=render.md(name), role=common.label("role", session.role() or "reviewer")))
+            st.markdown(
+                t("app.signed_in", name=render.md(name), role=common.label("role", session.role() or "reviewer"))
+            )
             if st.button(t("app.sign_out"), key="signout"):
                 if session.sign_out():
                     st.stop()    # the browser follows the single sign-on logout, then reloads

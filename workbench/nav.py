@@ -58,7 +58,9 @@ def item_page() -> st.Page:
 
 
 def dashboards_page() -> st.Page:
-    return st.Page(_gated(dashboards.page), title=t("nav.dashboards"), url_path="dashboards", icon=":material/bar_chart:")
+    return st.Page(
+        _gated(dashboards.page), title=t("nav.dashboards"), url_path="dashboards", icon=":material/bar_chart:"
+    )
 
 
 def judges_page() -> st.Page:

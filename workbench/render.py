@@ -45,27 +45,76 @@ class ScriptStyle:
 
 
 SCRIPT_STYLES: dict[str, ScriptStyle] = {
-    "Tibt": ScriptStyle("Tibt", "Tibetan", "bo", "ltr", False,
-                        "'Noto Serif Tibetan', 'Noto Sans Tibetan', 'Jomolhari', 'Microsoft Himalaya', 'Kailasa', serif",
-                        "1.45rem", "2.1"),
-    "Arab": ScriptStyle("Arab", "Arabic script (Uyghur / Kazakh)", "ug", "rtl", False,
-                        "'Noto Naskh Arabic', 'Noto Sans Arabic', 'Microsoft Uighur', 'Tahoma', sans-serif",
-                        "1.35rem", "1.9"),
-    "Mong": ScriptStyle("Mong", "Traditional Mongolian", "mn-Mong", "ltr", True,
-                        "'Noto Sans Mongolian', 'Mongolian Baiti', sans-serif",
-                        "1.3rem", "1.8"),
-    "Hans": ScriptStyle("Hans", "Chinese (simplified)", "zh-Hans", "ltr", False,
-                        "'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif",
-                        "1.15rem", "1.8"),
-    "Hant": ScriptStyle("Hant", "Chinese (traditional)", "zh-Hant", "ltr", False,
-                        "'Noto Sans CJK TC', 'Noto Sans TC', 'Source Han Sans TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif",
-                        "1.15rem", "1.8"),
-    "Jpan": ScriptStyle("Jpan", "Japanese", "ja", "ltr", False,
-                        "'Noto Sans CJK JP', 'Noto Sans JP', 'Hiragino Sans', 'Yu Gothic', 'Meiryo', sans-serif",
-                        "1.15rem", "1.8"),
-    "Kore": ScriptStyle("Kore", "Korean", "ko", "ltr", False,
-                        "'Noto Sans CJK KR', 'Noto Sans KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif",
-                        "1.15rem", "1.8"),
+    "Tibt": ScriptStyle(
+        "Tibt",
+        "Tibetan",
+        "bo",
+        "ltr",
+        False,
+        "'Noto Serif Tibetan', 'Noto Sans Tibetan', 'Jomolhari', 'Microsoft Himalaya', 'Kailasa', serif",
+        "1.45rem",
+        "2.1",
+    ),
+    "Arab": ScriptStyle(
+        "Arab",
+        "Arabic script (Uyghur / Kazakh)",
+        "ug",
+        "rtl",
+        False,
+        "'Noto Naskh Arabic', 'Noto Sans Arabic', 'Microsoft Uighur', 'Tahoma', sans-serif",
+        "1.35rem",
+        "1.9",
+    ),
+    "Mong": ScriptStyle(
+        "Mong",
+        "Traditional Mongolian",
+        "mn-Mong",
+        "ltr",
+        True,
+        "'Noto Sans Mongolian', 'Mongolian Baiti', sans-serif",
+        "1.3rem",
+        "1.8",
+    ),
+    "Hans": ScriptStyle(
+        "Hans",
+        "Chinese (simplified)",
+        "zh-Hans",
+        "ltr",
+        False,
+        "'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif",
+        "1.15rem",
+        "1.8",
+    ),
+    "Hant": ScriptStyle(
+        "Hant",
+        "Chinese (traditional)",
+        "zh-Hant",
+        "ltr",
+        False,
+        "'Noto Sans CJK TC', 'Noto Sans TC', 'Source Han Sans TC', 'PingFang TC', 'Microsoft JhengHei', sans-serif",
+        "1.15rem",
+        "1.8",
+    ),
+    "Jpan": ScriptStyle(
+        "Jpan",
+        "Japanese",
+        "ja",
+        "ltr",
+        False,
+        "'Noto Sans CJK JP', 'Noto Sans JP', 'Hiragino Sans', 'Yu Gothic', 'Meiryo', sans-serif",
+        "1.15rem",
+        "1.8",
+    ),
+    "Kore": ScriptStyle(
+        "Kore",
+        "Korean",
+        "ko",
+        "ltr",
+        False,
+        "'Noto Sans CJK KR', 'Noto Sans KR', 'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif",
+        "1.15rem",
+        "1.8",
+    ),
     "Latn": ScriptStyle("Latn", "Latin", "en", "ltr", False, "inherit", "1.05rem", "1.6"),
 }
 
@@ -248,7 +297,8 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
         attr = f' data-script="{ost.code}"' if ost is not st else ""
         opts.append(
             f'<div class="{cls}" dir="{ost.direction}" data-label="{esc(label)}"{attr}><span class="wb-label">{shown}</span>'
-            f'<div class="wb-body">{text_span(text, ost)}{badges}</div>{bar}</div>')
+            f'<div class="wb-body">{text_span(text, ost)}{badges}</div>{bar}</div>'
+        )
     ctx = ""
     if isinstance(context, str) and context.strip():
         cst = style_for(None, language, context)
@@ -313,7 +363,7 @@ def queue_row_html(*, subject, tier, agreement_count, n_models, top_answer, answ
     return (
         '<div class="wb-qrow">'
         f'<div class="wb-subject" title="{esc(subject or "")}">{_breakable(subject or "—")}</div>'
-        f'<div>{esc(tier_s)}</div><div>{models}</div>'
+        f"<div>{esc(tier_s)}</div><div>{models}</div>"
         f'<div><span class="wb-badge" style="background:{colour};color:#fff;white-space:normal">{esc(w["status"])}</span>'
         f'<div style="font-size:.8rem">{" · ".join(extras)}</div></div>'
         f'<div style="min-width:0">{preview_html(stem, script=script, language=language)}</div></div>'
@@ -322,8 +372,11 @@ def queue_row_html(*, subject, tier, agreement_count, n_models, top_answer, answ
 
 def queue_head_html(subject: str = "Subject", tier: str = "Tier", models: str = "Models", status: str = "Status",
                     question: str = "Question") -> str:
-    return ('<div class="wb-qrow wb-qhead">' + "".join(f"<div>{esc(x)}</div>" for x in (subject, tier, models, status, question))
-            + "</div>")
+    return (
+        '<div class="wb-qrow wb-qhead">'
+        + "".join(f"<div>{esc(x)}</div>" for x in (subject, tier, models, status, question))
+        + "</div>"
+    )
 
 
 QUEUE_HEAD_HTML = queue_head_html()
@@ -384,11 +437,13 @@ def history_cards_html(rows: list[dict], *, words: dict[str, str]) -> str:
     for r in rows:
         adj = bool(r.get("adjudication"))
         verdict = esc(r.get("verdict") or "") + (f" → {esc(r['answer'])}" if r.get("answer") else "")
-        out.append(f'<div class="wb-card{" wb-card-adj" if adj else ""}"><div class="wb-card-head">'
-                   f'<span class="wb-card-who">{esc(r.get("reviewer") or "")}</span>'
-                   f'<span class="wb-card-verdict">{verdict}</span>'
-                   + (f'<span class="wb-badge" style="background:#f4e3a1">{esc(words["adjudication"])}</span>' if adj else "")
-                   + f'<span class="wb-card-when">{esc(r.get("when") or "")}</span></div>')
+        out.append(
+            f'<div class="wb-card{" wb-card-adj" if adj else ""}"><div class="wb-card-head">'
+            f'<span class="wb-card-who">{esc(r.get("reviewer") or "")}</span>'
+            f'<span class="wb-card-verdict">{verdict}</span>'
+            + (f'<span class="wb-badge" style="background:#f4e3a1">{esc(words["adjudication"])}</span>' if adj else "")
+            + f'<span class="wb-card-when">{esc(r.get("when") or "")}</span></div>'
+        )
         for key in ("cause", "rationale", "fix"):
             if r.get(key):
                 out.append(f'<div class="wb-card-field"><b>{esc(words[key])}:</b> {esc(r[key])}</div>')

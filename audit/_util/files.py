@@ -517,7 +517,9 @@ def duck_csv_error(exc: Exception, path: Path) -> InputError:
         what = (f"the row has more fields than the header's {want}; quote cells that contain the delimiter"
                 if got > want else f"the row has {got} field{'s' if got != 1 else ''}, the header has {want}")
         return InputError(what, path=path, line=line)
-    first = next((l.strip() for l in msg.splitlines() if l.strip() and not l.startswith("Invalid Input Error: CSV Error")), "")
+    first = next(
+        (l.strip() for l in msg.splitlines() if l.strip() and not l.startswith("Invalid Input Error: CSV Error")), ""
+    )
     first = first.replace("Invalid Input Error: ", "")
     return InputError(f"not a valid CSV file: {first or msg.splitlines()[0]}", path=path, line=line)
 
@@ -607,7 +609,9 @@ def read_csv(path, sep: str = ",", names: list[str] | None = None) -> pd.DataFra
     try:
         with MemoryCsv(p, con) as location:
             try:
-                df = con.execute(f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}").df()
+                df = con.execute(
+                    f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}"
+                ).df()
             except duckdb.Error as exc:
                 raise duck_csv_error(exc, p) from None
     finally:
@@ -645,8 +649,9 @@ def iter_table(path, chunk_rows: int = 20_000, names: list[str] | None = None,
     try:
         with MemoryCsv(p, con) as location:
             try:
-                reader = con.sql(f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}"
-                                 ).to_arrow_reader(chunk_rows)
+                reader = con.sql(
+                    f"SELECT * FROM {csv_scan_sql(p, header, sep, has_header=names is None, location=location)}"
+                ).to_arrow_reader(chunk_rows)
             except duckdb.Error as exc:
                 raise duck_csv_error(exc, p) from None
             line = first

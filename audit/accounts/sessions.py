@@ -118,8 +118,10 @@ def _secret(db: DbPath) -> bytes:
                              "python3 -c 'import secrets; print(secrets.token_hex(32))'")
         weak = weak_secret(env.strip())
         if weak:
-            raise InputError(f"${SECRET_ENV} is a weak value ({weak}): use {MIN_SECRET_CHARS} or more random "
-                             "characters, e.g. the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'")
+            raise InputError(
+                f"${SECRET_ENV} is a weak value ({weak}): use {MIN_SECRET_CHARS} or more random "
+                "characters, e.g. the output of: python3 -c 'import secrets; print(secrets.token_hex(32))'"
+            )
         return env.strip().encode("utf-8")
     path = session_key_path(db)
     if path.exists() or path.is_symlink():

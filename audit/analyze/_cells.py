@@ -194,7 +194,11 @@ class Cells:
 
     def weighted(self, *weights: np.ndarray) -> list[np.ndarray]:
         """Per cell Σ over its models of each per-model weight vector."""
-        W = np.column_stack([np.asarray(w, dtype=np.float64) for w in weights]) if weights else np.zeros((self.n_models, 0))
+        W = (
+            np.column_stack([np.asarray(w, dtype=np.float64) for w in weights])
+            if weights
+            else np.zeros((self.n_models, 0))
+        )
         # every byte of the bitmask, read in place (no column selection, no
         # transposed copy: byte_table_sums skips the bytes without a model)
         m = _mask_bytes(self.masks)

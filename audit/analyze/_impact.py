@@ -348,9 +348,12 @@ def impact_summary(benchmark: str | None = None, *, db: DbPath = None, models: A
     out["found_all"] = bool(found and found >= int(it["scored"].sum()) * d.level.mean)
     whole = figures(d, level=level)
     tot = expected_wrong_keys(d, level=level, computed=whole).iloc[0]
-    out["expected_wrong_keys"] = {"estimate": float(tot["estimate"]), "low": min(float(tot["low"]), float(tot["estimate"])),
-                                  "high": max(float(tot["high"]), float(tot["estimate"])),
-                                  "n_items": int(tot["n_items"])}
+    out["expected_wrong_keys"] = {
+        "estimate": float(tot["estimate"]),
+        "low": min(float(tot["low"]), float(tot["estimate"])),
+        "high": max(float(tot["high"]), float(tot["estimate"])),
+        "n_items": int(tot["n_items"]),
+    }
     out["expected_wrong_keys_by_subject"] = expected_wrong_keys(d, by="subject", level=level)
     out["expected_wrong_keys_by_tier"] = expected_wrong_keys(d, by="tier", level=level)
     out["wrong_key_cost"] = wrong_key_cost(d, level=level, computed=whole)

@@ -202,8 +202,9 @@ def model_metrics(
     add_wilson(df, "accuracy", "n_correct", "n_asked", confidence)
     add_wilson(df, "conditional_accuracy", "n_correct", "n_valid", confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
-        df["coverage"] = np.where(df["n_questions"] > 0, df["n_asked"] / df["n_questions"].where(df["n_questions"] > 0, 1),
-                                  np.nan)
+        df["coverage"] = np.where(
+            df["n_questions"] > 0, df["n_asked"] / df["n_questions"].where(df["n_questions"] > 0, 1), np.nan
+        )
     cols = ["model", "family"] + (["subject"] if by_subject else []) + [
         "n_questions", "n_asked", "coverage", "n_valid", "response_rate", "response_rate_low", "response_rate_high",
         "n_correct", "accuracy", "accuracy_low", "accuracy_high",

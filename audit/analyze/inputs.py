@@ -124,7 +124,9 @@ def _one_run_models(con, benchmark: str) -> list | None:
     come nearly free (column statistics) and ``DISTINCT model`` costs a
     fifth of ``DISTINCT model, run`` over 10 M predictions.
     Must read the same relation as :func:`model_set`'s general query."""
-    lo, hi = con.execute("SELECT min(run), max(run) FROM all_predictions WHERE benchmark = ?", [benchmark]).fetchall()[0]
+    lo, hi = con.execute("SELECT min(run), max(run) FROM all_predictions WHERE benchmark = ?", [benchmark]).fetchall()[
+        0
+    ]
     if lo is None or lo != hi:
         return None
     return con.execute(
@@ -299,7 +301,9 @@ def latest_run(con: duckdb.DuckDBPyConnection, benchmark: str) -> dict[str, Any]
     :class:`~audit.errors.NotFoundError` saying what to run."""
     run = find_latest_run(con, benchmark)
     if run is None:
-        raise NotFoundError(f"benchmark '{benchmark}' has not been analysed yet; run 'audit analyze --benchmark {benchmark}'")
+        raise NotFoundError(
+            f"benchmark '{benchmark}' has not been analysed yet; run 'audit analyze --benchmark {benchmark}'"
+        )
     return run
 
 

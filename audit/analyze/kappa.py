@@ -178,8 +178,15 @@ def cohen_kappa(
                            f"{n} items, too few for an interval")
     if agreement == 1.0:
         po_low = n / (n + z * z)  # Wilson lower bound for n successes in n
-        return KappaResult(1.0, 0.0, max(-1.0, (po_low - pe) / (1.0 - pe)), 1.0, n, agreement,
-                           f"perfect agreement on {n} items: interval from the Wilson interval of the observed agreement")
+        return KappaResult(
+            1.0,
+            0.0,
+            max(-1.0, (po_low - pe) / (1.0 - pe)),
+            1.0,
+            n,
+            agreement,
+            f"perfect agreement on {n} items: interval from the Wilson interval of the observed agreement",
+        )
     with np.errstate(divide="ignore", invalid="ignore"):  # z-test fields we do not use
         from statsmodels.stats import inter_rater  # heavy: imported when used
 

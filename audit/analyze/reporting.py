@@ -269,7 +269,10 @@ def _sections(rep: dict) -> list[tuple[str, pd.DataFrame]]:
     )
     by = [{"group": f"subject {r['group']}" if r["group"] else "subject (none)", "items": r["n_items"]} | _ewk(r)
           for r in rep.get("expected_wrong_keys_by_subject", [])]
-    by += [{"group": r["group"] or "(none)", "items": r["n_items"]} | _ewk(r) for r in rep.get("expected_wrong_keys_by_tier", [])]
+    by += [
+        {"group": r["group"] or "(none)", "items": r["n_items"]} | _ewk(r)
+        for r in rep.get("expected_wrong_keys_by_tier", [])
+    ]
     smp = rep.get("expected_wrong_keys_sampled")
     if smp is not None:
         by.append({"group": "benchmark, random audit sample", "items": smp.get("n_sampled")} | _ewk_sampled(smp))
@@ -331,8 +334,11 @@ def report_frame(rep: dict) -> pd.DataFrame:
     of the sections' columns, numbers unformatted."""
     ewk = [{"group": "all", **rep["expected_wrong_keys"]}] if rep.get("expected_wrong_keys") else []
     smp = [{"group": "all", **rep["expected_wrong_keys_sampled"]}] if rep.get("expected_wrong_keys_sampled") else []
-    notes = [{"note": k, "text": rep[k]} for k in ("key_error_note", "model_set_warning", "sampled_note", "scenario_note")
-             if rep.get(k)]
+    notes = [
+        {"note": k, "text": rep[k]}
+        for k in ("key_error_note", "model_set_warning", "sampled_note", "scenario_note")
+        if rep.get(k)
+    ]
     parts = [
         pd.DataFrame(rep.get("wrong_key_cost", [])).assign(section="wrong_key_cost"),
         pd.DataFrame(ewk).assign(section="expected_wrong_keys"),

@@ -317,7 +317,12 @@ def compare_models(
         n_valid, n_correct = Vs.sum(axis=0), Cs.sum(axis=0)
         # paired 2×2 cells for every pair at once
         pc, pw = _pack(Cs), _pack(Ws)
-        both, a_only, b_only, neither = _and_counts(pc, pc), _and_counts(pc, pw), _and_counts(pw, pc), _and_counts(pw, pw)
+        both, a_only, b_only, neither = (
+            _and_counts(pc, pc),
+            _and_counts(pc, pw),
+            _and_counts(pw, pc),
+            _and_counts(pw, pw),
+        )
         for ia, ib in combinations(order, 2):
             n_a, k_a, n_b, k_b = int(n_valid[ia]), int(n_correct[ia]), int(n_valid[ib]), int(n_correct[ib])
             cells = (int(both[ia, ib]), int(a_only[ia, ib]), int(b_only[ia, ib]), int(neither[ia, ib]))

@@ -377,7 +377,9 @@ ORDER BY kind, ord, model
 """
 
 
-def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True) -> BenchmarkRun:
+def _analyze_one(
+    con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete: str, score: bool = True
+) -> BenchmarkRun:
     t1, t2 = thr.t1, thr.t2
     # the benchmark's questions (QUESTIONS_SQL), computed once and registered
     # as ``_q`` for every query below
@@ -464,10 +466,16 @@ def _analyze_one(con, benchmark: str, ms: ModelSet, thr: Thresholds, incomplete:
         unregister(con, *tables)
     counts = dict.fromkeys(BUCKETS, 0)
     counts.update(
-        dict(con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]).fetchall())
+        dict(
+            con.execute(
+                "SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run_id]
+            ).fetchall()
+        )
     )
     n_lint = con.execute("SELECT count(*) FROM audit_lint WHERE run_id = ?", [run_id]).fetchall()[0][0]
-    return BenchmarkRun(benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset)
+    return BenchmarkRun(
+        benchmark, run_id, ms.models, t1, t2, incomplete, n_questions, counts, n_lint, thr.t3, thr.preset
+    )
 
 
 def analyze_benchmark(
@@ -574,7 +582,9 @@ def tier_counts(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFr
         benchmark = resolve_benchmark(con, benchmark)
         run = latest_run(con, benchmark)
         got = dict(
-            con.execute("SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]).fetchall()
+            con.execute(
+                "SELECT bucket, count(*) FROM audit_results WHERE run_id = ? GROUP BY bucket", [run["run_id"]]
+            ).fetchall()
         )
     buckets = [b for b in BUCKETS if (b != "incomplete" or run["config"].get("incomplete") == "separate")
                and (b not in OTHER_BUCKETS or got.get(b))]
@@ -616,6 +626,18 @@ def audit_results(benchmark: str | None = None, *, db: DbPath = None) -> pd.Data
         ).df()
 
 
-__all__ = ["analyze_benchmark", "tier_counts", "audit_lint", "audit_results", "thresholds", "Thresholds", "AnalyzeSummary",
-           "BenchmarkRun", "TIER_NAMES", "TIER_NAMES_TLUE4", "PRESETS", "OTHER_BUCKETS"]
+__all__ = [
+    "analyze_benchmark",
+    "tier_counts",
+    "audit_lint",
+    "audit_results",
+    "thresholds",
+    "Thresholds",
+    "AnalyzeSummary",
+    "BenchmarkRun",
+    "TIER_NAMES",
+    "TIER_NAMES_TLUE4",
+    "PRESETS",
+    "OTHER_BUCKETS",
+]
 

@@ -96,8 +96,10 @@ MaxCostOption = Annotated[Optional[float], typer.Option("--max-cost", help="Stop
 TimeoutOption = Annotated[float, typer.Option("--timeout", help="Seconds per request.")]
 MaxRetriesOption = Annotated[int, typer.Option("--max-retries", help="Retries on 429 / 5xx / timeouts.")]
 BackoffBaseOption = Annotated[float, typer.Option("--backoff-base", help="First retry delay in seconds (doubles).")]
-InputCostOption = Annotated[Optional[float], typer.Option("--input-cost-per-token", help="USD per prompt token, for "
-                                                                                       "models litellm has no price for.")]
+InputCostOption = Annotated[
+    Optional[float],
+    typer.Option("--input-cost-per-token", help="USD per prompt token, for models litellm has no price for."),
+]
 OutputCostOption = Annotated[Optional[float], typer.Option("--output-cost-per-token", help="USD per completion token.")]
 ProgressOption = Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar (default: "
                                                                                         "when stderr is a terminal).")]

@@ -34,22 +34,39 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
 def analyze_cmd(
     benchmark: Annotated[
-        Optional[str], typer.Option("--benchmark", "-b", help="Benchmark name (default: every benchmark with predictions).")
+        Optional[str],
+        typer.Option("--benchmark", "-b", help="Benchmark name (default: every benchmark with predictions)."),
     ] = None,
     models: Annotated[
-        Optional[str], typer.Option("--models", help="Comma-separated model names (default: every model with predictions).")
+        Optional[str],
+        typer.Option("--models", help="Comma-separated model names (default: every model with predictions)."),
     ] = None,
     preset: Annotated[
         Optional[str],
-        typer.Option("--preset", help="Threshold rule: 'shares' (default; scales with the number of models N), "
-                     "'tlue4' (the methodology's four-model rule: N, N - 1, 2) or 'tlue8' (its 8-model run: N - 1, N - 2, 2)."),
+        typer.Option(
+            "--preset",
+            help="Threshold rule: 'shares' (default; scales with the number of models N), "
+            "'tlue4' (the methodology's four-model rule: N, N - 1, 2) or 'tlue8' (its 8-model run: N - 1, N - 2, 2).",
+        ),
     ] = None,
-    t1: Annotated[Optional[int], typer.Option("--t1", help="Models that must agree for Tier 1 (overrides the preset).")] = None,
-    t2: Annotated[Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (overrides the preset).")] = None,
-    t3: Annotated[Optional[int], typer.Option("--t3", help="Models that must agree for Tier 3/4 (overrides the preset).")] = None,
-    s1: Annotated[Optional[float], typer.Option("--s1", help="Share of the models for Tier 1 (preset shares; default 0.9).")] = None,
-    s2: Annotated[Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 0.75).")] = None,
-    s3: Annotated[Optional[float], typer.Option("--s3", help="Share of the models for Tier 3/4 (preset shares; default 0.2).")] = None,
+    t1: Annotated[
+        Optional[int], typer.Option("--t1", help="Models that must agree for Tier 1 (overrides the preset).")
+    ] = None,
+    t2: Annotated[
+        Optional[int], typer.Option("--t2", help="Models that must agree for Tier 2 (overrides the preset).")
+    ] = None,
+    t3: Annotated[
+        Optional[int], typer.Option("--t3", help="Models that must agree for Tier 3/4 (overrides the preset).")
+    ] = None,
+    s1: Annotated[
+        Optional[float], typer.Option("--s1", help="Share of the models for Tier 1 (preset shares; default 0.9).")
+    ] = None,
+    s2: Annotated[
+        Optional[float], typer.Option("--s2", help="Share of the models for Tier 2 (preset shares; default 0.75).")
+    ] = None,
+    s3: Annotated[
+        Optional[float], typer.Option("--s3", help="Share of the models for Tier 3/4 (preset shares; default 0.2).")
+    ] = None,
     no_score: Annotated[bool, typer.Option("--no-score", help="Skip the key-error score (tiers only).")] = False,
     incomplete: Annotated[
         str,
@@ -79,8 +96,22 @@ def analyze_cmd(
     from audit.analyze.tiers import OTHER_BUCKETS, TIER_NAMES, TIER_NAMES_TLUE4
 
     actor = acting_account(as_, Passwords(password_stdin), db, required_for="analysing (it rewrites the tiers)")
-    summary = analyze_benchmark(benchmark, db=db, models=models, preset=preset, t1=t1, t2=t2, t3=t3, s1=s1, s2=s2, s3=s3,
-                      incomplete=incomplete, score=not no_score, progress=sys.stderr.isatty(), actor=actor)
+    summary = analyze_benchmark(
+        benchmark,
+        db=db,
+        models=models,
+        preset=preset,
+        t1=t1,
+        t2=t2,
+        t3=t3,
+        s1=s1,
+        s2=s2,
+        s3=s3,
+        incomplete=incomplete,
+        score=not no_score,
+        progress=sys.stderr.isatty(),
+        actor=actor,
+    )
     for run in summary.runs:
         echo(
             f"{run.benchmark}: audit run {run.run_id} — {run.n_questions} questions, {run.n_models} models, "
@@ -108,7 +139,9 @@ def report_cmd(
     ctx: typer.Context,
     benchmark: BenchmarkOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | markdown")] = "table",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Report of the latest audit run: tiers, per-model metrics with Wilson 95% CIs,
@@ -130,7 +163,9 @@ def report_cmd(
 def scores_cmd(
     benchmark: BenchmarkOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | csv | markdown")] = "table",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Each model's accuracy (Wilson 95% CI), conditional accuracy and its change under every
@@ -151,7 +186,9 @@ def scores_cmd(
 def compare_cmd(
     benchmarks: Annotated[List[str], typer.Argument(help="Two or more benchmark names.", show_default=False)],
     fmt: Annotated[str, typer.Option("--format", "-f", help="table | json | md | html")] = "table",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    output: Annotated[
+        Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Several benchmarks side by side: items, models, expected wrong keys with intervals,
@@ -170,10 +207,21 @@ def compare_cmd(
 
 def rescore_cmd(
     benchmark: BenchmarkOption = None,
-    calibration: Annotated[bool, typer.Option("--calibration", help="Also print the reliability table per score band, "
-                                              "the Brier score and the expected vs found count of wrong keys.")] = False,
-    reference: Annotated[Optional[str], typer.Option("--reference", help="Compare with this reference label set "
-                                                     "(e.g. mmlu_redux_error_type) instead of the settled verdicts.")] = None,
+    calibration: Annotated[
+        bool,
+        typer.Option(
+            "--calibration",
+            help="Also print the reliability table per score band, "
+            "the Brier score and the expected vs found count of wrong keys.",
+        ),
+    ] = False,
+    reference: Annotated[
+        Optional[str],
+        typer.Option(
+            "--reference",
+            help="Compare with this reference label set (e.g. mmlu_redux_error_type) instead of the settled verdicts.",
+        ),
+    ] = None,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,

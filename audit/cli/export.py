@@ -32,7 +32,9 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 def create_cmd(
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")],
     version: Annotated[str, typer.Option("--version", "-v", help="New version, e.g. 1.1 (1.0 = the original keys).")],
-    policy: Annotated[str, typer.Option("--policy", "-p", help="Export policy (see 'audit export policies').")] = "default",
+    policy: Annotated[
+        str, typer.Option("--policy", "-p", help="Export policy (see 'audit export policies').")
+    ] = "default",
     exports_dir: ExportsDirOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
     as_: AsOption = None,

@@ -38,11 +38,20 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
 
 def tlue(
-    path: Annotated[Path, typer.Argument(readable=False, help="Folder of TLUE SUBJECT.jsonl files (or one file): "
-                                              "loc, polished_ti_content, answer.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            readable=False, help="Folder of TLUE SUBJECT.jsonl files (or one file): loc, polished_ti_content, answer."
+        ),
+    ],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark name.")] = "tlue",
-    accept_suspect: Annotated[bool, typer.Option("--accept-suspect", help="Import even when most items cannot "
-                                                 "be split into options (they are flagged structure_suspect).")] = False,
+    accept_suspect: Annotated[
+        bool,
+        typer.Option(
+            "--accept-suspect",
+            help="Import even when most items cannot be split into options (they are flagged structure_suspect).",
+        ),
+    ] = False,
     replace: ReplaceOption = False,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
@@ -56,7 +65,9 @@ def tlue(
     s = import_tlue(path, benchmark=benchmark, db=db, accept_suspect=accept_suspect, replace=replace, actor=actor)
     echo(str(s))
     if s.repaired:
-        echo(f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text")
+        echo(
+            f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text"
+        )
     for qid, reason in s.suspect_items[:20]:
         echo(f"  structure_suspect {qid}: {reason}")
     if len(s.suspect_items) > 20:
@@ -100,13 +111,21 @@ def parse_set(specs: list[str] | None) -> dict[str, str]:
 
 
 def questions(
-    file: Annotated[Path, typer.Argument(readable=False, help="CSV, JSONL, JSON array or Parquet: id, question, answer, "
-                                              "options A–J or 'options'.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            readable=False, help="CSV, JSONL, JSON array or Parquet: id, question, answer, options A–J or 'options'."
+        ),
+    ],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark to import into (created if new).")],
     map_: MapOption = None,
     map_file: MapFileOption = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Parse and show the first items as they would be "
-                                                           "stored, with their flags; write nothing.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Parse and show the first items as they would be stored, with their flags; write nothing."
+        ),
+    ] = False,
     replace: ReplaceOption = False,
     key_base: KeyBaseOption = None,
     id_: IdOption = None,
@@ -219,7 +238,9 @@ def mmlu_redux(
 
 
 def parallel(
-    path: Annotated[Path, typer.Argument(readable=False, help="Folder of CMMLU-style SUBJECT.csv files (or one file).")],
+    path: Annotated[
+        Path, typer.Argument(readable=False, help="Folder of CMMLU-style SUBJECT.csv files (or one file).")
+    ],
     source: Annotated[str, typer.Option(help="Name of the counterpart version.")] = "cmmlu",
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark whose questions are linked.")] = "tlue",
     as_: AsOption = None,
@@ -257,11 +278,14 @@ def lm_eval(
 
 def inspect_logs(
     path: Annotated[Path, typer.Argument(help="An inspect-ai log (.eval or .json) or a folder of them.")],
-    benchmark: Annotated[Optional[str], typer.Option("--benchmark", "-b",
-                                                     help="Benchmark name (default: the task name).")] = None,
+    benchmark: Annotated[
+        Optional[str], typer.Option("--benchmark", "-b", help="Benchmark name (default: the task name).")
+    ] = None,
     model: Annotated[Optional[str], typer.Option(help="Model name (default: the log's model).")] = None,
     run: Annotated[Optional[str], typer.Option(help="Run name (default 'default').")] = None,
-    method: Annotated[Method, typer.Option(help="Extraction when no scorer recorded a letter: caa or da.")] = Method.caa,
+    method: Annotated[
+        Method, typer.Option(help="Extraction when no scorer recorded a letter: caa or da.")
+    ] = Method.caa,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,

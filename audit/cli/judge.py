@@ -62,7 +62,9 @@ def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> st
     out = df.copy()
     for c in out.columns:
         if c in pct:
-            out[c] = out[c].map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}%")
+            out[c] = out[c].map(
+                lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{100 * v:.1f}%"
+            )
         elif pd.api.types.is_float_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if pd.isna(v) else ("∞" if v == math.inf else f"{v:.{floats}g}"))
         elif not pd.api.types.is_numeric_dtype(out[c]):   # a missing answer (no majority) reads blank, not NaN
@@ -149,13 +151,22 @@ def run_cmd(
 # ---------------------------------------------------------------- import
 
 def import_judge_cmd(
-    path: Annotated[Path, typer.Argument(readable=False, help="JSONL file (or a folder of them): one object per line with 'loc' and "
-                                              "'llm_validation' {answer_key_correct, correct_answer, "
-                                              "answer_explanation, confidence}.")],
-    judge: Annotated[str, typer.Option("--judge", "-j", help="Name of the judge that produced the file, "
-                                                            "e.g. gemini-2.5-pro.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            readable=False,
+            help="JSONL file (or a folder of them): one object per line with 'loc' and "
+            "'llm_validation' {answer_key_correct, correct_answer, "
+            "answer_explanation, confidence}.",
+        ),
+    ],
+    judge: Annotated[
+        str, typer.Option("--judge", "-j", help="Name of the judge that produced the file, e.g. gemini-2.5-pro.")
+    ],
     benchmark: Annotated[str, typer.Option("--benchmark", "-b", help="Benchmark the 'loc' ids belong to.")] = "tlue",
-    prompt_version: Annotated[str, typer.Option("--prompt-version", help="Label for the (unknown) prompt.")] = "imported",
+    prompt_version: Annotated[
+        str, typer.Option("--prompt-version", help="Label for the (unknown) prompt.")
+    ] = "imported",
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,

@@ -11,12 +11,21 @@ from audit.cli._common import AsOption, BenchmarkOption, DbOption, Passwords, Pa
 from audit.options import label_at
 
 UrlOption = Annotated[Optional[str], typer.Option("--url", help="Label Studio URL (default: $LABEL_STUDIO_URL).")]
-KeyOption = Annotated[Optional[str], typer.Option(
-    "--api-key", help="API token (default: $LABEL_STUDIO_API_KEY; prefer the variable: flags end up in shell history).")]
+KeyOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--api-key",
+        help="API token (default: $LABEL_STUDIO_API_KEY; prefer the variable: flags end up in shell history).",
+    ),
+]
 ProjectOption = Annotated[Optional[int], typer.Option("--project", help="Project id (default: the last connected).")]
-TierOption = Annotated[Optional[List[int]], typer.Option("--tier", "-t", help="Tier to push (repeatable; default 1 and 2).")]
+TierOption = Annotated[
+    Optional[List[int]], typer.Option("--tier", "-t", help="Tier to push (repeatable; default 1 and 2).")
+]
 AllTiersOption = Annotated[bool, typer.Option("--all-tiers", help="Push every item of the benchmark.")]
-QuestionOption = Annotated[Optional[List[str]], typer.Option("--question", "-q", help="Push these question ids (repeatable).")]
+QuestionOption = Annotated[
+    Optional[List[str]], typer.Option("--question", "-q", help="Push these question ids (repeatable).")
+]
 BatchOption = Annotated[int, typer.Option("--batch-size", min=1, help="Tasks per import request.")]
 SubjectOption = Annotated[Optional[List[str]], typer.Option("--subject", help="Queue filter: subject (repeatable).")]
 StatusOption = Annotated[Optional[List[str]], typer.Option(
@@ -56,10 +65,16 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
     app.add_typer(ls, name="ls")
 
     @ls.command("connect")
-    def connect_cmd(url: UrlOption = None, api_key: KeyOption = None, project: ProjectOption = None,
-                    title: Annotated[Optional[str], typer.Option("--title", help="Project title to find or create.")] = None,
-                    benchmark: BenchmarkOption = None, as_: AsOption = None,
-                    password_stdin: PasswordStdinOption = False, db: DbOption = None) -> None:
+    def connect_cmd(
+        url: UrlOption = None,
+        api_key: KeyOption = None,
+        project: ProjectOption = None,
+        title: Annotated[Optional[str], typer.Option("--title", help="Project title to find or create.")] = None,
+        benchmark: BenchmarkOption = None,
+        as_: AsOption = None,
+        password_stdin: PasswordStdinOption = False,
+        db: DbOption = None,
+    ) -> None:
         """Check the connection and create (or find) the project with a labeling config generated from the items.
 
         Once the database has accounts this is for admins: name yours with --as NAME."""
@@ -112,9 +127,13 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
         _print({k: v for k, v in s.push.__dict__.items()})
 
     @ls.command("status")
-    def status_cmd(url: UrlOption = None, project: ProjectOption = None,
-                   remote: Annotated[bool, typer.Option("--remote", help="Also ask the server for its counts.")] = False,
-                   api_key: KeyOption = None, db: DbOption = None) -> None:
+    def status_cmd(
+        url: UrlOption = None,
+        project: ProjectOption = None,
+        remote: Annotated[bool, typer.Option("--remote", help="Also ask the server for its counts.")] = False,
+        api_key: KeyOption = None,
+        db: DbOption = None,
+    ) -> None:
         """Show the connected project and the sync state (the token is never shown)."""
         from audit.sync import ls_status
 
@@ -137,11 +156,19 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
         echo(df.to_string(index=False))
 
     @ls.command("webhook")
-    def webhook_cmd(port: Annotated[int, typer.Option("--port", help="Loopback port to listen on.")] = 8765,
-                    secret: Annotated[Optional[str], typer.Option(
-                        "--secret", help="Require this X-Audit-Webhook-Secret header (default: $AUDIT_WEBHOOK_SECRET).")] = None,
-                    url: UrlOption = None, api_key: KeyOption = None, project: ProjectOption = None,
-                    db: DbOption = None) -> None:
+    def webhook_cmd(
+        port: Annotated[int, typer.Option("--port", help="Loopback port to listen on.")] = 8765,
+        secret: Annotated[
+            Optional[str],
+            typer.Option(
+                "--secret", help="Require this X-Audit-Webhook-Secret header (default: $AUDIT_WEBHOOK_SECRET)."
+            ),
+        ] = None,
+        url: UrlOption = None,
+        api_key: KeyOption = None,
+        project: ProjectOption = None,
+        db: DbOption = None,
+    ) -> None:
         """Listen on 127.0.0.1:PORT for Label Studio webhooks and pull on annotation events."""
         from audit.sync import serve_webhook
 

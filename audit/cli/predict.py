@@ -48,33 +48,59 @@ MethodOption = Annotated[str, typer.Option("--method", help="Extraction method: 
 
 @predict_app.command("run")
 def run_cmd(
-    model: Annotated[str, typer.Option("--model", "-m", help="litellm model string, e.g. openai/gpt-4o, "
-                                                             "gemini/gemini-2.5-flash, or openai/NAME with --api-base.")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            "-m",
+            help="litellm model string, e.g. openai/gpt-4o, gemini/gemini-2.5-flash, or openai/NAME with --api-base.",
+        ),
+    ],
     benchmark: BenchmarkOption = None,
-    run: Annotated[Optional[str], typer.Option("--run", help="Run name the predictions are stored under "
-                                                             "(default 'default').")] = None,
-    name: Annotated[Optional[str], typer.Option("--name", help="Model name the predictions are stored under "
-                                                               "(default: the model string).")] = None,
-    prompt: Annotated[Optional[Path], typer.Option("--prompt", help="Prompt template file with ${question} and "
-                                                                    "${options} (see 'audit predict prompt').")] = None,
-    style: Annotated[str, typer.Option("--style", help="direct (TLUE zero-shot format, default) or reasoning "
-                                                       "(think, then a final 'Answer: X' line).")] = "direct",
-    instructions: Annotated[Optional[str], typer.Option("--instructions", help="Language of the shipped "
-                                                                               "instructions: en, bo, zh.")] = None,
+    run: Annotated[
+        Optional[str], typer.Option("--run", help="Run name the predictions are stored under (default 'default').")
+    ] = None,
+    name: Annotated[
+        Optional[str],
+        typer.Option("--name", help="Model name the predictions are stored under (default: the model string)."),
+    ] = None,
+    prompt: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--prompt", help="Prompt template file with ${question} and ${options} (see 'audit predict prompt')."
+        ),
+    ] = None,
+    style: Annotated[
+        str,
+        typer.Option(
+            "--style",
+            help="direct (TLUE zero-shot format, default) or reasoning (think, then a final 'Answer: X' line).",
+        ),
+    ] = "direct",
+    instructions: Annotated[
+        Optional[str], typer.Option("--instructions", help="Language of the shipped instructions: en, bo, zh.")
+    ] = None,
     method: MethodOption = "final",
-    llm_extractor: Annotated[Optional[str], typer.Option("--llm-extractor", help="Afterwards, ask this litellm "
-                                                                             "model about the replies the rules "
-                                                                             "leave unanswered (method 'llm').")] = None,
+    llm_extractor: Annotated[
+        Optional[str],
+        typer.Option(
+            "--llm-extractor",
+            help="Afterwards, ask this litellm model about the replies the rules leave unanswered (method 'llm').",
+        ),
+    ] = None,
     tier: TierOption = None,
     subject: SubjectOption = None,
     question_id: QuestionIdOption = None,
     limit: LimitOption = None,
     concurrency: ConcurrencyOption = 8,
     max_cost: MaxCostOption = None,
-    api_base: Annotated[Optional[str], typer.Option("--api-base", help="Base URL of an OpenAI-compatible server "
-                                                                       "(vLLM, Ollama, llama.cpp).")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option("--api-key-env", help="Read the API key from this "
-                                                                             "environment variable.")] = None,
+    api_base: Annotated[
+        Optional[str],
+        typer.Option("--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)."),
+    ] = None,
+    api_key_env: Annotated[
+        Optional[str], typer.Option("--api-key-env", help="Read the API key from this environment variable.")
+    ] = None,
     timeout: TimeoutOption = 120.0,
     max_retries: MaxRetriesOption = 5,
     backoff_base: BackoffBaseOption = 1.0,
@@ -151,19 +177,28 @@ def reextract_cmd(
     benchmark: BenchmarkOption = None,
     model: Annotated[Optional[List[str]], typer.Option("--model", help="Only this model (repeatable).")] = None,
     run: Annotated[Optional[List[str]], typer.Option("--run", help="Only this run (repeatable).")] = None,
-    llm_extractor: Annotated[Optional[str], typer.Option("--llm-extractor", help="litellm model asked about the "
-                                                                                 "responses the rules leave "
-                                                                                 "unanswered (method 'llm').")] = None,
+    llm_extractor: Annotated[
+        Optional[str],
+        typer.Option(
+            "--llm-extractor", help="litellm model asked about the responses the rules leave unanswered (method 'llm')."
+        ),
+    ] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", "-c", help="LLM extractor requests in flight.")] = 8,
-    max_cost: Annotated[Optional[float], typer.Option("--max-cost", help="Cost cap of the LLM extractor (USD).")] = None,
-    api_base: Annotated[Optional[str], typer.Option("--api-base", help="OpenAI-compatible server of the "
-                                                                       "extractor.")] = None,
-    api_key_env: Annotated[Optional[str], typer.Option("--api-key-env", help="Environment variable with the "
-                                                                             "extractor's key.")] = None,
-    input_cost_per_token: Annotated[Optional[float], typer.Option("--input-cost-per-token",
-                                                                  help="USD per prompt token.")] = None,
-    output_cost_per_token: Annotated[Optional[float], typer.Option("--output-cost-per-token",
-                                                                   help="USD per completion token.")] = None,
+    max_cost: Annotated[
+        Optional[float], typer.Option("--max-cost", help="Cost cap of the LLM extractor (USD).")
+    ] = None,
+    api_base: Annotated[
+        Optional[str], typer.Option("--api-base", help="OpenAI-compatible server of the extractor.")
+    ] = None,
+    api_key_env: Annotated[
+        Optional[str], typer.Option("--api-key-env", help="Environment variable with the extractor's key.")
+    ] = None,
+    input_cost_per_token: Annotated[
+        Optional[float], typer.Option("--input-cost-per-token", help="USD per prompt token.")
+    ] = None,
+    output_cost_per_token: Annotated[
+        Optional[float], typer.Option("--output-cost-per-token", help="USD per completion token.")
+    ] = None,
     progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar.")] = None,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,

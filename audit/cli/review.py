@@ -47,17 +47,35 @@ def _show(df, empty: str) -> None:
 @review_app.command("add")
 def add_cmd(
     question: Annotated[str, typer.Option("--question", "-q", help="Question id.")],
-    verdict: Annotated[str, typer.Option("--verdict", "-v", help="key_correct | key_wrong | ambiguous | defective | skip.")],
-    reviewer: Annotated[Optional[str], typer.Option(
-        "--reviewer", "-r", help="Whose verdict it is (default: the --as account; every verdict is attributed).")] = None,
+    verdict: Annotated[
+        str, typer.Option("--verdict", "-v", help="key_correct | key_wrong | ambiguous | defective | skip.")
+    ],
+    reviewer: Annotated[
+        Optional[str],
+        typer.Option(
+            "--reviewer", "-r", help="Whose verdict it is (default: the --as account; every verdict is attributed)."
+        ),
+    ] = None,
     benchmark: BenchmarkOption = None,
-    answer: Annotated[Optional[str], typer.Option("--answer", "-a", help="Corrected answer (with key_wrong), e.g. C or ག.")] = None,
-    cause: Annotated[Optional[str], typer.Option("--cause", help="key_slip | translation | cultural | source_error | formatting | other (with key_wrong, ambiguous or defective).")] = None,
+    answer: Annotated[
+        Optional[str], typer.Option("--answer", "-a", help="Corrected answer (with key_wrong), e.g. C or ག.")
+    ] = None,
+    cause: Annotated[
+        Optional[str],
+        typer.Option(
+            "--cause",
+            help="key_slip | translation | cultural | source_error | formatting | other (with key_wrong, ambiguous or defective).",
+        ),
+    ] = None,
     rationale: Annotated[Optional[str], typer.Option("--rationale", help="Why (free text).")] = None,
     fix: Annotated[Optional[str], typer.Option("--fix", help="Proposed text fix (optional).")] = None,
     adjudicate: Annotated[bool, typer.Option("--adjudicate", help="Record as the lead's adjudicated verdict.")] = False,
-    revise: Annotated[bool, typer.Option("--revise", help="Revise your earlier verdict on this item (a second verdict "
-                                                          "is refused without it).")] = False,
+    revise: Annotated[
+        bool,
+        typer.Option(
+            "--revise", help="Revise your earlier verdict on this item (a second verdict is refused without it)."
+        ),
+    ] = False,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
@@ -83,7 +101,12 @@ def add_cmd(
 
 @review_app.command("import")
 def import_cmd(
-    path: Annotated[Path, typer.Argument(readable=False, help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            readable=False, help="CSV or JSONL: question_id, reviewer, verdict, corrected_answer, cause, rationale."
+        ),
+    ],
     benchmark: BenchmarkOption = None,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
@@ -142,7 +165,9 @@ def status_cmd(
 
 @review_app.command("leads")
 def leads_cmd(
-    set_: Annotated[Optional[str], typer.Option("--set", help="Replace the stored leads (comma-separated names; '' clears).")] = None,
+    set_: Annotated[
+        Optional[str], typer.Option("--set", help="Replace the stored leads (comma-separated names; '' clears).")
+    ] = None,
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,
@@ -178,7 +203,9 @@ def required_cmd(
 @review_app.command("queue")
 def queue_cmd(
     benchmark: BenchmarkOption = None,
-    status: Annotated[Optional[str], typer.Option("--status", help="unreviewed | needs_second_review | disputed | done.")] = None,
+    status: Annotated[
+        Optional[str], typer.Option("--status", help="unreviewed | needs_second_review | disputed | done.")
+    ] = None,
     all_tiers: Annotated[bool, typer.Option("--all-tiers", help="Every item, not only Tier 1–2.")] = False,
     limit: Annotated[int, typer.Option("--limit", help="Rows to show.")] = 30,
     db: DbOption = None,
@@ -188,8 +215,24 @@ def queue_cmd(
 
     df = review_queue(benchmark, tiers=None if all_tiers else (1, 2), status=status, limit=limit, db=db)
     df["p_wrong_key"] = df["key_error"].round(3)
-    _show(df[["position", "question_id", "subject", "tier", "p_wrong_key", "answer_key", "top_answer", "agreement_count",
-              "status", "n_verdicts", "required"]], "no items match")
+    _show(
+        df[
+            [
+                "position",
+                "question_id",
+                "subject",
+                "tier",
+                "p_wrong_key",
+                "answer_key",
+                "top_answer",
+                "agreement_count",
+                "status",
+                "n_verdicts",
+                "required",
+            ]
+        ],
+        "no items match",
+    )
 
 
 @review_app.command("sample")
@@ -239,8 +282,13 @@ def optimize_cmd(db: DbOption = None) -> None:
 @review_app.command("changes")
 def changes_cmd(
     benchmark: BenchmarkOption = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="The version to compare with (default: the latest "
-                                                                 "exported version; none: the previous analysis).")] = None,
+    since: Annotated[
+        Optional[str],
+        typer.Option(
+            "--since",
+            help="The version to compare with (default: the latest exported version; none: the previous analysis).",
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
     db: DbOption = None,
 ) -> None:

@@ -29,7 +29,9 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
 
 def add_cmd(
     name: Annotated[str, typer.Argument(help="The account's name (what the reviewer types to sign in).")],
-    role: Annotated[str, typer.Option("--role", "-r", help="reviewer | lead | admin (the first account is always admin).")] = "reviewer",
+    role: Annotated[
+        str, typer.Option("--role", "-r", help="reviewer | lead | admin (the first account is always admin).")
+    ] = "reviewer",
     as_: AsOption = None,
     password_stdin: PasswordStdinOption = False,
     db: DbOption = None,

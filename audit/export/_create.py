@@ -141,7 +141,9 @@ def _latest_audit_run(con, benchmark: str) -> dict | None:
     return {"run_id": run["run_id"], "config": run["config"], "models": sorted(run["models"])}
 
 
-def _model_comparison(benchmark: str, db: DbPath, items: pd.DataFrame, models) -> tuple[pd.DataFrame | None, str | None]:
+def _model_comparison(
+    benchmark: str, db: DbPath, items: pd.DataFrame, models
+) -> tuple[pd.DataFrame | None, str | None]:
     """Conditional accuracy (Wilson 95% CI) per model on the original keys
     and on this version's keys with excluded items removed — computed by
     :func:`audit.export._corrected.accuracy_comparison` (the one
@@ -397,7 +399,9 @@ class _Raced(AuditError):
 RACE_ATTEMPTS = 3
 
 
-def _create_one(benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, progress: bool = False) -> VersionSummary:
+def _create_one(
+    benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, progress: bool = False
+) -> VersionSummary:
     steps = _Steps(f"export {benchmark} {version}", progress)
     try:
         return _create_one_steps(benchmark, version, policy, db, root, steps)
@@ -405,7 +409,9 @@ def _create_one(benchmark: str, version: str, policy: Policy, db: DbPath, root: 
         steps.close()
 
 
-def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, steps: _Steps) -> VersionSummary:
+def _create_one_steps(
+    benchmark: str, version: str, policy: Policy, db: DbPath, root: Path, steps: _Steps
+) -> VersionSummary:
     d = _derive(benchmark, version, policy, db)
     steps("derived")
     models = d.audit_run["models"] if d.audit_run else None
@@ -435,7 +441,9 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                 with transaction(con):
                     _refuse_existing(con, benchmark, version)
                     if _fingerprint(con, benchmark) != d.fingerprint:
-                        raise AuditError("reviews or questions changed while the export was being written; run it again")
+                        raise AuditError(
+                            "reviews or questions changed while the export was being written; run it again"
+                        )
                     if (_recorded_versions(con, benchmark) or [None])[-1] != d.parent:
                         raise _Raced(f"another version of '{benchmark}' was created meanwhile; run it again")
                     # Only here, holding the database's write lock with no record of the version,
@@ -473,8 +481,18 @@ def _create_one_steps(benchmark: str, version: str, policy: Policy, db: DbPath, 
                 raise AuditError(f"version {version} of '{benchmark}' was created by another export meanwhile; "
                                  "versions are immutable — create a new version number instead") from exc
             raise
-    return VersionSummary(benchmark, version, d.parent, policy.name, target, counts, tuple(sorted(files) + ["manifest.json"]),
-                          manifest["created_at"], manifest["data_sha256"], recovered=recovered)
+    return VersionSummary(
+        benchmark,
+        version,
+        d.parent,
+        policy.name,
+        target,
+        counts,
+        tuple(sorted(files) + ["manifest.json"]),
+        manifest["created_at"],
+        manifest["data_sha256"],
+        recovered=recovered,
+    )
 
 
 #: Columns of :func:`preview_version`.

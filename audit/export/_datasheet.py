@@ -96,8 +96,13 @@ def render_datasheet(*, benchmark: str, version: str, parent: str | None, policy
         by = (changed.assign(cause=changed["cause"].fillna("(none)"))
               .groupby(["action", "cause"]).size().reset_index(name="n")
               .sort_values(["action", "n", "cause"], ascending=[True, False, True]))
-        L += _table(["Action", "Cause", "Items"],
-                    [[r.action, md(label("cause", r.cause) if r.cause != "(none)" else r.cause), str(r.n)] for r in by.itertuples()])
+        L += _table(
+            ["Action", "Cause", "Items"],
+            [
+                [r.action, md(label("cause", r.cause) if r.cause != "(none)" else r.cause), str(r.n)]
+                for r in by.itertuples()
+            ],
+        )
         ex = changed[changed["action"] == "excluded"]
         if not ex.empty:
             lists = ex.groupby("exclusion_list").size()

@@ -36,10 +36,14 @@ def _settled_frame(settled: pd.DataFrame | None) -> pd.DataFrame:
     missing = [c for c in ("question_id", "verdict") if c not in settled.columns]
     if missing:
         raise ValueError(f"settled verdicts lack columns {missing}")
-    out = pd.DataFrame({"question_id": settled["question_id"].astype(object), "verdict": settled["verdict"].astype(object)})
+    out = pd.DataFrame(
+        {"question_id": settled["question_id"].astype(object), "verdict": settled["verdict"].astype(object)}
+    )
     for c in ("corrected_answer", "cause", "cause_from"):
         out[c] = settled[c].astype(object).where(settled[c].notna(), None) if c in settled.columns else None
-    out["adjudicated"] = settled["adjudicated"].fillna(False).astype(bool) if "adjudicated" in settled.columns else False
+    out["adjudicated"] = (
+        settled["adjudicated"].fillna(False).astype(bool) if "adjudicated" in settled.columns else False
+    )
     out["settled_by"] = (settled["settled_by"].astype(object) if "settled_by" in settled.columns
                          else out["adjudicated"].map({True: "adjudication", False: "agreement"}).astype(object))
     return out

@@ -181,7 +181,9 @@ def verify_version(folder: Path, data_sha256: str | None = None) -> list[str]:
     now, problems = _entries(folder)
     problems += [f"{n}: missing" for n in listed if n not in now]
     problems += [f"{n}: not in the manifest" for n in now if n not in listed]
-    problems += [f"{n}: sha256 differs" for n, h in listed.items() if n in now and sha256_file(folder / n) != h["sha256"]]
+    problems += [
+        f"{n}: sha256 differs" for n, h in listed.items() if n in now and sha256_file(folder / n) != h["sha256"]
+    ]
     if data_sha256 is not None and data_digest(listed) != data_sha256:
         problems.append(f"{MANIFEST_NAME}: the data differ from the database's record (data_sha256)")
     return sorted(problems)

@@ -145,7 +145,9 @@ def publish(tmp: Path, target: Path) -> None:
 
 def _safe_stem(name: str, what: str) -> str:
     if not isinstance(name, str) or not _SAFE_FILE_STEM.fullmatch(name) or ".." in name:
-        raise InputError(f"cannot use {what} {name!r} as a file name in the export (letters, digits, '.', '_', '-' only)")
+        raise InputError(
+            f"cannot use {what} {name!r} as a file name in the export (letters, digits, '.', '_', '-' only)"
+        )
     return name
 
 
@@ -171,12 +173,16 @@ def write_tlue_native(folder: Path, items: pd.DataFrame, questions: pd.DataFrame
         questions[["question_id", "source_record"]], on="question_id", how="left", validate="one_to_one")
     missing = df.loc[df["source_record"].isna(), "question_id"].tolist()
     if missing:
-        raise AuditError(f"cannot write TLUE files: no raw record stored for {len(missing)} item(s), e.g. {missing[0]!r}")
+        raise AuditError(
+            f"cannot write TLUE files: no raw record stored for {len(missing)} item(s), e.g. {missing[0]!r}"
+        )
     written = []
     for subject, group in df.sort_values(["seq", "question_id"]).groupby("subject", sort=True, dropna=False):
         stem = _safe_stem(subject if isinstance(subject, str) else "", "subject")
         lines = []
-        for qid, action, key, raw in zip(group["question_id"], group["action"], group["answer_key"], group["source_record"]):
+        for qid, action, key, raw in zip(
+            group["question_id"], group["action"], group["answer_key"], group["source_record"]
+        ):
             record = json.loads(raw) if isinstance(raw, str) else raw
             if action == "corrected":
                 if "answer" not in record:
@@ -314,5 +320,8 @@ def write_exclusions(folder: Path, items: pd.DataFrame, lists: tuple[str, ...]) 
 
     dump("excluded.txt", ex["question_id"].tolist())
     for lst in lists:
-        dump(f"excluded-{_safe_stem(lst, 'exclusion list')}.txt", ex.loc[ex["exclusion_list"] == lst, "question_id"].tolist())
+        dump(
+            f"excluded-{_safe_stem(lst, 'exclusion list')}.txt",
+            ex.loc[ex["exclusion_list"] == lst, "question_id"].tolist(),
+        )
     return written

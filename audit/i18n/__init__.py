@@ -16,7 +16,15 @@ is signed in, saved with the account
 """
 from audit.i18n import bo, en, zh_Hans
 from audit.i18n._catalogue import (
-    DEFAULT, LANGUAGES, from_accept_language, glossary_table, humanise, label, messages, outcome, translate,
+    DEFAULT,
+    LANGUAGES,
+    from_accept_language,
+    glossary_table,
+    humanise,
+    label,
+    messages,
+    outcome,
+    translate,
 )
 
 __all__ = [

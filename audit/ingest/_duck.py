@@ -14,13 +14,13 @@ import duckdb
 import pyarrow as pa
 
 from audit._util.files import (
-    refuse_reserved,
     check_input_file,
     csv_header,
     csv_scan_sql,
     duck_csv_error,
     duck_path,
     read_table,
+    refuse_reserved,
 )
 from audit.errors import InputError
 
@@ -56,7 +56,9 @@ def open_source(con: duckdb.DuckDBPyConnection, path: str | os.PathLike, name: s
         names = ", ".join(f"c{i} AS {sql_ident(h)}" for i, h in enumerate(header))
         try:
             # A temp table keeps the file order in rowid, which gives the record number.
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_raw AS SELECT {names} FROM {csv_scan_sql(p, header, sep)}")
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {name}_raw AS SELECT {names} FROM {csv_scan_sql(p, header, sep)}"
+            )
         except duckdb.Error as exc:
             raise duck_csv_error(exc, p) from None
         # (temp-table rowids need not start at 0, hence the offset)

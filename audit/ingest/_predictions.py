@@ -229,8 +229,10 @@ def _open_mapped(con, p: Path, mapping: dict[str, str] | None) -> list[str]:
                 expr = f"json_extract_string(try_cast({sql_ident(head)} AS JSON), {sql_str('$.' + rest)})"
             consumed.add(head)
         else:
-            raise InputError(f"mapped field '{src}' is not in the file (fields: {', '.join(c for c in cols if c != '_line')})",
-                             path=p)
+            raise InputError(
+                f"mapped field '{src}' is not in the file (fields: {', '.join(c for c in cols if c != '_line')})",
+                path=p,
+            )
         if target:
             exprs.append(f"{expr} AS {sql_ident(target)}")
             out.append(target)
@@ -423,9 +425,16 @@ def _checked_source(con, benchmark: str, src: str, where: str, *, layout: str, s
     src_cols = {r[0] for r in con.execute(f"DESCRIBE {src}").fetchall()}
     has_shown = "shown" in src_cols and bool(one(con, f"SELECT count(shown) > 0 FROM {src}")[0])
     # option texts (a JSON list of strings) need the items' texts; letters and indexes do not
-    by_text = has_shown and one(con, f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
-                                     f"AND NOT regexp_full_match(shown, '\\[\\s*\"[A-Ja-j]\"(\\s*,\\s*\"[A-Ja-j]\")*\\s*\\]') "
-                                     "LIMIT 1") is not None
+    by_text = (
+        has_shown
+        and one(
+            con,
+            f"SELECT 1 FROM {src} WHERE starts_with(shown, '[') AND contains(shown, '\"') "
+            f'AND NOT regexp_full_match(shown, \'\\[\\s*"[A-Ja-j]"(\\s*,\\s*"[A-Ja-j]")*\\s*\\]\') '
+            "LIMIT 1",
+        )
+        is not None
+    )
     texts_col = ", [nfc_normalize(trim(o.text)) FOR o IN options] AS texts" if by_text else ""
     con.execute("CREATE OR REPLACE TEMP TABLE _bench_q AS SELECT question_id, len(options) AS k, "
                 "coalesce(list_contains(flags, 'multi_answer'), false) AS multi, "
@@ -551,7 +560,9 @@ def _orders_shown(con, src: str, by_text: bool, where: str) -> tuple[str, str, s
         f"THEN perm_c END AS perm FROM (SELECT *, {_perm_sql('shown', 'k', 'texts' if by_text else None)} AS perm_c "
         f"FROM (SELECT DISTINCT {key_cols}s.shown, q.k{', q.texts' if by_text else ''} FROM {src} s "
         "JOIN _bench_q q USING (question_id) WHERE s.shown IS NOT NULL))")
-    bad = one(con, "SELECT shown, k" + (", question_id" if by_text else "") + " FROM _orders WHERE perm IS NULL LIMIT 1")
+    bad = one(
+        con, "SELECT shown, k" + (", question_id" if by_text else "") + " FROM _orders WHERE perm IS NULL LIMIT 1"
+    )
     if bad:
         cond = "s.shown = $shown" + (" AND s.question_id = $qid" if by_text else "")
         params = {"shown": bad[0]} | ({"qid": bad[2]} if by_text else {})
@@ -649,8 +660,10 @@ def _write(con, benchmark: str, source: _Source, rows: _Rows, method: str, where
     if replaced:
         con.execute("DELETE FROM predictions WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
                     [benchmark])
-    con.execute("DELETE FROM prediction_written WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
-                [benchmark])
+    con.execute(
+        "DELETE FROM prediction_written WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
+        [benchmark],
+    )
     try:
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "

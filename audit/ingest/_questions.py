@@ -235,7 +235,9 @@ def _parse_options_cell(v, path, line, name: str = "'options'") -> tuple[list[st
     return out, labels
 
 
-_PUNCT_KEY = re.compile(r"^[(\[（【「]?\s*([^\s()\[\]（）【】「」.。:：,，、;；!！]+)\s*[)\]）】」]?\s*[.。:：,，、;；!！)）]?$")
+_PUNCT_KEY = re.compile(
+    r"^[(\[（【「]?\s*([^\s()\[\]（）【】「」.。:：,，、;；!！]+)\s*[)\]）】」]?\s*[.。:：,，、;；!！)）]?$"
+)
 
 
 def _plain_key(raw: str) -> str:
@@ -759,11 +761,22 @@ def question_files(path: Path) -> list[Source]:
     return files
 
 
-def import_questions(path: str | os.PathLike, *, benchmark: str, db: DbPath = None, mapping: dict[str, str] | None = None,
-                     dry_run: bool = False, replace: bool = False, key_base: int | None = None,
-                     id_template: str | None = None, constants: dict[str, str] | None = None,
-                     layouts: dict | None = None, files: list[Source] | None = None,
-                     repeated_ids: str = "refuse", actor=None) -> QuestionImportSummary:
+def import_questions(
+    path: str | os.PathLike,
+    *,
+    benchmark: str,
+    db: DbPath = None,
+    mapping: dict[str, str] | None = None,
+    dry_run: bool = False,
+    replace: bool = False,
+    key_base: int | None = None,
+    id_template: str | None = None,
+    constants: dict[str, str] | None = None,
+    layouts: dict | None = None,
+    files: list[Source] | None = None,
+    repeated_ids: str = "refuse",
+    actor=None,
+) -> QuestionImportSummary:
     """Import a question file, or a folder (or archive) of them, into
     ``benchmark`` (created when new).  All-or-nothing, in one transaction.
     The whole input is parsed and checked first (a CSV streamed in chunks,

@@ -51,7 +51,11 @@ def parse_key(raw: object, n_options: int | None = None) -> tuple[str | None, bo
     if isinstance(raw, (list, tuple)) or (hasattr(raw, "tolist") and not isinstance(raw, str)):
         items: list = list(raw.tolist() if hasattr(raw, "tolist") else raw)  # type: ignore[union-attr, arg-type]
         if len(items) < 2 or not all(isinstance(x, str) for x in items):
-            return (_norm(items[0]), False) if len(items) == 1 and isinstance(items[0], str) and _norm(items[0]) else (None, False)
+            return (
+                (_norm(items[0]), False)
+                if len(items) == 1 and isinstance(items[0], str) and _norm(items[0])
+                else (None, False)
+            )
         labels = [_norm(x) for x in items]
         if None in labels or len(set(labels)) != len(labels):
             return None, False

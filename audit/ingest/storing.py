@@ -65,7 +65,9 @@ def store_questions(con, benchmark: str, source: str, questions: list[Question],
             raise InputError(f"duplicate question id '{q.question_id}'", path=source_path)
         seen.add(q.question_id)
     ensure_benchmark(con, benchmark, source, source_path)
-    start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[0][0]
+    start = con.execute("SELECT coalesce(max(seq), -1) + 1 FROM questions WHERE benchmark = ?", [benchmark]).fetchall()[
+        0
+    ][0]
     table = questions_table(benchmark, questions, start)
     con.register("_incoming_questions", table)
     try:
@@ -124,12 +126,17 @@ def questions_table(benchmark: str, questions: list[Question], start: int = 0) -
             "language": pa.array([q.language for q in questions], pa.string()),
             "script": pa.array([q.script for q in questions], pa.string()),
             "stem": pa.array([q.stem for q in questions], pa.string()),
-            "options": pa.array([[{"label": o.label, "text": o.text} for o in q.options] for q in questions], _OPTION_TYPE),
+            "options": pa.array(
+                [[{"label": o.label, "text": o.text} for o in q.options] for q in questions], _OPTION_TYPE
+            ),
             "answer_key": pa.array([q.answer_key for q in questions], pa.string()),
             "explanation": pa.array([q.explanation for q in questions], pa.string()),
             "raw_text": pa.array([q.raw_text for q in questions], pa.string()),
             "source_record": pa.array(
-                [json.dumps(q.source_record, ensure_ascii=False) if q.source_record is not None else None for q in questions],
+                [
+                    json.dumps(q.source_record, ensure_ascii=False) if q.source_record is not None else None
+                    for q in questions
+                ],
                 pa.string(),
             ),
             "structure_suspect": pa.array([bool(q.structure_suspect) for q in questions], pa.bool_()),
@@ -254,7 +261,9 @@ def refuse_moved_ids(con, benchmark: str, relation: str, matched: int, source_pa
              AND g.options = n.options AND g.answer_key IS NOT DISTINCT FROM n.answer_key
         LEFT JOIN item_sources s ON s.benchmark = $b AND s.question_id = g.question_id
         WHERE s.question_id IS NULL OR (s.source_file = n.source_file AND s.record_row = n.record_row)
-        ORDER BY g.question_id, n.question_id""", {"b": benchmark}).fetchall()
+        ORDER BY g.question_id, n.question_id""",
+        {"b": benchmark},
+    ).fetchall()
     if not rows:
         return
     rows.sort(key=lambda r: (len(r[0]), r[0]))
@@ -263,8 +272,11 @@ def refuse_moved_ids(con, benchmark: str, relation: str, matched: int, source_pa
     more = f" and {len(rows) - 40:,} more" if len(rows) > 40 else ""
     files = sorted({new.rsplit("/", 1)[0] for _, new, _ in rows if "/" in new})
     rowwise = all(old.isdigit() and new.endswith("/" + old) for old, new, _ in rows)
-    advice = (f"to keep them, import {', '.join(files[:3])} on its own with --id '{{row}}'" if rowwise and len(files) == 1
-              else "to keep them, build the stored ids with --id (e.g. --id '{row}')")
+    advice = (
+        f"to keep them, import {', '.join(files[:3])} on its own with --id '{{row}}'"
+        if rowwise and len(files) == 1
+        else "to keep them, build the stored ids with --id (e.g. --id '{row}')"
+    )
     raise InputError(
         f"{len(rows):,} item{'s' if len(rows) != 1 else ''} of this import {'are' if len(rows) != 1 else 'is'} "
         f"already stored in '{benchmark}' under other ids: {shown}{more}; nothing was written ({advice}, "

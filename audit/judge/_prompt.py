@@ -101,7 +101,9 @@ class JudgePrompt:
         True
         """
         pairs = [(o["label"], o["text"]) if isinstance(o, dict) else (o[0], o[1]) for o in options]
-        rationale = f"Rationale given with the key: {explanation.strip()}\n\n" if explanation and explanation.strip() else ""
+        rationale = (
+            f"Rationale given with the key: {explanation.strip()}\n\n" if explanation and explanation.strip() else ""
+        )
         return string.Template(self.template).substitute(
             question=render_question(stem, context),
             options=render_options(pairs),

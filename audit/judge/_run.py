@@ -231,7 +231,9 @@ async def arun_judge(
 def _has_sources(db: DbPath, benchmark: str) -> bool:
     """Whether any item of ``benchmark`` has a linked original."""
     with connect(db, read_only=True) as con:
-        return con.execute("SELECT 1 FROM parallel_links WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone() is not None
+        return (
+            con.execute("SELECT 1 FROM parallel_links WHERE benchmark = ? LIMIT 1", [benchmark]).fetchone() is not None
+        )
 
 
 class _JudgeRunner(CallRunner):

@@ -210,7 +210,9 @@ def resolve_prompt_version(con, benchmark: str, judge: str, prompt_version: str 
             "SELECT 1 FROM judge_verdicts WHERE benchmark = ? AND judge = ? AND prompt_version = ? LIMIT 1",
             [benchmark, judge, prompt_version]).fetchone()
         if not ok:
-            raise NotFoundError(f"judge '{judge}' has no verdicts with prompt version {prompt_version} on '{benchmark}'")
+            raise NotFoundError(
+                f"judge '{judge}' has no verdicts with prompt version {prompt_version} on '{benchmark}'"
+            )
         return prompt_version
     row = con.execute(
         "SELECT prompt_version FROM judge_verdicts WHERE benchmark = ? AND judge = ? "

@@ -177,7 +177,9 @@ def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_v
     per_model["n_disputed"] = per_model["n_disputed"].astype("int64")
     lo, hi = wilson_interval(per_model["n_match"].to_numpy(float), per_model["n_disputed"].to_numpy(float), confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_model["rate"] = np.where(per_model["n_disputed"] > 0, per_model["n_match"] / per_model["n_disputed"].clip(lower=1), np.nan)
+        per_model["rate"] = np.where(
+            per_model["n_disputed"] > 0, per_model["n_match"] / per_model["n_disputed"].clip(lower=1), np.nan
+        )
     per_model["rate_low"], per_model["rate_high"] = lo, hi
     per_model["same_family_as_judge"] = per_model["family"] == jfam
     per_model = per_model.sort_values(["rate", "model"], ascending=[False, True]).reset_index(drop=True)
@@ -192,12 +194,21 @@ def judge_bias(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_v
         mx, my = wide[x], wide[y]
         cnt = {"x_only": int((mx & ~my).sum()), "y_only": int((~mx & my).sum()),
                "both": int((mx & my).sum()), "neither": int((~mx & ~my).sum())}
-        rows.append({"family_x": x, "family_y": y, **cnt, "n": sum(cnt.values()),
-                     **{k: v for k, v in ratio_test(cnt["x_only"], cnt["y_only"], confidence).items() if k != "share_x"},
-                     "judge_in_pair": jfam in (x, y)})
+        rows.append(
+            {
+                "family_x": x,
+                "family_y": y,
+                **cnt,
+                "n": sum(cnt.values()),
+                **{k: v for k, v in ratio_test(cnt["x_only"], cnt["y_only"], confidence).items() if k != "share_x"},
+                "judge_in_pair": jfam in (x, y),
+            }
+        )
     pairs = pd.DataFrame(rows, columns=["family_x", "family_y", "x_only", "y_only", "both", "neither", "n", "ratio",
                                         "p_value", "ratio_low", "ratio_high", "judge_in_pair"])
-    pairs = pairs.sort_values(["judge_in_pair", "family_x", "family_y"], ascending=[False, True, True]).reset_index(drop=True)
+    pairs = pairs.sort_values(["judge_in_pair", "family_x", "family_y"], ascending=[False, True, True]).reset_index(
+        drop=True
+    )
     rep = BiasReport(benchmark, judge, version, jfam, families, n_judged, n_failed, n_disputed, jfam in families,
                      per_model, pairs)
     rep.reading_codes = _bias_reading(rep)
@@ -284,9 +295,17 @@ def _expert_answers(settled: pd.DataFrame, keys: pd.Series) -> pd.DataFrame:
     return s.rename(columns={"verdict": "expert_verdict"})[["question_id", "expert_verdict", "expert_answer"]]
 
 
-def bias_vs_accuracy_from(benchmark: str, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None,
-                     settled: pd.DataFrame | None = None, judge_family_override: str | None = None,
-                     confidence: float = 0.95) -> AccuracyReport:
+def bias_vs_accuracy_from(
+    benchmark: str,
+    judge: str,
+    *,
+    db: DbPath = None,
+    prompt_version: str | None = None,
+    models=None,
+    settled: pd.DataFrame | None = None,
+    judge_family_override: str | None = None,
+    confidence: float = 0.95,
+) -> AccuracyReport:
     """Separate judge bias from judge accuracy with settled expert verdicts.
 
     ``settled`` is review's ``settled_verdicts(benchmark)`` (columns
@@ -355,7 +374,11 @@ def bias_vs_accuracy_from(benchmark: str, judge: str, *, db: DbPath = None, prom
     pm = preds.merge(disputed[["question_id", "judge_answer"]], on="question_id")
     pm["match"] = pm["answer"] == pm["judge_answer"]
     fam_match = pm.groupby(["question_id", "family"])["match"].any().unstack(fill_value=False)
-    fam_match = fam_match.reindex(index=disputed["question_id"], columns=bias.families, fill_value=False).fillna(False).astype(bool)
+    fam_match = (
+        fam_match.reindex(index=disputed["question_id"], columns=bias.families, fill_value=False)
+        .fillna(False)
+        .astype(bool)
+    )
     correct = (disputed.set_index("question_id")["judge_answer"] == disputed.set_index("question_id")["expert_answer"])
     has_exp = disputed.set_index("question_id")["expert_answer"].notna()
     prow = []
@@ -457,7 +480,9 @@ def _accuracy_reading(rep: AccuracyReport) -> list[tuple[str, dict]]:
             out.append(("reading.acc.self_errors", mine))
         if len(others):
             above = (own_row["rate_low"] > others["rate_high"]).all()
-            overlap = (own_row["rate_high"] >= others["rate_low"]).any() and (own_row["rate_low"] <= others["rate_high"]).any()
+            overlap = (own_row["rate_high"] >= others["rate_low"]).any() and (
+                own_row["rate_low"] <= others["rate_high"]
+            ).any()
             key = "reading.acc.bias" if above else "reading.acc.overlap" if overlap else "reading.acc.less"
             out.append((key, {"family": fam}))
     else:

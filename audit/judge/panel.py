@@ -101,7 +101,11 @@ def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", d
     with connect(db, read_only=True) as con:
         v = _latest_verdicts(con, benchmark, judges)
     v = v[v["parse_ok"].astype(bool)]
-    label = v["judge_answer"] if on == "answer" else np.where(v["answer_key_correct"].astype(bool), "key_correct", "key_wrong")
+    label = (
+        v["judge_answer"]
+        if on == "answer"
+        else np.where(v["answer_key_correct"].astype(bool), "key_correct", "key_wrong")
+    )
     long = pd.DataFrame({"item": v["question_id"], "rater": v["judge"], "label": label})
     names = sorted(long["rater"].unique())
     pairs = agreement_matrix(long)
@@ -127,7 +131,9 @@ def judge_agreement(benchmark: str | None, *, judges=None, on: str = "answer", d
 
 
 @resolves_benchmark
-def panel_verdict(benchmark: str | None, *, judges=None, db: DbPath = None, families: dict[str, str] | None = None) -> pd.DataFrame:
+def panel_verdict(
+    benchmark: str | None, *, judges=None, db: DbPath = None, families: dict[str, str] | None = None
+) -> pd.DataFrame:
     """The cross-family panel verdict per item (see module docstring).
 
     Columns: question_id, answer_key, n_judges, n_families, votes
@@ -230,7 +236,9 @@ SCENARIO_UNION = "exclude Tier 1–2 ∪ judge-disputed"
 
 
 @resolves_benchmark
-def judge_scenarios(benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None) -> JudgeSets:
+def judge_scenarios(
+    benchmark: str | None, judge: str, *, db: DbPath = None, prompt_version: str | None = None, models=None
+) -> JudgeSets:
     """Scenario table with "exclude judge-disputed" and "exclude Tier 1–2 ∪
     judge-disputed" (via ``analyze.scenario_table(extra_exclusions=…)``) and
     the set sizes |Tier 1–2|, |judge|, |∩|, |∪| with shares."""
@@ -311,12 +319,16 @@ def agreement_report_from(benchmark: str, *, db: DbPath = None, settled: pd.Data
             fleiss_rows.append({"raters": "judges", "kappa": ja.fleiss.kappa, "n_items": ja.fleiss.n_items,
                                 "n_raters": ja.fleiss.n_raters})
     except NotFoundError:
-        out["judges"] = pd.DataFrame(columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"])
+        out["judges"] = pd.DataFrame(
+            columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
+        )
     out["judge_vs_experts"] = _judge_vs_experts(benchmark, db, settled)
     if reviewer_pairs is not None:
         out["reviewers"] = reviewer_pairs
     else:
-        out["reviewers"] = pd.DataFrame(columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"])
+        out["reviewers"] = pd.DataFrame(
+            columns=["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
+        )
     pair_cols = ["rater_a", "rater_b", "n", "agreement", "kappa", "se", "ci_low", "ci_high"]
     out["models"] = pd.DataFrame(columns=pair_cols)
     with connect(db, read_only=True) as con:
@@ -337,7 +349,8 @@ def agreement_report_from(benchmark: str, *, db: DbPath = None, settled: pd.Data
                 counts = con.execute(
                     cte + ", complete AS (SELECT qn FROM p GROUP BY qn HAVING count(*) = $n) "
                     "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) GROUP BY qn, answer",
-                    {"benchmark": benchmark, "n": ms.n}).df()
+                    {"benchmark": benchmark, "n": ms.n},
+                ).df()
             finally:
                 unregister(con, "_ms")
             if ms.n >= 3 and not counts.empty:

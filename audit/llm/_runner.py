@@ -186,7 +186,10 @@ class CallRunner:
         negative or non-numeric token counts, or the price came out
         negative, NaN or not a number."""
         usage = getattr(resp, "usage", None)
-        p, c = token_count(getattr(usage, "prompt_tokens", None)), token_count(getattr(usage, "completion_tokens", None))
+        p, c = (
+            token_count(getattr(usage, "prompt_tokens", None)),
+            token_count(getattr(usage, "completion_tokens", None)),
+        )
         if p is None or c is None or p + c == 0:
             return None
         hidden = getattr(resp, "_hidden_params", None) or {}

@@ -189,4 +189,12 @@ def reply_problem(parts: dict[str, Any]) -> str | None:
 # ---------------------------------------------------------------- run ownership
 
 
-__all__ = ["call_params", "check_credentials", "litellm_module", "message_parts", "price_known", "reply_problem", "safe_url"]
+__all__ = [
+    "call_params",
+    "check_credentials",
+    "litellm_module",
+    "message_parts",
+    "price_known",
+    "reply_problem",
+    "safe_url",
+]

@@ -189,8 +189,11 @@ def record_blind_answer(benchmark: str, question_id: str, reviewer: str, answer:
             raise InputError(f"'{who}' already gave a verdict on question '{qid}', so an answer now would not be blind")
         now = con.execute("SELECT timezone('UTC', now())::TIMESTAMP").fetchall()[0][0]
         version = current_version(con)
-        con.execute("INSERT INTO blind_answers (benchmark, question_id, reviewer, answer, created_at, source, "
-                    "guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?)", [benchmark, qid, who, label, now, source, version])
+        con.execute(
+            "INSERT INTO blind_answers (benchmark, question_id, reviewer, answer, created_at, source, "
+            "guideline_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [benchmark, qid, who, label, now, source, version],
+        )
     return BlindAnswer(benchmark, qid, who, label, now, version)
 
 
@@ -287,8 +290,15 @@ def blind_agreement(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
         return pd.DataFrame(columns=BLIND_COLUMNS)
     settled = settled_verdicts(benchmark, db=db)
     settled = settled[settled["verdict"].isin(["key_correct", "key_wrong"])]
-    keys = dict(zip(settled["question_id"], [a if v == "key_wrong" else k for v, a, k in
-                                             zip(settled["verdict"], settled["corrected_answer"], settled["answer_key"])]))
+    keys = dict(
+        zip(
+            settled["question_id"],
+            [
+                a if v == "key_wrong" else k
+                for v, a, k in zip(settled["verdict"], settled["corrected_answer"], settled["answer_key"])
+            ],
+        )
+    )
     blind["who"] = blind["reviewer"].str.lower()
     df = blind.merge(first, on=["question_id", "who"], how="left")
     named = df["answer"].notna()

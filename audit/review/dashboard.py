@@ -30,7 +30,9 @@ def tier_by_subject(benchmark: str, *, pivot: bool = False, db: DbPath = None) -
     if df.empty:
         return pd.DataFrame(index=pd.Index([], name="subject"))
     wide = df.pivot_table(index="subject", columns="bucket", values="n", aggfunc="sum", fill_value=0)
-    cols = sorted(c for c in wide.columns if c.startswith("tier")) + [c for c in wide.columns if not c.startswith("tier")]
+    cols = sorted(c for c in wide.columns if c.startswith("tier")) + [
+        c for c in wide.columns if not c.startswith("tier")
+    ]
     wide = wide[cols].astype("int64")
     wide.columns.name = None
     return wide

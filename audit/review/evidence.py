@@ -165,7 +165,8 @@ def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
     """Changes whenever an input of the combined score other than the
     expert verdicts changes: the fit's per-item parts and subjects, the
     judge verdicts, the parallel keys, the global rate, the audit sample."""
-    row = con.execute("""
+    row = con.execute(
+        """
         SELECT (SELECT count(*) || ':' || coalesce(sum(hash(question_id, score, llr_models, llr_lint)), 0)
                 FROM key_error_scores WHERE run_id = $run_id),
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, subject)), 0)
@@ -175,7 +176,8 @@ def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, key_match)), 0)
                 FROM parallel_links WHERE benchmark = $benchmark),
                (SELECT count(*) || ':' || coalesce(max(sample_id), 0) FROM audit_samples WHERE benchmark = $benchmark)""",
-        {"benchmark": benchmark, "run_id": run_id}).fetchall()[0]
+        {"benchmark": benchmark, "run_id": run_id},
+    ).fetchall()[0]
     return "|".join(str(x) for x in row) + f"|{_global_rate(con, run_id)!r}"
 
 
@@ -270,10 +272,20 @@ def refresh_evidence(con: Any, benchmark: str, *, full: bool = False) -> int:
 def _store_state(con: Any, benchmark: str, run_id: int, fp: str, settled: pd.Series, w: dict) -> None:
     lv, sp = w["level"], w["split"]
     con.execute("DELETE FROM key_error_evidence_state WHERE benchmark = ?", [benchmark])
-    con.execute("INSERT INTO key_error_evidence_state (benchmark, run_id, fingerprint, settled, updated_at, pi_a, pi_b, "
-                "s_a, s_b) VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
-                [benchmark, run_id, fp, json.dumps({str(k): str(v) for k, v in settled.items()}, sort_keys=True),
-                 lv.a, lv.b, sp["s_a"], sp["s_b"]])
+    con.execute(
+        "INSERT INTO key_error_evidence_state (benchmark, run_id, fingerprint, settled, updated_at, pi_a, pi_b, "
+        "s_a, s_b) VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?)",
+        [
+            benchmark,
+            run_id,
+            fp,
+            json.dumps({str(k): str(v) for k, v in settled.items()}, sort_keys=True),
+            lv.a,
+            lv.b,
+            sp["s_a"],
+            sp["s_b"],
+        ],
+    )
 
 
 def evidence_scores(benchmark: str, *, db: DbPath = None) -> pd.DataFrame:
@@ -316,8 +328,12 @@ def rescore(benchmark: str, *, db: DbPath = None, actor=None) -> int:
             # the corrected answer's option index (vectorised: labels exploded to one row per option)
             ex = inp.items[["question_id", "labels"]].explode("labels")
             ex["pos"] = ex.groupby("question_id").cumcount()
-            ex = ex.merge(settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"])
-            truth = inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
+            ex = ex.merge(
+                settled["corrected_answer"].dropna().rename("labels").reset_index(), on=["question_id", "labels"]
+            )
+            truth = (
+                inp.items["question_id"].map(ex.set_index("question_id")["pos"]).fillna(-1).astype(np.int64).to_numpy()
+            )
             try:
                 out, _, params = score_inputs(inp, ms, clamp=clamp, truth=truth,
                                               judges=load_judge_verdicts(con, benchmark, inp.items["question_id"]))
@@ -356,8 +372,15 @@ def calibration(benchmark: str, *, db: DbPath = None, reference: str | None = No
         if reference is None:
             obs = _settled(con, benchmark).set_index("question_id")["verdict"].eq("key_wrong")
         else:
-            obs = con.execute("SELECT question_id, value = 'wrong_groundtruth' AS w FROM reference_labels "
-                              "WHERE benchmark = ? AND label_set = ?", [benchmark, reference]).df().set_index("question_id")["w"]
+            obs = (
+                con.execute(
+                    "SELECT question_id, value = 'wrong_groundtruth' AS w FROM reference_labels "
+                    "WHERE benchmark = ? AND label_set = ?",
+                    [benchmark, reference],
+                )
+                .df()
+                .set_index("question_id")["w"]
+            )
     ke = ke[ke["question_id"].isin(obs.index)]
     p = ke["score"].to_numpy(dtype=float)
     y = ke["question_id"].map(obs).astype(bool).to_numpy()

@@ -222,7 +222,9 @@ def item_view(benchmark: str, question_id: str, *, reviewer: str | None = None, 
     counts = {o.label: 0 for o in question.options}
     n_invalid = 0
     for model, family, answer, valid, response, run_name, method in preds:
-        families.setdefault(family, []).append(ModelAnswer(model, family, answer, bool(valid), response, run_name, method))
+        families.setdefault(family, []).append(
+            ModelAnswer(model, family, answer, bool(valid), response, run_name, method)
+        )
         if valid and answer in counts:
             counts[answer] += 1
         else:

@@ -150,8 +150,12 @@ def _reasons(r: pd.Series, ev: pd.DataFrame, jv: pd.DataFrame, par: pd.DataFrame
         out.append(("evidence.settled", {"verdict_key": f"evidence.settled.{e['settled_verdict']}"}))
     if pd.notna(r["llr_models"]):
         prior_logit = float(e["prior_logit"]) if e is not None else float(r["prior_logit"])
-        where = ("evidence.where_subject", {"subject": r["subject"]}) if r["subject"] else ("evidence.where_benchmark", {})
-        out.append(("evidence.start", {"where_key": where[0], **where[1], "p_chance": 1 / (1 + math.exp(-prior_logit))}))
+        where = (
+            ("evidence.where_subject", {"subject": r["subject"]}) if r["subject"] else ("evidence.where_benchmark", {})
+        )
+        out.append(
+            ("evidence.start", {"where_key": where[0], **where[1], "p_chance": 1 / (1 + math.exp(-prior_logit))})
+        )
         n_valid, n_models = int(r["n_valid"] or 0), int(r["n_models"] or 0)
         c = int(r["agreement_count"] or 0)
         if c:

@@ -149,8 +149,10 @@ def _validate(con, benchmark: str, rows: list[dict], wheres: list[_Where],
     history: dict[str, list] = {}
     if adj_ids:
         for q, *r in con.execute(
-                "SELECT question_id, review_id, reviewer, verdict, corrected_answer, is_adjudication FROM reviews "
-                "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))", [benchmark, adj_ids]).fetchall():
+            "SELECT question_id, review_id, reviewer, verdict, corrected_answer, is_adjudication FROM reviews "
+            "WHERE benchmark = ? AND question_id IN (SELECT unnest(?::VARCHAR[]))",
+            [benchmark, adj_ids],
+        ).fetchall():
             history.setdefault(q, []).append(r)
     parties = {(q, n) for q, rows_ in history.items() for n in dispute_parties(rows_)}
     # Earlier verdicts (not skips) per item, reviewer and kind: a new one is a revision.

@@ -34,8 +34,10 @@ class RescoreSummary:
                     f"[{r.low:.3f}, {r.high:.3f}]  {r.note}".rstrip() for r in tab.itertuples()]
             a = tab.attrs
             if len(tab) and a:
-                out.append(f"Brier score {a['brier']:.4f} over {a['n']} items; expected wrong keys {a['expected']:.1f}, "
-                           f"found {a['observed']}")
+                out.append(
+                    f"Brier score {a['brier']:.4f} over {a['n']} items; expected wrong keys {a['expected']:.1f}, "
+                    f"found {a['observed']}"
+                )
         return out
 
 

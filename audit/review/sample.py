@@ -55,8 +55,15 @@ WHERE q.benchmark = $benchmark
 ORDER BY q.seq, q.question_id"""
 
 
-def draw_sample(benchmark: str | None, size: int, *, seed: int | None = None, by: str = "band", actor: str | None = None,
-                db: DbPath = None) -> list[dict]:
+def draw_sample(
+    benchmark: str | None,
+    size: int,
+    *,
+    seed: int | None = None,
+    by: str = "band",
+    actor: str | None = None,
+    db: DbPath = None,
+) -> list[dict]:
     """Draw ``size`` items of ``benchmark`` at random (``by``: ``band`` — the
     key-error score bands, likely-wrong bands oversampled; ``subject``;
     ``none``), store each item's stratum and inclusion probability, and

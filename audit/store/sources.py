@@ -405,8 +405,10 @@ def parquet_scan_sql(files, *, union_by_name: bool = False) -> str:
     >>> parquet_scan_sql(["/a/x.parquet"])
     "read_parquet(['/a/x.parquet'], union_by_name = false, filename = true, file_row_number = true)"
     """
-    return ("read_parquet([" + ", ".join(sql_str(f) for f in files) + f"], union_by_name = {str(union_by_name).lower()}, "
-            "filename = true, file_row_number = true)")
+    return (
+        "read_parquet([" + ", ".join(sql_str(f) for f in files) + f"], union_by_name = {str(union_by_name).lower()}, "
+        "filename = true, file_row_number = true)"
+    )
 
 
 _MARKERS = ("prediction source ", "the prediction source(s) ")
@@ -445,7 +447,9 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
     except (duckdb.CatalogException, duckdb.InvalidInputException):   # a file from before migration 031, opened
         # read-only (InvalidInput: DuckDB's replacement scan met a Python name instead of the table): the stored rows
         try:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions")
+            con.execute(
+                f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions"
+            )
         except duckdb.Error:
             pass
         return
@@ -479,4 +483,18 @@ def registered_sources(con: duckdb.DuckDBPyConnection, benchmark: str | None = N
         f"fingerprint, revision, registered_at FROM prediction_sources {where} ORDER BY benchmark, uri", params).df()
 
 
-__all__ = ["PREDICTIONS_RELATION", "COLUMNS", "SourceError", "SourceListing", "normalize_uri", "list_source", "remember_listing", "register_filesystem", "parquet_scan_sql", "registered_sources", "source_protocol", "attach", "source_error"]
+__all__ = [
+    "PREDICTIONS_RELATION",
+    "COLUMNS",
+    "SourceError",
+    "SourceListing",
+    "normalize_uri",
+    "list_source",
+    "remember_listing",
+    "register_filesystem",
+    "parquet_scan_sql",
+    "registered_sources",
+    "source_protocol",
+    "attach",
+    "source_error",
+]

@@ -117,7 +117,9 @@ def _message(exc: Exception, auth: LabelStudioAuth, doing: str) -> str | None:
         return f"Label Studio at {auth.url} did not answer in time while {doing}"
     if isinstance(exc, httpx.HTTPError):
         return f"cannot reach Label Studio at {auth.url} ({type(exc).__name__}: {str(exc)[:160]})"
-    if isinstance(exc, (ValueError, KeyError, AttributeError)):   # JSON of another shape: something else answers at that URL
+    if isinstance(
+        exc, (ValueError, KeyError, AttributeError)
+    ):  # JSON of another shape: something else answers at that URL
         return f"the server at {auth.url} did not answer like Label Studio while {doing} (is the URL right?)"
     return None
 

@@ -72,7 +72,10 @@ def labeling_config(n_options: int = 4) -> str:
         for i, (key, text) in enumerate(((k, en.CHOICES[f"choice.verdict.{k}"]) for k in VERDICTS), start=1)
     )
     answers = "\n".join(f'      <Choice value="{label}"/>' for label in LATIN_LABELS[:n_options])
-    causes = "\n".join(f"      <Choice value={quoteattr(text)} alias=\"{key}\"/>" for key, text in ((k, en.CHOICES[f"choice.cause.{k}"]) for k in CAUSES))
+    causes = "\n".join(
+        f'      <Choice value={quoteattr(text)} alias="{key}"/>'
+        for key, text in ((k, en.CHOICES[f"choice.cause.{k}"]) for k in CAUSES)
+    )
     return f"""<View>
   <Header value="$header"/>
   <HyperText name="{ITEM}" value="$item_html" inline="true"/>
@@ -132,7 +135,9 @@ def item_html(item: dict) -> str:
         parts.append(f'<div class="audit-context" style="margin-bottom: .6em; padding: .4em .6em; '
                      f'border-left: 3px solid #999"><small>{escape(en.UI["item.passage"])}</small><br>'
                      f'{_span(context, lang, cdir, ccss)}</div>')
-    parts.append(f'<div style="font-size: 1.2em; margin-bottom: .6em">{_span(item.get("stem") or "", lang, direction, css)}</div>')
+    parts.append(
+        f'<div style="font-size: 1.2em; margin-bottom: .6em">{_span(item.get("stem") or "", lang, direction, css)}</div>'
+    )
     parts.append('<table style="border-collapse: collapse">')
     own = list(item.get("option_scripts") or [])
     for i, opt in enumerate(item.get("options") or []):
@@ -189,7 +194,7 @@ def item_html(item: dict) -> str:
 
 
 def evidence_html(heading: str, sentences: list[str]) -> str:
-    """"Why this item is here" as escaped HTML: the plain-words sentences of
+    """ "Why this item is here" as escaped HTML: the plain-words sentences of
     the item page (:func:`audit.review.reasons.evidence_reasons`, rendered in the
     push's language), one list entry each, inside the task's ``item_html``
     (so every project's labeling config shows them, old or new).
@@ -306,7 +311,13 @@ def parse_result(result) -> dict:
     """
     by_text_v = {en.CHOICES[f"choice.verdict.{k}"]: k for k in VERDICTS}
     by_text_c = {en.CHOICES[f"choice.cause.{k}"]: k for k in CAUSES}
-    out: dict[str, str | None] = {"verdict": None, "corrected_answer": None, "cause": None, "rationale": None, "proposed_fix": None}
+    out: dict[str, str | None] = {
+        "verdict": None,
+        "corrected_answer": None,
+        "cause": None,
+        "rationale": None,
+        "proposed_fix": None,
+    }
     for r in result or []:
         if not isinstance(r, dict):
             continue

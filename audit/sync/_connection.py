@@ -142,7 +142,9 @@ def ls_status(url: str | None = None, *, project_id: int | None = None, remote: 
     url = (url or os.environ.get(URL_ENV) or "").rstrip("/") or None
     token_set = bool(api_key or os.environ.get(KEY_ENV))
     with connect(db, read_only=True) as con:
-        projects = con.execute("SELECT url, project_id, title, connected_at FROM ls_projects ORDER BY connected_at DESC").fetchall()
+        projects = con.execute(
+            "SELECT url, project_id, title, connected_at FROM ls_projects ORDER BY connected_at DESC"
+        ).fetchall()
         if not projects:
             return SyncStatus(None, None, None, token_set)
         if url is None:

@@ -200,7 +200,9 @@ def apply_pull(con, project: Project, remote: pd.DataFrame, users: pd.DataFrame)
                 versions.append(base + ["rejected", None, h, problem, now, edited_by])
                 s.rejected += 1
             elif r.prev_hash is not None and r.prev_hash == h and r.same_author and not r.id_reused:
-                prev_id = None if r.prev_review_id is None else int(r.prev_review_id)   # not numpy's int64 (a nullable column)
+                prev_id = (
+                    None if r.prev_review_id is None else int(r.prev_review_id)
+                )  # not numpy's int64 (a nullable column)
                 versions.append(base + ["pulled", prev_id, h, "same verdict as before", now, edited_by])
                 s.unchanged += 1
             elif wb_hash is not None and wb_hash == h:

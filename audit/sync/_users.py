@@ -87,6 +87,8 @@ def relink_users(con, url: str, resolved: pd.DataFrame) -> int:
                     "to %r (the id was reused, e.g. after a restore)", r.ls_user_id, r.linked_email,
                     r.linked_reviewer, r.email, r.reviewer)
     if len(stale):
-        con.executemany("UPDATE ls_users SET email = ?, reviewer = ? WHERE url = ? AND ls_user_id = ?",
-                        [(str(r.email), str(r.reviewer), url, int(r.ls_user_id)) for r in stale.itertuples(index=False)])
+        con.executemany(
+            "UPDATE ls_users SET email = ?, reviewer = ? WHERE url = ? AND ls_user_id = ?",
+            [(str(r.email), str(r.reviewer), url, int(r.ls_user_id)) for r in stale.itertuples(index=False)],
+        )
     return len(stale)

@@ -45,8 +45,17 @@ class WebhookReceiver:
     """The receiver: ``start()`` serves in a thread, ``stop()`` shuts it down.
     ``pulls`` counts completed pulls, ``errors`` keeps the last error lines."""
 
-    def __init__(self, *, port: int = 8765, host: str = "127.0.0.1", url: str | None = None,
-                 api_key: str | None = None, project_id: int | None = None, db: DbPath = None, secret: str | None = None):
+    def __init__(
+        self,
+        *,
+        port: int = 8765,
+        host: str = "127.0.0.1",
+        url: str | None = None,
+        api_key: str | None = None,
+        project_id: int | None = None,
+        db: DbPath = None,
+        secret: str | None = None,
+    ):
         if host not in LOOPBACK:
             raise AuditError(f"the webhook receiver listens on loopback only (127.0.0.1), not {host!r}")
         self.session = open_session(url, api_key)

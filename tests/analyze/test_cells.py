@@ -29,7 +29,9 @@ def _fill(con, *, duplicate: bool = False) -> pd.DataFrame:
     con.execute("INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) "
                 "SELECT 'b', question_id, seq, 's', options, key FROM _tq")
     models = [f"m{j:03d}" for j in range(N_M)]
-    con.executemany("INSERT INTO models (name, family) VALUES (?, ?)", [(m, f"f{j % N_F:02d}") for j, m in enumerate(models)])
+    con.executemany(
+        "INSERT INTO models (name, family) VALUES (?, ?)", [(m, f"f{j % N_F:02d}") for j, m in enumerate(models)]
+    )
     qi, mj = np.nonzero(rng.random((N_Q, N_M)) < 0.8)
     ans = np.array(list("ABCDEFG"))[rng.integers(0, 7, len(qi))]       # some outside the options
     valid = rng.random(len(qi)) < 0.95

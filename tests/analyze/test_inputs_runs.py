@@ -14,13 +14,17 @@ def test_fast_path_matches_general_query(db_path):
     with connect(db_path) as con:
         con.execute("INSERT INTO benchmarks VALUES ('one', 'demo', NULL, now()), ('two', 'demo', NULL, now()), "
                     "('none', 'demo', NULL, now())")
-        con.execute("INSERT INTO models VALUES ('m1', 'f1', NULL, 'set'), ('m2', 'f1', NULL, 'set')")   # m3: no family row
+        con.execute(
+            "INSERT INTO models VALUES ('m1', 'f1', NULL, 'set'), ('m2', 'f1', NULL, 'set')"
+        )  # m3: no family row
         con.execute("INSERT INTO predictions SELECT 'one', 'q' || i, m, 'r7', NULL, 'A', 'given', true "
                     "FROM range(5) t(i), (VALUES ('m2'), ('m1'), ('m3')) v(m)")
         con.execute("INSERT INTO predictions SELECT 'two', 'q' || i, m, r, NULL, 'A', 'given', true "
                     "FROM range(5) t(i), (VALUES ('m1', 'default'), ('m1', 'b'), ('m2', 'b')) v(m, r)")
         fast = _one_run_models(con, "one")
-        assert fast is not None and [tuple(r) for r in fast] == [tuple(r) for r in con.execute(_GENERAL, ["one"]).fetchall()]
+        assert fast is not None and [tuple(r) for r in fast] == [
+            tuple(r) for r in con.execute(_GENERAL, ["one"]).fetchall()
+        ]
         assert [r[0] for r in fast] == ["m1", "m2", "m3"] and all(r[1] == ["r7"] for r in fast)
         assert _one_run_models(con, "two") is None          # several runs: the general query
         assert _one_run_models(con, "none") is None         # no predictions

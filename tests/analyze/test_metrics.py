@@ -121,8 +121,14 @@ def test_model_metrics_match_pandas_on_mmlu_redux(redux_db, mmlu_redux_dir):
 def test_corrected_keys_and_exclusions(redux_db, mmlu_redux_dir):
     long = redux_long(mmlu_redux_dir)
     # correct the key of every 'wrong_groundtruth' item to the letter most models chose
-    labels = pd.concat([pd.read_csv(f, dtype=str, keep_default_na=False).assign(
-        question_id=lambda d, s=f.stem: [f"{s}/{i}" for i in range(len(d))]) for f in sorted(mmlu_redux_dir.glob("*.csv"))])
+    labels = pd.concat(
+        [
+            pd.read_csv(f, dtype=str, keep_default_na=False).assign(
+                question_id=lambda d, s=f.stem: [f"{s}/{i}" for i in range(len(d))]
+            )
+            for f in sorted(mmlu_redux_dir.glob("*.csv"))
+        ]
+    )
     wrong = set(labels.loc[labels["error_type"] == "wrong_groundtruth", "question_id"])
     majority = (long[long["question_id"].isin(wrong) & long["answer"].notna()]
                 .groupby("question_id")["answer"].agg(lambda s: s.value_counts().sort_index().idxmax()))

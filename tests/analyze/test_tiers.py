@@ -235,8 +235,14 @@ def test_lint_kinds(tmp_path):
         preds[(q[0], "ninety")] = "C" if i < 18 else "D"  # 18/20 = 90%: flagged
         preds[(q[0], "varied")] = "ABCD"[i % 4]
     preds[("q00", "const")] = None  # 19/20 = 95% B, still constant
-    make_benchmark(db, "l", questions, fams, preds,
-                   option_texts={"q07": ["x", "same  text", "same text", "y"], "q08": ["GG", "gg", "Gg", "y"]})  # case differs: not duplicates
+    make_benchmark(
+        db,
+        "l",
+        questions,
+        fams,
+        preds,
+        option_texts={"q07": ["x", "same  text", "same text", "y"], "q08": ["GG", "gg", "Gg", "y"]},
+    )  # case differs: not duplicates
     s = analyze_benchmark("l", db=db)
     lint = audit_lint("l", db=db)
     assert s.runs[0].n_lint == len(lint)
@@ -344,7 +350,20 @@ def test_cli_analyze_prints_counts_and_fails_in_one_line(tmp_path):
     r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", db=db)
     assert r.returncode == 0, r.stderr
     assert "Tier 1          1" in r.stdout and "Tier 0          1" in r.stdout
-    r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", "--t1", "2", "--t2", "1", "--incomplete", "separate", db=db)
+    r = run_cli(
+        "analyze",
+        "--benchmark",
+        "cli",
+        "--preset",
+        "tlue4",
+        "--t1",
+        "2",
+        "--t2",
+        "1",
+        "--incomplete",
+        "separate",
+        db=db,
+    )
     assert r.returncode == 0 and "t1=2, t2=1, incomplete=separate" in r.stdout
     before = db_snapshot(db)
     r = run_cli("analyze", "--benchmark", "cli", "--preset", "tlue4", "--t1", "9", db=db)

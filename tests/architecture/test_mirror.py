@@ -27,7 +27,9 @@ def mirror_of(module: Path) -> Path:
 
 def test_every_module_has_its_tests_where_the_mirror_says():
     modules = [p for p in sorted(AUDIT.rglob("*.py")) if p.name not in ("__init__.py", "__main__.py")]
-    missing = [f"{m.relative_to(REPO)} → {mirror_of(m).relative_to(REPO)}" for m in modules if not mirror_of(m).is_file()]
+    missing = [
+        f"{m.relative_to(REPO)} → {mirror_of(m).relative_to(REPO)}" for m in modules if not mirror_of(m).is_file()
+    ]
     assert not missing, f"{len(missing)} modules without their test file:\n" + "\n".join(missing)
 
 

@@ -133,5 +133,7 @@ def test_other_packages_import_only_what_a_module_lists_as_public():
                     if _is_module(f"{mod}.{a.name}", REPO) and not a.name.startswith("_"):
                         continue
                     if a.name.startswith("_") or (public is not None and a.name not in public):
-                        bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {mod}.{a.name} is not in that module's __all__")
+                        bad.append(
+                            f"{path.relative_to(REPO)}:{node.lineno}: {mod}.{a.name} is not in that module's __all__"
+                        )
     assert not bad, "\n".join(bad)

@@ -85,11 +85,14 @@ def demo_db_with_versions(tmp_path_factory):
     return db
 
 
-@pytest.mark.parametrize("code", [
-    "import audit, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); print(json.dumps(sorted(rep['extra'])))",
-    "import audit, audit.review, audit.export, audit.judge, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); "
-    "print(json.dumps(sorted(rep['extra'])))",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import audit, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); print(json.dumps(sorted(rep['extra'])))",
+        "import audit, audit.review, audit.export, audit.judge, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); "
+        "print(json.dumps(sorted(rep['extra'])))",
+    ],
+)
 @pytest.mark.slow  # fresh interpreters analysing the demo
 def test_the_report_is_the_same_whatever_was_imported_first(code, demo_db_with_versions):
     """The full report's sections come from :mod:`audit.report`, which calls
@@ -115,10 +118,12 @@ def test_import_auto_needs_no_prior_import(tmp_path):
     import sys
 
     db = tmp_path / "a.duckdb"
-    code = ("import sys; from audit.demo import make_demo; make_demo(sys.argv[1]); "
-            "from audit.auto import import_auto; import pathlib; "
-            "p = pathlib.Path(sys.argv[2]); p.write_text('question_id,judge,key_correct\\nbo-multiplication-016,j1,false\\n'); "
-            "s = import_auto(p, benchmark='demo', db=sys.argv[1], actor='lead'); print(type(s).__name__)")
+    code = (
+        "import sys; from audit.demo import make_demo; make_demo(sys.argv[1]); "
+        "from audit.auto import import_auto; import pathlib; "
+        "p = pathlib.Path(sys.argv[2]); p.write_text('question_id,judge,key_correct\\nbo-multiplication-016,j1,false\\n'); "
+        "s = import_auto(p, benchmark='demo', db=sys.argv[1], actor='lead'); print(type(s).__name__)"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(db), str(tmp_path / "verdicts.csv")], capture_output=True,
                          text=True, cwd=REPO, env={**__import__("os").environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr

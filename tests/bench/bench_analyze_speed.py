@@ -160,7 +160,9 @@ def main() -> None:
     fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs)  # noqa: E731
     print(f"bare GROUP BY question_id, answer   {mb:6.2f} s   (median of {fmt(bare)})")
     print(f"analyze_benchmark in process        {mn:6.2f} s   (median of {fmt(new)})")
-    print(f"ratio analyze / bare scan           {mn / mb:6.2f}     (target ≤ 4: {'met' if mn / mb <= 4 else 'NOT met'})")
+    print(
+        f"ratio analyze / bare scan           {mn / mb:6.2f}     (target ≤ 4: {'met' if mn / mb <= 4 else 'NOT met'})"
+    )
     cb, cn = statistics.median(cpu["bare"]), statistics.median(cpu["new"])
     print(f"CPU seconds (all threads; less sensitive to the load): bare {cb:.2f}, analyze {cn:.2f}, "
           f"ratio {cn / cb:.2f}" + (f"; old analyze {statistics.median(cpu['old']):.2f}" if cpu["old"] else ""))

@@ -342,7 +342,9 @@ def main(argv=None) -> int:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     for bench in audit.review.dashboard.list_benchmarks(db=db):
-        print(f"database: {db}: {bench}, {audit.review.queue.queue_progress(bench, tiers=None, db=db).total:,} questions")
+        print(
+            f"database: {db}: {bench}, {audit.review.queue.queue_progress(bench, tiers=None, db=db).total:,} questions"
+        )
     _accounts(db, ["Bench Alone"] + [f"Bench Reviewer {i + 1}" for i in range(args.reviewers)])
     proc, base = start_server(db)
     ok = True
@@ -364,10 +366,14 @@ def main(argv=None) -> int:
             out = {a: [] for a in ACTIONS}
             barrier = threading.Barrier(args.reviewers)
             cpu0, machine0, t0 = server_cpu(proc.pid), machine_cpu(), time.monotonic()
-            threads = [threading.Thread(target=reviewer_loop,
-                                        args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i),
-                                        kwargs={"think": think})
-                       for i in range(args.reviewers)]
+            threads = [
+                threading.Thread(
+                    target=reviewer_loop,
+                    args=(base, f"Bench Reviewer {i + 1}", args.repeat, out, errors, barrier, 3 * i),
+                    kwargs={"think": think},
+                )
+                for i in range(args.reviewers)
+            ]
             for th in threads:
                 th.start()
             for th in threads:

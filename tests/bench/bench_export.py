@@ -55,7 +55,9 @@ def bench_tlue(tmp: Path) -> None:
         other = "B" if key == "A" else "A"
         kind = i % 4
         if kind == 0:
-            reviews.append(dict(question_id=qid, reviewer="r1", verdict="key_wrong", corrected_answer=other, cause="key_slip"))
+            reviews.append(
+                dict(question_id=qid, reviewer="r1", verdict="key_wrong", corrected_answer=other, cause="key_slip")
+            )
         elif kind == 1:
             reviews.append(dict(question_id=qid, reviewer="r1", verdict="ambiguous", cause="translation"))
         elif kind == 2:

@@ -104,12 +104,18 @@ def main() -> None:
     db = workdir / "bench.duckdb"
     db.unlink(missing_ok=True)
     q = run_child("questions", q_path, db)
-    print(f"import questions:   {q['seconds']:6.1f} s wall, {q['cpu']:6.1f} s CPU, peak RSS {q['peak_rss_mb']:6.0f} MB  | {q['summary']}")
+    print(
+        f"import questions:   {q['seconds']:6.1f} s wall, {q['cpu']:6.1f} s CPU, peak RSS {q['peak_rss_mb']:6.0f} MB  | {q['summary']}"
+    )
     p = run_child("predictions", p_path, db)
-    print(f"import predictions: {p['seconds']:6.1f} s wall, {p['cpu']:6.1f} s CPU, peak RSS {p['peak_rss_mb']:6.0f} MB  | {p['summary']}")
+    print(
+        f"import predictions: {p['seconds']:6.1f} s wall, {p['cpu']:6.1f} s CPU, peak RSS {p['peak_rss_mb']:6.0f} MB  | {p['summary']}"
+    )
     print(f"throughput: {n / p['seconds'] / 1e6:.2f} M predictions/s")
     p2 = run_child("predictions", p_path, db)
-    print(f"re-import (replace): {p2['seconds']:5.1f} s wall, {p2['cpu']:6.1f} s CPU, peak RSS {p2['peak_rss_mb']:6.0f} MB")
+    print(
+        f"re-import (replace): {p2['seconds']:5.1f} s wall, {p2['cpu']:6.1f} s CPU, peak RSS {p2['peak_rss_mb']:6.0f} MB"
+    )
     con = duckdb.connect(str(db), read_only=True)
     print("rows in predictions after re-import:", con.execute("SELECT count(*) FROM predictions").fetchall()[0][0])
     con.close()

@@ -70,11 +70,13 @@ def load(db: Path):
         res = con.execute(
             "SELECT q.seq, q.question_id, q.subject, q.answer_key, len(q.options) AS k, r.tier, r.agreement_count, "
             "l.value AS error_type FROM questions q JOIN current_audit r USING (benchmark, question_id) "
-            "JOIN reference_labels l USING (benchmark, question_id) WHERE q.benchmark = 'mmlu-redux' ORDER BY q.seq").df()
+            "JOIN reference_labels l USING (benchmark, question_id) WHERE q.benchmark = 'mmlu-redux' ORDER BY q.seq"
+        ).df()
         preds = con.execute(
             "SELECT p.question_id, p.model, p.answer FROM predictions p JOIN questions q USING (benchmark, question_id) "
             "WHERE p.benchmark = 'mmlu-redux' AND p.valid AND p.answer IS NOT NULL "
-            "AND ascii(p.answer) - 64 <= len(q.options)").df()
+            "AND ascii(p.answer) - 64 <= len(q.options)"
+        ).df()
     tier4 = res.copy()
     analyze_benchmark("mmlu-redux", db=db)  # default preset (shares): its tiers and the score stored with it
     with connect(db, read_only=True) as con:
@@ -113,7 +115,9 @@ def crowdkit_peers(res: pd.DataFrame, preds: pd.DataFrame) -> dict[str, np.ndarr
     except ImportError:
         print("  (crowd-kit not importable: peers skipped; pip install crowd-kit)")
         return {}
-    df = preds.rename(columns={"question_id": "task", "model": "worker", "answer": "label"})[["task", "worker", "label"]]
+    df = preds.rename(columns={"question_id": "task", "model": "worker", "answer": "label"})[
+        ["task", "worker", "label"]
+    ]
     out = {}
     for name, agg in [("Dawid–Skene (crowd-kit)", DawidSkene(n_iter=100)), ("MACE (crowd-kit)", MACE(random_state=0)),
                       ("GLAD (crowd-kit)", GLAD())]:

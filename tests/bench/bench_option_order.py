@@ -105,11 +105,15 @@ def main() -> None:
     import duckdb
 
     con = duckdb.connect()
-    con.execute(f"ATTACH '{work / 'plain.duckdb'}' AS a (READ_ONLY); ATTACH '{work / 'option_order.duckdb'}' AS b (READ_ONLY)")
+    con.execute(
+        f"ATTACH '{work / 'plain.duckdb'}' AS a (READ_ONLY); ATTACH '{work / 'option_order.duckdb'}' AS b (READ_ONLY)"
+    )
     diff = con.execute("SELECT count(*) FROM a.predictions x JOIN b.predictions y USING (question_id, model, run) "
                        "WHERE x.method = 'given' AND x.answer IS DISTINCT FROM y.answer").fetchall()[0][0]
     n_written = con.execute("SELECT count(*) FROM b.prediction_written").fetchall()[0][0]
-    print(f"given answers that differ after mapping back: {diff:,} (must be 0); rows in prediction_written: {n_written:,}")
+    print(
+        f"given answers that differ after mapping back: {diff:,} (must be 0); rows in prediction_written: {n_written:,}"
+    )
     ratio = res["option order"]["wall"] / res["plain"]["wall"]
     cpu_ratio = res["option order"]["cpu"] / res["plain"]["cpu"]
     print(f"ratio option order / plain: wall {ratio:.2f}×, cpu {cpu_ratio:.2f}× (target ≤ 1.5×)")

@@ -109,8 +109,12 @@ def main() -> None:
           lambda i: review.review_queue(b, tiers=None, limit=50, offset=4950, db=db), args.repeat, results)
     timed("queue progress (37 of 107 reviewed)", lambda i: review.queue_progress(b, reviewer="ann", db=db),
           args.repeat, results)
-    timed("previous/next within the filter", lambda i: review.neighbours(b, flagged["question_id"].iloc[i % len(flagged)],
-          status="unreviewed", db=db), args.repeat, results)
+    timed(
+        "previous/next within the filter",
+        lambda i: review.neighbours(b, flagged["question_id"].iloc[i % len(flagged)], status="unreviewed", db=db),
+        args.repeat,
+        results,
+    )
     timed("previous/next: all tiers + unreviewed", lambda i: review.neighbours(b, picks[i], tiers=None,
           status="unreviewed", db=db), args.repeat, results)
     timed("open an item (item_view, a different item each time)",

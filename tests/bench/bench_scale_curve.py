@@ -129,7 +129,9 @@ def main() -> None:
     ap.add_argument("--models", type=int, default=100)
     ap.add_argument("--workdir", type=Path, default=None, help="default: a new folder in the temporary folder")
     ap.add_argument("--keep", action="store_true", help="keep every size's Parquet files and database")
-    ap.add_argument("--reuse", action="store_true", help="reuse an existing database (analyze only) or Parquet files of a size")
+    ap.add_argument(
+        "--reuse", action="store_true", help="reuse an existing database (analyze only) or Parquet files of a size"
+    )
     a = ap.parse_args()
     sizes = [parse_size(s) for s in a.sizes.split(",") if s.strip()]
     import tempfile
@@ -176,10 +178,14 @@ def main() -> None:
     # figure of the smallest size also carries the fixed cost
     ordered = sorted(rows, key=lambda r: r["n"])
     for ph in phases if len(rows) > 1 else ():
-        marginal = [(b[f"{ph}_cpu_s"] - a[f"{ph}_cpu_s"]) / ((b["n"] - a["n"]) / 1e6) for a, b in zip(ordered, ordered[1:])]
+        marginal = [
+            (b[f"{ph}_cpu_s"] - a[f"{ph}_cpu_s"]) / ((b["n"] - a["n"]) / 1e6) for a, b in zip(ordered, ordered[1:])
+        ]
         print(f"{ph}: marginal CPU s per million, " + ", ".join(
             f"{_label(a['n'])} → {_label(b['n'])} {m:.2f}" for (a, b), m in zip(zip(ordered, ordered[1:]), marginal)))
-        checks[f"{ph} marginal CPU s/M within 2× across sizes"] = max(marginal) <= 2 * min(marginal) and min(marginal) > 0
+        checks[f"{ph} marginal CPU s/M within 2× across sizes"] = (
+            max(marginal) <= 2 * min(marginal) and min(marginal) > 0
+        )
     print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in checks.items()))
 
 

@@ -69,8 +69,10 @@ def resolves(dotted: str) -> bool:
 
 
 def test_the_check_reads_paths_and_names():
-    text = ("see `audit/i18n/{en,bo}.py`, `tests/test_x.py::test_y`, audit/predict/ and ~/.cache/answer-key-audit/ls-venv; "
-            "`audit.review.why_this_item(benchmark)`, name@reviewers.audit.invalid, audit.duckdb.tmp")
+    text = (
+        "see `audit/i18n/{en,bo}.py`, `tests/test_x.py::test_y`, audit/predict/ and ~/.cache/answer-key-audit/ls-venv; "
+        "`audit.review.why_this_item(benchmark)`, name@reviewers.audit.invalid, audit.duckdb.tmp"
+    )
     assert quoted_paths(text) == {"audit/i18n/en.py", "audit/i18n/bo.py", "tests/test_x.py", "audit/predict"}
     assert quoted_names(text) == {"audit.review.why_this_item"}
     assert resolves("audit.review.why_this_item") and resolves("audit.store")

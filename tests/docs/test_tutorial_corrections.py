@@ -153,7 +153,9 @@ def _final(loc: str) -> dict:
     adjudications = [c for c in cmds if c["adjudicate"]]
     if adjudications:
         return adjudications[-1]
-    assert len({(c["verdict"], c.get("answer")) for c in cmds}) == 1, f"{loc}: the reviewers disagree and no lead decides"
+    assert len({(c["verdict"], c.get("answer")) for c in cmds}) == 1, (
+        f"{loc}: the reviewers disagree and no lead decides"
+    )
     return cmds[0]
 
 
@@ -195,7 +197,11 @@ def test_each_item_is_settled_the_way_the_evidence_says(loc):
     else:
         assert final["verdict"] == "key_correct", f"{loc}: settled as {final['verdict']}, key and source agree"
     for c in COMMANDS:
-        if c["item"] == loc and not c["adjudicate"] and (c["verdict"], c.get("answer")) != (final["verdict"], final.get("answer")):
+        if (
+            c["item"] == loc
+            and not c["adjudicate"]
+            and (c["verdict"], c.get("answer")) != (final["verdict"], final.get("answer"))
+        ):
             assert final["adjudicate"], f"{loc}: {c['who']}'s {c['verdict']} stands without a lead's adjudication"
 
 

@@ -41,7 +41,10 @@ def test_page_and_datasheet_agree_under_every_policy(toy, tmp_path):  # noqa: F8
         for model, cells in sheet.items():
             r = page.loc[model]
             assert cells[1] == str(int(r.n_valid_original))
-            assert cells[2] == f"{_pct(r.accuracy_original)} [{_pct(r.accuracy_original_low)}, {_pct(r.accuracy_original_high)}]"
+            assert (
+                cells[2]
+                == f"{_pct(r.accuracy_original)} [{_pct(r.accuracy_original_low)}, {_pct(r.accuracy_original_high)}]"
+            )
             assert cells[3] == str(int(r.n_valid_corrected))
             assert cells[4] == (f"{_pct(r.accuracy_corrected)} [{_pct(r.accuracy_corrected_low)}, "
                                 f"{_pct(r.accuracy_corrected_high)}]")

@@ -27,16 +27,16 @@ from tests.conftest import db_snapshot
 B = "toy"
 # question id -> (subject, question, options, key)
 ITEMS = {
-    "q01": ("math", "-5 + 3 = ?", ["-2", "2", "8", "-8"], "A"),      # unreviewed
-    "q02": ("math", "2 + 2 = ?", ["3", "4", "5", "6"], "A"),          # agreeing key_wrong -> B
-    "q03": ("math", "3 + 3 = ?", ["6", "7", "8", "9"], "B"),          # disagreeing key_wrong (B vs C... ) -> unchanged
-    "q04": ("=cmd", "@SUM(1)", ["a", "b", "c", "d"], "C"),            # disputed then adjudicated key_wrong -> D
-    "q05": ("lang", "Which word?", ["x", "y", "z", "w"], "A"),        # ambiguous -> excluded
-    "q06": ("lang", "Broken item", ["x", "y", "z", "w"], "B"),        # defective -> excluded
-    "q07": ("lang", "All fine", ["x", "y", "z", "w"], "C"),           # key_correct -> unchanged
-    "q08": ("lang", "Skipped", ["x", "y", "z", "w"], "D"),            # only skip -> unchanged
-    "q09": ("math", "1 + 0 = ?", ["0", "1", "2"], "A"),               # single reviewer key_wrong -> C (1 review required)
-    "q10": ("math", "བོད་ཡིག་ <b>ཀ</b>", ["ཀ", "ཁ", "ག", "ང"], "D"),   # ambiguous adjudicated -> excluded
+    "q01": ("math", "-5 + 3 = ?", ["-2", "2", "8", "-8"], "A"),  # unreviewed
+    "q02": ("math", "2 + 2 = ?", ["3", "4", "5", "6"], "A"),  # agreeing key_wrong -> B
+    "q03": ("math", "3 + 3 = ?", ["6", "7", "8", "9"], "B"),  # disagreeing key_wrong (B vs C... ) -> unchanged
+    "q04": ("=cmd", "@SUM(1)", ["a", "b", "c", "d"], "C"),  # disputed then adjudicated key_wrong -> D
+    "q05": ("lang", "Which word?", ["x", "y", "z", "w"], "A"),  # ambiguous -> excluded
+    "q06": ("lang", "Broken item", ["x", "y", "z", "w"], "B"),  # defective -> excluded
+    "q07": ("lang", "All fine", ["x", "y", "z", "w"], "C"),  # key_correct -> unchanged
+    "q08": ("lang", "Skipped", ["x", "y", "z", "w"], "D"),  # only skip -> unchanged
+    "q09": ("math", "1 + 0 = ?", ["0", "1", "2"], "A"),  # single reviewer key_wrong -> C (1 review required)
+    "q10": ("math", "བོད་ཡིག་ <b>ཀ</b>", ["ཀ", "ཁ", "ག", "ང"], "D"),  # ambiguous adjudicated -> excluded
 }
 MODELS = ["m-alpha", "m-beta", "m-gamma"]
 
@@ -149,7 +149,9 @@ def test_default_policy_each_case(toy, tmp_path):
     pq = pd.read_parquet(v / "questions.parquet")
     assert pq["question_id"].tolist() == list(ITEMS)
     assert dict(zip(pq["question_id"], pq["answer_key"])) == {q: k for q, (_, k) in EXPECTED_DEFAULT.items()}
-    assert dict(zip(pq["question_id"], pq["included"])) == {q: a != "excluded" for q, (a, _) in EXPECTED_DEFAULT.items()}
+    assert dict(zip(pq["question_id"], pq["included"])) == {
+        q: a != "excluded" for q, (a, _) in EXPECTED_DEFAULT.items()
+    }
     # CHANGELOG: changed + reviewed items, with verdicts, reviewers and dates; neutralised cells
     ch = pd.read_csv(v / "CHANGELOG.csv", dtype=str, keep_default_na=False)
     assert ch["question_id"].tolist() == ["q02", "q03", "q04", "q05", "q06", "q07", "q09", "q10"]

@@ -116,6 +116,8 @@ def test_tlue_round_trip_byte_identical_and_deterministic(reviewed, tlue_dir, tm
                                for p in (out2 / "tlue" / version).rglob("*") if p.is_file())
         for name in files:
             if name != "manifest.json":
-                assert (out / "tlue" / version / name).read_bytes() == (out2 / "tlue" / version / name).read_bytes(), name
+                assert (out / "tlue" / version / name).read_bytes() == (out2 / "tlue" / version / name).read_bytes(), (
+                    name
+                )
         m1, m2 = read_manifest(out / "tlue" / version), read_manifest(out2 / "tlue" / version)
         assert m1["files"] == m2["files"] and m1["data_sha256"] == m2["data_sha256"]

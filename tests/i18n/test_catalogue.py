@@ -46,7 +46,9 @@ def test_translations_cover_every_key_with_the_same_placeholders(lang):
     for key, text in en.items():
         assert _placeholders(other[key]) == _placeholders(text), key
         assert other[key].strip(), key
-    assert {"zh-Hans": i18n.zh_Hans, "bo": i18n.bo}[lang].DRAFT is True, "translations stay marked as drafts until a native speaker reviews them"
+    assert {"zh-Hans": i18n.zh_Hans, "bo": i18n.bo}[lang].DRAFT is True, (
+        "translations stay marked as drafts until a native speaker reviews them"
+    )
 
 
 def test_translations_are_in_their_script():

@@ -184,7 +184,10 @@ def test_auto_nested_option_and_metadata_fields(tmp_path, db_path, capsys):
     assert code == 0, err
     assert "metadata.subject → subject" in out
     got = stored(db_path)
-    assert got["cmil/0"][:3] == ("B", ["Ili", "Ural", "Syr"], "geo") and got["cmil/1"][:2] == ("A", ["Balkhash", "Aral"])
+    assert got["cmil/0"][:3] == ("B", ["Ili", "Ural", "Syr"], "geo") and got["cmil/1"][:2] == (
+        "A",
+        ["Balkhash", "Aral"],
+    )
     src = rows(db_path, "SELECT json_extract_string(source_record, '$.metadata.source') FROM questions "
                         "WHERE question_id = 'cmil/0'")
     assert src == [("x",)]          # the rest of the record is kept

@@ -222,7 +222,9 @@ def test_registration_validates_all_or_nothing(tmp_path):
 
     ids = t.column("question_id").to_pylist()
     ids[5] = "nope"
-    refused(t.set_column(0, "question_id", pa.array(ids)), r"bad.parquet:6: 1 prediction\(s\) for question ids .*'nope'")
+    refused(
+        t.set_column(0, "question_id", pa.array(ids)), r"bad.parquet:6: 1 prediction\(s\) for question ids .*'nope'"
+    )
     ids = t.column("question_id").to_pylist()
     ids[7] = "  "
     refused(t.set_column(0, "question_id", pa.array(ids)), r"bad.parquet:8: empty question_id")

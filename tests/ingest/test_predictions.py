@@ -125,7 +125,9 @@ def test_seed_needs_model_name(tmp_path, bench):
 def test_duplicate_prediction_rows_are_refused(tmp_path, bench):
     f = tmp_path / "p.csv"
     f.write_text("question_id,model,answer\nq1,m,A\nq2,m,B\nq1,m,C\n")
-    with pytest.raises(InputError, match=r"p\.csv:2: lines 2 and 4 both give a prediction for question 'q1', model 'm'"):
+    with pytest.raises(
+        InputError, match=r"p\.csv:2: lines 2 and 4 both give a prediction for question 'q1', model 'm'"
+    ):
         import_predictions(f, benchmark="b", db=bench)
 
 

@@ -51,8 +51,14 @@ def test_jsonl_options_list_and_answers(tmp_path, db_path):
 
 def test_csv_options_as_python_or_json_literal(tmp_path, db_path):
     f = tmp_path / "q.csv"
-    pd.DataFrame({"id": ["a", "b"], "question": ["x?", "y?"],
-                  "options": ["['p', \"q's\"]", json.dumps(["r", "s", "t"])], "answer": ["B", "C"]}).to_csv(f, index=False)
+    pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "question": ["x?", "y?"],
+            "options": ["['p', \"q's\"]", json.dumps(["r", "s", "t"])],
+            "answer": ["B", "C"],
+        }
+    ).to_csv(f, index=False)
     import_questions(f, benchmark="b", db=db_path)
     got = rows(db_path, "SELECT question_id, [o.text for o in options] FROM questions ORDER BY seq")
     assert got == [("a", ["p", "q's"]), ("b", ["r", "s", "t"])]
@@ -76,7 +82,9 @@ def test_reimport_refuses_changed_content_unless_replace(tmp_path, db_path):
     import_questions(f, benchmark="b", db=db_path)
     f.write_text("id,question,A,B,answer\nq1,new,x,y,B\nq2,other,x,y,A\n")
     before = db_snapshot(db_path)
-    with pytest.raises(InputError, match=r"1 question already stored in 'b' with different content: 'q1' \(stem, key\)"):
+    with pytest.raises(
+        InputError, match=r"1 question already stored in 'b' with different content: 'q1' \(stem, key\)"
+    ):
         import_questions(f, benchmark="b", db=db_path)
     assert db_snapshot(db_path) == before
     s = import_questions(f, benchmark="b", db=db_path, replace=True)

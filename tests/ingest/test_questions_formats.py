@@ -237,29 +237,59 @@ def test_auto_unknown_file(tmp_path, db_path, capsys):
 
 # --- bad input: error: FILE[:LINE], exit 1, database unchanged ---------------------
 
-@pytest.mark.parametrize("content,args,pattern", [
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "question": "y", '
-     '"option": ["1", "2"], "answer": "A"\n]\n', MAP[:2], r"cmil\.json:4: not valid JSON \(Expecting ',' delimiter"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n 7\n]\n', MAP[:2],
-     r"cmil\.json:3: expected a JSON object"),
-    ('[\n {"id": "a", "question": "x", "option": ["1"], "answer": "A"}\n]\n', MAP[:2],
-     r"cmil\.json:2: 1 option\(s\)"),
-    ('[\n {"id": "a", "question": "x", "opts": ["1", "2"], "answer": "A"}\n]\n', MAP[:2],
-     r"cmil\.json: mapped field 'option' is not in the file \(fields: id, question, opts, answer\)"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A", "meta": {"r": 1}}\n]\n',
-     ["--map", "option=options", "--map", "meta.ref=explanation"],
-     r"cmil\.json: mapped field 'meta\.ref' is not in any record"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A", "extra": 1}\n]\n', MAP[:2],
-     r"cmil\.json: unknown column\(s\): extra"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "question": "y", '
-     '"option": {"a": 1}, "answer": "A"}\n]\n', MAP[:2],
-     r"cmil\.json:3: 'option' \(read as options\) must be a list, not dict"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "q": "", '
-     '"option": ["1", "2"], "answer": "A"}\n]\n', ["--map", "option=options", "--map", "q=question", "--map", "question="],
-     r"cmil\.json:2: empty question text in 'q' \(read as question\) \(id 'a'\)"),
-    ('[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"}\n', MAP[:2],
-     r"cmil\.json:\d+: not valid JSON \(the array is not closed"),
-])
+@pytest.mark.parametrize(
+    "content,args,pattern",
+    [
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "question": "y", '
+            '"option": ["1", "2"], "answer": "A"\n]\n',
+            MAP[:2],
+            r"cmil\.json:4: not valid JSON \(Expecting ',' delimiter",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n 7\n]\n',
+            MAP[:2],
+            r"cmil\.json:3: expected a JSON object",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1"], "answer": "A"}\n]\n',
+            MAP[:2],
+            r"cmil\.json:2: 1 option\(s\)",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "opts": ["1", "2"], "answer": "A"}\n]\n',
+            MAP[:2],
+            r"cmil\.json: mapped field 'option' is not in the file \(fields: id, question, opts, answer\)",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A", "meta": {"r": 1}}\n]\n',
+            ["--map", "option=options", "--map", "meta.ref=explanation"],
+            r"cmil\.json: mapped field 'meta\.ref' is not in any record",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A", "extra": 1}\n]\n',
+            MAP[:2],
+            r"cmil\.json: unknown column\(s\): extra",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "question": "y", '
+            '"option": {"a": 1}, "answer": "A"}\n]\n',
+            MAP[:2],
+            r"cmil\.json:3: 'option' \(read as options\) must be a list, not dict",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"},\n {"id": "b", "q": "", '
+            '"option": ["1", "2"], "answer": "A"}\n]\n',
+            ["--map", "option=options", "--map", "q=question", "--map", "question="],
+            r"cmil\.json:2: empty question text in 'q' \(read as question\) \(id 'a'\)",
+        ),
+        (
+            '[\n {"id": "a", "question": "x", "option": ["1", "2"], "answer": "A"}\n',
+            MAP[:2],
+            r"cmil\.json:\d+: not valid JSON \(the array is not closed",
+        ),
+    ],
+)
 def test_bad_array_inputs(tmp_path, db_path, capsys, content, args, pattern):
     f = tmp_path / "cmil.json"
     f.write_text(content, encoding="utf-8")

@@ -40,7 +40,9 @@ def test_a_grown_folder_keeps_every_earlier_id_prediction_and_verdict(tmp_path, 
         w.writerows([[q, "gemini-1.5-pro", "A"] for q in ids])
     _run(capsys, "import", "predictions", preds, "-b", "tumlu", "--db", db_path)
     _run(capsys, "review", "add", "-q", ids[1], "-v", "key_correct", "-r", "alice", "-b", "tumlu", "--db", db_path)
-    pred_rows = query(db_path, "SELECT question_id, model, answer FROM predictions WHERE benchmark = 'tumlu' ORDER BY 1")
+    pred_rows = query(
+        db_path, "SELECT question_id, model, answer FROM predictions WHERE benchmark = 'tumlu' ORDER BY 1"
+    )
 
     write_tumlu_subject(folder, "chemistry")                       # the folder grows by one file
     _run(capsys, "import", "auto", folder, "-b", "tumlu", "--db", db_path)

@@ -49,10 +49,14 @@ def test_bad_row_in_a_late_chunk_leaves_the_database_byte_identical(tmp_path):
     bad = _csv(tmp_path / "bad.csv", ROWS, dup_at=44_000)       # file line 44,002
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "import", "questions", str(bad), "--benchmark", "big",
-                        "--db", str(db)], capture_output=True, text=True, cwd=tmp_path,
-                       env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "TMPDIR": str(tmp), "HOME": str(tmp_path)},
-                       timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "audit.cli", "import", "questions", str(bad), "--benchmark", "big", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "TMPDIR": str(tmp), "HOME": str(tmp_path)},
+        timeout=600,
+    )
     assert r.returncode == 1, r.stderr
     assert r.stderr.strip().splitlines()[-1] == (
         f"error: {bad}:44002: duplicate question id 'q8' (first on line 10); build unique ids with "

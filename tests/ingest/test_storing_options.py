@@ -51,8 +51,10 @@ def test_migration_backfills_questions_stored_before(tmp_path):
     con = database_before(db, 41)
     con.execute("INSERT INTO benchmarks (name, source, created_at) VALUES ('b', 'old', now())")
     for seq, (qid, texts) in enumerate(TEXTS.items()):
-        con.execute("INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) VALUES (?,?,?,?,?,?)",
-                    ["b", qid, seq, "stem", [{"label": l, "text": t} for l, t in zip("ABCD", texts)], "A"])
+        con.execute(
+            "INSERT INTO questions (benchmark, question_id, seq, stem, options, answer_key) VALUES (?,?,?,?,?,?)",
+            ["b", qid, seq, "stem", [{"label": l, "text": t} for l, t in zip("ABCD", texts)], "A"],
+        )
     con.close()
     with connect(db) as con:      # migrates
         got = dict(con.execute("SELECT question_id, options_may_repeat FROM questions").fetchall())

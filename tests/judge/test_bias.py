@@ -139,7 +139,9 @@ def test_no_flag_for_outside_judge(db_path, tmp_path):
 
 
 def _settled(verdicts: dict[int, tuple[str, str | None]]) -> pd.DataFrame:
-    return pd.DataFrame([{"question_id": qid(i), "verdict": v, "corrected_answer": c} for i, (v, c) in verdicts.items()])
+    return pd.DataFrame(
+        [{"question_id": qid(i), "verdict": v, "corrected_answer": c} for i, (v, c) in verdicts.items()]
+    )
 
 
 def test_bias_vs_accuracy_accurate_judge(db_path, tmp_path):
@@ -154,7 +156,9 @@ def test_bias_vs_accuracy_accurate_judge(db_path, tmp_path):
     o = rep.overall.iloc[0]
     assert o.n == 43 + 2 + 20 and o.n_correct == 65 and o.accuracy == 1.0
     assert o.kappa == pytest.approx(1.0) and o.kappa_n == 65
-    pat = rep.patterns[(rep.patterns.family_x == "google") & (rep.patterns.family_y == "anthropic")].set_index("pattern")
+    pat = rep.patterns[(rep.patterns.family_x == "google") & (rep.patterns.family_y == "anthropic")].set_index(
+        "pattern"
+    )
     assert pat.loc["x_only", "n"] == 43 and pat.loc["x_only", "n_settled"] == 43
     assert pat.loc["x_only", "accuracy"] == 1.0
     assert pat.loc["neither", "n_settled"] == 0     # ambiguous items have no expert answer
@@ -194,7 +198,9 @@ def test_bias_vs_accuracy_biased_judge(db_path, tmp_path):
     assert by_model.loc["gemini-2.5-pro", "n_judge_same"] == 105
     assert by_model.loc["gemini-2.5-pro", "n_wrong"] == 105 + sum(1 for i in range(105, 130) if i % 2 == 0)
     assert any("evidence of self-preference" in line for line in rep.reading)
-    pat = rep.patterns[(rep.patterns.family_x == "google") & (rep.patterns.family_y == "anthropic")].set_index("pattern")
+    pat = rep.patterns[(rep.patterns.family_x == "google") & (rep.patterns.family_y == "anthropic")].set_index(
+        "pattern"
+    )
     assert pat.loc["x_only", "accuracy"] == 0.0 and pat.loc["x_only", "n_settled"] == 43
 
 

@@ -20,7 +20,9 @@ def _cli(*args, cwd):
 
 def _counts(db):
     with duckdb.connect(str(db), read_only=True) as c:
-        return c.execute("SELECT (SELECT count(*) FROM judge_verdicts), (SELECT count(*) FROM judge_runs)").fetchall()[0]
+        return c.execute("SELECT (SELECT count(*) FROM judge_verdicts), (SELECT count(*) FROM judge_runs)").fetchall()[
+            0
+        ]
 
 
 @pytest.fixture
@@ -78,8 +80,10 @@ def test_plain_verdict_table(geo):
 
     d, db = geo
     f = d / "verdicts.jsonl"
-    f.write_text('{"question_id": "q1", "judge": "j1", "key_correct": false, "correct_answer": "A", "explanation": "e"}\n'
-                 '{"question_id": "q2", "judge": "j1", "key_correct": true}\n')
+    f.write_text(
+        '{"question_id": "q1", "judge": "j1", "key_correct": false, "correct_answer": "A", "explanation": "e"}\n'
+        '{"question_id": "q2", "judge": "j1", "key_correct": true}\n'
+    )
     s = import_detectors(f, benchmark="geo", db=db)
     assert s.stored == 2 and s.runs == {"j1 imported": 2}
     c = d / "verdicts.csv"

@@ -51,7 +51,9 @@ def test_parse_reply(reply, ok, key_ok, answer):
 
 def test_confidence_rules():
     def conf(c):
-        return parse_reply(json.dumps({"answer_key_correct": True, "confidence": c}), labels=L4, answer_key="A").confidence
+        return parse_reply(
+            json.dumps({"answer_key_correct": True, "confidence": c}), labels=L4, answer_key="A"
+        ).confidence
 
     assert conf(0.25) == 0.25 and conf("0.5") == 0.5 and conf(85) == 0.85
     assert conf("high") is None and conf(-1) is None and conf(500) is None and conf(True) is None

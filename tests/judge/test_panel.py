@@ -71,8 +71,10 @@ def test_cross_family_panel(db_path, tmp_path):
     assert df2.loc["q001", "panel_answer"] is None or df2.loc["q001", "panel_verdict"] == "no_majority"
     n = save_panel("tlue", "panel-3", db=db_path)
     con = duckdb.connect(str(db_path), read_only=True)
-    stored = con.execute("SELECT count(*) FILTER (parse_ok), count(*) FILTER (NOT parse_ok AND NOT coalesce(answer_key_correct, false)), "
-                         "count(*) FILTER (parse_ok AND NOT answer_key_correct) FROM judge_verdicts WHERE judge = 'panel-3'").fetchone()
+    stored = con.execute(
+        "SELECT count(*) FILTER (parse_ok), count(*) FILTER (NOT parse_ok AND NOT coalesce(answer_key_correct, false)), "
+        "count(*) FILTER (parse_ok AND NOT answer_key_correct) FROM judge_verdicts WHERE judge = 'panel-3'"
+    ).fetchone()
     con.close()
     assert n == 8 and stored == (7, 1, 3)
 
@@ -84,8 +86,18 @@ def test_judge_scenarios_sets(db_path, tmp_path):
     analyze_benchmark("meth", db=db_path, t1=5, t2=4)
     js = judge_scenarios("meth", JUDGE, db=db_path)
     con = duckdb.connect(str(db_path), read_only=True)
-    tier12 = {r[0] for r in con.execute("SELECT question_id FROM current_audit WHERE benchmark = 'meth' AND tier IN (1, 2)").fetchall()}
-    judge = {r[0] for r in con.execute("SELECT question_id FROM judge_verdicts WHERE parse_ok AND NOT answer_key_correct").fetchall()}
+    tier12 = {
+        r[0]
+        for r in con.execute(
+            "SELECT question_id FROM current_audit WHERE benchmark = 'meth' AND tier IN (1, 2)"
+        ).fetchall()
+    }
+    judge = {
+        r[0]
+        for r in con.execute(
+            "SELECT question_id FROM judge_verdicts WHERE parse_ok AND NOT answer_key_correct"
+        ).fetchall()
+    }
     con.close()
     assert len(judge) == N_DISPUTED
     sets = js.sets.set_index("set")

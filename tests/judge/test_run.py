@@ -135,7 +135,9 @@ def test_cost_accounting(db_path, server):
     s = judge(db_path, server)
     assert s.prompt_tokens == 700 and s.completion_tokens == 140
     assert s.cost_usd == pytest.approx(7 * CALL_COST)
-    per_call = rows(db_path, "SELECT DISTINCT prompt_tokens, completion_tokens, round(cost_usd, 12) FROM judge_verdicts")
+    per_call = rows(
+        db_path, "SELECT DISTINCT prompt_tokens, completion_tokens, round(cost_usd, 12) FROM judge_verdicts"
+    )
     assert per_call == [(100, 20, round(CALL_COST, 12))]
     run = rows(db_path, "SELECT prompt_tokens, completion_tokens, cost_usd, n_requested FROM judge_runs")[0]
     assert run[:2] == (700, 140) and run[2] == pytest.approx(7 * CALL_COST) and run[3] == 7
@@ -246,10 +248,36 @@ def _restore_sigint():
 def _cli(db, server, *extra):
     env = dict(os.environ, OPENAI_API_KEY=KEY)
     return subprocess.Popen(
-        [sys.executable, "-m", "audit", "judge", "run", "--model", MODEL, "--benchmark", "jb", "--db", str(db),
-         "--api-base", server.base, "--concurrency", "2", "--input-cost-per-token", str(IN_COST),
-         "--output-cost-per-token", str(OUT_COST), "--no-progress", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env, preexec_fn=_default_signals)
+        [
+            sys.executable,
+            "-m",
+            "audit",
+            "judge",
+            "run",
+            "--model",
+            MODEL,
+            "--benchmark",
+            "jb",
+            "--db",
+            str(db),
+            "--api-base",
+            server.base,
+            "--concurrency",
+            "2",
+            "--input-cost-per-token",
+            str(IN_COST),
+            "--output-cost-per-token",
+            str(OUT_COST),
+            "--no-progress",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        preexec_fn=_default_signals,
+    )
 
 
 def _default_signals():

@@ -106,7 +106,9 @@ def test_corrected_key_accuracy_matches_independent_count(db):
     # vary the answers so models differ
     with connect(db) as con:
         con.execute("UPDATE predictions SET answer = 'C' WHERE model = 'gpt-z' AND question_id IN ('q01', 'q07')")
-        con.execute("UPDATE predictions SET answer = NULL, valid = false WHERE model = 'gemini-y' AND question_id = 'q08'")
+        con.execute(
+            "UPDATE predictions SET answer = NULL, valid = false WHERE model = 'gemini-y' AND question_id = 'q08'"
+        )
     for who in ("ann", "bo"):
         add_review("bench", "q01", who, "key_wrong", corrected_answer="B", db=db)   # settled: key → B
         add_review("bench", "q02", who, "defective", db=db)                        # settled: excluded

@@ -18,7 +18,9 @@ def db(tmp_path, monkeypatch):
     monkeypatch.delenv("WORKBENCH_LEADS", raising=False)
     path = bench_copy(tmp_path, models=MODELS)
     with connect(path) as con:  # make q01's answers varied: B, B, C, invalid
-        con.execute("UPDATE predictions SET answer = 'C', response = 'C it is' WHERE question_id = 'q01' AND model = 'gemini-c'")
+        con.execute(
+            "UPDATE predictions SET answer = 'C', response = 'C it is' WHERE question_id = 'q01' AND model = 'gemini-c'"
+        )
         con.execute("UPDATE predictions SET answer = NULL, valid = false, response = 'I cannot tell' "
                     "WHERE question_id = 'q01' AND model = 'gpt-d'")
     link_parallel(path, "bench", "q01", key="B", key_match=False)
@@ -87,7 +89,11 @@ def test_history_is_hidden_until_the_reviewer_saved_their_own(db):
     add_review("bench", "q01", "bo", "key_correct", db=db)
     bo = item_view("bench", "q01", reviewer="bo", db=db)
     assert not bo.history_hidden and bo.n_hidden == 0
-    assert [(r.reviewer, r.verdict) for r in bo.history] == [("ann", "key_wrong"), ("bo", "skip"), ("bo", "key_correct")]
+    assert [(r.reviewer, r.verdict) for r in bo.history] == [
+        ("ann", "key_wrong"),
+        ("bo", "skip"),
+        ("bo", "key_correct"),
+    ]
     assert bo.status == "disputed" and bo.reviewed_by_me and bo.my_latest.verdict == "key_correct"
 
 

@@ -92,8 +92,17 @@ def test_a_weak_key_file_never_signs_a_session(team, content, says):
 def test_a_non_hex_key_is_one_line_in_the_cli(team, tmp_path):
     acc.sessions.session_key_path(team).write_text("not hex at all, and long enough to pass a length check only")
     # the CLI has no session command; the library call the workbench makes at start-up is one line
-    r = subprocess.run([sys.executable, "-c", "import audit.accounts.sessions as s, sys; s.check_session_key(db=sys.argv[1])",
-                        str(team)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import audit.accounts.sessions as s, sys; s.check_session_key(db=sys.argv[1])",
+            str(team),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert r.returncode == 1 and "the session key is not valid" in r.stderr
 
 
@@ -243,8 +252,10 @@ def test_password_stdin_reads_unicode_passwords_and_crlf(team):
     acc.reset_password("Pema", "pema\u00a0pass\u2007word", actor="Root", db=team)
     r = cli(team, "users", "add", "Karma", "--as", "Pema", "--password-stdin",
             stdin="pema\u00a0pass\u2007word\r\nkarma-password\r\n")
-    assert r.returncode == 1 and "'Pema' is a reviewer" in r.stderr, r.stderr     # signed in, then refused
-    r = cli(team, "users", "add", "Karma", "--as", "Root", "--password-stdin", stdin="root-password\r\nkarma-pass\u2028x\n")
+    assert r.returncode == 1 and "'Pema' is a reviewer" in r.stderr, r.stderr  # signed in, then refused
+    r = cli(
+        team, "users", "add", "Karma", "--as", "Root", "--password-stdin", stdin="root-password\r\nkarma-pass\u2028x\n"
+    )
     assert r.returncode == 1 and "line break or control character" in r.stderr and r.stderr.count("\n") == 1
 
 
@@ -279,7 +290,9 @@ def test_a_look_alike_model_name_is_refused(team, tmp_path):
     audit.import_predictions(_predictions(tmp_path, "llama-3-8b"), benchmark="b", db=team, actor="Root")
     before = db_snapshot(team)
     with pytest.raises(audit.InputError, match="looks like the existing name 'llama-3-8b'"):
-        audit.import_predictions(_predictions(tmp_path, "llаma-3-8b"), benchmark="b", db=team, actor="Root")   # Cyrillic а
+        audit.import_predictions(
+            _predictions(tmp_path, "llаma-3-8b"), benchmark="b", db=team, actor="Root"
+        )  # Cyrillic а
     assert db_snapshot(team) == before
     # ASCII names that differ are different models, even where glyphs are close
     audit.import_predictions(_predictions(tmp_path, "llama-3-8b-l"), benchmark="b", db=team, actor="Root")
@@ -355,7 +368,9 @@ def test_further_name_cases(team, name, says):
 def test_further_names_that_are_fine(team, tmp_path):
     for name in ("Dolkar", "Цэрэн", "دولقۇن", "ᠪᠠᠲᠤ", "次仁", "Pema-2"):
         assert acc.add_account(name, "some-password", actor="Root", db=team).name == name
-    audit.import_predictions(_predictions(tmp_path, "Модель-7b"), benchmark="b", db=team, actor="Root")  # no look-alike: fine
+    audit.import_predictions(
+        _predictions(tmp_path, "Модель-7b"), benchmark="b", db=team, actor="Root"
+    )  # no look-alike: fine
     assert ("Модель-7b",) in rows(team, "SELECT name FROM models")
 
 

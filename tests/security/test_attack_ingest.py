@@ -316,135 +316,237 @@ Q = "id,question,A,B,answer\n"
 J = '{"id": "a", "question": "x", "options": ["p", "q"], "answer": "A"}'
 OWN_CASES = {
     "id template with a format spec": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{row:>999999999}"],
-        ("refused", "a template field is a plain {name}")),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{row:>999999999}"],
+        ("refused", "a template field is a plain {name}"),
+    ),
     "id template reaching into attributes": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{id.__class__}"],
-        ("refused", "a template field is a plain {name}")),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{id.__class__}"],
+        ("refused", "a template field is a plain {name}"),
+    ),
     "id template without a field": (
-        {"q.csv": Q + "a,x,p,q,A\nb,y,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "same"],
-        ("refused", "names no field")),
+        {"q.csv": Q + "a,x,p,q,A\nb,y,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "same"],
+        ("refused", "names no field"),
+    ),
     "id template with unbalanced braces": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{row"],
-        ("refused", "unbalanced braces")),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--id", "{row"],
+        ("refused", "unbalanced braces"),
+    ),
     "--set of a reserved field": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "_line=3"],
-        ("refused", "'_line' is the importer's own bookkeeping")),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "_line=3"],
+        ("refused", "'_line' is the importer's own bookkeeping"),
+    ),
     "--set id gives every row the same id": (
         {"q.csv": "question,A,B,answer\nx,p,q,A\ny,p,q,A\n"},
-        ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "id=one"], ("refused", "duplicate question id 'one'")),
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "id=one"],
+        ("refused", "duplicate question id 'one'"),
+    ),
     "--set without '='": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "language"],
-        ("refused", "--set expects FIELD=VALUE")),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--set", "language"],
+        ("refused", "--set expects FIELD=VALUE"),
+    ),
     "--key-base 2": (
-        {"q.csv": Q + "a,x,p,q,1\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--key-base", "2"],
-        ("refused", "--key-base is 0 or 1")),
+        {"q.csv": Q + "a,x,p,q,1\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--key-base", "2"],
+        ("refused", "--key-base is 0 or 1"),
+    ),
     "--key-base -1": (
-        {"q.csv": Q + "a,x,p,q,1\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--key-base", "-1"],
-        ("refused", "--key-base is 0 or 1")),
+        {"q.csv": Q + "a,x,p,q,1\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--key-base", "-1"],
+        ("refused", "--key-base is 0 or 1"),
+    ),
     "an empty folder": (
-        {"sub/.keep": ""}, ["import", "questions", "{d}/sub", "-b", "b"], ("refused", "no question file")),
+        {"sub/.keep": ""},
+        ["import", "questions", "{d}/sub", "-b", "b"],
+        ("refused", "no question file"),
+    ),
     "a folder holding a prediction file": (
         {"f/a.csv": Q + "a,x,p,q,A\n", "f/p.csv": "question_id,model,answer\na,m,A\n"},
         ["import", "questions", "{d}/f", "-b", "b"],
-        ("refused", "missing required column(s): question (found: question_id, model, answer)")),
+        ("refused", "missing required column(s): question (found: question_id, model, answer)"),
+    ),
     "a folder: hidden files are not read": (
         {"f/a.csv": Q + "a,x,p,q,A\n", "f/.b.csv": "garbage\x00"},
-        ["import", "questions", "{d}/f", "-b", "b"], ("ok", "SELECT question_id FROM questions", [("a",)])),
+        ["import", "questions", "{d}/f", "-b", "b"],
+        ("ok", "SELECT question_id FROM questions", [("a",)]),
+    ),
     "a folder whose name has glob characters": (
         {"d[1]/a.csv": Q + "a,x,p,q,A\n", "d1/a.csv": Q + "wrong,x,p,q,A\n"},
-        ["import", "questions", "{d}/d[1]", "-b", "b"], ("ok", "SELECT question_id FROM questions", [("a",)])),
+        ["import", "questions", "{d}/d[1]", "-b", "b"],
+        ("ok", "SELECT question_id FROM questions", [("a",)]),
+    ),
     "a file name with a quote": (
-        {"it's.csv": Q + "a,x,p,q,B\n"}, ["import", "questions", "{d}/it's.csv", "-b", "b"],
-        ("ok", "SELECT answer_key FROM questions", [("B",)])),
+        {"it's.csv": Q + "a,x,p,q,B\n"},
+        ["import", "questions", "{d}/it's.csv", "-b", "b"],
+        ("ok", "SELECT answer_key FROM questions", [("B",)]),
+    ),
     "a folder name starting with ~": (
-        {"~x/a.csv": Q + "a,x,p,q,B\n"}, ["import", "questions", "{d}/~x/a.csv", "-b", "b"],
-        ("ok", "SELECT answer_key FROM questions", [("B",)])),
+        {"~x/a.csv": Q + "a,x,p,q,B\n"},
+        ["import", "questions", "{d}/~x/a.csv", "-b", "b"],
+        ("ok", "SELECT answer_key FROM questions", [("B",)]),
+    ),
     "a TSV with glob characters": (
-        {"t*.tsv": "id\tquestion\tA\tB\tanswer\na\tx\tp\tq\tB\n", "tt.tsv": "id\tquestion\tA\tB\tanswer\nw\tx\tp\tq\tA\n"},
-        ["import", "questions", "{d}/t*.tsv", "-b", "b"], ("ok", "SELECT question_id FROM questions", [("a",)])),
+        {
+            "t*.tsv": "id\tquestion\tA\tB\tanswer\na\tx\tp\tq\tB\n",
+            "tt.tsv": "id\tquestion\tA\tB\tanswer\nw\tx\tp\tq\tA\n",
+        },
+        ["import", "questions", "{d}/t*.tsv", "-b", "b"],
+        ("ok", "SELECT question_id FROM questions", [("a",)]),
+    ),
     "ARC labels given twice": (
-        {"q.jsonl": '{"id": "a", "question": "x", "options": [{"text": "p", "label": "1"}, {"text": "q", '
-                    '"label": "1"}], "answer": "1"}\n'},
-        ["import", "questions", "{d}/q.jsonl", "-b", "b"], ("refused", "a label is given to two options")),
+        {
+            "q.jsonl": '{"id": "a", "question": "x", "options": [{"text": "p", "label": "1"}, {"text": "q", '
+            '"label": "1"}], "answer": "1"}\n'
+        },
+        ["import", "questions", "{d}/q.jsonl", "-b", "b"],
+        ("refused", "a label is given to two options"),
+    ),
     "ARC texts and labels of different lengths": (
         {"q.jsonl": '{"id": "a", "question": "x", "options": {"text": ["p", "q"], "label": ["1"]}, "answer": "1"}\n'},
-        ["import", "questions", "{d}/q.jsonl", "-b", "b"], ("refused", "2 texts but 1 labels")),
+        ["import", "questions", "{d}/q.jsonl", "-b", "b"],
+        ("refused", "2 texts but 1 labels"),
+    ),
     "ARC: some options labelled, some not": (
-        {"q.jsonl": '{"id": "a", "question": "x", "options": [{"text": "p", "label": "1"}, {"text": "q"}], '
-                    '"answer": "1"}\n'},
-        ["import", "questions", "{d}/q.jsonl", "-b", "b"], ("refused", "some options have a label and some do not")),
+        {
+            "q.jsonl": '{"id": "a", "question": "x", "options": [{"text": "p", "label": "1"}, {"text": "q"}], '
+            '"answer": "1"}\n'
+        },
+        ["import", "questions", "{d}/q.jsonl", "-b", "b"],
+        ("refused", "some options have a label and some do not"),
+    ),
     "an answer that is an option's text": (
         {"q.jsonl": '{"id": "a", "question": "x", "options": ["Paris", "Rome"], "answer": " Rome "}\n'},
-        ["import", "questions", "{d}/q.jsonl", "-b", "b"], ("ok", "SELECT answer_key FROM questions", [("B",)])),
+        ["import", "questions", "{d}/q.jsonl", "-b", "b"],
+        ("ok", "SELECT answer_key FROM questions", [("B",)]),
+    ),
     "an answer that is the text of two options": (
         {"q.jsonl": '{"id": "a", "question": "x", "options": ["Rome", "Rome", "Oslo"], "answer": "Rome"}\n'},
         ["import", "questions", "{d}/q.jsonl", "-b", "b"],
-        ("ok", "SELECT answer_key, list_contains(flags, 'key_not_in_options') FROM questions", [("Rome", True)])),
+        ("ok", "SELECT answer_key, list_contains(flags, 'key_not_in_options') FROM questions", [("Rome", True)]),
+    ),
     "an answer true": (
         {"q.jsonl": '{"id": "a", "question": "x", "options": ["p", "q"], "answer": true}\n'},
         ["import", "questions", "{d}/q.jsonl", "-b", "b"],
-        ("ok", "SELECT list_contains(flags, 'key_not_in_options') FROM questions", [(True,)])),
+        ("ok", "SELECT list_contains(flags, 'key_not_in_options') FROM questions", [(True,)]),
+    ),
     "a letter out of range stays flagged, not shifted": (
-        {"q.csv": Q + "a,x,p,q,C\n"}, ["import", "questions", "{d}/q.csv", "-b", "b"],
-        ("ok", "SELECT answer_key, flags FROM questions", [("C", ["key_not_in_options"])])),
+        {"q.csv": Q + "a,x,p,q,C\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b"],
+        ("ok", "SELECT answer_key, flags FROM questions", [("C", ["key_not_in_options"])]),
+    ),
     "an option number beyond the options, from 1": (
         {"q.csv": "id,question,A,B,C,D,answer\na,x,p,q,r,s,4\nb,y,p,q,r,s,7\n"},
         ["import", "questions", "{d}/q.csv", "-b", "b"],
-        ("ok", "SELECT answer_key FROM questions ORDER BY seq", [("D",), ("7",)])),
+        ("ok", "SELECT answer_key FROM questions ORDER BY seq", [("D",), ("7",)]),
+    ),
     "an empty JSON array": (
-        {"q.json": "[]\n"}, ["import", "questions", "{d}/q.json", "-b", "b"], ("refused", "missing required column")),
+        {"q.json": "[]\n"},
+        ["import", "questions", "{d}/q.json", "-b", "b"],
+        ("refused", "missing required column"),
+    ),
     "a pretty-printed JSON object": (
-        {"q.json": '{\n "id": "a"\n}\n'}, ["import", "questions", "{d}/q.json", "-b", "b"], ("refused", "not valid JSON")),
+        {"q.json": '{\n "id": "a"\n}\n'},
+        ["import", "questions", "{d}/q.json", "-b", "b"],
+        ("refused", "not valid JSON"),
+    ),
     "a header and no rows": (
-        {"q.csv": Q}, ["import", "questions", "{d}/q.csv", "-b", "b"], ("refused", "a header but no rows")),
+        {"q.csv": Q},
+        ["import", "questions", "{d}/q.csv", "-b", "b"],
+        ("refused", "a header but no rows"),
+    ),
     "a stem of white space": (
-        {"q.csv": Q + "a,   ,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b"], ("refused", "empty question text")),
+        {"q.csv": Q + "a,   ,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b"],
+        ("refused", "empty question text"),
+    ),
     "an id of white space": (
-        {"q.csv": Q + "  ,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b"], ("refused", "empty id")),
+        {"q.csv": Q + "  ,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b"],
+        ("refused", "empty id"),
+    ),
     "two-field stem naming a missing field": (
         {"q.csv": "id,ctx,A,B,answer\na,x,p,q,A\n"},
         ["import", "questions", "{d}/q.csv", "-b", "b", "--map", "ctx+nope=question"],
-        ("refused", "mapped field 'nope' is not in the file")),
+        ("refused", "mapped field 'nope' is not in the file"),
+    ),
     "a map to an unknown column": (
-        {"q.csv": "id,q,A,B,answer\na,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--map", "q=foo"],
-        ("refused", "missing required column(s): question (found: id, A, B, answer, foo)")),
+        {"q.csv": "id,q,A,B,answer\na,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--map", "q=foo"],
+        ("refused", "missing required column(s): question (found: id, A, B, answer, foo)"),
+    ),
     "NFD and NFC spellings of one id are one item": (
-        {"q.jsonl": '{"id": "e\\u0301", "question": "x", "options": ["p", "q"], "answer": "A"}\n'
-                    '{"id": "\\u00e9", "question": "y", "options": ["p", "q"], "answer": "A"}\n'},
-        ["import", "questions", "{d}/q.jsonl", "-b", "b"], ("refused", "duplicate question id")),
+        {
+            "q.jsonl": '{"id": "e\\u0301", "question": "x", "options": ["p", "q"], "answer": "A"}\n'
+            '{"id": "\\u00e9", "question": "y", "options": ["p", "q"], "answer": "A"}\n'
+        },
+        ["import", "questions", "{d}/q.jsonl", "-b", "b"],
+        ("refused", "duplicate question id"),
+    ),
     "a Parquet prediction file with a _line column": (
-        {}, ["import", "predictions", "{d}/p.parquet", "-b", "b"], ("refused", "reserved")),
+        {},
+        ["import", "predictions", "{d}/p.parquet", "-b", "b"],
+        ("refused", "reserved"),
+    ),
     "outputs for a benchmark that does not exist": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": "A"}]'},
-        ["import", "outputs", "{d}/o", "-b", "nope"], ("refused", "no benchmark named 'nope'")),
+        ["import", "outputs", "{d}/o", "-b", "nope"],
+        ("refused", "no benchmark named 'nope'"),
+    ),
     "outputs with eleven choices": (
-        {"o/m/s.json": '[{"question": "x", "choices": ["1","2","3","4","5","6","7","8","9","10","11"], "output": "A"}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "'choices' must be a list of 2–10 option texts")),
+        {
+            "o/m/s.json": '[{"question": "x", "choices": ["1","2","3","4","5","6","7","8","9","10","11"], "output": "A"}]'
+        },
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "'choices' must be a list of 2–10 option texts"),
+    ),
     "outputs whose output is a number": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": 1}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "'output' must be text")),
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "'output' must be text"),
+    ),
     "outputs with NaN": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": NaN}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "NaN is not a JSON value")),
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "NaN is not a JSON value"),
+    ),
     "outputs answering one item twice for one model": (
-        {"o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": "A"}, '
-                       '{"question": "x", "choices": ["q", "p"], "output": "B"}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "both answer item 'a' for model 'm'")),
+        {
+            "o/m/s.json": '[{"question": "x", "choices": ["p", "q"], "output": "A"}, '
+            '{"question": "x", "choices": ["q", "p"], "output": "B"}]'
+        },
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "both answer item 'a' for model 'm'"),
+    ),
     "outputs whose choices differ from the item's": (
         {"o/m/s.json": '[{"question": "x", "choices": ["p", "z"], "output": "A"}]'},
-        ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "no item with this question and these options")),
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "no item with this question and these options"),
+    ),
     "outputs: a binary file": (
-        {"o/m/s.json": "\udcff\udcfe"}, ["import", "outputs", "{d}/o", "-b", "b"], ("refused", "not UTF-8 text")),
+        {"o/m/s.json": "\udcff\udcfe"},
+        ["import", "outputs", "{d}/o", "-b", "b"],
+        ("refused", "not UTF-8 text"),
+    ),
     "replace when nothing changed": (
-        {"q.csv": Q + "a,x,p,q,A\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--replace"],
-        ("ok", "SELECT count(*) FROM questions", [(1,)])),
+        {"q.csv": Q + "a,x,p,q,A\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--replace"],
+        ("ok", "SELECT count(*) FROM questions", [(1,)]),
+    ),
     "changed subject only is a change": (
-        {"q.csv": "id,question,A,B,answer,subject\na,x,p,q,A,physics\n"}, ["import", "questions", "{d}/q.csv", "-b", "b"],
-        ("refused", "'a' (subject)")),
+        {"q.csv": "id,question,A,B,answer,subject\na,x,p,q,A,physics\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b"],
+        ("refused", "'a' (subject)"),
+    ),
     "dry run of changed content": (
-        {"q.csv": Q + "a,x,p,q,B\n"}, ["import", "questions", "{d}/q.csv", "-b", "b", "--dry-run"],
-        ("refused", "'a' (key)")),
+        {"q.csv": Q + "a,x,p,q,B\n"},
+        ["import", "questions", "{d}/q.csv", "-b", "b", "--dry-run"],
+        ("refused", "'a' (key)"),
+    ),
 }
 SEEDED_CASES = {"replace when nothing changed", "changed subject only is a change", "dry run of changed content",
                 "outputs answering one item twice for one model", "outputs whose choices differ from the item's",
@@ -480,8 +582,18 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
     d.mkdir()
     (d / "a.csv").write_text(Q + "x,q1,p,q,A\n", encoding="utf-8")
     (d / "b.csv").write_text(Q + "y,q2,p,q,B\n", encoding="utf-8")
-    refused(capsys, db_path, "import", "questions", d, "-b", "b", "--id", "{row}",
-            match="the ids of a.csv and b.csv collide ('0'); nothing was written (add {file} or {path} to the --id template)")
+    refused(
+        capsys,
+        db_path,
+        "import",
+        "questions",
+        d,
+        "-b",
+        "b",
+        "--id",
+        "{row}",
+        match="the ids of a.csv and b.csv collide ('0'); nothing was written (add {file} or {path} to the --id template)",
+    )
 
 
 @pytest.mark.slow

@@ -119,7 +119,9 @@ def test_label_studio_settings_are_an_admins(team):
 
 def test_workbench_leads_applies_only_without_accounts(team, tmp_path, monkeypatch):
     monkeypatch.setenv("WORKBENCH_LEADS", "Pema,nobody-here")
-    assert acc.roles.account_role("Pema", db=team) == "reviewer" and acc.roles.account_role("nobody-here", db=team) is None
+    assert (
+        acc.roles.account_role("Pema", db=team) == "reviewer" and acc.roles.account_role("nobody-here", db=team) is None
+    )
     before = db_snapshot(team)
     for who in ("Pema", "nobody-here"):
         with pytest.raises(audit.PermissionDeniedError):
@@ -280,14 +282,22 @@ def test_migration_marks_earlier_revisions(tmp_path):
 
 # ---------------------------------------------------------------- consistent verdicts
 
-@pytest.mark.parametrize("verdict,cause,answer,says", [
-    ("key_correct", "key_slip", None, "a cause only goes with verdict key_wrong, ambiguous, defective, not key_correct"),
-    ("key_correct", "translation", None, "not key_correct"),
-    ("skip", "other", None, "not skip"),
-    ("ambiguous", "key_slip", None, "cause key_slip (an answer-key slip) only goes with verdict key_wrong"),
-    ("defective", None, "B", "a corrected answer only goes with verdict key_wrong, not defective"),
-    ("key_correct", None, "B", "a corrected answer only goes with verdict key_wrong, not key_correct"),
-])
+@pytest.mark.parametrize(
+    "verdict,cause,answer,says",
+    [
+        (
+            "key_correct",
+            "key_slip",
+            None,
+            "a cause only goes with verdict key_wrong, ambiguous, defective, not key_correct",
+        ),
+        ("key_correct", "translation", None, "not key_correct"),
+        ("skip", "other", None, "not skip"),
+        ("ambiguous", "key_slip", None, "cause key_slip (an answer-key slip) only goes with verdict key_wrong"),
+        ("defective", None, "B", "a corrected answer only goes with verdict key_wrong, not defective"),
+        ("key_correct", None, "B", "a corrected answer only goes with verdict key_wrong, not key_correct"),
+    ],
+)
 def test_causes_and_answers_only_with_their_verdicts(team, verdict, cause, answer, says):
     import re
 

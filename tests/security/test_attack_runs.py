@@ -69,8 +69,11 @@ def judge(db, server, **kw):
 
 
 def _text_columns(db) -> str:
-    return json.dumps(rows(db, "SELECT response, reasoning FROM model_calls") + rows(db, "SELECT response FROM predictions")
-                      + rows(db, "SELECT explanation, raw_reply FROM judge_verdicts"))
+    return json.dumps(
+        rows(db, "SELECT response, reasoning FROM model_calls")
+        + rows(db, "SELECT response FROM predictions")
+        + rows(db, "SELECT explanation, raw_reply FROM judge_verdicts")
+    )
 
 
 # ---------------------------------------------------------------- secrets

@@ -57,7 +57,9 @@ def db(demo_template, tmp_path, monkeypatch) -> Path:
 def reviews(db: Path) -> list[tuple]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.execute("SELECT benchmark, question_id, reviewer, verdict FROM reviews ORDER BY review_id").fetchall()
+        return con.execute(
+            "SELECT benchmark, question_id, reviewer, verdict FROM reviews ORDER BY review_id"
+        ).fetchall()
     finally:
         con.close()
 

@@ -132,9 +132,18 @@ def _redux_parquet(path: Path, gts, ets) -> Path:
     import pyarrow.parquet as pq
 
     n = len(gts)
-    pq.write_table(pa.table({"question": [f"Q{i}?" for i in range(n)], "choices": ["['a', 'b', 'c', 'd']"] * n,
-                             "groundtruth_answer": pa.array(gts, pa.float64()), "error_type": pa.array(ets, pa.string()),
-                             "m1": ["A"] * n}), path)
+    pq.write_table(
+        pa.table(
+            {
+                "question": [f"Q{i}?" for i in range(n)],
+                "choices": ["['a', 'b', 'c', 'd']"] * n,
+                "groundtruth_answer": pa.array(gts, pa.float64()),
+                "error_type": pa.array(ets, pa.string()),
+                "m1": ["A"] * n,
+            }
+        ),
+        path,
+    )
     return path
 
 
@@ -188,8 +197,18 @@ def test_mmlu_redux_parquet_null_answer_is_not_the_key_none(db_path, tmp_path):
     from audit.ingest import import_mmlu_redux
 
     f = tmp_path / "s.parquet"
-    pq.write_table(pa.table({"question": ["Q1?"], "choices": ["['a', 'b']"], "groundtruth_answer": pa.array([None], pa.int64()),
-                             "error_type": ["ok"], "m1": ["A"]}), f)
+    pq.write_table(
+        pa.table(
+            {
+                "question": ["Q1?"],
+                "choices": ["['a', 'b']"],
+                "groundtruth_answer": pa.array([None], pa.int64()),
+                "error_type": ["ok"],
+                "m1": ["A"],
+            }
+        ),
+        f,
+    )
     try:
         import_mmlu_redux(f, benchmark="rx", db=db_path)
     except audit.AuditError:
@@ -379,10 +398,17 @@ def test_a_reply_listing_choice_one_first_stores_choice_zero(db_path, monkeypatc
     from tests.support.judge_server import JudgeServer, make_benchmark
 
     make_benchmark(db_path, "jb", n=1)
-    body = {"id": "x", "object": "chat.completion", "created": 1, "model": "test-model",
-            "choices": [{"index": 1, "message": {"role": "assistant", "content": "Answer: B"}, "finish_reason": "stop"},
-                        {"index": 0, "message": {"role": "assistant", "content": "Answer: C"}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "test-model",
+        "choices": [
+            {"index": 1, "message": {"role": "assistant", "content": "Answer: B"}, "finish_reason": "stop"},
+            {"index": 0, "message": {"role": "assistant", "content": "Answer: C"}, "finish_reason": "stop"},
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+    }
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-silent-0123456789")
     with JudgeServer(default_reply=lambda qid: ("raw", body)) as s:
         audit.run_predict("openai/test-model", benchmark="jb", db=db_path, api_base=s.base, max_retries=0,

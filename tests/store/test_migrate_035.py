@@ -39,8 +39,11 @@ def test_035_keeps_rows_drops_primary_keys(tmp_path):
         for table, cols, before in (("audit_results", cols_r, before_r), ("key_error_scores", cols_s, before_s)):
             names = ", ".join(c[0] for c in cols)
             assert con.execute(f"SELECT {names} FROM {table} ORDER BY question_id").fetchall() == before
-            now = con.execute("SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
-                              "WHERE table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+            now = con.execute(
+                "SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
+                "WHERE table_name = ? ORDER BY ordinal_position",
+                [table],
+            ).fetchall()
             assert now[:len(cols)] == cols
             assert "PRIMARY KEY" not in _constraints(con, table)
             assert "NOT NULL" in _constraints(con, table)

@@ -185,15 +185,29 @@ def figures(db, names: list[str]) -> dict:
         run = s.runs[0]
         with connect(db, read_only=True) as con:
             fig = {
-                "counts": run.counts, "n_lint": run.n_lint, "t": [run.t1, run.t2, run.t3],
-                "results": _rows(con, f"SELECT {_RESULT_COLS} FROM audit_results WHERE run_id = ? ORDER BY question_id",
-                                 [run.run_id]),
-                "lint": _rows(con, "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? "
-                              "ORDER BY kind, question_id, model", [run.run_id]),
-                "scores": _rows(con, f"SELECT {_SCORE_COLS} FROM key_error_scores WHERE run_id = ? ORDER BY question_id",
-                                [run.run_id]),
-                "params": _rows(con, "SELECT kind, name, param, value, n FROM key_error_params WHERE run_id = ? "
-                                "ORDER BY kind, name, param", [run.run_id]),
+                "counts": run.counts,
+                "n_lint": run.n_lint,
+                "t": [run.t1, run.t2, run.t3],
+                "results": _rows(
+                    con, f"SELECT {_RESULT_COLS} FROM audit_results WHERE run_id = ? ORDER BY question_id", [run.run_id]
+                ),
+                "lint": _rows(
+                    con,
+                    "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? "
+                    "ORDER BY kind, question_id, model",
+                    [run.run_id],
+                ),
+                "scores": _rows(
+                    con,
+                    f"SELECT {_SCORE_COLS} FROM key_error_scores WHERE run_id = ? ORDER BY question_id",
+                    [run.run_id],
+                ),
+                "params": _rows(
+                    con,
+                    "SELECT kind, name, param, value, n FROM key_error_params WHERE run_id = ? "
+                    "ORDER BY kind, name, param",
+                    [run.run_id],
+                ),
             }
         fig["report"] = _clean(json.loads(benchmark_report(bench, fmt="json", db=db)))
         out[label] = fig

@@ -136,39 +136,89 @@ def write_agieval_logiqa(folder: Path, lang: str = "zh") -> Path:
     ``other`` null.  Records 0, 2, 10, 17 and 18 of the zh file (17 and 18
     share their passage) and records 0 and 1 of the en file."""
     zh = [
-        {"passage": "某乡镇进行新区规划，决定以市民公园为中心，在东南西北分别建设一个特色社区。这四个社区分别定为，文化区、休闲区、商业区和行政服务区。已知行政服务区在文化区的西南方向，文化区在休闲区的东南方向。",
-         "question": "根据以上陈述，可以得出以下哪项？",
-         "options": ["(A)市民公园在行政服务区的北面", "(B)休闲区在文化区的西南", "(C)文化区在商业区的东北", "(D)商业区在休闲区的东南"],
-         "label": "A", "answer": None, "other": None},
-        {"passage": "某中药制剂中，人参或者党参必须至少有一种，同时还要满足以下条件:1）如果有党参，就必须有白术.2）白术、人参至多只能有一种.3）若有人参，就必须有首乌.4）有首乌，就必须有白术.",
-         "question": "根据以上陈述，关于该中药制剂可以得出以下哪项?",
-         "options": ["A 没有党参", "B 没有首乌", "C 有白术", "D 没有白术"], "label": "B", "answer": None, "other": None},
-        {"passage": "一份报告显示，截止三月份的一年内，中国内地买家成为购买美国房产的第二大外国买家群体，交易额达 90 亿美元，仅次于加拿大。这比上一年 73 亿美元的交易额高出 23%，比前年 48 亿美元的交易额高出 88%。有人据此认为，中国有越来越多的富人正在把财产转移到境外。",
-         "question": "以下哪项如果为真，最能反驳上述论证",
-         "options": ["A: 许多中国人购房是给子女将来赴美留学准备的", "B: 尽管成交额上升了 23%，但是今年中国买家的成交量未见增长",
-                     "(C)中国富人中存在群体炒房的团体，他们曾经在北京上海等地炒房", "(D)近年来美国房地产市场风险小，具有一定的保值增值功能"],
-         "label": "B", "answer": None, "other": None},
-        {"passage": "沿江高铁某段由西向东设置了五个站点，已知：扶夷站在灏韵站之东、胡瑶站之西，并与胡瑶站相邻；韮上站与银岭站相邻。",
-         "question": "根据以上信息，关于五个站点由西向东的排列顺序，以下哪项是可能的？",
-         "options": ["(A)银岭站、灏韵站、韮上站、扶夷站、胡瑶站；", "(B)扶夷站、胡瑶站、韮上站、银岭站、灏韵站；",
-                     "(C)灏韵站、银岭站、韮上站、扶夷站、胡瑶站；", "(D)灏韵站、胡瑶站、扶夷站、银岭站、韮上站；"],
-         "label": "C", "answer": None, "other": None},
-        {"passage": "沿江高铁某段由西向东设置了五个站点，已知：扶夷站在灏韵站之东、胡瑶站之西，并与胡瑶站相邻；韮上站与银岭站相邻。",
-         "question": "如果韮上站与灏韵站相邻并且在灏韵站之东，则可以得出：",
-         "options": ["(A)胡瑶站在最东面；", "(B)扶夷站在最西面；", "(C)银岭站在最东面；", "(D)韮上站在最西面；"],
-         "label": "A", "answer": None, "other": None},
+        {
+            "passage": "某乡镇进行新区规划，决定以市民公园为中心，在东南西北分别建设一个特色社区。这四个社区分别定为，文化区、休闲区、商业区和行政服务区。已知行政服务区在文化区的西南方向，文化区在休闲区的东南方向。",
+            "question": "根据以上陈述，可以得出以下哪项？",
+            "options": [
+                "(A)市民公园在行政服务区的北面",
+                "(B)休闲区在文化区的西南",
+                "(C)文化区在商业区的东北",
+                "(D)商业区在休闲区的东南",
+            ],
+            "label": "A",
+            "answer": None,
+            "other": None,
+        },
+        {
+            "passage": "某中药制剂中，人参或者党参必须至少有一种，同时还要满足以下条件:1）如果有党参，就必须有白术.2）白术、人参至多只能有一种.3）若有人参，就必须有首乌.4）有首乌，就必须有白术.",
+            "question": "根据以上陈述，关于该中药制剂可以得出以下哪项?",
+            "options": ["A 没有党参", "B 没有首乌", "C 有白术", "D 没有白术"],
+            "label": "B",
+            "answer": None,
+            "other": None,
+        },
+        {
+            "passage": "一份报告显示，截止三月份的一年内，中国内地买家成为购买美国房产的第二大外国买家群体，交易额达 90 亿美元，仅次于加拿大。这比上一年 73 亿美元的交易额高出 23%，比前年 48 亿美元的交易额高出 88%。有人据此认为，中国有越来越多的富人正在把财产转移到境外。",
+            "question": "以下哪项如果为真，最能反驳上述论证",
+            "options": [
+                "A: 许多中国人购房是给子女将来赴美留学准备的",
+                "B: 尽管成交额上升了 23%，但是今年中国买家的成交量未见增长",
+                "(C)中国富人中存在群体炒房的团体，他们曾经在北京上海等地炒房",
+                "(D)近年来美国房地产市场风险小，具有一定的保值增值功能",
+            ],
+            "label": "B",
+            "answer": None,
+            "other": None,
+        },
+        {
+            "passage": "沿江高铁某段由西向东设置了五个站点，已知：扶夷站在灏韵站之东、胡瑶站之西，并与胡瑶站相邻；韮上站与银岭站相邻。",
+            "question": "根据以上信息，关于五个站点由西向东的排列顺序，以下哪项是可能的？",
+            "options": [
+                "(A)银岭站、灏韵站、韮上站、扶夷站、胡瑶站；",
+                "(B)扶夷站、胡瑶站、韮上站、银岭站、灏韵站；",
+                "(C)灏韵站、银岭站、韮上站、扶夷站、胡瑶站；",
+                "(D)灏韵站、胡瑶站、扶夷站、银岭站、韮上站；",
+            ],
+            "label": "C",
+            "answer": None,
+            "other": None,
+        },
+        {
+            "passage": "沿江高铁某段由西向东设置了五个站点，已知：扶夷站在灏韵站之东、胡瑶站之西，并与胡瑶站相邻；韮上站与银岭站相邻。",
+            "question": "如果韮上站与灏韵站相邻并且在灏韵站之东，则可以得出：",
+            "options": ["(A)胡瑶站在最东面；", "(B)扶夷站在最西面；", "(C)银岭站在最东面；", "(D)韮上站在最西面；"],
+            "label": "A",
+            "answer": None,
+            "other": None,
+        },
     ]
     en = [
-        {"passage": "In the planning of a new district in a township, it was decided to build a special community in the southeast, northwest, centered on the citizen park.These four communities are designated as cultural area, leisure area, commercial area and administrative service area.It is known that the administrative service area is southwest of the cultural area, and the cultural area is southeast of the leisure area.",
-         "question": "Based on the above statement, which of the following can be derived?",
-         "options": ["(A)Civic Park is north of the administrative service area", "(B)The leisure area is southwest of the cultural area",
-                     "(C)The cultural district is in the northeast of the business district", "(D)The business district is southeast of the leisure area"],
-         "label": "A", "answer": None, "other": None},
-        {"passage": "The company sent three young staff members to the South for business trip.The three of them happened to be sitting in a row.At least one of the two people sitting on the right side of 24 years old was 20 years old.20 years old.At least one of the two people sitting on the left of the accountant is a salesperson, and one of the two people sitting on the right of the salesperson is also a salesperson.",
-         "question": "So what are the three young people on business?",
-         "options": ["(A)20-year-old accountant, 20-year-old salesperson, 24-year-old salesperson", "(B)20-year-old accountant, 24-year-old salesperson, 24-year-old salesperson",
-                     "(C)24-year-old accountant, 20-year-old salesperson, 20-year-old salesperson", "(D)20-year-old accountant, 20-year-old accountant, 24-year-old salesperson"],
-         "label": "A", "answer": None, "other": None},
+        {
+            "passage": "In the planning of a new district in a township, it was decided to build a special community in the southeast, northwest, centered on the citizen park.These four communities are designated as cultural area, leisure area, commercial area and administrative service area.It is known that the administrative service area is southwest of the cultural area, and the cultural area is southeast of the leisure area.",
+            "question": "Based on the above statement, which of the following can be derived?",
+            "options": [
+                "(A)Civic Park is north of the administrative service area",
+                "(B)The leisure area is southwest of the cultural area",
+                "(C)The cultural district is in the northeast of the business district",
+                "(D)The business district is southeast of the leisure area",
+            ],
+            "label": "A",
+            "answer": None,
+            "other": None,
+        },
+        {
+            "passage": "The company sent three young staff members to the South for business trip.The three of them happened to be sitting in a row.At least one of the two people sitting on the right side of 24 years old was 20 years old.20 years old.At least one of the two people sitting on the left of the accountant is a salesperson, and one of the two people sitting on the right of the salesperson is also a salesperson.",
+            "question": "So what are the three young people on business?",
+            "options": [
+                "(A)20-year-old accountant, 20-year-old salesperson, 24-year-old salesperson",
+                "(B)20-year-old accountant, 24-year-old salesperson, 24-year-old salesperson",
+                "(C)24-year-old accountant, 20-year-old salesperson, 20-year-old salesperson",
+                "(D)20-year-old accountant, 20-year-old accountant, 24-year-old salesperson",
+            ],
+            "label": "A",
+            "answer": None,
+            "other": None,
+        },
     ]
     recs = zh if lang == "zh" else en
     path = folder / f"logiqa-{lang}.jsonl"
@@ -222,24 +272,44 @@ _KIIP_LAW = """[
 ]"""
 
 _TOPIK = [
-    {"id": "TK_2016_5", "paragraph": "",
-     "question": "다음은 무엇에 대한 글인지 고르십시오.\n“비타민이 가득! 하루 필요한 야채가~ 이 한병에!”",
-     "choices": ["주스", "콜라", "우유", "커피"], "answer": "주스"},
-    {"id": "TK_2016_10",
-     "paragraph": "만화방이 단순히 만화를 보는 공간에서 벗어나 볼거리,먹을거리를 함께즐길 수 있는 ‘만화카페’로 다시 태어나고 있다.이 만화카페는 ‘만화를 보는공간’이라는 점에서 만화방과 비슷하다.그러나 밝은 조명과 세련된 분위기에서 고급 커피까지 마실 수 있다는 점이 다르다.만화방이 주로 남자들에게 인기가 많았다면 만화카페는 10,20대 여성들에게 인기가 많다.",
-     "question": "다음 글 또는 그래프의 내용과 같은 것을 고르십시오.",
-     "choices": ["만화카페는 만화방과 실내 분위기가 비슷하다.", "만화카페는 주로 남성들에게 인기를 끌고 있다.",
-                 "만화카페는 커피를 마시기 위한 곳으로 새롭게 태어났다.", "만화카페는 볼거리와 먹을거리를 모두 즐길 수 있는 곳이다."],
-     "answer": "만화카페는 볼거리와 먹을거리를 모두 즐길 수 있는 곳이다."},
-    {"id": "TK_2016_18",
-     "paragraph": "요즘 아빠들은 아이들에게 친구 같은 존재가 되고 싶어한다. ( )아이가 어릴 때는 친구 같은 아빠가 필요하다. 서로 사랑하는 마음을 표현하는 과정을 통해 부모와 자식 간의 신뢰가 깊어질 수 있기 때문이다. 그런데 아이의 인성이 완성되는 청소년기에는 ‘권위 있는 아빠’의 역할도 중요하다.아빠의 권위 있는 말과 행동은 아이의 삶에 판단 기준이 되어 아이가 바른 길로 가는 데 도움을 줄 수 있기 때문이다.",
-     "question": "( )에 들어갈 알맞은 것을 고르십시오.", "choices": ["반면", "물론", "차라리", "그러면"], "answer": "물론"},
-    {"id": "TK_2016_19",
-     "paragraph": "요즘 아빠들은 아이들에게 친구 같은 존재가 되고 싶어한다. ( )아이가 어릴 때는 친구 같은 아빠가 필요하다. 서로 사랑하는 마음을 표현하는 과정을 통해 부모와 자식 간의 신뢰가 깊어질 수 있기 때문이다. 그런데 아이의 인성이 완성되는 청소년기에는 ‘권위 있는 아빠’의 역할도 중요하다.아빠의 권위 있는 말과 행동은 아이의 삶에 판단 기준이 되어 아이가 바른 길로 가는 데 도움을 줄 수 있기 때문이다.",
-     "question": "위 글의 중심 생각을 고르십시오.",
-     "choices": ["아이들은 자기 스스로 인성을 완성할 수 있다.", "청소년기에는 친구 같은 아빠의 역할이 더 중요하다.",
-                 "친구 같은 아빠는 아이가 바른 길로 가도록 도움을 준다.", "권위 있는 아빠는 아이에게 삶의 판단 기준을 제시할 수 있다."],
-     "answer": "권위 있는 아빠는 아이에게 삶의 판단 기준을 제시할 수 있다."},
+    {
+        "id": "TK_2016_5",
+        "paragraph": "",
+        "question": "다음은 무엇에 대한 글인지 고르십시오.\n“비타민이 가득! 하루 필요한 야채가~ 이 한병에!”",
+        "choices": ["주스", "콜라", "우유", "커피"],
+        "answer": "주스",
+    },
+    {
+        "id": "TK_2016_10",
+        "paragraph": "만화방이 단순히 만화를 보는 공간에서 벗어나 볼거리,먹을거리를 함께즐길 수 있는 ‘만화카페’로 다시 태어나고 있다.이 만화카페는 ‘만화를 보는공간’이라는 점에서 만화방과 비슷하다.그러나 밝은 조명과 세련된 분위기에서 고급 커피까지 마실 수 있다는 점이 다르다.만화방이 주로 남자들에게 인기가 많았다면 만화카페는 10,20대 여성들에게 인기가 많다.",
+        "question": "다음 글 또는 그래프의 내용과 같은 것을 고르십시오.",
+        "choices": [
+            "만화카페는 만화방과 실내 분위기가 비슷하다.",
+            "만화카페는 주로 남성들에게 인기를 끌고 있다.",
+            "만화카페는 커피를 마시기 위한 곳으로 새롭게 태어났다.",
+            "만화카페는 볼거리와 먹을거리를 모두 즐길 수 있는 곳이다.",
+        ],
+        "answer": "만화카페는 볼거리와 먹을거리를 모두 즐길 수 있는 곳이다.",
+    },
+    {
+        "id": "TK_2016_18",
+        "paragraph": "요즘 아빠들은 아이들에게 친구 같은 존재가 되고 싶어한다. ( )아이가 어릴 때는 친구 같은 아빠가 필요하다. 서로 사랑하는 마음을 표현하는 과정을 통해 부모와 자식 간의 신뢰가 깊어질 수 있기 때문이다. 그런데 아이의 인성이 완성되는 청소년기에는 ‘권위 있는 아빠’의 역할도 중요하다.아빠의 권위 있는 말과 행동은 아이의 삶에 판단 기준이 되어 아이가 바른 길로 가는 데 도움을 줄 수 있기 때문이다.",
+        "question": "( )에 들어갈 알맞은 것을 고르십시오.",
+        "choices": ["반면", "물론", "차라리", "그러면"],
+        "answer": "물론",
+    },
+    {
+        "id": "TK_2016_19",
+        "paragraph": "요즘 아빠들은 아이들에게 친구 같은 존재가 되고 싶어한다. ( )아이가 어릴 때는 친구 같은 아빠가 필요하다. 서로 사랑하는 마음을 표현하는 과정을 통해 부모와 자식 간의 신뢰가 깊어질 수 있기 때문이다. 그런데 아이의 인성이 완성되는 청소년기에는 ‘권위 있는 아빠’의 역할도 중요하다.아빠의 권위 있는 말과 행동은 아이의 삶에 판단 기준이 되어 아이가 바른 길로 가는 데 도움을 줄 수 있기 때문이다.",
+        "question": "위 글의 중심 생각을 고르십시오.",
+        "choices": [
+            "아이들은 자기 스스로 인성을 완성할 수 있다.",
+            "청소년기에는 친구 같은 아빠의 역할이 더 중요하다.",
+            "친구 같은 아빠는 아이가 바른 길로 가도록 도움을 준다.",
+            "권위 있는 아빠는 아이에게 삶의 판단 기준을 제시할 수 있다.",
+        ],
+        "answer": "권위 있는 아빠는 아이에게 삶의 판단 기준을 제시할 수 있다.",
+    },
 ]
 
 
@@ -265,26 +335,67 @@ def write_click(folder: Path) -> Path:
 # TUMLU: per-subject files, no ids; model outputs carrying their questions
 
 TUMLU_BIOLOGY = [
-    {"subject": "biology", "question": "فوتوسىنتېزدا ATP  شەكىللىنىدىغان ئورۇن:",
-     "choices": ["خلوروپلاست سىرتقى پەرد", "خلوروپلاست ئىچكى پەردىسى", "خلوروپلاست ئاساسىي ماددىسى", "خالتىسىمان تەنچە"], "answer": "D"},
-    {"subject": "biology", "question": "تۆۋەندىكى ماددىلار ئىچىدە، قاراڭغۇ رېئاكسىيە باسقۇچىدا زۆرۈر بولىدىغىنى:",
-     "choices": ["خلوروفىل", "ADP", "ATP", "O₂"], "answer": "C"},
-    {"subject": "biology", "question": "فوتوسىنتېز يۈز بېرىدىغان ئورۇن:",
-     "choices": ["خلوروفىل", "خلوروپلاست", "خالتىسىمان تەنچىنىڭ نېپىز پەردىسى", "خلوروپلاست ئاساسىي ماددىسى"], "answer": "B"},
-    {"subject": "biology", "question": "DNA نىڭ نۇسخىلىنىشى يۈز بېرىدىغان دەۋر:",
-     "choices": ["بۆلۈنۈش ئارىلىقى دەۋرى", "ئالدىنقى دەۋر", "ئوتتۇرا دەۋرى", "كېيىنكى دەۋرى"], "answer": "A"},
+    {
+        "subject": "biology",
+        "question": "فوتوسىنتېزدا ATP  شەكىللىنىدىغان ئورۇن:",
+        "choices": [
+            "خلوروپلاست سىرتقى پەرد",
+            "خلوروپلاست ئىچكى پەردىسى",
+            "خلوروپلاست ئاساسىي ماددىسى",
+            "خالتىسىمان تەنچە",
+        ],
+        "answer": "D",
+    },
+    {
+        "subject": "biology",
+        "question": "تۆۋەندىكى ماددىلار ئىچىدە، قاراڭغۇ رېئاكسىيە باسقۇچىدا زۆرۈر بولىدىغىنى:",
+        "choices": ["خلوروفىل", "ADP", "ATP", "O₂"],
+        "answer": "C",
+    },
+    {
+        "subject": "biology",
+        "question": "فوتوسىنتېز يۈز بېرىدىغان ئورۇن:",
+        "choices": ["خلوروفىل", "خلوروپلاست", "خالتىسىمان تەنچىنىڭ نېپىز پەردىسى", "خلوروپلاست ئاساسىي ماددىسى"],
+        "answer": "B",
+    },
+    {
+        "subject": "biology",
+        "question": "DNA نىڭ نۇسخىلىنىشى يۈز بېرىدىغان دەۋر:",
+        "choices": ["بۆلۈنۈش ئارىلىقى دەۋرى", "ئالدىنقى دەۋر", "ئوتتۇرا دەۋرى", "كېيىنكى دەۋرى"],
+        "answer": "A",
+    },
 ]
 TUMLU_CHEMISTRY = [
-    {"subject": "chemistry", "question": "تۆۋەندىكى ماددىلاردىن، ھاۋادا ئۇزاق تۇرۇپ قالسا ئوكسىدلىنىش-ئوكسىدسىزلىنىش رېئاكسىيىسى يۈز بېرىدىغىنى (   )",
-     "choices": ["Na_2O_2", "Na_2SO_4", "Na_2CO_3", "NaOH"], "answer": "A"},
-    {"subject": "chemistry", "question": "تۆۋەندىكى ماددىلاردىن، سۇدا ئېرىتىلسە ئىككى خىل كىسلاتا ھاسىل قىلىدىغىنى (   )",
-     "choices": ["SO_2", "Cl_2", "HCl", "CO_2"], "answer": "B"},
-    {"subject": "chemistry", "question": "تۆۋەندىكى مولېكۇلىلاردىن، قايسسىسى قۇتۇپلۇق باغقا ئىگە قۇتۇپسىز مولېكۇلا (   ).",
-     "choices": ["H_2O", "CCl_4", "NH_3", "Br_2"], "answer": "B"},
-    {"subject": "chemistry", "question": "تۆۋەندىكى ماددىلاردىن، قۇتۇپسىز كۇۋالېنتلىق باغقا ئىگە بولغىنى (   ).",
-     "choices": ["ئازوت گازى", "ناترىي ھىدروكسىد", "ئاتىسېتىلېن", "ھىدروگىن خلورىد"], "answer": "A"},
-    {"subject": "chemistry", "question": "تۆۋەندىكى ئورگانىك ماددا ناملىرىدىن توغرا بولغىنى (   ).",
-     "choices": ["2، 3- دىمېتىل بۇتان", "1، 3، 5- ترىمېتىل پروپان", "2- مېتىل 2- ئېتىل پروپان", "2- ئېتىل پروپان"], "answer": "A"},
+    {
+        "subject": "chemistry",
+        "question": "تۆۋەندىكى ماددىلاردىن، ھاۋادا ئۇزاق تۇرۇپ قالسا ئوكسىدلىنىش-ئوكسىدسىزلىنىش رېئاكسىيىسى يۈز بېرىدىغىنى (   )",
+        "choices": ["Na_2O_2", "Na_2SO_4", "Na_2CO_3", "NaOH"],
+        "answer": "A",
+    },
+    {
+        "subject": "chemistry",
+        "question": "تۆۋەندىكى ماددىلاردىن، سۇدا ئېرىتىلسە ئىككى خىل كىسلاتا ھاسىل قىلىدىغىنى (   )",
+        "choices": ["SO_2", "Cl_2", "HCl", "CO_2"],
+        "answer": "B",
+    },
+    {
+        "subject": "chemistry",
+        "question": "تۆۋەندىكى مولېكۇلىلاردىن، قايسسىسى قۇتۇپلۇق باغقا ئىگە قۇتۇپسىز مولېكۇلا (   ).",
+        "choices": ["H_2O", "CCl_4", "NH_3", "Br_2"],
+        "answer": "B",
+    },
+    {
+        "subject": "chemistry",
+        "question": "تۆۋەندىكى ماددىلاردىن، قۇتۇپسىز كۇۋالېنتلىق باغقا ئىگە بولغىنى (   ).",
+        "choices": ["ئازوت گازى", "ناترىي ھىدروكسىد", "ئاتىسېتىلېن", "ھىدروگىن خلورىد"],
+        "answer": "A",
+    },
+    {
+        "subject": "chemistry",
+        "question": "تۆۋەندىكى ئورگانىك ماددا ناملىرىدىن توغرا بولغىنى (   ).",
+        "choices": ["2، 3- دىمېتىل بۇتان", "1، 3، 5- ترىمېتىل پروپان", "2- مېتىل 2- ئېتىل پروپان", "2- ئېتىل پروپان"],
+        "answer": "A",
+    },
 ]
 
 
@@ -305,18 +416,29 @@ def write_tumlu_subject(folder: Path, subject: str, records: list[dict] | None =
 _FEW_SHOT = ("سوئال: شۆلگەي كراخمال ئېنزىمىنىڭ ھىدرولىزلىشىنى ئىلگىرى سۈرگۈچى ئېنزىم:\nA) ئاقسىل ئېنزىمى\n"
              "B) كراخمال ئېنزىمى\nC) مالتوزا ئېنزىمى\nD) ياغ ئېنزىمى (لىپازا)\n\nجاۋاب: A\n\n")
 TUMLU_OUTPUTS_GEMINI = [
-    {"question": "فوتوسىنتېزدا ATP  شەكىللىنىدىغان ئورۇن:",
-     "choices": ["خلوروپلاست ئىچكى پەردىسى", "خلوروپلاست ئاساسىي ماددىسى", "خالتىسىمان تەنچە", "خلوروپلاست سىرتقى پەرد"],
-     "output": "جاۋاب: **C) خالتىسىمان تەنچە**\n\nفوتوسىنتېزنىڭ يورۇقلۇققا تايىنىش باسقۇچى خالتىسىمان تەنچە نېپىز پەردىسىدە يۈز بېرىدۇ. بۇ باسقۇچتا، يورۇقلۇق ئېنىرگىيىسى سۈمۈرۈلۈپ، ATP ۋە NADPH ھاسىل قىلىنىدۇ.",
-     "answer": "C"},
-    {"question": "تۆۋەندىكى ماددىلار ئىچىدە، قاراڭغۇ رېئاكسىيە باسقۇچىدا زۆرۈر بولىدىغىنى:",
-     "choices": ["خلوروفىل", "ADP", "O₂", "ATP"],
-     "output": "جاۋاب: D) ATP\n\nقاراڭغۇ رېئاكسىيە باسقۇچىدا، يورۇقلۇق رېئاكسىيە باسقۇچىدا ھاسىل بولغان ATP ۋە NADPH ئىشلىتىلىپ، كاربون تۆت ئوكسىد CO₂ ئورگانىك ماددىغا ئايلاندۇرۇلىدۇ. شۇڭا، ATP قاراڭغۇ رېئاكسىيە باسقۇچى ئۈچۈن زۆرۈر.",
-     "answer": "D"},
-    {"question": "فوتوسىنتېز يۈز بېرىدىغان ئورۇن:",
-     "choices": ["خلوروپلاست ئاساسىي ماددىسى", "خلوروفىل", "خالتىسىمان تەنچىنىڭ نېپىز پەردىسى", "خلوروپلاست"],
-     "output": "جاۋاب: **D) خلوروپلاست**\n\nفوتوسىنتېز خلوروپلاست دەپ ئاتىلىدىغان ئۆسۈملۈك ھۈجەيرىسىنىڭ ئورگانېللىرىدا يۈز بېرىدۇ.",
-     "answer": "D"},
+    {
+        "question": "فوتوسىنتېزدا ATP  شەكىللىنىدىغان ئورۇن:",
+        "choices": [
+            "خلوروپلاست ئىچكى پەردىسى",
+            "خلوروپلاست ئاساسىي ماددىسى",
+            "خالتىسىمان تەنچە",
+            "خلوروپلاست سىرتقى پەرد",
+        ],
+        "output": "جاۋاب: **C) خالتىسىمان تەنچە**\n\nفوتوسىنتېزنىڭ يورۇقلۇققا تايىنىش باسقۇچى خالتىسىمان تەنچە نېپىز پەردىسىدە يۈز بېرىدۇ. بۇ باسقۇچتا، يورۇقلۇق ئېنىرگىيىسى سۈمۈرۈلۈپ، ATP ۋە NADPH ھاسىل قىلىنىدۇ.",
+        "answer": "C",
+    },
+    {
+        "question": "تۆۋەندىكى ماددىلار ئىچىدە، قاراڭغۇ رېئاكسىيە باسقۇچىدا زۆرۈر بولىدىغىنى:",
+        "choices": ["خلوروفىل", "ADP", "O₂", "ATP"],
+        "output": "جاۋاب: D) ATP\n\nقاراڭغۇ رېئاكسىيە باسقۇچىدا، يورۇقلۇق رېئاكسىيە باسقۇچىدا ھاسىل بولغان ATP ۋە NADPH ئىشلىتىلىپ، كاربون تۆت ئوكسىد CO₂ ئورگانىك ماددىغا ئايلاندۇرۇلىدۇ. شۇڭا، ATP قاراڭغۇ رېئاكسىيە باسقۇچى ئۈچۈن زۆرۈر.",
+        "answer": "D",
+    },
+    {
+        "question": "فوتوسىنتېز يۈز بېرىدىغان ئورۇن:",
+        "choices": ["خلوروپلاست ئاساسىي ماددىسى", "خلوروفىل", "خالتىسىمان تەنچىنىڭ نېپىز پەردىسى", "خلوروپلاست"],
+        "output": "جاۋاب: **D) خلوروپلاست**\n\nفوتوسىنتېز خلوروپلاست دەپ ئاتىلىدىغان ئۆسۈملۈك ھۈجەيرىسىنىڭ ئورگانېللىرىدا يۈز بېرىدۇ.",
+        "answer": "D",
+    },
 ]
 
 
@@ -344,21 +466,33 @@ def write_tumlu_outputs(folder: Path, model: str, subject: str, records: list[di
 # GAOKAO-Bench: records inside a JSON object, pretty-printed, options in the question
 
 GAOKAO_BIOLOGY = [
-    {"year": "2010", "category": "（新课标）",
-     "question": "1．（ 6分）下列有关细胞的叙述，正确的是（ 　　） \nA．病毒是一类具有细胞结构的生物   \nB．蓝藻细胞具有细胞核且 DNA分子呈环状   \nC．人体所有细胞的细胞周期持续时间相同   \nD．内质网膜和高尔基体膜都具有流动性\n",
-     "answer": ["D"],
-     "analysis": "解： A、病毒是不具有细胞结构的生物， A错误；  \nB、蓝藻属于原核生物，原核细胞内无细胞核， B错误；  \nC、人体的不同组织 ，细胞分裂的速度不同 ，细胞周期持续的时间不同 ，C错误； \nD、内质网膜与高尔基体膜与细胞膜的结构相似，都具有流动性， D正确。  \n故选： D。\n",
-     "index": 0, "score": 6},
-    {"year": "2010", "category": "（新课标）",
-     "question": "3．（ 6分）若要在普通显微镜下观察到质壁分离、 RNA和脂肪，下列四组材料\n中应选择的一组是（ 　　） \nA．水稻胚乳和花生子叶  B．天竺葵叶和水稻胚乳   \nC．紫色洋葱和花生子叶  D．天竺葵叶和紫色洋葱\n",
-     "answer": ["C"],
-     "analysis": "解： A、胚乳细胞不含液泡，不能用于观察质壁分离， A错误；  \n故选： C。\n",
-     "index": 2, "score": 6},
-    {"year": "2011", "category": "（新课标）",
-     "question": "1．（6分）将人的红细胞放入 4℃蒸馏水中 ，一段时间后红细胞破裂 ，主要原因\n是（　　） \nA．红细胞具有水溶性  B．红细胞的液泡体积增大   \nC．蒸馏水大量进入红细胞  D．低温时红细胞膜流动性增大\n",
-     "answer": ["C"],
-     "analysis": "解： A、细胞膜的基本骨架是磷脂双分子层，而磷脂分子的头部具有亲\n水性，故A错误；  \n故选： C。\n",
-     "index": 5, "score": 6},
+    {
+        "year": "2010",
+        "category": "（新课标）",
+        "question": "1．（ 6分）下列有关细胞的叙述，正确的是（ 　　） \nA．病毒是一类具有细胞结构的生物   \nB．蓝藻细胞具有细胞核且 DNA分子呈环状   \nC．人体所有细胞的细胞周期持续时间相同   \nD．内质网膜和高尔基体膜都具有流动性\n",
+        "answer": ["D"],
+        "analysis": "解： A、病毒是不具有细胞结构的生物， A错误；  \nB、蓝藻属于原核生物，原核细胞内无细胞核， B错误；  \nC、人体的不同组织 ，细胞分裂的速度不同 ，细胞周期持续的时间不同 ，C错误； \nD、内质网膜与高尔基体膜与细胞膜的结构相似，都具有流动性， D正确。  \n故选： D。\n",
+        "index": 0,
+        "score": 6,
+    },
+    {
+        "year": "2010",
+        "category": "（新课标）",
+        "question": "3．（ 6分）若要在普通显微镜下观察到质壁分离、 RNA和脂肪，下列四组材料\n中应选择的一组是（ 　　） \nA．水稻胚乳和花生子叶  B．天竺葵叶和水稻胚乳   \nC．紫色洋葱和花生子叶  D．天竺葵叶和紫色洋葱\n",
+        "answer": ["C"],
+        "analysis": "解： A、胚乳细胞不含液泡，不能用于观察质壁分离， A错误；  \n故选： C。\n",
+        "index": 2,
+        "score": 6,
+    },
+    {
+        "year": "2011",
+        "category": "（新课标）",
+        "question": "1．（6分）将人的红细胞放入 4℃蒸馏水中 ，一段时间后红细胞破裂 ，主要原因\n是（　　） \nA．红细胞具有水溶性  B．红细胞的液泡体积增大   \nC．蒸馏水大量进入红细胞  D．低温时红细胞膜流动性增大\n",
+        "answer": ["C"],
+        "analysis": "解： A、细胞膜的基本骨架是磷脂双分子层，而磷脂分子的头部具有亲\n水性，故A错误；  \n故选： C。\n",
+        "index": 5,
+        "score": 6,
+    },
 ]
 
 
@@ -376,16 +510,34 @@ def write_gaokao(folder: Path) -> Path:
 
 
 GAOKAO_MATH = [
-    {"year": "2010", "category": "（新课标）",
-     "question": "1. （5 分) 已知集合 $A=\\{x \\in R|| x \\mid \\leqslant 2\\}\\}, B=\\{x \\in Z \\mid \\sqrt{x} \\leqslant 4\\}$, 则 $A \\cap B=(\\quad$ ）\nA. $(0,2)$\nB. $[0,2]$\nC. $\\{0,2\\}$\nD. $\\{0,1,2\\}$\n",
-     "answer": ["D"], "analysis": "解: 故 $A \\cap B=\\{0,1,2\\}$.\n\n应选 D.\n", "index": 0, "score": 5},
+    {
+        "year": "2010",
+        "category": "（新课标）",
+        "question": "1. （5 分) 已知集合 $A=\\{x \\in R|| x \\mid \\leqslant 2\\}\\}, B=\\{x \\in Z \\mid \\sqrt{x} \\leqslant 4\\}$, 则 $A \\cap B=(\\quad$ ）\nA. $(0,2)$\nB. $[0,2]$\nC. $\\{0,2\\}$\nD. $\\{0,1,2\\}$\n",
+        "answer": ["D"],
+        "analysis": "解: 故 $A \\cap B=\\{0,1,2\\}$.\n\n应选 D.\n",
+        "index": 0,
+        "score": 5,
+    },
     # the published record holds "\bar" written with one backslash: JSON "\b", a backspace (U+0008)
-    {"year": "2010", "category": "（新课标）",
-     "question": "2. (5 分) 已知复数 $z=\\frac{\\sqrt{3}+i}{(1-\\sqrt{3} i)^{2}}, \\bar{z}$ 是 $z$ 的共轭复数, 则 $z\\cdot\bar{z}=(\\quad)$\nA. $\\frac{1}{4}$\nB. $\\frac{1}{2}$\nC. 1\nD. 2\n",
-     "answer": ["A"], "analysis": "解: 故选: A.\n", "index": 1, "score": 5},
-    {"year": "2011", "category": "（新课标）",
-     "question": "10. (5 分) 已知 $\\vec{a}$ 与 $\\vec{b}$ 均为单位向量, 其夹角为 $\\theta$, 有下列四个命题 $P_{1}: \\mid \\vec{a}+\\vec{b}$ $>1 \\Leftrightarrow \\theta \\in\\left[0, \\frac{2 \\pi}{3}\\right) ; P_{2}:|\\vec{a}+\\vec{b}|>1 \\Leftrightarrow \\theta \\in\\left(\\frac{2 \\pi}{3}, \\pi\\right] ; P_{3}:|\\vec{a}-\\vec{b}|>1 \\Leftrightarrow \\theta \\in[0$ ， $\\left.\\frac{\\pi}{3}\\right) ; P_{4}:|\\vec{a}-\\vec{b}|>1 \\Leftrightarrow \\theta \\in\\left(\\frac{\\pi}{3}, \\pi\\right]$ ；其中的真命题是（ $)$\nA. $P_{1}, P_{4}$\nB. $P_{1}, P_{3}$\nC. $P_{2}, P_{3}$\nD. $P_{2}, P_{4}$\n",
-     "answer": ["A"], "analysis": "解: 故选: A.\n", "index": 15, "score": 5},
+    {
+        "year": "2010",
+        "category": "（新课标）",
+        "question": "2. (5 分) 已知复数 $z=\\frac{\\sqrt{3}+i}{(1-\\sqrt{3} i)^{2}}, \\bar{z}$ 是 $z$ 的共轭复数, 则 $z\\cdot\bar{z}=(\\quad)$\nA. $\\frac{1}{4}$\nB. $\\frac{1}{2}$\nC. 1\nD. 2\n",
+        "answer": ["A"],
+        "analysis": "解: 故选: A.\n",
+        "index": 1,
+        "score": 5,
+    },
+    {
+        "year": "2011",
+        "category": "（新课标）",
+        "question": "10. (5 分) 已知 $\\vec{a}$ 与 $\\vec{b}$ 均为单位向量, 其夹角为 $\\theta$, 有下列四个命题 $P_{1}: \\mid \\vec{a}+\\vec{b}$ $>1 \\Leftrightarrow \\theta \\in\\left[0, \\frac{2 \\pi}{3}\\right) ; P_{2}:|\\vec{a}+\\vec{b}|>1 \\Leftrightarrow \\theta \\in\\left(\\frac{2 \\pi}{3}, \\pi\\right] ; P_{3}:|\\vec{a}-\\vec{b}|>1 \\Leftrightarrow \\theta \\in[0$ ， $\\left.\\frac{\\pi}{3}\\right) ; P_{4}:|\\vec{a}-\\vec{b}|>1 \\Leftrightarrow \\theta \\in\\left(\\frac{\\pi}{3}, \\pi\\right]$ ；其中的真命题是（ $)$\nA. $P_{1}, P_{4}$\nB. $P_{1}, P_{3}$\nC. $P_{2}, P_{3}$\nD. $P_{2}, P_{4}$\n",
+        "answer": ["A"],
+        "analysis": "解: 故选: A.\n",
+        "index": 15,
+        "score": 5,
+    },
 ]
 
 
@@ -426,15 +578,15 @@ JMMLU_GLOBAL_FACTS = (
     "1850年の米国の一人当たりGDPは、インフレ調整後、2011年の物価でPPP調整するといくらか？, 約300ドル , 約3000ドル , 約8000ドル , 約15000ドル,B\n"
     "2019年現在、同性愛を社会が受け入れるべきだとするアメリカ人の割合は？,52%,62%,72%,82%,C\n"
     "2019年、太陽光発電による総エネルギー量が最も多かった国は次のうちどれか？, 中国 , アメリカ , ドイツ , 日本,A\n"
-    "2016年、米国でホームレスになった人の数は？,\"55,000人\",\"550,000人\",\"5,500,000人\",\"55,000,000人\",B\n"
+    '2016年、米国でホームレスになった人の数は？,"55,000人","550,000人","5,500,000人","55,000,000人",B\n'
     "ロス・ペロー、6月の大統領選で第3党候補として39％の得票率で一時首位に立ち、世論調査の歴史に名を刻む。彼は最終的に人気投票の_%を獲得した。,1,7,13,19,D\n"
 )
 MMLU_GLOBAL_FACTS = (
-    "\"As of 2016, about what percentage of adults aged 18 years or older were overweight?\",10%,20%,40%,80%,C\n"
+    '"As of 2016, about what percentage of adults aged 18 years or older were overweight?",10%,20%,40%,80%,C\n'
     "What was GDP per capita in the United States in 1850 when adjusting for inflation and PPP in 2011 prices?,About $300,About $3k,About $8k,About $15k,B\n"
-    "\"In 2016, about how many people in the United States were homeless?\",\"55,000\",\"550,000\",\"5,500,000\",\"55,000,000\",B\n"
+    '"In 2016, about how many people in the United States were homeless?","55,000","550,000","5,500,000","55,000,000",B\n'
     "Ross Perot makes polling history by leading the presidential race briefly in June as a third-party candidate with 39%. He winds up with _% of the popular vote.,1,7,13,19,D\n"
-    "What is the median international income as of 2020?,$300,\"$1,000\",\"$10,000\",\"$30,000\",C\n"
+    'What is the median international income as of 2020?,$300,"$1,000","$10,000","$30,000",C\n'
 )
 
 
@@ -488,25 +640,55 @@ def write_kmmlu(folder: Path) -> Path:
 # ParsiNLU: ids repeating within a file, 1-based keys, empty trailing candidates
 
 PARSINLU = [
-    {"answer": "1", "candidates": ["ایران", "عربستان", "عراق", "سوریه"], "category": "common_knowledge",
-     "question": "کدام کشور اولین تولید کننده خرما در جهان است؟",
-     "id": "Alefba-960269147951-62_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir"},
-    {"answer": "3", "candidates": ["ریاست کشور", "نظارت عالیه", "تنظیم کننده قوای سه گانه", "حاکمیت مطلق"],
-     "category": "common_knowledge", "question": "مقام رهبری در قانون اساسی جمهوری اسلامی دارای چه کار ویژه ای است؟",
-     "id": "Alefba-960269147951-62_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir"},
-    {"answer": "1", "candidates": ["الماس", "گرانیت", "", ""], "category": "common_knowledge",
-     "question": "الماس سخت تر است یا گرانیت؟", "id": "https://irancontent.net/common-general-knowledge-test/"},
-    {"answer": "2", "candidates": ["یک ماه", "ده روز", "دو هفته", "تا حصول اطمینان"], "category": "common_knowledge",
-     "question": "طبق قانون اساسی شورای نگهبان طی چند روز از تاریخ وصول باید نظر خود را نسبت به مصوبات مجلس\r\nاعلام نماید؟\r",
-     "id": "http://Alefba-347359147951-15_Omoomi_Sample_Etelat_Omomi1__estekhdamshoo.ir"},
-    {"answer": "4", "candidates": ["آیت الله بهشتی", "آیت الله کروبی", "آیت الله رفسنجانی", "آیت الله ناطق نوری"],
-     "category": "common_knowledge", "question": "ریاست اولین دوره مجلس شورای اسلامی بر عهده چه کسی بود؟",
-     "id": "Alefba-823799147951-91_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir.docx"},
-    {"answer": "3", "candidates": ["سوره اسراء", "سوره توبه", "سوره واقعه", "سوره نحل"], "category": "common_knowledge",
-     "question": "سوره بیست و هفتم قرآن کریم کدامست؟",
-     "id": "Alefba-823799147951-91_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir.docx"},
-    {"answer": "2", "candidates": ["داوینچی", "شکسپیر", "کافکا", ""], "category": "common_knowledge",
-     "question": "کتاب هملت را چه کسی نوشته؟", "id": "https://irancontent.net/common-general-knowledge-test/"},
+    {
+        "answer": "1",
+        "candidates": ["ایران", "عربستان", "عراق", "سوریه"],
+        "category": "common_knowledge",
+        "question": "کدام کشور اولین تولید کننده خرما در جهان است؟",
+        "id": "Alefba-960269147951-62_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir",
+    },
+    {
+        "answer": "3",
+        "candidates": ["ریاست کشور", "نظارت عالیه", "تنظیم کننده قوای سه گانه", "حاکمیت مطلق"],
+        "category": "common_knowledge",
+        "question": "مقام رهبری در قانون اساسی جمهوری اسلامی دارای چه کار ویژه ای است؟",
+        "id": "Alefba-960269147951-62_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir",
+    },
+    {
+        "answer": "1",
+        "candidates": ["الماس", "گرانیت", "", ""],
+        "category": "common_knowledge",
+        "question": "الماس سخت تر است یا گرانیت؟",
+        "id": "https://irancontent.net/common-general-knowledge-test/",
+    },
+    {
+        "answer": "2",
+        "candidates": ["یک ماه", "ده روز", "دو هفته", "تا حصول اطمینان"],
+        "category": "common_knowledge",
+        "question": "طبق قانون اساسی شورای نگهبان طی چند روز از تاریخ وصول باید نظر خود را نسبت به مصوبات مجلس\r\nاعلام نماید؟\r",
+        "id": "http://Alefba-347359147951-15_Omoomi_Sample_Etelat_Omomi1__estekhdamshoo.ir",
+    },
+    {
+        "answer": "4",
+        "candidates": ["آیت الله بهشتی", "آیت الله کروبی", "آیت الله رفسنجانی", "آیت الله ناطق نوری"],
+        "category": "common_knowledge",
+        "question": "ریاست اولین دوره مجلس شورای اسلامی بر عهده چه کسی بود؟",
+        "id": "Alefba-823799147951-91_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir.docx",
+    },
+    {
+        "answer": "3",
+        "candidates": ["سوره اسراء", "سوره توبه", "سوره واقعه", "سوره نحل"],
+        "category": "common_knowledge",
+        "question": "سوره بیست و هفتم قرآن کریم کدامست؟",
+        "id": "Alefba-823799147951-91_Omoomi_Sample_Etelat_Omomi4__estekhdamshoo.ir.docx",
+    },
+    {
+        "answer": "2",
+        "candidates": ["داوینچی", "شکسپیر", "کافکا", ""],
+        "category": "common_knowledge",
+        "question": "کتاب هملت را چه کسی نوشته؟",
+        "id": "https://irancontent.net/common-general-knowledge-test/",
+    },
 ]
 
 
@@ -525,13 +707,26 @@ def write_parsinlu(folder: Path) -> Path:
 # MM-Eval beside a multiple-choice file: one file of the folder is not MC
 
 MM_EVAL = [
-    {"prompt": "다음 문장에서 높임법이 잘못 쓰인 부분을 고쳐 주세요: \"할머니께서 밥을 먹는다.\"",
-     "chosen": "\"할머니께서 진지를 잡수신다.\"로 고쳐야 합니다. 주체가 할머니이므로 '먹다' 대신 높임말 '잡수시다'를 씁니다.",
-     "rejected": "\"할머니께서 밥을 먹었다.\"로 고치면 됩니다.", "language": "ko", "subset": "linguistics",
-     "chosen_model": "human", "rejected_model": "gpt-4o-mini", "id": 4021},
-    {"prompt": "Write a haiku about the monsoon in Bhutan.", "chosen": "Clouds cling to the dzong / prayer flags heavy with rain / the valley breathes green",
-     "rejected": "Rain.", "language": "en", "subset": "chat", "chosen_model": "human", "rejected_model": "llama-3-8b",
-     "id": 4022},
+    {
+        "prompt": '다음 문장에서 높임법이 잘못 쓰인 부분을 고쳐 주세요: "할머니께서 밥을 먹는다."',
+        "chosen": "\"할머니께서 진지를 잡수신다.\"로 고쳐야 합니다. 주체가 할머니이므로 '먹다' 대신 높임말 '잡수시다'를 씁니다.",
+        "rejected": '"할머니께서 밥을 먹었다."로 고치면 됩니다.',
+        "language": "ko",
+        "subset": "linguistics",
+        "chosen_model": "human",
+        "rejected_model": "gpt-4o-mini",
+        "id": 4021,
+    },
+    {
+        "prompt": "Write a haiku about the monsoon in Bhutan.",
+        "chosen": "Clouds cling to the dzong / prayer flags heavy with rain / the valley breathes green",
+        "rejected": "Rain.",
+        "language": "en",
+        "subset": "chat",
+        "chosen_model": "human",
+        "rejected_model": "llama-3-8b",
+        "id": 4022,
+    },
 ]
 
 
@@ -555,36 +750,97 @@ def write_mm_eval_folder(folder: Path) -> Path:
 
 CMIL = {
     "bo": [
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_bo_71", "question": "忠言逆耳",
-         "option": ["ཤ་ཚའི་ཁ་ནས་གཏམ་སྙན་མེད།", "སྨན་བཟང་ཁ་སྡུག་", "གཏམ་བཤད་མཁན་ལ་ཉེས་པ་མེད་པ་", "ཆུ་ལྡོག་གྲུ་གཟིངས་"],
-         "answer": "A", "metadata": {"language": "bo", "difficulty": "hard", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_bo_90", "question": "敢怒不敢言",
-         "option": ["སེམས་ལ་སྐྲག་པ།", "སྐད་ཆ་བཤད་འདོད་ཀྱང་མཚམས་འཇོག་", "ཁོང་ཁྲོ་མིད་པ།", "ཁོག་ནང་མེ་འབར་ཡང་སྣ་ནས་དུ་བ་མི་ཐོན།"],
-         "answer": "D", "metadata": {"language": "bo", "difficulty": "hard", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_bo_71",
+            "question": "忠言逆耳",
+            "option": ["ཤ་ཚའི་ཁ་ནས་གཏམ་སྙན་མེད།", "སྨན་བཟང་ཁ་སྡུག་", "གཏམ་བཤད་མཁན་ལ་ཉེས་པ་མེད་པ་", "ཆུ་ལྡོག་གྲུ་གཟིངས་"],
+            "answer": "A",
+            "metadata": {
+                "language": "bo",
+                "difficulty": "hard",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_bo_90",
+            "question": "敢怒不敢言",
+            "option": ["སེམས་ལ་སྐྲག་པ།", "སྐད་ཆ་བཤད་འདོད་ཀྱང་མཚམས་འཇོག་", "ཁོང་ཁྲོ་མིད་པ།", "ཁོག་ནང་མེ་འབར་ཡང་སྣ་ནས་དུ་བ་མི་ཐོན།"],
+            "answer": "D",
+            "metadata": {
+                "language": "bo",
+                "difficulty": "hard",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
     ],
     "ug": [
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_ug_140", "question": "物以稀为贵",
-         "option": ["نەرسىلەر قىممەتلىك", "نەرسىلەر ئاز بولسا قىممەتلىك", "نەرسىلەرنىڭ كەم بولۇشى غەلىتە", "ئاز ئۇچرايدىغان نەرسە قىممەتلىك بولۇر"],
-         "answer": "D", "metadata": {"language": "ug", "difficulty": "medium", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_ug_372", "question": "核电",
-         "option": ["يادرو ئېلېكتىر", "بوغالتىرلىق", "يادرولۇق", "ياڭاق"],
-         "answer": "A", "metadata": {"language": "ug", "difficulty": "medium", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_ug_140",
+            "question": "物以稀为贵",
+            "option": [
+                "نەرسىلەر قىممەتلىك",
+                "نەرسىلەر ئاز بولسا قىممەتلىك",
+                "نەرسىلەرنىڭ كەم بولۇشى غەلىتە",
+                "ئاز ئۇچرايدىغان نەرسە قىممەتلىك بولۇر",
+            ],
+            "answer": "D",
+            "metadata": {
+                "language": "ug",
+                "difficulty": "medium",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_ug_372",
+            "question": "核电",
+            "option": ["يادرو ئېلېكتىر", "بوغالتىرلىق", "يادرولۇق", "ياڭاق"],
+            "answer": "A",
+            "metadata": {
+                "language": "ug",
+                "difficulty": "medium",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
     ],
     "mn": [
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_mn_61", "question": "离山的虎，离水的鱼",
-         "option": ["ᠪᠠᠷᠰ ᠤᠨᠠᠪᠠᠯ ᠨᠣᠬᠠᠶ ᠳᠤ ᠮᠡᠬᠡᠯᠡᠭᠳᠡᠨᠡ", "ᠨᠡᠷᠡ ᠭᠠᠷᠬᠤ ᠠᠴᠠ ᠠᠶᠤᠪᠠᠯ ᠭᠠᠬᠠᠶ ᠭᠠᠷᠬᠤ ᠠᠴᠠ ᠠᠶᠤᠨᠠ",
-                    "ᠯᠣᠣ ᠶᠢᠨ ᠤᠰᠤᠨ ᠳᠤ ᠰᠠᠮ ᠤᠨ ᠲᠣᠭᠯᠠᠭᠠ ᠳᠤ ᠤᠴᠠᠷᠠᠨᠠ", "ᠠᠭᠤᠯᠠᠨ ᠠᠴᠠ ᠰᠠᠯᠤᠭᠰᠠᠨ ᠪᠠᠷᠰ\nᠤᠰᠤᠨ ᠠᠴᠠ ᠰᠠᠯᠤᠭᠰᠠᠨ ᠵᠢᠭᠠᠰᠤ ᠃"],
-         "answer": "D", "metadata": {"language": "mn", "difficulty": "hard", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
-        {"id": "chinese_minority_knowledge_tasks_minority_language_expressions_mn_65", "question": "嘴巴无比硬，身上光着腚",
-         "option": ["ᠰᠠᠶᠢᠬᠠᠨ ᠬᠡᠯᠡᠵᠦ᠂ ᠮᠠᠭᠤᠬᠠᠢ ᠬᠢᠬᠦ", "ᠠᠮᠠ ᠨᠢ ᠪᠠᠷᠳᠠᠮ\nᠠᠯᠠ ᠨᠢ ᠱᠠᠯᠳᠠᠩ ᠃",
-                    "ᠠᠮᠠᠨ ᠳᠡᠭᠡᠷᠡ ᠪᠡᠨ ᠦᠰᠦ ᠦᠭᠡᠢ᠂ ᠠᠵᠢᠯ ᠬᠢᠬᠦ ᠳᠡᠭᠡᠨ ᠪᠠᠲᠤ ᠦᠭᠡᠢ", "ᠬᠣᠭᠣᠰᠣᠨ ᠶᠠᠷᠢᠭᠠᠳ ᠬᠠᠭᠤᠷᠮᠠᠭ ᠠᠷᠭᠠ ᠶᠢ ᠪᠣᠯᠪᠠᠰᠤᠷᠠᠬᠤ ᠦᠭᠡᠢ"],
-         "answer": "B", "metadata": {"language": "mn", "difficulty": "hard", "task_category": "Chinese Minority Knowledge Tasks",
-                                      "task_name": "Minority Language Expressions"}},
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_mn_61",
+            "question": "离山的虎，离水的鱼",
+            "option": [
+                "ᠪᠠᠷᠰ ᠤᠨᠠᠪᠠᠯ ᠨᠣᠬᠠᠶ ᠳᠤ ᠮᠡᠬᠡᠯᠡᠭᠳᠡᠨᠡ",
+                "ᠨᠡᠷᠡ ᠭᠠᠷᠬᠤ ᠠᠴᠠ ᠠᠶᠤᠪᠠᠯ ᠭᠠᠬᠠᠶ ᠭᠠᠷᠬᠤ ᠠᠴᠠ ᠠᠶᠤᠨᠠ",
+                "ᠯᠣᠣ ᠶᠢᠨ ᠤᠰᠤᠨ ᠳᠤ ᠰᠠᠮ ᠤᠨ ᠲᠣᠭᠯᠠᠭᠠ ᠳᠤ ᠤᠴᠠᠷᠠᠨᠠ",
+                "ᠠᠭᠤᠯᠠᠨ ᠠᠴᠠ ᠰᠠᠯᠤᠭᠰᠠᠨ ᠪᠠᠷᠰ\nᠤᠰᠤᠨ ᠠᠴᠠ ᠰᠠᠯᠤᠭᠰᠠᠨ ᠵᠢᠭᠠᠰᠤ ᠃",
+            ],
+            "answer": "D",
+            "metadata": {
+                "language": "mn",
+                "difficulty": "hard",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
+        {
+            "id": "chinese_minority_knowledge_tasks_minority_language_expressions_mn_65",
+            "question": "嘴巴无比硬，身上光着腚",
+            "option": [
+                "ᠰᠠᠶᠢᠬᠠᠨ ᠬᠡᠯᠡᠵᠦ᠂ ᠮᠠᠭᠤᠬᠠᠢ ᠬᠢᠬᠦ",
+                "ᠠᠮᠠ ᠨᠢ ᠪᠠᠷᠳᠠᠮ\nᠠᠯᠠ ᠨᠢ ᠱᠠᠯᠳᠠᠩ ᠃",
+                "ᠠᠮᠠᠨ ᠳᠡᠭᠡᠷᠡ ᠪᠡᠨ ᠦᠰᠦ ᠦᠭᠡᠢ᠂ ᠠᠵᠢᠯ ᠬᠢᠬᠦ ᠳᠡᠭᠡᠨ ᠪᠠᠲᠤ ᠦᠭᠡᠢ",
+                "ᠬᠣᠭᠣᠰᠣᠨ ᠶᠠᠷᠢᠭᠠᠳ ᠬᠠᠭᠤᠷᠮᠠᠭ ᠠᠷᠭᠠ ᠶᠢ ᠪᠣᠯᠪᠠᠰᠤᠷᠠᠬᠤ ᠦᠭᠡᠢ",
+            ],
+            "answer": "B",
+            "metadata": {
+                "language": "mn",
+                "difficulty": "hard",
+                "task_category": "Chinese Minority Knowledge Tasks",
+                "task_name": "Minority Language Expressions",
+            },
+        },
     ],
 }
 
@@ -623,20 +879,48 @@ def write_jsonl_line_separators(folder: Path) -> Path:
 # archives: EXAMS (.jsonl.tar.gz), DZEN (.zip)
 
 EXAMS = [
-    {"id": "35dd6a13-7e71-11ea-9eb1-54bef70b159e",
-     "question": {"stem": "Aşağıdakilerden hangisi bir asittir?",
-                  "choices": [{"text": "HCl", "label": "A"}, {"text": "NaOH", "label": "B"},
-                              {"text": "NaCl", "label": "C"}, {"text": "KOH", "label": "D"}, {"text": "NH3", "label": "E"}]},
-     "answerKey": "A", "info": {"grade": 12, "subject": "Chemistry", "language": "Turkish"}},
-    {"id": "35dd6a19-7e71-11ea-9eb1-54bef70b159e",
-     "question": {"stem": "Кой от изброените елементи е благороден газ?",
-                  "choices": [{"text": "Кислород", "label": "A"}, {"text": "Аргон", "label": "B"},
-                              {"text": "Азот", "label": "C"}, {"text": "Водород", "label": "D"}]},
-     "answerKey": "B", "info": {"grade": 12, "subject": "Chemistry", "language": "Bulgarian"}},
-    {"id": "35dd6a1b-7e71-11ea-9eb1-54bef70b159e",
-     "question": {"stem": "Koji je glavni grad Hrvatske?",
-                  "choices": [{"text": "Split", "label": "A"}, {"text": "Rijeka", "label": "B"}, {"text": "Zagreb", "label": "C"}]},
-     "answerKey": "C", "info": {"grade": 8, "subject": "Geography", "language": "Croatian"}},
+    {
+        "id": "35dd6a13-7e71-11ea-9eb1-54bef70b159e",
+        "question": {
+            "stem": "Aşağıdakilerden hangisi bir asittir?",
+            "choices": [
+                {"text": "HCl", "label": "A"},
+                {"text": "NaOH", "label": "B"},
+                {"text": "NaCl", "label": "C"},
+                {"text": "KOH", "label": "D"},
+                {"text": "NH3", "label": "E"},
+            ],
+        },
+        "answerKey": "A",
+        "info": {"grade": 12, "subject": "Chemistry", "language": "Turkish"},
+    },
+    {
+        "id": "35dd6a19-7e71-11ea-9eb1-54bef70b159e",
+        "question": {
+            "stem": "Кой от изброените елементи е благороден газ?",
+            "choices": [
+                {"text": "Кислород", "label": "A"},
+                {"text": "Аргон", "label": "B"},
+                {"text": "Азот", "label": "C"},
+                {"text": "Водород", "label": "D"},
+            ],
+        },
+        "answerKey": "B",
+        "info": {"grade": 12, "subject": "Chemistry", "language": "Bulgarian"},
+    },
+    {
+        "id": "35dd6a1b-7e71-11ea-9eb1-54bef70b159e",
+        "question": {
+            "stem": "Koji je glavni grad Hrvatske?",
+            "choices": [
+                {"text": "Split", "label": "A"},
+                {"text": "Rijeka", "label": "B"},
+                {"text": "Zagreb", "label": "C"},
+            ],
+        },
+        "answerKey": "C",
+        "info": {"grade": 8, "subject": "Geography", "language": "Croatian"},
+    },
 ]
 
 
@@ -663,12 +947,51 @@ def write_exams_tar(folder: Path) -> Path:
 
 DZEN_HEADER = ["Subject", "Grade", "Question", "A", "B", "C", "D", "Question.1", "A.1", "B.1", "C.1", "D.1", "Answer "]
 DZEN_ROWS = [
-    ["Chemistry", "9", "ཆུ་ ཚ་ཚད་ ཌི་གྲི་ ༡༠༠ ལུ་ ལྷོདཔ་ད་ ག་ཅི་ འབྱུངམ་ཨིན་ན།", "ཁོལཝ་ཨིན།", "འཁྱགས་ཨིན།", "ཡལ་བ་མེད།", "ལྕི་ཚད་ ཡར་འཕར་ཨིན།",
-     "What happens to water when it reaches 100 degrees Celsius?", "It boils.", "It freezes.", "Nothing happens.", "Its weight increases.", "A"],
-    ["Physics", "10", "འོད་ཀྱི་ མགྱོགས་ཚད་ གང་ཡིན་ན།", "༣༠༠,༠༠༠ km/s", "༣༠༠ km/s", "༣,༠༠༠ km/s", "༣༠,༠༠༠ km/s",
-     "What is the speed of light?", "300,000 km/s", "300 km/s", "3,000 km/s", "30,000 km/s", "A"],
-    ["Biology", "9", "འཚོ་ཐིག་གི་ ནུས་ཤུགས་ བཟོ་ས་ ག་ཅི་ཨིན་ན།", "ལྟེ་བ།", "མི་ཊོ་ཀོན་ཌི་ཡ།", "ཕྱི་ཤུན།", "ཆུ་ཁུག",
-     "Which organelle is the powerhouse of the cell?", "Nucleus", "Mitochondria", "Cell membrane", "Vacuole", "B"],
+    [
+        "Chemistry",
+        "9",
+        "ཆུ་ ཚ་ཚད་ ཌི་གྲི་ ༡༠༠ ལུ་ ལྷོདཔ་ད་ ག་ཅི་ འབྱུངམ་ཨིན་ན།",
+        "ཁོལཝ་ཨིན།",
+        "འཁྱགས་ཨིན།",
+        "ཡལ་བ་མེད།",
+        "ལྕི་ཚད་ ཡར་འཕར་ཨིན།",
+        "What happens to water when it reaches 100 degrees Celsius?",
+        "It boils.",
+        "It freezes.",
+        "Nothing happens.",
+        "Its weight increases.",
+        "A",
+    ],
+    [
+        "Physics",
+        "10",
+        "འོད་ཀྱི་ མགྱོགས་ཚད་ གང་ཡིན་ན།",
+        "༣༠༠,༠༠༠ km/s",
+        "༣༠༠ km/s",
+        "༣,༠༠༠ km/s",
+        "༣༠,༠༠༠ km/s",
+        "What is the speed of light?",
+        "300,000 km/s",
+        "300 km/s",
+        "3,000 km/s",
+        "30,000 km/s",
+        "A",
+    ],
+    [
+        "Biology",
+        "9",
+        "འཚོ་ཐིག་གི་ ནུས་ཤུགས་ བཟོ་ས་ ག་ཅི་ཨིན་ན།",
+        "ལྟེ་བ།",
+        "མི་ཊོ་ཀོན་ཌི་ཡ།",
+        "ཕྱི་ཤུན།",
+        "ཆུ་ཁུག",
+        "Which organelle is the powerhouse of the cell?",
+        "Nucleus",
+        "Mitochondria",
+        "Cell membrane",
+        "Vacuole",
+        "B",
+    ],
 ]
 
 

@@ -25,9 +25,18 @@ def make_bench(db, *, benchmark="bench", n=12, tiers=None, models=None, scripts=
             con.execute(
                 "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
                 "answer_key, structure_suspect, structure_reason, flags) VALUES (?, ?, ?, ?, 'bo', 'Tibt', ?, ?, 'A', ?, ?, ?)",
-                [benchmark, q, i, SUBJECTS[i % len(SUBJECTS)], (stems or {}).get(q, f"stem of {q}"),
-                 [{"label": l, "text": f"option {l} of {q}"} for l in "ABCD"],
-                 i == 2, "options merged" if i == 2 else None, ["structure_suspect"] if i == 2 else []])
+                [
+                    benchmark,
+                    q,
+                    i,
+                    SUBJECTS[i % len(SUBJECTS)],
+                    (stems or {}).get(q, f"stem of {q}"),
+                    [{"label": l, "text": f"option {l} of {q}"} for l in "ABCD"],
+                    i == 2,
+                    "options merged" if i == 2 else None,
+                    ["structure_suspect"] if i == 2 else [],
+                ],
+            )
         for m, fam in models.items():
             con.execute("INSERT INTO models (name, family) VALUES (?, ?) ON CONFLICT DO NOTHING", [m, fam])
         for q in ids:

@@ -347,7 +347,9 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
     assert pg.client("pg_dump", "-Fc", "-f", str(dump), PG_DB).returncode == 0
     tq = next(q for q in sorted(per_task) if q not in (q0, nq, dq))
     x, y = [n for n in ANNOTATORS if (tq, emails[n]) not in expected][:2]
-    tid = int(pg.psql(f"SELECT id FROM task WHERE project_id = {proj.project_id} AND data->>'question_id' = '{tq}'")[0][0])
+    tid = int(
+        pg.psql(f"SELECT id FROM task WHERE project_id = {proj.project_id} AND data->>'question_id' = '{tq}'")[0][0]
+    )
     lost = verdict_result("defective", rationale="made after the backup")
     lost_id = clients[x].post(f"/api/tasks/{tid}/annotations/", json={"result": lost}).json()["id"]
     assert audit.sync.ls_pull(db=db_path).reviews_added == 1
@@ -362,7 +364,9 @@ def test_crowd_on_postgres(crowd_server, db_path, monkeypatch):
         assert server.url == url
         s6 = audit.sync.ls_sync(db=db_path)
         assert (s6.pull.deleted, s6.pull.reviews_added, s6.push.created) == (1, 0, 0)
-        assert (tq, emails[x]) in {(r.question_id, r.reviewer) for r in audit.review.list_reviews("crowd", db=db_path).itertuples()}
+        assert (tq, emails[x]) in {
+            (r.question_id, r.reviewer) for r in audit.review.list_reviews("crowd", db=db_path).itertuples()
+        }
         again = clients[y].post(f"/api/tasks/{tid}/annotations/", json={"result": lost}).json()["id"]
         assert again > 1_000_000 > lost_id
         p7 = audit.sync.ls_pull(db=db_path)

@@ -41,7 +41,9 @@ def test_edit_by_another_account_is_the_editors_verdict(ls, db_path):
     hist = audit.review.list_reviews("synth", "q00001", db=db_path)
     assert list(zip(hist["reviewer"], hist["verdict"])) == [(pema.email, "key_correct"),
                                                             (admin.email, "defective")]
-    assert list(audit.review.list_reviews("synth", "q00001", reviewer=pema.email, db=db_path)["verdict"]) == ["key_correct"]
+    assert list(audit.review.list_reviews("synth", "q00001", reviewer=pema.email, db=db_path)["verdict"]) == [
+        "key_correct"
+    ]
     assert _q(db_path, "SELECT reviewer, ls_user_id, edited_by FROM ls_annotations WHERE annotation_id = ? "
                        "ORDER BY updated_at", [ann.id]) == [(pema.email, pema.id, None),
                                                            (admin.email, pema.id, admin.id)]

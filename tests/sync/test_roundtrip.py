@@ -380,12 +380,19 @@ def test_webhook_triggers_pull(ls, db_path):
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(req, timeout=5)
         assert e.value.code == 403
-        client.webhooks.create(url=f"http://127.0.0.1:{port}/label-studio", project=proj.project_id,
-                               send_payload=True, send_for_all_actions=False, headers={"X-Audit-Webhook-Secret": "s3cret"},
-                               actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"])
+        client.webhooks.create(
+            url=f"http://127.0.0.1:{port}/label-studio",
+            project=proj.project_id,
+            send_payload=True,
+            send_for_all_actions=False,
+            headers={"X-Audit-Webhook-Secret": "s3cret"},
+            actions=["ANNOTATION_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED"],
+        )
         task = _tasks(client, proj.project_id)[0]
         user = _reviewer(client, f"hook-{uuid.uuid4().hex[:6]}@example.org")
-        client.annotations.create(id=task.id, result=verdict_result("ambiguous", rationale="hook"), completed_by=user.id)
+        client.annotations.create(
+            id=task.id, result=verdict_result("ambiguous", rationale="hook"), completed_by=user.id
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and receiver.pulls == 0:
             time.sleep(0.2)

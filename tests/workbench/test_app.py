@@ -241,7 +241,9 @@ def test_demo_banner_when_the_database_is_created_on_first_start(tmp_path, monke
     from audit.store.records import Option, Question
 
     with connect(path) as con, transaction(con):
-        store_questions(con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")])
+        store_questions(
+            con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")]
+        )
     st.cache_resource.clear()
     real = AppTest.from_file(APP, default_timeout=120)
     real.run()

@@ -43,7 +43,9 @@ def test_demo_banner_goes_when_a_real_benchmark_is_imported(db):
     from audit.store.records import Option, Question
 
     with connect(db) as con, transaction(con):
-        store_questions(con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")])
+        store_questions(
+            con, "real", "questions", [Question("real", "q1", "Stem", [Option("A", "x"), Option("B", "y")], "A")]
+        )
     at.run()     # the same server process, no restart
     assert not any("Demo data" in i.value for i in at.info)
 

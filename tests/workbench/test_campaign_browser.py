@@ -265,7 +265,9 @@ def test_a_saved_verdict_leaves_the_queue_in_every_tab(server, browser, wb_db):
         tab2.goto(server)                      # the same browser: signed in by the cookie
         _queue(tab2).wait_for()
         _idle(tab2)
-        first = audit.review.review_queue("demo", status="needs_me", reviewer="Rev One", db=wb_db).iloc[0]["question_id"]
+        first = audit.review.review_queue("demo", status="needs_me", reviewer="Rev One", db=wb_db).iloc[0][
+            "question_id"
+        ]
         tab2.get_by_role("button", name=first, exact=True).first.wait_for()
         _idle(tab1)
         tab1.get_by_role("button", name="Start reviewing").click()

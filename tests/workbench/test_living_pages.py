@@ -21,7 +21,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.shared_data]
 REPO = Path(__file__).resolve().parents[2]
 IMG = REPO / "docs" / "img" / "living"
 VIEWPORT = {"width": 1280, "height": 900}
-LANGUAGES = {"en": ("en", "Living Reviewer"), "zh-Hans": ("zh", "Living Reviewer Zh"), "bo": ("bo", "Living Reviewer Bo")}
+LANGUAGES = {
+    "en": ("en", "Living Reviewer"),
+    "zh-Hans": ("zh", "Living Reviewer Zh"),
+    "bo": ("bo", "Living Reviewer Bo"),
+}
 
 
 @pytest.fixture(scope="module")

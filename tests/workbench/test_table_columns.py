@@ -63,7 +63,9 @@ def test_every_judges_table_header_is_in_the_three_catalogues(judged_demo):
     zh = i18n.messages("zh-Hans")
     bo = i18n.messages("bo")
     en = i18n.messages("en")
-    untranslated = sorted(c for c in cols if zh[f"column.{c}"] == en[f"column.{c}"] or bo[f"column.{c}"] == en[f"column.{c}"])
+    untranslated = sorted(
+        c for c in cols if zh[f"column.{c}"] == en[f"column.{c}"] or bo[f"column.{c}"] == en[f"column.{c}"]
+    )
     assert not untranslated, f"headers left in English: {untranslated}"
     # two columns of one table must not read the same (Streamlit refuses duplicate column names)
     for lang in i18n.LANGUAGES:

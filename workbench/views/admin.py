@@ -131,7 +131,9 @@ def _campaign(db, benchmark: str | None) -> None:
         st.markdown(f"**{t('admin.assign')}**")
         st.caption(t("admin.assign_help"))
         who = st.selectbox(t("role.reviewer"), reviewers, key="admin_assign_who")
-        subs = st.multiselect(t("queue.subject"), subjects, format_func=common.subject_name, key="admin_assign_subjects")
+        subs = st.multiselect(
+            t("queue.subject"), subjects, format_func=common.subject_name, key="admin_assign_subjects"
+        )
         ids = st.text_input(t("admin.assign_items"), key="admin_assign_ids")
         b1, b2 = st.columns(2)
         if b1.form_submit_button(t("admin.assign_submit")) and who:

@@ -361,8 +361,12 @@ def _since(bench: str, db) -> None:
     if sc is None or sc.empty:
         st.info(t("dash.no_audit"))
         return
-    sc = sc.assign(version=[t("dash.working") if v == audit.export.scores.WORKING else
-                            (f"{v} ({t('dash.superseded')})" if s else v) for v, s in zip(sc["version"], sc["superseded"])])
+    sc = sc.assign(
+        version=[
+            t("dash.working") if v == audit.export.scores.WORKING else (f"{v} ({t('dash.superseded')})" if s else v)
+            for v, s in zip(sc["version"], sc["superseded"])
+        ]
+    )
     wide = sc.pivot_table(index="model", columns="version", values="accuracy", sort=False) * 100
     wide.index.name = common.label("column", "model")
     st.dataframe(wide.round(1), width="stretch", key="dash_scores",

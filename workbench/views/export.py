@@ -86,9 +86,16 @@ def _readable(df, a: str | None = None, b: str | None = None):
              "review_status": common.label("column", "status"), "change": t("export.col_change"),
              "n_items": common.label("column", "n_items")}
     if a is not None and b is not None:
-        names.update({"key_a": t("export.col_key_in", v=a), "key_b": t("export.col_key_in", v=b),
-                      "included_a": t("export.col_included_in", v=a), "included_b": t("export.col_included_in", v=b),
-                      "exclusion_list_b": t("export.col_left_out_in", v=b), "verdict_b": t("export.col_verdict_in", v=b)})
+        names.update(
+            {
+                "key_a": t("export.col_key_in", v=a),
+                "key_b": t("export.col_key_in", v=b),
+                "included_a": t("export.col_included_in", v=a),
+                "included_b": t("export.col_included_in", v=b),
+                "exclusion_list_b": t("export.col_left_out_in", v=b),
+                "verdict_b": t("export.col_verdict_in", v=b),
+            }
+        )
     return common.columns(out.rename(columns=names))
 
 
@@ -143,8 +150,14 @@ def page() -> None:
             pick = c1.selectbox(t("export.download_pick"), intact[::-1], key="export_pick")
             data = common.call(_release, bench, pick, str(db), tuple(versions["data_sha256"]))
             if data is not None:
-                c2.download_button(t("export.download", v=pick), data, file_name=audit.export.archive.release_name(bench, pick),
-                                   mime="application/zip", key="export_zip", icon=":material/download:")
+                c2.download_button(
+                    t("export.download", v=pick),
+                    data,
+                    file_name=audit.export.archive.release_name(bench, pick),
+                    mime="application/zip",
+                    key="export_zip",
+                    icon=":material/download:",
+                )
 
     st.subheader(t("export.new"))
     policies = audit.export.list_policies()

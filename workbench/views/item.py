@@ -224,8 +224,16 @@ def _header(view, bench: str, qid: str, flt: dict) -> None:
                   width="content", help=t("item.queue_help"), on_click=routing.go, args=("queue",))
         st.button(t("item.prev"), key="nav_prev", shortcut="P", icon=":material/arrow_back:", disabled=prev_id is None,
                   on_click=_step, args=(bench, qid, prev_id, -1, flt), width="content")
-        st.button(t("item.next"), key="nav_next", shortcut="N", icon=":material/arrow_forward:", disabled=next_id is None,
-                  on_click=_step, args=(bench, qid, next_id, 1, flt), width="content")
+        st.button(
+            t("item.next"),
+            key="nav_next",
+            shortcut="N",
+            icon=":material/arrow_forward:",
+            disabled=next_id is None,
+            on_click=_step,
+            args=(bench, qid, next_id, 1, flt),
+            width="content",
+        )
 
 
 def verdict_count(n: int, required: int) -> str:
@@ -324,7 +332,9 @@ def _models(view) -> None:
 def _judges(view) -> None:
     for j in view.judges:
         ok = {True: t("item.judge_ok"), False: t("item.judge_wrong"), None: t("item.judge_none")}[j.answer_key_correct]
-        extra = f" → {_option_shown(view, j.correct_answer)}" if j.correct_answer and j.answer_key_correct is False else ""
+        extra = (
+            f" → {_option_shown(view, j.correct_answer)}" if j.correct_answer and j.answer_key_correct is False else ""
+        )
         conf = ", " + t("item.judge_conf", c=f"{j.confidence:.2f}") if j.confidence is not None else ""
         st.html(f'<div class="wb-warn" style="background:#eef4ff;border-color:#8fb0e8;color:#12305a">'
                 f'<b>{render.esc(t("item.judge", name=j.judge or ""))}</b>: {render.esc(ok + extra + conf)}'
@@ -350,16 +360,32 @@ def _history(view) -> None:
         if not view.n_hidden:
             st.caption(t("item.no_history"))
         return
-    st.html(render.history_cards_html([{
-        "when": r.created_at.strftime("%Y-%m-%d %H:%M") if hasattr(r.created_at, "strftime") else str(r.created_at or ""),
-        "reviewer": r.reviewer, "verdict": common.label("verdict", r.verdict),
-        "answer": _option_shown(view, r.corrected_answer),
-        "cause": common.label("cause", r.cause) if r.cause else None,
-        "rationale": r.rationale, "fix": r.proposed_fix,
-        "adjudication": bool(r.is_adjudication),
-    } for r in view.history], words={
-        "answer": t("item.corrected"), "cause": t("item.cause"), "rationale": t("item.rationale"),
-        "fix": t("item.fix"), "adjudication": t("item.adjudication")}))
+    st.html(
+        render.history_cards_html(
+            [
+                {
+                    "when": r.created_at.strftime("%Y-%m-%d %H:%M")
+                    if hasattr(r.created_at, "strftime")
+                    else str(r.created_at or ""),
+                    "reviewer": r.reviewer,
+                    "verdict": common.label("verdict", r.verdict),
+                    "answer": _option_shown(view, r.corrected_answer),
+                    "cause": common.label("cause", r.cause) if r.cause else None,
+                    "rationale": r.rationale,
+                    "fix": r.proposed_fix,
+                    "adjudication": bool(r.is_adjudication),
+                }
+                for r in view.history
+            ],
+            words={
+                "answer": t("item.corrected"),
+                "cause": t("item.cause"),
+                "rationale": t("item.rationale"),
+                "fix": t("item.fix"),
+                "adjudication": t("item.adjudication"),
+            },
+        )
+    )
 
 
 @st.fragment

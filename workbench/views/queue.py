@@ -115,8 +115,14 @@ def _filters_ui(benchmark: str, db) -> None:
         st.multiselect(t("queue.subject"), _subjects(benchmark, db), key=_bind("f_subjects"), on_change=_store,
                        args=("f_subjects",), placeholder=t("queue.all_subjects"), format_func=common.subject_name)
     with c3:
-        st.selectbox(t("queue.status"), list(STATUS_FILTERS), key=_bind("f_status"), on_change=_store,
-                     args=("f_status",), format_func=lambda s: t("queue.all") if s == "all" else common.label("status", s))
+        st.selectbox(
+            t("queue.status"),
+            list(STATUS_FILTERS),
+            key=_bind("f_status"),
+            on_change=_store,
+            args=("f_status",),
+            format_func=lambda s: t("queue.all") if s == "all" else common.label("status", s),
+        )
     c4, c5, _ = st.columns([2, 3, 2])
     with c4:
         st.checkbox(t("queue.only_suspect"), key=_bind("f_suspect"), on_change=_store, args=("f_suspect",),

@@ -92,12 +92,26 @@ def _slice_means(a: float, b: float, k: int) -> np.ndarray:
     return Level(a, b).nodes(k)
 
 
-def count_and_cost(h1: ArrayLike, h0: ArrayLike, level: Level, s_ab: tuple[float, float], *,
-                   evidence_llr: ArrayLike | None = None, scored: ArrayLike | None = None,
-                   clamped: ArrayLike | None = None, clamp_value: ArrayLike | None = None,
-                   correct: np.ndarray | None = None, alt: np.ndarray | None = None,
-                   asked: np.ndarray | None = None, groups: ArrayLike | None = None, n_groups: int | None = None, interval: float = LEVEL,
-                   n_pi: int = 24, n_s: int = 5, small_q: float = 0.1) -> dict:
+def count_and_cost(
+    h1: ArrayLike,
+    h0: ArrayLike,
+    level: Level,
+    s_ab: tuple[float, float],
+    *,
+    evidence_llr: ArrayLike | None = None,
+    scored: ArrayLike | None = None,
+    clamped: ArrayLike | None = None,
+    clamp_value: ArrayLike | None = None,
+    correct: np.ndarray | None = None,
+    alt: np.ndarray | None = None,
+    asked: np.ndarray | None = None,
+    groups: ArrayLike | None = None,
+    n_groups: int | None = None,
+    interval: float = LEVEL,
+    n_pi: int = 24,
+    n_s: int = 5,
+    small_q: float = 0.1,
+) -> dict:
     """The expected number of wrong keys with its ``interval``, per group
     (``groups``: a code per item), and per model (``correct``, ``alt``:
     items × models, 1 where the model gave the key / the most probable other

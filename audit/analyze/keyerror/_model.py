@@ -538,9 +538,16 @@ def _log_prior(d: _Data, prior_logit: np.ndarray, clamp: np.ndarray | None, trut
     return lp
 
 
-def _estep(d: _Data, a: np.ndarray, w: np.ndarray, eta: float, prior_logit: np.ndarray,
-           clamp: np.ndarray | None, truth: np.ndarray | None,
-           counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _estep(
+    d: _Data,
+    a: np.ndarray,
+    w: np.ndarray,
+    eta: float,
+    prior_logit: np.ndarray,
+    clamp: np.ndarray | None,
+    truth: np.ndarray | None,
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Q: n × 2 × Kmax, the posterior over (G_i, T_i); ll_n: n × Kmax;
     ll_g: n).  Q and ll_n are views of letter-major arrays (``Q.transpose(1,
     2, 0)`` and ``ll_n.T`` are contiguous); ``counts``: (S0, C, D) as
@@ -795,7 +802,9 @@ def _fit(full: _Data, *, family: ArrayLike | None = None, evidence_llr: ArrayLik
         if rnd > 0:
             w, rho = _family_weights(fit_d, Q, family, n_families)
         for _ in range(max_iter):
-            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[fit_d.subject] + lam_fit   # logits per subject, then gathered
+            prior_logit = (np.log(eps_s) - np.log1p(-eps_s))[
+                fit_d.subject
+            ] + lam_fit  # logits per subject, then gathered
             Q, _, _ = _estep(fit_d, a, w, eta, prior_logit, c_fit, t_fit)
             a2, eta2, g2, eps2 = _mstep(fit_d, Q, n_subjects)
             delta = max(np.abs(a2 - a).max(), abs(eta2 - eta), np.abs(eps2 - eps_s).max())

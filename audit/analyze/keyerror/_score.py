@@ -242,9 +242,26 @@ def split_param_rows(fit: KeyErrorFit, n: float) -> list[tuple]:
     return rows
 
 
-_SCORE_COLS = ["question_id", "score", "p_reject", "agreement_share", "prior_logit", "llr_models", "llr_parallel", "llr_lint",
-               "llr_judges", "n_judges", "p_guessing",
-               "alternative", "p_alternative", "fixed_reason", "evidence_share", "top_holds", "alloc_wrong", "alloc_right"]
+_SCORE_COLS = [
+    "question_id",
+    "score",
+    "p_reject",
+    "agreement_share",
+    "prior_logit",
+    "llr_models",
+    "llr_parallel",
+    "llr_lint",
+    "llr_judges",
+    "n_judges",
+    "p_guessing",
+    "alternative",
+    "p_alternative",
+    "fixed_reason",
+    "evidence_share",
+    "top_holds",
+    "alloc_wrong",
+    "alloc_right",
+]
 
 
 def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, params: dict) -> None:
@@ -266,8 +283,10 @@ def write_scores(con: Any, run_id: int, benchmark: str, out: pd.DataFrame, param
         df = pd.DataFrame(rows, columns=["kind", "name", "param", "value", "n"])
         con.register("_kep", pa.Table.from_pandas(df, preserve_index=False))
         try:
-            con.execute("INSERT INTO key_error_params SELECT $run_id, $benchmark, kind, name, param, value, n FROM _kep",
-                        {"run_id": run_id, "benchmark": benchmark})
+            con.execute(
+                "INSERT INTO key_error_params SELECT $run_id, $benchmark, kind, name, param, value, n FROM _kep",
+                {"run_id": run_id, "benchmark": benchmark},
+            )
         finally:
             unregister(con, "_kep")
 

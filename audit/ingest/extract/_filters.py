@@ -58,24 +58,38 @@ LETTER_FOLLOWERS = (
 # Phrases are blanked first, each only when a cheap substring test says the
 # phrase can occur (this keeps extraction fast on a million responses).
 _PHRASES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
-    (("B.", "A.", "C.", "P."),
-     re.compile(r"(?:B(?<![A-Za-z]B)\.\s?C\.(?:\s?E\.)?|A(?<![A-Za-z]A)\.\s?D\.|C(?<![A-Za-z]C)\.\s?E\.|"
-                r"A(?<![A-Za-z]A)\.\s?M\.|P(?<![A-Za-z]P)\.\s?M\.)")),
+    (
+        ("B.", "A.", "C.", "P."),
+        re.compile(
+            r"(?:B(?<![A-Za-z]B)\.\s?C\.(?:\s?E\.)?|A(?<![A-Za-z]A)\.\s?D\.|C(?<![A-Za-z]C)\.\s?E\.|"
+            r"A(?<![A-Za-z]A)\.\s?M\.|P(?<![A-Za-z]P)\.\s?M\.)"
+        ),
+    ),
     (("&",), re.compile(r"Q\s?&\s?A")),
     (("++", "#"), re.compile(r"(?<![A-Za-z])(?:C\+\+|C#|F#)")),
     (("itamin", "ITAMIN"), re.compile(r"(?i:\bvitamins?)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
     # Uyghur and Kazakh/Russian: "D ۋىتامىنى", "ۋىتامىن C", "D витамині", "витамин C"
-    (("ۋىتامىن", "итамин"), re.compile(r"(?:ۋىتامىن|[Вв]итамин)\w*\s+[A-FＡ-Ｆ](?![A-Za-z0-9])"
-                                         r"|[A-FＡ-Ｆ](?<![A-Za-z].)\s*-?\s*(?:ۋىتامىن|[Вв]итамин)")),
+    (
+        ("ۋىتامىن", "итамин"),
+        re.compile(
+            r"(?:ۋىتامىن|[Вв]итамин)\w*\s+[A-FＡ-Ｆ](?![A-Za-z0-9])"
+            r"|[A-FＡ-Ｆ](?<![A-Za-z].)\s*-?\s*(?:ۋىتامىن|[Вв]итамин)"
+        ),
+    ),
     (("epatitis", "EPATITIS"), re.compile(r"(?i:\bhepatitis)\s+[A-FＡ-Ｆ](?![A-Za-z0-9])")),
     (("Plan",), re.compile(r"\bPlan\s+B\b")),
     (("coli",), re.compile(r"\bE\.\s?coli\b")),
     (("℃", "℉"), re.compile(r"[℃℉]")),
     # Chinese: B型肝炎, B細胞, B超, A股, C语言, 维生素C, B族维生素, A级
-    (("型", "細胞", "细胞", "超", "股", "族", "级", "級", "语言", "語言", "维生素", "維生素"),
-     re.compile(r"(?:维生素|維生素)[A-FＡ-Ｆ]|[A-FＡ-Ｆ](?=型|細胞|细胞|超|股|族|级|級|语言|語言)")),
+    (
+        ("型", "細胞", "细胞", "超", "股", "族", "级", "級", "语言", "語言", "维生素", "維生素"),
+        re.compile(r"(?:维生素|維生素)[A-FＡ-Ｆ]|[A-FＡ-Ｆ](?=型|細胞|细胞|超|股|族|级|級|语言|語言)"),
+    ),
     # Initials: "J. B. Watson", "R.O.C.", "U.S.A."
-    ((".",), re.compile(r"[A-Z](?<![A-Za-z][A-Z])\.(?:[A-Z]\.(?:[A-Z]\.)*|[ \t]?(?:[A-Z]\.[ \t]?){1,2}(?=[A-Z][a-z]))")),
+    (
+        (".",),
+        re.compile(r"[A-Z](?<![A-Za-z][A-Z])\.(?:[A-Z]\.(?:[A-Z]\.)*|[ \t]?(?:[A-Z]\.[ \t]?){1,2}(?=[A-Z][a-z]))"),
+    ),
 ]
 
 # --- letter search -----------------------------------------------------------

@@ -211,25 +211,33 @@ _CLOSING = re.compile(
     r"(?:的|说法|說法|选项|選項|答案)[ \t]*(?:是|为|為)[ \t]*(?:\*\*)?[ \t]*[（(]?(?P<l>[A-FＡ-Ｆ])[）)]?[ \t]*(?:\*\*)?[ \t]*"
     r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:\*\*)?[ \t]*(?:[。.！!]|$)"
     r"|ནི་?[ \t]*(?:\*\*)?[ \t]*(?:(?P<t>[ཀཁགང])|(?P<l2>[A-F]))(?![\u0F40-\u0FBC])[ \t]*(?:\*\*)?[ \t]*་?[ \t]*"
-    r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:ཡིན|རེད)[ \t]*[།༎]?[ \t]*$", re.M)
+    r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:ཡིན|རེད)[ \t]*[།༎]?[ \t]*$",
+    re.M,
+)
 # after a negated letter: "жауап C емес, B", "the answer is not A but C", "答案不是A，而是C"
 _INSTEAD = re.compile(
     r"[\s,，、;；]*(?:(?:but|rather|instead|а|бірақ|而是|بەلكى|ئەمما)[\s:：]*(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?"
     r"(?=[\s.。!！,，;；]|$)|(?:\*\*)?\(?([A-FＡ-Ｆ])\)?(?:\*\*)?[ \t]*(?=[.。!！]|$))")
 # A conclusion word and only a letter: "دېمەك B.", "يەكۈن: A", "Сондықтан B.", "Therefore, C."
-_CONCLUDING = ("شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак "
-               "Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa "
-               "xulosa Shuning shuning "
-               # conclusion and decision words in Kazakh, Kyrgyz, Mongolian, Russian, Uzbek, Azerbaijani, Turkish
-               "Шешім шешім Шешімі шешімі Чечим чечим Жыйынтык жыйынтык Ошентип ошентип Дүгнэлт дүгнэлт Шийдэл "
-               "шийдэл Иймээс иймээс Итог итог Итого итого Натижа натижа Natija natija Nəticə nəticə Sonuç sonuç "
-               # a revision: "Actually, C.", "Дұрысы — С."
-               "Actually actually Correction correction Tuzatish tuzatish Aslida aslida Точнее точнее Вернее вернее "
-               "Дұрысы дұрысы Туурасы туурасы")
+_CONCLUDING = (
+    "شۇڭا دېمەك يەكۈن خۇلاسە نەتىجە يەنى Сондықтан сондықтан Демек демек Қорытынды қорытынды Яғни яғни Итак итак "
+    "Следовательно следовательно Вывод вывод Therefore therefore Thus thus Hence hence Demak demak Xulosa "
+    "xulosa Shuning shuning "
+    # conclusion and decision words in Kazakh, Kyrgyz, Mongolian, Russian, Uzbek, Azerbaijani, Turkish
+    "Шешім шешім Шешімі шешімі Чечим чечим Жыйынтык жыйынтык Ошентип ошентип Дүгнэлт дүгнэлт Шийдэл "
+    "шийдэл Иймээс иймээс Итог итог Итого итого Натижа натижа Natija natija Nəticə nəticə Sonuç sonuç "
+    # a revision: "Actually, C.", "Дұрысы — С."
+    "Actually actually Correction correction Tuzatish tuzatish Aslida aslida Точнее точнее Вернее вернее "
+    "Дұрысы дұрысы Туурасы туурасы"
+)
 _LETTER_END = re.compile(r"(?P<l>[A-FＡ-Ｆ])(?<![A-Za-z0-9].)[)\]]?(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
 _CONCLUSION = re.compile(
-    "(?:" + "|".join(_CONCLUDING.split()) + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
-    r"(?:\*\*)?[ \t]*(?=[.。!！]|$)", re.M)
+    "(?:"
+    + "|".join(_CONCLUDING.split())
+    + r")(?:[ \t]+uchun)?[ \t,،:：\-—]*(?:\*\*)?[ \t]*[(\[]?(?P<l>[A-FＡ-Ｆ])[)\]]?"
+    r"(?:\*\*)?[ \t]*(?=[.。!！]|$)",
+    re.M,
+)
 _BOXED = re.compile(r"\\boxed\{\s*(?:\\text(?:bf)?\{)?\s*\(?([A-FＡ-Ｆ])\)?\s*\}?\s*\}")
 # A line that is only an option marker (optionally followed by the option text).
 _OPTION_LINE = re.compile(
@@ -375,8 +383,12 @@ def _first_line_option(text: str, valid: tuple[str, ...], options: Sequence[str]
         nxt = P.OPTION_LINE.match(lines[1])
         if nxt and nxt.group("l") != m.group("l"):
             other = LATIN_LABELS.index(FULLWIDTH.get(nxt.group("l"), nxt.group("l")))
-            if not options or other >= len(options) or other == LATIN_LABELS.index(letter) + 1 or norm_option(nxt.group("rest")).startswith(
-                    norm_option(options[other])[:12]):
+            if (
+                not options
+                or other >= len(options)
+                or other == LATIN_LABELS.index(letter) + 1
+                or norm_option(nxt.group("rest")).startswith(norm_option(options[other])[:12])
+            ):
                 return None
     return letter
 
@@ -387,7 +399,9 @@ _LAST_LINE = re.compile(
 
 
 _BULLET = re.compile(r"[ \t>]*(?:[-*•+]|\d+[.)])[ \t]")
-_OPTION_HEAD = re.compile(r"[ \t>#*_\-•]*(?:\*\*)?[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང])(?![\u0F40-\u0FBC])(?:[)\]】）.:：།་\s]|\*\*|$)")
+_OPTION_HEAD = re.compile(
+    r"[ \t>#*_\-•]*(?:\*\*)?[(\[【（]?(?P<l>[A-FＡ-Ｆ]|[ཀཁགང])(?![\u0F40-\u0FBC])(?:[)\]】）.:：།་\s]|\*\*|$)"
+)
 
 
 def _last_line_option(text: str, valid: tuple[str, ...], options: Sequence[str] | None = None) -> str | None:
@@ -511,8 +525,11 @@ def _text_verdict(text: str, valid: tuple[str, ...], options: Sequence[str]) -> 
 
 
 _RANGE = re.compile(r"(?<![A-Za-z])[A-F][ \t]*[–—-][ \t]*[A-F](?![A-Za-z])")
-_DISCUSSED = re.compile(r"^[ \t]*(?:(?:[-*•]|\d+[.)])?[ \t]*(?:\*\*)?(?:[Oo]ption[ \t]+)?\(?([A-F]|[ཀཁགང])\)?(?:\*\*)?[ \t]*[:.]"
-                        r"|[-*•][ \t]*(?:\*\*)?\(?([A-F]|[ཀཁགང])(?![\u0F40-\u0FBC])\)?(?:\*\*)?[ \t])", re.M)
+_DISCUSSED = re.compile(
+    r"^[ \t]*(?:(?:[-*•]|\d+[.)])?[ \t]*(?:\*\*)?(?:[Oo]ption[ \t]+)?\(?([A-F]|[ཀཁགང])\)?(?:\*\*)?[ \t]*[:.]"
+    r"|[-*•][ \t]*(?:\*\*)?\(?([A-F]|[ཀཁགང])(?![\u0F40-\u0FBC])\)?(?:\*\*)?[ \t])",
+    re.M,
+)
 
 
 _GLUED = re.compile(r"[A-Za-z0-9_]=[ \t]?$")   # "test=B", "x=A": a token of code or noise, not a choice
@@ -594,7 +611,9 @@ def _only_letter(text: str, valid: tuple[str, ...], options: Sequence[str] | Non
     rejection): the response rejects the one option it names."""
     P = _pats(valid)
     found = [m for m in P.LATIN_FINAL.finditer(text) if FULLWIDTH.get(m.group(1), m.group(1)) in valid]
-    letters = [FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else scan_letters(text, valid, P.LATIN_FINAL)
+    letters = (
+        [FULLWIDTH.get(m.group(1), m.group(1)) for m in found] if found else scan_letters(text, valid, P.LATIN_FINAL)
+    )
     if not letters or len(set(letters)) != 1:
         return None
     heads = [m.group(1) or m.group(2) for m in P.DISCUSSED.finditer(text)]
@@ -760,21 +779,33 @@ _NONE_LATIN = re.compile("|".join([
           r"(?:emas|kelmaydi)"),
     _alts("To to", rf"{_AP}g{_AP}ri\s+(?:javob|variant)\s+(?:mavjud\s+emas|yo{_AP}q)"),
 ]))
-_NONE_OTHER = re.compile("|".join([
-    _alts("Ешбір ешбір", r"\s+(?:нұсқа\w*\s+)?дұрыс\s+емес"), _alts("Ешқайсысы ешқайсысы", r"\s+(?:да\s+)?дұрыс\s+емес"),
-    _alts("Дұрыс дұрыс", r"\s+жауап\s+жоқ"),
-    _alts("Бир бир", r"\s+да\s+(?:вариант\s+)?туура\s+эмес"), _alts("Эч эч", r"\s+бири\s+(?:да\s+)?туура\s+эмес"),
-    _alts("Туура туура", r"\s+жооп\s+жок"),
-    _alts("Ни ни", r"\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+"
-          r"(?:верн|верен|правильн|правилен|подходит|является)"),
-    _alts("Нет нет", r"\s+(?:правильного|верного)\s+(?:ответа|варианта)"),
-    _alts("Правильного правильного", r"\s+(?:ответа|варианта)\s+нет"),
-    _alts("Все все", r"\s+варианты\s+(?:неверн|неправильн|ошибочн)"),
-    _alts("Зөв зөв", r"\s+хариулт\s+байхгүй"), _alts("Аль аль", r"\s+нь\s+ч\s+зөв\s+биш"),
-    _alts("都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
-          "无正确答案 無正確答案"),
-    r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",
-]))
+_NONE_OTHER = re.compile(
+    "|".join(
+        [
+            _alts("Ешбір ешбір", r"\s+(?:нұсқа\w*\s+)?дұрыс\s+емес"),
+            _alts("Ешқайсысы ешқайсысы", r"\s+(?:да\s+)?дұрыс\s+емес"),
+            _alts("Дұрыс дұрыс", r"\s+жауап\s+жоқ"),
+            _alts("Бир бир", r"\s+да\s+(?:вариант\s+)?туура\s+эмес"),
+            _alts("Эч эч", r"\s+бири\s+(?:да\s+)?туура\s+эмес"),
+            _alts("Туура туура", r"\s+жооп\s+жок"),
+            _alts(
+                "Ни ни",
+                r"\s+один\s+(?:из\s+)?(?:вариант\w*|ответ\w*|предложенных\s+\w+)\s+не\s+"
+                r"(?:верн|верен|правильн|правилен|подходит|является)",
+            ),
+            _alts("Нет нет", r"\s+(?:правильного|верного)\s+(?:ответа|варианта)"),
+            _alts("Правильного правильного", r"\s+(?:ответа|варианта)\s+нет"),
+            _alts("Все все", r"\s+варианты\s+(?:неверн|неправильн|ошибочн)"),
+            _alts("Зөв зөв", r"\s+хариулт\s+байхгүй"),
+            _alts("Аль аль", r"\s+нь\s+ч\s+зөв\s+биш"),
+            _alts(
+                "都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
+                "无正确答案 無正確答案"
+            ),
+            r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",
+        ]
+    )
+)
 _CYRILLIC_ARABIC = re.compile("[\u0400-\u04FF\u0600-\u06FF]")
 _NON_LATIN = re.compile("[\u0400-\u04FF\u0600-\u06FF\u4e00-\u9fff]")
 _MARKED = re.compile(r"(?:[(\[]?[A-F](?:[)\].:]|\*\*)|[A-F]\s+[–—-])[\s*]*$")
@@ -794,8 +825,16 @@ def _none_right(text: str, options: Sequence[str] | None, start: int = 0, other_
     ``other_script``: whether ``text`` has Cyrillic, Arabic or CJK letters."""
     tail = text[start:] if start else text
     hits: list[re.Match[str]] = []
-    if ("one of" in tail or "either" in tail or "o correct" in tail or "o right" in tail or "ech bir" in tail
-            or "ech qaysi" in tail or "mavjud emas" in tail or "javob yo" in tail):   # (substring tests: the cheapest gate)
+    if (
+        "one of" in tail
+        or "either" in tail
+        or "o correct" in tail
+        or "o right" in tail
+        or "ech bir" in tail
+        or "ech qaysi" in tail
+        or "mavjud emas" in tail
+        or "javob yo" in tail
+    ):  # (substring tests: the cheapest gate)
         hits += _NONE_LATIN.finditer(tail)
     if other_script and ("不" in tail or "有正" in tail or "无正" in tail or "無正" in tail
                          or _CYRILLIC_ARABIC.search(tail)):

@@ -153,7 +153,9 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
                 raise InputError("the record has no 'question' text", path=f, line=line)
             if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices) \
                     or not MIN_OPTIONS <= len(choices) <= MAX_OPTIONS:
-                raise InputError(f"'choices' must be a list of {MIN_OPTIONS}–{MAX_OPTIONS} option texts", path=f, line=line)
+                raise InputError(
+                    f"'choices' must be a list of {MIN_OPTIONS}–{MAX_OPTIONS} option texts", path=f, line=line
+                )
             if out is not None and not isinstance(out, str):
                 raise InputError("'output' must be text", path=f, line=line)
             key = rec.get("answer")
@@ -227,7 +229,8 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
         checked = con.execute(
             f"SELECT file, line, question_id, key_shown, substr(perm, instr('{LABEL_STRING}', key_shown), 1) AS mapped, "
             "answer_key FROM _ok WHERE key_shown IS NOT NULL AND length(key_shown) = 1 "
-            f"AND instr('{LABEL_STRING}', key_shown) BETWEEN 1 AND len(opts) ORDER BY rec").fetchall()
+            f"AND instr('{LABEL_STRING}', key_shown) BETWEEN 1 AND len(opts) ORDER BY rec"
+        ).fetchall()
         summary.key_checked = len(checked)
         summary.key_mismatches = [f"{where(f, ln)} (item {q}: shown {k} → {m}, stored {a})"
                                   for f, ln, q, k, m, a in checked if m != a]
@@ -278,7 +281,8 @@ def link_by_text(con, benchmark: str, in_order_by: str | None = None) -> None:
             "cands AS (SELECT c.rec, c.question_id, c.answer_key, c.opts, "
             "row_number() OVER (PARTITION BY c.rec ORDER BY c.seq, c.question_id) AS r FROM _cand c SEMI JOIN multi USING (rec)) "
             "SELECT c.rec, c.question_id, c.answer_key, c.opts FROM recs JOIN cands c ON c.rec = recs.rec AND c.r = recs.r "
-            "WHERE recs.n_recs = recs.k")
+            "WHERE recs.n_recs = recs.k"
+        )
     else:
         con.execute("CREATE OR REPLACE TEMP TABLE _ordered AS SELECT rec, question_id, answer_key, opts FROM _cand "
                     "WHERE false")

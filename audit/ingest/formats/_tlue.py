@@ -483,7 +483,9 @@ def _progress(files: list[Path]):
 SUSPECT_SHARE_REFUSED = 0.5
 
 
-def refuse_if_mostly_suspect(n_suspect: int, n_items: int, path, *, accept_suspect: bool, examples: list[tuple[str, str]]) -> None:
+def refuse_if_mostly_suspect(
+    n_suspect: int, n_items: int, path, *, accept_suspect: bool, examples: list[tuple[str, str]]
+) -> None:
     """Raise an InputError (nothing written) when most items failed to parse.
 
     >>> refuse_if_mostly_suspect(2, 670, "x", accept_suspect=False, examples=[])

@@ -51,7 +51,9 @@ def test_rates_and_weights_match_an_independent_computation():
         spec = (np.sum(1 - q[has][~sw]) + 1) / (np.sum(1 - q[has]) + 2)
         assert ev.sensitivity[r] == pytest.approx(sens) and ev.specificity[r] == pytest.approx(spec)
     # residual correlations with pandas, then the two-level Kish design effect by hand
-    E = pd.DataFrame(np.where(np.isnan(v), np.nan, v - (q[:, None] * ev.sensitivity + (1 - q[:, None]) * (1 - ev.specificity))))
+    E = pd.DataFrame(
+        np.where(np.isnan(v), np.nan, v - (q[:, None] * ev.sensitivity + (1 - q[:, None]) * (1 - ev.specificity)))
+    )
     C = E.corr(min_periods=10).to_numpy()
     rho0 = max(np.mean([C[a, b] for a, b in itertools.combinations(range(3), 2)]), 0)
     rho_b = max(np.mean([C[a, b] for a, b in itertools.combinations(range(5), 2) if fam[a] != fam[b]]), 0)

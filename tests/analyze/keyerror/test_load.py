@@ -122,7 +122,9 @@ def test_a_model_with_two_letters_on_one_item_falls_back_to_the_long_form():
 def test_unsorted_cells_are_refused():
     B = np.array([[1, 2]], np.uint8)
     with pytest.raises(ValueError, match="sorted"):
-        K._Data.from_cells(np.array([1, 0]), np.array([0, 0]), B, np.full(2, 2), np.zeros(2, int), np.zeros(2, int), 2, 2)
+        K._Data.from_cells(
+            np.array([1, 0]), np.array([0, 0]), B, np.full(2, 2), np.zeros(2, int), np.zeros(2, int), 2, 2
+        )
 
 
 def test_alternative_labels_read_the_standard_letters_or_the_label_list():

@@ -180,7 +180,11 @@ def _ref_fit(items, n_models, family, *, rounds=FAMILY_ROUNDS, max_iter=200, tol
                 keep = [c for c in cols if np.std(c) > 0]
                 if len(rows) < 10 or len(keep) < 2:
                     continue
-                cors = [float(np.corrcoef(keep[x], keep[y])[0, 1]) for x in range(len(keep)) for y in range(x + 1, len(keep))]
+                cors = [
+                    float(np.corrcoef(keep[x], keep[y])[0, 1])
+                    for x in range(len(keep))
+                    for y in range(x + 1, len(keep))
+                ]
                 rho = max(sum(cors) / len(cors), 0.0)
                 for j in mem:
                     w[j] = 1 / (1 + (len(mem) - 1) * rho)
@@ -198,7 +202,9 @@ def _ref_fit(items, n_models, family, *, rounds=FAMILY_ROUNDS, max_iter=200, tol
             g_rate = sum(s) / (n + 48)
             eps2 = [(sum(s[i] for i in range(n) if subject[i] == k) + SUBJECT_STRENGTH * g_rate)
                     / (sum(1 for i in range(n) if subject[i] == k) + SUBJECT_STRENGTH) for k in range(n_subj)]
-            delta = max(max(abs(x - y) for x, y in zip(a, a2)), abs(eta - eta2), max(abs(x - y) for x, y in zip(eps, eps2)))
+            delta = max(
+                max(abs(x - y) for x, y in zip(a, a2)), abs(eta - eta2), max(abs(x - y) for x, y in zip(eps, eps2))
+            )
             a, eta, eps = a2, eta2, eps2
             if delta < tol:
                 break
@@ -338,10 +344,14 @@ def test_judge_verdicts_move_the_item_weighted_by_agreement_with_experts(tmp_pat
     _evidence_bench(db)
     base = _score(db)
     f = tmp_path / "j.jsonl"
-    f.write_text(json.dumps({"loc": "q00", "llm_validation": {"answer_key_correct": False, "correct_answer": "C"}}) + "\n")
+    f.write_text(
+        json.dumps({"loc": "q00", "llm_validation": {"answer_key_correct": False, "correct_answer": "C"}}) + "\n"
+    )
     import_judge(f, judge="judge-x", benchmark="ev", db=db)
     said_wrong = _score(db)
-    f.write_text(json.dumps({"loc": "q00", "llm_validation": {"answer_key_correct": True, "correct_answer": "A"}}) + "\n")
+    f.write_text(
+        json.dumps({"loc": "q00", "llm_validation": {"answer_key_correct": True, "correct_answer": "A"}}) + "\n"
+    )
     import_judge(f, judge="judge-x", benchmark="ev", db=db)
     said_right = _score(db)
     assert said_right < base < said_wrong

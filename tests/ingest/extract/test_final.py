@@ -33,7 +33,7 @@ CASES = [
     # --- Uzbek (Latin)
     ("uz answer line", "Javob: C) Urlimoq", "C"),
     ("uz correct answer bold", "To'g'ri javob: **B) Gurs yetib yiqildi.**\n\nA va D noto'g'ri.", "B"),
-    ("uz modifier apostrophe", "Toʻgʻri variant **D) \"Hozir uvilavoraman!\" dedi boʻri.**", "D"),
+    ("uz modifier apostrophe", 'Toʻgʻri variant **D) "Hozir uvilavoraman!" dedi boʻri.**', "D"),
     ("uz answer at the end wins", "A) Xato.\nB) Xato.\nC) Bu ham xato.\n\n✅ **To'g'ri javob: D**", "D"),
     ("uz letter then verdict", "Tahlil: A noto'g'ri, C ham xato. Demak, B varianti to'g'ri.", "B"),
     ("uz negated verdict is not a commitment", "A varianti to'g'ri emas. C varianti to'g'ri.", "C"),
@@ -42,9 +42,17 @@ CASES = [
     ("uz misspelt javab", "Javab: D) Yalangoyoq\n\nA) Haval shak.\nB) Pili tomonda.", "D"),
     ("uz first line only option", "B) Hudko'sh\n\nBu so'z to'g'ri yozilgan, A va C esa xato.", "B"),
     ("uz listing all options", "A) Bir\nB) Ikki\nC) Uch\nD) To'rt", None),
-    ("uz truncated before choosing", "To‘g‘ri javobni aniqlash uchun ko‘rib chiqamiz.\n\n- **A varianti**: xato.\n"
-                                     "- **B varianti**: “Yoʻoʻoʻq” – bu shaklda ham uzaytiril", None),
-    ("uz check-marked option line", "- **A)** Biror ish — ❌\n- **B)** Spora — ✅ **To'g'ri javob**\n- **C)** Qurol — ❌", "B"),
+    (
+        "uz truncated before choosing",
+        "To‘g‘ri javobni aniqlash uchun ko‘rib chiqamiz.\n\n- **A varianti**: xato.\n"
+        "- **B varianti**: “Yoʻoʻoʻq” – bu shaklda ham uzaytiril",
+        None,
+    ),
+    (
+        "uz check-marked option line",
+        "- **A)** Biror ish — ❌\n- **B)** Spora — ✅ **To'g'ri javob**\n- **C)** Qurol — ❌",
+        "B",
+    ),
     # --- Uyghur (Arabic script)
     ("ug answer", "جاۋاب: C", "C"),
     ("ug correct answer with text", "توغرا جاۋاب: B) ئۈرۈمچى\n\nA بىلەن D خاتا.", "B"),
@@ -156,7 +164,12 @@ MORE_CASES = [
 ]
 
 
-GRAVITY_OPTS = ["宇航员不受重力作用", "宇航员只受重力的作用", "宇航员受到平衡力的作用", "宇航员所受的重力产生向心加速度"]
+GRAVITY_OPTS = [
+    "宇航员不受重力作用",
+    "宇航员只受重力的作用",
+    "宇航员受到平衡力的作用",
+    "宇航员所受的重力产生向心加速度",
+]
 FRUIT_OPTS = ["李、杏、枣、桃、栗", "李、杏、蕉、橘、柿", "李、杏、枣、桃、柿", "李、杏、蕉、桃、栗"]
 MARROW_OPTS = ["سۆڭەك يىلىكى", "جىگەر", "تال"]
 
@@ -176,20 +189,28 @@ MULTILINGUAL_CASES = [
     ("ug correct option bold", "شۇڭا توغرا تاللانما: **C (D ۋىتامىنى)**.", None, "C"),
     ("ug thus", "- A ئوكسىگېن: خاتا.\n- B كاربون دىئوكسىد: توغرا.\n\nدېمەك B.", None, "B"),
     ("ug conclusion", "ئەمدى تاللاشلارغا قارايلى.\n\nيەكۈن: A", None, "A"),
-    ("ug therefore text only", "A. سۆڭەك يىلىكى — توغرا.\nB. جىگەر — ئەمەس.\n\nشۇڭا سۆڭەك يىلىكى.", MARROW_OPTS,
-     "A"),
+    ("ug therefore text only", "A. سۆڭەك يىلىكى — توغرا.\nB. جىگەر — ئەمەس.\n\nشۇڭا سۆڭەك يىلىكى.", MARROW_OPTS, "A"),
     # --- Chinese: a bare 选, closing statements, two answers
     ("zh choose", "所以 C 专业应抽取 40 名学生，选 C。", None, "C"),
     ("zh should choose", "等一下，不对。……所以应该选B，裴旻的剑舞。", None, "B"),
     ("zh choose bold", "综合来看，选 **A**。", None, "A"),
-    ("zh the incorrect one is", "D. 填制和审核会计凭证是会计核算的基本方法之一，正确。\n\n不正确的是 **B**。", None, "B"),
+    (
+        "zh the incorrect one is",
+        "D. 填制和审核会计凭证是会计核算的基本方法之一，正确。\n\n不正确的是 **B**。",
+        None,
+        "B",
+    ),
     ("zh most accurate statement", "综合判断，最确切的说法是 **D**。", GRAVITY_OPTS, "D"),
     ("zh I think both", "答案是 B。我认为 B 和 D 都有可能。", None, None),
     ("zh option item is not a choice", "选项A错误。", None, None),
     ("zh circled letter", "选 Ⓑ", None, "B"),
     ("zh B correct in a review", "A 错。B 对。C 错。", None, "B"),
-    ("zh answer by the option text", "古代常见的果品是李子、杏、枣、桃、栗子。\n\n所以五果应该是李、杏、枣、桃、栗。", FRUIT_OPTS,
-     "A"),
+    (
+        "zh answer by the option text",
+        "古代常见的果品是李子、杏、枣、桃、栗子。\n\n所以五果应该是李、杏、枣、桃、栗。",
+        FRUIT_OPTS,
+        "A",
+    ),
     ("zh C-H bond is no letter", "CO₂ 没有 C–H 键。", None, None),
     # --- Tibetan: correct-answer phrases, therefore, closing statements, two answers
     ("bo correct answer is", "དེས་ན་ལན་ཡང་དག་པ་ནི་ **B** ཡིན།", None, "B"),
@@ -204,29 +225,62 @@ MULTILINGUAL_CASES = [
     ("last line only the letter", "གཅིན་ལམ་ནང་སྒོ་ནི་ A ནོར། གཅིན་སྒྲོམ་ནི་ཕོ་བའི་ནང་མིན།\n\nD", None, "D"),
     ("last line the tibetan letter", "ཀ.རང་དབང་རིང་ལུགས།\nཁ.སྤྱི་ཚོགས་རིང་ལུགས།\n\nཕ་རན་སི་ནི་རང་དབང་རིང་ལུགས་ཡིན།\n\nཀ", None, "A"),
     ("last line repeated", "A. 2\nB. 3\nC. 6\nD. 9\n\nئەڭ چوڭى 6.\n\nC. 6\nC. 6", ["2", "3", "6", "9"], "C"),
-    ("last line continues a review", "Variantlar:\n\n**A) Shohsupa**\nBu to'g'ri emas.\n\n**B) Shosupa**\nBu xato.\n\n**C",
-     TWO_OPTS, None),
+    (
+        "last line continues a review",
+        "Variantlar:\n\n**A) Shohsupa**\nBu to'g'ri emas.\n\n**B) Shosupa**\nBu xato.\n\n**C",
+        TWO_OPTS,
+        None,
+    ),
     ("last line a cut list item", "Shuning uchun:\n- **C) Ikkovi ham to‘g‘ri", TWO_OPTS, None),
-    ("last line option and its text", "逐一对照：\n- A 挫伤：属于闭合性软组织损伤；\n- D 骨折：不属于。\n\n因此不属于的是——\n\n"
-     "**D 骨折**", ["挫伤", "韧带拉伤", "肌肉拉伤", "骨折"], "D"),
-    ("last paragraph names one option", "- B) Gʻazabli: mos emas.\n- D) Sochi qirilgan: bu ham emas.\n\n"
-     "Sizning kontekstdagi ma'no: B) Kuchli, baquvvat.", None, "B"),
+    (
+        "last line option and its text",
+        "逐一对照：\n- A 挫伤：属于闭合性软组织损伤；\n- D 骨折：不属于。\n\n因此不属于的是——\n\n**D 骨折**",
+        ["挫伤", "韧带拉伤", "肌肉拉伤", "骨折"],
+        "D",
+    ),
+    (
+        "last paragraph names one option",
+        "- B) Gʻazabli: mos emas.\n- D) Sochi qirilgan: bu ham emas.\n\n"
+        "Sizning kontekstdagi ma'no: B) Kuchli, baquvvat.",
+        None,
+        "B",
+    ),
     ("last paragraph result", "6-نومۇرلۇق ئېلېمېنت كاربون.\n\nنەتىجە: **B — كاربون**", None, "B"),
-    ("called right, then cut in the review", "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Бұл дұрыс.\n\n**B) 1219 ",
-     None, "A"),
-    ("last paragraph cut in a review", "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Тарихта маңызды.\n\n**B) 1219 ", None,
-     None),
+    (
+        "called right, then cut in the review",
+        "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Бұл дұрыс.\n\n**B) 1219 ",
+        None,
+        "A",
+    ),
+    (
+        "last paragraph cut in a review",
+        "Әр нұсқаны талдайық:\n\n**A) 1465 жыл** — Тарихта маңызды.\n\n**B) 1219 ",
+        None,
+        None,
+    ),
     # --- English forms
-    ("en corresponds to", "## Step 5: Choose\nThe correct spelling is \"Cholgʻu\", which corresponds to option D.", None,
-     "D"),
-    ("en looking for", "The term you're looking for is B) Podsho (_emperor_).\n\n- A) Poshsho, C) Poshsha are not titles.",
-     None, "B"),
+    (
+        "en corresponds to",
+        '## Step 5: Choose\nThe correct spelling is "Cholgʻu", which corresponds to option D.',
+        None,
+        "D",
+    ),
+    (
+        "en looking for",
+        "The term you're looking for is B) Podsho (_emperor_).\n\n- A) Poshsho, C) Poshsha are not titles.",
+        None,
+        "B",
+    ),
     ("en incorrect statement", "- C: HMM is directed — correct.\n\nThe incorrect statement is **B**.", None, "B"),
-    ("en check mark before the option", "To'g'ri javob:\n\n✅ **D) Yogʻindan suv ichadigan yer**\n\n- **A)** – noto'g'ri.",
-     None, "D"),
+    (
+        "en check mark before the option",
+        "To'g'ri javob:\n\n✅ **D) Yogʻindan suv ichadigan yer**\n\n- **A)** – noto'g'ri.",
+        None,
+        "D",
+    ),
     # --- no answer: the one letter named is rejected, or is noise
     ("uz only letter rejected", "## Variantlar:\n\n- A) Uzun, qotmadan kelgan - ❌ (bu ma'nosi emas)", None, None),
-    ("uz only letter is its own text", "\"D) Ikkovi ham xato\"", ADIL_OPTS, "D"),
+    ("uz only letter is its own text", '"D) Ikkovi ham xato"', ADIL_OPTS, "D"),
     ("noise with an equals sign", "colors opStreamtest=B third Dem active week credit", None, None),
     ("uz does not fit", "- **B) Ovga ishqiboz** — bu so'zga to'g'ri kelmaydi.\n- **C", None, None),
 ]

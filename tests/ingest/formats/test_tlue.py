@@ -171,7 +171,8 @@ def test_import_real_data(tlue_dir, db_path):
         assert rows[:4] == (670, 67, True, True)
         assert rows[4] == s.suspect and rows[5] == s.repaired
         loc, raw, rec, subject = con.execute(
-            "SELECT question_id, raw_text, source_record, subject FROM questions WHERE question_id = 'agronomy1'").fetchone()
+            "SELECT question_id, raw_text, source_record, subject FROM questions WHERE question_id = 'agronomy1'"
+        ).fetchone()
         assert subject == "agronomy" and "24~26°\nC." in raw
         assert json.loads(rec)["polished_ti_content"] == raw
         # The only item without options is flagged, not dropped.
@@ -314,7 +315,9 @@ def test_single_file_and_reimport_replaces_only_when_asked(tmp_path, db_path):
     assert import_tlue(f, db=db_path).items == 2
     _write_jsonl(f, [_rec("arts0", answer="C")])
     before = db_path.read_bytes()
-    with pytest.raises(InputError, match=r"1 question already stored in 'tlue' with different content: 'arts0' \(key\)"):
+    with pytest.raises(
+        InputError, match=r"1 question already stored in 'tlue' with different content: 'arts0' \(key\)"
+    ):
         import_tlue(f, db=db_path)
     assert db_path.read_bytes() == before
     import_tlue(f, db=db_path, replace=True)
@@ -325,22 +328,45 @@ def test_single_file_and_reimport_replaces_only_when_asked(tmp_path, db_path):
 
 
 BAD = [
-    ("missing field", lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0"), {"loc": "arts1", "answer": "A"}]),
-     r"arts\.jsonl:2: missing field\(s\) polished_ti_content"),
-    ("not json", lambda d: (d / "arts.jsonl").write_text(json.dumps(_rec("arts0"), ensure_ascii=False) + "\n{oops\n",
-                                                          encoding="utf-8"),
-     r"arts\.jsonl:2: not valid JSON"),
+    (
+        "missing field",
+        lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0"), {"loc": "arts1", "answer": "A"}]),
+        r"arts\.jsonl:2: missing field\(s\) polished_ti_content",
+    ),
+    (
+        "not json",
+        lambda d: (d / "arts.jsonl").write_text(
+            json.dumps(_rec("arts0"), ensure_ascii=False) + "\n{oops\n", encoding="utf-8"
+        ),
+        r"arts\.jsonl:2: not valid JSON",
+    ),
     ("empty file", lambda d: (d / "arts.jsonl").write_text("", encoding="utf-8"), r"arts\.jsonl: the file is empty"),
-    ("non-utf8", lambda d: (d / "arts.jsonl").write_bytes(
-        (json.dumps(_rec("arts0")) + "\n").encode() + b'{"loc": "arts1", "polished_ti_content": "\xff", "answer": "A"}\n'),
-     r"arts\.jsonl:2: not UTF-8"),
-    ("duplicate loc", lambda d: (_write_jsonl(d / "arts.jsonl", [_rec("arts0")]),
-                                 _write_jsonl(d / "law.jsonl", [_rec("law0"), _rec("arts0")])),
-     r"law\.jsonl:2: duplicate question id 'arts0' \(first seen at .*arts\.jsonl:1\)"),
-    ("answer not a label", lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0", answer="Z")]),
-     r"arts\.jsonl:1: answer 'Z' is not an option label"),
-    ("answer not text", lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0", answer=2)]),
-     r"arts\.jsonl:1: answer 2 is not an option label"),
+    (
+        "non-utf8",
+        lambda d: (d / "arts.jsonl").write_bytes(
+            (json.dumps(_rec("arts0")) + "\n").encode()
+            + b'{"loc": "arts1", "polished_ti_content": "\xff", "answer": "A"}\n'
+        ),
+        r"arts\.jsonl:2: not UTF-8",
+    ),
+    (
+        "duplicate loc",
+        lambda d: (
+            _write_jsonl(d / "arts.jsonl", [_rec("arts0")]),
+            _write_jsonl(d / "law.jsonl", [_rec("law0"), _rec("arts0")]),
+        ),
+        r"law\.jsonl:2: duplicate question id 'arts0' \(first seen at .*arts\.jsonl:1\)",
+    ),
+    (
+        "answer not a label",
+        lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0", answer="Z")]),
+        r"arts\.jsonl:1: answer 'Z' is not an option label",
+    ),
+    (
+        "answer not text",
+        lambda d: _write_jsonl(d / "arts.jsonl", [_rec("arts0", answer=2)]),
+        r"arts\.jsonl:1: answer 2 is not an option label",
+    ),
     ("empty folder", lambda d: None, r"no <subject>\.jsonl files"),
 ]
 
