@@ -58,7 +58,7 @@ def test_csv_is_neutralised_and_parses(db):
     # sections added through report hooks (the judge stage's agreement statistics) are titled "Agreement: …"
     assert {s for s in sections if not s.startswith("Agreement:")} == {
         "tiers", "metrics", "difficulty", "scenarios", "comparisons", "lint",
-        # issue 19: what wrong keys cost
+        # what wrong keys cost
         "wrong_key_cost", "expected_wrong_keys", "expected_wrong_keys_by_subject", "expected_wrong_keys_by_tier",
         # the random audit sample's count (none drawn: its reason) and the plain-word notes
         "expected_wrong_keys_sampled", "notes"}

@@ -59,7 +59,7 @@ from audit.judge._prompt import JudgePrompt, load_prompt, source_prompt
 from audit.llm import CallRunner, RunOptions
 from audit.llm.options import check_selection
 from audit.llm.provider import message_parts, reply_problem, safe_url
-from audit.llm.runs import claim_run, correct_stale_runs, usage_lines
+from audit.llm.runs import claim_run, correct_stale_runs, note_errors, usage_lines
 from audit.store import DbPath, connect, transaction
 from audit.store.benchmarks import benchmark_name
 
@@ -328,10 +328,7 @@ class _JudgeRunner(CallRunner):
         s.completion_tokens += delta["completion_tokens"]
         if s.cost_usd is not None:
             s.cost_usd += cost
-        for e in errs:
-            if len(s.errors) < 5:
-                s.errors.append(f"{e['item']['question_id']}: {e['error_type']} after {e['attempts']} attempt(s): "
-                                f"{e['message'][:200]}")
+        note_errors(s.errors, errs)
 
     def finish(self, status: str, reason: str | None) -> None:
         s = self.s

@@ -65,9 +65,25 @@ def usage_lines(summary: Any) -> list[str]:
             *(f"  error: {e}" for e in summary.errors)]
 
 
+def note_errors(errors: list[str], failed: Iterable[dict], keep: int = 5) -> None:
+    """Append to ``errors`` one line per failed call (item, error type,
+    attempts, the message cut at 200 characters) until it holds ``keep``:
+    a run's summary shows the first few, the run table keeps the count.
+
+    >>> out = []
+    >>> note_errors(out, [{"item": {"question_id": "q1"}, "error_type": "timeout", "attempts": 3, "message": "slow"}])
+    >>> out
+    ['q1: timeout after 3 attempt(s): slow']
+    """
+    for e in failed:
+        if len(errors) < keep:
+            errors.append(f"{e['item']['question_id']}: {e['error_type']} after {e['attempts']} attempt(s): "
+                          f"{e['message'][:200]}")
+
+
 def claim_run(con: Any, table: str, run_id: int) -> None:
     """Record this process as the one running ``run_id``."""
     con.execute(f"UPDATE {table} SET pid = ?, host = ? WHERE run_id = ?", [os.getpid(), socket.gethostname(), run_id])
 
 
-__all__ = ["claim_run", "correct_stale_runs", "update_run", "usage_lines"]
+__all__ = ["claim_run", "correct_stale_runs", "note_errors", "update_run", "usage_lines"]

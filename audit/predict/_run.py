@@ -42,7 +42,7 @@ from audit.ingest.models import register_models
 from audit.llm import CallRunner, RunOptions
 from audit.llm.options import check_selection
 from audit.llm.provider import message_parts, reply_problem
-from audit.llm.runs import claim_run, correct_stale_runs, update_run, usage_lines
+from audit.llm.runs import claim_run, correct_stale_runs, note_errors, update_run, usage_lines
 from audit.options import MAX_OPTIONS, MIN_OPTIONS
 from audit.predict._prompt import PredictPrompt, load_predict_prompt
 from audit.predict._reextract import reextract
@@ -329,10 +329,7 @@ class _PredictRunner(CallRunner):
         self.commit(write)
         for k, v in totals.items():
             setattr(s, k, v)
-        for e in errs:
-            if len(s.errors) < 5:
-                s.errors.append(f"{e['item']['question_id']}: {e['error_type']} after {e['attempts']} attempt(s): "
-                                f"{e['message'][:200]}")
+        note_errors(s.errors, errs)
 
     def finish(self, status: str, reason: str | None) -> None:
         s = self.s

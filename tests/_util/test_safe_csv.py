@@ -79,7 +79,7 @@ def test_write_to_path_and_binary_buffer_are_identical_utf8(tmp_path):
     write_csv(df, b)
     assert p.read_bytes() == b.getvalue()
     raw = p.read_bytes()
-    # one UTF-8 byte-order mark (Excel then reads Tibetan as UTF-8: issue 21), then the CSV
+    # one UTF-8 byte-order mark (Excel then reads Tibetan as UTF-8), then the CSV
     assert raw.startswith(b"\xef\xbb\xbf\"stem\"") and b"\r\n" not in raw
     back = pd.read_csv(p, dtype=str, keep_default_na=False)
     assert back["stem"].tolist() == ["བོད་ཡིག\nline2", "'=2+2", 'say "hi"']

@@ -1,4 +1,4 @@
-"""Accounts and roles (issue 12): Argon2 hashes, rate-limited sign-in, signed
+"""Accounts and roles: Argon2 hashes, rate-limited sign-in, signed
 session tokens, and roles enforced in the library and the CLI — on a real
 DuckDB file, with the real ``audit`` command run as a subprocess (passwords
 on standard input)."""
@@ -157,7 +157,7 @@ def test_reviewer_cannot_adjudicate_through_the_api(team):
 
 def test_lead_list_promotes_a_reviewer_account(team, monkeypatch):
     audit.review.add_review("b", "q1", "Pema", "key_correct", db=team)
-    monkeypatch.setenv("WORKBENCH_LEADS", "Karma")      # ignored once accounts exist (issue 22)
+    monkeypatch.setenv("WORKBENCH_LEADS", "Karma")      # ignored once accounts exist
     assert acc.roles.account_role("Karma", db=team) == "reviewer"
     audit.accounts.set_leads(["Karma"], actor="Root", db=team)   # an admin's act
     assert acc.roles.account_role("Karma", db=team) == "lead"

@@ -1,4 +1,4 @@
-"""The one aggregation analyze reads the predictions with (issue 24):
+"""The one aggregation analyze reads the predictions with:
 ``usable_cells`` and its bitmask arithmetic, checked against a plain pandas
 computation over the same predictions, with more models than one mask word
 (52) and more families than one family word (64)."""

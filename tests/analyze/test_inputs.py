@@ -1,4 +1,4 @@
-"""``questions_table`` (issue 24) computes QUESTIONS_SQL's rows with a plain
+"""``questions_table`` computes QUESTIONS_SQL's rows with a plain
 scan, its ordering (seq, question_id) and its "labels are A, B, C, …" check
 in NumPy.  Both must give the same table: ties in seq, non-standard and
 Tibetan labels, odd label lists, and an empty benchmark."""

@@ -1,4 +1,4 @@
-"""The duplicate-option lint's whitespace rule (issue 24 made its candidate
+"""The duplicate-option lint's whitespace rule (the one-pass rewrite made its candidate
 filter cheaper): option texts equal after collapsing runs of space, tab,
 newline, carriage return and form feed are duplicates; other characters
 (a vertical tab, case) still tell options apart.  Checked against an

@@ -1,6 +1,6 @@
 """analyze runs its DuckDB work (the lint, the score's items, writing the
 tiers) in a second thread beside its NumPy work (the tiers' figures, the
-key-error fit) (issue 24).  A failure on either side must still stop the
+key-error fit).  A failure on either side must still stop the
 whole analysis with nothing written, and the next analysis must work."""
 from __future__ import annotations
 

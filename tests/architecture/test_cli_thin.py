@@ -1,6 +1,5 @@
 """Every CLI command calls exactly one public function of the library and
-prints what it returns (issue 13: the Python API is the product, the CLI a
-thin layer).
+prints what it returns.
 
 Read with ``ast``: for each command of ``audit/cli`` (a function registered
 with ``.command(...)``), count the calls of functions imported from

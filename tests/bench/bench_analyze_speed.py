@@ -169,7 +169,7 @@ def main() -> None:
     if old:
         mo = statistics.median(old)
         print(f"old analyze_benchmark ({args.old})  {mo:6.2f} s   (median of {fmt(old)})")
-        print(f"ratio new / old                     {mn / mo:6.2f}     (issue 19 target ≤ 1.25: "
+        print(f"ratio new / old                     {mn / mo:6.2f}     (target ≤ 1.25: "
               f"{'met' if mn / mo <= 1.25 else 'NOT met'}; same tier counts: {counts_new == counts_old})")
     cli = _cli(_fresh(base, work), REPO, "analyze", "--benchmark", BENCHMARK, "--db", str(work))
     start = _cli(_fresh(base, work), REPO, "--help")

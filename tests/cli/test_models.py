@@ -35,10 +35,13 @@ def test_list_set_family_and_import(db_path, tmp_path):
     assert r.exit_code == 0 and r.output == "my-bo-model: family = qwen\n"
     f = tmp_path / "fam.csv"
     f.write_text("name,family,provider\ngpt-4o,openai,azure\nnew-model,meta,\n", encoding="utf-8")
+    r = run_main(["models", "import", str(f), "--db", str(db_path)])   # an unknown model: refused, nothing set
+    assert r.code == 1 and "no model named 'new-model'" in r.stderr
+    f.write_text("name,family,provider\ngpt-4o,openai,azure\nmy-bo-model,qwen,\n", encoding="utf-8")
     r = invoke(["models", "import", f, "--db", db_path])
     assert r.output == "2 model families set\n"
-    assert rows(db_path, "SELECT name, family, provider, family_source FROM models ORDER BY name") == [
-        ("gpt-4o", "openai", "azure", "set"), ("my-bo-model", "qwen", None, "set"), ("new-model", "meta", None, "set")]
+    assert rows(db_path, "SELECT name, family, provider, family_source FROM models WHERE family_source = 'set' "
+                         "ORDER BY name") == [("gpt-4o", "openai", "azure", "set"), ("my-bo-model", "qwen", None, "set")]
     r = invoke(["models", "list", "-b", "tiny", "--db", db_path])
     assert r.output == frame_text(list_models(db=db_path, benchmark="tiny")) + "\n"
     assert "new-model" not in r.output           # no predictions on tiny

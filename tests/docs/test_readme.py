@@ -1,4 +1,4 @@
-"""Every code block of the README runs (issue 23: examples that cannot go stale).
+"""Every code block of the README runs.
 
 The blocks are read from README.md and run as written, in order, in one
 ``bash`` shell (``set -euo pipefail``: a failing command fails the test), with

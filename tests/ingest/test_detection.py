@@ -1,4 +1,4 @@
-"""Issue 20: layouts in their published shape, written here (ARC option
+"""Layouts in their published shape, written here (ARC option
 objects, HF ARC ``{text: [...], label: [...]}``, folders of colliding ids,
 two-field stems, embedded options, map files over folders, constants), key
 bases, ids, and the smaller blocks of item 7."""

@@ -1,4 +1,4 @@
-"""Issue 20, acceptance: with no flags, ``audit import auto`` imports every
+"""With no flags, ``audit import auto`` imports every
 entry of ``../shared/data/real_formats/`` and what is stored equals the
 source, row for row.  The source is read here independently (Python's csv
 and json modules, not the importer's readers), and every stem, option and

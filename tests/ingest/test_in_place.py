@@ -1,4 +1,4 @@
-"""Prediction sets read in place (issue 24, point 3): a Parquet file, folder
+"""Prediction sets read in place: a Parquet file, folder
 or glob — local, on an S3-compatible server (moto, started here on
 127.0.0.1) or behind ``hf://`` (a fake fsspec filesystem registered under
 the ``hf`` protocol: the Hub cannot be reached from the test machine) — is

@@ -122,7 +122,7 @@ def test_benchmark_required(tmp_path, db_path):
     ("ᠮᠣᠩᠭᠣᠯ ᠪᠢᠴᠢᠭ", None, "Mong"),
     ("Монгол хэл", None, "Cyrl"),
     ("What is 2+2?", None, "Latn"),
-    # the letters decide, not the language code alone (issue 10)
+    # the letters decide, not the language code alone
     ("anything", "bo", "Latn"),
     ("12345", "bo", "Tibt"),
     ("ᠮᠣᠩᠭᠣᠯ ᠪᠢᠴᠢᠭ", "mn", "Mong"),

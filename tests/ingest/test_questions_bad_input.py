@@ -1,4 +1,4 @@
-"""The "Bad input" cases of issue 2.  Each asserts a clear message (file and,
+"""The "Bad input" cases.  Each asserts a clear message (file and,
 where there is one, line + what is wrong), a non-zero exit of the real
 ``audit`` entry point, and an unchanged database (``db_snapshot``)."""
 from __future__ import annotations

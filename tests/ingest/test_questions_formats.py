@@ -1,4 +1,4 @@
-"""Issue 10: benchmarks of many shapes without a conversion script.
+"""Benchmarks of many shapes without a conversion script.
 
 Fixtures are written by the tests in each shape: CMiLBench-style JSON arrays
 with nested fields and multi-answer keys, per-model shuffled options, TLUE

@@ -1,4 +1,4 @@
-"""Issue 14, point 8: a large question CSV is parsed in chunks into a
+"""A large question CSV is parsed in chunks into a
 staging Parquet file and stored by one bulk insert.  Checked here on a file
 of several chunks, through the real ``audit`` CLI and a real DuckDB file:
 

@@ -1,5 +1,5 @@
 """The duplicate-option lint's first pass is stored with each question
-(``questions.options_may_repeat``, migration 041, issue 24): computed where
+(``questions.options_may_repeat``, migration 041): computed where
 questions are written, backfilled for questions imported before, and read
 by the lint.  Checked against an independent Python rule."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 25: published judge verdicts come in through `audit import auto`:
+"""Published judge verdicts come in through `audit import auto`:
 MMLU-Redux detector CSVs (linked to items by question text) and plain
 verdict tables; all-or-nothing, idempotent, unmatched rows named."""
 from __future__ import annotations

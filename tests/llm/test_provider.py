@@ -94,7 +94,7 @@ def test_message_parts_of_reply_shapes():
     assert message_parts(_response({"content": ["part"]}))["content"] == "['part']"
     empty = message_parts(SimpleNamespace(choices=[], usage=None))
     assert empty == {"content": None, "reasoning": None, "finish_reason": None, "prompt_tokens": None,
-                     "completion_tokens": None}
+                     "completion_tokens": None, "choices": 0}
     assert message_parts(None)["content"] is None
 
 

@@ -1,4 +1,4 @@
-"""The library side of a review campaign (issue 21), on a real DuckDB file:
+"""The library side of a review campaign, on a real DuckDB file:
 a lead's "needs my verdict" holds the disputes first, queue entry settings
 and assignments shape the queue (checked against plain pandas over
 ``review_status`` and the item table), progress per subject matches an

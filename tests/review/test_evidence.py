@@ -103,7 +103,7 @@ def test_a_verdict_rewrites_exactly_the_rows_it_moves(tmp_path):
 
     add_account("admin", "admin-password-1", role="admin", db=db)
     add_account("lee", "lead-password-1", role="lead", actor="admin", db=db)
-    for who in ("ann", "bob"):   # once accounts exist, only enabled accounts record verdicts (issue 22)
+    for who in ("ann", "bob"):   # once accounts exist, only enabled accounts record verdicts
         add_account(who, who + "-password-1", role="reviewer", actor="admin", db=db)
     before = s0
     for qid, who, verdict, answer, adj, what in steps:   # bob's second verdict on q40 is a revision

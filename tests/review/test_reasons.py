@@ -1,4 +1,4 @@
-"""Issue 25 ("Show it"): on the item page, the judge runs the key-error fit
+"""The case "Show it": on the item page, the judge runs the key-error fit
 weighed are one plain-words sentence — how many runs looked, how many said
 the key is wrong, and how much that counted (the fit's ``llr_judges`` as
 "about N times more / less likely", never a raw ratio) — instead of one

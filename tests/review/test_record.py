@@ -56,7 +56,7 @@ def test_review_fields_are_normalised_and_timestamped_in_utc(db):
     assert before <= r.created_at <= after
     aware = datetime(2026, 1, 2, 15, 0, tzinfo=timezone(timedelta(hours=8)))
     r2 = add_review("bench", "q02", "Tenzin", "ambiguous", created_at=aware, db=db)
-    # the given time is the claimed one; created_at is the database clock (issue 14)
+    # the given time is the claimed one; created_at is the database clock
     assert r2.claimed_at == datetime(2026, 1, 2, 7, 0) and r2.created_at >= r.created_at
     stored = list_reviews("bench", "q02", reviewer="Tenzin", db=db)
     assert stored["claimed_at"].iloc[0].to_pydatetime() == datetime(2026, 1, 2, 7, 0)

@@ -74,7 +74,7 @@ def test_required_reviews_setting_changes_settlement(db):
 
 
 def test_latest_means_insertion_order_not_claimed_time(db):
-    # issue 14: a time claimed by a file never reorders verdicts; the row
+    # a time claimed by a file never reorders verdicts; the row
     # recorded last is the reviewer's current one
     add_review("bench", "q01", "ann", "key_wrong", corrected_answer="B", created_at=T0 + timedelta(hours=2), db=db)
     add_review("bench", "q01", "ann", "key_correct", created_at=T0, revision=True, db=db)

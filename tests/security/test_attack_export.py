@@ -1,4 +1,4 @@
-"""Issue 22, exports: ``export list --verify`` and the release zip check a
+"""Exports: ``export list --verify`` and the release zip check a
 version's folder against its manifest AND the database's ``data_sha256``,
 refuse extra files, subfolders and links, and report every problem in one
 line; two concurrent ``export create`` on a fresh benchmark do not both fail;
@@ -27,6 +27,8 @@ from audit.review import add_review
 from audit.store import connect
 from tests.conftest import REPO, db_snapshot
 from tests.support.common import copy_db, run_cli
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 B = "atk"
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}

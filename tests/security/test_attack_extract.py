@@ -1,4 +1,4 @@
-"""The extractor under attack: 1 MB adversarial responses, every method, a time bound (issue 22 item 9).
+"""The extractor under attack: 1 MB adversarial responses, every method, a time bound.
 
 Before this round a 1 MB response of repeated ``<think>`` or of one letter followed by a million spaces
 never finished (killed after 180 s), 20,000 spaces took 18 s in ``final`` and 14,000 ``<think>`` tags 5 s
@@ -15,6 +15,8 @@ import time
 import pytest
 
 from audit.ingest.extract import METHODS, candidate_letters, extract_answer, extract_answer_set, strip_reasoning
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 MB = 1_000_000
 LIMIT = 1.0        # seconds of CPU time per extraction of 1 MB (the issue's bound)

@@ -1,4 +1,4 @@
-"""Issue 22 (security, look-alike names) and issue 21 item 7: the attack
+"""Look-alike names and who may act: the attack
 cases on sessions, the demo, names and passwords — each the right result or
 one line, exit 1 and the database byte-identical
 (:func:`tests.conftest.db_snapshot`), on real DuckDB files and the real
@@ -26,6 +26,8 @@ from audit.accounts.sessions import SECRET_ENV
 from tests.conftest import db_snapshot
 from tests.support.attack import cli, fresh_copy
 from tests.support.common import rows
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 REPO = Path(__file__).resolve().parents[2]
 #: A $WORKBENCH_SECRET of exactly the shortest length, and no weak value (a repeated character is refused).
@@ -315,7 +317,7 @@ def test_model_names_not_in_normal_form_never_make_a_second_model(team):
     assert db_snapshot(team) == before
 
 
-# ---------------------------------------------------------------- further cases of our own (issue 22, item 11)
+# ---------------------------------------------------------------- further cases of our own
 
 def test_a_key_file_that_is_a_directory_or_a_dangling_link_is_one_line(team, tmp_path):
     key = acc.sessions.session_key_path(team)

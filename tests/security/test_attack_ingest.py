@@ -1,5 +1,5 @@
-"""Issue 22, the import side of the attack as a suite, plus hostile cases of
-our own on the import surface (issue 20's new paths: ids, key bases, folders,
+"""The import side of the attack as a suite, plus hostile cases of
+our own on the import surface (the new paths: ids, key bases, folders,
 layouts, overwrites, dry runs).
 
 Each case ends in the right result, or in one ``error:`` line naming the
@@ -20,6 +20,8 @@ import pytest
 
 from tests.conftest import REPO, db_snapshot
 from tests.support.common import cli_quiet, copy_db, rows, run_cli
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 
 def refused(capsys, db: Path, *args, match: str) -> str:

@@ -1,4 +1,4 @@
-"""Issue 22 (roles bypassed from the shell) and issue 21 (items 6, 7, 8): the
+"""Roles bypassed from the shell, and the lead and reviewer rules: the
 attack cases on roles and verdicts, each the right result or one line,
 exit 1 and the database byte-identical (:func:`tests.conftest.db_snapshot`).
 
@@ -16,6 +16,8 @@ from audit.accounts.sessions import SECRET_ENV
 from tests.conftest import db_snapshot
 from tests.support.attack import cli, fresh_copy
 from tests.support.common import rows
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 PW = {"Root": "root-password", "Lhamo": "lead-password", "Pema": "pema-password", "Karma": "karma-password",
       "Dawa": "dawa-password"}
@@ -338,7 +340,7 @@ def test_inconsistent_rows_stored_earlier_are_reported(team):
         assert (_cause_problem(r.verdict, r.cause) is not None) == (r.review_id in listed)
 
 
-# ---------------------------------------------------------------- further cases of our own (issue 22, item 11)
+# ---------------------------------------------------------------- further cases of our own
 # Each: (what, call on the team database, expected) — expected is "ok" (the right result, checked by
 # the call itself) or (error class, words of the one-line message).  The totals are in the report.
 

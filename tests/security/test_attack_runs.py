@@ -1,4 +1,4 @@
-"""Issue 22, model and judge runs against a misbehaving provider: a local
+"""Model and judge runs against a misbehaving provider: a local
 OpenAI-compatible server (tests/support/judge_server.py) reached through litellm's
 real request path.
 
@@ -27,6 +27,8 @@ from audit.predict import run_predict
 from tests.conftest import db_snapshot
 from tests.support.common import rows, run_cli
 from tests.support.judge_server import JudgeServer, make_benchmark
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 MODEL = "openai/test-model"
 KEY = "sk-attack-7f6e5d4c3b2a1908"

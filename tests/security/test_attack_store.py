@@ -1,4 +1,4 @@
-"""Issue 22, the store: readers must not starve a writer (writer preference
+"""The store: readers must not starve a writer (writer preference
 across processes), and the database timeout is a finite number.
 
 Real processes on a real database file.  The writer process times one

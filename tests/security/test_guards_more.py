@@ -24,6 +24,8 @@ from tests.conftest import db_snapshot
 from tests.support.attack import REPO, cli, fresh_copy
 from tests.support.common import rows
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 PW = {"Root": "root-password", "Lead": "lead-password"}
 KEY = "sk-test-guards-0123456789"
 

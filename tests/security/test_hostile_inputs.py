@@ -1,4 +1,4 @@
-"""Issue 14: every defect found by attacking the workbench, as a table.
+"""Every defect found by attacking the workbench, as a table.
 
 Each case runs the real ``audit`` entry point (in-process, or as a process
 where permissions or signals matter) on a seeded database and expects either
@@ -21,6 +21,8 @@ import pytest
 from audit.ingest import import_predictions, import_questions
 from tests.conftest import REPO, db_snapshot
 from tests.support.common import copy_db, run_cli
+
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
 # Two spellings of one Tibetan id: U+0F73 (a composition exclusion) and its
 # canonical decomposition U+0F71 U+0F72, which is what NFC gives.

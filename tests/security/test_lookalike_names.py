@@ -25,6 +25,8 @@ from tests.conftest import db_snapshot
 from tests.support.attack import cli
 from tests.support.common import rows
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 MODELS = ["llama-3-8b", "llama-3-70b", "gpt-4o", "claude-3", "gemini-1"]
 
 

@@ -25,6 +25,8 @@ import pytest
 import audit
 from tests.support.attack import REPO
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 

@@ -22,6 +22,8 @@ import pytest
 import audit
 from tests.support.attack import cli
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 OSC_TITLE = "\x1b]0;pwned\x07"
 OSC_LINK = "\x1b]8;;http://evil.example/\x07click me\x1b]8;;\x07"
 CSI_CLEAR = "\x1b[2J\x1b[H"

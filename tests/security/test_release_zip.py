@@ -25,6 +25,8 @@ from audit.export._manifest import SUBFOLDERS
 from audit.ingest import import_questions
 from audit.review import add_review
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 B = "rel"
 ATTEMPTS = 200
 

@@ -17,6 +17,8 @@ import pytest
 
 from tests.support.attack import cli, fresh_copy
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 PW = {"Root": "root-password", "Pema": "pema-password"}
 KEY = "sk-test-roles-0123456789"
 

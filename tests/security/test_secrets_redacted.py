@@ -20,6 +20,8 @@ import pytest
 from tests.support.attack import REPO
 from tests.support.common import rows
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 SECRET = "sk-proj-Zq81xTT4vbn2LmQp"        # OpenAI-style: the pattern rule alone hides it
 PLAIN = "Zq81xTT4vbn2LmQpWw7e3Rk"          # no recognisable shape: only the flag tells it is a secret
 

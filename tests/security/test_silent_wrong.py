@@ -20,6 +20,8 @@ from tests.conftest import db_snapshot
 from tests.support.attack import REPO, cli
 from tests.support.common import rows
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 
 def refused(call, db, *, says: str | None = None):
     """``call()`` raises one AuditError line and leaves the database as it was."""

@@ -17,6 +17,8 @@ import pytest
 from tests.conftest import db_snapshot
 from tests.support.attack import cli
 
+pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
+
 MEMORY_BOMB = "-" * 100_000 + "1"          # ast.literal_eval: MemoryError in the parser
 DEEP = "~" * 5_000 + "1"                   # RecursionError
 

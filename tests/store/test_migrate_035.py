@@ -1,4 +1,4 @@
-"""Migration 035 (issue 24): audit_results and key_error_scores lose their
+"""Migration 035: audit_results and key_error_scores lose their
 PRIMARY KEY (an index no query used, costly on every analyze) and keep
 their rows, columns, NOT NULLs and defaults; the views still read them."""
 from __future__ import annotations

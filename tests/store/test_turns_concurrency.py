@@ -1,4 +1,4 @@
-"""Issue 14, "writers wait": real processes on a real database file.
+"""The case "writers wait": real processes on a real database file.
 
 * 10 processes × 100 ``audit.review.add_review`` with no retry of their own
   give exactly 1,000 rows and 0 errors;
@@ -41,7 +41,7 @@ errors = 0
 for i in range(100):
     try:
         add_review("b", "q" + str(i % 10), "r" + sys.argv[1], "key_correct", db=sys.argv[2],
-                   revision=True)   # a reviewer's later verdicts on an item are revisions (issue 21)
+                   revision=True)   # a reviewer's later verdicts on an item are revisions
     except Exception as exc:
         errors += 1
         print(type(exc).__name__, exc, file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Issue 12 (a review step under a second): the workbench keeps its shared
+"""A review step under a second: the workbench keeps its shared
 read-only connection open between page runs (``keep_reads_open``), and an
 idle kept-open connection still never makes another program's writer wait:
 it lets go within a moment when a writer in another process asks for the

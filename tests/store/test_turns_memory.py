@@ -1,4 +1,4 @@
-"""The memory settings that let 100 M predictions fit under 3 GB (issue 24):
+"""The memory settings that let 100 M predictions fit under 3 GB:
 every connection is opened with a bounded ``memory_limit`` and a
 ``temp_directory`` to spill to, and an import larger than the limit
 succeeds by spilling (the same import without anywhere to spill runs out

@@ -1,4 +1,4 @@
-"""Issue 14, "the busy message shows twice": one wait on a holder gives ONE
+"""The case "the busy message shows twice": one wait on a holder gives ONE
 "waiting for the database (held by …)" line, also when the program waits
 on it twice in a row (a command that waits to read and then to write, a
 workbench page whose reads each wait).  Real processes, a real database

@@ -1,5 +1,5 @@
 """Seeded data and the figures of ``analyze`` that must not change when its
-implementation does (issue 24: "results identical to today's").
+implementation does (the golden file of tests/analyze/test_tiers_identical.py).
 
 Two uses:
 

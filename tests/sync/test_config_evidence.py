@@ -1,4 +1,4 @@
-"""Issue 19, point 5: Label Studio tasks say what the evidence means in the
+"""Label Studio tasks say what the evidence means in the
 same plain words as the item page ("why this item is here",
 :func:`audit.review.why_this_item`), in the language asked for, with small
 rounded numbers — never "100%" or a raw ratio.  Against the REAL Label

@@ -1,4 +1,4 @@
-"""A crowd of reviewers on a Label Studio backed by PostgreSQL (issue 24, point 4).
+"""A crowd of reviewers on a Label Studio backed by PostgreSQL.
 
 A REAL PostgreSQL server (Debian's ``postgresql`` package: ``initdb`` into a
 temporary directory, run as the ``postgres`` user when the test runs as

@@ -1,4 +1,4 @@
-"""Label Studio integrity (issue 12), against a REAL Label Studio server (the
+"""Label Studio integrity, against a REAL Label Studio server (the
 session server and helpers of ``test_label_studio``): an edit by another
 account is that account's verdict; an invalid annotation is refused with the
 reason the CLI gives and listed (``audit ls rejected``, the Label Studio

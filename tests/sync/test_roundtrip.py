@@ -1,4 +1,4 @@
-"""Two-way Label Studio sync, against a REAL Label Studio server (issue 4).
+"""Two-way Label Studio sync, against a REAL Label Studio server.
 
 One server per test process (``ls_server`` in tests/conftest.py, shared with
 the other Label Studio test files run by the same process; started from ``.ls-venv``, or
@@ -273,7 +273,7 @@ def test_conflict_keeps_both_and_disputes(ls, db_path):
     s = audit.ls_sync(db=db_path)
     assert (s.pull.conflicts, s.pull.reviews_added, s.push.annotations_updated) == (1, 1, 0)
     hist = audit.review.list_reviews("synth", "q00000", db=db_path)
-    # in the order recorded (issue 14); the annotation's own time is kept as claimed_at
+    # in the order recorded; the annotation's own time is kept as claimed_at
     assert list(hist["verdict"]) == ["key_correct", "ambiguous", "defective"]
     assert list(hist["source"]) == ["workbench", "workbench", "label_studio"]
     assert hist["claimed_at"].notna().tolist() == [False, False, True]

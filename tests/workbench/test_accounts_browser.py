@@ -1,4 +1,4 @@
-"""Accounts in a real browser (issue 12): a real ``streamlit run
+"""Accounts in a real browser: a real ``streamlit run
 workbench/app.py`` on 127.0.0.1 (the server, browser and database fixtures of
 ``test_workbench_browser``), Debian's Chromium through Playwright.
 
@@ -35,7 +35,7 @@ def test_reload_keeps_the_session_and_sign_out_ends_it(server, page, wb_db):
     browser_sign_in(page, server, REVIEWER, create=False)
     _queue_heading(page).wait_for()
     _wait_idle(page)
-    assert "s=" not in page.url          # the session is in a cookie (issue 21), never in the address
+    assert "s=" not in page.url          # the session is in a cookie, never in the address
     page.wait_for_function("() => true")   # the server sets the HttpOnly cookie once the page hands it a nonce
     for _ in range(50):
         cookie = next((c for c in page.context.cookies() if c["name"] == "wb_session"), None)
@@ -65,7 +65,7 @@ def test_reviewer_cannot_adjudicate_or_create_a_version(server, page, wb_db, tmp
     qid = q.iloc[-1]["question_id"]
     key = q.iloc[-1]["answer_key"]
     other = next(l for l in audit.review.item_view("demo", qid, db=wb_db).question.options if l.label != key).label
-    for name in ("First Reviewer", "Second Reviewer"):   # only enabled accounts record verdicts (issue 22)
+    for name in ("First Reviewer", "Second Reviewer"):   # only enabled accounts record verdicts
         ensure_account(name, db=wb_db)
     audit.review.add_review("demo", qid, "First Reviewer", "key_correct", db=wb_db)
     audit.review.add_review("demo", qid, "Second Reviewer", "key_wrong", corrected_answer=other, db=wb_db)

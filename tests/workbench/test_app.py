@@ -85,7 +85,7 @@ def frame_with(at: AppTest, column: str):
 
 
 def history(at: AppTest):
-    """The item's history cards (issue 21) as a table: Reviewer, Verdict,
+    """The item's history cards as a table: Reviewer, Verdict,
     Corrected answer, Cause, Why (None when no card is shown)."""
     import html as _html
     import re
@@ -182,7 +182,7 @@ def test_sign_in_is_required_and_names_the_reviewer(db):
 
 
 def test_wrong_password_and_lead_role(db, monkeypatch):
-    ensure_account("Pema", "lead")   # $WORKBENCH_LEADS no longer promotes once accounts exist (issue 22)
+    ensure_account("Pema", "lead")   # $WORKBENCH_LEADS no longer promotes once accounts exist
     at = start()
     apptest_sign_in(at, "Pema", password="wrong-password", create=False)
     assert "The name or the password is not right." in [e.value for e in at.error]
@@ -432,7 +432,7 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
     answer = wrong_answer(db, qid)
     audit.review.add_review("demo", qid, "Other Reviewer", "key_correct", db=db)
     audit.review.add_review("demo", qid, "Tenzin", "key_wrong", corrected_answer=answer, db=db)
-    ensure_account("Pema", "lead")   # $WORKBENCH_LEADS no longer promotes once accounts exist (issue 22)
+    ensure_account("Pema", "lead")   # $WORKBENCH_LEADS no longer promotes once accounts exist
 
     # a reviewer who is not a lead sees a normal form
     at = start("Karma")
@@ -468,7 +468,7 @@ def test_dispute_goes_to_lead_adjudication(db, monkeypatch):
 
 @pytest.mark.slow
 def test_locked_database_shows_a_message_and_keeps_the_form(db, monkeypatch):
-    # writers wait for the file (issue 14); a holder that never lets go makes
+    # writers wait for the file; a holder that never lets go makes
     # the save give up after the timeout, shortened here
     monkeypatch.setenv("AUDIT_DB_TIMEOUT", "1")
     at = start("Tenzin")
@@ -588,7 +588,7 @@ def test_item_page_says_why_the_item_is_here_in_plain_words(db):
     why = texts[texts.index("#### Why this item is here") + 1]
     assert "models" in why and "Overall, the key of this item is wrong with a chance of" in why
     assert "llr" not in why and "tier" not in why.lower() and "%" not in why and "times" not in why
-    # the same reasons in the reviewer's interface language (issue 19)
+    # the same reasons in the reviewer's interface language
     at.session_state["wb_lang"] = "zh-Hans"
     at.run()
     texts = [m.value for m in at.markdown]

@@ -182,7 +182,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
     page.keyboard.press("p")
     page.get_by_text(f"Item {qid}").first.wait_for()
     page.get_by_role("heading", name="History").first.wait_for()   # (a rerun may briefly show two)
-    page.locator("[data-testid=wb-history] .wb-card").first.wait_for()   # the verdict as a card (issue 21)
+    page.locator("[data-testid=wb-history] .wb-card").first.wait_for()   # the verdict as a card
     page.get_by_text("Waiting for a second reviewer").first.wait_for()
     # n = next item in the queue
     _wait_idle(page)
@@ -193,7 +193,7 @@ def test_review_one_item_with_keyboard_shortcuts(server, page, wb_db):
 def test_dashboards_page(server, page):
     _sign_in(page, f"{server}/dashboards")
     page.get_by_role("heading", name="Dashboards").wait_for()
-    page.get_by_role("tab", name="What wrong keys cost").wait_for()     # first tab (issue 19)
+    page.get_by_role("tab", name="What wrong keys cost").wait_for()     # first tab
     page.get_by_text("keys are probably wrong").first.wait_for()
     page.get_by_role("tab", name="Tiers per subject").click()
     page.locator("[data-testid=stVegaLiteChart]").first.wait_for()

@@ -1,4 +1,4 @@
-"""Issue 21 in Streamlit's AppTest on a real DuckDB file: a session ends
+"""In Streamlit's AppTest on a real DuckDB file: a session ends
 after the idle time, the demo banner goes as soon as a real benchmark is
 imported (no restart)."""
 from __future__ import annotations

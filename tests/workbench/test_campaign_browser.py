@@ -1,4 +1,4 @@
-"""A review campaign in a real browser (issue 21): a real ``streamlit run
+"""A review campaign in a real browser: a real ``streamlit run
 workbench/app.py`` on 127.0.0.1 and Debian's Chromium through Playwright, on
 a demo database with accounts.
 

@@ -1,4 +1,4 @@
-"""The whole interface in the browser's language (issue 21), in a real
+"""The whole interface in the browser's language, in a real
 Chromium through Playwright against ``streamlit run workbench/app.py``.
 
 With Chromium's locale set to Tibetan (then Chinese) and nothing chosen, the

@@ -1,4 +1,4 @@
-"""Single sign-on through Streamlit's own ``st.login`` (issue 12), end to end:
+"""Single sign-on through Streamlit's own ``st.login``, end to end:
 a real ``streamlit run workbench/app.py`` configured with an ``[auth]``
 section, Debian's Chromium through Playwright, and a small OpenID Connect
 provider on 127.0.0.1 (``tests/support/oidc_server.py``, the stand-in for an

@@ -1,5 +1,5 @@
 """Every column header of the Judges page's tables is in the three
-catalogues (issue 21: "every page, menu, message, table header").  The
+catalogues.  The
 browser check cannot read them (Streamlit draws tables on a canvas), so the
 tables the page shows are rebuilt here from the same library calls, on the
 demo with two LLM judges and settled items, and each column must have a

@@ -1,4 +1,4 @@
-"""Issue 14, "the busy message shows twice", in a real browser: a real
+"""The case "the busy message shows twice", in a real browser: a real
 ``streamlit run workbench/app.py`` (waiting at most 3 s for the database)
 driven by Debian's Chromium while another process holds the write lock.
 

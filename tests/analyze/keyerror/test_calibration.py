@@ -1,4 +1,4 @@
-"""Issue 19: calibrated key-error probabilities, what wrong keys cost, tiers
+"""Calibrated key-error probabilities, what wrong keys cost, tiers
 that mean something, one-model benchmarks.  Seeded synthetic benchmarks
 with planted wrong keys AND planted shared misconceptions (models agreeing
 on one distractor while the key is right), stored in a real DuckDB file."""

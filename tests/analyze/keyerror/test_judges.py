@@ -1,4 +1,4 @@
-"""Issue 25: judge runs' verdicts in the key-error score, each run's weight
+"""Judge runs' verdicts in the key-error score, each run's weight
 estimated from the data (audit.analyze.keyerror.judge_evidence)."""
 from __future__ import annotations
 

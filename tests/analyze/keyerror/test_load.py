@@ -1,4 +1,4 @@
-"""The key-error fit read from the cells' bitmask (issue 24): analyze
+"""The key-error fit read from the cells' bitmask: analyze
 hands the fit the sampled cells (item, letter, models as bytes) instead of
 unpacking them to one row per answer and packing them back.  The cell path
 must give exactly the long-form fit's results, and the bytes must be the

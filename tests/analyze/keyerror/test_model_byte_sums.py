@@ -1,5 +1,4 @@
-"""The EM's per-iteration sums over a cell's models by byte tables (issue 24:
-analysis within 4x a bare scan) equal the plain per-answer sums."""
+"""The EM's per-iteration sums over a cell's models by byte tables equal the plain per-answer sums."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,4 @@
-"""The key-error fit's fast paths (issue 24, point 1: the fit's NumPy made
-cheaper) give the results of the plain computations: byte-table sums in
+"""The key-error fit's fast paths give the results of the plain computations: byte-table sums in
 cache-sized chunks equal dense products, and a fit on answers sorted by cell
 (bitmask path: letter-major arrays, per-item bitmasks, cached C terms)
 equals the fit on the same answers unsorted (the plain per-answer bincount

@@ -1,4 +1,4 @@
-"""Issue 11: tiers for any N (seeded synthetic properties), the multi-answer
+"""Tiers for any N (seeded synthetic properties), the multi-answer
 bucket, the key-error score against a pure-Python reference of the same
 model, evidence moving items, difficulty vs error, plain-words reasons, the
 evidence queue order and the CLI options."""

@@ -1,4 +1,4 @@
-"""Cyrillic option letters (issue 20 item 6): А Б В Г Д are read as the options they stand for.
+"""Cyrillic option letters: А Б В Г Д are read as the options they stand for.
 
 A Cyrillic letter may stand for the Latin letter it looks or sounds like (А→A, Б→B, В→B, С→C, Д→D) or
 for its place in the Cyrillic alphabet (А Б В Г Д → A B C D E).  When it has two readings, the option text

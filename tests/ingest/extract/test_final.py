@@ -513,7 +513,7 @@ def test_multilingual_llm_untuned_set():
 
 
 
-# --- the four kinds 'final' missed on held-out step-by-step responses (issue 20 item 6) --------------------------
+# --- the four kinds 'final' missed on held-out step-by-step responses --------------------------
 SHAHAR = ["Samarqand viloyatida", "Buxoro viloyatida", "Qashqadaryo viloyatida", "Navoiy viloyatida"]
 KK_OPTS = ["Абай", "Шоқан", "Ыбырай", "Мағжан"]
 ZH_OPTS = ["北京", "上海", "南京", "西安"]

@@ -1,4 +1,4 @@
-"""Harness logs written by the real libraries (issue 10).
+"""Harness logs written by the real libraries.
 
 * lm-evaluation-harness: its own ``lm_eval`` CLI (from ``.lm-eval-venv``,
   installed by ``.ci/install-lm-eval``; or ``$AUDIT_LM_EVAL_BIN``) runs the

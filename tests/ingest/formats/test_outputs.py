@@ -1,4 +1,4 @@
-"""Issue 20, item 5: model outputs that carry their question (TUMLU's
+"""Model outputs that carry their question (TUMLU's
 ``outputs/<setting>/[<org>/]<model>/<subject>.json``) linked by text.
 
 The fixture is written here in TUMLU's published shape: three models (two
@@ -13,7 +13,7 @@ shown order maps back (``prediction_written.shown_order`` equals the
 permutation the fixture used); the key as shown agrees with the stored key;
 each stored answer is the option whose text follows the letter in the
 response; the Cyrillic answers are read at ≥ 95% (that reading comes from
-the extractor, issue 20 item 6: skipped with a message until it is there).
+the extractor: skipped with a message until it is there).
 """
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_outputs_linked_by_text_with_orders_mapped_back(tmp_path, bench, capsys)
         by_style[MODELS[model]].append(answer == want)
     assert all(by_style["latin"]) and all(by_style["markdown"])
     if extract_answer("Б) Абай", 4) != "B":
-        pytest.skip("the extractor does not read Cyrillic option letters yet (issue 20 item 6, another branch)")
+        pytest.skip("the extractor does not read Cyrillic option letters yet (another branch)")
     cyr = by_style["cyrillic"]
     assert sum(cyr) / len(cyr) >= 0.95, cyr
 
