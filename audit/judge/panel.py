@@ -348,7 +348,8 @@ def agreement_report_from(benchmark: str, *, db: DbPath = None, settled: pd.Data
                 # Fleiss over the models from per-item label counts (items every model answered)
                 counts = con.execute(
                     cte + ", complete AS (SELECT qn FROM p GROUP BY qn HAVING count(*) = $n) "
-                    "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) GROUP BY qn, answer",
+                    "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) "
+                    "GROUP BY qn, answer",
                     {"benchmark": benchmark, "n": ms.n},
                 ).df()
             finally:
