@@ -451,7 +451,8 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
         # read-only (InvalidInput: DuckDB's replacement scan met a Python name instead of the table): the stored rows
         try:
             con.execute(
-                f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions"
+                f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS "
+                f"SELECT {', '.join(COLUMNS)} FROM main.predictions"
             )
         except duckdb.Error:
             pass
