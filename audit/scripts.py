@@ -51,8 +51,10 @@ def script_of(text: str | None, language: str | None = None) -> str | None:
     they are written with; Latin letters inside LaTeX (``$…$``, ``\\(…\\)``,
     ``\\frac``) do not outvote the Chinese around them:
 
-    >>> script_of("옥수수 복교잡종의 特徵이 아닌 것은?"), script_of("2019年現在、同性愛を社会が受け入れるべきだとする割合は？")
-    ('Kore', 'Jpan')
+    >>> script_of("옥수수 복교잡종의 特徵이 아닌 것은?")
+    'Kore'
+    >>> script_of("2019年現在、同性愛を社会が受け入れるべきだとする割合は？")
+    'Jpan'
     >>> script_of("已知复数 $z=\\\\frac{\\\\sqrt{3}+i}{(1-\\\\sqrt{3} i)^{2}}$, 则 $z \\\\cdot \\\\bar{z}=$")
     'Hans'
     """

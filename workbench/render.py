@@ -181,12 +181,14 @@ CSS = """
           border: 1px solid rgba(128,128,128,.25); }
 .wb-opt.wb-key { border: 2px solid #1a7f37; background: rgba(26,127,55,.10); }
 .wb-opt.wb-top { border-style: dashed; border-color: #b35900; }
-.wb-label { font-weight: 700; min-width: 2.2rem; white-space: nowrap; font-family: system-ui, sans-serif; font-size: 1rem; padding-top: .2rem; }
+.wb-label { font-weight: 700; min-width: 2.2rem; white-space: nowrap; font-family: system-ui, sans-serif;
+            font-size: 1rem; padding-top: .2rem; }
 .wb-badge { display: inline-block; font-family: system-ui, sans-serif; font-size: .75rem; font-weight: 600;
             padding: .05rem .45rem; border-radius: .6rem; margin-inline-start: .4rem; white-space: nowrap; }
 .wb-badge-key { background: #1a7f37; color: #fff; }
 .wb-badge-top { background: #b35900; color: #fff; }
-.wb-count { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; white-space: nowrap; padding-top: .3rem; }
+.wb-count { font-family: system-ui, sans-serif; font-size: .8rem; color: #555; white-space: nowrap;
+            padding-top: .3rem; }
 .wb-bar { display: inline-block; height: .55rem; background: #4a72b0; border-radius: .2rem; vertical-align: middle; }
 .wb-bar-key { background: #1a7f37; }
 .wb-body { flex: 1; min-width: 3rem; }
@@ -206,7 +208,8 @@ CSS = """
            margin: .2rem 0; font-family: system-ui, sans-serif; }
 .wb-family { font-family: system-ui, sans-serif; font-size: .9rem; border-collapse: collapse; }
 .wb-family td, .wb-family th { padding: .15rem .5rem; border-bottom: 1px solid rgba(128,128,128,.2); text-align: left; }
-.wb-qrow { display: grid; grid-template-columns: minmax(0, 9rem) 3.6rem minmax(0, 9rem) minmax(0, 8.5rem) minmax(0, 1fr);
+.wb-qrow { display: grid;
+           grid-template-columns: minmax(0, 9rem) 3.6rem minmax(0, 9rem) minmax(0, 8.5rem) minmax(0, 1fr);
            gap: .6rem; align-items: center; font-family: system-ui, sans-serif; font-size: .92rem; min-height: 2.4rem; }
 .wb-qrow > div { min-width: 0; }
 .wb-subject { overflow-wrap: anywhere; line-height: 1.25; font-size: .85rem; }
@@ -296,7 +299,8 @@ def question_html(stem: str | None, options: list[tuple[str, str]], *, script: s
         badges = f'<span class="wb-badges">{badges}</span>' if badges else ""
         attr = f' data-script="{ost.code}"' if ost is not st else ""
         opts.append(
-            f'<div class="{cls}" dir="{ost.direction}" data-label="{esc(label)}"{attr}><span class="wb-label">{shown}</span>'
+            f'<div class="{cls}" dir="{ost.direction}" data-label="{esc(label)}"{attr}>'
+            f'<span class="wb-label">{shown}</span>'
             f'<div class="wb-body">{text_span(text, ost)}{badges}</div>{bar}</div>'
         )
     ctx = ""
@@ -364,7 +368,8 @@ def queue_row_html(*, subject, tier, agreement_count, n_models, top_answer, answ
         '<div class="wb-qrow">'
         f'<div class="wb-subject" title="{esc(subject or "")}">{_breakable(subject or "—")}</div>'
         f"<div>{esc(tier_s)}</div><div>{models}</div>"
-        f'<div><span class="wb-badge" style="background:{colour};color:#fff;white-space:normal">{esc(w["status"])}</span>'
+        f'<div><span class="wb-badge" style="background:{colour};color:#fff;white-space:normal">'
+        f'{esc(w["status"])}</span>'
         f'<div style="font-size:.8rem">{" · ".join(extras)}</div></div>'
         f'<div style="min-width:0">{preview_html(stem, script=script, language=language)}</div></div>'
     )

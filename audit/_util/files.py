@@ -233,10 +233,11 @@ def load_json(text: str, path: str | os.PathLike, line: int | None = None, *, al
     Traceback (most recent call last):
     ...
     audit.errors.InputError: x.jsonl:3: NaN is not a JSON value (write the number, or null for none)
-    >>> load_json('{"answer": "A", "answer": "B"}', "x.jsonl", 2)
+    >>> load_json('{"answer": "A", "answer": "B"}', "x.jsonl", 2)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: x.jsonl:2: the key 'answer' is given twice in one object (which value is meant cannot be told)
+    audit.errors.InputError: x.jsonl:2: the key 'answer' is given
+    twice in one object (which value is meant cannot be told)
     """
     try:
         return _checked_value((_LENIENT_JSON if allow_nan else STRICT_JSON).decode(text), text, path, line)

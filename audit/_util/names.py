@@ -31,10 +31,11 @@ def validate_benchmark(name) -> str:
 
     >>> validate_benchmark("tlue")
     'tlue'
-    >>> validate_benchmark("/tmp/x")
+    >>> validate_benchmark("/tmp/x")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: invalid benchmark name '/tmp/x' (it names a folder of exports): use letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64 characters)
+    audit.errors.InputError: invalid benchmark name '/tmp/x' (it names a folder of exports): use
+    letters, digits, '.', '_' and '-', starting with a letter or digit (at most 64 characters)
     """
     if not isinstance(name, str) or not BENCHMARK_PATTERN.fullmatch(name) or ".." in name:
         raise InputError(
@@ -205,14 +206,16 @@ def identity_name(name, *, kind: str = "account name", existing=(), ascii_lookal
 
     >>> identity_name("  Pema   Dorje ")
     'Pema Dorje'
-    >>> identity_name("Pe\\u200bma")
+    >>> identity_name("Pe\\u200bma")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: account name 'Pe\\u200bma' holds an invisible or control character (U+200B); use visible letters only
-    >>> identity_name("Рema", existing=["Pema"])
+    audit.errors.InputError: account name 'Pe\\u200bma' holds an
+    invisible or control character (U+200B); use visible letters only
+    >>> identity_name("Рema", existing=["Pema"])  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: account name 'Рema' looks like the existing name 'Pema' (U+0420 CYRILLIC CAPITAL LETTER ER); choose a name that reads differently
+    audit.errors.InputError: account name 'Рema' looks like the existing name 'Pema'
+    (U+0420 CYRILLIC CAPITAL LETTER ER); choose a name that reads differently
     """
     import unicodedata
 
@@ -273,10 +276,11 @@ def identifier_text(value, *, kind: str) -> str:
 
     >>> identifier_text("q1", kind="question id")
     'q1'
-    >>> identifier_text("q1\\nq2", kind="question id")
+    >>> identifier_text("q1\\nq2", kind="question id")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: question id 'q1\\nq2' holds an invisible or control character (U+000A); use visible letters only
+    audit.errors.InputError: question id 'q1\\nq2' holds an invisible
+    or control character (U+000A); use visible letters only
     """
     bad = invisible_char(value)
     if bad is not None:

@@ -188,7 +188,8 @@ def usable_predictions_sql(bench_param: str = "$benchmark", *, option_index: boo
 
 
 QUESTIONS_SQL = f"""
-    SELECT row_number() OVER (ORDER BY seq, question_id)::INTEGER AS qn, question_id, subject, answer_key, len(options) AS n_options,
+    SELECT row_number() OVER (ORDER BY seq, question_id)::INTEGER AS qn, question_id, subject, answer_key,
+           len(options) AS n_options,
            [o.label FOR o IN options] AS labels,
            -- labels A, B, C, … in order: the option check is then a cheap range test
            [o.label FOR o IN options] = {SQL_LABELS}[1:len(options)] AS standard_labels

@@ -82,7 +82,8 @@ def analysis_report(benchmark: str | None = None, *, db: DbPath = None) -> dict:
         benchmark = resolve_benchmark(con, benchmark)
         run = latest_run(con, benchmark)
         lint = con.execute(
-            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? ORDER BY kind, question_id, model",
+            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? "
+            "ORDER BY kind, question_id, model",
             [run["run_id"]],
         ).df()
     tiers = tier_counts(benchmark, db=db)

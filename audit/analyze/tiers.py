@@ -334,7 +334,8 @@ INSERT INTO audit_lint (run_id, benchmark, kind, question_id, model, detail)
 WITH key_lint AS (
     SELECT 'key_not_in_options' AS kind, question_id, NULL::VARCHAR AS model,
            CASE WHEN answer_key IS NULL THEN 'the item has no answer key'
-                ELSE 'key ''' || answer_key || ''' is not one of the options ' || array_to_string(labels, ', ') END AS detail,
+                ELSE 'key ''' || answer_key || ''' is not one of the options '
+                     || array_to_string(labels, ', ') END AS detail,
            qn AS ord
     FROM _q WHERE answer_key IS NULL OR (NOT list_contains(labels, answer_key)
           AND question_id NOT IN (SELECT question_id FROM questions
@@ -605,7 +606,8 @@ def audit_lint(benchmark: str | None = None, *, db: DbPath = None) -> pd.DataFra
         benchmark = resolve_benchmark(con, benchmark)
         run = latest_run(con, benchmark)
         return con.execute(
-            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? ORDER BY kind, question_id, model",
+            "SELECT kind, question_id, model, detail FROM audit_lint WHERE run_id = ? "
+            "ORDER BY kind, question_id, model",
             [run["run_id"]],
         ).df()
 

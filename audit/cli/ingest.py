@@ -66,7 +66,8 @@ def tlue(
     echo(str(s))
     if s.repaired:
         echo(
-            f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers (e.g. 'ATM' split into '\\nA. TM') folded back into the text"
+            f"{s.repaired} item{'s' if s.repaired != 1 else ''} had false option markers "
+            "(e.g. 'ATM' split into '\\nA. TM') folded back into the text"
         )
     for qid, reason in s.suspect_items[:20]:
         echo(f"  structure_suspect {qid}: {reason}")

@@ -92,7 +92,8 @@ def register(app: typer.Typer, import_app: typer.Typer) -> None:
                  no_verdicts: Annotated[bool, typer.Option("--no-verdicts", help="Push tasks only.")] = False,
                  batch_size: BatchOption = 500, url: UrlOption = None, api_key: KeyOption = None,
                  project: ProjectOption = None, language: LanguageOption = "en", db: DbOption = None) -> None:
-        """Push items as tasks (chosen like the review queue: Tier 1–2 of the benchmark by default) and workbench verdicts as annotations."""
+        """Push items as tasks (chosen like the review queue: Tier 1–2 of the benchmark by default) and workbench
+        verdicts as annotations."""
         from audit.sync import ls_push
 
         s = ls_push(benchmark, tiers=_tiers(tier, all_tiers), question_ids=question, verdicts=not no_verdicts,

@@ -64,7 +64,8 @@ def add_cmd(
         Optional[str],
         typer.Option(
             "--cause",
-            help="key_slip | translation | cultural | source_error | formatting | other (with key_wrong, ambiguous or defective).",
+            help="key_slip | translation | cultural | source_error | formatting | other "
+            "(with key_wrong, ambiguous or defective).",
         ),
     ] = None,
     rationale: Annotated[Optional[str], typer.Option("--rationale", help="Why (free text).")] = None,

@@ -29,10 +29,11 @@ def validate_version(version) -> str:
 
     >>> validate_version("1.1")
     '1.1'
-    >>> validate_version("../x")
+    >>> validate_version("../x")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: invalid version name '../x': use dotted numbers such as 1.0, 1.1 or 2.0.1 (no leading zeros, no paths)
+    audit.errors.InputError: invalid version name '../x': use dotted
+    numbers such as 1.0, 1.1 or 2.0.1 (no leading zeros, no paths)
     """
     if not isinstance(version, str) or not VERSION_PATTERN.fullmatch(version):
         raise InputError(

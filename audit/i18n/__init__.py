@@ -14,7 +14,10 @@ The choice is per user: kept in the Streamlit session and, when a reviewer
 is signed in, saved with the account
 (:func:`audit.accounts.language.set_user_language`).
 """
-from audit.i18n import bo, en, zh_Hans
+# the catalogues are imported so that ``audit.i18n.bo`` and its peers resolve as attributes
+from audit.i18n import bo as bo
+from audit.i18n import en as en
+from audit.i18n import zh_Hans as zh_Hans
 from audit.i18n._catalogue import (
     DEFAULT,
     LANGUAGES,

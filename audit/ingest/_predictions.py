@@ -268,7 +268,8 @@ def _long_source(con, p: Path, *, model: str | None, run: str | None, mapping: d
     shown = (", nullif(trim(options_shown::VARCHAR), '') AS shown" if "options_shown" in cols else "")
     con.execute(
         "CREATE OR REPLACE TEMP VIEW _pred_src AS SELECT "
-        f"nullif(nfc_normalize(trim(question_id::VARCHAR)), '') AS question_id, {model_expr} AS model, {run_expr} AS run, "
+        "nullif(nfc_normalize(trim(question_id::VARCHAR)), '') AS question_id, "
+        f"{model_expr} AS model, {run_expr} AS run, "
         f"{resp} AS response, {given} AS given{shown}, _line FROM {file_view}"
     )
 
@@ -664,11 +665,14 @@ def _write(con, benchmark: str, source: _Source, rows: _Rows, method: str, where
         "DELETE FROM prediction_written WHERE benchmark = ? AND (model, run) IN (SELECT (model, run) FROM _pairs)",
         [benchmark],
     )
+    response_sql = redact_sql(
+        "CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END"
+    )
     try:
         con.execute(
             "INSERT INTO predictions (benchmark, question_id, model, run, response, answer, method, valid) "
             "SELECT $b, question_id, model, run, "
-            f"  {redact_sql('CASE WHEN response IS NULL AND given IS NOT NULL AND NOT ok THEN given ELSE response END')}, "
+            f"  {response_sql}, "
             "  CASE WHEN ok THEN letter END, "
             "  CASE WHEN given IS NULL AND response IS NOT NULL THEN src_method ELSE 'given' END, ok "
             f"FROM ({rows.sql})",

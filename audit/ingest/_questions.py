@@ -483,10 +483,11 @@ def check_id_template(template: str) -> None:
     gigabyte id, ``{x.__class__}`` reach into Python).
 
     >>> check_id_template("{file}/{row}")
-    >>> check_id_template("{row:>99999}")
+    >>> check_id_template("{row:>99999}")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: --id '{row:>99999}': a template field is a plain {name} (letters, digits, '_', '-', ' '), not '{row:>99999}'
+    audit.errors.InputError: --id '{row:>99999}': a template field is a
+    plain {name} (letters, digits, '_', '-', ' '), not '{row:>99999}'
     """
     if not template.strip():
         raise InputError("--id is empty")

@@ -251,7 +251,8 @@ def refuse_moved_ids(con, benchmark: str, relation: str, matched: int, source_pa
     if stored <= matched:
         return
     rows = con.execute(
-        f"""WITH inc AS (SELECT question_id, stem, context, options, answer_key, source_file, record_row FROM {relation}),
+        f"""WITH inc AS (SELECT question_id, stem, context, options, answer_key, source_file, record_row
+                     FROM {relation}),
         new AS (SELECT i.* FROM inc i ANTI JOIN (SELECT question_id FROM questions WHERE benchmark = $b) q
                 USING (question_id)),
         gone AS (SELECT q.question_id, q.stem, q.context, q.options, q.answer_key, q.seq FROM questions q

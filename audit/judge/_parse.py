@@ -232,8 +232,9 @@ def parse_reply(text: str | None, *, labels: Sequence[str], answer_key: str | No
     """Parse one judge reply for an item whose options carry ``labels``.
 
     >>> parse_reply('{"answer_key_correct": false, "correct_answer": "C", "explanation": "x", "confidence": 0.9}',
-    ...             labels="ABCD", answer_key="A")
-    ParsedVerdict(parse_ok=True, answer_key_correct=False, correct_answer='C', explanation='x', confidence=0.9, parse_error=None, cause=None)
+    ...             labels="ABCD", answer_key="A")  # doctest: +NORMALIZE_WHITESPACE
+    ParsedVerdict(parse_ok=True, answer_key_correct=False, correct_answer='C', explanation='x', confidence=0.9,
+                  parse_error=None, cause=None)
     >>> parse_reply('{"answer_key_correct": false, "correct_answer": "E"}', labels="ABCD", answer_key="A").parse_error
     'correct_answer "E" is not one of this item\\'s options (A, B, C, D)'
     """

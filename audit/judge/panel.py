@@ -151,7 +151,8 @@ def panel_verdict(
         return pd.DataFrame(columns=cols)
     sql = f"""
         WITH fa AS (   -- answers per family and item
-            SELECT question_id, family, judge_answer AS answer, count(*) AS k FROM v GROUP BY question_id, family, answer
+            SELECT question_id, family, judge_answer AS answer, count(*) AS k
+            FROM v GROUP BY question_id, family, answer
         ), fv AS (     -- a family votes for its strict-majority answer (ties: no vote)
             SELECT question_id, family, answer FROM (
                 SELECT *, rank() OVER (PARTITION BY question_id, family ORDER BY k DESC) AS r,
@@ -166,7 +167,8 @@ def panel_verdict(
             SELECT question_id, any_value(seq) AS seq, any_value(answer_key) AS answer_key,
                    count(DISTINCT judge) AS n_judges, count(DISTINCT family) AS n_families FROM v GROUP BY question_id
         ), votes AS (
-            SELECT question_id, string_agg(family || '=' || answer, '; ' ORDER BY family) AS votes FROM fv GROUP BY question_id
+            SELECT question_id, string_agg(family || '=' || answer, '; ' ORDER BY family) AS votes
+            FROM fv GROUP BY question_id
         )
         SELECT i.question_id, i.answer_key, i.n_judges, i.n_families, coalesce(vo.votes, '') AS votes,
                CASE WHEN w.answer = '{NONE_LABEL}' THEN NULL ELSE w.answer END AS panel_answer,
@@ -348,7 +350,8 @@ def agreement_report_from(benchmark: str, *, db: DbPath = None, settled: pd.Data
                 # Fleiss over the models from per-item label counts (items every model answered)
                 counts = con.execute(
                     cte + ", complete AS (SELECT qn FROM p GROUP BY qn HAVING count(*) = $n) "
-                    "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) GROUP BY qn, answer",
+                    "SELECT qn, answer, count(*)::INTEGER AS k FROM p SEMI JOIN complete USING (qn) "
+                    "GROUP BY qn, answer",
                     {"benchmark": benchmark, "n": ms.n},
                 ).df()
             finally:

@@ -121,7 +121,8 @@ cur_cause AS (   -- the cause most current verdicts name (ties: the latest)
     QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY k DESC, last_id DESC) = 1
 ),
 opinion_cause AS (   -- per opinion: the cause its reviewers name most (ties: the latest), and their fixes
-    SELECT question_id, opinion, arg_max(cause, k * 1000000000 + last_id) FILTER (WHERE cause IS NOT NULL) AS cause, any_value(fix) AS fix
+    SELECT question_id, opinion, arg_max(cause, k * 1000000000 + last_id) FILTER (WHERE cause IS NOT NULL) AS cause,
+           any_value(fix) AS fix
     FROM (SELECT question_id, opinion, cause, count(*) OVER (PARTITION BY question_id, opinion, cause) AS k,
                  max(review_id) OVER (PARTITION BY question_id, opinion, cause) AS last_id,
                  string_agg(reviewer || ': ' || proposed_fix, ' | ' ORDER BY reviewer)
@@ -133,7 +134,8 @@ all_agg AS (
     SELECT question_id,
            count(*) FILTER (WHERE verdict <> 'skip') AS n_reviews,
            count(DISTINCT reviewer) FILTER (WHERE verdict <> 'skip') AS n_reviewers,
-           array_to_string(list_sort(list_distinct(list(reviewer) FILTER (WHERE verdict <> 'skip'))), ', ') AS reviewers,
+           array_to_string(list_sort(list_distinct(list(reviewer) FILTER (WHERE verdict <> 'skip'))), ', ')
+               AS reviewers,
            min(created_at) FILTER (WHERE verdict <> 'skip') AS first_reviewed_at,
            max(created_at) AS last_reviewed_at,
            coalesce(bool_or(reviewer = $reviewer AND verdict <> 'skip'), false) AS reviewed_by_me

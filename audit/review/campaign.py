@@ -21,10 +21,11 @@ subject.
 >>> _ = add_account("Dolma", "correct horse", db=db)
 >>> set_queue_entry(tiers=[1, 2], min_key_error=0.5, actor="Dolma", db=db)
 QueueEntry(tiers=(1, 2), min_key_error=0.5, subjects=None)
->>> set_queue_entry(tiers=[1], actor="Pema", db=db)
+>>> set_queue_entry(tiers=[1], actor="Pema", db=db)  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-audit.errors.PermissionDeniedError: 'Pema' has no enabled account and may not do this: setting which items enter the queue
+audit.errors.PermissionDeniedError: 'Pema' has no enabled
+account and may not do this: setting which items enter the queue
 """
 from __future__ import annotations
 

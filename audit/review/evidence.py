@@ -175,7 +175,8 @@ def _fingerprint(con: Any, benchmark: str, run_id: int) -> str:
                 FROM judge_verdicts WHERE benchmark = $benchmark AND parse_ok AND answer_key_correct IS NOT NULL),
                (SELECT count(*) || ':' || coalesce(sum(hash(question_id, key_match)), 0)
                 FROM parallel_links WHERE benchmark = $benchmark),
-               (SELECT count(*) || ':' || coalesce(max(sample_id), 0) FROM audit_samples WHERE benchmark = $benchmark)""",
+               (SELECT count(*) || ':' || coalesce(max(sample_id), 0)
+                FROM audit_samples WHERE benchmark = $benchmark)""",
         {"benchmark": benchmark, "run_id": run_id},
     ).fetchall()[0]
     return "|".join(str(x) for x in row) + f"|{_global_rate(con, run_id)!r}"

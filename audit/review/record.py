@@ -463,14 +463,16 @@ def add_review(
     >>> r = add_review("demo", "q1", "Dolma", "key_wrong", corrected_answer="b", cause="key_slip", db=db)
     >>> r.review_id, r.verdict, r.corrected_answer
     (1, 'key_wrong', 'B')
-    >>> add_review("demo", "q1", "Dolma", "key_wrong", corrected_answer="A", db=db)
+    >>> add_review("demo", "q1", "Dolma", "key_wrong", corrected_answer="A", db=db)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: corrected answer A is the current key of question 'q1'; use verdict key_correct if the key is right
-    >>> add_review("demo", "q1", "Dolma", "key_correct", db=db)
+    audit.errors.InputError: corrected answer A is the current key
+    of question 'q1'; use verdict key_correct if the key is right
+    >>> add_review("demo", "q1", "Dolma", "key_correct", db=db)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.InputError: 'Dolma' already gave a verdict on question 'q1'; a second one is recorded only as an explicit revision (--revise, or revision=True)
+    audit.errors.InputError: 'Dolma' already gave a verdict on question 'q1'; a
+    second one is recorded only as an explicit revision (--revise, or revision=True)
     >>> add_review("demo", "q1", "Dolma", "key_correct", revision=True, db=db).is_revision
     True
     """

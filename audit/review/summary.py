@@ -19,7 +19,8 @@ from __future__ import annotations
 
 REVIEWER_SUMMARY_CTES = """
 latest AS (
-            SELECT question_id, reviewer, verdict, corrected_answer, rationale, proposed_fix, created_at, is_adjudication,
+            SELECT question_id, reviewer, verdict, corrected_answer, rationale, proposed_fix, created_at,
+                   is_adjudication,
                    row_number() OVER (PARTITION BY question_id, reviewer, is_adjudication
                                       ORDER BY review_id DESC) AS rn
             FROM reviews r WHERE benchmark = $benchmark AND verdict <> 'skip'
@@ -32,10 +33,12 @@ latest AS (
                               ORDER BY is_adjudication DESC, reviewer) AS reviewers,
                    string_agg(reviewer || CASE WHEN is_adjudication THEN ' (adjudication)' ELSE '' END
                               || ': ' || rationale, ' | '
-                              ORDER BY is_adjudication DESC, reviewer) FILTER (WHERE rationale IS NOT NULL) AS rationale,
+                              ORDER BY is_adjudication DESC, reviewer)
+                       FILTER (WHERE rationale IS NOT NULL) AS rationale,
                    string_agg(reviewer || CASE WHEN is_adjudication THEN ' (adjudication)' ELSE '' END
                               || ': ' || proposed_fix, ' | '
-                              ORDER BY is_adjudication DESC, reviewer) FILTER (WHERE proposed_fix IS NOT NULL) AS proposed_fix,
+                              ORDER BY is_adjudication DESC, reviewer)
+                       FILTER (WHERE proposed_fix IS NOT NULL) AS proposed_fix,
                    string_agg(DISTINCT strftime(created_at, '%Y-%m-%d'), ' '
                               ORDER BY strftime(created_at, '%Y-%m-%d')) AS review_dates
             FROM latest WHERE rn = 1 GROUP BY question_id

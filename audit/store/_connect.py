@@ -108,10 +108,11 @@ def check_database_file(path: Path) -> None:
 
     >>> import tempfile, os
     >>> f = os.path.join(tempfile.mkdtemp(), "q.csv"); _ = open(f, "w").write("a,b\\n1,2\\n")
-    >>> check_database_file(Path(f))
+    >>> check_database_file(Path(f))  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    audit.errors.AuditError: ...q.csv: not a DuckDB database (it looks like a text file); give the path of a DuckDB file, or a new path to create one
+    audit.errors.AuditError: ...q.csv: not a DuckDB database (it looks like a
+    text file); give the path of a DuckDB file, or a new path to create one
     """
     try:
         with open(path, "rb") as fh:

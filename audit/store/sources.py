@@ -110,8 +110,10 @@ class SourceListing:
 def source_protocol(uri: str) -> str:
     """'file', 's3' or 'hf' for a source URI (a plain path is 'file').
 
-    >>> source_protocol("s3://bucket/preds/"), source_protocol("hf://datasets/o/n/x.parquet"), source_protocol("p/*.parquet")
-    ('s3', 'hf', 'file')
+    >>> source_protocol("s3://bucket/preds/"), source_protocol("hf://datasets/o/n/x.parquet")
+    ('s3', 'hf')
+    >>> source_protocol("p/*.parquet")
+    'file'
     """
     if _USERINFO.match(uri):
         raise InputError(f"{_scheme(uri)}: credentials do not belong in the source URI; set them in the "
@@ -420,7 +422,8 @@ def source_error(exc: BaseException) -> SourceError | None:
 
     >>> import duckdb
     >>> try:
-    ...     duckdb.sql("SELECT error('prediction source s3://b/p/ (benchmark ''t'') is unreachable: not found')").fetchall()
+    ...     duckdb.sql("SELECT error('prediction source s3://b/p/ (benchmark ''t'') "
+    ...                "is unreachable: not found')").fetchall()
     ... except duckdb.Error as exc:
     ...     print(source_error(exc))
     prediction source s3://b/p/ (benchmark 't') is unreachable: not found
@@ -448,7 +451,8 @@ def attach(con: duckdb.DuckDBPyConnection) -> None:
         # read-only (InvalidInput: DuckDB's replacement scan met a Python name instead of the table): the stored rows
         try:
             con.execute(
-                f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS SELECT {', '.join(COLUMNS)} FROM main.predictions"
+                f"CREATE OR REPLACE TEMP VIEW {PREDICTIONS_RELATION} AS "
+                f"SELECT {', '.join(COLUMNS)} FROM main.predictions"
             )
         except duckdb.Error:
             pass

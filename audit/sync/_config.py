@@ -121,7 +121,8 @@ def item_html(item: dict) -> str:
     >>> "<script>" in h or "<img" in h, "&lt;script&gt;" in h, 'dir="rtl"' in h
     (False, True, True)
     >>> h = item_html({"stem": "物以稀为贵", "script": "Hans", "context": "<b>p</b>", "answer_key": "A",
-    ...     "options": [{"label": "A", "text": "ᠪᠠᠷᠰ"}, {"label": "B", "text": "ياڭاق"}], "option_scripts": ["Mong", "Arab"]})
+    ...     "options": [{"label": "A", "text": "ᠪᠠᠷᠰ"}, {"label": "B", "text": "ياڭاق"}],
+    ...     "option_scripts": ["Mong", "Arab"]})
     >>> h.index("&lt;b&gt;p&lt;/b&gt;") < h.index("物以稀为贵"), "vertical-lr" in h, 'dir="rtl"' in h
     (True, True, True)
     """
@@ -136,7 +137,8 @@ def item_html(item: dict) -> str:
                      f'border-left: 3px solid #999"><small>{escape(en.UI["item.passage"])}</small><br>'
                      f'{_span(context, lang, cdir, ccss)}</div>')
     parts.append(
-        f'<div style="font-size: 1.2em; margin-bottom: .6em">{_span(item.get("stem") or "", lang, direction, css)}</div>'
+        '<div style="font-size: 1.2em; margin-bottom: .6em">'
+        f'{_span(item.get("stem") or "", lang, direction, css)}</div>'
     )
     parts.append('<table style="border-collapse: collapse">')
     own = list(item.get("option_scripts") or [])
@@ -156,7 +158,8 @@ def item_html(item: dict) -> str:
     tier = item.get("tier")
     if not item.get("evidence_withheld"):   # an evidence-blind campaign shows the question alone
         parts.append(
-            f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
+            f'<p style="margin-top: .6em">Current key: <b>{key_text}</b> · '
+            f'Tier: <b>{escape(str(tier)) if tier is not None else "–"}</b></p>'
         )
     for par in item.get("parallels") or []:
         pdir, pcss = text_direction(None, par.get("language"))
@@ -199,8 +202,12 @@ def evidence_html(heading: str, sentences: list[str]) -> str:
     push's language), one list entry each, inside the task's ``item_html``
     (so every project's labeling config shows them, old or new).
 
-    >>> evidence_html("Why", ["Overall, the key is wrong with a chance of about 1 in 3.", "<b>x</b>"])
-    '<div class="audit-evidence" style="margin-top: .8em"><b>Why</b><ul style="margin-top: .2em"><li>Overall, the key is wrong with a chance of about 1 in 3.</li><li>&lt;b&gt;x&lt;/b&gt;</li></ul></div>'
+    >>> h = evidence_html("Why", ["Overall, the key is wrong with a chance of about 1 in 3.", "<b>x</b>"])
+    >>> i = h.index("<li>")
+    >>> h[:i]
+    '<div class="audit-evidence" style="margin-top: .8em"><b>Why</b><ul style="margin-top: .2em">'
+    >>> h[i:]
+    '<li>Overall, the key is wrong with a chance of about 1 in 3.</li><li>&lt;b&gt;x&lt;/b&gt;</li></ul></div>'
     """
     items = "".join(f"<li>{escape(str(x))}</li>" for x in sentences)
     return (f'<div class="audit-evidence" style="margin-top: .8em"><b>{escape(heading)}</b>'

@@ -114,7 +114,8 @@ wb AS (       -- each reviewer's latest verdict made outside Label Studio
     FROM reviews WHERE source <> 'label_studio'
     QUALIFY row_number() OVER (PARTITION BY benchmark, question_id, reviewer ORDER BY review_id DESC) = 1
 )
-SELECT n.*, q.answer_key, list_transform(q.options, lambda o: o.label) AS labels, q.question_id IS NOT NULL AS item_exists,
+SELECT n.*, q.answer_key, list_transform(q.options, lambda o: o.label) AS labels,
+       q.question_id IS NOT NULL AS item_exists,
        p.prev_hash, p.prev_review_id,
        -- the same person made the version before (the same reviewer, or the reviewer recorded
        -- then was this account's current email: a link to a workbench name made since)
@@ -147,7 +148,8 @@ def _problems(con, new: pd.DataFrame) -> dict[int, str]:
         for aid, exists, rv, problem in zip(grp["annotation_id"], grp["item_exists"], grp["verdict"],
                                             review_problems(con, str(bench), rows, source="label_studio")):
             if not exists:
-                problem = f"the item {bench}/{grp.loc[grp['annotation_id'] == aid, 'question_id'].iloc[0]} is not in the database"
+                problem = (f"the item {bench}/{grp.loc[grp['annotation_id'] == aid, 'question_id'].iloc[0]} "
+                           "is not in the database")
             elif _none(rv) is None:
                 problem = "no verdict chosen"
             if problem is not None:

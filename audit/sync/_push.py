@@ -421,7 +421,8 @@ link AS (    -- the annotation a reviewer owns on an item (never one they only e
     SELECT k.benchmark, k.question_id, k.reviewer, k.annotation_id,
            (SELECT max(k2.updated_at) FROM known k2 WHERE k2.annotation_id = k.annotation_id) AS known_updated_at
     FROM known k
-    WHERE k.edited_by IS NULL AND NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
+    WHERE k.edited_by IS NULL
+      AND NOT EXISTS (SELECT 1 FROM ls_deletions d WHERE d.url = k.url AND d.project_id = k.project_id
                       AND d.annotation_id = k.annotation_id)
     QUALIFY row_number() OVER (PARTITION BY k.benchmark, k.question_id, k.reviewer
                                ORDER BY k.updated_at DESC, k.annotation_id DESC) = 1

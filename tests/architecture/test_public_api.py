@@ -88,8 +88,10 @@ def demo_db_with_versions(tmp_path_factory):
 @pytest.mark.parametrize(
     "code",
     [
-        "import audit, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); print(json.dumps(sorted(rep['extra'])))",
-        "import audit, audit.review, audit.export, audit.judge, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); "
+        "import audit, json, sys; rep = audit.build_report('demo', db=sys.argv[1]); "
+        "print(json.dumps(sorted(rep['extra'])))",
+        "import audit, audit.review, audit.export, audit.judge, json, sys; "
+        "rep = audit.build_report('demo', db=sys.argv[1]); "
         "print(json.dumps(sorted(rep['extra'])))",
     ],
 )
@@ -121,7 +123,8 @@ def test_import_auto_needs_no_prior_import(tmp_path):
     code = (
         "import sys; from audit.demo import make_demo; make_demo(sys.argv[1]); "
         "from audit.auto import import_auto; import pathlib; "
-        "p = pathlib.Path(sys.argv[2]); p.write_text('question_id,judge,key_correct\\nbo-multiplication-016,j1,false\\n'); "
+        "p = pathlib.Path(sys.argv[2]); "
+        "p.write_text('question_id,judge,key_correct\\nbo-multiplication-016,j1,false\\n'); "
         "s = import_auto(p, benchmark='demo', db=sys.argv[1], actor='lead'); print(type(s).__name__)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(db), str(tmp_path / "verdicts.csv")], capture_output=True,

@@ -103,8 +103,10 @@ _IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 _ITEM_SHOWN = """(qid) => [...document.querySelectorAll('h4')].some(h => h.innerText.trim() === 'Item ' + qid)
                  && document.querySelector('[data-script] .wb-opt')
                  && document.querySelector('.st-key-save button')"""
-_NEW_ITEM_SHOWN = """(old) => { const h = [...document.querySelectorAll('h4')].find(h => h.innerText.startsWith('Item '));
-                  return h && h.innerText.trim() !== 'Item ' + old && document.querySelector('[data-script] .wb-opt')
+_NEW_ITEM_SHOWN = """(old) => {
+                  const h = [...document.querySelectorAll('h4')].find(h => h.innerText.startsWith('Item '));
+                  return h && h.innerText.trim() !== 'Item ' + old
+                         && document.querySelector('[data-script] .wb-opt')
                          && document.querySelector('.st-key-save button'); }"""
 _QUEUE_SHOWN = """() => [...document.querySelectorAll('h1')].some(h => h.innerText.includes('Review queue'))
                   && document.querySelector('.wb-qrow:not(.wb-qhead)')

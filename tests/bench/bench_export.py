@@ -97,7 +97,8 @@ def bench_synthetic(tmp: Path, n: int, n_models: int, n_reviewed: int) -> None:
         con.execute(f"""
             INSERT INTO reviews (benchmark, question_id, reviewer, created_at, verdict, corrected_answer, cause,
                                  rationale, source, app_version)
-            SELECT 'big', 'q' || lpad((i * 37)::VARCHAR, 7, '0'), 'r' || (i % 3), TIMESTAMP '2026-01-01' + i * INTERVAL 1 MINUTE,
+            SELECT 'big', 'q' || lpad((i * 37)::VARCHAR, 7, '0'), 'r' || (i % 3),
+                   TIMESTAMP '2026-01-01' + i * INTERVAL 1 MINUTE,
                    v, CASE WHEN v = 'key_wrong' THEN ['B', 'C', 'D', 'A'][1 + (i * 37) % 4] END,
                    'key_slip', '=rationale ' || i, 'import', 'bench'
             FROM (SELECT i, ['key_wrong', 'key_wrong', 'ambiguous', 'defective', 'key_correct'][1 + i % 5] AS v

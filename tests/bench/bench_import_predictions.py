@@ -48,7 +48,8 @@ def generate(workdir: Path, n_questions: int, n_models: int) -> tuple[Path, Path
         COPY (
           WITH m AS (SELECT m, ['anthropic','google','openai','meta','qwen','mistralai','deepseek','writer'][1 + m % 8]
                                || '_model-' || m AS model FROM range({n_models}) t(m)),
-               q AS (SELECT i, 'q' || lpad(i::VARCHAR, 6, '0') AS question_id, 2 + (i % 5) AS k FROM range({n_questions}) t(i))
+               q AS (SELECT i, 'q' || lpad(i::VARCHAR, 6, '0') AS question_id, 2 + (i % 5) AS k
+                     FROM range({n_questions}) t(i))
           SELECT question_id, model,
                  CASE WHEN h % 10 = 0 THEN replace({templates}[1 + ((h // 10) % {len(RESPONSES)})::INTEGER],
                                                    '{{L}}', letter) END AS response,
@@ -105,16 +106,19 @@ def main() -> None:
     db.unlink(missing_ok=True)
     q = run_child("questions", q_path, db)
     print(
-        f"import questions:   {q['seconds']:6.1f} s wall, {q['cpu']:6.1f} s CPU, peak RSS {q['peak_rss_mb']:6.0f} MB  | {q['summary']}"
+        f"import questions:   {q['seconds']:6.1f} s wall, {q['cpu']:6.1f} s CPU, "
+        f"peak RSS {q['peak_rss_mb']:6.0f} MB  | {q['summary']}"
     )
     p = run_child("predictions", p_path, db)
     print(
-        f"import predictions: {p['seconds']:6.1f} s wall, {p['cpu']:6.1f} s CPU, peak RSS {p['peak_rss_mb']:6.0f} MB  | {p['summary']}"
+        f"import predictions: {p['seconds']:6.1f} s wall, {p['cpu']:6.1f} s CPU, "
+        f"peak RSS {p['peak_rss_mb']:6.0f} MB  | {p['summary']}"
     )
     print(f"throughput: {n / p['seconds'] / 1e6:.2f} M predictions/s")
     p2 = run_child("predictions", p_path, db)
     print(
-        f"re-import (replace): {p2['seconds']:5.1f} s wall, {p2['cpu']:6.1f} s CPU, peak RSS {p2['peak_rss_mb']:6.0f} MB"
+        f"re-import (replace): {p2['seconds']:5.1f} s wall, {p2['cpu']:6.1f} s CPU, "
+        f"peak RSS {p2['peak_rss_mb']:6.0f} MB"
     )
     con = duckdb.connect(str(db), read_only=True)
     print("rows in predictions after re-import:", con.execute("SELECT count(*) FROM predictions").fetchall()[0][0])

@@ -73,7 +73,8 @@ def load(db: Path):
             "JOIN reference_labels l USING (benchmark, question_id) WHERE q.benchmark = 'mmlu-redux' ORDER BY q.seq"
         ).df()
         preds = con.execute(
-            "SELECT p.question_id, p.model, p.answer FROM predictions p JOIN questions q USING (benchmark, question_id) "
+            "SELECT p.question_id, p.model, p.answer "
+            "FROM predictions p JOIN questions q USING (benchmark, question_id) "
             "WHERE p.benchmark = 'mmlu-redux' AND p.valid AND p.answer IS NOT NULL "
             "AND ascii(p.answer) - 64 <= len(q.options)"
         ).df()

@@ -39,7 +39,7 @@ def main() -> int:
     os.environ["LABEL_STUDIO_URL"], os.environ["LABEL_STUDIO_API_KEY"] = server.url, server.token
     try:
         make_benchmark(db, args.n, benchmark="bench")
-        proj = audit.sync.ls_connect(title="bench", benchmark="bench", db=db)
+        audit.sync.ls_connect(title="bench", benchmark="bench", db=db)
 
         t = time.perf_counter()
         s = audit.sync.ls_push("bench", tiers=None, verdicts=False, db=db, progress=False)

@@ -50,7 +50,8 @@ def _check_usage(usage: str) -> list[str]:
     known = {o for p in cmd.params for o in p.opts}
     shown = {t.split("=")[0] for t in tokens if t.startswith("--")}
     assert shown <= known, (
-        f"docs/reference/formats.md shows {sorted(shown - known)} for 'audit {' '.join(words)}' (it has {sorted(known)})"
+        f"docs/reference/formats.md shows {sorted(shown - known)} for 'audit {' '.join(words)}' "
+        f"(it has {sorted(known)})"
     )
     return words
 

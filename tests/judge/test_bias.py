@@ -56,7 +56,8 @@ def build(db, tmp_path, *, judge=JUDGE, expert=None):
     with connect(db) as con, transaction(con):
         store_questions(con, "meth", "test", qs)
         register_models(con, list(MATCHES))
-        preds = pd.DataFrame(rows, columns=["benchmark", "question_id", "model", "run", "response", "answer",
+        # read by DuckDB's replacement scan, by its name, in the INSERT below
+        preds = pd.DataFrame(rows, columns=["benchmark", "question_id", "model", "run", "response", "answer",  # noqa: F841
                                             "method", "valid"])
         con.execute("INSERT INTO predictions SELECT * FROM preds")
     f = tmp_path / "judge.jsonl"

@@ -72,7 +72,8 @@ def test_cross_family_panel(db_path, tmp_path):
     n = save_panel("tlue", "panel-3", db=db_path)
     con = duckdb.connect(str(db_path), read_only=True)
     stored = con.execute(
-        "SELECT count(*) FILTER (parse_ok), count(*) FILTER (NOT parse_ok AND NOT coalesce(answer_key_correct, false)), "
+        "SELECT count(*) FILTER (parse_ok), "
+        "count(*) FILTER (NOT parse_ok AND NOT coalesce(answer_key_correct, false)), "
         "count(*) FILTER (parse_ok AND NOT answer_key_correct) FROM judge_verdicts WHERE judge = 'panel-3'"
     ).fetchone()
     con.close()

@@ -501,7 +501,9 @@ OWN_CASES = {
     ),
     "outputs with eleven choices": (
         {
-            "o/m/s.json": '[{"question": "x", "choices": ["1","2","3","4","5","6","7","8","9","10","11"], "output": "A"}]'
+            "o/m/s.json": (
+                '[{"question": "x", "choices": ["1","2","3","4","5","6","7","8","9","10","11"], "output": "A"}]'
+            )
         },
         ["import", "outputs", "{d}/o", "-b", "b"],
         ("refused", "'choices' must be a list of 2–10 option texts"),
@@ -594,7 +596,8 @@ def test_a_folder_id_template_that_collides_across_files(tmp_path, db_path, caps
         "b",
         "--id",
         "{row}",
-        match="the ids of a.csv and b.csv collide ('0'); nothing was written (add {file} or {path} to the --id template)",
+        match="the ids of a.csv and b.csv collide ('0'); nothing was written "
+        "(add {file} or {path} to the --id template)",
     )
 
 

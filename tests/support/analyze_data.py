@@ -31,7 +31,8 @@ def make_benchmark(db, benchmark, questions, families, preds, *, option_texts=No
             rows.append([benchmark, qid, seq, subject, f"stem {qid}",
                          [{"label": l, "text": t} for l, t in zip(LETTERS[:k], texts)], key])
         con.executemany(
-            "INSERT INTO questions (benchmark, question_id, seq, subject, stem, options, answer_key) VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO questions (benchmark, question_id, seq, subject, stem, options, answer_key) "
+            "VALUES (?,?,?,?,?,?,?)",
             rows,
         )
         if families:

@@ -24,7 +24,8 @@ def make_bench(db, *, benchmark="bench", n=12, tiers=None, models=None, scripts=
         for i, q in enumerate(ids):
             con.execute(
                 "INSERT INTO questions (benchmark, question_id, seq, subject, language, script, stem, options, "
-                "answer_key, structure_suspect, structure_reason, flags) VALUES (?, ?, ?, ?, 'bo', 'Tibt', ?, ?, 'A', ?, ?, ?)",
+                "answer_key, structure_suspect, structure_reason, flags) "
+                "VALUES (?, ?, ?, ?, 'bo', 'Tibt', ?, ?, 'A', ?, ?, ?)",
                 [
                     benchmark,
                     q,

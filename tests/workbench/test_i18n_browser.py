@@ -51,7 +51,8 @@ _VISIBLE_TEXTS = """(skip) => {
     const text = n.textContent.trim();
     if (!text || !e || e.closest(skip)) continue;
     const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
-    if (!r.width || !r.height || r.bottom < 0 || r.right < 0 || cs.visibility === 'hidden' || cs.display === 'none') continue;
+    if (!r.width || !r.height || r.bottom < 0 || r.right < 0
+        || cs.visibility === 'hidden' || cs.display === 'none') continue;
     out.push(text);
   }
   return out;

@@ -117,7 +117,8 @@ _CLIPPED_JS = """(vw) => {
       if (r.right > c.right + 2) out.push(['beyond column', e.innerText.slice(0, 40), r.right, c.right]); }
   }
   const main = document.querySelector('[data-testid=stMain]');
-  if (main && main.scrollWidth > main.clientWidth + 2) out.push(['page scrolls sideways', main.scrollWidth, main.clientWidth]);
+  if (main && main.scrollWidth > main.clientWidth + 2)
+    out.push(['page scrolls sideways', main.scrollWidth, main.clientWidth]);
   return out;
 }"""
 

@@ -512,10 +512,12 @@ ITEM_CSS = """<style>
 /* the item page uses the whole width: the Tibetan text needs the room */
 [data-testid="stMainBlockContainer"] { padding-top: 3.2rem; padding-left: 1.5rem; padding-right: 1.5rem;
                                        padding-bottom: 2rem; max-width: 100%; }
-[data-testid="stMainBlockContainer"] h4, [data-testid="stMainBlockContainer"] h5 { padding-top: .1rem; padding-bottom: .2rem; }
+[data-testid="stMainBlockContainer"] h4, [data-testid="stMainBlockContainer"] h5 { padding-top: .1rem;
+                                                                                    padding-bottom: .2rem; }
 .st-key-item_side [data-testid="stVerticalBlock"] { gap: .45rem; }
 /* Queue / Previous / Next keep their words whole (never cut to "Q…") */
-.st-key-item_nav button p { white-space: nowrap !important; overflow: visible !important; text-overflow: clip !important; }
+.st-key-item_nav button p { white-space: nowrap !important; overflow: visible !important;
+                            text-overflow: clip !important; }
 .st-key-item_side [data-testid="stBaseButton-primary"], .st-key-item_side [data-testid="stBaseButton-secondary"] {
     min-height: 2.2rem; padding-top: .15rem; padding-bottom: .15rem; }
 </style>"""

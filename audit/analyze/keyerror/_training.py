@@ -95,8 +95,9 @@ def training_domain(features: list[dict]) -> dict:
     over the training configurations: the domain :func:`~audit.analyze.keyerror._modelset.extrapolation`
     checks against.
 
-    >>> training_domain([{"accuracy": 0.3, "top_gap": 1.0, "n_models": 4, "chance": 0.25, "rejected": 0.1},
-    ...                  {"accuracy": 0.7, "top_gap": 0.2, "n_models": 8, "chance": 0.25, "rejected": 0.05}])["accuracy"]
+    >>> domain = training_domain([{"accuracy": 0.3, "top_gap": 1.0, "n_models": 4, "chance": 0.25, "rejected": 0.1},
+    ...                           {"accuracy": 0.7, "top_gap": 0.2, "n_models": 8, "chance": 0.25, "rejected": 0.05}])
+    >>> domain["accuracy"]
     (0.3, 0.7)
     """
     return {k: (float(min(f[k] for f in features)), float(max(f[k] for f in features)))

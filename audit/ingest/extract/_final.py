@@ -208,7 +208,8 @@ _LATE = re.compile(r"[^\n.!?:;]{1,80}?\bis\s+(?:\*\*)?\(?(?P<l>[A-F])\)")
 # "不正确的是 **B**。", "最确切的说法是 D。": the answer to "which of these …" at the end of a sentence;
 # Tibetan "…ནི་ **ཁ** ཡིན།" likewise.
 _CLOSING = re.compile(
-    r"(?:的|说法|說法|选项|選項|答案)[ \t]*(?:是|为|為)[ \t]*(?:\*\*)?[ \t]*[（(]?(?P<l>[A-FＡ-Ｆ])[）)]?[ \t]*(?:\*\*)?[ \t]*"
+    r"(?:的|说法|說法|选项|選項|答案)[ \t]*(?:是|为|為)[ \t]*(?:\*\*)?[ \t]*"
+    r"[（(]?(?P<l>[A-FＡ-Ｆ])[）)]?[ \t]*(?:\*\*)?[ \t]*"
     r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:\*\*)?[ \t]*(?:[。.！!]|$)"
     r"|ནི་?[ \t]*(?:\*\*)?[ \t]*(?:(?P<t>[ཀཁགང])|(?P<l2>[A-F]))(?![\u0F40-\u0FBC])[ \t]*(?:\*\*)?[ \t]*་?[ \t]*"
     r"(?:[（(][^()（）\n]{0,40}[)）])?[ \t]*(?:ཡིན|རེད)[ \t]*[།༎]?[ \t]*$",
@@ -759,8 +760,10 @@ def final_answer(response: str | None, n_options: int = 4, options: Sequence[str
     'C'
     >>> final_answer("Сондықтан жауап C емес, B.")
     'B'
-    >>> final_answer("Жауабы: Б) Н. Бор"), final_answer("Answer: A. Actually, C."), final_answer("A) 5. None of the options is correct.")
-    ('B', 'C', None)
+    >>> final_answer("Жауабы: Б) Н. Бор")
+    'B'
+    >>> final_answer("Answer: A. Actually, C."), final_answer("A) 5. None of the options is correct.")
+    ('C', None)
     """
     n = check_n(n_options)
     return final_letter(response, LATIN_LABELS[:n], options)
@@ -799,7 +802,8 @@ _NONE_OTHER = re.compile(
             _alts("Зөв зөв", r"\s+хариулт\s+байхгүй"),
             _alts("Аль аль", r"\s+нь\s+ч\s+зөв\s+биш"),
             _alts(
-                "都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
+                "都不正确 均不正确 都不正確 均不正確 皆不正确 皆不正確 都不对 都不對 "
+                "没有正确答案 沒有正確答案 没有正确选项 沒有正確選項 "
                 "无正确答案 無正確答案"
             ),
             r"توغرا\s+جاۋاب\s+يوق|ھېچقايسى(?:سى)?\s+توغرا\s+ئەمەس",

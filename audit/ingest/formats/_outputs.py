@@ -227,7 +227,8 @@ def import_outputs(path: str | os.PathLike, *, benchmark: str, db: DbPath = None
         if not summary.linked:
             raise InputError(f"no output record links to an item of '{benchmark}'", path=p)
         checked = con.execute(
-            f"SELECT file, line, question_id, key_shown, substr(perm, instr('{LABEL_STRING}', key_shown), 1) AS mapped, "
+            "SELECT file, line, question_id, key_shown, "
+            f"substr(perm, instr('{LABEL_STRING}', key_shown), 1) AS mapped, "
             "answer_key FROM _ok WHERE key_shown IS NOT NULL AND length(key_shown) = 1 "
             f"AND instr('{LABEL_STRING}', key_shown) BETWEEN 1 AND len(opts) ORDER BY rec"
         ).fetchall()
@@ -279,8 +280,10 @@ def link_by_text(con, benchmark: str, in_order_by: str | None = None) -> None:
             f"count(*) OVER (PARTITION BY o.{in_order_by}, o.nq, list_sort(o.nc)) AS n_recs "
             "FROM _out o JOIN multi m USING (rec)), "
             "cands AS (SELECT c.rec, c.question_id, c.answer_key, c.opts, "
-            "row_number() OVER (PARTITION BY c.rec ORDER BY c.seq, c.question_id) AS r FROM _cand c SEMI JOIN multi USING (rec)) "
-            "SELECT c.rec, c.question_id, c.answer_key, c.opts FROM recs JOIN cands c ON c.rec = recs.rec AND c.r = recs.r "
+            "row_number() OVER (PARTITION BY c.rec ORDER BY c.seq, c.question_id) AS r "
+            "FROM _cand c SEMI JOIN multi USING (rec)) "
+            "SELECT c.rec, c.question_id, c.answer_key, c.opts "
+            "FROM recs JOIN cands c ON c.rec = recs.rec AND c.r = recs.r "
             "WHERE recs.n_recs = recs.k"
         )
     else:

@@ -282,7 +282,8 @@ def _clean(s: str) -> str:
 def parse_tlue_item(text: str) -> ParsedItem:
     """Split one TLUE item's text into stem and options (see module docstring).
 
-    >>> p = parse_tlue_item("ཚ་དྲོད་24~26°\\nC. ཡི་འོག ལེགས་ཤོས་ནི། \\nA. 36°\\nC. \\nB. 37.8°\\nC. \\nC. 36.5°\\nC. \\nD. 37°C")
+    >>> p = parse_tlue_item("ཚ་དྲོད་24~26°\\nC. ཡི་འོག ལེགས་ཤོས་ནི། \\nA. 36°\\nC. "
+    ...                     "\\nB. 37.8°\\nC. \\nC. 36.5°\\nC. \\nD. 37°C")
     >>> [(o.label, o.text) for o in p.options], p.suspect
     ([('A', '36°C'), ('B', '37.8°C'), ('C', '36.5°C'), ('D', '37°C')], False)
     >>> p.stem

@@ -100,8 +100,8 @@ QUESTIONS = [  # (question, options; the first is the key)
 LOOK = "АБСДЕ"      # the letters a model writes for A B C D E when it writes them by look or sound
 PLACE = "АБВГДЕ"    # … by their place in the Cyrillic alphabet
 EXPLAIN = ["Бұл белгілі факт.", "Есептеп шықтық.", "Оқулықта осылай жазылған.", "Басқа нұсқалар сәйкес келмейді."]
-# (model, letters it writes (the third model writes Latin ones), response templates: {L} the letter, {T} the option text, {E} an explanation,
-#  {ECHO} the options as the model was shown them, in its lettering)
+# (model, letters it writes (the third model writes Latin ones), response templates: {L} the letter,
+#  {T} the option text, {E} an explanation, {ECHO} the options as the model was shown them, in its lettering)
 MODELS = [
     (
         "meta-llama/Llama-3.1-70B-Instruct",
