@@ -153,7 +153,7 @@ def _unique_keys(pairs: list) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
         raise _DuplicateKey(twice)
     return out
 
@@ -263,7 +263,7 @@ def read_text(path: str | os.PathLike) -> str:
     error that names the line they are on."""
     path = _file_of(path)
     if is_member(path):
-        return _decode(path.read_bytes(), path)   # type: ignore[attr-defined]
+        return _decode(path.read_bytes(), path)   # type: ignore[union-attr]  # an archive member has read_bytes
     p = check_input_file(path)
     try:
         data = p.read_bytes()

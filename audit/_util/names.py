@@ -89,7 +89,7 @@ def invisible_char(name: str) -> str | None:
     return None
 
 
-def _prototypes() -> dict[str, str]:
+def _prototypes() -> dict[int, str]:
     """Character → its confusable prototype, from Unicode's confusables
     data (UTS #39, ``confusables.txt``) as shipped by the maintained
     ``confusable-homoglyphs`` package: each character maps to the smallest

@@ -152,7 +152,7 @@ def _wrapper_head(text: str, dec: json.JSONDecoder) -> tuple[str | None, int, li
     """(field, offset of its '[', the other fields read before it) when *text*
     is an object whose first list-valued field holds objects and whose other
     fields are plain values; (None, 0, []) otherwise."""
-    from json.decoder import scanstring
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # in json.decoder, not in its stub
 
     i, n = 1, len(text)
     others: list[str] = []

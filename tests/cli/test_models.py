@@ -41,7 +41,8 @@ def test_list_set_family_and_import(db_path, tmp_path):
     r = invoke(["models", "import", f, "--db", db_path])
     assert r.output == "2 model families set\n"
     assert rows(db_path, "SELECT name, family, provider, family_source FROM models WHERE family_source = 'set' "
-                         "ORDER BY name") == [("gpt-4o", "openai", "azure", "set"), ("my-bo-model", "qwen", None, "set")]
+                         "ORDER BY name") == [("gpt-4o", "openai", "azure", "set"),
+                                              ("my-bo-model", "qwen", None, "set")]
     r = invoke(["models", "list", "-b", "tiny", "--db", db_path])
     assert r.output == frame_text(list_models(db=db_path, benchmark="tiny")) + "\n"
     assert "new-model" not in r.output           # no predictions on tiny

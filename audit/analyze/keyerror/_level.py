@@ -193,7 +193,9 @@ def count_and_cost(
             if K is not None:   # expected wrong keys among the items each model was asked
                 Kf = K[idx_free]
                 XK[k] = (Kf[big].T @ Q.T).T + E @ (Kf.T @ W3).T.astype(np.float64)
-    mu, var = mu.reshape(-1, G), np.maximum(var.reshape(-1, G), 1e-12)
+    mu2: np.ndarray = mu.reshape(-1, G)
+    var2: np.ndarray = np.maximum(var.reshape(-1, G), 1e-12)
+    mu, var = mu2, var2  # type: ignore[assignment]  # nodes flattened: (slices × nodes) × groups
     sd = np.sqrt(var)
     tail = (1 - interval) / 2
     low, high = _mixture_quantile(mu, sd, tail), _mixture_quantile(mu, sd, 1 - tail)

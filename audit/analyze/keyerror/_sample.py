@@ -183,7 +183,7 @@ def _convolve_all(pmfs: list[np.ndarray]) -> np.ndarray:
 
 
 def _counts(stratum: ArrayLike, sampled: ArrayLike, settled: ArrayLike, wrong: ArrayLike,
-            domain: ArrayLike | None) -> tuple[np.ndarray, ...]:
+            domain: ArrayLike | None) -> tuple:
     """(N_h, n_h, k_h, n_sampled, n_settled, settled per stratum over the design) of a domain."""
     h = np.asarray(stratum, dtype=np.int64)
     smp = np.asarray(sampled, dtype=bool)

@@ -36,7 +36,7 @@ def prior_of(theta: np.ndarray, **kw: object) -> SplitPrior:
     sig = lambda z: float(1.0 / (1.0 + np.exp(-z)))  # noqa: E731
     return replace(SplitPrior(base_rate=sig(th[0]), sensitivity=sig(th[1]), strength_slope=float(th[2]),
                               held_slope=float(th[3]), top_slope=float(th[4]), slope_by_accuracy=float(th[5]),
-                              sensitivity_by_accuracy=float(th[6])), **kw)
+                              sensitivity_by_accuracy=float(th[6])), **kw)  # type: ignore[arg-type]
 
 
 def fit_split_prior(data: list[dict], *, start: tuple[float, ...] = START, fixed: dict | None = None,

@@ -920,6 +920,9 @@ class _Patterns:
             pattern = globals()["_" + name]
             setattr(self, name, widen(pattern, _ARTICLE) if wide else pattern)
 
+    def __getattr__(self, name: str) -> "re.Pattern[str]":   # the attributes set above, for the type checker
+        raise AttributeError(name)
+
 
 _NARROW = _Patterns(False)
 _WIDE = _Patterns(True)
