@@ -19,7 +19,8 @@ import zipfile
 
 import pytest
 
-from tests.support.cli import db_snapshot, run_cli
+from tests.conftest import db_snapshot
+from tests.support.cli import run_cli
 from tests.support.layouts import (
     DZEN_HEADER,
     DZEN_ROWS,

@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from tests.support.cli import db_snapshot, run_cli
+from tests.conftest import db_snapshot
+from tests.support.cli import run_cli
 from tests.support.layouts import (
     assert_item,
     embedded_options,

@@ -15,7 +15,8 @@ import json
 
 import pytest
 
-from tests.support.cli import db_snapshot, run_cli
+from tests.conftest import db_snapshot
+from tests.support.cli import run_cli
 from tests.support.layouts import assert_item, letter, read_jsonl, stored_items, write_agieval_logiqa, write_click
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import csv
 
-from tests.support.cli import db_snapshot, run_cli
+from tests.conftest import db_snapshot
+from tests.support.cli import run_cli
 from tests.support.layouts import TUMLU_BIOLOGY, TUMLU_CHEMISTRY, query, read_jsonl, stored_items, write_tumlu_subject
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 
 import audit
-from tests.support.cli import db_snapshot, run_cli
+from tests.conftest import db_snapshot
+from tests.support.cli import run_cli
 from tests.support.layouts import mmlu_pro_records, nfc, query, stored_items
 
 LABELS = "ABCDEFGHIJ"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-import duckdb
 from typer.testing import CliRunner
 
 
@@ -63,14 +62,3 @@ def run_cli(capsys, *args) -> tuple[int, str, str]:
         sys.argv = old
     out = capsys.readouterr()
     return code, out.out, out.err
-
-
-def db_snapshot(path) -> dict:
-    """Every table's full content (rows sorted), to assert an operation changed nothing."""
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        tables = [r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
-        return {t: sorted(map(repr, con.execute(f'SELECT * FROM "{t}"').fetchall())) for t in tables}
-    finally:
-        con.close()
