@@ -385,7 +385,8 @@ def render_report(rep: dict, fmt: str = "table") -> str:
         return "\n".join(out)
     out = [terminal_safe(_header(rep)), ""]
     for title, df in _sections(rep):
-        out += [title, "-" * len(title), frame_text(df), ""]
+        # sentences stay whole; table cells are cut so one long text does not widen a column
+        out += [title, "-" * len(title), frame_text(df, max_cell=None if title == "In plain words" else 60), ""]
     return "\n".join(out)
 
 

@@ -216,7 +216,7 @@ def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None, lang: str = 
 
 def _ewk(block: dict, key: str) -> str:
     e = block["expected_wrong_keys"][key]
-    if not e:
+    if not e or e.get("estimate") is None:   # no figure (e.g. no random audit sample settled yet)
         return "–"
     return f"{e['estimate']:.1f} [{e['low']:.1f}, {e['high']:.1f}]"
 

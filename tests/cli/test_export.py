@@ -68,7 +68,7 @@ def test_create_list_and_diff(db, tmp_path):
     r = invoke(["export", "list", "tiny", "--verify", "--db", db])
     assert r.exit_code == 0 and [l.split()[0] for l in r.output.splitlines()[1:]] == ["1.0", "1.1"]
     r = invoke(["export", "diff", "tiny", "1.0", "1.1", "--db", db])
-    assert r.output == diff_versions("tiny", "1.0", "1.1", db=db).to_string(index=False, na_rep="") + "\n"
+    assert r.output == frame_text(diff_versions("tiny", "1.0", "1.1", db=db)) + "\n"
     out = tmp_path / "d.csv"
     r = invoke(["export", "diff", "tiny", "1.0", "1.1", "-f", "csv", "-o", out, "--db", db])
     assert r.output == f"written to {out}\n" and out.read_text(encoding="utf-8-sig").count("\n") == 3

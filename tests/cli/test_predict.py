@@ -63,7 +63,7 @@ def test_methods_and_reextract_match_the_library(db, tmp_path):
 
 @pytest.mark.slow
 def test_a_run_against_a_local_server(db, monkeypatch):
-    from tests._judge_server import JudgeServer
+    from tests.support.judge_server import JudgeServer
 
     monkeypatch.setenv("LOCAL_SERVER_KEY", "any value")
 

@@ -139,5 +139,5 @@ def test_with_the_real_litellm(monkeypatch):
         usage={"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13})
     parts = message_parts(resp)
     assert parts == {"content": "Answer: B", "reasoning": "think", "finish_reason": "length", "prompt_tokens": 10,
-                     "completion_tokens": 3}
+                     "completion_tokens": 3, "choices": 1}
     assert reply_problem(parts) == "cut off by the length limit (finish_reason 'length')"

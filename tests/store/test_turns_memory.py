@@ -142,15 +142,15 @@ def test_large_parquet_questions_read_in_batches(tmp_path, monkeypatch):
     seen: list[int] = []
     real = Q._table_chunks
 
-    def spy(p, chunk_rows=20_000):
-        for df in real(p, chunk_rows):
+    def spy(p, chunk_rows=20_000, **kwargs):
+        for df in real(p, chunk_rows, **kwargs):
             seen.append(len(df))
             yield df
 
     monkeypatch.setattr(Q, "_table_chunks", spy)
     s = import_questions(f, benchmark="b", db=tmp_path / "chunked.duckdb")
     assert s.questions == n and seen == [20_000, 5]
-    monkeypatch.setattr(Q, "_table_chunks", lambda p, chunk_rows=0: iter_table(p))   # the whole-file reader
+    monkeypatch.setattr(Q, "_table_chunks", lambda p, chunk_rows=0, **kw: iter_table(p, **kw))   # the whole-file reader
     import_questions(f, benchmark="b", db=tmp_path / "whole.duckdb")
     rows = {}
     for name in ("chunked", "whole"):

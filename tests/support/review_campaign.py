@@ -81,10 +81,11 @@ def _judges(db: Path, rows: list[tuple[str, str]]) -> None:
     """Two LLM judges on every item (one of a judged family)."""
     from audit.judge import import_judge
 
+    ensure_account(ADMIN, "admin", db=db)   # importing verdicts is a lead's or admin's act
     for judge, every in (("gemini-2.5-pro", 3), ("gpt-4o", 4)):
         f = db.parent / f"{judge}.jsonl"
         f.write_text("".join(json.dumps({"loc": q, "llm_validation": {
             "answer_key_correct": i % every != 0,
             "correct_answer": None if i % every else other_label(k)}}) + "\n" for i, (q, k) in enumerate(rows)),
             encoding="utf-8")
-        import_judge(f, judge=judge, benchmark=BENCH, db=db)
+        import_judge(f, judge=judge, benchmark=BENCH, db=db, actor=ADMIN)

@@ -95,6 +95,7 @@ def _add_judges(db: Path) -> None:
     from audit.judge import import_judge
     from audit.store import connect
 
+    ensure_account(ADMIN, "admin", db=db)   # importing verdicts is a lead's or admin's act
     with connect(db, read_only=True) as con:
         items = con.execute("SELECT question_id, answer_key FROM questions WHERE benchmark = 'demo' "
                             "ORDER BY question_id").fetchall()
@@ -103,7 +104,7 @@ def _add_judges(db: Path) -> None:
         f.write_text("".join(json.dumps({"loc": q, "llm_validation": {
             "answer_key_correct": i % every != 0, "correct_answer": None if i % every else ("B" if k == "A" else "A")}})
             + "\n" for i, (q, k) in enumerate(items)), encoding="utf-8")
-        import_judge(f, judge=judge, benchmark="demo", db=db)
+        import_judge(f, judge=judge, benchmark="demo", db=db, actor=ADMIN)
     ensure_account("Rev One I18n", db=db)
     ensure_account("Rev Two I18n", db=db)
     for i, (q, k) in enumerate(items[:12:2]):
