@@ -67,10 +67,7 @@ def _table(df: "pd.DataFrame", pct: tuple[str, ...] = (), floats: int = 3) -> st
             )
         elif pd.api.types.is_float_dtype(out[c]):
             out[c] = out[c].map(lambda v: "" if pd.isna(v) else ("∞" if v == math.inf else f"{v:.{floats}g}"))
-        elif not pd.api.types.is_numeric_dtype(out[c]):   # a missing answer (no majority) reads blank, not NaN
-            out[c] = out[c].astype(object).map(lambda v: "" if v is None or (isinstance(v, float) and math.isnan(v))
-                                               or v is pd.NA else v)
-    return table_text(out)
+    return table_text(out)   # a missing answer (no majority) reads blank
 
 
 def _check_format(fmt: str) -> None:

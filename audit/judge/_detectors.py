@@ -315,7 +315,8 @@ def _checked_verdicts(con, benchmark: str, good: pd.DataFrame, where) -> tuple[l
             continue
         key, labels = keys[r.question_id]
         try:
-            verdict_from_object({"answer_key_correct": bool(r.key_correct), "correct_answer": r.correct_answer},
+            answer = None if pd.isna(r.correct_answer) else r.correct_answer   # a table's empty cell
+            verdict_from_object({"answer_key_correct": bool(r.key_correct), "correct_answer": answer},
                                 labels=labels, answer_key=key)
         except ReplyError as exc:
             if not str(exc).startswith("contradictory"):

@@ -157,7 +157,7 @@ def _bool(value: Any) -> bool:
 
 
 def _label(value: Any, labels: Sequence[str]) -> str | None:
-    if value is None or (isinstance(value, float) and value != value):   # absent (a table's empty cell: NaN)
+    if value is None:
         return None
     if not isinstance(value, str):
         raise ReplyError(f"correct_answer must be an option label, not {json.dumps(value, ensure_ascii=False)}")
