@@ -14,10 +14,12 @@ import hashlib
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.local_http import LocalHttpServer
 
 
-class HubStandIn:
+class HubStandIn(LocalHttpServer):
     def __init__(self):
         self.calls: list[tuple[str, str]] = []
         self.auth: list[str] = []
@@ -49,18 +51,8 @@ class HubStandIn:
             def do_PUT(self):
                 hub._handle(self, "PUT", self._body())
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.endpoint = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
+        self.endpoint = self.url
 
     # ------------------------------------------------------------------ API
 

@@ -16,8 +16,10 @@ import base64
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
+
+from tests.support.local_http import LocalHttpServer
 
 TOKEN = "legacy-token-0123456789abcdef"
 
@@ -29,7 +31,7 @@ def jwt(claims: dict) -> str:
     return f"{part({'alg': 'none'})}.{part(claims)}.sig"
 
 
-class LabelStudioStandIn:
+class LabelStudioStandIn(LocalHttpServer):
     def __init__(self, token: str = TOKEN):
         self.token = token
         self.refresh_tokens: set[str] = set()
@@ -64,18 +66,7 @@ class LabelStudioStandIn:
             def do_PATCH(self):
                 self._do("PATCH")
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
     # ---- data helpers -------------------------------------------------------------------------------------------
     def _next(self, kind: str) -> int:
