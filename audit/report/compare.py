@@ -214,11 +214,20 @@ def compare_benchmarks(benchmarks: list[str], *, db: DbPath = None, lang: str = 
             "parallel_differences": diffs}
 
 
-def _ewk(block: dict, key: str) -> str:
-    e = block["expected_wrong_keys"][key]
-    if not e or e.get("estimate") is None:   # no figure (e.g. no random audit sample settled yet)
+def estimate_text(e: dict | None) -> str:
+    """An expected count of wrong keys as ``estimate [low, high]``; ``–``
+    where there is no figure (e.g. no random audit sample settled yet).
+
+    >>> estimate_text({"estimate": 18.94, "low": 2.0, "high": 52.3}), estimate_text({"estimate": None})
+    ('18.9 [2.0, 52.3]', '–')
+    """
+    if not e or e.get("estimate") is None:
         return "–"
     return f"{e['estimate']:.1f} [{e['low']:.1f}, {e['high']:.1f}]"
+
+
+def _ewk(block: dict, key: str) -> str:
+    return estimate_text(block["expected_wrong_keys"][key])
 
 
 def _rows(cmp: dict) -> tuple[list[str], list[list[str]]]:
@@ -289,5 +298,5 @@ def compare_report(benchmarks: list[str], *, fmt: str = "table", output: str | o
     return None
 
 
-__all__ = ["FORMATS", "MIN_SHARED_MODELS", "AGREEMENT_GAP", "DIFFERENCE_COLUMNS", "parallel_differences",
+__all__ = ["estimate_text", "FORMATS", "MIN_SHARED_MODELS", "AGREEMENT_GAP", "DIFFERENCE_COLUMNS", "parallel_differences",
            "compare_benchmarks", "render_comparison", "compare_report"]

@@ -39,6 +39,7 @@ from datetime import datetime
 import pandas as pd
 
 from audit._util.sql import table_exists
+from audit._util.text import clean_name
 from audit.accounts import require_role
 from audit.accounts.language import UI_LANGUAGES
 from audit.errors import InputError, NotFoundError
@@ -97,12 +98,13 @@ def set_guidelines(text: str, *, language: str = "en", actor: str | None = None,
             texts.pop(language, None)
         version = (prev or 0) + 1
         now = con.execute("SELECT timezone('UTC', now())::TIMESTAMP").fetchall()[0][0]
+        by = clean_name(actor) or None     # a session's Account or a plain name
         for lang, t in sorted(texts.items()):
             con.execute("INSERT INTO review_guidelines (version, language, text, created_at, created_by) "
-                        "VALUES (?, ?, ?, ?, ?)", [version, lang, t, now, actor])
+                        "VALUES (?, ?, ?, ?, ?)", [version, lang, t, now, by])
         if not texts:   # every language removed: an empty English text keeps the version visible
             con.execute("INSERT INTO review_guidelines (version, language, text, created_at, created_by) "
-                        "VALUES (?, 'en', '', ?, ?)", [version, now, actor])
+                        "VALUES (?, 'en', '', ?, ?)", [version, now, by])
     return version
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pytest
 
 from audit.accounts import add_account
+from audit.review import review_status
 from tests.support.campaign import policy_campaign, redux_template, reliability_campaign
 
 pytestmark = pytest.mark.slow
@@ -46,7 +47,9 @@ def test_reliability_campaign(db_path):
 def test_adaptive_against_fixed_double_review(mmlu_redux_dir, tmp_path):
     tpl = redux_template(mmlu_redux_dir, tmp_path / "redux.duckdb")
     fixed = policy_campaign(tpl, tmp_path / "fixed.duckdb", "fixed", seed=0)
-    assert fixed.second_reviews == fixed.first_reviews == 66           # every Tier 1–2 item twice
+    tier_1_2 = int(review_status("mmlu-redux", db=tpl)["tier"].isin([1, 2]).sum())
+    assert tier_1_2 > 40
+    assert fixed.second_reviews == fixed.first_reviews == tier_1_2     # every Tier 1–2 item twice
     adaptive = policy_campaign(tpl, tmp_path / "adaptive.duckdb", "adaptive", seed=0,
                                budget=int(0.6 * fixed.second_reviews))
     assert adaptive.second_reviews <= 0.6 * fixed.second_reviews

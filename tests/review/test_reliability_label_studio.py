@@ -1,6 +1,6 @@
 """Reviewer reliability and the weighted export policy on the Label Studio
 path: known-answer items pushed as ordinary tasks to a REAL Label Studio
-server (fixture ``ls_server``), verdicts made there by two annotators,
+server (fixture ``ls_server``), verdicts made there by three annotators,
 pulled, then ``audit review reliability`` and ``--policy weighted`` on them."""
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ def test_reliability_and_the_weighted_policy_from_label_studio(ls, db_path, tmp_
 
     careful = client.users.create(username=f"careful-{uuid.uuid4().hex[:6]}@example.org",
                                   email=f"careful-{uuid.uuid4().hex[:6]}@example.org")
+    careful2 = client.users.create(username=f"careful2-{uuid.uuid4().hex[:6]}@example.org",
+                                   email=f"careful2-{uuid.uuid4().hex[:6]}@example.org")
     careless = client.users.create(username=f"careless-{uuid.uuid4().hex[:6]}@example.org",
                                    email=f"careless-{uuid.uuid4().hex[:6]}@example.org")
     other = {q: next(x for x in "ABCD" if x != keys[q]) for q in keys}
@@ -62,16 +64,19 @@ def test_reliability_and_the_weighted_policy_from_label_studio(ls, db_path, tmp_
 
     for i, qid in enumerate(gold):
         annotate(careful, qid, "key_correct")
+        annotate(careful2, qid, "key_correct")
         annotate(careless, qid, "key_correct" if i < 2 else "key_wrong")     # 2 of 8 right
     lone = next(q for q in sorted(keys) if tier[q] == 5 and q not in gold)    # the models agree with the key
-    both = next(q for q in sorted(keys) if tier[q] == 1)                      # the models reject the key
+    # the models reject the key; with five mid-strength models that alone is weak
+    # evidence of a wrong key, so two careful reviewers' agreement settles it
+    both = next(q for q in sorted(keys) if tier[q] == 1)
     only_careless = [q for q in sorted(keys) if tier[q] == 5 and q not in gold and q != lone][0]
     annotate(careful, lone, "key_correct")
     annotate(careful, both, "key_wrong")
-    annotate(careless, both, "key_wrong")
+    annotate(careful2, both, "key_wrong")
     annotate(careless, only_careless, "key_correct")
     p = audit.sync.ls_pull(db=db_path)
-    assert p.reviews_added == 20 and p.rejected == 0
+    assert p.reviews_added == 28 and p.rejected == 0
 
     r = subprocess.run([sys.executable, "-m", "audit", "review", "reliability", "--benchmark", B, "--format", "json",
                         "--db", str(db_path)], capture_output=True, text=True, cwd=REPO, timeout=120)
@@ -80,7 +85,7 @@ def test_reliability_and_the_weighted_policy_from_label_studio(ls, db_path, tmp_
     assert list(next(iter(rows.values()))) == ["reviewer", "n_gold", "gold_accuracy", "gold_accuracy_low",
                                                "gold_accuracy_high", "n_verdicts", "agreement",
                                                "estimated_accuracy", "flagged", "reason"]
-    assert rows[careful.email]["n_gold"] == rows[careless.email]["n_gold"] == 8
+    assert rows[careful.email]["n_gold"] == rows[careful2.email]["n_gold"] == rows[careless.email]["n_gold"] == 8
     assert rows[careful.email]["gold_accuracy"] == 1.0 and not rows[careful.email]["flagged"]
     assert rows[careless.email]["gold_accuracy"] == 0.25 and rows[careless.email]["flagged"]
     assert rows[careful.email]["estimated_accuracy"] > rows[careless.email]["estimated_accuracy"]

@@ -88,8 +88,10 @@ def test_invalid_annotation_is_rejected_with_its_reason(ls, db_path, monkeypatch
     at = AppTest.from_function(_ls_page, default_timeout=90)
     at.run()
     assert not at.exception, at.exception
-    frame = next(d.value for d in at.dataframe if "reason" in d.value.columns)
-    assert list(frame["reason"]) == [cli_reason] and list(frame["item"]) == ["q00002"]
+    from audit.i18n import label, translate
+    why, item = translate("ls.col_reason", "en"), label("column", "question_id", "en")
+    frame = next(d.value for d in at.dataframe if why in d.value.columns)
+    assert list(frame[why]) == [cli_reason] and list(frame[item]) == ["q00002"]
 
 
 def test_tasks_carry_plain_text_and_verdicts_go_in_bulk(ls, db_path):

@@ -403,9 +403,7 @@ def _compare(bench: str, db) -> None:
     if cmp is None:
         return
 
-    def ewk(e):
-        return "–" if not e else f"{e['estimate']:.1f} ({e['low']:.1f}–{e['high']:.1f})"
-
+    ewk = audit.report.compare.estimate_text
     table = pd.DataFrame([{
         "benchmark": b["benchmark"], "items": b["items"], "models": len(b["models"]),
         "expected_wrong_keys": ewk(b["expected_wrong_keys"]["model_based"]),
