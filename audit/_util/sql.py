@@ -56,9 +56,24 @@ def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     >>> table_exists(con, "t"), table_exists(con, "u")
     (True, False)
     """
+    known = getattr(con, "main_tables", None)     # the store's connection keeps the list (one query, not one per call)
+    if known is not None:
+        return name in known()
     return bool(con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [name]
     ).fetchall()[0][0])
+
+
+def main_table_names(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """The names of the main schema's tables and views.
+
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t (a INT)")
+    >>> sorted(main_table_names(con))
+    ['t']
+    """
+    return frozenset(r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall())
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:

@@ -4,16 +4,22 @@ writer taking its turn, see :mod:`audit.store.turns`), all-or-nothing
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import duckdb
 
+from audit._util.sql import main_table_names
 from audit.errors import AuditError
 from audit.store._paths import resolve_db_path
 from audit.store.sources import PREDICTIONS_RELATION, attach, source_error
 from audit.store.turns import file_state
+
+
+#: Statements after which the list of tables is read again.
+_CHANGES_TABLES = re.compile(r"\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT|ROLLBACK)\b", re.IGNORECASE)
 
 
 class _Connection:
@@ -23,19 +29,33 @@ class _Connection:
     connection: signing in, listing users or reviews contacts no source.
     Everything else is the DuckDB connection's own."""
 
-    __slots__ = ("_con", "_attached")
+    __slots__ = ("_con", "_attached", "_tables")
 
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self._con = con
         self._attached = False
+        self._tables: frozenset[str] | None = None
         # a DataFrame named in a query is looked up in the caller's frame, one frame further out than
         # DuckDB looks by itself once the call goes through this class
         con.execute("SET python_scan_all_frames = true")
 
     def _before(self, query) -> None:
-        if not self._attached and isinstance(query, str) and PREDICTIONS_RELATION in query:
+        if not isinstance(query, str):
+            self._tables = None
+            return
+        if not self._attached and PREDICTIONS_RELATION in query:
             self._attached = True
             attach(self._con)
+        if self._tables is not None and _CHANGES_TABLES.search(query):
+            self._tables = None
+
+    def main_tables(self) -> frozenset[str]:
+        """The main schema's table and view names, read once and again after
+        any statement that may create, drop or rename one (what
+        :func:`audit._util.sql.table_exists` asks, many times per act)."""
+        if self._tables is None:
+            self._tables = main_table_names(self._con)
+        return self._tables
 
     def execute(self, query, *args, **kwargs) -> "_Connection":
         self._before(query)
