@@ -298,5 +298,5 @@ def compare_report(benchmarks: list[str], *, fmt: str = "table", output: str | o
     return None
 
 
-__all__ = ["estimate_text", "FORMATS", "MIN_SHARED_MODELS", "AGREEMENT_GAP", "DIFFERENCE_COLUMNS", "parallel_differences",
-           "compare_benchmarks", "render_comparison", "compare_report"]
+__all__ = ["estimate_text", "FORMATS", "MIN_SHARED_MODELS", "AGREEMENT_GAP", "DIFFERENCE_COLUMNS",
+           "parallel_differences", "compare_benchmarks", "render_comparison", "compare_report"]

@@ -17,7 +17,6 @@ from audit.store._paths import resolve_db_path
 from audit.store.sources import PREDICTIONS_RELATION, attach, source_error
 from audit.store.turns import file_state
 
-
 #: Statements after which the list of tables is read again.
 _CHANGES_TABLES = re.compile(r"\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT|ROLLBACK)\b", re.IGNORECASE)
 

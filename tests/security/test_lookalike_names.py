@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -44,17 +45,26 @@ def refused(r, db: Path, before: str, *, says: str | None = None) -> None:
     assert file_hash(db) == before, "the database changed"
 
 
-@pytest.fixture
-def five(tmp_path, db_path):
+@pytest.fixture(scope="module")
+def five_template(tmp_path_factory):
     """Ten items (key A) and five models of four families; the two llama
-    models (family meta) answer B on q0–q4: Tier 4 under the 'tlue4' rule."""
-    q = tmp_path / "q.csv"
+    models (family meta) answer B on q0–q4: Tier 4 under the 'tlue4' rule.
+    Imported once through the CLI; each test gets its own copy."""
+    work = tmp_path_factory.mktemp("five")
+    db = work / "test.duckdb"
+    q = work / "q.csv"
     q.write_text("id,question,A,B,C,D,answer\n" + "".join(f"q{i},Q{i}?,a,b,c,d,A\n" for i in range(10)))
-    p = tmp_path / "p.csv"
+    p = work / "p.csv"
     p.write_text("question_id," + ",".join(MODELS) + "\n"
                  + "".join(f"q{i},{'B,B' if i < 5 else 'A,A'},A,A,A\n" for i in range(10)))
-    assert cli(db_path, "import", "questions", str(q), "-b", "f").returncode == 0
-    assert cli(db_path, "import", "predictions", str(p), "-b", "f", "--layout", "wide").returncode == 0
+    assert cli(db, "import", "questions", str(q), "-b", "f").returncode == 0
+    assert cli(db, "import", "predictions", str(p), "-b", "f", "--layout", "wide").returncode == 0
+    return db
+
+
+@pytest.fixture
+def five(five_template, db_path):
+    shutil.copyfile(five_template, db_path)
     return db_path
 
 

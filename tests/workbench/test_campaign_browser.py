@@ -165,6 +165,7 @@ def test_lead_starts_with_disputes_and_saving_opens_the_next(server, page, wb_db
     page.get_by_role("heading", name="Adjudication").wait_for()
     # the reviewers' verdicts and full reasons as cards
     cards = page.locator("[data-testid=wb-history] .wb-card")
+    cards.nth(1).wait_for()
     assert cards.count() >= 2
     _idle(page)
     page.get_by_role("button", name="Key correct").first.click()
