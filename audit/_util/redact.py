@@ -82,9 +82,11 @@ def redact_sql(expr: str) -> str:
     knows replaced by ``***`` — :func:`redact_values` inside DuckDB, for
     text imported in bulk; *expr* itself when no secret is set.
 
+    >>> import duckdb
     >>> os.environ["X_TEST_TOKEN"] = "abc'123456"
-    >>> redact_sql("response")
-    "replace(response, 'abc''123456', '***')"
+    >>> sql = "SELECT " + redact_sql("x") + " FROM (SELECT 'token abc''123456 here' AS x)"
+    >>> duckdb.connect().execute(sql).fetchall()[0][0]
+    'token *** here'
     >>> del os.environ["X_TEST_TOKEN"]
     """
     for s in known_secrets():   # the longest innermost: replaced first

@@ -119,12 +119,24 @@ def knower(items: dict, truth: dict, zh_doubts: set, blind: str):
 
 
 def add_judges(db: Path, server_cls, n: int = 16) -> None:
-    """Two judges on *n* demo items, the settled ones first (see the module docstring)."""
+    """Two judges on *n* demo items, the settled ones first (see the module
+    docstring).  The stand-in API key is set only while they run: a key left
+    in this process's environment would be a secret every later test of the
+    process redacts."""
     import os
 
+    had = "OPENAI_API_KEY" in os.environ
+    os.environ.setdefault("OPENAI_API_KEY", "sk-test")
+    try:
+        _add_judges(db, server_cls, n)
+    finally:
+        if not had:
+            os.environ.pop("OPENAI_API_KEY", None)
+
+
+def _add_judges(db: Path, server_cls, n: int) -> None:
     from audit.judge import run_judge
 
-    os.environ.setdefault("OPENAI_API_KEY", "sk-test")
     q = _q(db, "SELECT question_id, stem, options, answer_key FROM questions WHERE benchmark = 'demo' ORDER BY seq")
     settled = _q(db, "SELECT question_id, verdict, corrected_answer FROM reviews WHERE benchmark = 'demo'")
     chosen = list(settled["question_id"]) + [x for x in q["question_id"] if x not in set(settled["question_id"])]
