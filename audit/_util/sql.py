@@ -57,11 +57,7 @@ def table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     (True, False)
     """
     known = getattr(con, "main_tables", None)     # the store's connection keeps the list (one query, not one per call)
-    if known is not None:
-        return name in known()
-    return bool(con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = 'main'", [name]
-    ).fetchall()[0][0])
+    return name in (known() if known is not None else main_table_names(con))
 
 
 def main_table_names(con: duckdb.DuckDBPyConnection) -> frozenset[str]:

@@ -226,15 +226,13 @@ def estimate_text(e: dict | None) -> str:
     return f"{e['estimate']:.1f} [{e['low']:.1f}, {e['high']:.1f}]"
 
 
-def _ewk(block: dict, key: str) -> str:
-    return estimate_text(block["expected_wrong_keys"][key])
-
-
 def _rows(cmp: dict) -> tuple[list[str], list[list[str]]]:
     head = ["benchmark", "items", "models", "expected wrong keys (model-based)", "expected wrong keys (sampled)",
             "settled wrong keys"]
-    return head, [[b["benchmark"], str(b["items"]), str(len(b["models"])), _ewk(b, "model_based"),
-                   _ewk(b, "sampled"), str(b["settled_wrong_keys"])] for b in cmp["benchmarks"]]
+    return head, [[b["benchmark"], str(b["items"]), str(len(b["models"])),
+                   estimate_text(b["expected_wrong_keys"]["model_based"]),
+                   estimate_text(b["expected_wrong_keys"]["sampled"]), str(b["settled_wrong_keys"])]
+                  for b in cmp["benchmarks"]]
 
 
 def render_comparison(cmp: dict, fmt: str = "table") -> str:

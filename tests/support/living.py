@@ -125,13 +125,12 @@ def add_judges(db: Path, server_cls, n: int = 16) -> None:
     process redacts."""
     import os
 
-    had = "OPENAI_API_KEY" in os.environ
-    os.environ.setdefault("OPENAI_API_KEY", "sk-test")
-    try:
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        if "OPENAI_API_KEY" not in os.environ:
+            mp.setenv("OPENAI_API_KEY", "sk-test")
         _add_judges(db, server_cls, n)
-    finally:
-        if not had:
-            os.environ.pop("OPENAI_API_KEY", None)
 
 
 def _add_judges(db: Path, server_cls, n: int) -> None:
