@@ -15,7 +15,7 @@ from audit.report import build_report
 from audit.review import add_reviews, draw_sample, review_queue, set_required_reviews
 from audit.review.item import item_view
 from audit.review.sample import sampled_counts
-from audit.store import connect
+from tests.support.common import wrong_answer
 
 
 @pytest.fixture()
@@ -117,12 +117,8 @@ def test_settled_sample_items_give_the_reports_sampled_count(demo):
     drawn = [r["question_id"] for r in draw_sample("demo", 40, seed=5, db=demo)]
     set_required_reviews(flagged=1, other=1, db=demo)
     settle = drawn[:30]
-    with connect(demo, read_only=True) as con:     # a corrected answer is another option than the key
-        other = dict(con.execute(
-            "SELECT question_id, list_filter(list_transform(options, lambda o: o.label), lambda x: x <> answer_key)[1] "
-            "FROM questions WHERE benchmark = 'demo'").fetchall())
     add_reviews("demo", [{"question_id": q, "reviewer": "sim", "verdict": "key_wrong" if i % 10 == 0 else
-                          "key_correct", "corrected_answer": other[q] if i % 10 == 0 else None}
+                          "key_correct", "corrected_answer": wrong_answer(demo, q) if i % 10 == 0 else None}
                          for i, q in enumerate(settle)], db=demo)
     sc = sampled_counts("demo", db=demo)
     b = sc["benchmark"]

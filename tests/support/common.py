@@ -18,6 +18,14 @@ def rows(db, sql, params=None):
         con.close()
 
 
+def wrong_answer(db, question_id: str, benchmark: str = "demo") -> str:
+    """An option label of the item other than its key (the first one): a
+    corrected answer a ``key_wrong`` verdict may name."""
+    labels, key = rows(db, "SELECT list_transform(options, lambda o: o.label), answer_key FROM questions "
+                           "WHERE benchmark = ? AND question_id = ?", [benchmark, question_id])[0]
+    return next(label for label in labels if label != key)
+
+
 def _main(*args) -> int:
     from audit.cli import main
 

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 import audit
 from audit.accounts._signin import MAX_FAILURES
 from tests.support.accounts import PASSWORD, apptest_sign_in, ensure_account
+from tests.support.common import wrong_answer
 from workbench.render import md
 
 APP = str(Path(__file__).resolve().parents[2] / "workbench" / "app.py")
@@ -150,12 +151,6 @@ def fill_verdict(at: AppTest, qid: str, verdict: str, answer: str | None = None,
         at.selectbox(key=f"form::demo::{qid}::cause").select(cause).run()
     if rationale:
         at.text_area(key=f"form::demo::{qid}::rationale").input(rationale).run()
-
-
-def wrong_answer(db: Path, qid: str) -> str:
-    labels, key = sql(db, "SELECT list_transform(options, lambda o: o.label), answer_key FROM questions "
-                          "WHERE benchmark = 'demo' AND question_id = ?", [qid])[0]
-    return next(l for l in labels if l != key)
 
 
 # --------------------------------------------------------------------- sign-in
