@@ -1,12 +1,11 @@
 """The demo generator builds a usable database whose tiers recover the keys
 it deliberately made wrong."""
-import subprocess
-import sys
 
 import pytest
 
 from audit.demo import DEMO_BENCHMARK, build_demo, demo_truth
 from audit.store import connect
+from tests.support.cli_process import run_audit
 
 
 def test_demo_builds_all_scripts_models_and_tiers(tmp_path):
@@ -54,7 +53,7 @@ def test_demo_is_deterministic_and_never_overwrites(tmp_path):
 @pytest.mark.slow
 def test_demo_cli(tmp_path):
     path = tmp_path / "cli.duckdb"
-    out = subprocess.run([sys.executable, "-m", "audit.cli", "demo", "--db", str(path)],
-                         capture_output=True, text=True, timeout=300)
+    out = run_audit(["demo", "--db", str(path)],
+                    timeout=300)
     assert out.returncode == 0, out.stderr
     assert "300 items" in out.stdout and "tier1" in out.stdout

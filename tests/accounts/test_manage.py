@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import audit
 import audit.accounts as acc
 from audit.accounts._signin import LOCK_SECONDS, MAX_FAILURES
 from audit.accounts.sessions import SECRET_ENV, _b64, _unb64
+from tests.support.cli_process import run_audit
 from tests.support.common import copy_db, rows
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,8 +45,7 @@ def team(tmp_path, monkeypatch, db_template):
 
 def cli(db, *args, stdin: str = ""):
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args, "--db", str(db)], input=stdin,
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    return run_audit([*args, "--db", str(db)], input=stdin, env=env, cwd=REPO, timeout=120)
 
 
 def test_first_account_is_admin_and_only_admins_add_accounts(team):

@@ -1,12 +1,11 @@
 """Every command of the `audit` CLI has help text and answers --help."""
-import subprocess
-import sys
 
 import pytest
 import typer.main
 from typer.testing import CliRunner
 
 from audit.cli import app
+from tests.support.cli_process import run_audit
 
 
 def _walk(cmd, path=()):
@@ -30,10 +29,8 @@ def test_every_command_has_help():
 
 @pytest.mark.slow
 def test_user_error_is_one_line_and_exit_1(tmp_path):
-    out = subprocess.run(
-        [sys.executable, "-m", "audit", "report", "--benchmark", "nope", "--db", str(tmp_path / "none.duckdb")],
-        capture_output=True, text=True, timeout=120,
-    )
+    out = run_audit(["report", "--benchmark", "nope", "--db", str(tmp_path / "none.duckdb")],
+                    timeout=120, module="audit")
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
@@ -41,6 +38,6 @@ def test_user_error_is_one_line_and_exit_1(tmp_path):
 
 
 def test_usage_error_is_a_message_not_a_traceback():
-    out = subprocess.run([sys.executable, "-m", "audit", "import", "tlue"], capture_output=True, text=True, timeout=120)
+    out = run_audit(["import", "tlue"], timeout=120, module="audit")
     assert out.returncode == 2
     assert "Missing argument" in out.stderr and "Traceback" not in out.stderr

@@ -4,15 +4,15 @@ header) to the width of one long text."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import audit
 from audit.store import connect
 from audit.store.records import Option, Question
+from tests.support.cli_process import run_audit
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "audit", *args], capture_output=True, text=True, timeout=300)
+    return run_audit(args, module="audit", timeout=300)
 
 
 def test_review_list_and_report_tables_are_plain(db_path):

@@ -2,13 +2,13 @@
 line, exits 1 and leaves the database unchanged."""
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
 from audit.review import list_reviews
 from tests.conftest import db_snapshot
+from tests.support.cli_process import run_audit
 from tests.support.review_bench import bench_copy
 
 
@@ -99,7 +99,7 @@ def test_import_command_all_or_nothing(db, tmp_path, capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_real_process_prints_one_line_and_exits_1(db):
-    r = subprocess.run([sys.executable, "-m", "audit", "review", "add", "-b", "bench", "-q", "q01", "-r", "",
-                        "-v", "key_correct", "--db", str(db)], capture_output=True, text=True, timeout=120)
+    r = run_audit(["review", "add", "-b", "bench", "-q", "q01", "-r", "",
+                   "-v", "key_correct", "--db", str(db)], timeout=120, module="audit")
     assert r.returncode == 1, r.stderr
     assert r.stderr == "error: reviewer name is empty; every verdict is attributed\n" and r.stdout == ""

@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.support.cli_process import shell_command
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -72,8 +73,8 @@ def run_blocks(blocks, source: str, work: Path, timeout: float = 900) -> subproc
     first on the PATH; ``work/../shared`` leads to the reference data."""
     shim = work.parent / "bin"
     shim.mkdir(exist_ok=True)
-    for name, line in (("audit", f'exec "{sys.executable}" -m audit "$@"'),
-                       ("python3", f'exec "{sys.executable}" "$@"')):
+    audit, audit_env = shell_command()
+    for name, line in (("audit", audit), ("python3", f'exec "{sys.executable}" "$@"')):
         p = shim / name
         p.write_text(f"#!/bin/sh\n{line}\n")
         p.chmod(0o755)
@@ -82,7 +83,7 @@ def run_blocks(blocks, source: str, work: Path, timeout: float = 900) -> subproc
         shared.symlink_to(SHARED_DATA.parent)
     env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-           "AUDIT_DB": str(work / "audit.duckdb"), "AUDIT_EXPORTS": str(work / "exports")}
+           "AUDIT_DB": str(work / "audit.duckdb"), "AUDIT_EXPORTS": str(work / "exports"), **audit_env}
     env.pop("LABEL_STUDIO_API_KEY", None)
     script = shell_script(blocks, source)
     return subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True,

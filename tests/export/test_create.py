@@ -23,6 +23,7 @@ from audit.ingest import import_predictions, import_questions
 from audit.review import add_review
 from audit.store import connect
 from tests.conftest import db_snapshot
+from tests.support.cli_process import run_audit
 
 B = "toy"
 # question id -> (subject, question, options, key)
@@ -461,9 +462,9 @@ def test_cli(toy, tmp_path, monkeypatch, capsys):
 
 
 def test_cli_subprocess_error_is_one_line(toy, tmp_path):
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "create", "-b", B, "-v", "/tmp/x",
-                        "--db", str(toy), "--exports-dir", str(tmp_path / "e")],
-                       capture_output=True, text=True, timeout=120)
+    r = run_audit(["export", "create", "-b", B, "-v", "/tmp/x",
+                   "--db", str(toy), "--exports-dir", str(tmp_path / "e")],
+                  timeout=120)
     assert r.returncode == 1 and r.stderr.startswith("error: invalid version name '/tmp/x'")
     assert len(r.stderr.strip().splitlines()) == 1
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from audit.review import item_view, review_queue
 from audit.store import connect
 from audit.store import sources as _sources
 from audit.store.sources import SourceError, registered_sources
+from tests.support.cli_process import run_audit
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = "toy"
@@ -287,8 +287,7 @@ def _put(client, key: str, table: pa.Table) -> None:
 
 def _cli(db: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
     full = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "audit", "--db", str(db), *args], capture_output=True, text=True,
-                          env=full, timeout=300, cwd=ROOT)
+    return run_audit(["--db", str(db), *args], module="audit", env=full, timeout=300, cwd=ROOT)
 
 
 @pytest.mark.slow

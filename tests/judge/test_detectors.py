@@ -3,19 +3,17 @@ MMLU-Redux detector CSVs (linked to items by question text) and plain
 verdict tables; all-or-nothing, idempotent, unmatched rows named."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import duckdb
 import pytest
 
 from tests.conftest import shared_path
+from tests.support.cli_process import run_audit
 
 DET = "binary_mini_mmlu_groundtruth_correctness_zeroshot_cot_gpt4_geo_enwiki-paragraphs.csv"
 
 
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "audit", *args], capture_output=True, text=True, cwd=cwd)
+    return run_audit(args, module="audit", cwd=cwd)
 
 
 def _counts(db):

@@ -5,8 +5,6 @@ seeded campaign; Label Studio tasks follow the setting."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -15,6 +13,7 @@ import audit
 from audit.review import blind
 from audit.store import connect
 from audit.store.records import Option, Question
+from tests.support.cli_process import run_audit
 
 ITEMS = {   # id: key
     "q1": "A", "q2": "B", "q3": "C", "q4": "A", "q5": "D", "q6": "B",
@@ -165,16 +164,16 @@ def test_blind_agreement_matches_a_hand_count(camp):
 
 def test_review_status_json_reports_the_blind_figures(camp):
     _seed(camp)
-    r = subprocess.run([sys.executable, "-m", "audit", "review", "status", "--benchmark", "b", "--all-tiers",
-                        "--format", "json", "--db", str(camp)], capture_output=True, text=True)
+    r = run_audit(["review", "status", "--benchmark", "b", "--all-tiers",
+                   "--format", "json", "--db", str(camp)], module="audit")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     rows = {x["reviewer"]: x for x in out["blind"]}
     assert rows["Dolma"]["n_changed"] == 2 and rows["Dolma"]["changed"] == 0.5
     assert rows["Pema"]["n_agree"] == 2 and rows["Pema"]["agreement"] == pytest.approx(0.6667, abs=1e-4)
     assert out["progress"]["total"] == 6
-    r = subprocess.run([sys.executable, "-m", "audit", "review", "status", "--benchmark", "b", "--all-tiers",
-                        "--db", str(camp)], capture_output=True, text=True)
+    r = run_audit(["review", "status", "--benchmark", "b", "--all-tiers",
+                   "--db", str(camp)], module="audit")
     assert "Dolma: 4 answered; 2 of 3 agree with the settled key (67%)" in r.stdout, r.stdout
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +20,7 @@ from audit.review.gold import gold_from_settled, list_gold, set_gold_rate
 from audit.review.queue import next_for_reviewer
 from audit.review.trust import set_trust
 from tests.support.campaign import analysed_benchmark
+from tests.support.cli_process import run_audit
 
 pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
 
@@ -196,8 +195,7 @@ def test_a_flagged_reviewers_verdicts_need_a_second_review(bench):
 
 
 def _cli(args, db, stdin=None):
-    return subprocess.run([sys.executable, "-m", "audit", *args, "--db", str(db)], capture_output=True, text=True,
-                          cwd=REPO, input=stdin, timeout=120)
+    return run_audit([*args, "--db", str(db)], module="audit", cwd=REPO, input=stdin, timeout=120)
 
 
 def test_the_command_line(bench):

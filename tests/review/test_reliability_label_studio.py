@@ -5,8 +5,6 @@ pulled, then ``audit review reliability`` and ``--policy weighted`` on them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from audit.review import add_gold, review_status
 from audit.review.trust import set_trust
 from audit.sync._config import verdict_result
 from tests.support.campaign import analysed_benchmark
+from tests.support.cli_process import run_audit
 
 pytestmark = pytest.mark.label_studio
 B = "trust"
@@ -78,8 +77,8 @@ def test_reliability_and_the_weighted_policy_from_label_studio(ls, db_path, tmp_
     p = audit.sync.ls_pull(db=db_path)
     assert p.reviews_added == 28 and p.rejected == 0
 
-    r = subprocess.run([sys.executable, "-m", "audit", "review", "reliability", "--benchmark", B, "--format", "json",
-                        "--db", str(db_path)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    r = run_audit(["review", "reliability", "--benchmark", B, "--format", "json",
+                   "--db", str(db_path)], cwd=REPO, timeout=120, module="audit")
     assert r.returncode == 0, r.stderr
     rows = {x["reviewer"]: x for x in json.loads(r.stdout)}
     assert list(next(iter(rows.values()))) == ["reviewer", "n_gold", "gold_accuracy", "gold_accuracy_low",

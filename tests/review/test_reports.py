@@ -7,8 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from audit.errors import InputError, NotFoundError, PermissionDeniedError, RateL
 from audit.review import item_view, report_error, review_queue, review_status, settled_verdicts
 from audit.review.reports import RATE_LIMIT, import_reports, list_reports, triage_report
 from tests.support.campaign import analysed_benchmark
+from tests.support.cli_process import run_audit
 
 pytestmark = pytest.mark.slow   # real DuckDB files, analysed benchmarks, subprocesses: tens of seconds
 
@@ -40,8 +39,7 @@ def bench(db_path):
 
 
 def _cli(args, db, stdin=None):
-    return subprocess.run([sys.executable, "-m", "audit", *args, "--db", str(db)], capture_output=True, text=True,
-                          cwd=REPO, input=stdin, timeout=120)
+    return run_audit([*args, "--db", str(db)], module="audit", cwd=REPO, input=stdin, timeout=120)
 
 
 def _tables(db) -> dict:

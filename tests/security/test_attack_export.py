@@ -26,6 +26,7 @@ from audit.ingest import import_questions
 from audit.review import add_review
 from audit.store import connect
 from tests.conftest import REPO, db_snapshot
+from tests.support.cli_process import run_audit
 from tests.support.common import copy_db, run_cli
 
 pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
@@ -216,8 +217,8 @@ def test_inconsistent_verdict_row_is_shown_as_inconsistent(bench, tmp_path):
 def test_failed_sign_in_is_one_error_line(bench, tmp_path):
     """``export create --as`` with a wrong password: one ``error:`` line, no log
     record printed before it, exit 1, nothing written."""
-    run = lambda *a, stdin="": subprocess.run([sys.executable, "-m", "audit.cli", *a, "--db", str(bench)],  # noqa: E731
-                                              input=stdin, capture_output=True, text=True, env=ENV, timeout=120)
+    run = lambda *a, stdin="": run_audit([*a, "--db", str(bench)],  # noqa: E731
+                                         input=stdin, env=ENV, timeout=120)
     r = run("users", "add", "boss", "--password-stdin", stdin="a-long-password-1\n")
     assert r.returncode == 0, r.stderr
     before = db_snapshot(bench)

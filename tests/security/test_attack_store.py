@@ -24,6 +24,7 @@ from audit.ingest.storing import store_questions
 from audit.store import connect
 from audit.store.records import Option, Question
 from tests.conftest import REPO, db_snapshot
+from tests.support.cli_process import run_audit
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
@@ -103,9 +104,9 @@ def test_db_timeout_env_must_be_a_finite_number(db_path, value):
     _seed(db_path)
     before = db_snapshot(db_path)
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "review", "add", "--benchmark", "b", "--question", "q1",
-                        "--reviewer", "ann", "--verdict", "key_correct", "--db", str(db_path)],
-                       capture_output=True, text=True, env={**ENV, "AUDIT_DB_TIMEOUT": value}, timeout=60)
+    r = run_audit(["review", "add", "--benchmark", "b", "--question", "q1",
+                   "--reviewer", "ann", "--verdict", "key_correct", "--db", str(db_path)],
+                  env={**ENV, "AUDIT_DB_TIMEOUT": value}, timeout=60)
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "AUDIT_DB_TIMEOUT must be a finite number of seconds" in lines[0], r.stderr

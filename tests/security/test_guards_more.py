@@ -22,6 +22,7 @@ import pytest
 import audit
 from tests.conftest import db_snapshot
 from tests.support.attack import REPO, cli, fresh_copy
+from tests.support.cli_process import run_audit
 from tests.support.common import rows
 
 pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
@@ -365,9 +366,8 @@ def test_the_wait_line_hides_the_equals_form_too(tmp_path, db_path):
     try:
         assert p.stdout.readline().strip() == "ready"
         lock = Path(str(db_path) + ".lock").read_text(errors="replace")
-        r = subprocess.run([sys.executable, "-m", "audit.cli", "models", "list", "--db", str(db_path)],
-                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO),
-                                                                "AUDIT_DB_TIMEOUT": "3"}, timeout=120)
+        r = run_audit(["models", "list", "--db", str(db_path)],
+                      env={**os.environ, "PYTHONPATH": str(REPO), "AUDIT_DB_TIMEOUT": "3"}, timeout=120)
     finally:
         p.kill()
         p.wait()

@@ -20,6 +20,7 @@ import pytest
 
 from audit.ingest import import_predictions, import_questions
 from tests.conftest import REPO, db_snapshot
+from tests.support.cli_process import run_audit
 from tests.support.common import copy_db, run_cli
 
 pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
@@ -303,19 +304,19 @@ def test_kill_between_rename_and_commit_is_recovered(tmp_path, db_path):
     out = tmp_path / "exports"
     env = {**os.environ, "PYTHONPATH": str(REPO), "AUDIT_EXPORTS": str(out), "AUDIT_EXPORT_CRASH_AFTER": "published"}
     before = db_snapshot(db_path)
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "create", "--benchmark", "toy", "--version",
-                        "1.0", "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    r = run_audit(["export", "create", "--benchmark", "toy", "--version",
+                   "1.0", "--db", str(db_path)], env=env, timeout=300)
     assert r.returncode == -9, (r.returncode, r.stderr)
     assert (out / "toy" / "1.0" / "manifest.json").exists()   # visible but unrecorded
     assert db_snapshot(db_path) == before
     del env["AUDIT_EXPORT_CRASH_AFTER"]
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "create", "--benchmark", "toy", "--version",
-                        "1.1", "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    r = run_audit(["export", "create", "--benchmark", "toy", "--version",
+                   "1.1", "--db", str(db_path)], env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert re.search(r"moved .*toy/1\.0 aside to \.1\.0\.unrecorded-\d+T\d+: an earlier export was interrupted",
                      r.stdout), r.stdout
-    r = subprocess.run([sys.executable, "-m", "audit.cli", "export", "list", "toy", "--verify", "--format", "csv",
-                        "--db", str(db_path)], capture_output=True, text=True, env=env, timeout=300)
+    r = run_audit(["export", "list", "toy", "--verify", "--format", "csv",
+                   "--db", str(db_path)], env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     import io
 

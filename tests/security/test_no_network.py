@@ -16,7 +16,6 @@ import hashlib
 import os
 import socket
 import subprocess
-import sys
 import threading
 
 import duckdb
@@ -24,6 +23,7 @@ import pytest
 
 import audit
 from tests.support.attack import REPO
+from tests.support.cli_process import run_audit
 
 pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
 
@@ -78,8 +78,7 @@ def run(db, *args, proxy: RecordingProxy, stdin: str = "") -> subprocess.Complet
     env = {k: v for k, v in os.environ.items() if k.upper() not in {v.upper() for v in PROXY_VARS}}
     env.update(PYTHONPATH=str(REPO), **proxy.env())
     env.pop("WORKBENCH_SECRET", None)
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args, "--db", str(db)], input=stdin,
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    return run_audit([*args, "--db", str(db)], input=stdin, env=env, cwd=REPO, timeout=300)
 
 
 def no_hits(proxy: RecordingProxy) -> None:

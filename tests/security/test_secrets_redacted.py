@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.attack import REPO
+from tests.support.cli_process import run_audit
 from tests.support.common import rows
 
 pytestmark = pytest.mark.slow  # many real CLI subprocesses: the slow lane
@@ -48,8 +49,7 @@ def _wait_behind(db: Path, timeout: float = 3.5) -> subprocess.CompletedProcess:
     """An ``audit`` writer that waits for the file, says so, and gives up."""
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY",)}
     env.update(PYTHONPATH=str(REPO), AUDIT_DB_TIMEOUT=str(timeout))
-    return subprocess.run([sys.executable, "-m", "audit.cli", "models", "set-family", "m", "f", "--db", str(db)],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    return run_audit(["models", "set-family", "m", "f", "--db", str(db)], env=env, cwd=REPO, timeout=120)
 
 
 @pytest.mark.parametrize("flags,secret", [

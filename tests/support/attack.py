@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.cli_process import run_audit
 
 REPO = Path(__file__).resolve().parents[2]
 #: Variables that change who is who; never inherited by a test.
@@ -27,5 +28,4 @@ def cli(db, *args, stdin: str = "", env: dict | None = None) -> subprocess.Compl
     """``audit ARGS --db DB`` in a subprocess (identity variables unset unless in ``env``)."""
     e = {k: v for k, v in os.environ.items() if k not in IDENTITY_ENV}
     e.update({"PYTHONPATH": str(REPO), **(env or {})})
-    return subprocess.run([sys.executable, "-m", "audit.cli", *args, "--db", str(db)], input=stdin,
-                          capture_output=True, text=True, env=e, cwd=REPO, timeout=300)
+    return run_audit([*args, "--db", str(db)], input=stdin, env=e, cwd=REPO, timeout=300)

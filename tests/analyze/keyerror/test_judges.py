@@ -3,8 +3,6 @@ estimated from the data (audit.analyze.keyerror.judge_evidence)."""
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -12,6 +10,7 @@ import pytest
 
 from audit.analyze.keyerror import judge_evidence, scores
 from tests.conftest import shared_path
+from tests.support.cli_process import run_audit
 
 
 def _ap(score, y) -> float:
@@ -142,8 +141,8 @@ def test_reliability_listing(redux):
     # runs of one judge model share one weight (their family's discount)
     fam = rel["run"].str.split(" ").str[0]
     assert (rel.groupby(fam)["weight"].nunique() == 1).all()
-    r = subprocess.run([sys.executable, "-m", "audit", "judge", "reliability", "--benchmark", "mmlu-redux",
-                        "--db", str(db), "--format", "json"], capture_output=True, text=True)
+    r = run_audit(["judge", "reliability", "--benchmark", "mmlu-redux",
+                   "--db", str(db), "--format", "json"], module="audit")
     assert r.returncode == 0, r.stderr
     assert len(pd.read_json(__import__("io").StringIO(r.stdout))) == 20
 
