@@ -281,6 +281,16 @@ def pytest_addoption(parser):
                           "tests/durations.json orders the files of later runs, longest first")
 
 
+def pytest_xdist_auto_num_workers(config):
+    """One worker per core, and one more when the slow and server tests run
+    too: those spend much of their time waiting on Chromium, the servers and
+    child processes, time a further worker fills (at most 4, as
+    ``--maxprocesses`` says)."""
+    cores = os.cpu_count() or 1
+    extra = 1 if config.getoption("runslow") and config.getoption("runservers") else 0
+    return min(cores + extra, 4)
+
+
 def pytest_collection_modifyitems(session, config, items):
     import json
 
