@@ -29,21 +29,44 @@ def startup_view(env, cwd):
     return view
 
 
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def call(path, module, args, env, cwd, fds, timeout=None):
+    """Run ``python -m MODULE ARGS`` through the server at *path* with the
+    standard streams *fds*: (pid, exit code as :mod:`subprocess` gives it),
+    the code None when the server went away first.  A timeout raises
+    :class:`TimeoutError` carrying the command's ``pid``, for the caller to
+    stop it."""
+    request = {"module": module, "args": list(args), "env": env, "cwd": cwd, "umask": current_umask()}
+    pid = code = None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(path)
+        socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], list(fds))
+        conn.settimeout(timeout)
+        try:
+            for line in conn.makefile("rb"):
+                message = json.loads(line)
+                pid = message.get("pid", pid)
+                if "code" in message:
+                    code = message["code"]
+                    break
+        except TimeoutError as exc:   # socket.timeout is TimeoutError
+            exc.pid = pid
+            raise
+    return pid, code
+
+
 def main(args):
     env = dict(os.environ)
     path, startup = env.pop(SOCKET_ENV, ""), env.pop(STARTUP_ENV, "")
     cwd = os.getcwd()
     if not path or not startup or startup_view(env, cwd) != json.loads(startup):
         os.execve(sys.executable, [sys.executable, "-m", "audit", *args], env)
-    mask = os.umask(0)
-    os.umask(mask)
-    request = {"module": "audit", "args": args, "env": env, "cwd": cwd, "umask": mask}
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(path)
-        socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
-        code = None
-        for line in conn.makefile("rb"):
-            code = json.loads(line).get("code", code)
+    _, code = call(path, "audit", args, env, cwd, [0, 1, 2])
     if code is None:
         sys.exit("audit: the command server stopped before the command ended")
     if code < 0:

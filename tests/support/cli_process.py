@@ -20,14 +20,13 @@ import atexit
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
-from tests.support.cli_forward import SOCKET_ENV, STARTUP_ENV, startup_view
+from tests.support.cli_forward import SOCKET_ENV, STARTUP_ENV, call, startup_view
 
 REPO = Path(__file__).resolve().parents[2]
 SPAWN_ENV = "AUDIT_TEST_SPAWN"
@@ -76,12 +75,6 @@ def shell_command() -> tuple[str, dict[str, str]]:
     return f'exec "{sys.executable}" -S "{forward}" "$@"', {SOCKET_ENV: path, STARTUP_ENV: json.dumps(startup)}
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _decode(data: bytes, text: bool):
     if not text:
         return data
@@ -106,32 +99,19 @@ def run_audit(args, *, module: str = "audit.cli", input: str | bytes | None = No
             fin.write(input.encode() if isinstance(input, str) else input)
             fin.seek(0)
         stdin_fd = fin.fileno() if input is not None else 0
-        request = {"module": module, "args": cmd[3:], "env": env, "cwd": cwd,
-                   "umask": _umask()}
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.connect(path)
-            socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [stdin_fd, fout.fileno(), ferr.fileno()])
-            conn.settimeout(timeout)
-            reader = conn.makefile("rb")
-            pid = code = None
-            try:
-                for line in reader:
-                    message = json.loads(line)
-                    pid = message.get("pid", pid)
-                    if "code" in message:
-                        code = message["code"]
-                        break
-            except (socket.timeout, TimeoutError):
-                if pid is not None:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                fout.seek(0)
-                ferr.seek(0)
-                raise subprocess.TimeoutExpired(cmd, timeout or 0, _decode(fout.read(), text),
-                                                _decode(ferr.read(), text)) from None
-        if code is None:   # killed before it could say (a signal): what subprocess reports
+        try:
+            _, code = call(path, module, cmd[3:], env, cwd, [stdin_fd, fout.fileno(), ferr.fileno()], timeout)
+        except TimeoutError as exc:
+            if getattr(exc, "pid", None) is not None:
+                try:
+                    os.kill(exc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            fout.seek(0)
+            ferr.seek(0)
+            raise subprocess.TimeoutExpired(cmd, timeout or 0, _decode(fout.read(), text),
+                                            _decode(ferr.read(), text)) from None
+        if code is None:   # the server's monitor went away before it could say
             code = -signal.SIGKILL
         fout.seek(0)
         ferr.seek(0)
